@@ -24,6 +24,7 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
+import tools.jackson.databind.DeserializationFeature;
 import tools.jackson.databind.JsonNode;
 import tools.jackson.databind.json.JsonMapper;
 
@@ -57,7 +58,8 @@ public final class LlamaCppBackend implements InferenceBackend {
     LlamaCppBackend(String id, LlamaCppSettings settings, Clock clock) {
         this.id = id;
         this.settings = settings;
-        JsonMapper json = JsonMapper.builder().build();
+        // An error object or a trimmed chunk lacks "created"; that is no reason to fail the parse.
+        JsonMapper json = JsonMapper.builder().disable(DeserializationFeature.FAIL_ON_NULL_FOR_PRIMITIVES).build();
         this.client = new LlamaServerClient(id, settings, json, new UpstreamErrors(json, clock));
         if (settings.supervised()) {
             this.supervisor = new LlamaServerSupervisor(id, settings.supervision(), settings.modelName(),

@@ -9,6 +9,9 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
 import java.util.OptionalLong;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.TimeUnit;
 import java.util.function.BooleanSupplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -47,7 +50,11 @@ final class LlamaServerSupervisor implements AutoCloseable {
     private final Runnable onReady;
     private final Clock clock;
 
+    /** How often the child's descendants are listed while it runs. */
+    private static final Duration DESCENDANT_SCAN = Duration.ofMillis(500);
+
     private final Object lock = new Object();
+    private final Set<ProcessHandle> descendants = ConcurrentHashMap.newKeySet();
     private volatile State state = State.STARTING;
     private volatile Process current;
     private volatile String lastExit;
@@ -155,6 +162,7 @@ final class LlamaServerSupervisor implements AutoCloseable {
                     ProcessTree.terminate(process.toHandle(), settings.stopGracePeriod());
                 }
                 lastExit = process.isAlive() ? "was stopped" : "exited with code " + process.exitValue();
+                killOrphans();
             }
             if (isClosed()) {
                 break;
@@ -212,6 +220,7 @@ final class LlamaServerSupervisor implements AutoCloseable {
     private boolean awaitReady(Process process) {
         Instant deadline = clock.instant().plus(settings.startupTimeout());
         while (process.isAlive() && !isClosed() && clock.instant().isBefore(deadline)) {
+            rememberDescendants(process);
             if (healthy.getAsBoolean()) {
                 return process.isAlive();
             }
@@ -224,11 +233,32 @@ final class LlamaServerSupervisor implements AutoCloseable {
 
     private void waitForExit(Process process) {
         try {
-            process.waitFor();
+            while (!process.waitFor(DESCENDANT_SCAN.toMillis(), TimeUnit.MILLISECONDS)) {
+                rememberDescendants(process);
+            }
         } catch (InterruptedException e) {
             // close() interrupts us; it stops the child itself.
             Thread.currentThread().interrupt();
         }
+    }
+
+    /**
+     * Notes the processes the child started: when the child dies (a wrapper script killed, say),
+     * they are orphaned and no longer found through it, yet they may still hold the port.
+     */
+    private void rememberDescendants(Process process) {
+        process.descendants().forEach(descendants::add);
+    }
+
+    /** Kills what the last child left behind before the next one starts. */
+    private void killOrphans() {
+        descendants.removeIf(p -> !p.isAlive());
+        if (!descendants.isEmpty()) {
+            log.warn("backend '{}': stopping {} process(es) left behind by llama-server: {}", backendId, descendants.size(),
+                    descendants.stream().map(ProcessHandle::pid).toList());
+            descendants.forEach(orphan -> ProcessTree.terminate(orphan, settings.stopGracePeriod()));
+        }
+        descendants.clear();
     }
 
     private void pumpOutput(Process process) {
@@ -253,6 +283,7 @@ final class LlamaServerSupervisor implements AutoCloseable {
             log.info("backend '{}': stopping llama-server (pid {})", backendId, p.pid());
             ProcessTree.terminate(p.toHandle(), settings.stopGracePeriod());
         }
+        killOrphans();
     }
 
     private void removeShutdownHook() {
