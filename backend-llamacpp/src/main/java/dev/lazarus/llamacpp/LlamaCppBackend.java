@@ -1,0 +1,224 @@
+package dev.lazarus.llamacpp;
+
+import dev.lazarus.backend.api.BackendCapabilities;
+import dev.lazarus.backend.api.BackendConfig;
+import dev.lazarus.backend.api.BackendDescriptor;
+import dev.lazarus.backend.api.BackendException;
+import dev.lazarus.backend.api.BackendHealth;
+import dev.lazarus.backend.api.InferenceBackend;
+import dev.lazarus.backend.api.ModelInfo;
+import dev.lazarus.backend.api.openai.ChatCompletionChunk;
+import dev.lazarus.backend.api.openai.ChatCompletionRequest;
+import dev.lazarus.backend.api.openai.Completion;
+import dev.lazarus.backend.api.openai.CompletionRequest;
+import java.nio.file.Path;
+import java.time.Clock;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.OptionalLong;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicReference;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+import reactor.core.publisher.Flux;
+import reactor.core.publisher.Mono;
+import tools.jackson.databind.DeserializationFeature;
+import tools.jackson.databind.JsonNode;
+import tools.jackson.databind.json.JsonMapper;
+
+/**
+ * A llama-server behind its OpenAI endpoints ({@code /v1/chat/completions}, {@code /v1/completions}),
+ * optionally started and kept alive by this backend ({@code binary} set). Requests are forwarded as
+ * streams with their unknown fields ({@code top_k}, {@code grammar}, ...) untouched; chunks come
+ * back with llama.cpp's own fields ({@code timings}) kept in their {@code extra}.
+ */
+public final class LlamaCppBackend implements InferenceBackend {
+
+    public static final String KIND = "llamacpp";
+
+    private static final Logger log = LoggerFactory.getLogger(LlamaCppBackend.class);
+    private static final BackendCapabilities CAPABILITIES = new BackendCapabilities(
+            true, true, true,
+            true, // llama-server continues a trailing assistant message
+            true);
+
+    private final String id;
+    private final LlamaCppSettings settings;
+    private final LlamaServerClient client;
+    private final LlamaServerSupervisor supervisor;
+    private final AtomicReference<ServerInfo> info = new AtomicReference<>();
+    private final AtomicBoolean closed = new AtomicBoolean();
+
+    public LlamaCppBackend(BackendConfig config) {
+        this(config.id(), LlamaCppSettings.from(config), Clock.systemUTC());
+    }
+
+    LlamaCppBackend(String id, LlamaCppSettings settings, Clock clock) {
+        this.id = id;
+        this.settings = settings;
+        // An error object or a trimmed chunk lacks "created"; that is no reason to fail the parse.
+        JsonMapper json = JsonMapper.builder().disable(DeserializationFeature.FAIL_ON_NULL_FOR_PRIMITIVES).build();
+        this.client = new LlamaServerClient(id, settings, json, new UpstreamErrors(json, clock));
+        if (settings.supervised()) {
+            this.supervisor = new LlamaServerSupervisor(id, settings.supervision(), settings.modelName(),
+                    settings.apiKey(), this::answersHealthy, this::learnServerInfo, clock);
+            supervisor.start();
+        } else {
+            this.supervisor = null;
+            learnServerInfo();
+        }
+        log.info("backend '{}': {}", id, settings);
+    }
+
+    @Override
+    public String id() {
+        return id;
+    }
+
+    public LlamaCppSettings settings() {
+        return settings;
+    }
+
+    /** The PID of the llama-server this backend started, while it runs; empty when not supervised. */
+    public OptionalLong serverPid() {
+        return supervisor == null ? OptionalLong.empty() : supervisor.pid();
+    }
+
+    /** How often the supervised llama-server was started again after dying; 0 when not supervised. */
+    public int serverRestarts() {
+        return supervisor == null ? 0 : supervisor.restarts();
+    }
+
+    /** What the server said about itself ({@code /props}, {@code /v1/models}), once it has answered. */
+    public Optional<ServerInfo> serverInfo() {
+        return Optional.ofNullable(info.get());
+    }
+
+    @Override
+    public BackendDescriptor describe() {
+        ServerInfo known = info.get();
+        ModelInfo model = new ModelInfo(modelId(known), "llama.cpp",
+                known == null ? 0 : known.contextLength(),
+                known == null ? Map.of() : known.metadata());
+        return new BackendDescriptor(id, KIND, List.of(model), CAPABILITIES);
+    }
+
+    @Override
+    public Mono<BackendHealth> health() {
+        if (closed.get()) {
+            return Mono.just(BackendHealth.down("closed"));
+        }
+        if (supervisor != null) {
+            switch (supervisor.state()) {
+                case STARTING -> {
+                    return Mono.just(BackendHealth.loading(supervisor.describeState()));
+                }
+                case BACKOFF, STOPPED -> {
+                    return Mono.just(BackendHealth.down(supervisor.describeState()));
+                }
+                case RUNNING -> {
+                    // fall through to asking the server itself
+                }
+            }
+        }
+        return client.get("/health")
+                .flatMap(answer -> switch (answer.status()) {
+                    case 200 -> healthyDetails().map(details -> new BackendHealth(BackendHealth.Status.UP, "ok", details));
+                    case 503 -> Mono.just(BackendHealth.loading("llama-server: " + errorMessage(answer.body(), "loading")));
+                    default -> Mono.just(BackendHealth.down("llama-server /health answered " + answer.status()));
+                })
+                .onErrorResume(BackendException.class, e -> Mono.just(BackendHealth.down(e.getMessage())));
+    }
+
+    @Override
+    public Flux<ChatCompletionChunk> chat(ChatCompletionRequest request) {
+        return client.stream("/v1/chat/completions", request.asUsageStream(), ChatCompletionChunk.class,
+                chunk -> chunk.usage() != null, chunk -> orEmpty(chunk.extra()));
+    }
+
+    @Override
+    public Flux<Completion> completion(CompletionRequest request) {
+        return client.stream("/v1/completions", request.asUsageStream(), Completion.class,
+                chunk -> chunk.usage() != null, chunk -> orEmpty(chunk.extra()));
+    }
+
+    @Override
+    public void close() {
+        if (!closed.compareAndSet(false, true)) {
+            return;
+        }
+        if (supervisor != null) {
+            supervisor.close();
+        }
+        client.close();
+    }
+
+    /** The configured name wins; then what the server lists; then the model file's name; then our id. */
+    private String modelId(ServerInfo known) {
+        if (settings.modelName() != null) {
+            return settings.modelName();
+        }
+        if (known != null && known.modelId() != null) {
+            return known.modelId();
+        }
+        if (settings.supervised() && settings.supervision().model() != null) {
+            return Path.of(settings.supervision().model()).getFileName().toString();
+        }
+        return id;
+    }
+
+    /** Slot occupancy from {@code /slots} (absent when the server runs with {@code --no-slots}). */
+    private Mono<Map<String, Object>> healthyDetails() {
+        Mono<Map<String, Object>> slots = client.get("/slots")
+                .filter(LlamaServerClient.Answer::ok)
+                .map(answer -> {
+                    JsonNode array = client.json().readTree(answer.body());
+                    int busy = 0;
+                    for (JsonNode slot : array) {
+                        busy += slot.path("is_processing").asBoolean(false) ? 1 : 0;
+                    }
+                    Map<String, Object> details = new LinkedHashMap<>();
+                    details.put("slots_total", array.size());
+                    details.put("slots_busy", busy);
+                    return details;
+                })
+                .onErrorResume(e -> Mono.empty())
+                .defaultIfEmpty(new LinkedHashMap<>());
+        if (info.get() == null) {
+            learnServerInfo();
+        }
+        return slots;
+    }
+
+    /** Reads /props and /v1/models in the background; describe() shows them once they came. */
+    private void learnServerInfo() {
+        Mono.zip(client.get("/props"), client.get("/v1/models"))
+                .filter(both -> both.getT1().ok() && both.getT2().ok())
+                .map(both -> ServerInfo.from(client.json().readTree(both.getT1().body()),
+                        client.json().readTree(both.getT2().body())))
+                .subscribe(info::set, e -> log.debug("backend '{}': server facts not available yet: {}", id, e.toString()));
+    }
+
+    /** The supervisor's blocking probe; it runs on the supervisor's virtual thread. */
+    private boolean answersHealthy() {
+        try {
+            return Boolean.TRUE.equals(client.get("/health").map(LlamaServerClient.Answer::ok).onErrorReturn(false).block());
+        } catch (RuntimeException interrupted) {
+            return false;
+        }
+    }
+
+    private String errorMessage(String body, String fallback) {
+        try {
+            return client.json().readTree(body).path("error").path("message").asString(fallback);
+        } catch (RuntimeException notJson) {
+            return fallback;
+        }
+    }
+
+    private static Map<String, Object> orEmpty(Map<String, Object> m) {
+        return m == null ? Map.of() : m;
+    }
+}

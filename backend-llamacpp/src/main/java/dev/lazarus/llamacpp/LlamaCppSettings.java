@@ -1,0 +1,194 @@
+package dev.lazarus.llamacpp;
+
+import dev.lazarus.backend.api.BackendConfig;
+import dev.lazarus.backend.api.BackendConfigException;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.net.ServerSocket;
+import java.net.URI;
+import java.time.Duration;
+import java.util.List;
+
+/**
+ * A llama.cpp backend's settings, read once from its {@link BackendConfig}. Every key is described
+ * in the module's README. {@link #supervision()} is null when the backend only talks to a server
+ * someone else runs.
+ *
+ * @param baseUrl           where llama-server listens, without a trailing slash
+ * @param modelName         the model id to report and send; null to ask the server
+ * @param apiKey            sent as {@code Authorization: Bearer}; null for none. Never logged.
+ * @param connectTimeout    TCP connect
+ * @param firstTokenTimeout from sending the request to the first streamed chunk (includes prompt processing)
+ * @param idleTimeout       the longest gap allowed between two streamed chunks
+ * @param healthTimeout     for the cheap {@code /health}, {@code /props}, {@code /slots} calls
+ * @param maxConnections    size of the upstream connection pool
+ * @param poolMaxIdleTime   how long an idle pooled connection is kept
+ */
+public record LlamaCppSettings(
+        String baseUrl,
+        String modelName,
+        String apiKey,
+        Duration connectTimeout,
+        Duration firstTokenTimeout,
+        Duration idleTimeout,
+        Duration healthTimeout,
+        int maxConnections,
+        Duration poolMaxIdleTime,
+        Supervision supervision) {
+
+    /**
+     * How to run llama-server ourselves.
+     *
+     * @param binary             path to llama-server (as seen after the prefix, e.g. inside a chroot)
+     * @param commandPrefix      words put before the binary: {@code chroot DIR}, a wrapper script
+     * @param model              GGUF path passed as {@code -m}; null when extra-args choose the model
+     * @param ctxSize            {@code -c}; 0 to leave llama-server's default
+     * @param threads            {@code -t}; 0 for the default
+     * @param gpuLayers          {@code -ngl}; -1 for the default
+     * @param nCpuMoe            {@code --n-cpu-moe}; -1 to leave it out
+     * @param host               {@code --host}
+     * @param port               {@code --port}; chosen once from the free ports when not configured
+     * @param extraArgs          appended verbatim
+     * @param startupTimeout     how long one start may take to answer /health 200 before it is killed
+     * @param healthPollInterval how often /health is asked while starting
+     * @param restartBackoff     the first delay before a restart; doubled after each failed start
+     * @param restartBackoffMax  the cap on that delay
+     * @param stopGracePeriod    between SIGTERM and SIGKILL
+     */
+    public record Supervision(
+            String binary,
+            List<String> commandPrefix,
+            String model,
+            int ctxSize,
+            int threads,
+            int gpuLayers,
+            int nCpuMoe,
+            String host,
+            int port,
+            List<String> extraArgs,
+            Duration startupTimeout,
+            Duration healthPollInterval,
+            Duration restartBackoff,
+            Duration restartBackoffMax,
+            Duration stopGracePeriod) {
+
+        public Supervision {
+            commandPrefix = List.copyOf(commandPrefix);
+            extraArgs = List.copyOf(extraArgs);
+        }
+    }
+
+    public static LlamaCppSettings from(BackendConfig config) {
+        Supervision supervision = config.has("binary") ? supervision(config) : null;
+        String url;
+        if (config.has("url")) {
+            url = validUrl(config, config.requireString("url"));
+        } else if (supervision != null) {
+            String host = supervision.host().equals("0.0.0.0") ? "127.0.0.1" : supervision.host();
+            url = "http://" + (host.contains(":") ? "[" + host + "]" : host) + ":" + supervision.port();
+        } else {
+            throw new BackendConfigException(config.id(), "url",
+                    "setting 'url' is required (or 'binary' to let the backend start llama-server itself)");
+        }
+        Duration firstToken = positive(config, "first-token-timeout", Duration.ofSeconds(120));
+        return new LlamaCppSettings(
+                url,
+                blankToNull(config.string("model-name", null)),
+                blankToNull(config.string("api-key", null)),
+                positive(config, "connect-timeout", Duration.ofSeconds(5)),
+                firstToken,
+                positive(config, "idle-timeout", Duration.ofSeconds(30)),
+                positive(config, "health-timeout", Duration.ofSeconds(5)),
+                atLeast(config, "max-connections", 16, 1),
+                positive(config, "pool-max-idle-time", Duration.ofSeconds(3)),
+                supervision);
+    }
+
+    public boolean supervised() {
+        return supervision != null;
+    }
+
+    /** Never prints the api key. */
+    @Override
+    public String toString() {
+        return "LlamaCppSettings[url=" + baseUrl + ", model-name=" + modelName + ", api-key="
+                + (apiKey == null ? "none" : "***") + ", supervised=" + supervised() + "]";
+    }
+
+    private static Supervision supervision(BackendConfig config) {
+        int port = config.integer("port", 0);
+        if (port < 0 || port > 65535) {
+            throw new BackendConfigException(config.id(), "port", "setting 'port' must be between 1 and 65535, got " + port);
+        }
+        String host = config.string("host", "127.0.0.1");
+        Duration backoff = positive(config, "restart-backoff", Duration.ofSeconds(1));
+        Duration backoffMax = positive(config, "restart-backoff-max", Duration.ofMinutes(1));
+        if (backoffMax.compareTo(backoff) < 0) {
+            throw new BackendConfigException(config.id(), "restart-backoff-max",
+                    "setting 'restart-backoff-max' must not be shorter than 'restart-backoff'");
+        }
+        return new Supervision(
+                config.requireString("binary"),
+                config.strings("command-prefix"),
+                blankToNull(config.string("model", null)),
+                atLeast(config, "ctx-size", 0, 0),
+                atLeast(config, "threads", 0, 0),
+                atLeast(config, "gpu-layers", -1, -1),
+                atLeast(config, "n-cpu-moe", -1, -1),
+                host,
+                port == 0 ? freePort(host) : port,
+                config.strings("extra-args"),
+                positive(config, "startup-timeout", Duration.ofMinutes(10)),
+                positive(config, "health-poll-interval", Duration.ofMillis(250)),
+                backoff,
+                backoffMax,
+                positive(config, "stop-grace-period", Duration.ofSeconds(10)));
+    }
+
+    private static String validUrl(BackendConfig config, String url) {
+        try {
+            URI uri = URI.create(url.trim());
+            if (!("http".equals(uri.getScheme()) || "https".equals(uri.getScheme())) || uri.getHost() == null) {
+                throw new IllegalArgumentException("not an http(s) URL");
+            }
+        } catch (IllegalArgumentException e) {
+            throw new BackendConfigException(config.id(), "url",
+                    "setting 'url' must be an http(s) URL such as http://127.0.0.1:8081, got '" + url + "'");
+        }
+        String trimmed = url.trim();
+        return trimmed.endsWith("/") ? trimmed.substring(0, trimmed.length() - 1) : trimmed;
+    }
+
+    /** Asks the OS for a free port once; the same port is kept across restarts so the URL stays stable. */
+    private static int freePort(String host) {
+        try (ServerSocket socket = new ServerSocket()) {
+            socket.setReuseAddress(true);
+            socket.bind(new InetSocketAddress(InetAddress.getByName(host), 0));
+            return socket.getLocalPort();
+        } catch (IOException e) {
+            throw new UncheckedIOException("no free port on " + host, e);
+        }
+    }
+
+    private static Duration positive(BackendConfig config, String key, Duration defaultValue) {
+        Duration d = config.duration(key, defaultValue);
+        if (d.isNegative() || d.isZero()) {
+            throw new BackendConfigException(config.id(), key, "setting '" + key + "' must be positive, got " + d);
+        }
+        return d;
+    }
+
+    private static int atLeast(BackendConfig config, String key, int defaultValue, int min) {
+        int v = config.integer(key, defaultValue);
+        if (v < min) {
+            throw new BackendConfigException(config.id(), key, "setting '" + key + "' must be at least " + min + ", got " + v);
+        }
+        return v;
+    }
+
+    private static String blankToNull(String s) {
+        return s == null || s.isBlank() ? null : s;
+    }
+}

@@ -1,0 +1,175 @@
+package dev.lazarus.llamacpp;
+
+import dev.lazarus.backend.api.BackendErrorKind;
+import dev.lazarus.backend.api.BackendException;
+import io.netty.channel.ChannelOption;
+import io.netty.handler.codec.http.HttpHeaderNames;
+import io.netty.handler.codec.http.HttpHeaderValues;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.Map;
+import java.util.function.Function;
+import java.util.function.Predicate;
+import reactor.core.publisher.Flux;
+import reactor.core.publisher.Mono;
+import reactor.netty.http.client.HttpClient;
+import reactor.netty.resources.ConnectionProvider;
+import tools.jackson.databind.JsonNode;
+import tools.jackson.databind.json.JsonMapper;
+
+/**
+ * HTTP to one llama-server: streamed completions as typed chunks, and small GETs for health and
+ * facts. Non-blocking end to end on a pooled Reactor Netty client; every failure leaves as a
+ * {@link BackendException}.
+ */
+final class LlamaServerClient implements AutoCloseable {
+
+    /** A small, fully read answer. */
+    record Answer(int status, String body) {
+        boolean ok() {
+            return status == 200;
+        }
+    }
+
+    private final LlamaCppSettings settings;
+    private final JsonMapper json;
+    private final UpstreamErrors errors;
+    private final ConnectionProvider pool;
+    private final HttpClient http;
+
+    LlamaServerClient(String backendId, LlamaCppSettings settings, JsonMapper json, UpstreamErrors errors) {
+        this.settings = settings;
+        this.json = json;
+        this.errors = errors;
+        this.pool = ConnectionProvider.builder("llamacpp-" + backendId)
+                .maxConnections(settings.maxConnections())
+                // Waiting for a connection is part of the time to first token.
+                .pendingAcquireTimeout(settings.firstTokenTimeout())
+                // llama-server (cpp-httplib) drops idle keep-alive connections after 5 s; leave first.
+                .maxIdleTime(settings.poolMaxIdleTime())
+                .build();
+        String apiKey = settings.apiKey();
+        this.http = HttpClient.create(pool)
+                .baseUrl(settings.baseUrl())
+                .option(ChannelOption.CONNECT_TIMEOUT_MILLIS, (int) Math.min(Integer.MAX_VALUE, settings.connectTimeout().toMillis()))
+                .headers(h -> {
+                    if (apiKey != null) {
+                        h.set(HttpHeaderNames.AUTHORIZATION, "Bearer " + apiKey);
+                    }
+                });
+    }
+
+    /**
+     * POSTs {@code body} to a streaming endpoint and reads the event stream as chunks of
+     * {@code type}. The stream completes at {@code data: [DONE]}; it fails with TIMEOUT when no
+     * chunk comes within the first-token timeout or the gap between two exceeds the idle timeout,
+     * with the mapped upstream error for an HTTP error or an {@code error} object in the stream, and
+     * with UPSTREAM for a cut or malformed stream.
+     *
+     * @param isFinal  a chunk after which a missing {@code [DONE]} is forgiven (the usage chunk)
+     * @param extraOf  the chunk's unknown fields, where an in-stream {@code error} lands
+     */
+    <T> Flux<T> stream(String path, Object body, Class<T> type, Predicate<T> isFinal,
+                       Function<T, Map<String, Object>> extraOf) {
+        Flux<SseDecoder.Event> events = Flux.defer(() -> {
+            byte[] payload = json.writeValueAsBytes(body);
+            SseDecoder decoder = new SseDecoder();
+            return http.post()
+                    .uri(path)
+                    .send((req, out) -> {
+                        req.header(HttpHeaderNames.CONTENT_TYPE, HttpHeaderValues.APPLICATION_JSON)
+                                .header(HttpHeaderNames.ACCEPT, "text/event-stream")
+                                .header(HttpHeaderNames.CONTENT_LENGTH, Integer.toString(payload.length));
+                        return out.sendByteArray(Mono.just(payload));
+                    })
+                    .response((res, content) -> {
+                        int status = res.status().code();
+                        if (status != 200) {
+                            String retryAfter = res.responseHeaders().get(HttpHeaderNames.RETRY_AFTER);
+                            return content.aggregate().asString(StandardCharsets.UTF_8).defaultIfEmpty("")
+                                    .flatMapMany(text -> Flux.error(errors.fromStatus(status, text, retryAfter)));
+                        }
+                        return content.asByteArray()
+                                .concatMapIterable(decoder::feed)
+                                .concatWith(Mono.defer(() -> decoder.hasPartialEvent()
+                                        ? Mono.error(new BackendException(BackendErrorKind.UPSTREAM,
+                                                "llama-server's event stream ended inside an event"))
+                                        : Mono.empty()));
+                    });
+        });
+        return Flux.defer(() -> {
+            StreamEnd end = new StreamEnd();
+            return withTimeouts(events)
+                    // Events after [DONE] are dropped rather than cancelled: reading the body to its end
+                    // lets the connection go back to the pool.
+                    .filter(end::beforeDone)
+                    .concatMap(event -> toChunk(event, type, extraOf))
+                    .doOnNext(chunk -> end.sawFinal |= isFinal.test(chunk))
+                    .concatWith(Mono.defer(() -> end.complete() ? Mono.<T>empty() : Mono.error(new BackendException(
+                            BackendErrorKind.UPSTREAM, "llama-server's stream ended before [DONE]"))));
+        }).onErrorMap(errors::fromThrowable);
+    }
+
+    /** How a stream ended: a body that stops before [DONE] or the final chunk was cut short. */
+    private static final class StreamEnd {
+        private boolean done;
+        private boolean sawFinal;
+
+        boolean beforeDone(SseDecoder.Event event) {
+            if (done) {
+                return false;
+            }
+            done = event.isDone();
+            return !done;
+        }
+
+        boolean complete() {
+            return done || sawFinal;
+        }
+    }
+
+    /** GETs a small answer within the health timeout; HTTP errors are answers, transport failures are errors. */
+    Mono<Answer> get(String path) {
+        return http.get()
+                .uri(path)
+                .responseSingle((res, content) -> content.asString(StandardCharsets.UTF_8)
+                        .defaultIfEmpty("")
+                        .map(text -> new Answer(res.status().code(), text)))
+                .timeout(settings.healthTimeout(), Mono.error(() -> BackendException.timeout(
+                        "llama-server did not answer GET " + path + " within " + settings.healthTimeout())))
+                .onErrorMap(errors::fromThrowable);
+    }
+
+    JsonMapper json() {
+        return json;
+    }
+
+    @Override
+    public void close() {
+        pool.dispose();
+    }
+
+    private Flux<SseDecoder.Event> withTimeouts(Flux<SseDecoder.Event> events) {
+        Duration first = settings.firstTokenTimeout();
+        Duration idle = settings.idleTimeout();
+        // An erroring timeout publisher makes Flux.timeout fail with that error, which names the limit.
+        return events.timeout(
+                Mono.error(() -> BackendException.timeout("no first token from llama-server within " + first))
+                        .delaySubscription(first),
+                event -> Mono.error(() -> BackendException.timeout("llama-server stalled: no chunk for " + idle))
+                        .delaySubscription(idle));
+    }
+
+    private <T> Mono<T> toChunk(SseDecoder.Event event, Class<T> type, Function<T, Map<String, Object>> extraOf) {
+        if (event.isError()) {
+            JsonNode error = json.readTree(event.data());
+            return Mono.error(errors.fromStreamError(error));
+        }
+        T chunk = json.readValue(event.data(), type);
+        Object error = extraOf.apply(chunk).get("error");
+        if (error != null) {
+            return Mono.error(errors.fromStreamError(json.valueToTree(error)));
+        }
+        return Mono.just(chunk);
+    }
+}

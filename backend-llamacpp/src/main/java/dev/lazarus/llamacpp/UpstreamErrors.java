@@ -1,0 +1,123 @@
+package dev.lazarus.llamacpp;
+
+import dev.lazarus.backend.api.BackendErrorKind;
+import dev.lazarus.backend.api.BackendException;
+import io.netty.channel.ConnectTimeoutException;
+import java.io.IOException;
+import java.net.ConnectException;
+import java.time.Clock;
+import java.util.Locale;
+import reactor.netty.http.client.PrematureCloseException;
+import tools.jackson.core.JacksonException;
+import tools.jackson.databind.JsonNode;
+import tools.jackson.databind.json.JsonMapper;
+
+/**
+ * llama-server's failures as typed {@link BackendException}s. Its error body is
+ * {@code {"error":{"code":400,"message":"...","type":"exceed_context_size_error"}}}; the same object
+ * can also arrive inside an event stream after the 200 was sent, which is how a context overflow
+ * under concurrency ("Context size has been exceeded", code 500) usually shows.
+ */
+final class UpstreamErrors {
+
+    /** Longest piece of a non-JSON error body quoted in a message. */
+    private static final int MAX_QUOTED = 300;
+
+    private final JsonMapper json;
+    private final Clock clock;
+
+    UpstreamErrors(JsonMapper json, Clock clock) {
+        this.json = json;
+        this.clock = clock;
+    }
+
+    /** An HTTP error answer: its status, body and {@code Retry-After} header (may be null). */
+    BackendException fromStatus(int status, String body, String retryAfter) {
+        JsonNode error = errorObject(body);
+        String type = error == null ? "" : error.path("type").asString("");
+        String message = error != null && error.hasNonNull("message")
+                ? error.get("message").asString()
+                : quote(body);
+        return classify(status, type, message, retryAfter);
+    }
+
+    /** An {@code error} object found inside an event stream. */
+    BackendException fromStreamError(JsonNode error) {
+        JsonNode inner = error.has("error") ? error.get("error") : error;
+        if (!inner.isObject()) {
+            return new BackendException(BackendErrorKind.UPSTREAM, "llama-server reported an error mid-stream: " + quote(inner.toString()));
+        }
+        int code = inner.path("code").asInt(500);
+        return classify(code, inner.path("type").asString(""), inner.path("message").asString("(no message)"), null);
+    }
+
+    /** Any failure of a call: typed ones pass through, transport failures are classified. */
+    Throwable fromThrowable(Throwable t) {
+        if (t instanceof BackendException) {
+            return t;
+        }
+        // ConnectTimeoutException is a ConnectException too: test it first.
+        if (t instanceof ConnectTimeoutException) {
+            return new BackendException(BackendErrorKind.TIMEOUT, "connecting to llama-server timed out", t);
+        }
+        if (t instanceof ConnectException) {
+            return new BackendException(BackendErrorKind.UNAVAILABLE, "llama-server refused the connection: " + t.getMessage(), t);
+        }
+        if (t instanceof PrematureCloseException) {
+            return new BackendException(BackendErrorKind.UPSTREAM, "llama-server closed the connection before the answer was complete", t);
+        }
+        if (t instanceof SseDecoder.MalformedStreamException || t instanceof JacksonException) {
+            return new BackendException(BackendErrorKind.UPSTREAM, "llama-server sent a malformed event stream: " + t.getMessage(), t);
+        }
+        if (t.getClass().getSimpleName().equals("PoolAcquireTimeoutException")
+                || t.getClass().getSimpleName().equals("PoolAcquirePendingLimitException")) {
+            // reactor-netty shades its pool, so the type is matched by name
+            return new BackendException(BackendErrorKind.OVERLOADED, "all connections to llama-server are busy", null, null, t);
+        }
+        if (t instanceof IOException) {
+            return new BackendException(BackendErrorKind.UPSTREAM, "connection to llama-server failed: " + t.getMessage(), t);
+        }
+        return new BackendException(BackendErrorKind.INTERNAL, "llama.cpp backend failed: " + t, t);
+    }
+
+    private BackendException classify(int status, String type, String message, String retryAfter) {
+        String lower = message.toLowerCase(Locale.ROOT);
+        if (status == 400 && ("exceed_context_size_error".equals(type) || lower.contains("context size"))) {
+            return BackendException.contextLengthExceeded(message);
+        }
+        if (status >= 500 && lower.contains("context size has been exceeded")) {
+            // Under concurrency the KV cache fills while decoding; a bigger context may still serve it.
+            return BackendException.contextLengthExceeded(message);
+        }
+        return switch (status) {
+            case 400, 413, 422 -> BackendException.invalidRequest(message, null);
+            case 401, 403 -> new BackendException(BackendErrorKind.UNAVAILABLE,
+                    "llama-server rejected the configured api-key (" + status + ")");
+            case 404 -> new BackendException(BackendErrorKind.MODEL_NOT_FOUND, "llama-server: " + message);
+            case 429 -> BackendException.overloaded("llama-server is busy: " + message, RetryAfter.parse(retryAfter, clock));
+            case 503 -> BackendException.unavailable("llama-server is unavailable: " + message);
+            default -> new BackendException(BackendErrorKind.UPSTREAM, "llama-server answered " + status + ": " + message);
+        };
+    }
+
+    private JsonNode errorObject(String body) {
+        if (body == null || body.isBlank()) {
+            return null;
+        }
+        try {
+            JsonNode root = json.readTree(body);
+            JsonNode error = root.path("error");
+            return error.isObject() ? error : null;
+        } catch (JacksonException notJson) {
+            return null;
+        }
+    }
+
+    private static String quote(String body) {
+        if (body == null || body.isBlank()) {
+            return "(empty body)";
+        }
+        String s = body.strip();
+        return s.length() <= MAX_QUOTED ? s : s.substring(0, MAX_QUOTED) + "...";
+    }
+}
