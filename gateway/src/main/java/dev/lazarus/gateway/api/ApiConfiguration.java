@@ -1,0 +1,36 @@
+package dev.lazarus.gateway.api;
+
+import dev.lazarus.gateway.config.LazarusProperties;
+import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Configuration;
+import tools.jackson.databind.json.JsonMapper;
+
+/** The HTTP layer's collaborators, built from the typed configuration. */
+@Configuration(proxyBeanMethods = false)
+class ApiConfiguration {
+
+    @Bean
+    ErrorMapper errorMapper(LazarusProperties properties) {
+        return new ErrorMapper(properties.routing().retryAfter());
+    }
+
+    @Bean
+    RequestReader requestReader(JsonMapper json, LazarusProperties properties) {
+        return new RequestReader(json, properties.limits().maxBodySize().toBytes());
+    }
+
+    @Bean
+    RequestValidator requestValidator() {
+        return new RequestValidator();
+    }
+
+    @Bean
+    ResponseWriter responseWriter(JsonMapper json, ErrorMapper errors) {
+        return new ResponseWriter(json, errors);
+    }
+
+    @Bean
+    ApiKeyFilter apiKeyFilter(LazarusProperties properties) {
+        return new ApiKeyFilter(properties.security().apiKeys());
+    }
+}

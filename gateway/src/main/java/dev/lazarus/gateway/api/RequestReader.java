@@ -1,0 +1,141 @@
+package dev.lazarus.gateway.api;
+
+import java.util.Collection;
+import java.util.List;
+import java.util.Map;
+import org.springframework.core.io.buffer.DataBuffer;
+import org.springframework.core.io.buffer.DataBufferUtils;
+import org.springframework.http.InvalidMediaTypeException;
+import org.springframework.http.MediaType;
+import org.springframework.http.server.reactive.ServerHttpRequest;
+import reactor.core.publisher.Mono;
+import tools.jackson.core.JacksonException;
+import tools.jackson.core.exc.StreamReadException;
+import tools.jackson.databind.DatabindException;
+import tools.jackson.databind.exc.MismatchedInputException;
+import tools.jackson.databind.exc.ValueInstantiationException;
+import tools.jackson.databind.json.JsonMapper;
+
+/**
+ * Reads a JSON request body into a wire type: checks the media type and the size limit (from
+ * {@code Content-Length} before reading, and while reading for chunked bodies), parses once, and
+ * reports every problem as a 4xx {@link ApiError} naming the offending field in {@code param}.
+ */
+public final class RequestReader {
+
+    private final JsonMapper json;
+    private final int maxBodyBytes;
+
+    public RequestReader(JsonMapper json, long maxBodyBytes) {
+        this.json = json;
+        this.maxBodyBytes = (int) Math.min(Integer.MAX_VALUE, maxBodyBytes);
+    }
+
+    public <T> Mono<T> read(ServerHttpRequest request, Class<T> type) {
+        return Mono.defer(() -> {
+            checkMediaType(request);
+            if (request.getHeaders().getContentLength() > maxBodyBytes) {
+                return Mono.error(ErrorMapper.tooLarge());
+            }
+            return DataBufferUtils.join(request.getBody(), maxBodyBytes)
+                    .switchIfEmpty(Mono.error(() -> ApiError.invalidRequest(
+                            "The request body is empty: send a JSON object.", null)))
+                    .map(buffer -> {
+                        try {
+                            return parse(buffer, type);
+                        } finally {
+                            DataBufferUtils.release(buffer);
+                        }
+                    });
+        });
+    }
+
+    private static void checkMediaType(ServerHttpRequest request) {
+        MediaType contentType;
+        try {
+            contentType = request.getHeaders().getContentType();
+        } catch (InvalidMediaTypeException e) {
+            throw ErrorMapper.unsupportedMediaType(request.getHeaders().getFirst("Content-Type"));
+        }
+        // No Content-Type at all is accepted as JSON: some clients omit it on a JSON body.
+        if (contentType != null && !MediaType.APPLICATION_JSON.isCompatibleWith(contentType)
+                && !"json".equals(contentType.getSubtypeSuffix())) {
+            throw ErrorMapper.unsupportedMediaType(contentType.toString());
+        }
+    }
+
+    private <T> T parse(DataBuffer buffer, Class<T> type) {
+        T value;
+        try {
+            value = json.readValue(buffer.asInputStream(), type);
+        } catch (StreamReadException e) {
+            throw ApiError.invalidRequest("We could not parse the JSON body of your request: "
+                    + e.getOriginalMessage() + ". Send a valid JSON object.", null);
+        } catch (DatabindException e) {
+            throw fromBinding(e);
+        } catch (JacksonException e) {
+            throw ApiError.invalidRequest("We could not read the JSON body of your request.", null);
+        }
+        if (value == null) {
+            throw ApiError.invalidRequest("The request body must be a JSON object.", null);
+        }
+        return value;
+    }
+
+    private static ApiError fromBinding(DatabindException e) {
+        String param = param(e.getPath());
+        if (param == null) {
+            return ApiError.invalidRequest("The request body must be a JSON object.", null);
+        }
+        String reason;
+        if (e instanceof ValueInstantiationException && e.getCause() != null && e.getCause().getMessage() != null) {
+            reason = e.getCause().getMessage();
+        } else if (e instanceof MismatchedInputException mismatch && mismatch.getTargetType() != null) {
+            reason = "expected " + describe(mismatch.getTargetType());
+        } else {
+            reason = "wrong type";
+        }
+        return ApiError.invalidRequest("Invalid type for '" + param + "': " + reason + ".", param);
+    }
+
+    /** {@code messages[0].content} from Jackson's path. */
+    static String param(List<JacksonException.Reference> path) {
+        if (path == null || path.isEmpty()) {
+            return null;
+        }
+        StringBuilder sb = new StringBuilder();
+        for (JacksonException.Reference ref : path) {
+            if (ref.getPropertyName() != null) {
+                if (!sb.isEmpty()) {
+                    sb.append('.');
+                }
+                sb.append(ref.getPropertyName());
+            } else if (ref.getIndex() >= 0) {
+                sb.append('[').append(ref.getIndex()).append(']');
+            }
+        }
+        return sb.isEmpty() ? null : sb.toString();
+    }
+
+    private static String describe(Class<?> type) {
+        if (type == String.class) {
+            return "a string";
+        }
+        if (type == Boolean.class || type == boolean.class) {
+            return "a boolean";
+        }
+        if (type == Integer.class || type == int.class || type == Long.class || type == long.class) {
+            return "an integer";
+        }
+        if (Number.class.isAssignableFrom(type) || type.isPrimitive()) {
+            return "a number";
+        }
+        if (Collection.class.isAssignableFrom(type) || type.isArray()) {
+            return "an array";
+        }
+        if (Map.class.isAssignableFrom(type) || type.isRecord()) {
+            return "an object";
+        }
+        return "a different type";
+    }
+}

@@ -1,0 +1,137 @@
+package dev.lazarus.gateway.api;
+
+import dev.lazarus.backend.api.openai.ChatCompletionRequest;
+import dev.lazarus.backend.api.openai.ChatMessage;
+import dev.lazarus.backend.api.openai.CompletionRequest;
+import dev.lazarus.backend.api.openai.StreamOptions;
+import java.util.List;
+import java.util.Set;
+
+/**
+ * The checks OpenAI applies before it routes a request, with its parameter names and ranges. Only
+ * fields the gateway knows are checked; unknown ones pass through to the backend untouched.
+ */
+public final class RequestValidator {
+
+    private static final Set<String> ROLES = Set.of("system", "developer", "user", "assistant", "tool", "function");
+
+    public void validate(ChatCompletionRequest r) {
+        requireModel(r.model());
+        List<ChatMessage> messages = r.messages();
+        if (messages == null) {
+            throw ApiError.invalidRequest("Missing required parameter: 'messages'.", "messages");
+        }
+        if (messages.isEmpty()) {
+            throw ApiError.invalidValue("'messages' must contain at least one message.", "messages");
+        }
+        for (int i = 0; i < messages.size(); i++) {
+            validateMessage(messages.get(i), "messages[" + i + "]");
+        }
+        range(r.temperature(), 0, 2, "temperature");
+        range(r.topP(), 0, 1, "top_p");
+        range(r.presencePenalty(), -2, 2, "presence_penalty");
+        range(r.frequencyPenalty(), -2, 2, "frequency_penalty");
+        atLeastOne(r.maxTokens(), "max_tokens");
+        atLeastOne(r.maxCompletionTokens(), "max_completion_tokens");
+        singleChoice(r.n(), "n");
+        if (r.topLogprobs() != null) {
+            range(r.topLogprobs().doubleValue(), 0, 20, "top_logprobs");
+            if (!Boolean.TRUE.equals(r.logprobs())) {
+                throw ApiError.invalidValue("'top_logprobs' requires 'logprobs' to be true.", "top_logprobs");
+            }
+        }
+        streamOptions(r.streamOptions(), r.isStream());
+    }
+
+    public void validate(CompletionRequest r) {
+        requireModel(r.model());
+        validatePrompt(r.prompt());
+        range(r.temperature(), 0, 2, "temperature");
+        range(r.topP(), 0, 1, "top_p");
+        range(r.presencePenalty(), -2, 2, "presence_penalty");
+        range(r.frequencyPenalty(), -2, 2, "frequency_penalty");
+        atLeastOne(r.maxTokens(), "max_tokens");
+        singleChoice(r.n(), "n");
+        singleChoice(r.bestOf(), "best_of");
+        if (r.logprobs() != null) {
+            range(r.logprobs().doubleValue(), 0, 5, "logprobs");
+        }
+        streamOptions(r.streamOptions(), r.isStream());
+    }
+
+    private static void requireModel(String model) {
+        if (model == null || model.isBlank()) {
+            throw ApiError.invalidRequest("Missing required parameter: 'model'.", "model");
+        }
+    }
+
+    private static void validateMessage(ChatMessage message, String param) {
+        if (message == null) {
+            throw ApiError.invalidRequest("Invalid type for '" + param + "': expected an object.", param);
+        }
+        if (message.role() == null) {
+            throw ApiError.invalidRequest("Missing required parameter: '" + param + ".role'.", param + ".role");
+        }
+        if (!ROLES.contains(message.role())) {
+            throw ApiError.invalidValue("Invalid value: '" + message.role() + "'. Supported values are: "
+                    + "'system', 'developer', 'user', 'assistant', 'tool' and 'function'.", param + ".role");
+        }
+        boolean contentOptional = "assistant".equals(message.role());
+        if (message.content() == null && !contentOptional) {
+            throw ApiError.invalidRequest("Missing required parameter: '" + param + ".content'.", param + ".content");
+        }
+        if ("tool".equals(message.role()) && message.toolCallId() == null) {
+            throw ApiError.invalidRequest("Missing required parameter: '" + param + ".tool_call_id'.",
+                    param + ".tool_call_id");
+        }
+    }
+
+    /** A string, an array of strings, an array of token ids, or an array of such arrays. */
+    private static void validatePrompt(Object prompt) {
+        if (prompt == null) {
+            throw ApiError.invalidRequest("Missing required parameter: 'prompt'.", "prompt");
+        }
+        boolean valid = prompt instanceof String
+                || prompt instanceof List<?> list && !list.isEmpty() && (
+                        list.stream().allMatch(String.class::isInstance)
+                        || list.stream().allMatch(Integer.class::isInstance)
+                        || list.stream().allMatch(item -> item instanceof List<?> ids
+                                && ids.stream().allMatch(Integer.class::isInstance)));
+        if (!valid) {
+            throw ApiError.invalidRequest("Invalid type for 'prompt': expected a string, an array of strings, "
+                    + "an array of token ids or an array of token id arrays.", "prompt");
+        }
+    }
+
+    private static void range(Double value, double min, double max, String param) {
+        if (value != null && !(value >= min && value <= max)) {
+            throw ApiError.invalidValue("Invalid '" + param + "': " + value + " is not between " + format(min)
+                    + " and " + format(max) + ".", param);
+        }
+    }
+
+    private static void atLeastOne(Integer value, String param) {
+        if (value != null && value < 1) {
+            throw ApiError.invalidValue("Invalid '" + param + "': must be at least 1, got " + value + ".", param);
+        }
+    }
+
+    /** The gateway relays one backend stream per request: more than one choice is not offered. */
+    private static void singleChoice(Integer value, String param) {
+        if (value != null && value != 1) {
+            throw ApiError.invalidValue("Invalid '" + param + "': only 1 is supported by this gateway, got "
+                    + value + ".", param);
+        }
+    }
+
+    private static void streamOptions(StreamOptions options, boolean stream) {
+        if (options != null && !stream) {
+            throw ApiError.invalidRequest("The 'stream_options' parameter is only allowed when 'stream' is enabled.",
+                    "stream_options");
+        }
+    }
+
+    private static String format(double v) {
+        return v == Math.rint(v) ? Long.toString((long) v) : Double.toString(v);
+    }
+}

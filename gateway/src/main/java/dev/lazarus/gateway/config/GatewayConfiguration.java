@@ -1,0 +1,81 @@
+package dev.lazarus.gateway.config;
+
+import dev.lazarus.backend.api.BackendConfig;
+import dev.lazarus.backend.api.BackendFactories;
+import dev.lazarus.gateway.routing.AttemptLoop;
+import dev.lazarus.gateway.routing.BackendCallDecorator;
+import dev.lazarus.gateway.routing.BackendRegistry;
+import dev.lazarus.gateway.routing.ModelRoute;
+import dev.lazarus.gateway.routing.RoutePlanner;
+import dev.lazarus.gateway.routing.RouteTable;
+import dev.lazarus.gateway.routing.RouteTarget;
+import dev.lazarus.gateway.routing.Router;
+import dev.lazarus.gateway.routing.StreamResumer;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import org.springframework.beans.factory.ObjectProvider;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
+import org.springframework.boot.context.properties.EnableConfigurationProperties;
+import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Configuration;
+
+/**
+ * Wires configuration to routing: backends from the SPI, the route table, and the attempt loop
+ * with whatever {@link BackendCallDecorator}s, {@link RoutePlanner} and {@link StreamResumer} the
+ * application declares (the policy module plugs in here by declaring beans).
+ */
+@Configuration(proxyBeanMethods = false)
+@EnableConfigurationProperties(LazarusProperties.class)
+public class GatewayConfiguration {
+
+    @Bean(destroyMethod = "close")
+    BackendRegistry backendRegistry(LazarusProperties properties) {
+        RouteConfigValidator.validate(properties);
+        BackendFactories factories = BackendFactories.load(GatewayConfiguration.class.getClassLoader());
+        List<BackendConfig> configs = properties.backends().stream()
+                .map(b -> new BackendConfig(b.id(), b.kind(), b.settings()))
+                .toList();
+        return BackendRegistry.create(configs, factories::create);
+    }
+
+    @Bean
+    RouteTable routeTable(LazarusProperties properties, BackendRegistry backends) {
+        Map<String, String> backendModels = new HashMap<>();
+        properties.backends().forEach(b -> {
+            if (b.model() != null && !b.model().isBlank()) {
+                backendModels.put(b.id(), b.model());
+            }
+        });
+        List<ModelRoute> routes = properties.models().stream()
+                .map(model -> new ModelRoute(
+                        model.name(),
+                        model.backends().stream()
+                                .map(id -> new RouteTarget(backends.find(id).orElseThrow(),
+                                        backendModels.getOrDefault(id, model.name())))
+                                .toList(),
+                        model.ownedBy(),
+                        model.overallTimeout() != null ? model.overallTimeout() : properties.routing().overallTimeout()))
+                .toList();
+        return new RouteTable(routes);
+    }
+
+    @Bean
+    @ConditionalOnMissingBean
+    RoutePlanner routePlanner() {
+        return RoutePlanner.configuredOrder();
+    }
+
+    @Bean
+    @ConditionalOnMissingBean
+    StreamResumer streamResumer() {
+        return StreamResumer.none();
+    }
+
+    @Bean
+    Router router(RouteTable routes, RoutePlanner planner, StreamResumer resumer,
+            ObjectProvider<BackendCallDecorator> decorators) {
+        AttemptLoop loop = new AttemptLoop(BackendCallDecorator.chain(decorators.orderedStream().toList()), resumer);
+        return new Router(routes, planner, loop);
+    }
+}

@@ -1,0 +1,87 @@
+package dev.lazarus.gateway.config;
+
+import jakarta.validation.Valid;
+import jakarta.validation.constraints.NotBlank;
+import jakarta.validation.constraints.NotEmpty;
+import jakarta.validation.constraints.NotNull;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import org.springframework.boot.context.properties.ConfigurationProperties;
+import org.springframework.boot.context.properties.bind.DefaultValue;
+import org.springframework.util.unit.DataSize;
+import org.springframework.validation.annotation.Validated;
+
+/**
+ * Everything a user configures under {@code lazarus.*}: the backends, the public models and
+ * their fallback chains, API keys, request limits and routing timeouts.
+ *
+ * @param backends backends the gateway creates at start through the backend SPI
+ * @param models   public model names and the ordered backends that serve them
+ * @param security API keys for {@code /v1/**}
+ * @param limits   request limits
+ * @param routing  routing behaviour
+ */
+@Validated
+@ConfigurationProperties(prefix = "lazarus")
+public record LazarusProperties(
+        @DefaultValue @Valid List<Backend> backends,
+        @DefaultValue @Valid List<Model> models,
+        @DefaultValue @Valid Security security,
+        @DefaultValue @Valid Limits limits,
+        @DefaultValue @Valid Routing routing) {
+
+    /**
+     * One backend instance.
+     *
+     * @param id       unique id, used in model routes, metrics and health
+     * @param kind     backend kind as registered by its factory, e.g. {@code llamacpp} or {@code kt-native}
+     * @param model    model name sent to this backend; when unset the public model name is sent
+     * @param settings kind-specific settings, handed to the backend factory unchanged (kebab-case keys)
+     */
+    public record Backend(
+            @NotBlank String id,
+            @NotBlank String kind,
+            String model,
+            @DefaultValue Map<String, Object> settings) {}
+
+    /**
+     * One public model.
+     *
+     * @param name            the name clients send as {@code model}
+     * @param backends        backend ids in fallback order: the first healthy one serves
+     * @param ownedBy         {@code owned_by} shown in {@code /v1/models}
+     * @param overallTimeout  overrides {@code lazarus.routing.overall-timeout} for this model
+     */
+    public record Model(
+            @NotBlank String name,
+            @NotEmpty List<@NotBlank String> backends,
+            @DefaultValue("lazarus") String ownedBy,
+            Duration overallTimeout) {}
+
+    /**
+     * @param apiKeys accepted bearer tokens for {@code /v1/**}; empty means no authentication
+     */
+    public record Security(@DefaultValue List<@NotBlank String> apiKeys) {
+
+        /** Keys never reach a log line or a config dump, not even through {@code toString}. */
+        @Override
+        public String toString() {
+            return "Security[apiKeys=" + apiKeys.size() + " configured]";
+        }
+    }
+
+    /**
+     * @param maxBodySize largest request body accepted; bigger ones get 413
+     */
+    public record Limits(@DefaultValue("4MB") @NotNull DataSize maxBodySize) {}
+
+    /**
+     * @param overallTimeout longest a whole request may take, streaming included
+     * @param retryAfter     {@code Retry-After} sent with 503 when every backend of a route failed
+     *                       and none said when to come back
+     */
+    public record Routing(
+            @DefaultValue("10m") @NotNull Duration overallTimeout,
+            @DefaultValue("5s") @NotNull Duration retryAfter) {}
+}

@@ -1,0 +1,56 @@
+package dev.lazarus.gateway.routing;
+
+import dev.lazarus.backend.api.BackendCapabilities;
+import dev.lazarus.backend.api.InferenceBackend;
+import dev.lazarus.backend.api.openai.ChatCompletionChunk;
+import dev.lazarus.backend.api.openai.ChatCompletionRequest;
+import dev.lazarus.backend.api.openai.Completion;
+import dev.lazarus.backend.api.openai.CompletionRequest;
+import dev.lazarus.backend.api.openai.Usage;
+import java.util.function.BiFunction;
+import java.util.function.Function;
+import java.util.function.Predicate;
+import reactor.core.publisher.Flux;
+
+/**
+ * One kind of backend call (chat or legacy completion), described once so that the attempt loop,
+ * decorators and metering stay generic over the request and chunk types.
+ *
+ * @param name      short name for logs and metric tags
+ * @param invoke    starts the call on a backend
+ * @param toBackend the request as a backend receives it: its own model name, always streamed with usage
+ * @param usage     the usage a chunk carries, or null
+ * @param supported whether a backend with these capabilities can serve this kind of call
+ * @param <R>       request type
+ * @param <T>       chunk type
+ */
+public record Endpoint<R, T>(
+        String name,
+        BiFunction<InferenceBackend, R, Flux<T>> invoke,
+        BiFunction<R, String, R> toBackend,
+        Function<T, Usage> usage,
+        Predicate<BackendCapabilities> supported) {
+
+    public static final Endpoint<ChatCompletionRequest, ChatCompletionChunk> CHAT = new Endpoint<>(
+            "chat",
+            InferenceBackend::chat,
+            (request, model) -> request.withModel(model).asUsageStream(),
+            ChatCompletionChunk::usage,
+            capabilities -> true);
+
+    public static final Endpoint<CompletionRequest, Completion> COMPLETION = new Endpoint<>(
+            "completion",
+            InferenceBackend::completion,
+            (request, model) -> request.withModel(model).asUsageStream(),
+            Completion::usage,
+            BackendCapabilities::completions);
+
+    /** Calls the backend; a method that throws instead of signalling becomes an error signal too. */
+    Flux<T> call(RouteTarget target, R request) {
+        return Flux.defer(() -> invoke.apply(target.backend(), toBackend.apply(request, target.backendModel())));
+    }
+
+    boolean supports(InferenceBackend backend) {
+        return supported.test(backend.describe().capabilities());
+    }
+}

@@ -1,0 +1,25 @@
+package dev.lazarus.gateway.routing;
+
+import java.time.Duration;
+import java.util.List;
+import java.util.Objects;
+
+/**
+ * A public model and how it is served.
+ *
+ * @param name           the name clients ask for
+ * @param targets        backends in configured fallback order (never empty)
+ * @param ownedBy        shown in {@code /v1/models}
+ * @param overallTimeout the longest one request for this model may take
+ */
+public record ModelRoute(String name, List<RouteTarget> targets, String ownedBy, Duration overallTimeout) {
+
+    public ModelRoute {
+        Objects.requireNonNull(name, "name");
+        Objects.requireNonNull(overallTimeout, "overallTimeout");
+        targets = List.copyOf(targets);
+        if (targets.isEmpty()) {
+            throw new IllegalArgumentException("model '" + name + "' has no backends");
+        }
+    }
+}

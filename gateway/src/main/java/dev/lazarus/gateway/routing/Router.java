@@ -1,0 +1,68 @@
+package dev.lazarus.gateway.routing;
+
+import dev.lazarus.backend.api.BackendErrorKind;
+import dev.lazarus.backend.api.BackendException;
+import dev.lazarus.backend.api.openai.ChatCompletionChunk;
+import dev.lazarus.backend.api.openai.ChatCompletionRequest;
+import dev.lazarus.backend.api.openai.Completion;
+import dev.lazarus.backend.api.openai.CompletionRequest;
+import java.time.Duration;
+import java.util.List;
+import reactor.core.publisher.Flux;
+import reactor.core.publisher.Mono;
+
+/**
+ * The routing entry point: public model → route → planned chain → attempt loop, bounded by the
+ * route's overall timeout. Returns the backend's chunks as they are (the API layer gives them the
+ * response's identity); every failure is a signal on the returned Flux, never a throw.
+ */
+public final class Router {
+
+    private final RouteTable routes;
+    private final RoutePlanner planner;
+    private final AttemptLoop loop;
+
+    public Router(RouteTable routes, RoutePlanner planner, AttemptLoop loop) {
+        this.routes = routes;
+        this.planner = planner;
+        this.loop = loop;
+    }
+
+    public RouteTable routes() {
+        return routes;
+    }
+
+    public Flux<ChatCompletionChunk> chat(ChatCompletionRequest request) {
+        return route(Endpoint.CHAT, request, request.model());
+    }
+
+    public Flux<Completion> completion(CompletionRequest request) {
+        return route(Endpoint.COMPLETION, request, request.model());
+    }
+
+    private <R, T> Flux<T> route(Endpoint<R, T> endpoint, R request, String model) {
+        return Flux.defer(() -> {
+            ModelRoute route = routes.find(model).orElseThrow(() -> modelNotFound(model));
+            List<RouteTarget> plan = planner.plan(route, endpoint).stream()
+                    .filter(target -> endpoint.supports(target.backend()))
+                    .toList();
+            if (plan.isEmpty()) {
+                return Flux.error(BackendException.invalidRequest(
+                        "The model '" + model + "' does not support the " + endpoint.name() + " endpoint.", "model"));
+            }
+            return loop.run(route.name(), plan, endpoint, request)
+                    .takeUntilOther(deadline(route.overallTimeout(), model));
+        });
+    }
+
+    /** Fails the whole request, wherever it is, once the overall time is up. */
+    private static Mono<Void> deadline(Duration timeout, String model) {
+        return Mono.delay(timeout).then(Mono.error(() -> BackendException.timeout(
+                "the request for model '" + model + "' did not finish within " + timeout)));
+    }
+
+    public static BackendException modelNotFound(String model) {
+        return new BackendException(BackendErrorKind.MODEL_NOT_FOUND,
+                "The model '" + model + "' does not exist or you do not have access to it.", "model", null, null);
+    }
+}

@@ -1,0 +1,210 @@
+package dev.lazarus.gateway.api;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.lazarus.backend.api.openai.ChatCompletionRequest;
+import dev.lazarus.gateway.testing.GatewayTestSupport;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
+import tools.jackson.databind.JsonNode;
+
+class ChatCompletionsTest extends GatewayTestSupport {
+
+    private static String chat(String model, String extra) {
+        return """
+                {"model": "%s", "messages": [{"role": "user", "content": "hi"}]%s}
+                """.formatted(model, extra.isEmpty() ? "" : ", " + extra);
+    }
+
+    private String streamBody(String body) {
+        return post("/v1/chat/completions", body)
+                .expectStatus().isOk()
+                .expectHeader().contentTypeCompatibleWith("text/event-stream")
+                .expectBody(String.class).returnResult().getResponseBody();
+    }
+
+    @Test
+    void nonStreamingAnswerIsAggregatedWithTheGatewaysIdentity() {
+        String body = post("/v1/chat/completions", chat("test-model", ""))
+                .expectStatus().isOk()
+                .expectHeader().contentTypeCompatibleWith("application/json")
+                .expectBody(String.class).returnResult().getResponseBody();
+        JsonNode answer = json(body);
+        assertThat(answer.get("id").asString()).startsWith("chatcmpl-").doesNotContain("scripted");
+        assertThat(answer.get("object").asString()).isEqualTo("chat.completion");
+        assertThat(answer.get("model").asString()).isEqualTo("test-model");
+        assertThat(answer.get("created").asLong()).isGreaterThan(1_700_000_000L);
+        assertThat(answer.at("/choices/0/message/role").asString()).isEqualTo("assistant");
+        assertThat(answer.at("/choices/0/message/content").asString()).isEqualTo("Hello, world");
+        assertThat(answer.at("/choices/0/finish_reason").asString()).isEqualTo("stop");
+        assertThat(answer.at("/usage/completion_tokens").asInt()).isEqualTo(3);
+        assertThat(answer.at("/usage/total_tokens").asInt()).isEqualTo(6);
+    }
+
+    @Test
+    void streamIsFramedExactlyAsOpenAiWithoutUsageUnlessAsked() {
+        List<String> events = events(streamBody(chat("test-model", "\"stream\": true")));
+        assertThat(events.getLast()).isEqualTo("[DONE]");
+        assertThat(events).filteredOn("[DONE]"::equals).hasSize(1);
+        List<JsonNode> chunks = events.subList(0, events.size() - 1).stream().map(GatewayTestSupport::json).toList();
+        assertThat(chunks).hasSize(5); // role, three tokens, finish
+        String id = chunks.getFirst().get("id").asString();
+        assertThat(id).startsWith("chatcmpl-");
+        assertThat(chunks).allSatisfy(c -> {
+            assertThat(c.get("id").asString()).isEqualTo(id);
+            assertThat(c.get("object").asString()).isEqualTo("chat.completion.chunk");
+            assertThat(c.get("model").asString()).isEqualTo("test-model");
+            assertThat(c.has("usage")).isFalse();
+            assertThat(c.get("choices")).isNotEmpty();
+        });
+        assertThat(chunks.stream().map(c -> c.at("/choices/0/delta/content").asString("")))
+                .containsExactly("", "Hello", ",", " world", "");
+        assertThat(chunks.getLast().at("/choices/0/finish_reason").asString()).isEqualTo("stop");
+    }
+
+    @Test
+    void includeUsageAddsOneFinalChunkWithEmptyChoices() {
+        List<String> events = events(streamBody(chat("test-model",
+                "\"stream\": true, \"stream_options\": {\"include_usage\": true}")));
+        assertThat(events.getLast()).isEqualTo("[DONE]");
+        JsonNode usageChunk = json(events.get(events.size() - 2));
+        assertThat(usageChunk.get("choices")).isEmpty();
+        assertThat(usageChunk.at("/usage/completion_tokens").asInt()).isEqualTo(3);
+        assertThat(events.subList(0, events.size() - 2)).allSatisfy(e -> assertThat(json(e).has("usage")).isFalse());
+    }
+
+    @Test
+    void usageOnAContentChunkIsSplitOffOrStripped() {
+        String script = "\"script\": {\"*\": {\"usage_on_last\": true}}";
+        List<String> withUsage = events(streamBody(chat("test-model",
+                "\"stream\": true, \"stream_options\": {\"include_usage\": true}, " + script)));
+        JsonNode finish = json(withUsage.get(withUsage.size() - 3));
+        assertThat(finish.at("/choices/0/finish_reason").asString()).isEqualTo("stop");
+        assertThat(finish.has("usage")).isFalse();
+        assertThat(json(withUsage.get(withUsage.size() - 2)).get("choices")).isEmpty();
+
+        List<String> without = events(streamBody(chat("test-model", "\"stream\": true, " + script)));
+        assertThat(without.subList(0, without.size() - 1))
+                .allSatisfy(e -> assertThat(json(e).has("usage")).isFalse());
+    }
+
+    @Test
+    void unknownFieldsReachTheBackendUntouched() {
+        post("/v1/chat/completions", chat("test-model",
+                "\"top_k\": 40, \"grammar\": \"root ::= \\\"yes\\\"\", \"cache_prompt\": true, \"user\": \"extras\""))
+                .expectStatus().isOk();
+        ChatCompletionRequest seen = backend("alpha").lastChat();
+        assertThat(seen.user()).isEqualTo("extras");
+        assertThat(seen.extra()).containsEntry("top_k", 40).containsEntry("grammar", "root ::= \"yes\"")
+                .containsEntry("cache_prompt", true);
+        assertThat(seen.isStream()).as("backends are always called as a usage stream").isTrue();
+        assertThat(seen.wantsUsageInStream()).isTrue();
+    }
+
+    @Test
+    void backendIsCalledWithItsOwnModelNameAndClientSeesThePublicOne() {
+        JsonNode answer = json(post("/v1/chat/completions", chat("mapped-model", ""))
+                .expectStatus().isOk().expectBody(String.class).returnResult().getResponseBody());
+        assertThat(answer.get("model").asString()).isEqualTo("mapped-model");
+        assertThat(backend("mapped").lastChat().model()).isEqualTo("inner-name");
+    }
+
+    @Test
+    void failureBeforeTheFirstTokenFailsOverToTheNextBackend() {
+        int betaCalls = backend("beta").calls();
+        JsonNode answer = json(post("/v1/chat/completions", chat("test-model",
+                "\"script\": {\"alpha\": {\"fail\": \"UNAVAILABLE\"}, \"beta\": {\"tokens\": [\"from beta\"]}}"))
+                .expectStatus().isOk().expectBody(String.class).returnResult().getResponseBody());
+        assertThat(answer.at("/choices/0/message/content").asString()).isEqualTo("from beta");
+        assertThat(backend("beta").calls()).isEqualTo(betaCalls + 1);
+    }
+
+    @Test
+    void streamingFailsOverBeforeTheFirstTokenToo() {
+        List<String> events = events(streamBody(chat("test-model", "\"stream\": true, "
+                + "\"script\": {\"alpha\": {\"fail\": \"TIMEOUT\"}, \"beta\": {\"tokens\": [\"B\"]}}")));
+        assertThat(events).anySatisfy(e -> assertThat(e).contains("\"content\":\"B\""));
+        assertThat(events).noneSatisfy(e -> assertThat(e).contains("\"error\""));
+    }
+
+    @Test
+    void invalidRequestFromABackendIsAnsweredAtOnceWithoutFailover() {
+        int betaCalls = backend("beta").calls();
+        String body = post("/v1/chat/completions", chat("test-model",
+                "\"script\": {\"alpha\": {\"fail\": \"INVALID_REQUEST\"}}"))
+                .expectStatus().isBadRequest().expectBody(String.class).returnResult().getResponseBody();
+        assertThat(json(body).at("/error/type").asString()).isEqualTo("invalid_request_error");
+        assertThat(json(body).at("/error/param").asString()).isEqualTo("messages");
+        assertThat(backend("beta").calls()).isEqualTo(betaCalls);
+    }
+
+    @Test
+    void everyBackendDownGives503WithRetryAfter() {
+        String body = post("/v1/chat/completions", chat("test-model",
+                "\"script\": {\"*\": {\"fail\": \"UNAVAILABLE\"}}"))
+                .expectStatus().isEqualTo(503)
+                .expectHeader().valueEquals("Retry-After", "7")
+                .expectBody(String.class).returnResult().getResponseBody();
+        JsonNode error = json(body).get("error");
+        assertThat(error.get("type").asString()).isEqualTo("server_error");
+        assertThat(error.get("code").asString()).isEqualTo("service_unavailable");
+        assertThat(error.get("message").asString()).contains("alpha", "beta");
+        assertThat(error.has("param")).isTrue();
+    }
+
+    @Test
+    void everyBackendOverloadedGives429WithTheirRetryAfter() {
+        post("/v1/chat/completions", chat("test-model",
+                "\"script\": {\"alpha\": {\"fail\": \"OVERLOADED\", \"retry_after_seconds\": 3},"
+                        + " \"beta\": {\"fail\": \"OVERLOADED\", \"retry_after_seconds\": 11}}"))
+                .expectStatus().isEqualTo(429)
+                .expectHeader().valueEquals("Retry-After", "11")
+                .expectBody()
+                .jsonPath("$.error.type").isEqualTo("rate_limit_error")
+                .jsonPath("$.error.code").isEqualTo("rate_limit_exceeded");
+    }
+
+    @ParameterizedTest
+    @CsvSource({
+            "INVALID_REQUEST, 400, invalid_request_error, ",
+            "CONTEXT_LENGTH_EXCEEDED, 400, invalid_request_error, context_length_exceeded",
+            "MODEL_NOT_FOUND, 404, invalid_request_error, model_not_found",
+            "OVERLOADED, 429, rate_limit_error, rate_limit_exceeded",
+            "UNAVAILABLE, 503, server_error, service_unavailable",
+            "TIMEOUT, 503, server_error, service_unavailable",
+            "UPSTREAM, 503, server_error, service_unavailable",
+            "INTERNAL, 503, server_error, service_unavailable"})
+    void eachBackendErrorKindMapsToStatusTypeAndCode(String kind, int status, String type, String code) {
+        // One backend route: request-side kinds keep their own status, backend faults become 503.
+        String body = post("/v1/chat/completions", chat("mapped-model",
+                "\"script\": {\"*\": {\"fail\": \"" + kind + "\"}}"))
+                .expectStatus().isEqualTo(status)
+                .expectBody(String.class).returnResult().getResponseBody();
+        JsonNode error = json(body).get("error");
+        assertThat(error.get("type").asString()).isEqualTo(type);
+        assertThat(error.get("code").isNull() ? null : error.get("code").asString()).isEqualTo(code);
+        assertThat(body).doesNotContain("Exception", "at dev.");
+    }
+
+    @Test
+    void failureAfterTheFirstTokenBecomesAnErrorEventThenDone() {
+        List<String> events = events(streamBody(chat("test-model", "\"stream\": true, "
+                + "\"script\": {\"alpha\": {\"fail\": \"INTERNAL\", \"fail_after\": 2}}")));
+        assertThat(events.getLast()).isEqualTo("[DONE]");
+        assertThat(events).filteredOn("[DONE]"::equals).hasSize(1);
+        JsonNode error = json(events.get(events.size() - 2)).get("error");
+        assertThat(error.get("type").asString()).isEqualTo("server_error");
+        assertThat(error.get("code").asString()).isEqualTo("internal_error");
+        assertThat(events.get(1)).contains("Hello");
+    }
+
+    @Test
+    void failureAfterTheFirstTokenOfANonStreamingRequestIsAnHttpError() {
+        post("/v1/chat/completions", chat("test-model",
+                "\"script\": {\"alpha\": {\"fail\": \"UPSTREAM\", \"fail_after\": 1}}"))
+                .expectStatus().isEqualTo(502)
+                .expectBody().jsonPath("$.error.code").isEqualTo("bad_gateway");
+    }
+}

@@ -1,0 +1,112 @@
+package dev.lazarus.gateway.api;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.lazarus.gateway.testing.GatewayTestSupport;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
+import org.springframework.http.MediaType;
+import org.springframework.test.web.reactive.server.WebTestClient;
+import tools.jackson.databind.JsonNode;
+
+/** Every error the gateway produces itself: OpenAI shape, right status, never a 500. */
+class RequestErrorsTest extends GatewayTestSupport {
+
+    private static JsonNode errorOf(WebTestClient.ResponseSpec response, int status) {
+        String body = response.expectStatus().isEqualTo(status)
+                .expectHeader().contentTypeCompatibleWith(MediaType.APPLICATION_JSON)
+                .expectBody(String.class).returnResult().getResponseBody();
+        JsonNode root = json(body);
+        assertThat(root.properties()).hasSize(1);
+        JsonNode error = root.get("error");
+        assertThat(error.propertyNames()).containsExactlyInAnyOrder("message", "type", "param", "code");
+        assertThat(error.get("message").asString()).isNotBlank();
+        assertThat(body).doesNotContain("Exception", "\tat ", "trace");
+        return error;
+    }
+
+    @ParameterizedTest(name = "{0}")
+    @CsvSource(delimiter = '|', value = {
+            "malformed JSON | {\"model\": \"test-model\", | ",
+            "not an object | [1, 2] | ",
+            "JSON null | null | ",
+            "missing model | {\"messages\": [{\"role\": \"user\", \"content\": \"hi\"}]} | model",
+            "missing messages | {\"model\": \"test-model\"} | messages",
+            "empty messages | {\"model\": \"test-model\", \"messages\": []} | messages",
+            "messages not an array | {\"model\": \"test-model\", \"messages\": \"hi\"} | messages",
+            "bad role | {\"model\": \"test-model\", \"messages\": [{\"role\": \"robot\", \"content\": \"x\"}]} | messages[0].role",
+            "missing content | {\"model\": \"test-model\", \"messages\": [{\"role\": \"user\"}]} | messages[0].content",
+            "content of wrong type | {\"model\": \"test-model\", \"messages\": [{\"role\": \"user\", \"content\": 5}]} | messages[0].content",
+            "temperature as string | {\"model\": \"test-model\", \"messages\": [{\"role\": \"user\", \"content\": \"x\"}], \"temperature\": \"hot\"} | temperature",
+            "temperature too high | {\"model\": \"test-model\", \"messages\": [{\"role\": \"user\", \"content\": \"x\"}], \"temperature\": 2.5} | temperature",
+            "top_p negative | {\"model\": \"test-model\", \"messages\": [{\"role\": \"user\", \"content\": \"x\"}], \"top_p\": -0.1} | top_p",
+            "n above one | {\"model\": \"test-model\", \"messages\": [{\"role\": \"user\", \"content\": \"x\"}], \"n\": 2} | n",
+            "max_tokens zero | {\"model\": \"test-model\", \"messages\": [{\"role\": \"user\", \"content\": \"x\"}], \"max_tokens\": 0} | max_tokens",
+            "stream not boolean | {\"model\": \"test-model\", \"messages\": [{\"role\": \"user\", \"content\": \"x\"}], \"stream\": [1]} | stream",
+            "stream_options without stream | {\"model\": \"test-model\", \"messages\": [{\"role\": \"user\", \"content\": \"x\"}], \"stream_options\": {\"include_usage\": true}} | stream_options"})
+    void badChatRequestsAre400WithParam(String name, String body, String param) {
+        JsonNode error = errorOf(post("/v1/chat/completions", body), 400);
+        assertThat(error.get("type").asString()).isEqualTo("invalid_request_error");
+        if (param == null) {
+            assertThat(error.get("param").isNull()).isTrue();
+        } else {
+            assertThat(error.get("param").asString()).isEqualTo(param);
+        }
+    }
+
+    @Test
+    void badCompletionRequestsAre400WithParam() {
+        assertThat(errorOf(post("/v1/completions", "{\"model\": \"test-model\"}"), 400).get("param").asString())
+                .isEqualTo("prompt");
+        assertThat(errorOf(post("/v1/completions", "{\"model\": \"test-model\", \"prompt\": {\"a\": 1}}"), 400)
+                .get("param").asString()).isEqualTo("prompt");
+    }
+
+    @Test
+    void emptyBodyIs400() {
+        errorOf(client.post().uri("/v1/chat/completions").header("Authorization", "Bearer " + API_KEY)
+                .contentType(MediaType.APPLICATION_JSON).exchange(), 400);
+    }
+
+    @Test
+    void unknownModelIs404ModelNotFound() {
+        JsonNode error = errorOf(post("/v1/chat/completions",
+                "{\"model\": \"no-such-model\", \"messages\": [{\"role\": \"user\", \"content\": \"x\"}]}"), 404);
+        assertThat(error.get("code").asString()).isEqualTo("model_not_found");
+        assertThat(error.get("param").asString()).isEqualTo("model");
+        assertThat(error.get("message").asString()).contains("no-such-model");
+    }
+
+    @Test
+    void bodyOverTheLimitIs413() {
+        String big = "x".repeat(70 * 1024);
+        JsonNode error = errorOf(post("/v1/chat/completions",
+                "{\"model\": \"test-model\", \"messages\": [{\"role\": \"user\", \"content\": \"" + big + "\"}]}"), 413);
+        assertThat(error.get("code").asString()).isEqualTo("request_too_large");
+    }
+
+    @Test
+    void wrongMethodIs405WithAllow() {
+        errorOf(client.get().uri("/v1/chat/completions").header("Authorization", "Bearer " + API_KEY).exchange()
+                .expectHeader().valueEquals("Allow", "POST"), 405);
+    }
+
+    @Test
+    void unknownPathIs404() {
+        JsonNode error = errorOf(post("/v1/nothing-here", "{}"), 404);
+        assertThat(error.get("code").asString()).isEqualTo("unknown_url");
+    }
+
+    @Test
+    void wrongMediaTypeIs415() {
+        errorOf(client.post().uri("/v1/chat/completions").header("Authorization", "Bearer " + API_KEY)
+                .contentType(MediaType.TEXT_PLAIN).bodyValue("model=test-model").exchange(), 415);
+    }
+
+    @Test
+    void completionsOnAChatOnlyModelIs400() {
+        JsonNode error = errorOf(post("/v1/completions", "{\"model\": \"chat-only-model\", \"prompt\": \"x\"}"), 400);
+        assertThat(error.get("param").asString()).isEqualTo("model");
+    }
+}

@@ -1,0 +1,63 @@
+package dev.lazarus.gateway.metrics;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.lazarus.backend.api.BackendHealth;
+import dev.lazarus.gateway.testing.GatewayTestSupport;
+import dev.lazarus.gateway.testing.ScriptedBackend;
+import org.junit.jupiter.api.Test;
+
+class HealthAndMetricsTest extends GatewayTestSupport {
+
+    @Test
+    void readinessIsUpWhileEveryModelHasALiveBackend() {
+        client.get().uri("/actuator/health/readiness").exchange()
+                .expectStatus().isOk()
+                .expectBody().jsonPath("$.status").isEqualTo("UP");
+        client.get().uri("/actuator/health").exchange()
+                .expectBody()
+                .jsonPath("$.components.backends.components.alpha.status").isEqualTo("UP")
+                .jsonPath("$.components.routes.details['test-model']").isEqualTo("UP");
+    }
+
+    @Test
+    void aDeadFallbackIsShownButKeepsTheGatewayReady() {
+        ScriptedBackend alpha = backend("alpha");
+        alpha.setHealth(BackendHealth.Status.DOWN);
+        try {
+            client.get().uri("/actuator/health/readiness").exchange().expectStatus().isOk();
+            client.get().uri("/actuator/health").exchange()
+                    .expectBody().jsonPath("$.components.backends.components.alpha.status").isEqualTo("DOWN");
+        } finally {
+            alpha.setHealth(BackendHealth.Status.UP);
+        }
+    }
+
+    @Test
+    void aModelWhoseOnlyBackendIsLoadingMakesTheGatewayUnready() {
+        ScriptedBackend mapped = backend("mapped");
+        mapped.setHealth(BackendHealth.Status.LOADING);
+        try {
+            client.get().uri("/actuator/health/readiness").exchange()
+                    .expectStatus().isEqualTo(503)
+                    .expectBody().jsonPath("$.status").isEqualTo("OUT_OF_SERVICE");
+            client.get().uri("/actuator/health/liveness").exchange().expectStatus().isOk();
+        } finally {
+            mapped.setHealth(BackendHealth.Status.UP);
+        }
+        client.get().uri("/actuator/health/readiness").exchange().expectStatus().isOk();
+    }
+
+    @Test
+    void prometheusShowsCallsTtftAndTokens() {
+        post("/v1/chat/completions",
+                "{\"model\": \"chat-only-model\", \"messages\": [{\"role\": \"user\", \"content\": \"x\"}]}")
+                .expectStatus().isOk();
+        String metrics = client.get().uri("/actuator/prometheus").exchange()
+                .expectStatus().isOk().expectBody(String.class).returnResult().getResponseBody();
+        assertThat(metrics)
+                .containsPattern("lazarus_backend_calls_total\\{[^}]*backend=\"chat-only\"[^}]*outcome=\"success\"[^}]*} [1-9]")
+                .containsPattern("lazarus_backend_ttft_seconds_count\\{[^}]*backend=\"chat-only\"[^}]*} [1-9]")
+                .containsPattern("lazarus_completion_tokens_total\\{[^}]*backend=\"chat-only\"[^}]*} [1-9]");
+    }
+}
