@@ -4,10 +4,16 @@ import dev.lazarus.kt.gguf.GgufFile;
 import dev.lazarus.kt.gguf.GgufTensorInfo;
 import dev.lazarus.kt.tensor.WeightMatrices;
 import dev.lazarus.kt.tensor.WeightMatrix;
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
+import java.nio.ByteOrder;
 import java.util.Optional;
 
 /** Looks tensors up by llama.cpp's names ({@code blk.N.attn_q.weight}) and wraps them for the forward pass. */
 final class TensorLoader {
+
+    private static final ValueLayout.OfFloat LE_FLOAT = ValueLayout.JAVA_FLOAT_UNALIGNED.withOrder(ByteOrder.LITTLE_ENDIAN);
+    private static final ValueLayout.OfShort LE_SHORT = ValueLayout.JAVA_SHORT_UNALIGNED.withOrder(ByteOrder.LITTLE_ENDIAN);
 
     private final GgufFile file;
 
@@ -43,7 +49,18 @@ final class TensorLoader {
     private float[] readVector(GgufTensorInfo t) {
         int n = Math.toIntExact(t.elements());
         float[] out = new float[n];
-        WeightMatrices.of(t.type(), file.data(t), 1, n).dequantizeRow(0, out, 0);
+        MemorySegment data = file.data(t);
+        // 1-D tensors are F32 in llama.cpp's files (quantizers keep norms and biases unquantized);
+        // read them directly: the matrix kernels want SIMD-friendly row lengths, a vector need not have one.
+        switch (t.type()) {
+            case F32 -> MemorySegment.copy(data, LE_FLOAT, 0, out, 0, n);
+            case F16 -> {
+                for (int i = 0; i < n; i++) {
+                    out[i] = Float.float16ToFloat(data.getAtIndex(LE_SHORT, i));
+                }
+            }
+            default -> WeightMatrices.scalar(t.type(), data, 1, n).dequantizeRow(0, out, 0);
+        }
         return out;
     }
 

@@ -37,6 +37,7 @@ class ModelForwardTest {
     @AfterAll
     static void close() {
         OPEN.forEach(GgufFile::close);
+        PARALLEL.close();
     }
 
     static Model load(String name) {
@@ -163,7 +164,7 @@ class ModelForwardTest {
         Model model = load("deepseek2-3-mla.gguf");
         ModelConfig c = model.config();
         assertThat(c.architecture()).isEqualTo(Architecture.DEEPSEEK2);
-        assertThat(c.mla()).isEqualTo(new MlaConfig(24, 16, 8, 4, 8));
+        assertThat(c.mla()).isEqualTo(new MlaConfig(32, 32, 16, 16, 16));
         assertThat(c.moe().gating()).isEqualTo(MoeConfig.Gating.SIGMOID);
         assertThat(c.moe().leadingDenseBlocks()).isEqualTo(1);
         assertThat(c.moe().groupCount()).isEqualTo(4);
@@ -171,7 +172,7 @@ class ModelForwardTest {
         assertThat(c.moe().sharedFfnLength()).isEqualTo(16);
         assertThat(c.rope().style()).isEqualTo(RopeStyle.NORMAL);
         assertThat(c.rope().extFactor()).isEqualTo(1f);
-        assertThat(model.kvLayout().keyWidths()).containsExactly(20, 20);
+        assertThat(model.kvLayout().keyWidths()).containsExactly(48, 48);
         assertThat(model.kvLayout().valueWidths()).containsExactly(0, 0);
         assertThat(load("qwen3moe-2.gguf").config().rope().style()).isEqualTo(RopeStyle.NEOX);
     }

@@ -20,13 +20,13 @@ public final class TinyModels {
     /** qwen3moe: GQA with QK-norm, NEOX rope, 8 experts, top-2 softmax with renormalisation. */
     public static Path qwen3moe(Path dir, long seed) {
         Fixture f = new Fixture("qwen3moe", seed);
-        f.common(4, 2, 8);
+        f.common(4, 2, 16);
         f.w.putU32("qwen3moe.feed_forward_length", 64);
         f.w.putU32("qwen3moe.expert_count", 8);
         f.w.putU32("qwen3moe.expert_used_count", 2);
         f.w.putU32("qwen3moe.expert_feed_forward_length", 16);
         for (int b = 0; b < 2; b++) {
-            f.gqaAttention(b, 4, 2, 8, true);
+            f.gqaAttention(b, 4, 2, 16, true);
             f.experts(b, 8, 16);
         }
         return f.write(dir.resolve("qwen3moe-" + seed + ".gguf"));
@@ -35,10 +35,10 @@ public final class TinyModels {
     /** Dense llama: GQA without QK-norm, normal rope, SwiGLU FFN. */
     public static Path llama(Path dir, long seed) {
         Fixture f = new Fixture("llama", seed);
-        f.common(4, 2, 8);
+        f.common(4, 2, 16);
         f.w.putU32("llama.feed_forward_length", 64);
         for (int b = 0; b < 2; b++) {
-            f.gqaAttention(b, 4, 2, 8, false);
+            f.gqaAttention(b, 4, 2, 16, false);
             f.dense(b, "ffn_gate", "ffn_up", "ffn_down", 64);
         }
         return f.write(dir.resolve("llama-" + seed + ".gguf"));
@@ -52,10 +52,10 @@ public final class TinyModels {
      */
     public static Path deepseek2(Path dir, long seed, boolean absorbed) {
         int heads = 4;
-        int kvLora = 16;
-        int nope = 8;
-        int rope = 4;
-        int vDim = 8;
+        int kvLora = 32;
+        int nope = 16;
+        int rope = 16;
+        int vDim = 16;
         Fixture f = new Fixture("deepseek2", seed);
         f.w.putU32("deepseek2.block_count", 2);
         f.w.putU32("deepseek2.embedding_length", DIM);
@@ -69,7 +69,7 @@ public final class TinyModels {
         f.w.putF32("deepseek2.rope.scaling.factor", 4f);
         f.w.putU32("deepseek2.rope.scaling.original_context_length", 16);
         f.w.putF32("deepseek2.rope.scaling.yarn_log_multiplier", 0.0707f);
-        f.w.putU32("deepseek2.attention.q_lora_rank", 24);
+        f.w.putU32("deepseek2.attention.q_lora_rank", 32);
         f.w.putU32("deepseek2.attention.kv_lora_rank", kvLora);
         if (absorbed) {
             f.w.putU32("deepseek2.attention.key_length", kvLora + rope);
@@ -94,9 +94,9 @@ public final class TinyModels {
         f.globals();
         for (int b = 0; b < 2; b++) {
             f.norm("blk." + b + ".attn_norm.weight", DIM);
-            f.matrix("blk." + b + ".attn_q_a.weight", DIM, 24);
-            f.norm("blk." + b + ".attn_q_a_norm.weight", 24);
-            f.matrix("blk." + b + ".attn_q_b.weight", 24, heads * (nope + rope));
+            f.matrix("blk." + b + ".attn_q_a.weight", DIM, 32);
+            f.norm("blk." + b + ".attn_q_a_norm.weight", 32);
+            f.matrix("blk." + b + ".attn_q_b.weight", 32, heads * (nope + rope));
             f.matrix("blk." + b + ".attn_kv_a_mqa.weight", DIM, kvLora + rope);
             f.norm("blk." + b + ".attn_kv_a_norm.weight", kvLora);
             float[] kb = f.random(heads * kvLora * nope, 1 / Math.sqrt(nope));

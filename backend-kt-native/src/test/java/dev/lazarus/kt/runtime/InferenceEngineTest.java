@@ -37,6 +37,7 @@ class InferenceEngineTest {
     @AfterAll
     static void close() {
         file.close();
+        PARALLEL.close();
     }
 
     static InferenceEngine engine(int prefixEntries) {
