@@ -1,0 +1,19 @@
+package dev.lazarus.kt.model;
+
+/** The attention half of a block: projections, positions, the cache, and the output projection. */
+interface Attention {
+
+    /**
+     * Stores the batch's keys and values in their sequences' caches, attends, and returns the
+     * output projection for each token.
+     *
+     * @param xn          the normalised block input per token
+     * @param ropeTables  {@link Rope#table(int)} of each token's position
+     */
+    float[][] forward(ForwardBatch batch, float[][] ropeTables, float[][] xn);
+
+    /** Floats this attention caches per position: keys, then values (0: values are the keys). */
+    int keyWidth();
+
+    int valueWidth();
+}

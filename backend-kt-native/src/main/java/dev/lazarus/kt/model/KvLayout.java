@@ -1,0 +1,22 @@
+package dev.lazarus.kt.model;
+
+/**
+ * Floats cached per position and block: {@code keyWidths[b]} key values and {@code valueWidths[b]}
+ * value values. A value width of 0 means the block reads its values from the keys (absorbed MLA,
+ * where the compressed latent is both).
+ */
+public record KvLayout(int[] keyWidths, int[] valueWidths) {
+
+    public int blocks() {
+        return keyWidths.length;
+    }
+
+    /** Bytes one position takes in an F16 cache (what llama-server would allocate). */
+    public long f16BytesPerPosition() {
+        long n = 0;
+        for (int b = 0; b < keyWidths.length; b++) {
+            n += keyWidths[b] + valueWidths[b];
+        }
+        return 2 * n;
+    }
+}

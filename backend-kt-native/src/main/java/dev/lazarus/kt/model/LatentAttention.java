@@ -1,0 +1,187 @@
+package dev.lazarus.kt.model;
+
+import dev.lazarus.kt.tensor.Parallel;
+import dev.lazarus.kt.tensor.WeightMatrix;
+
+/**
+ * deepseek2's multi-head latent attention. Keys and values come from a compressed latent
+ * ({@code kv_lora_rank} wide) plus one rotated key part shared by all heads. Two layouts, as the
+ * GGUF provides them:
+ * <ul>
+ *   <li><b>absorbed</b> ({@code attn_k_b}, {@code attn_v_b}): the cache holds the latent and the
+ *       rotated key once per position; queries are mapped into latent space per head, and the
+ *       attended latent is decompressed per head afterwards (llama.cpp's MLA path);</li>
+ *   <li><b>decompressed</b> ({@code attn_kv_b}): the latent is expanded to per-head keys and values
+ *       before caching, which is plain multi-head attention.</li>
+ * </ul>
+ */
+final class LatentAttention implements Attention {
+
+    /** The query path: direct ({@code attn_q}) or through a low-rank bottleneck with a norm. */
+    record QueryWeights(WeightMatrix direct, WeightMatrix down, float[] downNorm, WeightMatrix up) {}
+
+    /** Absorbed: per-head {@code k_b} (latent ← nope) and {@code v_b} (value ← latent). Decompressed: {@code kv_b}. */
+    record LatentWeights(WeightMatrix[] keyAbsorb, WeightMatrix[] valueDecompress, WeightMatrix kvUp) {
+        boolean absorbed() {
+            return kvUp == null;
+        }
+    }
+
+    private final int block;
+    private final int heads;
+    private final MlaConfig mla;
+    private final QueryWeights query;
+    private final WeightMatrix kvDown;
+    private final float[] kvDownNorm;
+    private final LatentWeights latent;
+    private final WeightMatrix output;
+    private final float eps;
+    private final Rope rope;
+    private final float scale;
+    private final Parallel parallel;
+
+    LatentAttention(int block, ModelConfig config, QueryWeights query, WeightMatrix kvDown, float[] kvDownNorm,
+                    LatentWeights latent, WeightMatrix output, Rope rope, Parallel parallel) {
+        this.block = block;
+        this.heads = config.headCount();
+        this.mla = config.mla();
+        this.query = query;
+        this.kvDown = kvDown;
+        this.kvDownNorm = kvDownNorm;
+        this.latent = latent;
+        this.output = output;
+        this.eps = config.rmsEps();
+        this.rope = rope;
+        this.scale = config.rope().mlaScoreScale(mla.keyDim());
+        this.parallel = parallel;
+    }
+
+    @Override
+    public int keyWidth() {
+        return latent.absorbed() ? mla.kvLoraRank() + mla.qkRopeDim() : heads * mla.keyDim();
+    }
+
+    @Override
+    public int valueWidth() {
+        return latent.absorbed() ? 0 : heads * mla.valueDim();
+    }
+
+    @Override
+    public float[][] forward(ForwardBatch batch, float[][] ropeTables, float[][] xn) {
+        int n = batch.size();
+        int kvLora = mla.kvLoraRank();
+        float[][] q = queries(xn);
+        float[][] kvpe = Projections.apply(parallel, kvDown, xn);
+        for (int i = 0; i < n; i++) {
+            for (int h = 0; h < heads; h++) {
+                rope.rotate(q[i], h * mla.keyDim() + mla.qkNopeDim(), ropeTables[i]);
+            }
+            rope.rotate(kvpe[i], kvLora, ropeTables[i]);
+            Numerics.rmsNorm(kvpe[i], 0, kvLora, kvDownNorm, eps, kvpe[i], 0);
+        }
+        float[][] attended = latent.absorbed() ? attendAbsorbed(batch, q, kvpe) : attendDecompressed(batch, q, kvpe);
+        return Projections.apply(parallel, output, attended);
+    }
+
+    private float[][] queries(float[][] xn) {
+        if (query.direct() != null) {
+            return Projections.apply(parallel, query.direct(), xn);
+        }
+        float[][] compressed = Projections.apply(parallel, query.down(), xn);
+        for (float[] c : compressed) {
+            Numerics.rmsNorm(c, 0, c.length, query.downNorm(), eps, c, 0);
+        }
+        return Projections.apply(parallel, query.up(), compressed);
+    }
+
+    /** Cache row = [latent | rotated key]; queries = [k_b · q_nope | q_pe]; values = the latent. */
+    private float[][] attendAbsorbed(ForwardBatch batch, float[][] q, float[][] kvpe) {
+        int n = batch.size();
+        int kvLora = mla.kvLoraRank();
+        int rot = mla.qkRopeDim();
+        int width = kvLora + rot;
+        for (int i = 0; i < n; i++) {
+            batch.caches()[i].store(block, batch.positions()[i], kvpe[i], 0, null, 0);
+        }
+        float[][][] nope = new float[heads][n][mla.qkNopeDim()];
+        float[][][] absorbed = new float[heads][n][kvLora];
+        for (int h = 0; h < heads; h++) {
+            for (int i = 0; i < n; i++) {
+                System.arraycopy(q[i], h * mla.keyDim(), nope[h][i], 0, mla.qkNopeDim());
+            }
+        }
+        perHead(latent.keyAbsorb(), nope, absorbed);
+        float[][] fullQ = new float[n][heads * width];
+        for (int i = 0; i < n; i++) {
+            for (int h = 0; h < heads; h++) {
+                System.arraycopy(absorbed[h][i], 0, fullQ[i], h * width, kvLora);
+                System.arraycopy(q[i], h * mla.keyDim() + mla.qkNopeDim(), fullQ[i], h * width + kvLora, rot);
+            }
+        }
+        float[][][] latentOut = new float[heads][n][kvLora];
+        parallel.forRange(n * heads, (from, to) -> {
+            for (int task = from; task < to; task++) {
+                int i = task / heads;
+                int h = task % heads;
+                KvCache cache = batch.caches()[i];
+                float[] keys = cache.keys(block);
+                AttentionKernel.attend(fullQ[i], h * width, width, keys, 0, width, keys, 0, width, kvLora,
+                        batch.positions()[i] + 1, scale, latentOut[h][i], 0);
+            }
+        });
+        float[][][] values = new float[heads][n][mla.valueDim()];
+        perHead(latent.valueDecompress(), latentOut, values);
+        float[][] attended = new float[n][heads * mla.valueDim()];
+        for (int i = 0; i < n; i++) {
+            for (int h = 0; h < heads; h++) {
+                System.arraycopy(values[h][i], 0, attended[i], h * mla.valueDim(), mla.valueDim());
+            }
+        }
+        return attended;
+    }
+
+    /** Keys per head = [k_nope_h | shared rotated key]; values per head from kv_b. */
+    private float[][] attendDecompressed(ForwardBatch batch, float[][] q, float[][] kvpe) {
+        int n = batch.size();
+        int kvLora = mla.kvLoraRank();
+        int nope = mla.qkNopeDim();
+        int keyDim = mla.keyDim();
+        int vDim = mla.valueDim();
+        float[][] latentIn = new float[n][];
+        for (int i = 0; i < n; i++) {
+            latentIn[i] = java.util.Arrays.copyOf(kvpe[i], kvLora);
+        }
+        float[][] kv = Projections.apply(parallel, latent.kvUp(), latentIn);
+        for (int i = 0; i < n; i++) {
+            float[] k = new float[heads * keyDim];
+            float[] v = new float[heads * vDim];
+            for (int h = 0; h < heads; h++) {
+                System.arraycopy(kv[i], h * (nope + vDim), k, h * keyDim, nope);
+                System.arraycopy(kvpe[i], kvLora, k, h * keyDim + nope, mla.qkRopeDim());
+                System.arraycopy(kv[i], h * (nope + vDim) + nope, v, h * vDim, vDim);
+            }
+            batch.caches()[i].store(block, batch.positions()[i], k, 0, v, 0);
+        }
+        float[][] attended = new float[n][heads * vDim];
+        parallel.forRange(n * heads, (from, to) -> {
+            for (int task = from; task < to; task++) {
+                int i = task / heads;
+                int h = task % heads;
+                KvCache cache = batch.caches()[i];
+                AttentionKernel.attend(q[i], h * keyDim, keyDim, cache.keys(block), h * keyDim, heads * keyDim,
+                        cache.values(block), h * vDim, heads * vDim, vDim,
+                        batch.positions()[i] + 1, scale, attended[i], h * vDim);
+            }
+        });
+        return attended;
+    }
+
+    /** {@code out[h][i] = ws[h] · in[h][i]} for all heads in one parallel pass. */
+    private void perHead(WeightMatrix[] ws, float[][][] in, float[][][] out) {
+        int[] rows = new int[heads];
+        for (int h = 0; h < heads; h++) {
+            rows[h] = ws[h].rows();
+        }
+        RowSplitter.run(parallel, rows, (h, from, to) -> ws[h].matmul(in[h], out[h], from, to));
+    }
+}

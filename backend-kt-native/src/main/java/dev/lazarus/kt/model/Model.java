@@ -1,0 +1,115 @@
+package dev.lazarus.kt.model;
+
+import dev.lazarus.kt.gguf.GgufFile;
+import dev.lazarus.kt.tensor.Parallel;
+import dev.lazarus.kt.tensor.WeightMatrix;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * A loaded model: token embedding, the blocks, the final norm and the output head. Weights stay in
+ * the memory-mapped GGUF (the file must outlive the model). {@link #forward} is not reentrant: one
+ * scheduler thread drives it and the work inside is spread over the {@link Parallel} pool.
+ */
+public final class Model {
+
+    private final ModelConfig config;
+    private final WeightMatrix embedding;
+    private final List<TransformerBlock> blocks;
+    private final float[] outputNorm;
+    private final WeightMatrix output;
+    private final Rope rope;
+    private final KvLayout kvLayout;
+    private final ExpertUsage expertUsage;
+    private final Parallel parallel;
+
+    Model(ModelConfig config, WeightMatrix embedding, List<TransformerBlock> blocks, float[] outputNorm,
+          WeightMatrix output, Rope rope, ExpertUsage expertUsage, Parallel parallel) {
+        this.config = config;
+        this.embedding = embedding;
+        this.blocks = List.copyOf(blocks);
+        this.outputNorm = outputNorm;
+        this.output = output;
+        this.rope = rope;
+        this.expertUsage = expertUsage;
+        this.parallel = parallel;
+        int[] keys = new int[blocks.size()];
+        int[] values = new int[blocks.size()];
+        for (int b = 0; b < blocks.size(); b++) {
+            keys[b] = blocks.get(b).attention().keyWidth();
+            values[b] = blocks.get(b).attention().valueWidth();
+        }
+        this.kvLayout = new KvLayout(keys, values);
+    }
+
+    /** Assembles the model described by the file's metadata from its tensors. */
+    public static Model load(GgufFile file, Parallel parallel) {
+        return new ModelAssembler(file, parallel).assemble();
+    }
+
+    public ModelConfig config() {
+        return config;
+    }
+
+    public int vocabSize() {
+        return output.rows();
+    }
+
+    public KvLayout kvLayout() {
+        return kvLayout;
+    }
+
+    public KvCache newCache(int maxPositions) {
+        return new KvCache(kvLayout, maxPositions);
+    }
+
+    /** Routing statistics of MoE blocks, or null for dense models. */
+    public ExpertUsage expertUsage() {
+        return expertUsage;
+    }
+
+    /**
+     * Runs the batch through the model: writes every token's keys and values into its cache at its
+     * position and returns the logits of tokens that want them (null entries for the others).
+     * Caches must have capacity for the positions; their lengths are the caller's business.
+     */
+    public float[][] forward(ForwardBatch batch) {
+        int n = batch.size();
+        float[][] x = new float[n][config.embeddingLength()];
+        float[][] tables = new float[n][];
+        Map<Integer, float[]> byPosition = new HashMap<>();
+        for (int i = 0; i < n; i++) {
+            int token = batch.tokens()[i];
+            if (token < 0 || token >= embedding.rows()) {
+                throw new IllegalArgumentException("token id " + token + " outside vocabulary of " + embedding.rows());
+            }
+            embedding.dequantizeRow(token, x[i], 0);
+            tables[i] = byPosition.computeIfAbsent(batch.positions()[i], rope::table);
+        }
+        for (TransformerBlock block : blocks) {
+            block.forward(batch, tables, x);
+        }
+        int wanted = 0;
+        for (boolean w : batch.wantLogits()) {
+            wanted += w ? 1 : 0;
+        }
+        float[][] normed = new float[wanted][];
+        int[] index = new int[wanted];
+        for (int i = 0, j = 0; i < n; i++) {
+            if (batch.wantLogits()[i]) {
+                normed[j] = new float[config.embeddingLength()];
+                Numerics.rmsNorm(x[i], 0, x[i].length, outputNorm, config.rmsEps(), normed[j], 0);
+                index[j++] = i;
+            }
+        }
+        float[][] logits = new float[n][];
+        if (wanted > 0) {
+            float[][] computed = Projections.apply(parallel, output, normed);
+            for (int j = 0; j < wanted; j++) {
+                logits[index[j]] = computed[j];
+            }
+        }
+        return logits;
+    }
+}

@@ -1,0 +1,105 @@
+package dev.lazarus.kt.model;
+
+import dev.lazarus.kt.tensor.Parallel;
+import dev.lazarus.kt.tensor.WeightMatrix;
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * A mixture-of-experts FFN over a batch: route every token, group the tokens by expert, run each
+ * chosen expert once over its group (its weights read once per step, however many sequences chose
+ * it), then sum each token's expert outputs by weight in routing order (as ggml adds them), plus
+ * the shared expert when the block has one.
+ */
+final class MoeFeedForward implements FeedForward {
+
+    private final WeightMatrix gateInput;
+    private final ExpertRouter router;
+    private final SwiGlu.Weights[] experts;
+    private final FeedForward shared;
+    private final Parallel parallel;
+    private final ExpertUsage usage;
+
+    MoeFeedForward(WeightMatrix gateInput, ExpertRouter router, SwiGlu.Weights[] experts, FeedForward shared,
+                   Parallel parallel, ExpertUsage usage) {
+        this.gateInput = gateInput;
+        this.router = router;
+        this.experts = experts;
+        this.shared = shared;
+        this.parallel = parallel;
+        this.usage = usage;
+    }
+
+    @Override
+    public float[][] forward(float[][] xn) {
+        int n = xn.length;
+        float[][] logits = Projections.apply(parallel, gateInput, xn);
+        ExpertRouter.Route[] routes = new ExpertRouter.Route[n];
+        List<List<Integer>> tokensOf = new ArrayList<>(experts.length);
+        for (int e = 0; e < experts.length; e++) {
+            tokensOf.add(null);
+        }
+        for (int i = 0; i < n; i++) {
+            routes[i] = router.route(logits[i]);
+            for (int e : routes[i].experts()) {
+                if (tokensOf.get(e) == null) {
+                    tokensOf.set(e, new ArrayList<>());
+                }
+                tokensOf.get(e).add(i);
+            }
+        }
+        List<Integer> active = new ArrayList<>();
+        for (int e = 0; e < experts.length; e++) {
+            if (tokensOf.get(e) != null) {
+                active.add(e);
+            }
+        }
+        SwiGlu.Weights[] nets = new SwiGlu.Weights[active.size()];
+        float[][][] inputs = new float[active.size()][][];
+        int[] jobOfExpert = new int[experts.length];
+        for (int j = 0; j < nets.length; j++) {
+            int e = active.get(j);
+            jobOfExpert[e] = j;
+            nets[j] = experts[e];
+            List<Integer> tokens = tokensOf.get(e);
+            inputs[j] = new float[tokens.size()][];
+            for (int t = 0; t < tokens.size(); t++) {
+                inputs[j][t] = xn[tokens.get(t)];
+            }
+        }
+        if (usage != null) {
+            usage.record(active, tokensOf);
+        }
+        float[][][] outputs = SwiGlu.apply(parallel, nets, inputs);
+        int[] consumed = new int[nets.length];
+        float[][] result = new float[n][];
+        for (int i = 0; i < n; i++) {
+            float[] acc = null;
+            ExpertRouter.Route route = routes[i];
+            for (int k = 0; k < route.experts().length; k++) {
+                int j = jobOfExpert[route.experts()[k]];
+                // tokens were appended to each expert's group in token order, so this token's row is the next one
+                float[] y = outputs[j][consumed[j]++];
+                float w = route.weights()[k];
+                if (acc == null) {
+                    acc = new float[y.length];
+                    for (int d = 0; d < y.length; d++) {
+                        acc[d] = y[d] * w;
+                    }
+                } else {
+                    for (int d = 0; d < y.length; d++) {
+                        acc[d] += y[d] * w;
+                    }
+                }
+            }
+            result[i] = acc;
+        }
+        if (shared != null) {
+            float[][] s = shared.forward(xn);
+            for (int i = 0; i < n; i++) {
+                Numerics.addInPlace(result[i], s[i]);
+            }
+        }
+        return result;
+    }
+}

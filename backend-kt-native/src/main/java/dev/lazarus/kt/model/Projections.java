@@ -1,0 +1,32 @@
+package dev.lazarus.kt.model;
+
+import dev.lazarus.kt.tensor.Parallel;
+import dev.lazarus.kt.tensor.WeightMatrix;
+
+/**
+ * Applies weight matrices to a batch of activation vectors. Every weight row is read once per
+ * call for all vectors ({@link WeightMatrix#matmul}); several matrices that read the same input
+ * (Q, K, V) share one parallel pass.
+ */
+final class Projections {
+
+    private Projections() {}
+
+    static float[][] apply(Parallel parallel, WeightMatrix w, float[][] xs) {
+        return applyAll(parallel, new WeightMatrix[] {w}, xs)[0];
+    }
+
+    /** {@code result[m][i] = ws[m] · xs[i]}. */
+    static float[][][] applyAll(Parallel parallel, WeightMatrix[] ws, float[][] xs) {
+        float[][][] outs = new float[ws.length][xs.length][];
+        int[] rows = new int[ws.length];
+        for (int m = 0; m < ws.length; m++) {
+            rows[m] = ws[m].rows();
+            for (int i = 0; i < xs.length; i++) {
+                outs[m][i] = new float[rows[m]];
+            }
+        }
+        RowSplitter.run(parallel, rows, (m, from, to) -> ws[m].matmul(xs, outs[m], from, to));
+        return outs;
+    }
+}

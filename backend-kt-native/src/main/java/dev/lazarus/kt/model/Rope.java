@@ -1,0 +1,93 @@
+package dev.lazarus.kt.model;
+
+/**
+ * Rotary position embedding, computed like ggml's CPU rope: per position a table of cos/sin
+ * built by repeated multiplication of theta (in f32, as ggml does, so angles match bit for bit
+ * as far as Java's float maths allows), with YaRN's ramp between interpolated and extrapolated
+ * angles and its magnitude correction.
+ */
+public final class Rope {
+
+    private final RopeConfig config;
+    private final float thetaScale;
+    private final float corrLow;
+    private final float corrHigh;
+
+    public Rope(RopeConfig config) {
+        this.config = config;
+        int n = config.dimensions();
+        this.thetaScale = (float) Math.pow(config.freqBase(), -2.0f / n);
+        float start = (float) Math.floor(corrDim(n, config.originalContext(), config.betaFast(), config.freqBase()));
+        float end = (float) Math.ceil(corrDim(n, config.originalContext(), config.betaSlow(), config.freqBase()));
+        this.corrLow = Math.max(0, start);
+        this.corrHigh = Math.min(n - 1, end);
+    }
+
+    public RopeConfig config() {
+        return config;
+    }
+
+    private static float corrDim(int nDims, int nCtxOrig, float nRot, float base) {
+        return nDims * (float) Math.log(nCtxOrig / (nRot * 2 * (float) Math.PI)) / (2 * (float) Math.log(base));
+    }
+
+    /** cos/sin table for one position: {@code table[i0]} = cos, {@code table[i0+1]} = sin, for even {@code i0 < dimensions}. */
+    public float[] table(int position) {
+        int n = config.dimensions();
+        float[] cache = new float[n];
+        float theta = position;
+        float freqScale = config.freqScale();
+        for (int i0 = 0; i0 < n; i0 += 2) {
+            float thetaInterp = freqScale * theta;
+            float angle = thetaInterp;
+            float mscale = config.attnFactor();
+            if (config.extFactor() != 0f) {
+                float rampMix = ramp(i0) * config.extFactor();
+                angle = thetaInterp * (1 - rampMix) + theta * rampMix;
+                mscale *= 1.0f + 0.1f * (float) Math.log(1.0f / freqScale);
+            }
+            cache[i0] = (float) Math.cos(angle) * mscale;
+            cache[i0 + 1] = (float) Math.sin(angle) * mscale;
+            theta *= thetaScale;
+        }
+        return cache;
+    }
+
+    private float ramp(int i0) {
+        float y = ((i0 / 2) - corrLow) / Math.max(0.001f, corrHigh - corrLow);
+        return 1 - Math.min(1, Math.max(0, y));
+    }
+
+    /** Rotates {@code heads} consecutive heads of {@code headSize} floats starting at {@code offset}. */
+    public void apply(float[] x, int offset, int heads, int headSize, float[] table) {
+        for (int h = 0; h < heads; h++) {
+            rotate(x, offset + h * headSize, table);
+        }
+    }
+
+    /** Rotates the first {@link RopeConfig#dimensions()} values of one head at {@code offset}; the rest pass through. */
+    public void rotate(float[] x, int offset, float[] table) {
+        int n = config.dimensions();
+        if (config.style() == RopeStyle.NORMAL) {
+            for (int i0 = 0; i0 < n; i0 += 2) {
+                float c = table[i0];
+                float s = table[i0 + 1];
+                float x0 = x[offset + i0];
+                float x1 = x[offset + i0 + 1];
+                x[offset + i0] = x0 * c - x1 * s;
+                x[offset + i0 + 1] = x0 * s + x1 * c;
+            }
+        } else {
+            int half = n / 2;
+            for (int i0 = 0; i0 < n; i0 += 2) {
+                int i = i0 / 2;
+                float c = table[i0];
+                float s = table[i0 + 1];
+                float x0 = x[offset + i];
+                float x1 = x[offset + i + half];
+                x[offset + i] = x0 * c - x1 * s;
+                x[offset + i + half] = x0 * s + x1 * c;
+            }
+        }
+    }
+}

@@ -1,0 +1,80 @@
+package dev.lazarus.kt.model;
+
+import dev.lazarus.kt.gguf.GgufFile;
+import dev.lazarus.kt.gguf.GgufTensorInfo;
+import dev.lazarus.kt.tensor.WeightMatrices;
+import dev.lazarus.kt.tensor.WeightMatrix;
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
+import java.nio.ByteOrder;
+import java.util.Optional;
+
+/** Looks tensors up by llama.cpp's names ({@code blk.N.attn_q.weight}) and wraps them for the forward pass. */
+final class TensorLoader {
+
+    private static final ValueLayout.OfFloat LE_FLOAT = ValueLayout.JAVA_FLOAT_UNALIGNED.withOrder(ByteOrder.LITTLE_ENDIAN);
+    private static final ValueLayout.OfShort LE_SHORT = ValueLayout.JAVA_SHORT_UNALIGNED.withOrder(ByteOrder.LITTLE_ENDIAN);
+
+    private final GgufFile file;
+
+    TensorLoader(GgufFile file) {
+        this.file = file;
+    }
+
+    static String block(int block, String name) {
+        return "blk." + block + "." + name + ".weight";
+    }
+
+    boolean has(String name) {
+        return file.findTensor(name).isPresent();
+    }
+
+    WeightMatrix matrix(String name) {
+        return WeightMatrices.of(file, file.tensor(name));
+    }
+
+    Optional<WeightMatrix> optionalMatrix(String name) {
+        return file.findTensor(name).map(t -> WeightMatrices.of(file, t));
+    }
+
+    /** A 1-D tensor (norm weights, biases) as f32 values, whatever its stored type. */
+    float[] vector(String name) {
+        return readVector(file.tensor(name));
+    }
+
+    Optional<float[]> optionalVector(String name) {
+        return file.findTensor(name).map(this::readVector);
+    }
+
+    private float[] readVector(GgufTensorInfo t) {
+        int n = Math.toIntExact(t.elements());
+        float[] out = new float[n];
+        MemorySegment data = file.data(t);
+        // 1-D tensors are F32 in llama.cpp's files (quantizers keep norms and biases unquantized);
+        // read them directly: the matrix kernels want SIMD-friendly row lengths, a vector need not have one.
+        switch (t.type()) {
+            case F32 -> MemorySegment.copy(data, LE_FLOAT, 0, out, 0, n);
+            case F16 -> {
+                for (int i = 0; i < n; i++) {
+                    out[i] = Float.float16ToFloat(data.getAtIndex(LE_SHORT, i));
+                }
+            }
+            default -> WeightMatrices.scalar(t.type(), data, 1, n).dequantizeRow(0, out, 0);
+        }
+        return out;
+    }
+
+    /** The experts of a {@code [cols, rows, experts]} tensor, one matrix each (views, nothing copied). */
+    WeightMatrix[] experts(String name, int count) {
+        GgufTensorInfo t = file.tensor(name);
+        if (t.rank() != 3 || t.dim(2) != count) {
+            throw new ModelFormatException("tensor " + name + " in " + file.path() + " should hold " + count
+                    + " experts, has shape " + java.util.Arrays.toString(t.shape()));
+        }
+        WeightMatrix[] out = new WeightMatrix[count];
+        for (int e = 0; e < count; e++) {
+            out[e] = WeightMatrices.slice3d(file, t, e);
+        }
+        return out;
+    }
+}

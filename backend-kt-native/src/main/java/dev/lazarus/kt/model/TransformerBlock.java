@@ -1,0 +1,48 @@
+package dev.lazarus.kt.model;
+
+/**
+ * The one pre-norm transformer block every architecture is built from:
+ * {@code x += attention(rmsnorm(x)); x += ffn(rmsnorm(x))}. Which attention (grouped-query or
+ * latent) and which FFN (dense or experts) is decided at load time from the GGUF.
+ */
+final class TransformerBlock {
+
+    private final float[] attentionNorm;
+    private final Attention attention;
+    private final float[] ffnNorm;
+    private final FeedForward ffn;
+    private final float eps;
+
+    TransformerBlock(float[] attentionNorm, Attention attention, float[] ffnNorm, FeedForward ffn, float eps) {
+        this.attentionNorm = attentionNorm;
+        this.attention = attention;
+        this.ffnNorm = ffnNorm;
+        this.ffn = ffn;
+        this.eps = eps;
+    }
+
+    Attention attention() {
+        return attention;
+    }
+
+    /** Updates the residual stream {@code x} (one vector per batch token) in place. */
+    void forward(ForwardBatch batch, float[][] ropeTables, float[][] x) {
+        float[][] attended = attention.forward(batch, ropeTables, normalized(x, attentionNorm));
+        for (int i = 0; i < x.length; i++) {
+            Numerics.addInPlace(x[i], attended[i]);
+        }
+        float[][] ff = ffn.forward(normalized(x, ffnNorm));
+        for (int i = 0; i < x.length; i++) {
+            Numerics.addInPlace(x[i], ff[i]);
+        }
+    }
+
+    private float[][] normalized(float[][] x, float[] weight) {
+        float[][] out = new float[x.length][];
+        for (int i = 0; i < x.length; i++) {
+            out[i] = new float[x[i].length];
+            Numerics.rmsNorm(x[i], 0, x[i].length, weight, eps, out[i], 0);
+        }
+        return out;
+    }
+}

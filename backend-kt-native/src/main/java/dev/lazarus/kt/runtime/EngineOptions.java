@@ -1,0 +1,27 @@
+package dev.lazarus.kt.runtime;
+
+/**
+ * How the engine runs.
+ *
+ * @param contextSize        positions one sequence may hold (prompt + generated)
+ * @param maxSequences       sequences decoded together; more wait in the queue
+ * @param maxQueued          waiting sequences before new ones are refused as overloaded
+ * @param maxBatchTokens     tokens one forward pass may compute (decode tokens + prompt chunks)
+ * @param prefixCacheEntries finished sequences whose caches are kept for prompt-prefix reuse (0: off)
+ */
+public record EngineOptions(int contextSize, int maxSequences, int maxQueued, int maxBatchTokens,
+                            int prefixCacheEntries) {
+
+    public EngineOptions {
+        if (contextSize < 2 || maxSequences < 1 || maxQueued < 0 || maxBatchTokens < maxSequences
+                || prefixCacheEntries < 0) {
+            throw new IllegalArgumentException("invalid engine options: context " + contextSize + ", sequences "
+                    + maxSequences + ", queue " + maxQueued + ", batch " + maxBatchTokens + ", prefix cache "
+                    + prefixCacheEntries);
+        }
+    }
+
+    public static EngineOptions defaults(int contextSize, int maxSequences) {
+        return new EngineOptions(contextSize, maxSequences, 64, Math.max(256, maxSequences), Math.max(4, maxSequences));
+    }
+}

@@ -1,0 +1,157 @@
+package dev.lazarus.kt.runtime;
+
+import dev.lazarus.backend.api.BackendException;
+import dev.lazarus.kt.model.Model;
+import dev.lazarus.kt.tensor.Parallel;
+import java.lang.System.Logger.Level;
+import java.time.Duration;
+import java.util.ArrayDeque;
+import java.util.Queue;
+import java.util.concurrent.locks.Condition;
+import java.util.concurrent.locks.ReentrantLock;
+
+/**
+ * Runs many generating sequences on one model: a single engine thread admits queued sequences up
+ * to {@link EngineOptions#maxSequences()} and loops {@link Scheduler#step()} while any is active.
+ * The numeric work of each step runs on the {@link Parallel} pool.
+ */
+public final class InferenceEngine implements AutoCloseable {
+
+    private static final System.Logger LOG = System.getLogger(InferenceEngine.class.getName());
+
+    private final Model model;
+    private final EngineOptions options;
+    private final Scheduler scheduler;
+    private final Queue<Sequence> queue = new ArrayDeque<>();
+    private final ReentrantLock lock = new ReentrantLock();
+    private final Condition work = lock.newCondition();
+    private final Thread thread;
+    private volatile boolean running = true;
+
+    public InferenceEngine(Model model, EngineOptions options, Parallel parallel) {
+        this.model = model;
+        this.options = options;
+        this.scheduler = new Scheduler(model, options, parallel);
+        this.thread = Thread.ofPlatform().name("kt-engine").daemon().start(this::loop);
+    }
+
+    public Model model() {
+        return model;
+    }
+
+    public EngineOptions options() {
+        return options;
+    }
+
+    /**
+     * Queues a sequence that feeds {@code prompt} and then generates until the listener stops it
+     * or the context is full.
+     *
+     * @throws BackendException context-length-exceeded when the prompt leaves no room to generate,
+     *                          overloaded when the queue is full, unavailable after close
+     */
+    public SequenceHandle submit(int[] prompt, SequenceListener listener) {
+        if (prompt.length == 0) {
+            throw BackendException.invalidRequest("the prompt is empty", "messages");
+        }
+        if (prompt.length >= options.contextSize()) {
+            throw BackendException.contextLengthExceeded("the prompt has " + prompt.length
+                    + " tokens but this model's context holds " + options.contextSize()
+                    + " (prompt and completion together)");
+        }
+        Sequence seq = new Sequence(prompt, listener);
+        lock.lock();
+        try {
+            if (!running) {
+                throw BackendException.unavailable("the kt-native engine is shut down");
+            }
+            if (queue.size() >= options.maxQueued()) {
+                throw BackendException.overloaded("the kt-native engine has " + queue.size() + " requests waiting",
+                        Duration.ofSeconds(1));
+            }
+            queue.add(seq);
+            work.signal();
+        } finally {
+            lock.unlock();
+        }
+        return seq;
+    }
+
+    /** Sequences decoding now plus those waiting. */
+    public int load() {
+        lock.lock();
+        try {
+            return scheduler.activeCount() + queue.size();
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /** Forward passes run so far. */
+    public long steps() {
+        return scheduler.steps();
+    }
+
+    private void loop() {
+        try {
+            while (running) {
+                lock.lock();
+                try {
+                    while (running && scheduler.isIdle() && queue.isEmpty()) {
+                        work.await();
+                    }
+                    while (scheduler.hasRoom() && !queue.isEmpty()) {
+                        Sequence seq = queue.poll();
+                        if (seq.isCancelled()) {
+                            if (seq.finish()) {
+                                seq.listener().ended(EndReason.CANCELLED);
+                            }
+                        } else {
+                            scheduler.admit(seq);
+                        }
+                    }
+                } finally {
+                    lock.unlock();
+                }
+                if (running) {
+                    scheduler.step();
+                }
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        } catch (RuntimeException | Error e) {
+            LOG.log(Level.ERROR, "kt-native engine thread failed", e);
+            running = false;
+            scheduler.abortAll(e);
+        }
+        BackendException closed = BackendException.unavailable("the kt-native engine is shut down");
+        scheduler.abortAll(closed);
+        lock.lock();
+        try {
+            for (Sequence seq : queue) {
+                if (seq.finish()) {
+                    seq.listener().failed(closed);
+                }
+            }
+            queue.clear();
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    @Override
+    public void close() {
+        lock.lock();
+        try {
+            running = false;
+            work.signalAll();
+        } finally {
+            lock.unlock();
+        }
+        try {
+            thread.join(Duration.ofSeconds(30));
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+    }
+}

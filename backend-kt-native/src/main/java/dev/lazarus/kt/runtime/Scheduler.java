@@ -1,0 +1,197 @@
+package dev.lazarus.kt.runtime;
+
+import dev.lazarus.kt.model.ForwardBatch;
+import dev.lazarus.kt.model.KvCache;
+import dev.lazarus.kt.model.Model;
+import dev.lazarus.kt.tensor.Parallel;
+import java.util.ArrayList;
+import java.util.Iterator;
+import java.util.List;
+
+/**
+ * One step of continuous batching: every active sequence contributes its pending tokens (one while
+ * decoding, a chunk of its prompt while prefilling) to ONE forward pass, so each weight (and each
+ * chosen expert) is read once per step for all sequences. After the pass, sequences whose last
+ * fed token produced logits pick their next token. Used by the engine thread only.
+ */
+final class Scheduler {
+
+    private final Model model;
+    private final EngineOptions options;
+    private final Parallel parallel;
+    private final PrefixCache prefixCache;
+    private final List<Sequence> active = new ArrayList<>();
+    private long steps;
+
+    Scheduler(Model model, EngineOptions options, Parallel parallel) {
+        this.model = model;
+        this.options = options;
+        this.parallel = parallel;
+        this.prefixCache = new PrefixCache(options.prefixCacheEntries());
+    }
+
+    boolean hasRoom() {
+        return active.size() < options.maxSequences();
+    }
+
+    boolean isIdle() {
+        return active.isEmpty();
+    }
+
+    int activeCount() {
+        return active.size();
+    }
+
+    long steps() {
+        return steps;
+    }
+
+    /** Starts a sequence, seeding its cache from the longest cached prefix of its prompt. */
+    void admit(Sequence seq) {
+        KvCache cache = model.newCache(options.contextSize());
+        int reused = 0;
+        PrefixCache.Hit hit = prefixCache.lookup(seq.prompt());
+        if (hit != null && hit.positions() > 0) {
+            cache.copyPrefixFrom(hit.cache(), hit.positions());
+            reused = hit.positions();
+        }
+        seq.attach(cache, reused);
+        active.add(seq);
+    }
+
+    /** Runs one forward pass over all active sequences and hands out the sampled tokens. */
+    void step() {
+        dropCancelled();
+        if (active.isEmpty()) {
+            return;
+        }
+        List<Sequence> batchSeqs = new ArrayList<>();
+        List<Integer> counts = new ArrayList<>();
+        int budget = options.maxBatchTokens();
+        // Decoding sequences first (one token each) so a long prompt never stalls running streams.
+        for (Sequence seq : active) {
+            if (seq.pending() == 1) {
+                budget = plan(seq, 1, budget, batchSeqs, counts);
+            }
+        }
+        for (Sequence seq : active) {
+            if (seq.pending() > 1 && budget > 0) {
+                budget = plan(seq, Math.min(seq.pending(), budget), budget, batchSeqs, counts);
+            }
+        }
+        if (batchSeqs.isEmpty()) {
+            return;
+        }
+        int total = counts.stream().mapToInt(Integer::intValue).sum();
+        int[] tokens = new int[total];
+        int[] positions = new int[total];
+        KvCache[] caches = new KvCache[total];
+        boolean[] wantLogits = new boolean[total];
+        int at = 0;
+        for (int s = 0; s < batchSeqs.size(); s++) {
+            Sequence seq = batchSeqs.get(s);
+            int start = seq.fed();
+            for (int k = 0; k < counts.get(s); k++, at++) {
+                tokens[at] = seq.token(start + k);
+                positions[at] = start + k;
+                caches[at] = seq.cache();
+                wantLogits[at] = start + k == seq.length() - 1;
+            }
+        }
+        float[][] logits;
+        try {
+            logits = model.forward(new ForwardBatch(tokens, positions, caches, wantLogits));
+        } catch (RuntimeException | Error e) {
+            for (Sequence seq : batchSeqs) {
+                fail(seq, e);
+            }
+            return;
+        }
+        steps++;
+        List<Sequence> sampling = new ArrayList<>();
+        List<float[]> samplingLogits = new ArrayList<>();
+        at = 0;
+        for (int s = 0; s < batchSeqs.size(); s++) {
+            Sequence seq = batchSeqs.get(s);
+            seq.cache().setLength(seq.fed() + counts.get(s));
+            at += counts.get(s);
+            if (logits[at - 1] != null) {
+                sampling.add(seq);
+                samplingLogits.add(logits[at - 1]);
+            }
+        }
+        boolean[] goOn = new boolean[sampling.size()];
+        Throwable[] errors = new Throwable[sampling.size()];
+        parallel.forRange(sampling.size(), (from, to) -> {
+            for (int i = from; i < to; i++) {
+                Sequence seq = sampling.get(i);
+                try {
+                    int next = seq.listener().select(samplingLogits.get(i));
+                    seq.append(next);
+                    goOn[i] = seq.listener().accept(next);
+                } catch (RuntimeException | Error e) {
+                    errors[i] = e;
+                }
+            }
+        });
+        for (int i = 0; i < sampling.size(); i++) {
+            Sequence seq = sampling.get(i);
+            if (errors[i] != null) {
+                fail(seq, errors[i]);
+            } else if (!goOn[i]) {
+                end(seq, EndReason.STOPPED);
+            } else if (seq.length() > options.contextSize()) {
+                end(seq, EndReason.CONTEXT_FULL);
+            }
+        }
+    }
+
+    private int plan(Sequence seq, int count, int budget, List<Sequence> batchSeqs, List<Integer> counts) {
+        seq.cache().ensureCapacity(seq.fed() + count);
+        batchSeqs.add(seq);
+        counts.add(count);
+        return budget - count;
+    }
+
+    private void dropCancelled() {
+        for (Iterator<Sequence> it = active.iterator(); it.hasNext(); ) {
+            Sequence seq = it.next();
+            if (seq.isCancelled()) {
+                it.remove();
+                retire(seq);
+                if (seq.finish()) {
+                    seq.listener().ended(EndReason.CANCELLED);
+                }
+            }
+        }
+    }
+
+    private void end(Sequence seq, EndReason reason) {
+        active.remove(seq);
+        retire(seq);
+        if (seq.finish()) {
+            seq.listener().ended(reason);
+        }
+    }
+
+    private void fail(Sequence seq, Throwable error) {
+        active.remove(seq);
+        if (seq.finish()) {
+            seq.listener().failed(error);
+        }
+    }
+
+    /** Keeps a finished sequence's cache for prefix reuse. */
+    private void retire(Sequence seq) {
+        if (seq.cache() != null && seq.fed() > 0) {
+            prefixCache.offer(seq.cachedTokens(), seq.cache());
+        }
+    }
+
+    /** Fails every active sequence (engine shutting down). */
+    void abortAll(Throwable reason) {
+        for (Sequence seq : List.copyOf(active)) {
+            fail(seq, reason);
+        }
+    }
+}

@@ -1,0 +1,20 @@
+package dev.lazarus.kt.runtime;
+
+/**
+ * The caller's side of one generating sequence. All methods are called from engine threads, one at
+ * a time per sequence; they must be quick and must not block (hand tokens to a stream and return).
+ */
+public interface SequenceListener {
+
+    /** Chooses the next token from the logits that followed the last fed token; may modify the array. */
+    int select(float[] logits);
+
+    /** Receives the chosen token; returns whether to go on generating (false: the sequence ends as {@link EndReason#STOPPED}). */
+    boolean accept(int token);
+
+    /** The sequence ended normally or was cancelled. Exactly one of this and {@link #failed} is called, once. */
+    void ended(EndReason reason);
+
+    /** The engine failed while computing this sequence. */
+    void failed(Throwable error);
+}

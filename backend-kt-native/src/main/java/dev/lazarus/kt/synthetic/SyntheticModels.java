@@ -1,0 +1,222 @@
+package dev.lazarus.kt.synthetic;
+
+import dev.lazarus.kt.gguf.GgmlType;
+import dev.lazarus.kt.gguf.GgufWriter;
+
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.Objects;
+
+/**
+ * Random-weight GGUF models that llama.cpp loads, for tests (engine against llama-server, token for token)
+ * and benchmarks. Everything is deterministic from the {@link Spec}, seed included: the same spec writes
+ * the same bytes. Weights are uniform with a variance that keeps activations near unit scale through the
+ * layers (matrices 1/fan-in, norms around 1, a sharper output head and router so greedy choices and expert
+ * choices are not near-ties); they are NOT a trained model and say so in {@code general.description}.
+ *
+ * <p>Architectures: {@code llama} (dense, or Mixtral-style experts), {@code qwen3} / {@code qwen3moe}
+ * (QK-norm, softmax router) and {@code deepseek2} (MLA with fused {@code attn_kv_b} or split
+ * {@code attn_k_b}/{@code attn_v_b}, leading dense layers, shared expert, sigmoid group-limited routing with
+ * {@code exp_probs_b}, YaRN).
+ */
+public final class SyntheticModels {
+
+    private SyntheticModels() {
+    }
+
+    /** llama.cpp's {@code llama_expert_gating_func_type} values. */
+    public enum Gating {
+        SOFTMAX(1), SIGMOID(2);
+
+        private final int id;
+
+        Gating(int id) {
+            this.id = id;
+        }
+
+        public int id() {
+            return id;
+        }
+    }
+
+    /**
+     * Routed experts. {@code leadingDense} first layers use a dense FFN instead (deepseek2 only);
+     * {@code shared} experts of width {@code expertFfn} run for every token beside the routed ones (deepseek2);
+     * {@code groups}/{@code groupsUsed} limit the choice to the best groups first (deepseek2, 0 = off).
+     */
+    public record Moe(int experts, int used, int expertFfn, int shared, int leadingDense, Gating gating,
+                      boolean normalizeWeights, float weightsScale, int groups, int groupsUsed, boolean probsBias) {
+        public Moe {
+            require(experts > 1 && used >= 1 && used <= experts, "experts %d, used %d", experts, used);
+            require(groups == 0 || (experts % groups == 0 && groupsUsed >= 1 && groupsUsed <= groups
+                    && used <= groupsUsed * (experts / groups)), "expert groups %d/%d for %d experts, %d used",
+                    groupsUsed, groups, experts, used);
+        }
+
+        /** Mixtral / Qwen3-MoE routing: softmax over all experts, top-k, weights renormalised. */
+        public static Moe softmax(int experts, int used, int expertFfn) {
+            return new Moe(experts, used, expertFfn, 0, 0, Gating.SOFTMAX, true, 1f, 0, 0, false);
+        }
+    }
+
+    /**
+     * Multi-head latent attention (deepseek2). {@code qLoraRank} 0 = one plain {@code attn_q}; {@code splitKvB}
+     * writes {@code attn_k_b}/{@code attn_v_b} with the {@code *_mla} head sizes as current converters do,
+     * otherwise the fused {@code attn_kv_b} of older GGUFs.
+     */
+    public record Mla(int qLoraRank, int kvLoraRank, int qkNopeDim, int qkRopeDim, int vHeadDim, boolean splitKvB) {
+        public Mla {
+            require(qLoraRank >= 0 && kvLoraRank > 0 && qkNopeDim > 0 && qkRopeDim > 0 && qkRopeDim % 2 == 0 && vHeadDim > 0,
+                    "MLA sizes q_lora %d kv_lora %d nope %d rope %d v %d", qLoraRank, kvLoraRank, qkNopeDim, qkRopeDim, vHeadDim);
+        }
+
+        public Mla withSplitKvB(boolean split) {
+            return new Mla(qLoraRank, kvLoraRank, qkNopeDim, qkRopeDim, vHeadDim, split);
+        }
+    }
+
+    /** YaRN context extension: {@code factor} times the original context, attention scaled by {@code logMultiplier}. */
+    public record Yarn(float factor, int originalContext, float logMultiplier) {
+    }
+
+    /**
+     * One model. {@code headDim} is the attention head size of ordinary attention (ignored with {@code mla});
+     * {@code ffn} the width of dense FFN layers. {@code moe} null = dense; {@code mla} only for deepseek2;
+     * {@code yarn} null = plain RoPE.
+     */
+    public record Spec(String name, String arch, GgmlType weightType, long seed, int layers, int dim, int heads,
+                       int kvHeads, int headDim, int ffn, Moe moe, Mla mla, float ropeTheta, Yarn yarn,
+                       int contextLength, float rmsEps, boolean tiedEmbeddings) {
+        public Spec {
+            Objects.requireNonNull(name, "name");
+            Architecture a = Architecture.of(arch);
+            Objects.requireNonNull(weightType, "weightType");
+            require(layers > 0 && dim > 0 && heads > 0 && kvHeads > 0 && heads % kvHeads == 0 && ffn > 0 && contextLength > 0,
+                    "layers %d dim %d heads %d/%d ffn %d ctx %d", layers, dim, heads, kvHeads, ffn, contextLength);
+            require(a.mla() == (mla != null), "%s %s MLA settings", arch, a.mla() ? "needs" : "takes no");
+            require(!a.requiresMoe() || moe != null, "%s needs experts", arch);
+            require(a.allowsMoe() || moe == null, "%s takes no experts", arch);
+            require(mla != null || headDim % 2 == 0, "head size %d must be even for RoPE", headDim);
+            require(moe == null || a == Architecture.DEEPSEEK2
+                    || (moe.shared() == 0 && moe.leadingDense() == 0 && moe.groups() == 0 && !moe.probsBias()
+                        && moe.gating() == Gating.SOFTMAX), "%s supports only plain softmax experts", arch);
+            require(moe == null || moe.leadingDense() < layers, "all %d layers are dense", layers);
+            // llama's Mixtral experts are sized by feed_forward_length: there is no separate expert width.
+            require(a != Architecture.LLAMA || moe == null || moe.expertFfn() == ffn,
+                    "llama experts must be as wide as ffn (%d), not %d", ffn, moe == null ? 0 : moe.expertFfn());
+        }
+
+        public Architecture architecture() {
+            return Architecture.of(arch);
+        }
+
+        public Spec withWeightType(GgmlType type) {
+            return new Spec(name, arch, type, seed, layers, dim, heads, kvHeads, headDim, ffn, moe, mla, ropeTheta, yarn,
+                    contextLength, rmsEps, tiedEmbeddings);
+        }
+
+        public Spec withSeed(long newSeed) {
+            return new Spec(name, arch, weightType, newSeed, layers, dim, heads, kvHeads, headDim, ffn, moe, mla, ropeTheta,
+                    yarn, contextLength, rmsEps, tiedEmbeddings);
+        }
+
+        public Spec withName(String newName) {
+            return new Spec(newName, arch, weightType, seed, layers, dim, heads, kvHeads, headDim, ffn, moe, mla, ropeTheta,
+                    yarn, contextLength, rmsEps, tiedEmbeddings);
+        }
+
+        public Spec withMla(Mla newMla) {
+            return new Spec(name, arch, weightType, seed, layers, dim, heads, kvHeads, headDim, ffn, moe, newMla, ropeTheta,
+                    yarn, contextLength, rmsEps, tiedEmbeddings);
+        }
+
+        public Spec withTiedEmbeddings(boolean tied) {
+            return new Spec(name, arch, weightType, seed, layers, dim, heads, kvHeads, headDim, ffn, moe, mla, ropeTheta,
+                    yarn, contextLength, rmsEps, tied);
+        }
+
+        /** Number of weights, all tensors counted. */
+        public long parameterCount() {
+            return TensorLayout.of(this, ByteBpeVocab.standard().size()).stream().mapToLong(TensorLayout.Entry::elements).sum();
+        }
+    }
+
+    // ---- presets: all rows are multiples of 256 where llama.cpp's K-quants need it, so Q4_K_M stays Q4_K ----
+
+    public static Spec tinyLlama() {
+        return new Spec("tiny-llama", "llama", GgmlType.F32, 1, 2, 256, 4, 2, 64, 512, null, null,
+                10_000f, null, 2048, 1e-5f, false);
+    }
+
+    public static Spec tinyLlamaMoe() {
+        return new Spec("tiny-llama-moe", "llama", GgmlType.F32, 2, 2, 256, 4, 2, 64, 256,
+                Moe.softmax(4, 2, 256), null, 10_000f, null, 2048, 1e-5f, false);
+    }
+
+    public static Spec tinyQwen3() {
+        return new Spec("tiny-qwen3", "qwen3", GgmlType.F32, 3, 2, 256, 4, 2, 64, 512, null, null,
+                1_000_000f, null, 4096, 1e-6f, false);
+    }
+
+    public static Spec tinyQwen3Moe() {
+        return new Spec("tiny-qwen3moe", "qwen3moe", GgmlType.F32, 4, 2, 256, 4, 2, 64, 512,
+                Moe.softmax(8, 2, 256), null, 1_000_000f, null, 4096, 1e-6f, false);
+    }
+
+    /** DeepSeek-V3 in miniature: split MLA, one dense layer first, shared expert, sigmoid groups, YaRN x4. */
+    public static Spec tinyDeepseek2() {
+        Moe moe = new Moe(8, 2, 256, 1, 1, Gating.SIGMOID, true, 2.5f, 4, 2, true);
+        Mla mla = new Mla(128, 128, 64, 32, 64, true);
+        return new Spec("tiny-deepseek2", "deepseek2", GgmlType.F32, 5, 3, 256, 4, 4, 0, 512, moe, mla,
+                10_000f, new Yarn(4f, 1024, 0.1f), 4096, 1e-6f, false);
+    }
+
+    /** A Qwen3-MoE big enough to measure kernels rather than overhead: about 214M weights, 32 experts, 4 used. */
+    public static Spec benchQwen3Moe() {
+        return new Spec("bench-qwen3moe", "qwen3moe", GgmlType.Q8_0, 6, 4, 1024, 16, 4, 64, 2048,
+                Moe.softmax(32, 4, 512), null, 1_000_000f, null, 4096, 1e-6f, false);
+    }
+
+    /** A preset by its name as {@link SyntheticModelsMain} takes it ({@code tinyLlama}, {@code tiny-llama}, ...). */
+    public static Spec preset(String name) {
+        return switch (name.replace("-", "").toLowerCase(java.util.Locale.ROOT)) {
+            case "tinyllama" -> tinyLlama();
+            case "tinyllamamoe" -> tinyLlamaMoe();
+            case "tinyqwen3" -> tinyQwen3();
+            case "tinyqwen3moe" -> tinyQwen3Moe();
+            case "tinydeepseek2" -> tinyDeepseek2();
+            case "benchqwen3moe" -> benchQwen3Moe();
+            default -> throw new IllegalArgumentException("unknown preset '" + name
+                    + "' (tinyLlama, tinyLlamaMoe, tinyQwen3, tinyQwen3Moe, tinyDeepseek2, benchQwen3Moe)");
+        };
+    }
+
+    /** Writes {@code spec} as a GGUF file at {@code target} (parent directories created) and returns it. */
+    public static Path write(Spec spec, Path target) {
+        ByteBpeVocab vocab = ByteBpeVocab.standard();
+        GgufWriter w = new GgufWriter();
+        ModelMetadata.write(spec, vocab, w);
+        RandomWeights weights = new RandomWeights(spec.seed(), spec.weightType());
+        for (TensorLayout.Entry t : TensorLayout.of(spec, vocab.size())) {
+            weights.add(w, t);
+        }
+        try {
+            Path parent = target.toAbsolutePath().getParent();
+            if (parent != null) {
+                Files.createDirectories(parent);
+            }
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+        w.write(target);
+        return target;
+    }
+
+    static void require(boolean condition, String format, Object... args) {
+        if (!condition) {
+            throw new IllegalArgumentException("invalid synthetic model: " + format.formatted(args));
+        }
+    }
+}

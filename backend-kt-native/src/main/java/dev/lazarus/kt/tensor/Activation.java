@@ -1,0 +1,136 @@
+package dev.lazarus.kt.tensor;
+
+import java.util.Arrays;
+
+/**
+ * An activation vector converted to a {@link VecDotType}, reusable for every weight matrix of
+ * that vec-dot type and at most {@link #capacity()} columns (for example all experts of a layer).
+ * Quantized forms keep their int8 values as floats (exact), which is what the kernels consume.
+ * Converting allocates nothing.
+ */
+public final class Activation {
+
+    private final VecDotType type;
+    private final int capacity;
+    private int length;
+    /** F32/F16/BF16: the (rounded) values; Q8_0/Q8_K: the int8 quants, as floats. */
+    final float[] values;
+    /** Q8_0: f16-rounded scale per 32 values; Q8_K: f32 scale per 256. */
+    final float[] scales;
+    /** Q8_K: sum of the quants of each 16 values. */
+    final int[] bsums;
+
+    private Activation(VecDotType type, int capacity) {
+        if (capacity % type.blockSize() != 0) {
+            throw new IllegalArgumentException("capacity " + capacity + " is not a multiple of the " + type + " block size");
+        }
+        this.type = type;
+        this.capacity = capacity;
+        this.values = new float[capacity];
+        this.scales = new float[capacity / type.blockSize()];
+        this.bsums = new int[type == VecDotType.Q8_K ? capacity / 16 : 0];
+    }
+
+    public static Activation allocate(VecDotType type, int capacity) {
+        return new Activation(type, capacity);
+    }
+
+    public VecDotType type() {
+        return type;
+    }
+
+    public int capacity() {
+        return capacity;
+    }
+
+    /** Number of values last {@link #set}. */
+    public int length() {
+        return length;
+    }
+
+    /** Converts the first {@code n} values of {@code x}. */
+    public Activation set(float[] x, int n) {
+        if (n > capacity || n % type.blockSize() != 0) {
+            throw new IllegalArgumentException("cannot hold %d values as %s (capacity %d)".formatted(n, type, capacity));
+        }
+        length = n;
+        switch (type) {
+            case F32 -> System.arraycopy(x, 0, values, 0, n);
+            case F16 -> {
+                for (int i = 0; i < n; i++) {
+                    values[i] = FloatOps.roundF16(x[i]);
+                }
+            }
+            case BF16 -> {
+                for (int i = 0; i < n; i++) {
+                    values[i] = FloatOps.roundBf16(x[i]);
+                }
+            }
+            case Q8_0 -> {
+                for (int b = 0; b < n / 32; b++) {
+                    quantizeQ8_0(x, b);
+                }
+            }
+            case Q8_K -> {
+                for (int b = 0; b < n / 256; b++) {
+                    quantizeQ8_K(x, b);
+                }
+            }
+        }
+        return this;
+    }
+
+    public Activation set(float[] x) {
+        return set(x, x.length);
+    }
+
+    /**
+     * As ggml's x86 quantize_row_q8_0 (the path llama-server takes on AVX2/AVX-512): scale amax/127
+     * rounded to f16, values x·127/amax rounded to nearest even.
+     */
+    private void quantizeQ8_0(float[] x, int b) {
+        int o = 32 * b;
+        float amax = 0;
+        for (int i = 0; i < 32; i++) {
+            amax = Math.max(amax, Math.abs(x[o + i]));
+        }
+        scales[b] = FloatOps.roundF16(amax / 127f);
+        float id = amax != 0 ? 127f / amax : 0;
+        for (int i = 0; i < 32; i++) {
+            values[o + i] = (float) Math.rint(x[o + i] * id);
+        }
+    }
+
+    /**
+     * As ggml's quantize_row_q8_K: the value of largest magnitude maps to -127, values rounded to
+     * nearest even and capped at 127, scale kept in f32, plus the sums of each 16 quants.
+     */
+    private void quantizeQ8_K(float[] x, int b) {
+        int o = 256 * b;
+        float amax = 0, max = 0;
+        for (int i = 0; i < 256; i++) {
+            float a = Math.abs(x[o + i]);
+            if (a > amax) {
+                amax = a;
+                max = x[o + i];
+            }
+        }
+        if (amax == 0) {
+            scales[b] = 0;
+            Arrays.fill(values, o, o + 256, 0f);
+            Arrays.fill(bsums, 16 * b, 16 * b + 16, 0);
+            return;
+        }
+        float iscale = -127f / max;
+        for (int g = 0; g < 16; g++) {
+            int sum = 0;
+            for (int i = 0; i < 16; i++) {
+                int q = Math.min(127, (int) Math.rint(iscale * x[o + 16 * g + i]));
+                values[o + 16 * g + i] = q;
+                sum += q;
+            }
+            bsums[16 * b + g] = sum;
+        }
+        scales[b] = 1 / iscale;
+    }
+}

@@ -1,0 +1,7 @@
+package dev.lazarus.kt.tensor;
+
+/** Work on the index range {@code [start, end)}. */
+@FunctionalInterface
+public interface IntRangeBody {
+    void run(int start, int end);
+}

@@ -1,0 +1,150 @@
+package dev.lazarus.kt.tensor;
+
+import dev.lazarus.kt.gguf.GgmlCodec;
+import dev.lazarus.kt.gguf.GgmlType;
+import java.lang.foreign.MemorySegment;
+
+/**
+ * The one matrix implementation: rows of a memory segment in a ggml block layout, multiplied by a
+ * per-type {@link RowKernel}. Everything that is not the inner dot product lives here once for all
+ * types: activation conversion into per-thread scratch, row ranges, batching.
+ */
+final class KernelMatrix implements WeightMatrix {
+
+    /** Per-thread converted activations, grown on demand and then reused (no allocation when warm). */
+    private static final ThreadLocal<Activation[][]> SCRATCH =
+            ThreadLocal.withInitial(() -> new Activation[VecDotType.values().length][0]);
+
+    private final GgmlType type;
+    private final VecDotType vecDotType;
+    private final MemorySegment data;
+    private final int rows;
+    private final int cols;
+    private final long rowBytes;
+    private final RowKernel kernel;
+
+    KernelMatrix(GgmlType type, MemorySegment data, int rows, int cols, RowKernel kernel) {
+        if (rows < 1 || cols < 1 || cols % type.blockSize() != 0) {
+            throw new IllegalArgumentException("%s matrix of %d × %d: cols must be a positive multiple of %d"
+                    .formatted(type, rows, cols, type.blockSize()));
+        }
+        this.vecDotType = VecDotType.of(type);
+        if (cols % vecDotType.blockSize() != 0 || cols % Simd.L != 0) {
+            throw new IllegalArgumentException("%s matrix: cols %d must be a multiple of %d"
+                    .formatted(type, cols, Math.max(vecDotType.blockSize(), Simd.L)));
+        }
+        this.rowBytes = type.bytesFor(cols);
+        if (data.byteSize() < rowBytes * rows) {
+            throw new IllegalArgumentException("%s matrix of %d × %d needs %d bytes, segment has %d"
+                    .formatted(type, rows, cols, rowBytes * rows, data.byteSize()));
+        }
+        this.type = type;
+        this.data = data;
+        this.rows = rows;
+        this.cols = cols;
+        this.kernel = kernel;
+    }
+
+    @Override
+    public int rows() {
+        return rows;
+    }
+
+    @Override
+    public int cols() {
+        return cols;
+    }
+
+    @Override
+    public GgmlType type() {
+        return type;
+    }
+
+    @Override
+    public VecDotType vecDotType() {
+        return vecDotType;
+    }
+
+    @Override
+    public void matvec(float[] x, float[] out, int rowStart, int rowEnd) {
+        matvec(scratch(1)[0].set(x, cols), out, rowStart, rowEnd);
+    }
+
+    @Override
+    public void matvec(Activation x, float[] out, int rowStart, int rowEnd) {
+        check(x);
+        checkRange(rowStart, rowEnd);
+        for (int r = rowStart; r < rowEnd; r++) {
+            out[r] = kernel.dot(data, r * rowBytes, x, cols);
+        }
+    }
+
+    @Override
+    public void matmul(float[][] xs, float[][] outs, int rowStart, int rowEnd) {
+        Activation[] as = scratch(xs.length);
+        for (int b = 0; b < xs.length; b++) {
+            as[b].set(xs[b], cols);
+        }
+        matmulPrepared(as, xs.length, outs, rowStart, rowEnd);
+    }
+
+    @Override
+    public void matmul(Activation[] xs, float[][] outs, int rowStart, int rowEnd) {
+        for (Activation x : xs) {
+            check(x);
+        }
+        matmulPrepared(xs, xs.length, outs, rowStart, rowEnd);
+    }
+
+    /**
+     * Row-outer, vector-inner: a row (a few KB) is fetched from memory once and then served from
+     * cache to every vector, so the weight bytes cross the memory bus once per batch.
+     */
+    private void matmulPrepared(Activation[] xs, int count, float[][] outs, int rowStart, int rowEnd) {
+        checkRange(rowStart, rowEnd);
+        for (int r = rowStart; r < rowEnd; r++) {
+            long offset = r * rowBytes;
+            for (int b = 0; b < count; b++) {
+                outs[b][r] = kernel.dot(data, offset, xs[b], cols);
+            }
+        }
+    }
+
+    @Override
+    public void dequantizeRow(int row, float[] dst, int dstOffset) {
+        checkRange(row, row + 1);
+        GgmlCodec.decode(type, data, row * rowBytes, dst, dstOffset, cols);
+    }
+
+    private Activation[] scratch(int count) {
+        Activation[][] perType = SCRATCH.get();
+        Activation[] as = perType[vecDotType.ordinal()];
+        if (as.length < count || as[0].capacity() < cols) {
+            int capacity = Math.max(cols, as.length > 0 ? as[0].capacity() : 0);
+            as = new Activation[Math.max(count, as.length)];
+            for (int i = 0; i < as.length; i++) {
+                as[i] = Activation.allocate(vecDotType, capacity);
+            }
+            perType[vecDotType.ordinal()] = as;
+        }
+        return as;
+    }
+
+    private void check(Activation x) {
+        if (x.type() != vecDotType || x.length() != cols) {
+            throw new IllegalArgumentException("%s matrix with %d cols needs a %s activation of %d values, got %s of %d"
+                    .formatted(type, cols, vecDotType, cols, x.type(), x.length()));
+        }
+    }
+
+    private void checkRange(int rowStart, int rowEnd) {
+        if (rowStart < 0 || rowEnd > rows || rowStart > rowEnd) {
+            throw new IndexOutOfBoundsException("rows [%d, %d) of %d".formatted(rowStart, rowEnd, rows));
+        }
+    }
+
+    @Override
+    public String toString() {
+        return "%s[%d × %d]".formatted(type, rows, cols);
+    }
+}

@@ -1,0 +1,41 @@
+package dev.lazarus.kt.tensor;
+
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
+import java.nio.ByteOrder;
+
+/** Little-endian unaligned accessors and the k-quant scale unpacking shared by the kernels. */
+final class Layouts {
+
+    static final ValueLayout.OfFloat F32 = ValueLayout.JAVA_FLOAT_UNALIGNED.withOrder(ByteOrder.LITTLE_ENDIAN);
+    static final ValueLayout.OfShort I16 = ValueLayout.JAVA_SHORT_UNALIGNED.withOrder(ByteOrder.LITTLE_ENDIAN);
+
+    private Layouts() {
+    }
+
+    static float f16(MemorySegment s, long off) {
+        return Float.float16ToFloat(s.get(I16, off));
+    }
+
+    static int u8(MemorySegment s, long off) {
+        return Byte.toUnsignedInt(s.get(ValueLayout.JAVA_BYTE, off));
+    }
+
+    static int i8(MemorySegment s, long off) {
+        return s.get(ValueLayout.JAVA_BYTE, off);
+    }
+
+    /**
+     * Scale {@code j} (0..7) of a Q4_K/Q5_K block: 12 bytes hold 8 six-bit scales and 8 six-bit mins;
+     * groups 0-3 sit in the low 6 bits of bytes 0-3 (scales) and 4-7 (mins), groups 4-7 in the nibbles of
+     * bytes 8-11 with their top two bits in the spare high bits of bytes 0-7 (ggml's get_scale_min_k4).
+     */
+    static int kScale(MemorySegment s, long scales, int j) {
+        return j < 4 ? u8(s, scales + j) & 63 : (u8(s, scales + j + 4) & 0xF) | ((u8(s, scales + j - 4) >> 6) << 4);
+    }
+
+    /** Min {@code j} (0..7) of a Q4_K/Q5_K block; see {@link #kScale}. */
+    static int kMin(MemorySegment s, long scales, int j) {
+        return j < 4 ? u8(s, scales + j + 4) & 63 : (u8(s, scales + j + 4) >> 4) | ((u8(s, scales + j) >> 6) << 4);
+    }
+}

@@ -1,0 +1,66 @@
+package dev.lazarus.kt.tensor;
+
+import dev.lazarus.kt.gguf.GgmlType;
+import dev.lazarus.kt.gguf.GgufException;
+import dev.lazarus.kt.gguf.GgufFile;
+import dev.lazarus.kt.gguf.GgufTensorInfo;
+import java.lang.foreign.MemorySegment;
+import java.util.Arrays;
+
+/** Creates {@link WeightMatrix} views over tensor bytes; nothing is copied. */
+public final class WeightMatrices {
+
+    private WeightMatrices() {
+    }
+
+    /** A matrix over {@code data} in {@code type}'s layout, using the vector kernels. */
+    public static WeightMatrix of(GgmlType type, MemorySegment data, int rows, int cols) {
+        return new KernelMatrix(type, data, rows, cols, vectorKernel(type));
+    }
+
+    /** The same matrix computed by the plain scalar reference kernels (for tests and benchmarks). */
+    public static WeightMatrix scalar(GgmlType type, MemorySegment data, int rows, int cols) {
+        return new KernelMatrix(type, data, rows, cols, ScalarKernels.of(type));
+    }
+
+    /** A 2-D tensor (or a higher-rank one whose extra dimensions are 1). */
+    public static WeightMatrix of(GgufFile file, GgufTensorInfo t) {
+        if (t.rank() < 2 || t.dim(2) != 1 || t.dim(3) != 1) {
+            throw new GgufException(file.path() + ": tensor '" + t.name() + "' " + Arrays.toString(t.shape()) + " is not 2-D");
+        }
+        return of(t.type(), file.data(t), toInt(file, t, t.dim(1)), toInt(file, t, t.dim(0)));
+    }
+
+    /** Matrix {@code index} (e.g. an expert) of a 3-D tensor of shape [cols, rows, n]. */
+    public static WeightMatrix slice3d(GgufFile file, GgufTensorInfo t, int index) {
+        if (t.rank() != 3) {
+            throw new GgufException(file.path() + ": tensor '" + t.name() + "' " + Arrays.toString(t.shape()) + " is not 3-D");
+        }
+        if (index < 0 || index >= t.dim(2)) {
+            throw new IndexOutOfBoundsException("tensor '%s': slice %d of %d".formatted(t.name(), index, t.dim(2)));
+        }
+        int rows = toInt(file, t, t.dim(1)), cols = toInt(file, t, t.dim(0));
+        long bytes = t.type().bytesFor((long) rows * cols);
+        return of(t.type(), file.data(t).asSlice(bytes * index, bytes), rows, cols);
+    }
+
+    private static RowKernel vectorKernel(GgmlType type) {
+        return switch (type) {
+            case F32 -> FloatKernels::f32;
+            case F16 -> FloatKernels::f16;
+            case BF16 -> FloatKernels::bf16;
+            case Q8_0 -> FloatKernels::q8_0;
+            case Q4_K -> KQuantKernels::q4k;
+            case Q5_K -> KQuantKernels::q5k;
+            case Q6_K -> KQuantKernels::q6k;
+            default -> throw new IllegalArgumentException("no kernel for weight type " + type);
+        };
+    }
+
+    private static int toInt(GgufFile file, GgufTensorInfo t, long dim) {
+        if (dim > Integer.MAX_VALUE) {
+            throw new GgufException(file.path() + ": tensor '" + t.name() + "' dimension " + dim + " is too large");
+        }
+        return (int) dim;
+    }
+}

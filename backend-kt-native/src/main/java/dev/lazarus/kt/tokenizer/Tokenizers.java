@@ -1,0 +1,30 @@
+package dev.lazarus.kt.tokenizer;
+
+import java.util.Map;
+
+/** Builds the tokenizer a GGUF file describes. */
+public final class Tokenizers {
+
+    private Tokenizers() {}
+
+    /**
+     * @param ggufMetadata the metadata map as the gguf reader returns it ({@code tokenizer.ggml.*} keys)
+     * @throws TokenizerException when the vocabulary is missing, malformed or of an unsupported kind
+     */
+    public static Tokenizer fromMetadata(Map<String, Object> ggufMetadata) {
+        String model = new Metadata(ggufMetadata).string("tokenizer.ggml.model", null);
+        if (model == null) {
+            throw new TokenizerException("metadata key tokenizer.ggml.model is missing");
+        }
+        return switch (model) {
+            case "gpt2" -> {
+                PreTokenizer pre = PreTokenizer.named(new Metadata(ggufMetadata).string("tokenizer.ggml.pre", null));
+                Vocabulary vocab = Vocabulary.fromMetadata(ggufMetadata, pre);
+                yield new BpeTokenizer(vocab, pre, new Metadata(ggufMetadata).array("tokenizer.ggml.merges", true));
+            }
+            case "llama" -> new SpmTokenizer(Vocabulary.fromMetadata(ggufMetadata, null));
+            default -> throw new TokenizerException("unsupported tokenizer model '" + model
+                    + "' (supported: gpt2 byte-level BPE, llama SentencePiece)");
+        };
+    }
+}

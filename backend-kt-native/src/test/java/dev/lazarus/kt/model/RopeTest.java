@@ -1,0 +1,82 @@
+package dev.lazarus.kt.model;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.within;
+
+import java.util.HashMap;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+
+class RopeTest {
+
+    // dims 4, base 10000: pair 0 turns by pos rad, pair 1 by pos * 10000^(-1/2) = pos * 0.01 rad
+
+    @Test
+    void normalRopeRotatesAdjacentPairs() {
+        Rope rope = new Rope(RopeConfig.plain(RopeStyle.NORMAL, 4, 10000f, 64));
+        float[] x = {1, 0, 0, 1};
+        rope.rotate(x, 0, rope.table(1));
+        assertThat(x[0]).isCloseTo((float) Math.cos(1), within(1e-6f));
+        assertThat(x[1]).isCloseTo((float) Math.sin(1), within(1e-6f));
+        assertThat(x[2]).isCloseTo((float) -Math.sin(0.01), within(1e-6f));
+        assertThat(x[3]).isCloseTo((float) Math.cos(0.01), within(1e-6f));
+    }
+
+    @Test
+    void neoxRopeRotatesHalves() {
+        Rope rope = new Rope(RopeConfig.plain(RopeStyle.NEOX, 4, 10000f, 64));
+        float[] x = {1, 0, 0, 1, 7};
+        rope.rotate(x, 0, rope.table(1));
+        // pairs are (x0, x2) at angle 1 and (x1, x3) at angle 0.01
+        assertThat(x[0]).isCloseTo((float) Math.cos(1), within(1e-6f));
+        assertThat(x[2]).isCloseTo((float) Math.sin(1), within(1e-6f));
+        assertThat(x[1]).isCloseTo((float) -Math.sin(0.01), within(1e-6f));
+        assertThat(x[3]).isCloseTo((float) Math.cos(0.01), within(1e-6f));
+        assertThat(x[4]).as("beyond the rotated dimensions").isEqualTo(7f);
+    }
+
+    @Test
+    void positionZeroIsIdentity() {
+        Rope rope = new Rope(RopeConfig.plain(RopeStyle.NORMAL, 4, 10000f, 64));
+        float[] x = {0.5f, -2f, 3f, 4f};
+        rope.rotate(x, 0, rope.table(0));
+        assertThat(x).containsExactly(0.5f, -2f, 3f, 4f);
+    }
+
+    @Test
+    void yarnExtrapolatesFastPairsInterpolatesSlowOnesAndScalesMagnitude() {
+        // factor 4 (freq scale 1/4), original context 64: the ramp's corners are dims 0 and 1,
+        // so pair 0 keeps its angle (extrapolation) and pair 1 is interpolated (angle / 4).
+        Map<String, Object> md = new HashMap<>(Map.of(
+                "general.architecture", "qwen3",
+                "qwen3.rope.dimension_count", 4,
+                "qwen3.rope.freq_base", 10000f,
+                "qwen3.rope.scaling.type", "yarn",
+                "qwen3.rope.scaling.factor", 4f,
+                "qwen3.rope.scaling.original_context_length", 64));
+        RopeConfig config = RopeConfig.fromMetadata(Metadata.of(md), Architecture.QWEN3, 4, 4096);
+        Rope rope = new Rope(config);
+        float[] table = rope.table(2);
+        float magnitude = 1f + 0.1f * (float) Math.log(4);
+        assertThat(table[0]).isCloseTo((float) Math.cos(2) * magnitude, within(1e-5f));
+        assertThat(table[1]).isCloseTo((float) Math.sin(2) * magnitude, within(1e-5f));
+        assertThat(table[2]).isCloseTo((float) Math.cos(0.005) * magnitude, within(1e-5f));
+        assertThat(table[3]).isCloseTo((float) Math.sin(0.005) * magnitude, within(1e-5f));
+    }
+
+    @Test
+    void deepseekYarnKeepsRopeUnscaledAndMovesTheCorrectionIntoTheScoreScale() {
+        Map<String, Object> md = new HashMap<>(Map.of(
+                "general.architecture", "deepseek2",
+                "deepseek2.rope.dimension_count", 64,
+                "deepseek2.rope.scaling.type", "yarn",
+                "deepseek2.rope.scaling.factor", 40f,
+                "deepseek2.rope.scaling.original_context_length", 4096,
+                "deepseek2.rope.scaling.yarn_log_multiplier", 0.0707f));
+        RopeConfig config = RopeConfig.fromMetadata(Metadata.of(md), Architecture.DEEPSEEK2, 64, 163840);
+        float[] table = new Rope(config).table(0);
+        assertThat(table[0]).as("cos 0 times the net rope magnitude").isCloseTo(1f, within(1e-5f));
+        double mscale = 1 + 0.0707 * Math.log(40);
+        assertThat(config.mlaScoreScale(192)).isCloseTo((float) (mscale * mscale / Math.sqrt(192)), within(1e-5f));
+    }
+}

@@ -1,0 +1,140 @@
+package dev.lazarus.kt.runtime;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import dev.lazarus.backend.api.BackendErrorKind;
+import dev.lazarus.backend.api.BackendException;
+import dev.lazarus.kt.gguf.GgufFile;
+import dev.lazarus.kt.model.ForwardBatch;
+import dev.lazarus.kt.model.KvCache;
+import dev.lazarus.kt.model.Model;
+import dev.lazarus.kt.model.TinyModels;
+import dev.lazarus.kt.tensor.Parallel;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+class InferenceEngineTest {
+
+    @TempDir
+    static Path dir;
+
+    static GgufFile file;
+    static Model model;
+    static final Parallel PARALLEL = Parallel.ofThreads(2);
+
+    @BeforeAll
+    static void load() {
+        file = GgufFile.open(TinyModels.qwen3moe(dir, 11));
+        model = Model.load(file, PARALLEL);
+    }
+
+    @AfterAll
+    static void close() {
+        file.close();
+        PARALLEL.close();
+    }
+
+    static InferenceEngine engine(int prefixEntries) {
+        return new InferenceEngine(model, new EngineOptions(TinyModels.CONTEXT, 4, 8, 64, prefixEntries), PARALLEL);
+    }
+
+    /** Reference: the model driven directly, one token per forward pass. */
+    static int[] greedyAlone(int[] prompt, int n) {
+        KvCache cache = model.newCache(TinyModels.CONTEXT);
+        float[] logits = null;
+        int pos = 0;
+        for (int t : prompt) {
+            cache.ensureCapacity(pos + 1);
+            logits = model.forward(ForwardBatch.single(t, pos++, cache))[0];
+        }
+        int[] out = new int[n];
+        RecordingListener argmax = new RecordingListener(-1);
+        for (int i = 0; i < n; i++) {
+            out[i] = argmax.select(logits);
+            cache.ensureCapacity(pos + 1);
+            logits = model.forward(ForwardBatch.single(out[i], pos++, cache))[0];
+        }
+        return out;
+    }
+
+    @Test
+    void concurrentSequencesGenerateWhatEachWouldAlone() throws Exception {
+        int[][] prompts = {{1, 2, 3, 4, 5}, {9, 8}, {30, 31, 32}, {50, 1, 50, 1, 50, 1, 50}, {12}};
+        try (InferenceEngine engine = engine(0)) {
+            List<RecordingListener> listeners = new ArrayList<>();
+            for (int[] p : prompts) {
+                RecordingListener l = new RecordingListener(10);
+                engine.submit(p, l);
+                listeners.add(l);
+            }
+            for (int s = 0; s < prompts.length; s++) {
+                assertThat(listeners.get(s).awaitEnd()).isEqualTo(EndReason.STOPPED);
+                assertThat(listeners.get(s).tokenArray()).as("sequence %d", s)
+                        .containsExactly(greedyAlone(prompts[s], 10));
+            }
+            // Five 10-token sequences with at most four at a time: far fewer passes than tokens.
+            assertThat(engine.steps()).isLessThan(5 * 11);
+        }
+    }
+
+    @Test
+    void promptPrefixIsReusedAndGivesTheSameTokensAsAColdStart() throws Exception {
+        int[] first = {4, 5, 6, 7, 8, 9, 10, 11};
+        int[] second = {4, 5, 6, 7, 8, 9, 20, 21};
+        try (InferenceEngine engine = engine(4)) {
+            RecordingListener warm = new RecordingListener(4);
+            engine.submit(first, warm);
+            warm.awaitEnd();
+            RecordingListener reuse = new RecordingListener(6);
+            SequenceHandle handle = engine.submit(second, reuse);
+            reuse.awaitEnd();
+            assertThat(handle.reusedPromptTokens()).isEqualTo(6);
+            assertThat(reuse.tokenArray()).containsExactly(greedyAlone(second, 6));
+        }
+    }
+
+    @Test
+    void promptThatFillsTheContextIsRefused() {
+        try (InferenceEngine engine = engine(0)) {
+            assertThatThrownBy(() -> engine.submit(new int[TinyModels.CONTEXT], new RecordingListener(1)))
+                    .isInstanceOfSatisfying(BackendException.class,
+                            e -> assertThat(e.kind()).isEqualTo(BackendErrorKind.CONTEXT_LENGTH_EXCEEDED));
+        }
+    }
+
+    @Test
+    void generationStopsWhenTheContextIsFull() throws Exception {
+        int[] prompt = new int[TinyModels.CONTEXT - 5];
+        try (InferenceEngine engine = engine(0)) {
+            RecordingListener l = new RecordingListener(-1);
+            engine.submit(prompt, l);
+            assertThat(l.awaitEnd()).isEqualTo(EndReason.CONTEXT_FULL);
+            // prompt + generated tokens fill the context, plus the last token that could not be fed
+            assertThat(l.tokens).hasSize(6);
+        }
+    }
+
+    @Test
+    void cancellingFreesTheSequence() throws Exception {
+        try (InferenceEngine engine = engine(0)) {
+            RecordingListener endless = new RecordingListener(-1);
+            SequenceHandle handle = engine.submit(new int[] {1, 2, 3}, endless);
+            while (endless.tokens.size() < 3) {
+                Thread.onSpinWait();
+            }
+            handle.cancel();
+            assertThat(endless.awaitEnd()).isEqualTo(EndReason.CANCELLED);
+            assertThat(handle.isDone()).isTrue();
+            assertThat(engine.load()).isZero();
+            RecordingListener next = new RecordingListener(2);
+            engine.submit(new int[] {7}, next);
+            assertThat(next.awaitEnd()).isEqualTo(EndReason.STOPPED);
+        }
+    }
+}

@@ -1,0 +1,140 @@
+package dev.lazarus.kt.synthetic;
+
+import dev.lazarus.kt.gguf.GgmlType;
+import dev.lazarus.kt.gguf.GgufFile;
+import dev.lazarus.kt.gguf.GgufTensorInfo;
+import dev.lazarus.kt.synthetic.SyntheticModels.Mla;
+import dev.lazarus.kt.synthetic.SyntheticModels.Moe;
+import dev.lazarus.kt.synthetic.SyntheticModels.Spec;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+import java.io.IOException;
+import java.lang.foreign.ValueLayout;
+import java.nio.file.Files;
+import java.nio.file.Path;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+class SyntheticModelsTest {
+
+    @TempDir
+    Path dir;
+
+    @Test
+    void sameSpecWritesTheSameBytesAndAnotherSeedOthers() throws IOException {
+        Spec spec = SyntheticModels.tinyLlama();
+        Path a = SyntheticModels.write(spec, dir.resolve("a.gguf"));
+        Path b = SyntheticModels.write(spec, dir.resolve("b.gguf"));
+        Path c = SyntheticModels.write(spec.withSeed(99), dir.resolve("c.gguf"));
+        assertThat(Files.mismatch(a, b)).isEqualTo(-1);
+        assertThat(Files.mismatch(a, c)).isNotEqualTo(-1);
+        assertThat(Files.size(a)).isEqualTo(Files.size(c));
+    }
+
+    @Test
+    void qwen3MoeHasQkNormsRouterAndExpertsWithTheirHyperParameters() {
+        Spec spec = SyntheticModels.tinyQwen3Moe();
+        try (GgufFile f = GgufFile.open(SyntheticModels.write(spec, dir.resolve("q.gguf")))) {
+            assertThat(f.architecture()).isEqualTo("qwen3moe");
+            assertThat(f.integer("qwen3moe.expert_count")).isEqualTo(8);
+            assertThat(f.integer("qwen3moe.expert_used_count")).isEqualTo(2);
+            assertThat(f.integer("qwen3moe.expert_feed_forward_length")).isEqualTo(256);
+            assertThat(f.integer("qwen3moe.attention.key_length")).isEqualTo(64);
+            assertThat(f.tensor("blk.1.attn_q_norm.weight").shape()).containsExactly(64);
+            assertThat(f.tensor("blk.1.ffn_gate_inp.weight").shape()).containsExactly(256, 8);
+            assertThat(f.tensor("blk.1.ffn_down_exps.weight").shape()).containsExactly(256, 256, 8);
+            assertThat(f.string("general.description")).contains("RANDOM weights");
+            assertThat(f.tensors().stream().mapToLong(GgufTensorInfo::elements).sum()).isEqualTo(spec.parameterCount());
+        }
+    }
+
+    @Test
+    void quantizedModelsKeepNormsAndRouterInF32() {
+        Spec spec = SyntheticModels.tinyQwen3Moe().withWeightType(GgmlType.Q8_0);
+        try (GgufFile f = GgufFile.open(SyntheticModels.write(spec, dir.resolve("q8.gguf")))) {
+            assertThat(f.integer("general.file_type")).isEqualTo(7);
+            assertThat(f.tensor("blk.0.ffn_up_exps.weight").type()).isEqualTo(GgmlType.Q8_0);
+            assertThat(f.tensor("token_embd.weight").type()).isEqualTo(GgmlType.Q8_0);
+            assertThat(f.tensor("blk.0.ffn_gate_inp.weight").type()).isEqualTo(GgmlType.F32);
+            assertThat(f.tensor("blk.0.attn_norm.weight").type()).isEqualTo(GgmlType.F32);
+        }
+    }
+
+    @Test
+    void deepseek2HasLatentAttentionDenseLeadSharedExpertGroupsAndYarn() {
+        Spec spec = SyntheticModels.tinyDeepseek2();
+        try (GgufFile f = GgufFile.open(SyntheticModels.write(spec, dir.resolve("ds.gguf")))) {
+            assertThat(f.integer("deepseek2.leading_dense_block_count")).isEqualTo(1);
+            assertThat(f.integer("deepseek2.expert_gating_func")).isEqualTo(2);
+            assertThat(f.integer("deepseek2.expert_group_count")).isEqualTo(4);
+            assertThat(f.integer("deepseek2.attention.head_count_kv")).isEqualTo(1);
+            assertThat(f.integer("deepseek2.attention.key_length_mla")).isEqualTo(96);
+            assertThat(f.string("deepseek2.rope.scaling.type")).isEqualTo("yarn");
+            assertThat(f.findTensor("blk.0.ffn_gate_inp.weight")).isEmpty();
+            assertThat(f.tensor("blk.0.ffn_gate.weight").shape()).containsExactly(256, 512);
+            assertThat(f.tensor("blk.1.exp_probs_b.bias").shape()).containsExactly(8);
+            assertThat(f.tensor("blk.1.ffn_up_shexp.weight").shape()).containsExactly(256, 256);
+            assertThat(f.tensor("blk.2.attn_k_b.weight").shape()).containsExactly(64, 128, 4);
+            assertThat(f.tensor("blk.2.attn_v_b.weight").shape()).containsExactly(128, 64, 4);
+            assertThat(f.findTensor("blk.2.attn_kv_b.weight")).isEmpty();
+        }
+    }
+
+    @Test
+    void splitKAndVbAreExactReLayoutsOfTheFusedKvbOfTheSameSeed() {
+        Spec split = SyntheticModels.tinyDeepseek2();
+        Mla mla = split.mla();
+        Spec fused = split.withMla(mla.withSplitKvB(false));
+        try (GgufFile s = GgufFile.open(SyntheticModels.write(split, dir.resolve("split.gguf")));
+             GgufFile u = GgufFile.open(SyntheticModels.write(fused, dir.resolve("fused.gguf")))) {
+            assertThat(u.integer("deepseek2.attention.head_count_kv")).isEqualTo(4);
+            assertThat(u.metadata()).doesNotContainKey("deepseek2.attention.key_length_mla");
+            float[] kvB = floats(u, "blk.1.attn_kv_b.weight");   // [kv_lora=128] x rows h*(64+64)+j
+            float[] kB = floats(s, "blk.1.attn_k_b.weight");     // per head [nope=64] x rows kv_lora
+            float[] vB = floats(s, "blk.1.attn_v_b.weight");     // per head [kv_lora] x rows v=64
+            int r = mla.kvLoraRank(), nope = mla.qkNopeDim(), v = mla.vHeadDim();
+            for (int h = 0; h < split.heads(); h++) {
+                for (int c = 0; c < r; c += 7) {
+                    for (int j = 0; j < nope; j += 5) {
+                        assertThat(kB[(h * r + c) * nope + j]).isEqualTo(kvB[(h * (nope + v) + j) * r + c]);
+                    }
+                    for (int j = 0; j < v; j += 5) {
+                        assertThat(vB[(h * v + j) * r + c]).isEqualTo(kvB[(h * (nope + v) + nope + j) * r + c]);
+                    }
+                }
+            }
+            assertThat(floats(s, "blk.1.attn_q_b.weight")).isEqualTo(floats(u, "blk.1.attn_q_b.weight"));
+        }
+    }
+
+    @Test
+    void benchmarkPresetIsBigEnoughToMeasureKernels() {
+        Spec bench = SyntheticModels.benchQwen3Moe();
+        assertThat(bench.parameterCount()).isGreaterThan(100_000_000L);
+        assertThat(bench.moe().experts()).isGreaterThanOrEqualTo(32);
+        assertThat(bench.dim() % 256).isZero();
+        assertThat(bench.moe().expertFfn() % 256).isZero();
+    }
+
+    @Test
+    void inconsistentSpecsAreRejected() {
+        Spec llama = SyntheticModels.tinyLlama();
+        assertThatThrownBy(() -> new Spec("x", "qwen3moe", GgmlType.F32, 1, 2, 256, 4, 2, 64, 512, null, null,
+                1e6f, null, 1024, 1e-6f, false)).hasMessageContaining("qwen3moe needs experts");
+        assertThatThrownBy(() -> llama.withMla(SyntheticModels.tinyDeepseek2().mla()))
+                .hasMessageContaining("takes no MLA");
+        assertThatThrownBy(() -> new Moe(8, 2, 256, 0, 0, SyntheticModels.Gating.SIGMOID, true, 1f, 3, 1, false))
+                .hasMessageContaining("expert groups");
+        assertThatThrownBy(() -> SyntheticModels.preset("nope")).hasMessageContaining("tinyQwen3Moe");
+        assertThatThrownBy(() -> new Spec("x", "gpt-oss", GgmlType.F32, 1, 2, 256, 4, 2, 64, 512, null, null,
+                1e6f, null, 1024, 1e-6f, false)).hasMessageContaining("unsupported architecture");
+    }
+
+    private static float[] floats(GgufFile f, String name) {
+        GgufTensorInfo t = f.tensor(name);
+        assertThat(t.type()).isEqualTo(GgmlType.F32);
+        return f.data(t).toArray(ValueLayout.JAVA_FLOAT_UNALIGNED);
+    }
+}

@@ -1,0 +1,112 @@
+package dev.lazarus.kt.tensor;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.lazarus.kt.gguf.GgmlCodec;
+import dev.lazarus.kt.gguf.GgmlType;
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
+import java.nio.ByteOrder;
+import java.util.Random;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.EnumSource;
+
+/**
+ * Vector kernels against the scalar references, and both against the plain definition
+ * Σ dequantize(w)·dequantize(quantize(x)), on fresh random data every run (the seed is in the
+ * failure message).
+ */
+class KernelEquivalenceTest {
+
+    private static final ValueLayout.OfShort I16 = ValueLayout.JAVA_SHORT_UNALIGNED.withOrder(ByteOrder.LITTLE_ENDIAN);
+
+    @ParameterizedTest
+    @EnumSource(value = GgmlType.class, names = {"F32", "F16", "BF16", "Q8_0", "Q4_K", "Q5_K", "Q6_K"})
+    void vectorMatchesScalarOnEncodedWeights(GgmlType type) {
+        long seed = System.nanoTime();
+        Random rnd = new Random(seed);
+        int rows = 1 + rnd.nextInt(9);
+        int cols = 256 * (1 + rnd.nextInt(3));
+        float[] w = gaussian(rnd, rows * cols);
+        check(type, MemorySegment.ofArray(GgmlCodec.encode(type, w)), rows, cols, rnd, seed);
+    }
+
+    /** Raw random bytes reach bit patterns an encoder never writes (scale -128, all-ones quants, ...). */
+    @ParameterizedTest
+    @EnumSource(value = GgmlType.class, names = {"Q8_0", "Q4_K", "Q5_K", "Q6_K"})
+    void vectorMatchesScalarOnRandomBlocks(GgmlType type) {
+        long seed = System.nanoTime();
+        Random rnd = new Random(seed);
+        int rows = 1 + rnd.nextInt(9);
+        int cols = 256 * (1 + rnd.nextInt(3));
+        byte[] bytes = new byte[(int) type.bytesFor((long) rows * cols)];
+        rnd.nextBytes(bytes);
+        MemorySegment data = MemorySegment.ofArray(bytes);
+        for (long blk = 0; blk < bytes.length; blk += type.typeSize()) {
+            switch (type) {
+                case Q8_0 -> data.set(I16, blk, randomScale(rnd));
+                case Q4_K, Q5_K -> {
+                    data.set(I16, blk, randomScale(rnd));
+                    data.set(I16, blk + 2, randomScale(rnd));
+                }
+                case Q6_K -> data.set(I16, blk + 208, randomScale(rnd));
+                default -> throw new IllegalStateException();
+            }
+        }
+        check(type, data, rows, cols, rnd, seed);
+    }
+
+    private static void check(GgmlType type, MemorySegment data, int rows, int cols, Random rnd, long seed) {
+        WeightMatrix vector = WeightMatrices.of(type, data, rows, cols);
+        WeightMatrix scalar = WeightMatrices.scalar(type, data, rows, cols);
+        float[][] xs = {gaussian(rnd, cols), gaussian(rnd, cols), gaussian(rnd, cols)};
+        float[][] batched = new float[xs.length][rows];
+        vector.matmul(xs, batched, 0, rows);
+
+        float[] row = new float[cols];
+        for (int b = 0; b < xs.length; b++) {
+            float[] v = new float[rows], s = new float[rows];
+            vector.matvec(xs[b], v, 0, rows);
+            scalar.matvec(xs[b], s, 0, rows);
+            Activation a = Activation.allocate(VecDotType.of(type), cols).set(xs[b]);
+            for (int r = 0; r < rows; r++) {
+                vector.dequantizeRow(r, row, 0);
+                double definition = 0, magnitude = 0;
+                for (int i = 0; i < cols; i++) {
+                    double term = (double) row[i] * dequantized(a, i);
+                    definition += term;
+                    magnitude += Math.abs(term);
+                }
+                String where = "%s seed=%dL row %d of %d×%d, vector %d".formatted(type, seed, r, rows, cols, b);
+                double tolerance = 1e-5 * magnitude + 1e-30;
+                assertThat((double) v[r]).as(where + ": vector vs scalar").isCloseTo(s[r], org.assertj.core.data.Offset.offset(tolerance));
+                assertThat((double) s[r]).as(where + ": scalar vs definition").isCloseTo(definition, org.assertj.core.data.Offset.offset(tolerance));
+                assertThat(batched[b][r]).as(where + ": matmul vs matvec").isEqualTo(v[r]);
+            }
+        }
+    }
+
+    /** The value the kernel multiplies with: the activation as ggml's vec_dot_type holds it. */
+    private static double dequantized(Activation a, int i) {
+        return switch (a.type()) {
+            case F32, F16, BF16 -> a.values[i];
+            case Q8_0, Q8_K -> (double) a.values[i] * a.scales[i / a.type().blockSize()];
+        };
+    }
+
+    private static short randomScale(Random rnd) {
+        return Float.floatToFloat16((float) (rnd.nextGaussian() * 0.01));
+    }
+
+    static float[] gaussian(Random rnd, int n) {
+        float[] v = new float[n];
+        float scale = (float) Math.exp(rnd.nextGaussian());
+        for (int i = 0; i < n; i++) {
+            v[i] = (float) rnd.nextGaussian() * scale;
+        }
+        if (n > 3) {
+            v[rnd.nextInt(n)] *= 20; // an outlier, as real activations have
+        }
+        return v;
+    }
+}
