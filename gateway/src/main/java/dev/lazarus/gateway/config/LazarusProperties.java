@@ -25,8 +25,8 @@ import org.springframework.validation.annotation.Validated;
 @Validated
 @ConfigurationProperties(prefix = "lazarus")
 public record LazarusProperties(
-        @DefaultValue @Valid List<Backend> backends,
-        @DefaultValue @Valid List<Model> models,
+        @DefaultValue List<@Valid Backend> backends,
+        @DefaultValue List<@Valid Model> models,
         @DefaultValue @Valid Security security,
         @DefaultValue @Valid Limits limits,
         @DefaultValue @Valid Routing routing) {

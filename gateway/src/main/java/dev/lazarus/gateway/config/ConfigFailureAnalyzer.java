@@ -1,0 +1,29 @@
+package dev.lazarus.gateway.config;
+
+import dev.lazarus.backend.api.BackendConfigException;
+import org.springframework.boot.diagnostics.FailureAnalysis;
+import org.springframework.boot.diagnostics.FailureAnalyzer;
+
+/**
+ * Turns a configuration mistake (an unknown backend kind or id, a bad backend setting) into
+ * Spring Boot's short "APPLICATION FAILED TO START" report instead of a page of bean errors.
+ */
+public final class ConfigFailureAnalyzer implements FailureAnalyzer {
+
+    @Override
+    public FailureAnalysis analyze(Throwable failure) {
+        for (Throwable t = failure; t != null; t = t.getCause()) {
+            if (t instanceof BackendConfigException e) {
+                return new FailureAnalysis(e.getMessage(),
+                        "Fix lazarus.backends (id '" + e.backendId() + "', " + e.setting() + ") in your configuration,"
+                                + " or put the module of that backend kind on the class path. See docs/configuration.md.",
+                        e);
+            }
+            if (t instanceof GatewayConfigException e) {
+                return new FailureAnalysis(e.getMessage(),
+                        "Fix lazarus.backends / lazarus.models in your configuration. See docs/configuration.md.", e);
+            }
+        }
+        return null;
+    }
+}
