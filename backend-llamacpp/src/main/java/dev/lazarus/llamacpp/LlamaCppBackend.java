@@ -91,6 +91,11 @@ public final class LlamaCppBackend implements InferenceBackend {
         return supervisor == null ? 0 : supervisor.restarts();
     }
 
+    /** The supervisor, or null when someone else runs llama-server (for tests in this package). */
+    LlamaServerSupervisor supervisor() {
+        return supervisor;
+    }
+
     /** What the server said about itself ({@code /props}, {@code /v1/models}), once it has answered. */
     public Optional<ServerInfo> serverInfo() {
         return Optional.ofNullable(info.get());

@@ -51,7 +51,8 @@ final class LlamaServerSupervisor implements AutoCloseable {
     private final Clock clock;
 
     /** How often the child's descendants are listed while it runs. */
-    private static final Duration DESCENDANT_SCAN = Duration.ofMillis(500);
+    static final long DESCENDANT_SCAN_MS = 500;
+    private static final Duration DESCENDANT_SCAN = Duration.ofMillis(DESCENDANT_SCAN_MS);
 
     private final Object lock = new Object();
     private final Set<ProcessHandle> descendants = ConcurrentHashMap.newKeySet();
@@ -100,6 +101,11 @@ final class LlamaServerSupervisor implements AutoCloseable {
     OptionalLong pid() {
         Process p = current;
         return p != null && p.isAlive() ? OptionalLong.of(p.pid()) : OptionalLong.empty();
+    }
+
+    /** The child's descendants seen so far (it is scanned every {@value #DESCENDANT_SCAN_MS} ms). */
+    Set<ProcessHandle> knownDescendants() {
+        return Set.copyOf(descendants);
     }
 
     /** How often the child has been started again after the first start. */
@@ -162,7 +168,9 @@ final class LlamaServerSupervisor implements AutoCloseable {
                     ProcessTree.terminate(process.toHandle(), settings.stopGracePeriod());
                 }
                 lastExit = process.isAlive() ? "was stopped" : "exited with code " + process.exitValue();
-                killOrphans();
+                if (!isClosed()) {
+                    killOrphans(); // when closing, close() stops them
+                }
             }
             if (isClosed()) {
                 break;
@@ -209,8 +217,8 @@ final class LlamaServerSupervisor implements AutoCloseable {
                 Thread.ofVirtual().name("llama-server-output-" + backendId).start(() -> pumpOutput(process));
                 return process;
             } catch (IOException e) {
-                lastExit = "could not be started (" + e.getMessage() + ")";
-                log.error("backend '{}': cannot start llama-server {}: {}", backendId, command, e.getMessage());
+                // The loop logs this with the back-off it chose.
+                lastExit = "could not be started (" + e.getMessage().strip() + ")";
                 return null;
             }
         }
