@@ -1,5 +1,7 @@
 package dev.lazarus.kt.model;
 
+import dev.lazarus.kt.tensor.FloatOps;
+
 /**
  * Scaled dot-product attention of one query head over a cached sequence, with llama.cpp's
  * non-flash CPU rounding: the query is rounded to F16 to meet the F16 keys, scores and softmax are
@@ -25,12 +27,8 @@ final class AttentionKernel {
         }
         float[] scores = new float[positions];
         for (int t = 0; t < positions; t++) {
-            int base = t * kStride + kOff;
-            float s = 0f;
-            for (int i = 0; i < dim; i++) {
-                s += qh[i] * keys[base + i];
-            }
-            scores[t] = s;
+            // vectorized like ggml's f16 dot: the sum order differs from a plain loop, the rounding does not
+            scores[t] = FloatOps.dot(qh, 0, keys, t * kStride + kOff, dim);
         }
         Numerics.softmax(scores, positions, scale);
         for (int d = 0; d < vDim; d++) {
@@ -38,10 +36,7 @@ final class AttentionKernel {
         }
         for (int t = 0; t < positions; t++) {
             float p = Numerics.roundToF16(scores[t]);
-            int base = t * vStride + vOff;
-            for (int d = 0; d < vDim; d++) {
-                out[outOff + d] += p * values[base + d];
-            }
+            FloatOps.axpy(p, values, t * vStride + vOff, out, outOff, vDim);
         }
     }
 }

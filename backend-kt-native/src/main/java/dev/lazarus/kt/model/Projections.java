@@ -1,5 +1,6 @@
 package dev.lazarus.kt.model;
 
+import dev.lazarus.kt.tensor.Activation;
 import dev.lazarus.kt.tensor.Parallel;
 import dev.lazarus.kt.tensor.WeightMatrix;
 
@@ -26,7 +27,19 @@ final class Projections {
                 outs[m][i] = new float[rows[m]];
             }
         }
-        RowSplitter.run(parallel, rows, (m, from, to) -> ws[m].matmul(xs, outs[m], from, to));
+        // each activation is converted once here, not once per row chunk
+        Activation[][] as = new Activation[ws.length][];
+        for (int m = 0; m < ws.length; m++) {
+            for (int o = 0; o < m && as[m] == null; o++) {
+                if (ws[o].vecDotType() == ws[m].vecDotType() && ws[o].cols() == ws[m].cols()) {
+                    as[m] = as[o];
+                }
+            }
+            if (as[m] == null) {
+                as[m] = Activation.convertAll(parallel, ws[m].vecDotType(), xs, ws[m].cols());
+            }
+        }
+        RowSplitter.run(parallel, rows, (m, from, to) -> ws[m].matmul(as[m], outs[m], from, to));
         return outs;
     }
 }

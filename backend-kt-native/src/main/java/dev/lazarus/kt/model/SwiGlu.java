@@ -1,5 +1,6 @@
 package dev.lazarus.kt.model;
 
+import dev.lazarus.kt.tensor.Activation;
 import dev.lazarus.kt.tensor.Parallel;
 import dev.lazarus.kt.tensor.WeightMatrix;
 
@@ -38,16 +39,28 @@ final class SwiGlu {
             hidden[j] = new float[tokens][hiddenRows[j]];
             out[j] = new float[tokens][outRows[j]];
         }
+        // activations are converted once per pass, not once per row chunk
+        Activation[][] gateIn = new Activation[jobs][];
+        Activation[][] upIn = new Activation[jobs][];
+        for (int j = 0; j < jobs; j++) {
+            WeightMatrix g = nets[j].gate(), u = nets[j].up();
+            gateIn[j] = Activation.convertAll(parallel, g.vecDotType(), inputs[j], g.cols());
+            upIn[j] = u.vecDotType() == g.vecDotType() ? gateIn[j] : Activation.convertAll(parallel, u.vecDotType(), inputs[j], u.cols());
+        }
         RowSplitter.run(parallel, hiddenRows, (j, from, to) -> {
-            nets[j].gate().matmul(inputs[j], gate[j], from, to);
-            nets[j].up().matmul(inputs[j], up[j], from, to);
+            nets[j].gate().matmul(gateIn[j], gate[j], from, to);
+            nets[j].up().matmul(upIn[j], up[j], from, to);
             for (int t = 0; t < inputs[j].length; t++) {
                 for (int r = from; r < to; r++) {
                     hidden[j][t][r] = Numerics.silu(gate[j][t][r]) * up[j][t][r];
                 }
             }
         });
-        RowSplitter.run(parallel, outRows, (j, from, to) -> nets[j].down().matmul(hidden[j], out[j], from, to));
+        Activation[][] downIn = new Activation[jobs][];
+        for (int j = 0; j < jobs; j++) {
+            downIn[j] = Activation.convertAll(parallel, nets[j].down().vecDotType(), hidden[j], nets[j].down().cols());
+        }
+        RowSplitter.run(parallel, outRows, (j, from, to) -> nets[j].down().matmul(downIn[j], out[j], from, to));
         return out;
     }
 }

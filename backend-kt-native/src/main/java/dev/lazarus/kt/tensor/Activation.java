@@ -85,6 +85,25 @@ public final class Activation {
     }
 
     /**
+     * Converts each of {@code xs} (the first {@code n} values) once, for every matrix of that
+     * vec-dot type and width to share; many vectors are converted on the pool.
+     */
+    public static Activation[] convertAll(Parallel parallel, VecDotType type, float[][] xs, int n) {
+        Activation[] as = new Activation[xs.length];
+        IntRangeBody convert = (from, to) -> {
+            for (int i = from; i < to; i++) {
+                as[i] = new Activation(type, n).set(xs[i], n);
+            }
+        };
+        if (xs.length < 16) {
+            convert.run(0, xs.length);
+        } else {
+            parallel.forRange(xs.length, convert);
+        }
+        return as;
+    }
+
+    /**
      * As ggml's x86 quantize_row_q8_0 (the path llama-server takes on AVX2/AVX-512): scale amax/127
      * rounded to f16, values x·127/amax rounded to nearest even.
      */

@@ -1,16 +1,21 @@
 package dev.lazarus.kt.tensor;
 
-import java.util.concurrent.CountDownLatch;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
+import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
-import java.util.concurrent.atomic.AtomicReference;
+import java.util.concurrent.locks.LockSupport;
 
 /**
  * A fixed pool of platform threads that splits index ranges into chunks. The calling thread works
  * too, and waits only for chunks that were actually claimed, so nested {@link #forRange} calls (from
  * inside a body) cannot deadlock even when every worker is busy: an unclaimed chunk is simply run
  * by the caller.
+ *
+ * <p>A decode step is dozens of short parallel passes a few microseconds apart, so handing work
+ * over through an executor queue and a latch (a futex wake-up per worker per pass, tens of
+ * microseconds each) costs as much as the work. Instead workers and waiting callers spin for a
+ * short while ({@link #SPIN_NANOS}) before they park: back-to-back passes never sleep, an idle pool
+ * stops burning CPU almost at once (which matters on a shared machine).
  */
 public final class Parallel implements AutoCloseable {
 
@@ -20,17 +25,24 @@ public final class Parallel implements AutoCloseable {
 
     /** Chunks per thread: more than one so that uneven chunks (or a slow thread) balance out. */
     private static final int CHUNKS_PER_THREAD = 4;
+    /** How long an idle worker or a waiting caller polls before it parks. */
+    private static final long SPIN_NANOS = TimeUnit.MICROSECONDS.toNanos(50);
 
     private final int threads;
-    private final ExecutorService pool;
+    private final Worker[] workers;
+    private final ConcurrentLinkedQueue<Job> jobs = new ConcurrentLinkedQueue<>();
+    private volatile boolean closed;
 
     private Parallel(int threads, String name) {
         if (threads < 1) {
             throw new IllegalArgumentException("threads must be ≥ 1, got " + threads);
         }
         this.threads = threads;
-        this.pool = threads == 1 ? null
-                : Executors.newFixedThreadPool(threads - 1, Thread.ofPlatform().daemon().name(name + "-", 0).factory());
+        this.workers = new Worker[threads - 1];
+        for (int i = 0; i < workers.length; i++) {
+            workers[i] = new Worker();
+            workers[i].thread = Thread.ofPlatform().daemon().name(name + "-" + i).start(workers[i]);
+        }
     }
 
     /** The process-wide pool with one thread per available processor. */
@@ -62,53 +74,141 @@ public final class Parallel implements AutoCloseable {
         }
         int units = (n + grain - 1) / grain;
         int chunks = Math.min(units, threads * CHUNKS_PER_THREAD);
-        if (pool == null || chunks == 1) {
+        if (workers.length == 0 || chunks == 1 || closed) {
             body.run(0, n);
             return;
         }
-        AtomicInteger next = new AtomicInteger();
-        CountDownLatch done = new CountDownLatch(chunks);
-        AtomicReference<Throwable> failure = new AtomicReference<>();
-        Runnable worker = () -> {
-            for (int c; (c = next.getAndIncrement()) < chunks; ) {
-                try {
-                    if (failure.get() == null) {
-                        int start = (int) ((long) units * c / chunks) * grain;
-                        int end = Math.min(n, (int) ((long) units * (c + 1) / chunks) * grain);
-                        body.run(start, end);
-                    }
-                } catch (Throwable t) {
-                    failure.compareAndSet(null, t);
-                } finally {
-                    done.countDown();
-                }
+        Job job = new Job(body, n, grain, units, chunks);
+        jobs.add(job);
+        wakeWorkers(Math.min(workers.length, chunks - 1));
+        job.work();
+        jobs.remove(job);
+        job.awaitDone();
+        job.rethrow();
+    }
+
+    private void wakeWorkers(int wanted) {
+        for (int i = 0, woken = 0; i < workers.length && woken < wanted; i++) {
+            if (workers[i].parked) {
+                LockSupport.unpark(workers[i].thread);
+                woken++;
             }
-        };
-        for (int i = 0, helpers = Math.min(threads - 1, chunks - 1); i < helpers; i++) {
-            pool.execute(worker);
-        }
-        worker.run();
-        try {
-            done.await();
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new IllegalStateException("interrupted while waiting for parallel work", e);
-        }
-        Throwable t = failure.get();
-        if (t instanceof RuntimeException re) {
-            throw re;
-        } else if (t instanceof Error err) {
-            throw err;
-        } else if (t != null) {
-            throw new IllegalStateException(t);
         }
     }
 
     /** Stops the threads of a pool made by {@link #ofThreads}; the shared pool ignores this. */
     @Override
     public void close() {
-        if (pool != null && this != Shared.INSTANCE) {
-            pool.shutdown();
+        if (this == Shared.INSTANCE || closed) {
+            return;
+        }
+        closed = true;
+        for (Worker w : workers) {
+            LockSupport.unpark(w.thread);
+        }
+    }
+
+    /** One forRange call: chunks claimed by whoever comes first, and a count of those not yet finished. */
+    private static final class Job {
+        private final IntRangeBody body;
+        private final int n, grain, units, chunks;
+        private final AtomicInteger next = new AtomicInteger();
+        private final AtomicInteger unfinished;
+        private volatile Thread waiter;
+        private volatile Throwable failure;
+
+        Job(IntRangeBody body, int n, int grain, int units, int chunks) {
+            this.body = body;
+            this.n = n;
+            this.grain = grain;
+            this.units = units;
+            this.chunks = chunks;
+            this.unfinished = new AtomicInteger(chunks);
+        }
+
+        boolean hasChunks() {
+            return next.get() < chunks;
+        }
+
+        /** Runs chunks until none is left to claim. */
+        void work() {
+            for (int c; (c = next.getAndIncrement()) < chunks; ) {
+                try {
+                    if (failure == null) {
+                        int start = (int) ((long) units * c / chunks) * grain;
+                        int end = Math.min(n, (int) ((long) units * (c + 1) / chunks) * grain);
+                        body.run(start, end);
+                    }
+                } catch (Throwable t) {
+                    if (failure == null) {
+                        failure = t;
+                    }
+                } finally {
+                    if (unfinished.decrementAndGet() == 0) {
+                        Thread w = waiter;
+                        if (w != null) {
+                            LockSupport.unpark(w);
+                        }
+                    }
+                }
+            }
+        }
+
+        void awaitDone() {
+            long spinUntil = System.nanoTime() + SPIN_NANOS;
+            while (unfinished.get() > 0) {
+                if (System.nanoTime() < spinUntil) {
+                    Thread.onSpinWait();
+                    continue;
+                }
+                waiter = Thread.currentThread();
+                // re-checked after publishing the waiter: the last chunk either sees it or finished before
+                while (unfinished.get() > 0) {
+                    LockSupport.park(this);
+                }
+            }
+        }
+
+        void rethrow() {
+            Throwable t = failure;
+            if (t instanceof RuntimeException re) {
+                throw re;
+            } else if (t instanceof Error err) {
+                throw err;
+            } else if (t != null) {
+                throw new IllegalStateException(t);
+            }
+        }
+    }
+
+    private final class Worker implements Runnable {
+        volatile boolean parked;
+        Thread thread;
+
+        @Override
+        public void run() {
+            long idleSince = System.nanoTime();
+            while (!closed) {
+                Job job = jobs.peek();
+                if (job != null) {
+                    if (job.hasChunks()) {
+                        job.work();
+                    } else {
+                        jobs.remove(job);
+                    }
+                    idleSince = System.nanoTime();
+                } else if (System.nanoTime() - idleSince < SPIN_NANOS) {
+                    Thread.onSpinWait();
+                } else {
+                    parked = true;
+                    // re-checked after announcing the park: a poster either sees the flag or its job is visible here
+                    if (jobs.isEmpty() && !closed) {
+                        LockSupport.park(this);
+                    }
+                    parked = false;
+                    idleSince = System.nanoTime();
+                }
+            }
         }
     }
 }

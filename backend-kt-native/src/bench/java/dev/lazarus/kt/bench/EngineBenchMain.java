@@ -1,0 +1,193 @@
+package dev.lazarus.kt.bench;
+
+import dev.lazarus.kt.gguf.GgmlType;
+import dev.lazarus.kt.gguf.GgufFile;
+import dev.lazarus.kt.synthetic.SyntheticModels;
+import dev.lazarus.kt.tensor.Parallel;
+import dev.lazarus.kt.testsupport.LlamaCpp;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.OffsetDateTime;
+import java.time.temporal.ChronoUnit;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.function.ToDoubleFunction;
+
+/**
+ * The kt-native engine against llama.cpp's {@code llama-bench} on the same GGUF and thread count,
+ * alternated round by round so that load from other processes hits both alike. Prints a Markdown
+ * table (engine tok/s, llama.cpp tok/s, ratio, effective bandwidth vs the measured one).
+ *
+ * <pre>
+ * scripts/bench-engine.sh [--models q8_0,q4_k_m] [--threads 2] [--rounds 3] [--prompt 512] [--gen 128]
+ *                         [--work /tmp/lazarus-bench] [--no-llama]
+ * </pre>
+ * Models are the synthetic {@code benchQwen3Moe} preset: {@code q8_0} written directly, {@code q4_k_m}
+ * quantized from an F16 copy with Debian's llama-quantize; any other value is taken as a GGUF path.
+ */
+public final class EngineBenchMain {
+
+    private EngineBenchMain() {
+    }
+
+    public static void main(String[] args) throws IOException {
+        Map<String, String> opt = options(args);
+        int threads = Integer.parseInt(opt.getOrDefault("threads", Integer.toString(Runtime.getRuntime().availableProcessors())));
+        int rounds = Integer.parseInt(opt.getOrDefault("rounds", "3"));
+        int prompt = Integer.parseInt(opt.getOrDefault("prompt", "512"));
+        int gen = Integer.parseInt(opt.getOrDefault("gen", "128"));
+        boolean llama = !opt.containsKey("no-llama");
+        Path work = Path.of(opt.getOrDefault("work", "/tmp/lazarus-bench"));
+        List<String> models = List.of(opt.getOrDefault("models", "q8_0,q4_k_m").split(","));
+
+        System.out.println("# kt-native vs llama.cpp");
+        System.out.println();
+        System.out.println("- date: " + OffsetDateTime.now().truncatedTo(ChronoUnit.SECONDS));
+        System.out.println("- machine: " + Machine.describe());
+        System.out.println("- JVM: " + Runtime.version() + ", threads " + threads + ", rounds " + rounds
+                + ", prompt " + prompt + ", gen " + gen);
+        System.out.println("- load before: " + Machine.loadAverage());
+        MemoryBandwidth.Result bw;
+        try (Parallel p = Parallel.ofThreads(threads)) {
+            bw = MemoryBandwidth.measure(p, 5);
+        }
+        System.out.printf(Locale.ROOT, "- measured memory bandwidth (%d threads, Java): triad %.1f GB/s, read %.1f GB/s%n",
+                threads, bw.triadGBs(), bw.readGBs());
+        System.out.println();
+
+        List<String> rows = new ArrayList<>();
+        for (String name : models) {
+            Path model = real(resolve(name.trim(), work));
+            ActiveWeights weights;
+            try (GgufFile f = GgufFile.open(model)) {
+                weights = ActiveWeights.of(f);
+            }
+            List<KtEngineBench.Result> ours = new ArrayList<>();
+            List<LlamaBench.Result> theirs = new ArrayList<>();
+            List<String> loads = new ArrayList<>();
+            try (KtEngineBench engine = new KtEngineBench(model, threads, prompt)) {
+                engine.run(Math.min(prompt, 64), 16); // JIT warm-up, not counted
+                for (int r = 0; r < rounds; r++) {
+                    loads.add(Machine.loadAverage().split(" ")[0]);
+                    KtEngineBench.Result e = engine.run(prompt, gen);
+                    ours.add(e);
+                    System.out.printf(Locale.ROOT, "  [%s round %d] kt-native pp %.1f tg %.1f tok/s", name, r + 1,
+                            e.prefillTps(), e.decodeTps());
+                    if (llama) {
+                        LlamaBench.Result l = LlamaBench.run(model, prompt, gen, threads, 1);
+                        theirs.add(l);
+                        System.out.printf(Locale.ROOT, " | llama.cpp pp %.1f tg %.1f tok/s", l.prefillTps(), l.decodeTps());
+                    }
+                    System.out.println();
+                }
+            }
+            String label = model.getFileName().toString();
+            rows.add(row(label, "decode tg" + gen, ours, theirs, KtEngineBench.Result::decodeTps, LlamaBench.Result::decodeTps,
+                    weights, bw, loads));
+            rows.add(row(label, "prefill pp" + prompt, ours, theirs, KtEngineBench.Result::prefillTps,
+                    LlamaBench.Result::prefillTps, null, bw, loads));
+            System.out.printf(Locale.ROOT, "  %s: %.1f MB weights, %.1f MB active per token (experts %.1f MB, head %.1f MB)%n",
+                    label, weights.totalBytes() / 1e6, weights.activeBytes() / 1e6, weights.expertBytesPerToken() / 1e6,
+                    weights.headBytes() / 1e6);
+        }
+        System.out.println();
+        System.out.println("| model | test | kt-native tok/s | llama.cpp tok/s | ratio | kt-native eff. GB/s | llama.cpp eff. GB/s | of read BW | load 1m |");
+        System.out.println("|---|---|---|---|---|---|---|---|---|");
+        rows.forEach(System.out::println);
+        System.out.println();
+        System.out.println("- load after: " + Machine.loadAverage());
+    }
+
+    private static <E, L> String row(String model, String test, List<E> ours, List<L> theirs, ToDoubleFunction<E> o,
+                                     ToDoubleFunction<L> t, ActiveWeights weights, MemoryBandwidth.Result bw,
+                                     List<String> loads) {
+        Stats a = Stats.of(ours.stream().mapToDouble(o).toArray());
+        Stats b = Stats.of(theirs.stream().mapToDouble(t).toArray());
+        String ratio = theirs.isEmpty() ? "-" : String.format(Locale.ROOT, "%.2f", a.mean() / b.mean());
+        String effA = "-", effB = "-", share = "-";
+        if (weights != null) {
+            double gbA = weights.activeBytes() * a.mean() / 1e9;
+            effA = String.format(Locale.ROOT, "%.1f", gbA);
+            share = String.format(Locale.ROOT, "%.0f%%", 100 * gbA / bw.readGBs());
+            if (!theirs.isEmpty()) {
+                double gbB = weights.activeBytes() * b.mean() / 1e9;
+                effB = String.format(Locale.ROOT, "%.1f", gbB);
+                share += String.format(Locale.ROOT, " / %.0f%%", 100 * gbB / bw.readGBs());
+            }
+        }
+        return String.format(Locale.ROOT, "| %s | %s | %s | %s | %s | %s | %s | %s | %s |", model, test, a, theirs.isEmpty() ? "-" : b,
+                ratio, effA, effB, share, String.join(" ", loads));
+    }
+
+    record Stats(double mean, double stdev) {
+        static Stats of(double[] v) {
+            double m = 0;
+            for (double x : v) {
+                m += x / v.length;
+            }
+            double s = 0;
+            for (double x : v) {
+                s += (x - m) * (x - m);
+            }
+            return new Stats(m, v.length > 1 ? Math.sqrt(s / (v.length - 1)) : 0);
+        }
+
+        @Override
+        public String toString() {
+            return String.format(Locale.ROOT, "%.1f ± %.1f", mean, stdev);
+        }
+    }
+
+    /** A preset name ({@code q8_0}, {@code q4_k_m}) generated under {@code work} when missing, or a GGUF path. */
+    private static Path resolve(String name, Path work) {
+        Path q8 = work.resolve("bench-qwen3moe-q8_0.gguf");
+        switch (name.toLowerCase(Locale.ROOT)) {
+            case "q8_0" -> {
+                if (!Files.exists(q8)) {
+                    SyntheticModels.write(SyntheticModels.benchQwen3Moe().withWeightType(GgmlType.Q8_0), q8);
+                }
+                return q8;
+            }
+            case "q4_k_m" -> {
+                Path q4 = work.resolve("bench-qwen3moe-q4_k_m.gguf");
+                if (!Files.exists(q4)) {
+                    Path f16 = work.resolve("bench-qwen3moe-f16.gguf");
+                    if (!Files.exists(f16)) {
+                        SyntheticModels.write(SyntheticModels.benchQwen3Moe().withWeightType(GgmlType.F16), f16);
+                    }
+                    LlamaCpp.quantize(f16, q4, "Q4_K_M");
+                }
+                return q4;
+            }
+            default -> {
+                return Path.of(name);
+            }
+        }
+    }
+
+    private static Path real(Path p) {
+        try {
+            // llama.cpp runs in a chroot where only the file's own directory is bound: no symlinks
+            return p.toRealPath();
+        } catch (IOException e) {
+            throw new java.io.UncheckedIOException(e);
+        }
+    }
+
+    private static Map<String, String> options(String[] args) {
+        Map<String, String> opt = new LinkedHashMap<>();
+        for (int i = 0; i < args.length; i++) {
+            if (!args[i].startsWith("--")) {
+                throw new IllegalArgumentException("unexpected argument '" + args[i] + "'");
+            }
+            String key = args[i].substring(2);
+            boolean flag = i + 1 >= args.length || args[i + 1].startsWith("--");
+            opt.put(key, flag ? "" : args[++i]);
+        }
+        return opt;
+    }
+}

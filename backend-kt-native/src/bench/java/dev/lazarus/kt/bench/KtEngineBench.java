@@ -1,0 +1,120 @@
+package dev.lazarus.kt.bench;
+
+import dev.lazarus.kt.gguf.GgufFile;
+import dev.lazarus.kt.model.Model;
+import dev.lazarus.kt.runtime.EndReason;
+import dev.lazarus.kt.runtime.EngineOptions;
+import dev.lazarus.kt.runtime.InferenceEngine;
+import dev.lazarus.kt.runtime.SequenceListener;
+import dev.lazarus.kt.tensor.Parallel;
+import java.nio.file.Path;
+import java.util.Random;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * The kt-native engine as a server runs it ({@link InferenceEngine}: scheduler, KV cache, greedy
+ * token choice), measured the way llama-bench measures: prefill = prompt tokens / time to the
+ * first logits (the whole prompt in one forward batch, as llama-bench's 512-token ubatch);
+ * decode = generated tokens / time, after a one-token prompt on an empty cache.
+ */
+final class KtEngineBench implements AutoCloseable {
+
+    record Result(double prefillTps, double decodeTps) {}
+
+    private final GgufFile file;
+    private final Parallel parallel;
+    private final InferenceEngine engine;
+    private final int vocab;
+    private final Random random = new Random(7);
+
+    KtEngineBench(Path model, int threads, int maxPrompt) {
+        this.file = GgufFile.open(model);
+        this.parallel = Parallel.ofThreads(threads);
+        Model m = Model.load(file, parallel);
+        this.vocab = m.vocabSize();
+        int context = maxPrompt + 1024;
+        this.engine = new InferenceEngine(m, new EngineOptions(context, 1, 4, maxPrompt, 0), parallel);
+    }
+
+    Result run(int prompt, int gen) {
+        return new Result(prefill(prompt), decode(gen));
+    }
+
+    private double prefill(int prompt) {
+        Timed timed = generate(prompt, 1);
+        return prompt / seconds(timed.firstNanos - timed.startNanos);
+    }
+
+    private double decode(int gen) {
+        // the first token comes from the one-token prompt; the rest are the decode steps measured
+        Timed timed = generate(1, gen + 1);
+        return gen / seconds(timed.lastNanos - timed.firstNanos);
+    }
+
+    private Timed generate(int promptTokens, int tokens) {
+        int[] prompt = new int[promptTokens];
+        for (int i = 0; i < prompt.length; i++) {
+            prompt[i] = random.nextInt(vocab);
+        }
+        Timed timed = new Timed(tokens);
+        timed.startNanos = System.nanoTime();
+        engine.submit(prompt, timed);
+        timed.done.orTimeout(30, TimeUnit.MINUTES).join();
+        return timed;
+    }
+
+    private static double seconds(long nanos) {
+        return nanos / 1e9;
+    }
+
+    /** Greedy choice; records when the first and the last token were chosen. */
+    private static final class Timed implements SequenceListener {
+        final CompletableFuture<Void> done = new CompletableFuture<>();
+        final int wanted;
+        int produced;
+        long startNanos, firstNanos, lastNanos;
+
+        Timed(int wanted) {
+            this.wanted = wanted;
+        }
+
+        @Override
+        public int select(float[] logits) {
+            int best = 0;
+            for (int i = 1; i < logits.length; i++) {
+                if (logits[i] > logits[best]) {
+                    best = i;
+                }
+            }
+            return best;
+        }
+
+        @Override
+        public boolean accept(int token) {
+            long now = System.nanoTime();
+            if (produced++ == 0) {
+                firstNanos = now;
+            }
+            lastNanos = now;
+            return produced < wanted;
+        }
+
+        @Override
+        public void ended(EndReason reason) {
+            done.complete(null);
+        }
+
+        @Override
+        public void failed(Throwable error) {
+            done.completeExceptionally(error);
+        }
+    }
+
+    @Override
+    public void close() {
+        engine.close();
+        parallel.close();
+        file.close();
+    }
+}
