@@ -74,7 +74,16 @@ final class KernelMatrix implements WeightMatrix {
     public void matvec(Activation x, float[] out, int rowStart, int rowEnd) {
         check(x);
         checkRange(rowStart, rowEnd);
-        for (int r = rowStart; r < rowEnd; r++) {
+        rows(x, out, rowStart, rowEnd);
+    }
+
+    /** Rows in groups of {@link RowKernel#GROUP} (one pass over x per group), then the rest one by one. */
+    private void rows(Activation x, float[] out, int rowStart, int rowEnd) {
+        int r = rowStart;
+        for (; r + RowKernel.GROUP <= rowEnd; r += RowKernel.GROUP) {
+            kernel.dot4(data, r * rowBytes, rowBytes, x, cols, out, r);
+        }
+        for (; r < rowEnd; r++) {
             out[r] = kernel.dot(data, r * rowBytes, x, cols);
         }
     }
@@ -97,15 +106,15 @@ final class KernelMatrix implements WeightMatrix {
     }
 
     /**
-     * Row-outer, vector-inner: a row (a few KB) is fetched from memory once and then served from
-     * cache to every vector, so the weight bytes cross the memory bus once per batch.
+     * Row-group-outer, vector-inner: a group of rows (a few KB) is fetched from memory once and
+     * then served from cache to every vector, so the weight bytes cross the memory bus once per batch.
      */
     private void matmulPrepared(Activation[] xs, int count, float[][] outs, int rowStart, int rowEnd) {
         checkRange(rowStart, rowEnd);
-        for (int r = rowStart; r < rowEnd; r++) {
-            long offset = r * rowBytes;
+        for (int r = rowStart; r < rowEnd; r += RowKernel.GROUP) {
+            int end = Math.min(rowEnd, r + RowKernel.GROUP);
             for (int b = 0; b < count; b++) {
-                outs[b][r] = kernel.dot(data, offset, xs[b], cols);
+                rows(xs[b], outs[b], r, end);
             }
         }
     }

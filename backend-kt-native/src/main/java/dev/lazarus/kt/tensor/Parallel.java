@@ -25,8 +25,13 @@ public final class Parallel implements AutoCloseable {
 
     /** Chunks per thread: more than one so that uneven chunks (or a slow thread) balance out. */
     private static final int CHUNKS_PER_THREAD = 4;
-    /** How long an idle worker or a waiting caller polls before it parks. */
-    private static final long SPIN_NANOS = TimeUnit.MICROSECONDS.toNanos(50);
+    /**
+     * How long an idle worker or a waiting caller polls before it parks (system property
+     * {@code lazarus.kt.parallel.spin-micros}, default 50). On an oversubscribed machine a parked
+     * thread wakes with the scheduler's favour while a spinning one burns its share, so 0 can win there.
+     */
+    private static final long SPIN_NANOS = TimeUnit.MICROSECONDS.toNanos(
+            Long.getLong("lazarus.kt.parallel.spin-micros", 50));
 
     private final int threads;
     private final Worker[] workers;
