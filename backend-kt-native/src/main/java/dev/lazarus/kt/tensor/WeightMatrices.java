@@ -50,9 +50,9 @@ public final class WeightMatrices {
             case F16 -> FloatKernels::f16;
             case BF16 -> FloatKernels::bf16;
             case Q8_0 -> FloatKernels.Q8_0;
-            case Q4_K -> KQuantKernels::q4k;
-            case Q5_K -> KQuantKernels::q5k;
-            case Q6_K -> KQuantKernels::q6k;
+            case Q4_K -> KQuantKernels.Q4_K;
+            case Q5_K -> KQuantKernels.Q5_K;
+            case Q6_K -> KQuantKernels.Q6_K;
             default -> throw new IllegalArgumentException("no kernel for weight type " + type);
         };
     }
