@@ -22,8 +22,17 @@ final class KernelMatrix implements WeightMatrix {
     private final int cols;
     private final long rowBytes;
     private final RowKernel kernel;
+    /** What the kernel reads: {@code data} itself, or a repacked copy of it (see {@link ExpandedKQuants}). */
+    private final MemorySegment kernelData;
+    private final long kernelRowBytes;
 
     KernelMatrix(GgmlType type, MemorySegment data, int rows, int cols, RowKernel kernel) {
+        this(type, data, rows, cols, kernel, null, 0);
+    }
+
+    /** A matrix whose kernel reads {@code kernelData} (rows of {@code kernelRowBytes}) instead of the ggml layout. */
+    KernelMatrix(GgmlType type, MemorySegment data, int rows, int cols, RowKernel kernel,
+                 MemorySegment kernelData, long kernelRowBytes) {
         if (rows < 1 || cols < 1 || cols % type.blockSize() != 0) {
             throw new IllegalArgumentException("%s matrix of %d × %d: cols must be a positive multiple of %d"
                     .formatted(type, rows, cols, type.blockSize()));
@@ -43,6 +52,8 @@ final class KernelMatrix implements WeightMatrix {
         this.rows = rows;
         this.cols = cols;
         this.kernel = kernel;
+        this.kernelData = kernelData != null ? kernelData : data;
+        this.kernelRowBytes = kernelData != null ? kernelRowBytes : rowBytes;
     }
 
     @Override
@@ -81,10 +92,10 @@ final class KernelMatrix implements WeightMatrix {
     private void rows(Activation x, float[] out, int rowStart, int rowEnd) {
         int r = rowStart;
         for (; r + RowKernel.GROUP <= rowEnd; r += RowKernel.GROUP) {
-            kernel.dot4(data, r * rowBytes, rowBytes, x, cols, out, r);
+            kernel.dot4(kernelData, r * kernelRowBytes, kernelRowBytes, x, cols, out, r);
         }
         for (; r < rowEnd; r++) {
-            out[r] = kernel.dot(data, r * rowBytes, x, cols);
+            out[r] = kernel.dot(kernelData, r * kernelRowBytes, x, cols);
         }
     }
 

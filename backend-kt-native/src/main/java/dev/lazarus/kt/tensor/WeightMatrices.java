@@ -13,8 +13,29 @@ public final class WeightMatrices {
     private WeightMatrices() {
     }
 
+    /**
+     * Whether k-quant matrices are repacked at load into {@link ExpandedKQuants}' layout (system
+     * property {@code lazarus.kt.repack}, default true): about 2x the RAM of Q4_K for kernels several
+     * times faster. Off, they are computed in place from the memory-mapped file.
+     */
+    private static final boolean REPACK = Boolean.parseBoolean(System.getProperty("lazarus.kt.repack", "true"));
+
     /** A matrix over {@code data} in {@code type}'s layout, using the vector kernels. */
     public static WeightMatrix of(GgmlType type, MemorySegment data, int rows, int cols) {
+        if (REPACK && ExpandedKQuants.supports(type) && cols % 256 == 0) {
+            return repacked(type, data, rows, cols);
+        }
+        return new KernelMatrix(type, data, rows, cols, vectorKernel(type));
+    }
+
+    /** A k-quant matrix repacked into {@link ExpandedKQuants}' layout, whatever the repack setting (for tests). */
+    static WeightMatrix repacked(GgmlType type, MemorySegment data, int rows, int cols) {
+        return new KernelMatrix(type, data, rows, cols, ExpandedKQuants.kernel(type),
+                ExpandedKQuants.expand(type, data, rows, cols), ExpandedKQuants.rowBytes(type, cols));
+    }
+
+    /** The in-place vector kernels, never repacked (for tests and benchmarks). */
+    static WeightMatrix inPlace(GgmlType type, MemorySegment data, int rows, int cols) {
         return new KernelMatrix(type, data, rows, cols, vectorKernel(type));
     }
 
@@ -50,9 +71,9 @@ public final class WeightMatrices {
             case F16 -> FloatKernels::f16;
             case BF16 -> FloatKernels::bf16;
             case Q8_0 -> FloatKernels.Q8_0;
-            case Q4_K -> KQuantKernels.Q4_K;
-            case Q5_K -> KQuantKernels.Q5_K;
-            case Q6_K -> KQuantKernels.Q6_K;
+            case Q4_K -> KQuantKernels::q4k;
+            case Q5_K -> KQuantKernels::q5k;
+            case Q6_K -> KQuantKernels::q6k;
             default -> throw new IllegalArgumentException("no kernel for weight type " + type);
         };
     }
