@@ -39,8 +39,32 @@ final class ExpandedKQuants {
     }
 
     static RowKernel kernel(GgmlType type) {
-        return type == GgmlType.Q6_K ? ExpandedKQuants::q6k : ExpandedKQuants::q45k;
+        return type == GgmlType.Q6_K ? Q6K : Q45K;
     }
+
+    private static final RowKernel Q45K = new RowKernel() {
+        @Override
+        public float dot(MemorySegment w, long offset, Activation x, int cols) {
+            return q45k(w, offset, x, cols);
+        }
+
+        @Override
+        public void dotVectors4(MemorySegment w, long offset, Activation[] xs, int from, int cols, float[][] outs, int row) {
+            q45kv4(w, offset, xs[from], xs[from + 1], xs[from + 2], xs[from + 3], cols, outs, from, row);
+        }
+    };
+
+    private static final RowKernel Q6K = new RowKernel() {
+        @Override
+        public float dot(MemorySegment w, long offset, Activation x, int cols) {
+            return q6k(w, offset, x, cols);
+        }
+
+        @Override
+        public void dotVectors4(MemorySegment w, long offset, Activation[] xs, int from, int cols, float[][] outs, int row) {
+            q6kv4(w, offset, xs[from], xs[from + 1], xs[from + 2], xs[from + 3], cols, outs, from, row);
+        }
+    };
 
     /** Repacks {@code rows × cols} values of {@code type} into a new off-heap segment (freed with the matrix). */
     static MemorySegment expand(GgmlType type, MemorySegment src, int rows, int cols) {
@@ -135,5 +159,87 @@ final class ExpandedKQuants {
             acc = Simd.fma(block, w.get(F32, blk + 272) * x.scales[b], acc);
         }
         return acc.reduceLanes(VectorOperators.ADD);
+    }
+
+    /** One row of {@link #q45k} against four activations: each weight chunk widened once; per pair exactly q45k. */
+    static void q45kv4(MemorySegment w, long o, Activation x0, Activation x1, Activation x2, Activation x3, int n,
+                       float[][] outs, int from, int row) {
+        FloatVector acc0 = FloatVector.zero(F), acc1 = acc0, acc2 = acc0, acc3 = acc0;
+        float m0 = 0, m1 = 0, m2 = 0, m3 = 0;
+        for (int b = 0; b < n / 256; b++) {
+            long blk = o + (long) Q45K_BLOCK * b;
+            FloatVector bl0 = FloatVector.zero(F), bl1 = bl0, bl2 = bl0, bl3 = bl0;
+            for (int j = 0; j < 8; j++) {
+                FloatVector s0 = FloatVector.zero(F), s1 = s0, s2 = s0, s3 = s0;
+                for (int l = 0; l < 32; l += L) {
+                    FloatVector q = Simd.bytesToFloats(Simd.bytes(w, blk + 32 * j + l));
+                    int at = 256 * b + 32 * j + l;
+                    s0 = q.fma(FloatVector.fromArray(F, x0.values, at), s0);
+                    s1 = q.fma(FloatVector.fromArray(F, x1.values, at), s1);
+                    s2 = q.fma(FloatVector.fromArray(F, x2.values, at), s2);
+                    s3 = q.fma(FloatVector.fromArray(F, x3.values, at), s3);
+                }
+                float sc = Layouts.u8(w, blk + 256 + j);
+                bl0 = Simd.fma(s0, sc, bl0);
+                bl1 = Simd.fma(s1, sc, bl1);
+                bl2 = Simd.fma(s2, sc, bl2);
+                bl3 = Simd.fma(s3, sc, bl3);
+            }
+            float d = w.get(F32, blk + 272), dmin = w.get(F32, blk + 276);
+            acc0 = Simd.fma(bl0, d * x0.scales[b], acc0);
+            acc1 = Simd.fma(bl1, d * x1.scales[b], acc1);
+            acc2 = Simd.fma(bl2, d * x2.scales[b], acc2);
+            acc3 = Simd.fma(bl3, d * x3.scales[b], acc3);
+            m0 += dmin * x0.scales[b] * minSum(w, blk, x0.bsums, b);
+            m1 += dmin * x1.scales[b] * minSum(w, blk, x1.bsums, b);
+            m2 += dmin * x2.scales[b] * minSum(w, blk, x2.bsums, b);
+            m3 += dmin * x3.scales[b] * minSum(w, blk, x3.bsums, b);
+        }
+        outs[from][row] = acc0.reduceLanes(VectorOperators.ADD) - m0;
+        outs[from + 1][row] = acc1.reduceLanes(VectorOperators.ADD) - m1;
+        outs[from + 2][row] = acc2.reduceLanes(VectorOperators.ADD) - m2;
+        outs[from + 3][row] = acc3.reduceLanes(VectorOperators.ADD) - m3;
+    }
+
+    /** Σ min_j · (16-value sums of sub-block j), an exact integer (scalar only: safe to leave out of line). */
+    private static int minSum(MemorySegment w, long blk, int[] bsums, int b) {
+        int sum = 0;
+        for (int j = 0; j < 8; j++) {
+            sum += Layouts.u8(w, blk + 264 + j) * (bsums[16 * b + 2 * j] + bsums[16 * b + 2 * j + 1]);
+        }
+        return sum;
+    }
+
+    /** One row of {@link #q6k} against four activations: each weight chunk widened once; per pair exactly q6k. */
+    static void q6kv4(MemorySegment w, long o, Activation x0, Activation x1, Activation x2, Activation x3, int n,
+                      float[][] outs, int from, int row) {
+        FloatVector acc0 = FloatVector.zero(F), acc1 = acc0, acc2 = acc0, acc3 = acc0;
+        for (int b = 0; b < n / 256; b++) {
+            long blk = o + (long) Q6K_BLOCK * b;
+            FloatVector bl0 = FloatVector.zero(F), bl1 = bl0, bl2 = bl0, bl3 = bl0;
+            for (int h = 0; h < 2; h++) {
+                for (int l = 0; l < 32; l += L) {
+                    for (int g = 0; g < 4; g++) {
+                        int pos = 128 * h + 32 * g + l;
+                        FloatVector q = Simd.bytesToFloats(Simd.bytes(w, blk + pos));
+                        float sc = Layouts.i8(w, blk + 256 + 8 * h + l / 16 + 2 * g);
+                        int at = 256 * b + pos;
+                        bl0 = Simd.fma(q.mul(FloatVector.fromArray(F, x0.values, at)), sc, bl0);
+                        bl1 = Simd.fma(q.mul(FloatVector.fromArray(F, x1.values, at)), sc, bl1);
+                        bl2 = Simd.fma(q.mul(FloatVector.fromArray(F, x2.values, at)), sc, bl2);
+                        bl3 = Simd.fma(q.mul(FloatVector.fromArray(F, x3.values, at)), sc, bl3);
+                    }
+                }
+            }
+            float d = w.get(F32, blk + 272);
+            acc0 = Simd.fma(bl0, d * x0.scales[b], acc0);
+            acc1 = Simd.fma(bl1, d * x1.scales[b], acc1);
+            acc2 = Simd.fma(bl2, d * x2.scales[b], acc2);
+            acc3 = Simd.fma(bl3, d * x3.scales[b], acc3);
+        }
+        outs[from][row] = acc0.reduceLanes(VectorOperators.ADD);
+        outs[from + 1][row] = acc1.reduceLanes(VectorOperators.ADD);
+        outs[from + 2][row] = acc2.reduceLanes(VectorOperators.ADD);
+        outs[from + 3][row] = acc3.reduceLanes(VectorOperators.ADD);
     }
 }

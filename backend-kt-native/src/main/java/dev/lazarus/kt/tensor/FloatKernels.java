@@ -51,7 +51,39 @@ final class FloatKernels {
         public void dot4(MemorySegment w, long offset, long stride, Activation x, int cols, float[] out, int at) {
             q8_0x4(w, offset, stride, x, cols, out, at);
         }
+
+        @Override
+        public void dotVectors4(MemorySegment w, long offset, Activation[] xs, int from, int cols, float[][] outs, int row) {
+            q8_0v4(w, offset, xs[from], xs[from + 1], xs[from + 2], xs[from + 3], cols, outs, from, row);
+        }
     };
+
+    /** One row of {@link #q8_0} against four activations: each weight chunk widened once; per pair exactly q8_0. */
+    static void q8_0v4(MemorySegment w, long o, Activation x0, Activation x1, Activation x2, Activation x3, int n,
+                       float[][] outs, int from, int row) {
+        FloatVector acc0 = FloatVector.zero(F), acc1 = acc0, acc2 = acc0, acc3 = acc0;
+        for (int b = 0; b < n / 32; b++) {
+            long blk = o + 34L * b;
+            FloatVector b0 = FloatVector.zero(F), b1 = b0, b2 = b0, b3 = b0;
+            for (int i = 0; i < 32; i += L) {
+                FloatVector q = Simd.bytesToFloats(Simd.bytes(w, blk + 2 + i));
+                int at = 32 * b + i;
+                b0 = q.fma(FloatVector.fromArray(F, x0.values, at), b0);
+                b1 = q.fma(FloatVector.fromArray(F, x1.values, at), b1);
+                b2 = q.fma(FloatVector.fromArray(F, x2.values, at), b2);
+                b3 = q.fma(FloatVector.fromArray(F, x3.values, at), b3);
+            }
+            float d = Layouts.f16(w, blk);
+            acc0 = Simd.fma(b0, d * x0.scales[b], acc0);
+            acc1 = Simd.fma(b1, d * x1.scales[b], acc1);
+            acc2 = Simd.fma(b2, d * x2.scales[b], acc2);
+            acc3 = Simd.fma(b3, d * x3.scales[b], acc3);
+        }
+        outs[from][row] = acc0.reduceLanes(VectorOperators.ADD);
+        outs[from + 1][row] = acc1.reduceLanes(VectorOperators.ADD);
+        outs[from + 2][row] = acc2.reduceLanes(VectorOperators.ADD);
+        outs[from + 3][row] = acc3.reduceLanes(VectorOperators.ADD);
+    }
 
     /**
      * Four rows of {@link #q8_0} at once: each activation vector is loaded once for the four rows,

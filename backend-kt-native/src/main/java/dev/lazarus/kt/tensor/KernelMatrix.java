@@ -117,15 +117,24 @@ final class KernelMatrix implements WeightMatrix {
     }
 
     /**
-     * Row-group-outer, vector-inner: a group of rows (a few KB) is fetched from memory once and
-     * then served from cache to every vector, so the weight bytes cross the memory bus once per batch.
+     * Row-outer, vector-inner: a row (a few KB) is fetched from memory once and then served from
+     * cache to every vector, so the weight bytes cross the memory bus once per batch; vectors go
+     * four at a time through the kernel's batched form, which widens each weight chunk once.
      */
     private void matmulPrepared(Activation[] xs, int count, float[][] outs, int rowStart, int rowEnd) {
         checkRange(rowStart, rowEnd);
-        for (int r = rowStart; r < rowEnd; r += RowKernel.GROUP) {
-            int end = Math.min(rowEnd, r + RowKernel.GROUP);
-            for (int b = 0; b < count; b++) {
-                rows(xs[b], outs[b], r, end);
+        if (count == 1) {
+            rows(xs[0], outs[0], rowStart, rowEnd);
+            return;
+        }
+        for (int r = rowStart; r < rowEnd; r++) {
+            long offset = r * kernelRowBytes;
+            int b = 0;
+            for (; b + RowKernel.GROUP <= count; b += RowKernel.GROUP) {
+                kernel.dotVectors4(kernelData, offset, xs, b, cols, outs, r);
+            }
+            for (; b < count; b++) {
+                outs[b][r] = kernel.dot(kernelData, offset, xs[b], cols);
             }
         }
     }

@@ -30,9 +30,11 @@ public final class Parallel implements AutoCloseable {
     /**
      * How long an idle worker or a waiting caller polls before it parks (system property
      * {@code lazarus.kt.parallel.spin-micros}, default 50), while the machine is not oversubscribed.
-     * When the load average exceeds the processors, a spinning thread burns its share of a core
-     * while a parked one wakes with the scheduler's favour: measured on a 2-core VM at load 12,
-     * decode ran 1.4x faster without spinning, so the pool then parks at once.
+     * When the load average exceeds twice the processors (our own busy threads count in it), a
+     * spinning thread burns its share of a core while a parked one wakes with the scheduler's
+     * favour: measured on a 2-core VM at load 12, decode ran 1.4x faster without spinning, so the
+     * pool then parks at once. Below that, waking a parked worker for each of a decode step's ~40
+     * passes leaves it idle a third of the time.
      */
     private static final long SPIN_NANOS = TimeUnit.MICROSECONDS.toNanos(
             Long.getLong("lazarus.kt.parallel.spin-micros", 50));
@@ -100,13 +102,13 @@ public final class Parallel implements AutoCloseable {
         job.rethrow();
     }
 
-    /** {@link #SPIN_NANOS}, or 0 while the load average (checked once a second) exceeds the processors. */
+    /** {@link #SPIN_NANOS}, or 0 while the load average (checked once a second) exceeds twice the processors. */
     private static long spinNanos() {
         long now = System.nanoTime();
         if (now - loadCheckedAt > LOAD_CHECK_NANOS) {
             loadCheckedAt = now;
             double load = OS.getSystemLoadAverage();
-            spinNanos = load > OS.getAvailableProcessors() ? 0 : SPIN_NANOS;
+            spinNanos = load > 2 * OS.getAvailableProcessors() ? 0 : SPIN_NANOS;
         }
         return spinNanos;
     }

@@ -21,4 +21,15 @@ interface RowKernel {
             out[at + i] = dot(w, offset + i * stride, x, cols);
         }
     }
+
+    /**
+     * outs[from + i][row] = {@link #dot} of the row at {@code offset} with xs[from + i], for i <
+     * {@link #GROUP}: the batched (prefill) form, which widens each weight chunk once for four
+     * activations. Each product must stay bit-identical to {@link #dot}.
+     */
+    default void dotVectors4(MemorySegment w, long offset, Activation[] xs, int from, int cols, float[][] outs, int row) {
+        for (int i = 0; i < GROUP; i++) {
+            outs[from + i][row] = dot(w, offset, xs[from + i], cols);
+        }
+    }
 }

@@ -10,8 +10,9 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
 
 /**
- * The multi-row kernels ({@link RowKernel#dot4}) must give each row exactly what the one-row
- * kernel gives, so that a row's result does not depend on where a thread's chunk starts.
+ * The multi-row kernels ({@link RowKernel#dot4}) and the batched ones ({@link RowKernel#dotVectors4})
+ * must give each product exactly what the one-row, one-vector kernel gives, so that a result
+ * depends neither on where a thread's chunk starts nor on how many sequences share a step.
  */
 class RowGroupKernelTest {
 
@@ -32,6 +33,30 @@ class RowGroupKernelTest {
             float[] single = new float[rows];
             m.matvec(x, single, r, r + 1);
             assertThat(grouped[r]).as("%s seed=%dL row %d of %d×%d", type, seed, r, rows, cols).isEqualTo(single[r]);
+        }
+    }
+
+    @ParameterizedTest
+    @EnumSource(value = GgmlType.class, names = {"F32", "F16", "BF16", "Q8_0", "Q4_K", "Q5_K", "Q6_K"})
+    void batchOfVectorsIsBitIdenticalToOneVectorAtATime(GgmlType type) {
+        long seed = System.nanoTime();
+        Random rnd = new Random(seed);
+        int rows = 1 + rnd.nextInt(9);
+        int cols = 256 * (1 + rnd.nextInt(3));
+        int vectors = 4 + rnd.nextInt(6);
+        MemorySegment data = MemorySegment.ofArray(GgmlCodec.encode(type, KernelEquivalenceTest.gaussian(rnd, rows * cols)));
+        WeightMatrix m = WeightMatrices.of(type, data, rows, cols);
+        float[][] xs = new float[vectors][];
+        for (int b = 0; b < vectors; b++) {
+            xs[b] = KernelEquivalenceTest.gaussian(rnd, cols);
+        }
+        float[][] batched = new float[vectors][rows];
+        m.matmul(xs, batched, 0, rows);
+        for (int b = 0; b < vectors; b++) {
+            float[] single = new float[rows];
+            m.matvec(xs[b], single, 0, rows);
+            assertThat(batched[b]).as("%s seed=%dL vector %d of %d, %d×%d", type, seed, b, vectors, rows, cols)
+                    .containsExactly(single);
         }
     }
 }
