@@ -87,7 +87,9 @@ public final class KtNativeBackend implements InferenceBackend {
                         "loading " + settings.modelName() + " (" + Math.round(progress * 100) + " %)",
                         Map.of("progress", progress));
             }
-            return new BackendHealth(BackendHealth.Status.UP, "ok", Map.of("sequences", m.engine().load()));
+            // sequences: generating or waiting; forward_passes grows while the engine works
+            return new BackendHealth(BackendHealth.Status.UP, "ok", Map.of("sequences", m.engine().load(),
+                    "forward_passes", m.engine().steps()));
         });
     }
 
