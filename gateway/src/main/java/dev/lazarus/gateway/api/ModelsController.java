@@ -8,10 +8,10 @@ import dev.lazarus.gateway.routing.RouteTable;
 import dev.lazarus.gateway.routing.RouteTarget;
 import dev.lazarus.gateway.routing.Router;
 import java.time.Instant;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.TreeMap;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.springframework.web.bind.annotation.GetMapping;
@@ -27,7 +27,7 @@ import org.springframework.web.bind.annotation.RestController;
 public class ModelsController {
 
     private static final Logger log = LoggerFactory.getLogger(ModelsController.class);
-    static final String RANDOM_WEIGHTS = "random_weights";
+    private static final String RANDOM_WEIGHTS = "random_weights";
 
     /** One entry of the model list, as OpenAI shapes it, plus {@code meta} when a backend says anything. */
     public record ModelEntry(String id, String object, long created, @JsonProperty("owned_by") String ownedBy,
@@ -65,8 +65,8 @@ public class ModelsController {
      * serves random weights: a fallback may be the one that answers, and a client must not take
      * such output for a real model's.
      */
-    static Map<String, Object> meta(ModelRoute route) {
-        Map<String, Object> meta = new LinkedHashMap<>();
+    private static Map<String, Object> meta(ModelRoute route) {
+        Map<String, Object> meta = new TreeMap<>(); // sorted: the same order on every call
         boolean primaryFound = false;
         boolean random = false;
         for (RouteTarget target : route.targets()) {
