@@ -110,7 +110,8 @@ public final class HardwareProbe {
     }
 
     private long readRam(List<String> notes) {
-        for (String line : lines(sources.meminfo(), notes)) {
+        List<String> lines = lines(sources.meminfo(), notes);
+        for (String line : lines) {
             if (line.startsWith("MemTotal:")) {
                 String[] parts = line.substring("MemTotal:".length()).trim().split("\\s+");
                 try {
@@ -123,7 +124,9 @@ public final class HardwareProbe {
                 }
             }
         }
-        notes.add("no MemTotal in " + sources.meminfo());
+        if (!lines.isEmpty()) {
+            notes.add("no MemTotal in " + sources.meminfo());
+        }
         return 0;
     }
 
