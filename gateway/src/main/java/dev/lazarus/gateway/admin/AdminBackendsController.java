@@ -109,7 +109,7 @@ class AdminBackendsController {
     }
 
     private Mono<BackendView> act(String id, Runnable change) {
-        return Mono.fromRunnable(change).then(views.view(id));
+        return Mono.fromRunnable(change).then(Mono.defer(() -> views.view(id)));
     }
 
     private Mono<BackendView> breaker(String id, String op, Consumer<CircuitBreaker> change) {
@@ -120,7 +120,7 @@ class AdminBackendsController {
             change.accept(breaker);
             engine.note(id, Actor.OPERATOR, "breaker-" + op, "circuit breaker " + op + " by operator",
                     Map.of("breaker_from", before, "breaker_to", breaker.getState().name()));
-        }).then(views.view(id));
+        }).then(Mono.defer(() -> views.view(id)));
     }
 
     private String reason(String body) {

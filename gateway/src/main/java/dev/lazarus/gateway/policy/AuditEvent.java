@@ -1,5 +1,6 @@
 package dev.lazarus.gateway.policy;
 
+import com.fasterxml.jackson.annotation.JsonProperty;
 import java.time.Instant;
 import java.util.Map;
 import java.util.Objects;
@@ -18,7 +19,7 @@ import java.util.Objects;
  * @param reason    why
  * @param figures   the numbers behind the decision (tok/s, byte counts, breaker openings ...)
  */
-public record AuditEvent(long seq, Instant at, String backendId, Actor actor, String action, PolicyState from,
+public record AuditEvent(long seq, Instant at, @JsonProperty("backend_id") String backendId, Actor actor, String action, PolicyState from,
                          PolicyState to, String reason, Map<String, Object> figures) {
 
     public AuditEvent {

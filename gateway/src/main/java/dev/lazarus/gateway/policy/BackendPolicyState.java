@@ -1,5 +1,6 @@
 package dev.lazarus.gateway.policy;
 
+import com.fasterxml.jackson.annotation.JsonProperty;
 import java.time.Instant;
 import java.util.Objects;
 
@@ -13,7 +14,7 @@ import java.util.Objects;
  * @param draining  an operator asked it to finish in-flight requests and take no new ones
  * @param since     when {@code state} was entered
  */
-public record BackendPolicyState(String backendId, Role role, PolicyState state, String reason, boolean draining,
+public record BackendPolicyState(@JsonProperty("backend_id") String backendId, Role role, PolicyState state, String reason, boolean draining,
                                  Instant since) {
 
     public BackendPolicyState {

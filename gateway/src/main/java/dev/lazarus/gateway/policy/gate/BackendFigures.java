@@ -1,5 +1,6 @@
 package dev.lazarus.gateway.policy.gate;
 
+import com.fasterxml.jackson.annotation.JsonProperty;
 import java.util.ArrayList;
 import java.util.List;
 
@@ -12,14 +13,18 @@ import java.util.List;
  * @param ttftMillis      over every successful run
  * @param successRate     successful runs over all runs, 0..1
  */
-public record BackendFigures(String backendId, List<PromptFigures> prompts, Stat tokensPerSecond, Stat ttftMillis,
-                             double successRate) {
+public record BackendFigures(@JsonProperty("backend_id") String backendId, List<PromptFigures> prompts,
+                             @JsonProperty("tokens_per_second") Stat tokensPerSecond,
+                             @JsonProperty("ttft_ms") Stat ttftMillis,
+                             @JsonProperty("success_rate") double successRate) {
 
     /**
      * @param prompt the prompt text
      */
-    public record PromptFigures(String prompt, List<RunResult> runs, Stat tokensPerSecond, Stat ttftMillis,
-                                double successRate) {
+    public record PromptFigures(String prompt, List<RunResult> runs,
+                                @JsonProperty("tokens_per_second") Stat tokensPerSecond,
+                                @JsonProperty("ttft_ms") Stat ttftMillis,
+                                @JsonProperty("success_rate") double successRate) {
 
         public static PromptFigures of(String prompt, List<RunResult> runs) {
             List<RunResult> ok = runs.stream().filter(RunResult::ok).toList();

@@ -1,5 +1,6 @@
 package dev.lazarus.gateway.policy.gate;
 
+import com.fasterxml.jackson.annotation.JsonProperty;
 import java.time.Instant;
 import java.util.List;
 
@@ -25,8 +26,10 @@ import java.util.List;
  * @param error       why the job itself failed, or null
  */
 public record BenchmarkJob(String id, String candidate, String oracle, String model, int runs, String status,
-                           int progress, int total, Instant submittedAt, Instant finishedAt,
-                           BackendFigures candidateFigures, BackendFigures oracleFigures, Verdict verdict,
+                           int progress, int total, @JsonProperty("submitted_at") Instant submittedAt,
+                           @JsonProperty("finished_at") Instant finishedAt,
+                           @JsonProperty("candidate_figures") BackendFigures candidateFigures,
+                           @JsonProperty("oracle_figures") BackendFigures oracleFigures, Verdict verdict,
                            List<String> reasons, boolean promoted, String error) {
 
     BenchmarkJob progressed(int done) {

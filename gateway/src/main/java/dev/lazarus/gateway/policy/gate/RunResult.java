@@ -1,5 +1,6 @@
 package dev.lazarus.gateway.policy.gate;
 
+import com.fasterxml.jackson.annotation.JsonProperty;
 /**
  * One benchmark call.
  *
@@ -12,7 +13,9 @@ package dev.lazarus.gateway.policy.gate;
  * @param completionTokens tokens generated (the backend's usage, else content chunks)
  * @param error            why it failed, or null
  */
-public record RunResult(int run, boolean ok, double tokensPerSecond, double ttftMillis, int completionTokens,
+public record RunResult(int run, boolean ok, @JsonProperty("tokens_per_second") double tokensPerSecond,
+                        @JsonProperty("ttft_ms") double ttftMillis,
+                        @JsonProperty("completion_tokens") int completionTokens,
                         String error) {
 
     public static RunResult failed(int run, String error) {

@@ -1,5 +1,6 @@
 package dev.lazarus.gateway.policy.preflight;
 
+import com.fasterxml.jackson.annotation.JsonProperty;
 import java.util.List;
 import java.util.Set;
 
@@ -29,7 +30,7 @@ public record HardwareProfile(String cpuVendor, String cpuModel, Set<String> fla
     }
 
     /** @param memoryBytes the GPU's total memory */
-    public record Gpu(String name, long memoryBytes) {}
+    public record Gpu(String name, @JsonProperty("memory_bytes") long memoryBytes) {}
 
     public long vramBytes() {
         return gpus.stream().mapToLong(Gpu::memoryBytes).sum();
