@@ -34,23 +34,35 @@ final class LlamaServerClient implements AutoCloseable {
     private final LlamaCppSettings settings;
     private final JsonMapper json;
     private final UpstreamErrors errors;
-    private final ConnectionProvider pool;
-    private final HttpClient http;
+    private final ConnectionProvider streamPool;
+    private final ConnectionProvider probePool;
+    private final HttpClient streams;
+    private final HttpClient probes;
 
     LlamaServerClient(String backendId, LlamaCppSettings settings, JsonMapper json, UpstreamErrors errors) {
         this.settings = settings;
         this.json = json;
         this.errors = errors;
-        this.pool = ConnectionProvider.builder("llamacpp-" + backendId)
+        this.streamPool = ConnectionProvider.builder("llamacpp-" + backendId)
                 .maxConnections(settings.maxConnections())
-                // Waiting for a connection is part of the time to first token.
-                .pendingAcquireTimeout(settings.firstTokenTimeout())
+                // Waiting for a connection is part of the time to first token, whose own timer fires first.
+                .pendingAcquireTimeout(settings.firstTokenTimeout().plusSeconds(1))
                 // llama-server (cpp-httplib) drops idle keep-alive connections after 5 s; leave first.
                 .maxIdleTime(settings.poolMaxIdleTime())
                 .build();
+        // Health checks get connections of their own: a server busy with long generations is not down.
+        this.probePool = ConnectionProvider.builder("llamacpp-probe-" + backendId)
+                .maxConnections(2)
+                .pendingAcquireTimeout(settings.healthTimeout())
+                .maxIdleTime(settings.poolMaxIdleTime())
+                .build();
+        this.streams = configure(HttpClient.create(streamPool));
+        this.probes = configure(HttpClient.create(probePool));
+    }
+
+    private HttpClient configure(HttpClient client) {
         String apiKey = settings.apiKey();
-        this.http = HttpClient.create(pool)
-                .baseUrl(settings.baseUrl())
+        return client.baseUrl(settings.baseUrl())
                 .option(ChannelOption.CONNECT_TIMEOUT_MILLIS, (int) Math.min(Integer.MAX_VALUE, settings.connectTimeout().toMillis()))
                 .headers(h -> {
                     if (apiKey != null) {
@@ -74,7 +86,7 @@ final class LlamaServerClient implements AutoCloseable {
         Flux<SseDecoder.Event> events = Flux.defer(() -> {
             byte[] payload = json.writeValueAsBytes(body);
             SseDecoder decoder = new SseDecoder();
-            return http.post()
+            return streams.post()
                     .uri(path)
                     .send((req, out) -> {
                         req.header(HttpHeaderNames.CONTENT_TYPE, HttpHeaderValues.APPLICATION_JSON)
@@ -130,7 +142,7 @@ final class LlamaServerClient implements AutoCloseable {
 
     /** GETs a small answer within the health timeout; HTTP errors are answers, transport failures are errors. */
     Mono<Answer> get(String path) {
-        return http.get()
+        return probes.get()
                 .uri(path)
                 .responseSingle((res, content) -> content.asString(StandardCharsets.UTF_8)
                         .defaultIfEmpty("")
@@ -146,7 +158,8 @@ final class LlamaServerClient implements AutoCloseable {
 
     @Override
     public void close() {
-        pool.dispose();
+        streamPool.dispose();
+        probePool.dispose();
     }
 
     private Flux<SseDecoder.Event> withTimeouts(Flux<SseDecoder.Event> events) {

@@ -320,6 +320,27 @@ class LlamaCppBackendWireMockTest {
     }
 
     @Test
+    void healthIsUpWhileEveryCompletionConnectionIsBusy() {
+        backend.close();
+        backend = backend(Map.of("max-connections", 1));
+        stubChat(sse(GOOD_STREAM).withFixedDelay(2000));
+        wm.stubFor(get(urlEqualTo("/health")).willReturn(aResponse().withStatus(200).withBody("{\"status\":\"ok\"}")));
+        java.util.concurrent.atomic.AtomicBoolean finished = new java.util.concurrent.atomic.AtomicBoolean();
+        var inFlight = backend.chat(hello()).doFinally(signal -> finished.set(true)).subscribe(c -> {}, e -> {});
+        try {
+            long deadline = System.nanoTime() + WAIT.toNanos();
+            while (wm.getAllServeEvents().stream().noneMatch(e -> e.getRequest().getUrl().equals(CHAT))
+                    && System.nanoTime() < deadline) {
+                Thread.onSpinWait();
+            }
+            assertThat(backend.health().block(WAIT).status()).isEqualTo(BackendHealth.Status.UP);
+            assertThat(finished).as("the completion still holds the only stream connection").isFalse();
+        } finally {
+            inFlight.dispose();
+        }
+    }
+
+    @Test
     void describeLearnsTheModelAndContextFromTheServer() throws InterruptedException {
         backend.close();
         wm.stubFor(get(urlEqualTo("/props")).willReturn(aResponse().withStatus(200).withBody("""

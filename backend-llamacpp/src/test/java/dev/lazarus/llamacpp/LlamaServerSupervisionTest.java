@@ -76,6 +76,7 @@ class LlamaServerSupervisionTest {
         ProcessHandle first = ProcessHandle.of(firstPid).orElseThrow();
         started.add(first);
         List<ProcessHandle> firstChildren = awaitDescendants(first);
+        started.addAll(firstChildren);
         // Orphans can only be cleaned up once the supervisor's periodic scan has seen them.
         await(() -> backend.supervisor().knownDescendants().containsAll(firstChildren), "the supervisor to see the child");
         assertThat(backend.describe().models().getFirst().contextLength()).isEqualTo(512);
@@ -90,6 +91,7 @@ class LlamaServerSupervisionTest {
         // The dead server's child was killed before the restart, not left holding resources.
         await(() -> firstChildren.stream().noneMatch(ProcessHandle::isAlive), "the first server's orphans to be stopped");
         List<ProcessHandle> secondChildren = awaitDescendants(second);
+        started.addAll(secondChildren);
 
         backend.close();
         assertThat(second.isAlive()).isFalse();

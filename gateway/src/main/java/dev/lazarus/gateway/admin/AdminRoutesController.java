@@ -1,13 +1,13 @@
 package dev.lazarus.gateway.admin;
 
 import com.fasterxml.jackson.annotation.JsonProperty;
-import dev.lazarus.backend.api.BackendErrorKind;
 import dev.lazarus.gateway.api.ApiError;
 import dev.lazarus.gateway.policy.RouteOverrides;
 import dev.lazarus.gateway.routing.BackendRegistry;
 import dev.lazarus.gateway.routing.Endpoint;
 import dev.lazarus.gateway.routing.ModelRoute;
 import dev.lazarus.gateway.routing.RoutePlanner;
+import dev.lazarus.gateway.routing.RouteFilter;
 import dev.lazarus.gateway.routing.RouteTable;
 import dev.lazarus.gateway.routing.RouteTarget;
 import io.swagger.v3.oas.annotations.Operation;
@@ -34,7 +34,7 @@ class AdminRoutesController {
      * @param backends   the chain in effect (the operator's, else the configured one)
      * @param configured the chain from the configuration
      * @param overridden whether an operator's chain is in effect
-     * @param plan       the order a chat request would be tried in now (policy states applied)
+     * @param plan       the order a chat request would be tried in now (policy states, breakers and health applied)
      */
     record RouteView(String model, List<String> backends, List<String> configured, boolean overridden,
                      @JsonProperty("plan") List<String> plan) {}
@@ -44,14 +44,17 @@ class AdminRoutesController {
     private final RouteTable routes;
     private final RouteOverrides overrides;
     private final RoutePlanner planner;
+    private final List<RouteFilter> filters;
     private final BackendRegistry backends;
     private final AdminRequests requests;
 
-    AdminRoutesController(RouteTable routes, RouteOverrides overrides, RoutePlanner planner, BackendRegistry backends,
+    AdminRoutesController(RouteTable routes, RouteOverrides overrides, RoutePlanner planner,
+            org.springframework.beans.factory.ObjectProvider<RouteFilter> filters, BackendRegistry backends,
             AdminRequests requests) {
         this.routes = routes;
         this.overrides = overrides;
         this.planner = planner;
+        this.filters = filters.orderedStream().toList();
         this.backends = backends;
         this.requests = requests;
     }
@@ -101,15 +104,13 @@ class AdminRoutesController {
                 plan(route));
     }
 
+    /** What the router would try for a chat request now: the planner, then the breaker and health filters. */
     private List<String> plan(ModelRoute route) {
-        try {
-            return planner.plan(route, Endpoint.CHAT).stream().map(RouteTarget::backendId).toList();
-        } catch (dev.lazarus.backend.api.BackendException e) {
-            if (e.kind() == BackendErrorKind.UNAVAILABLE) {
-                return List.of();
-            }
-            throw e;
+        List<RouteTarget> planned = planner.plan(route, Endpoint.CHAT);
+        for (RouteFilter filter : filters) {
+            planned = filter.filter(route, Endpoint.CHAT, planned);
         }
+        return planned.stream().map(RouteTarget::backendId).toList();
     }
 
     private static List<String> configured(ModelRoute route) {

@@ -18,9 +18,7 @@ import dev.lazarus.gateway.routing.RouteTable;
 import io.github.resilience4j.circuitbreaker.CircuitBreakerRegistry;
 import java.nio.file.Path;
 import java.time.Clock;
-import java.util.ArrayList;
 import java.util.LinkedHashMap;
-import java.util.List;
 import java.util.Map;
 import java.util.OptionalLong;
 import org.slf4j.Logger;
@@ -29,7 +27,6 @@ import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.context.properties.EnableConfigurationProperties;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
-import org.springframework.context.annotation.Primary;
 
 /**
  * Wires the rollback policy into the gateway: its store, state machine, preflight, decision gate
@@ -100,14 +97,10 @@ public class PolicyConfiguration {
         return new RouteOverrides(store, backends, (id, publicName) -> models.getOrDefault(id, publicName), clock);
     }
 
-    /** Replaces the gateway's configured-order planner (primary, since that one is declared unconditionally first). */
+    /** The gateway's planner: the router uses it in place of the configured order. */
     @Bean
-    @Primary
-    RoutePlanner policyRoutePlanner(RouteOverrides overrides, PolicyEngine engine, ObjectProvider<RouteStage> stages) {
-        List<RouteStage> all = new ArrayList<>();
-        all.add(new PolicyRouteOrder(engine));
-        all.addAll(stages.orderedStream().toList());
-        return new PolicyRoutePlanner(overrides, all);
+    RoutePlanner policyRoutePlanner(RouteOverrides overrides, PolicyEngine engine) {
+        return new PolicyRoutePlanner(overrides, new PolicyRouteOrder(engine));
     }
 
     @Bean

@@ -10,8 +10,10 @@ import java.util.Optional;
  * The policy's order for a request: promoted candidates first, then the oracle and any further
  * fallbacks in configured order; candidates that are not promoted, disabled or rolled-back
  * backends, and draining ones are left out. Backends the policy does not know keep their place.
+ * Open breakers and failed health checks are not its business: the resilience package's
+ * {@link dev.lazarus.gateway.routing.RouteFilter} runs after it.
  */
-public final class PolicyRouteOrder implements RouteStage {
+public final class PolicyRouteOrder {
 
     private final PolicyEngine engine;
 
@@ -19,7 +21,7 @@ public final class PolicyRouteOrder implements RouteStage {
         this.engine = engine;
     }
 
-    @Override
+    /** Pure: the targets of {@code targets} that may serve now, in the policy's order. */
     public List<RouteTarget> order(ModelRoute route, List<RouteTarget> targets) {
         List<RouteTarget> promoted = new ArrayList<>();
         List<RouteTarget> rest = new ArrayList<>();

@@ -46,7 +46,8 @@ class CompletionsAndModelsTest extends GatewayTestSupport {
                 .expectBody()
                 .jsonPath("$.object").isEqualTo("list")
                 .jsonPath("$.data[*].id").value(ids -> assertThat((List<Object>) ids)
-                        .containsExactly("test-model", "mapped-model", "chat-only-model", "org/slashed-model"))
+                        .containsExactly("test-model", "mapped-model", "chat-only-model", "org/slashed-model",
+                                "resume-model"))
                 .jsonPath("$.data[0].object").isEqualTo("model")
                 .jsonPath("$.data[1].owned_by").isEqualTo("tests")
                 .jsonPath("$.data[0].owned_by").isEqualTo("lazarus");

@@ -34,7 +34,7 @@ import reactor.core.publisher.Mono;
  * (tokens sent before failing; 0 fails before any chunk), {@code retry_after_seconds},
  * {@code delay_ms} (between chunks), {@code usage_on_last} (put usage on the last content chunk
  * instead of a separate one). Settings: {@code health} (UP, LOADING, DOWN), {@code completions}
- * (false to refuse legacy completions).
+ * (false to refuse legacy completions), {@code assistant-prefill} (false: cannot continue an answer).
  */
 public final class ScriptedBackend implements InferenceBackend {
 
@@ -81,7 +81,8 @@ public final class ScriptedBackend implements InferenceBackend {
     @Override
     public BackendDescriptor describe() {
         return new BackendDescriptor(config.id(), "scripted", List.of(ModelInfo.of("scripted", "tests")),
-                new BackendCapabilities(config.bool("completions", true), false, false, false, true));
+                new BackendCapabilities(config.bool("completions", true), false, false,
+                        config.bool("assistant-prefill", true), true));
     }
 
     @Override

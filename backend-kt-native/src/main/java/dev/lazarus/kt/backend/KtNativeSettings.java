@@ -1,0 +1,41 @@
+package dev.lazarus.kt.backend;
+
+import dev.lazarus.backend.api.BackendConfig;
+import dev.lazarus.backend.api.BackendConfigException;
+
+/**
+ * The settings of a {@code kt-native} backend.
+ *
+ * @param model          a GGUF path, or {@code classpath:} resource (copied to a temp file to be mapped)
+ * @param threads        worker threads for the numeric work
+ * @param contextSize    positions per sequence; 0: the model's trained context
+ * @param maxSequences   sequences decoded together
+ * @param modelName      the name this backend serves the model under
+ */
+public record KtNativeSettings(String model, int threads, int contextSize, int maxSequences, String modelName) {
+
+    public static KtNativeSettings from(BackendConfig config) {
+        String model = config.requireString("model");
+        int threads = positive(config, "threads", Runtime.getRuntime().availableProcessors());
+        int context = config.integer("context-size", 0);
+        if (context < 0 || context == 1) {
+            throw new BackendConfigException(config.id(), "context-size", "setting 'context-size' must be 0 (the model's) or at least 2, got " + context);
+        }
+        int sequences = positive(config, "max-sequences", 4);
+        String name = config.string("model-name", defaultName(model));
+        return new KtNativeSettings(model, threads, context, sequences, name);
+    }
+
+    private static int positive(BackendConfig config, String key, int def) {
+        int v = config.integer(key, def);
+        if (v < 1) {
+            throw new BackendConfigException(config.id(), key, "setting '" + key + "' must be at least 1, got " + v);
+        }
+        return v;
+    }
+
+    private static String defaultName(String model) {
+        String file = model.substring(Math.max(model.lastIndexOf('/'), model.lastIndexOf(':')) + 1);
+        return file.endsWith(".gguf") ? file.substring(0, file.length() - 5) : file;
+    }
+}

@@ -1,0 +1,148 @@
+package dev.lazarus.kt.backend;
+
+import dev.lazarus.backend.api.BackendConfigException;
+import dev.lazarus.kt.chat.ChatTemplate;
+import dev.lazarus.kt.gguf.GgmlType;
+import dev.lazarus.kt.gguf.GgufFile;
+import dev.lazarus.kt.gguf.GgufTensorInfo;
+import dev.lazarus.kt.model.Model;
+import dev.lazarus.kt.runtime.EngineOptions;
+import dev.lazarus.kt.runtime.InferenceEngine;
+import dev.lazarus.kt.tensor.Parallel;
+import dev.lazarus.kt.tokenizer.Tokenizer;
+import dev.lazarus.kt.tokenizer.Tokenizers;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.UncheckedIOException;
+import java.lang.System.Logger.Level;
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
+import java.util.Comparator;
+import java.util.EnumMap;
+import java.util.LinkedHashMap;
+import java.util.Locale;
+import java.util.Map;
+import java.util.function.DoubleConsumer;
+
+/**
+ * Opens the GGUF, pages its tensors in (the mapping itself is instant; touching every page is what
+ * takes time on a large file, and doing it up front keeps the first request fast) while reporting
+ * progress, then assembles the model, tokenizer, chat template and engine.
+ */
+final class ModelLoader {
+
+    private static final System.Logger LOG = System.getLogger(ModelLoader.class.getName());
+    private static final String CLASSPATH = "classpath:";
+    private static final long PAGE = 4096;
+
+    private final String backendId;
+    private final KtNativeSettings settings;
+
+    ModelLoader(String backendId, KtNativeSettings settings) {
+        this.backendId = backendId;
+        this.settings = settings;
+    }
+
+    LoadedModel load(DoubleConsumer progress) {
+        Path path = resolve(settings.model());
+        GgufFile file = GgufFile.open(path);
+        Parallel parallel = null;
+        try {
+            pageIn(file, progress);
+            parallel = Parallel.ofThreads(settings.threads());
+            Model model = Model.load(file, parallel);
+            Tokenizer tokenizer = Tokenizers.fromMetadata(file.metadata());
+            ChatTemplate template = ChatTemplate.fromMetadata(file.metadata(), tokenizer);
+            int trained = model.config().contextLength();
+            int context = settings.contextSize() == 0 ? trained : settings.contextSize();
+            InferenceEngine engine = new InferenceEngine(model,
+                    EngineOptions.defaults(context, settings.maxSequences()), parallel);
+            LOG.log(Level.INFO, "kt-native backend {0}: {1} ready ({2}, context {3}, {4} threads)",
+                    backendId, settings.modelName(), model.config().architecture().ggufName(), context,
+                    settings.threads());
+            return new LoadedModel(file, parallel, engine, tokenizer, template, facts(file, model));
+        } catch (RuntimeException | Error e) {
+            if (parallel != null) {
+                parallel.close();
+            }
+            file.close();
+            throw e;
+        }
+    }
+
+    private Path resolve(String model) {
+        if (!model.startsWith(CLASSPATH)) {
+            Path path = Path.of(model);
+            if (!Files.isRegularFile(path)) {
+                throw new BackendConfigException(backendId, "model", "model file " + path + " does not exist");
+            }
+            return path;
+        }
+        String resource = model.substring(CLASSPATH.length()).replaceFirst("^/", "");
+        try (InputStream in = Thread.currentThread().getContextClassLoader().getResourceAsStream(resource)) {
+            if (in == null) {
+                throw new BackendConfigException(backendId, "model", "classpath resource " + resource + " not found");
+            }
+            Path temp = Files.createTempFile("lazarus-model-", ".gguf");
+            temp.toFile().deleteOnExit();
+            Files.copy(in, temp, StandardCopyOption.REPLACE_EXISTING);
+            return temp;
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot copy " + resource + " out of the classpath", e);
+        }
+    }
+
+    /** Touches one byte per page of every tensor, logging each 10 % of the bytes. */
+    private void pageIn(GgufFile file, DoubleConsumer progress) {
+        long total = file.tensors().stream().mapToLong(GgufTensorInfo::byteSize).sum();
+        long done = 0;
+        int reported = 0;
+        byte sink = 0;
+        for (GgufTensorInfo t : file.tensors()) {
+            MemorySegment data = file.data(t);
+            for (long at = 0; at < data.byteSize(); at += PAGE) {
+                sink ^= data.get(ValueLayout.JAVA_BYTE, at);
+            }
+            done += t.byteSize();
+            double fraction = total == 0 ? 1 : (double) done / total;
+            progress.accept(fraction);
+            if ((int) (fraction * 10) > reported) {
+                reported = (int) (fraction * 10);
+                LOG.log(Level.INFO, "kt-native backend {0}: loaded {1} of {2} MiB ({3} %)", backendId,
+                        done >> 20, total >> 20, reported * 10);
+            }
+        }
+        if (sink == 42) {
+            LOG.log(Level.TRACE, "page-in checksum {0}", sink); // keeps the reads from being optimised away
+        }
+    }
+
+    /** What {@code /v1/models} shows about the model. */
+    private static Map<String, Object> facts(GgufFile file, Model model) {
+        Map<String, Object> facts = new LinkedHashMap<>();
+        facts.put("architecture", model.config().architecture().ggufName());
+        facts.put("quantization", dominantType(file).name());
+        facts.put("context_length", model.config().contextLength());
+        String name = file.string("general.name", "");
+        facts.put("general_name", name);
+        String description = file.string("general.description", "");
+        boolean random = (name + " " + description).toLowerCase(Locale.ROOT).contains("synthetic")
+                || file.metadata().containsKey("lazarus.random_weights");
+        if (random) {
+            facts.put("random_weights", true);
+        }
+        return facts;
+    }
+
+    /** The weight type holding the most bytes (what "Q4_K_M" files are mostly made of). */
+    private static GgmlType dominantType(GgufFile file) {
+        Map<GgmlType, Long> bytes = new EnumMap<>(GgmlType.class);
+        for (GgufTensorInfo t : file.tensors()) {
+            bytes.merge(t.type(), t.byteSize(), Long::sum);
+        }
+        return bytes.entrySet().stream().max(Comparator.comparingLong(Map.Entry::getValue)).orElseThrow().getKey();
+    }
+}

@@ -1,0 +1,232 @@
+package dev.lazarus.kt.sampling;
+
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Map;
+import java.util.PriorityQueue;
+import java.util.SplittableRandom;
+
+/**
+ * Picks the next token from the logits, in llama.cpp's default order: logit bias → presence /
+ * frequency penalties → top-k → top-p → min-p → temperature → random draw (or the most likely
+ * token when greedy). One per sequence: it owns the sequence's random stream, so a fixed seed
+ * replays the same choices. Not thread-safe.
+ */
+public final class Sampler {
+
+    /** A sampled token and, when the request asked for them, its log-probabilities. */
+    public record Sampled(int token, TokenLogprobs logprobs) {}
+
+    private final SamplingParams params;
+    private final int vocabSize;
+    private final SplittableRandom random;
+    private final int[] counts;
+    // candidate buffers reused across steps
+    private final int[] ids;
+    private final float[] values;
+
+    public Sampler(SamplingParams params, int vocabSize) {
+        this.params = params;
+        this.vocabSize = vocabSize;
+        this.random = new SplittableRandom(params.seed());
+        this.counts = new int[vocabSize];
+        this.ids = new int[vocabSize];
+        this.values = new float[vocabSize];
+    }
+
+    /**
+     * Samples the next token and, if requested, reports log-probabilities of the raw logits.
+     *
+     * @param logits  the model output for the position; modified
+     * @param history tokens generated so far in this sequence (for the penalties)
+     */
+    public Sampled next(float[] logits, IntList history) {
+        float[] raw = params.logprobs() ? logits.clone() : null;
+        int token = sample(logits, history);
+        return new Sampled(token, raw == null ? null : logprobs(raw, token, params.topLogprobs()));
+    }
+
+    /** The next token; {@code logits} are modified. */
+    public int sample(float[] logits, IntList history) {
+        if (logits.length != vocabSize) {
+            throw new IllegalArgumentException("expected " + vocabSize + " logits, got " + logits.length);
+        }
+        for (Map.Entry<Integer, Float> bias : params.logitBias().entrySet()) {
+            if (bias.getKey() < vocabSize) {
+                logits[bias.getKey()] += bias.getValue();
+            }
+        }
+        applyPenalties(logits, history);
+        if (params.isGreedy()) {
+            return argmax(logits);
+        }
+        int n = topK(logits, params.topK());
+        n = topP(n, params.topP());
+        n = minP(n, params.minP());
+        return draw(n, params.temperature());
+    }
+
+    private void applyPenalties(float[] logits, IntList history) {
+        if ((params.presencePenalty() == 0f && params.frequencyPenalty() == 0f) || history == null || history.size() == 0) {
+            return;
+        }
+        for (int i = 0; i < history.size(); i++) {
+            int t = history.get(i);
+            if (t >= 0 && t < vocabSize) {
+                counts[t]++;
+            }
+        }
+        for (int i = 0; i < history.size(); i++) {
+            int t = history.get(i);
+            if (t >= 0 && t < vocabSize && counts[t] > 0) {
+                logits[t] -= counts[t] * params.frequencyPenalty() + params.presencePenalty();
+                counts[t] = 0; // once per distinct token; also resets the scratch array
+            }
+        }
+    }
+
+    private static int argmax(float[] logits) {
+        int best = 0;
+        for (int i = 1; i < logits.length; i++) {
+            if (logits[i] > logits[best]) {
+                best = i;
+            }
+        }
+        return best;
+    }
+
+    /** Fills the candidate buffers with the k best tokens (all when k is 0), sorted by logit, best first. */
+    private int topK(float[] logits, int k) {
+        int n = k <= 0 || k >= vocabSize ? vocabSize : k;
+        if (n == vocabSize) {
+            long[] packed = new long[vocabSize];
+            for (int i = 0; i < vocabSize; i++) {
+                packed[i] = pack(logits[i], i);
+            }
+            Arrays.sort(packed);
+            for (int i = 0; i < vocabSize; i++) {
+                unpack(packed[vocabSize - 1 - i], i, logits);
+            }
+            return n;
+        }
+        PriorityQueue<Long> heap = new PriorityQueue<>(n);
+        for (int i = 0; i < vocabSize; i++) {
+            long p = pack(logits[i], i);
+            if (heap.size() < n) {
+                heap.add(p);
+            } else if (p > heap.peek()) {
+                heap.poll();
+                heap.add(p);
+            }
+        }
+        for (int i = n - 1; i >= 0; i--) {
+            unpack(heap.poll(), i, logits);
+        }
+        return n;
+    }
+
+    /** Orders by logit, then by lower token id first (a total order, so results do not depend on sort stability). */
+    private static long pack(float logit, int id) {
+        int bits = Float.floatToIntBits(logit);
+        int ordered = bits >= 0 ? bits : bits ^ 0x7FFFFFFF;
+        return ((long) ordered << 32) | (0xFFFFFFFFL - id);
+    }
+
+    private void unpack(long packed, int slot, float[] logits) {
+        int id = (int) (0xFFFFFFFFL - (packed & 0xFFFFFFFFL));
+        ids[slot] = id;
+        values[slot] = logits[id];
+    }
+
+    /** Keeps the smallest prefix whose probability reaches p (at least one token). */
+    private int topP(int n, float p) {
+        if (p >= 1f || n <= 1) {
+            return n;
+        }
+        double[] probs = softmax(n, 1f);
+        double cumulative = 0;
+        for (int i = 0; i < n; i++) {
+            cumulative += probs[i];
+            if (cumulative >= p) {
+                return i + 1;
+            }
+        }
+        return n;
+    }
+
+    /** Keeps tokens at least {@code minP} times as likely as the best one. */
+    private int minP(int n, float minP) {
+        if (minP <= 0f || n <= 1) {
+            return n;
+        }
+        float threshold = values[0] + (float) Math.log(minP);
+        int kept = 1;
+        while (kept < n && values[kept] >= threshold) {
+            kept++;
+        }
+        return kept;
+    }
+
+    private int draw(int n, float temperature) {
+        double[] probs = softmax(n, temperature);
+        double r = random.nextDouble();
+        double cumulative = 0;
+        for (int i = 0; i < n; i++) {
+            cumulative += probs[i];
+            if (r < cumulative) {
+                return ids[i];
+            }
+        }
+        return ids[n - 1];
+    }
+
+    private double[] softmax(int n, float temperature) {
+        double[] probs = new double[n];
+        double max = values[0] / temperature;
+        double sum = 0;
+        for (int i = 0; i < n; i++) {
+            probs[i] = Math.exp(values[i] / temperature - max);
+            sum += probs[i];
+        }
+        for (int i = 0; i < n; i++) {
+            probs[i] /= sum;
+        }
+        return probs;
+    }
+
+    /**
+     * Log-softmax of raw logits for the chosen token and the {@code top} most likely tokens
+     * (ties: lower id first). Uses the logits as given: pass them before sampling modifies them.
+     */
+    public static TokenLogprobs logprobs(float[] rawLogits, int chosen, int top) {
+        double max = Double.NEGATIVE_INFINITY;
+        for (float v : rawLogits) {
+            max = Math.max(max, v);
+        }
+        double sum = 0;
+        for (float v : rawLogits) {
+            sum += Math.exp(v - max);
+        }
+        double logZ = max + Math.log(sum);
+        List<TokenLogprobs.Alternative> alternatives = new ArrayList<>(top);
+        if (top > 0) {
+            PriorityQueue<Long> heap = new PriorityQueue<>(top);
+            for (int i = 0; i < rawLogits.length; i++) {
+                long p = pack(rawLogits[i], i);
+                if (heap.size() < top) {
+                    heap.add(p);
+                } else if (p > heap.peek()) {
+                    heap.poll();
+                    heap.add(p);
+                }
+            }
+            long[] best = heap.stream().mapToLong(Long::longValue).sorted().toArray();
+            for (int i = best.length - 1; i >= 0; i--) {
+                int id = (int) (0xFFFFFFFFL - (best[i] & 0xFFFFFFFFL));
+                alternatives.add(new TokenLogprobs.Alternative(id, (float) (rawLogits[id] - logZ)));
+            }
+        }
+        return new TokenLogprobs(chosen, (float) (rawLogits[chosen] - logZ), List.copyOf(alternatives));
+    }
+}

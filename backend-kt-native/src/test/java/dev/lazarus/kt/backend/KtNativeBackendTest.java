@@ -1,0 +1,136 @@
+package dev.lazarus.kt.backend;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import dev.lazarus.backend.api.BackendConfig;
+import dev.lazarus.backend.api.BackendConfigException;
+import dev.lazarus.backend.api.BackendErrorKind;
+import dev.lazarus.backend.api.BackendException;
+import dev.lazarus.backend.api.BackendFactories;
+import dev.lazarus.backend.api.BackendHealth;
+import dev.lazarus.backend.api.InferenceBackend;
+import dev.lazarus.backend.api.openai.ChatCompletionChunk;
+import dev.lazarus.backend.api.openai.ChatCompletionRequest;
+import dev.lazarus.backend.api.openai.ChatMessage;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.ServiceLoader;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+
+/** The adapter on the embedded default model (generated at build time into target/classes). */
+class KtNativeBackendTest {
+
+    static KtNativeBackend backend;
+
+    @BeforeAll
+    static void start() throws Exception {
+        InferenceBackend b = new KtNativeBackendFactory().create(new BackendConfig("kt", "kt-native", Map.of(
+                "model", "classpath:models/lazarus-tiny-moe.gguf", "threads", 2, "context-size", 256,
+                "model-name", "tiny")));
+        backend = ((KtNativeBackend) b).awaitReady(Duration.ofMinutes(1));
+    }
+
+    @AfterAll
+    static void stop() {
+        backend.close();
+    }
+
+    static ChatCompletionRequest request(List<ChatMessage> messages, int maxTokens) {
+        return ChatCompletionRequest.builder().model("tiny").messages(messages).maxTokens(maxTokens)
+                .temperature(0.0).build();
+    }
+
+    @Test
+    void factoryIsFoundByServiceLoader() {
+        assertThat(ServiceLoader.load(dev.lazarus.backend.api.BackendFactory.class).stream()
+                .map(p -> p.get().kind())).contains("kt-native");
+    }
+
+    @Test
+    void missingModelSettingIsAConfigError() {
+        assertThatThrownBy(() -> new KtNativeBackendFactory().create(new BackendConfig("x", "kt-native", Map.of())))
+                .isInstanceOf(BackendConfigException.class).hasMessageContaining("model");
+    }
+
+    @Test
+    void describesTheModelWithRandomWeightsFlag() {
+        var model = backend.describe().models().getFirst();
+        assertThat(model.id()).isEqualTo("tiny");
+        assertThat(model.metadata()).containsEntry("architecture", "qwen3moe").containsEntry("random_weights", true)
+                .containsEntry("quantization", "F16");
+        assertThat(backend.describe().capabilities().assistantPrefill()).isTrue();
+        assertThat(backend.health().block().status()).isEqualTo(BackendHealth.Status.UP);
+    }
+
+    @Test
+    void chatStreamsRoleThenDeltasThenFinishThenUsage() {
+        List<ChatCompletionChunk> chunks = backend.chat(request(List.of(ChatMessage.user("Hello there")), 12))
+                .collectList().block(Duration.ofMinutes(1));
+        assertThat(chunks.getFirst().choices().getFirst().delta().role()).isEqualTo("assistant");
+        ChatCompletionChunk usage = chunks.getLast();
+        assertThat(usage.choices()).isEmpty();
+        assertThat(usage.usage().completionTokens()).isBetween(1, 12);
+        assertThat(usage.usage().promptTokens()).isGreaterThan(3);
+        ChatCompletionChunk finish = chunks.get(chunks.size() - 2);
+        assertThat(finish.choices().getFirst().finishReason()).isIn("stop", "length");
+        for (ChatCompletionChunk c : chunks.subList(1, chunks.size() - 2)) {
+            assertThat(c.choices().getFirst().finishReason()).isNull();
+            assertThat(c.contentDelta()).isNotEmpty();
+        }
+    }
+
+    @Test
+    void greedyChatIsDeterministicAndATrailingAssistantMessageIsContinued() {
+        List<ChatMessage> conversation = List.of(ChatMessage.user("Count with me"));
+        List<ChatCompletionChunk> first = backend.chat(request(conversation, 10)).collectList()
+                .block(Duration.ofMinutes(1));
+        String full = text(first);
+        assertThat(full).isEqualTo(text(backend.chat(request(conversation, 10)).collectList().block()));
+        // The first token's text as an assistant prefix: the model continues it rather than starting a
+        // new turn, so prefix + continuation is the same greedy text.
+        String prefix = first.get(1).contentDelta();
+        List<ChatMessage> prefixed = List.of(conversation.getFirst(), ChatMessage.assistant(prefix));
+        String rest = text(backend.chat(request(prefixed, 9)).collectList().block(Duration.ofMinutes(1)));
+        assertThat(prefix + rest).isEqualTo(full);
+    }
+
+    @Test
+    void logprobsAreReportedWhenAsked() {
+        ChatCompletionRequest r = request(List.of(ChatMessage.user("Hi")), 3).toBuilder()
+                .logprobs(true).topLogprobs(3).build();
+        List<ChatCompletionChunk> chunks = backend.chat(r).collectList().block(Duration.ofMinutes(1));
+        var entries = chunks.stream().filter(c -> !c.choices().isEmpty())
+                .map(c -> c.choices().getFirst().logprobs()).filter(java.util.Objects::nonNull)
+                .flatMap(l -> l.content().stream()).toList();
+        assertThat(entries).isNotEmpty();
+        assertThat(entries.getFirst().topLogprobs()).hasSize(3);
+        assertThat(entries.getFirst().logprob()).isLessThanOrEqualTo(0.0)
+                .isEqualTo(entries.getFirst().topLogprobs().getFirst().logprob());
+    }
+
+    @Test
+    void tooLongPromptIsAContextLengthError() {
+        String huge = "word ".repeat(400);
+        assertThatThrownBy(() -> backend.chat(request(List.of(ChatMessage.user(huge)), 5)).blockLast())
+                .isInstanceOfSatisfying(BackendException.class,
+                        e -> assertThat(e.kind()).isEqualTo(BackendErrorKind.CONTEXT_LENGTH_EXCEEDED));
+    }
+
+    @Test
+    void unknownModelNameIsModelNotFound() {
+        ChatCompletionRequest r = request(List.of(ChatMessage.user("Hi")), 2).withModel("other");
+        assertThatThrownBy(() -> backend.chat(r).blockLast())
+                .isInstanceOfSatisfying(BackendException.class,
+                        e -> assertThat(e.kind()).isEqualTo(BackendErrorKind.MODEL_NOT_FOUND));
+    }
+
+    static String text(List<ChatCompletionChunk> chunks) {
+        StringBuilder sb = new StringBuilder();
+        chunks.forEach(c -> sb.append(c.contentDelta()));
+        return sb.toString();
+    }
+}
