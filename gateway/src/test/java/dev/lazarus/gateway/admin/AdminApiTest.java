@@ -95,7 +95,8 @@ class AdminApiTest {
         assertThat(alpha.path("state").asString()).isEqualTo("CANDIDATE");
         assertThat(alpha.path("reason").asString()).isNotEmpty();
         assertThat(alpha.path("health").path("status").asString()).isEqualTo("UP");
-        assertThat(alpha.path("models").values()).extracting(JsonNode::asString).containsExactly("test-model");
+        assertThat(alpha.path("models").values()).extracting(JsonNode::asString).contains("test-model")
+                .doesNotContain("org/slashed-model");
         assertThat(alpha.path("draining").asBoolean()).isFalse();
         assertThat(alpha.has("in_flight")).isTrue();
         JsonNode beta = find(list.path("data"), "beta");
@@ -104,7 +105,7 @@ class AdminApiTest {
 
         JsonNode one = body(admin(HttpMethod.GET, "/admin/backends/beta", null).expectStatus().isOk());
         assertThat(one.path("models").values()).extracting(JsonNode::asString)
-                .containsExactly("test-model", "org/slashed-model");
+                .contains("test-model", "org/slashed-model");
         JsonNode missing = error(admin(HttpMethod.GET, "/admin/backends/ghost", null).expectStatus().isNotFound());
         assertThat(missing.path("code").asString()).isEqualTo("backend_not_found");
     }
