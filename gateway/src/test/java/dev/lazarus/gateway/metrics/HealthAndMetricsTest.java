@@ -74,6 +74,9 @@ class HealthAndMetricsTest extends GatewayTestSupport {
                 .containsPattern("lazarus_backend_ttft_seconds_bucket\\{[^}]*backend=\"chat-only\"")
                 .containsPattern("lazarus_backend_inter_token_seconds_count\\{[^}]*backend=\"chat-only\"[^}]*} [1-9]")
                 .containsPattern("lazarus_gateway_overhead_seconds_count\\{[^}]*model=\"chat-only-model\"[^}]*} [1-9]")
-                .containsPattern("resilience4j_circuitbreaker_state\\{[^}]*name=\"chat-only\"[^}]*state=\"closed\"[^}]*} 1");
+                .containsPattern("resilience4j_circuitbreaker_state\\{[^}]*name=\"chat-only\"[^}]*state=\"closed\"[^}]*} 1")
+                .containsPattern("lazarus_backend_state\\{[^}]*backend=\"chat-only\"[^}]*state=\"active\"[^}]*} 1")
+                .containsPattern("lazarus_backend_state\\{[^}]*backend=\"chat-only\"[^}]*state=\"rolled_back\"[^}]*} 0")
+                .containsPattern("lazarus_backend_draining\\{[^}]*backend=\"chat-only\"[^}]*} 0");
     }
 }
