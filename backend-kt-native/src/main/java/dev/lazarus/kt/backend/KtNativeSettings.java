@@ -2,6 +2,7 @@ package dev.lazarus.kt.backend;
 
 import dev.lazarus.backend.api.BackendConfig;
 import dev.lazarus.backend.api.BackendConfigException;
+import dev.lazarus.kt.placement.PlacementConfig;
 
 /**
  * The settings of a {@code kt-native} backend.
@@ -11,8 +12,10 @@ import dev.lazarus.backend.api.BackendConfigException;
  * @param contextSize    positions per sequence; 0: the model's trained context
  * @param maxSequences   sequences decoded together
  * @param modelName      the name this backend serves the model under
+ * @param placement      where routed experts live (GPU, RAM copies, the mapped file)
  */
-public record KtNativeSettings(String model, int threads, int contextSize, int maxSequences, String modelName) {
+public record KtNativeSettings(String model, int threads, int contextSize, int maxSequences, String modelName,
+                               PlacementConfig placement) {
 
     public static KtNativeSettings from(BackendConfig config) {
         String model = config.requireString("model");
@@ -23,7 +26,7 @@ public record KtNativeSettings(String model, int threads, int contextSize, int m
         }
         int sequences = positive(config, "max-sequences", 4);
         String name = config.string("model-name", defaultName(model));
-        return new KtNativeSettings(model, threads, context, sequences, name);
+        return new KtNativeSettings(model, threads, context, sequences, name, PlacementConfig.from(config));
     }
 
     private static int positive(BackendConfig config, String key, int def) {

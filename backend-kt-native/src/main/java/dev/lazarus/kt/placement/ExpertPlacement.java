@@ -1,0 +1,224 @@
+package dev.lazarus.kt.placement;
+
+import dev.lazarus.backend.api.ExpertPlacementView.LayerPlacement;
+import dev.lazarus.backend.api.ExpertPlacementView.PlacementSnapshot;
+import dev.lazarus.backend.api.ExpertPlacementView.TierStats;
+import dev.lazarus.kt.model.ExpertWeights;
+import dev.lazarus.kt.model.Model;
+import java.lang.System.Logger.Level;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
+
+/**
+ * Expert placement for one loaded model: decides the tier of every routed expert under the tier
+ * budgets, prepares each tier's copy, installs the tiered executor on the model, and re-places
+ * experts on demand ({@link #rebalance}) or periodically ({@code dynamic}). Re-placing swaps one
+ * expert at a time while requests keep running: the new tier's copy is made first, published
+ * atomically, and the old copy freed once no forward pass uses it.
+ */
+public final class ExpertPlacement implements AutoCloseable {
+
+    private static final System.Logger LOG = System.getLogger(ExpertPlacement.class.getName());
+
+    private final String modelName;
+    private final PlacementConfig config;
+    private final ExpertCatalog catalog;
+    private final DeviceTier device;
+    private final RoutingStats stats;
+    private final TierCounters counters = new TierCounters();
+    private final ExpertSlots slots;
+    private final long gpuBudget;
+    private final long ramBudget;
+    private final AtomicLong rebalances = new AtomicLong();
+    private final ScheduledExecutorService scheduler;
+
+    private ExpertPlacement(Model model, String modelName, PlacementConfig config, DeviceTier device) {
+        this.modelName = modelName;
+        this.config = config;
+        this.catalog = new ExpertCatalog(model.expertLayers());
+        this.device = device;
+        this.stats = config.statsFile() == null
+                ? new RoutingStats(catalog.layerCount(), catalog.expertsPerLayer())
+                : RoutingStatsFile.loadOrEmpty(config.statsFile(), modelName, catalog);
+        this.slots = new ExpertSlots(catalog.layerCount(), catalog.expertsPerLayer());
+        this.gpuBudget = device == null ? 0 : config.gpuBudget().resolve(catalog);
+        this.ramBudget = config.ramBudget().resolve(catalog);
+        for (int s = 0; s < catalog.layerCount(); s++) {
+            for (int e = 0; e < catalog.expertsPerLayer(); e++) {
+                slots.swap(s, e, RamTier.mapped(catalog.weights(s, e)));
+            }
+        }
+        apply(plan(config.strategy() == PlacementStrategy.DYNAMIC ? stats.takeWindow() : stats.totals()));
+        model.useExpertExecutor(new TieredExperts(catalog, slots, device, model.parallel(), stats, counters));
+        if (config.strategy() == PlacementStrategy.DYNAMIC) {
+            scheduler = Executors.newSingleThreadScheduledExecutor(Thread.ofPlatform().name("kt-placement").daemon().factory());
+            long every = config.rebalanceInterval().toMillis();
+            scheduler.scheduleWithFixedDelay(this::rebalanceQuietly, every, every, TimeUnit.MILLISECONDS);
+        } else {
+            scheduler = null;
+        }
+    }
+
+    /**
+     * Places the model's experts per {@code config} and routes its expert computations through the
+     * tiers. {@code device} is the GPU tier, or null for CPU-only. Dense models are returned null.
+     */
+    public static ExpertPlacement install(Model model, String modelName, PlacementConfig config, DeviceTier device) {
+        if (model.expertLayers().isEmpty()) {
+            return null;
+        }
+        return new ExpertPlacement(model, modelName, config, device);
+    }
+
+    public PlacementConfig config() {
+        return config;
+    }
+
+    public ExpertCatalog catalog() {
+        return catalog;
+    }
+
+    public RoutingStats stats() {
+        return stats;
+    }
+
+    /** The tier each expert is in now. */
+    public PlacementPlan current() {
+        Tier[][] t = new Tier[catalog.layerCount()][catalog.expertsPerLayer()];
+        for (int s = 0; s < t.length; s++) {
+            for (int e = 0; e < t[s].length; e++) {
+                t[s][e] = slots.tier(s, e);
+            }
+        }
+        return new PlacementPlan(t);
+    }
+
+    /**
+     * Re-plans from the statistics (the live window for {@code dynamic}, all counts otherwise),
+     * moves the experts whose tier changed, saves the statistics, and returns the new placement.
+     */
+    public synchronized PlacementPlan rebalance() {
+        double[][] scores = config.strategy() == PlacementStrategy.DYNAMIC ? stats.takeWindow() : stats.totals();
+        apply(plan(scores));
+        saveStats();
+        return current();
+    }
+
+    public void saveStats() {
+        if (config.statsFile() != null) {
+            RoutingStatsFile.save(config.statsFile(), modelName, catalog, stats);
+        }
+    }
+
+    public PlacementSnapshot snapshot() {
+        PlacementPlan now = current();
+        List<TierStats> tiers = new ArrayList<>();
+        for (Tier t : Tier.values()) {
+            long budget = switch (t) {
+                case GPU -> gpuBudget;
+                case RAM -> ramBudget;
+                case MMAP -> -1;
+            };
+            tiers.add(new TierStats(t.id(), now.count(t), now.bytes(catalog, t), budget, counters.computations(t),
+                    counters.byteHitRate(t)));
+        }
+        long[][] counts = stats.counts();
+        List<LayerPlacement> layers = new ArrayList<>();
+        for (int s = 0; s < catalog.layerCount(); s++) {
+            List<String> ids = new ArrayList<>();
+            for (int e = 0; e < catalog.expertsPerLayer(); e++) {
+                ids.add(now.tier(s, e).id());
+            }
+            layers.add(new LayerPlacement(catalog.layerId(s), ids, Arrays.stream(counts[s]).boxed().toList()));
+        }
+        return new PlacementSnapshot(config.strategy().id(), device == null ? null : device.describe(), Instant.now(),
+                rebalances.get(), tiers, layers);
+    }
+
+    /** The share of expert weight bytes served by {@code tier} since start. */
+    public double byteHitRate(Tier tier) {
+        return counters.byteHitRate(tier);
+    }
+
+    private PlacementPlan plan(double[][] scores) {
+        return PlacementPlanner.plan(config.strategy(), catalog, gpuBudget, ramBudget, scores,
+                w -> device != null && device.supports(w));
+    }
+
+    /**
+     * Moves every expert whose tier differs, demotions first so a tier's memory is released before
+     * another expert is promoted into it (peak use stays near the budget).
+     */
+    private synchronized void apply(PlacementPlan target) {
+        int moved = 0;
+        for (Tier into : List.of(Tier.MMAP, Tier.RAM, Tier.GPU)) {
+            for (int s = 0; s < catalog.layerCount(); s++) {
+                for (int e = 0; e < catalog.expertsPerLayer(); e++) {
+                    if (target.tier(s, e) == into && slots.tier(s, e) != into) {
+                        PlacedExpert next = prepare(into, catalog.weights(s, e));
+                        if (next != null) {
+                            slots.swap(s, e, next);
+                            moved++;
+                        }
+                    }
+                }
+            }
+        }
+        rebalances.incrementAndGet();
+        PlacementPlan now = current();
+        LOG.log(Level.INFO, "expert placement ({0}) of {1}: {2} moved; gpu {3} experts / {4} MiB, ram {5} / {6} MiB, mmap {7}",
+                config.strategy().id(), modelName, moved, now.count(Tier.GPU), now.bytes(catalog, Tier.GPU) >> 20,
+                now.count(Tier.RAM), now.bytes(catalog, Tier.RAM) >> 20, now.count(Tier.MMAP));
+    }
+
+    /** The expert's copy in {@code tier}, or null when it cannot be made (logged; the expert stays where it is). */
+    private PlacedExpert prepare(Tier tier, ExpertWeights w) {
+        try {
+            return switch (tier) {
+                case GPU -> PlacedExpert.onDevice(device.upload(w));
+                case RAM -> RamTier.load(w);
+                case MMAP -> RamTier.mapped(w);
+            };
+        } catch (RuntimeException e) {
+            LOG.log(Level.WARNING, "cannot place an expert in " + tier.id() + ", it stays where it is: " + e.getMessage());
+            return null;
+        }
+    }
+
+    private void rebalanceQuietly() {
+        try {
+            rebalance();
+        } catch (RuntimeException e) {
+            LOG.log(Level.WARNING, "periodic expert re-placement failed", e);
+        }
+    }
+
+    /**
+     * Stops re-placing, saves the statistics and frees the tier copies. The model must no longer run
+     * (its executor would find the placement closed).
+     */
+    @Override
+    public void close() {
+        if (scheduler != null) {
+            scheduler.shutdownNow();
+            try {
+                scheduler.awaitTermination(30, TimeUnit.SECONDS);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+        }
+        try {
+            saveStats();
+        } catch (RuntimeException e) {
+            LOG.log(Level.WARNING, "cannot save routing statistics", e);
+        } finally {
+            slots.clear();
+        }
+    }
+}
