@@ -141,6 +141,11 @@ public final class ExpertPlacement implements AutoCloseable {
                 rebalances.get(), tiers, layers);
     }
 
+    /** Expert weight bytes read from {@code tier} since start. */
+    public long bytesRead(Tier tier) {
+        return counters.bytes(tier);
+    }
+
     /** The share of expert weight bytes served by {@code tier} since start. */
     public double byteHitRate(Tier tier) {
         return counters.byteHitRate(tier);
@@ -172,7 +177,7 @@ public final class ExpertPlacement implements AutoCloseable {
         }
         rebalances.incrementAndGet();
         PlacementPlan now = current();
-        LOG.log(Level.INFO, "expert placement ({0}) of {1}: {2} moved; gpu {3} experts / {4} MiB, ram {5} / {6} MiB, mmap {7}",
+        LOG.log(moved > 0 || rebalances.get() == 1 ? Level.INFO : Level.DEBUG, "expert placement ({0}) of {1}: {2} moved; gpu {3} experts / {4} MiB, ram {5} / {6} MiB, mmap {7}",
                 config.strategy().id(), modelName, moved, now.count(Tier.GPU), now.bytes(catalog, Tier.GPU) >> 20,
                 now.count(Tier.RAM), now.bytes(catalog, Tier.RAM) >> 20, now.count(Tier.MMAP));
     }

@@ -55,7 +55,11 @@ public record PlacementConfig(PlacementStrategy strategy, TierBudget gpuBudget, 
     public static PlacementConfig from(BackendConfig c) {
         try {
             PlacementStrategy strategy = PlacementStrategy.of(c.string("expert-placement", "uniform"));
-            GpuMode gpu = GpuMode.valueOf(c.string("gpu", "auto").trim().toUpperCase(Locale.ROOT));
+            String mode = c.string("gpu", "auto").trim().toUpperCase(Locale.ROOT);
+            if (!List.of("AUTO", "ON", "OFF").contains(mode)) {
+                throw new BackendConfigException(c.id(), "gpu", "setting 'gpu' must be auto, on or off, got '" + c.string("gpu", "") + "'");
+            }
+            GpuMode gpu = GpuMode.valueOf(mode);
             String kernels = c.string("gpu-kernels", null);
             String stats = c.string("expert-stats", null);
             Duration interval = c.duration("rebalance-interval", Duration.ofSeconds(30));
