@@ -5,7 +5,7 @@
 #   scripts/device/make-runtime.sh     # .jdk-runtime/     jlinked Java 25
 #   scripts/device/make-classpath.sh   # .device-classpath/ engine classes + dependency jars
 # Then, from the repository root on the device machine:
-#   scripts/device/gpu-check.sh [--gpu on|off] [--tokens N] [--warmup N] [--configs LIST]
+#   scripts/device/gpu-check.sh [--gpu on|off] [--tokens N] [--warmup N] [--repeat N] [--threads N] [--configs LIST]
 #
 # Steps: (a) nvcc compiles backend-kt-native/src/main/cuda/*.cu to PTX for sm_90 (SM_ARCH overrides);
 # (b) GpuParityCheck compares logits of a tiny qwen3moe (Q8_0) with 100 % and 30 % of the expert bytes on
@@ -17,11 +17,13 @@
 set -euo pipefail
 
 GPU=on
+CONFIGS="cpu,uniform:0:1,uniform:0.1,dynamic:0.1,uniform:0.3,dynamic:0.3"
 BENCH_ARGS=()
 while [ $# -gt 0 ]; do
   case "$1" in
     --gpu) GPU=$2; shift 2 ;;
-    --tokens|--warmup|--configs|--threads) BENCH_ARGS+=("$1" "$2"); shift 2 ;;
+    --configs) CONFIGS=$2; shift 2 ;;
+    --tokens|--warmup|--threads|--repeat) BENCH_ARGS+=("$1" "$2"); shift 2 ;;
     *) echo "unknown option $1" >&2; exit 2 ;;
   esac
 done
@@ -67,6 +69,18 @@ fi
 echo "== (c) decode benchmark on benchQwen3Moe"
 MODEL="$WORK/bench-qwen3moe-q8_0.gguf"
 [ -f "$MODEL" ] || run_java dev.lazarus.kt.synthetic.SyntheticModelsMain benchQwen3Moe "$MODEL" Q8_0
-run_java dev.lazarus.kt.gpu.GpuDecodeBenchmark "$MODEL" --kernels "$KERNELS" --gpu "$GPU" "${BENCH_ARGS[@]}" \
-  | tee "$WORK/benchmark.txt"
+# One JVM per configuration: a shared JIT profile would favour whichever configuration ran first.
+# The first configuration is the baseline the others are compared with ("vs cpu").
+BASELINE=0
+HEADER=true
+: > "$WORK/benchmark.txt"
+for config in ${CONFIGS//,/ }; do
+  line=$(run_java dev.lazarus.kt.gpu.GpuDecodeBenchmark "$MODEL" --kernels "$KERNELS" --gpu "$GPU" \
+    --configs "$config" --baseline "$BASELINE" --header "$HEADER" "${BENCH_ARGS[@]}")
+  echo "$line" | tee -a "$WORK/benchmark.txt"
+  if [ "$BASELINE" = 0 ]; then
+    BASELINE=$(echo "$line" | tail -1 | awk '{print $4}')
+  fi
+  HEADER=false
+done
 exit $status

@@ -28,18 +28,25 @@ import java.util.Random;
  *
  * <pre>GpuDecodeBenchmark model.gguf [--kernels experts.ptx] [--gpu auto|on|off] [--threads N]
  *     [--tokens 64] [--warmup 64] [--repeat 3] [--configs cpu,uniform:0.1,dynamic:0.1,uniform:0.3,dynamic:0.3]</pre>
+ * A configuration is {@code cpu} (every expert memory-mapped) or {@code strategy:gpuShare[:ramShare]};
+ * {@code uniform:0:1} puts every expert in the RAM tier, which measures what the RAM copy buys.
+ * Configurations run in one JVM share its JIT profile, and the first one shapes the compiled kernels
+ * (mapped and RAM segments are different classes to them); scripts/device/gpu-check.sh therefore runs
+ * each configuration in a fresh JVM, passing {@code --baseline} (the cpu tok/s) and {@code --header false}.
  */
 public final class GpuDecodeBenchmark {
 
     private GpuDecodeBenchmark() {}
 
-    record Setup(String name, PlacementStrategy strategy, double gpuShare) {
+    /** {@code cpu}, or {@code strategy:gpuShare[:ramShare]} ({@code uniform:0:1}: every expert in the RAM tier). */
+    record Setup(String name, PlacementStrategy strategy, double gpuShare, double ramShare) {
         static Setup parse(String s) {
             if (s.equals("cpu")) {
-                return new Setup(s, PlacementStrategy.UNIFORM, 0);
+                return new Setup(s, PlacementStrategy.UNIFORM, 0, 0);
             }
             String[] parts = s.split(":");
-            return new Setup(s, PlacementStrategy.of(parts[0]), Double.parseDouble(parts[1]));
+            return new Setup(s, PlacementStrategy.of(parts[0]), Double.parseDouble(parts[1]),
+                    parts.length > 2 ? Double.parseDouble(parts[2]) : 0);
         }
     }
 
@@ -58,7 +65,8 @@ public final class GpuDecodeBenchmark {
         int tokens = Integer.parseInt(opt.getOrDefault("tokens", "64"));
         int warmup = Integer.parseInt(opt.getOrDefault("warmup", "64"));
         int repeat = Integer.parseInt(opt.getOrDefault("repeat", "3"));
-        List<Setup> setups = Arrays.stream(opt.getOrDefault("configs", "cpu,uniform:0.1,dynamic:0.1,uniform:0.3,dynamic:0.3")
+        boolean header = Boolean.parseBoolean(opt.getOrDefault("header", "true"));
+        List<Setup> setups = Arrays.stream(opt.getOrDefault("configs", "cpu,uniform:0:1,uniform:0.1,dynamic:0.1,uniform:0.3,dynamic:0.3")
                 .split(",")).map(String::trim).map(Setup::parse).toList();
         String kernels = opt.get("kernels");
         PlacementConfig base = PlacementConfig.cpuOnly().withGpu(
@@ -71,17 +79,20 @@ public final class GpuDecodeBenchmark {
             int vocab = Model.load(file, parallel).vocabSize();
             int[] warmPrompt = random.ints(16, 0, vocab).toArray();
             int[] timedPrompt = random.ints(16, 0, vocab).toArray();
-            System.out.printf("model %s, %d threads, %d decode tokens timed after %d warm-up, GPU: %s%n", model.getFileName(),
+            if (header) {
+                System.out.printf("model %s, %d threads, %d decode tokens timed after %d warm-up, GPU: %s%n", model.getFileName(),
                     threads, tokens, warmup, gpu == null ? "none" : gpu.describe());
-            System.out.printf("%-14s %10s %12s %9s %10s %16s%n", "config", "gpu share", "gpu experts", "tok/s", "vs cpu",
-                    "gpu byte hits");
+                System.out.printf("%-14s %10s %12s %9s %10s %16s%n", "config", "gpu share", "gpu experts", "tok/s",
+                        "vs cpu", "gpu byte hits");
+            }
             GreedyDecoder.run(Model.load(file, parallel), warmPrompt, Math.max(warmup, 32), null); // JIT warm-up
-            double baseline = 0;
+            double baseline = Double.parseDouble(opt.getOrDefault("baseline", "0"));
             try {
                 for (Setup s : setups) {
                     PlacementConfig c = base.withStrategy(s.strategy())
                             .withGpu(s.gpuShare() == 0 ? GpuMode.OFF : base.gpu(), new TierBudget.Ratio(s.gpuShare()),
-                                    base.gpuKernels());
+                                    base.gpuKernels())
+                            .withRam(new TierBudget.Ratio(s.ramShare()));
                     Model m = Model.load(file, parallel);
                     try (ExpertPlacement placement = ExpertPlacement.install(m, "bench", c, s.gpuShare() == 0 ? null : gpu)) {
                         GreedyDecoder.run(m, warmPrompt, warmup, null);
