@@ -65,8 +65,9 @@ final class ModelLoader {
             ChatTemplate template = ChatTemplate.fromMetadata(file.metadata(), tokenizer);
             int trained = model.config().contextLength();
             int context = settings.contextSize() == 0 ? trained : settings.contextSize();
-            InferenceEngine engine = new InferenceEngine(model,
-                    EngineOptions.defaults(context, settings.maxSequences()), parallel);
+            EngineOptions defaults = EngineOptions.defaults(context, settings.maxSequences());
+            InferenceEngine engine = new InferenceEngine(model, new EngineOptions(context, settings.maxSequences(),
+                    settings.maxQueued(), defaults.maxBatchTokens(), defaults.prefixCacheEntries()), parallel);
             LOG.log(Level.INFO, "kt-native backend {0}: {1} ready ({2}, context {3}, {4} threads)",
                     backendId, settings.modelName(), model.config().architecture().ggufName(), context,
                     settings.threads());
@@ -138,7 +139,7 @@ final class ModelLoader {
         Map<String, Object> facts = new LinkedHashMap<>();
         facts.put("architecture", model.config().architecture().ggufName());
         facts.put("quantization", dominantType(file).name());
-        facts.put("context_length", model.config().contextLength());
+        facts.put("trained_context_length", model.config().contextLength());
         String name = file.string("general.name", "");
         facts.put("general_name", name);
         String description = file.string("general.description", "");

@@ -1,5 +1,6 @@
 package dev.lazarus.kt.backend;
 
+import static dev.lazarus.kt.backend.EmbeddedModel.text;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
@@ -7,9 +8,7 @@ import dev.lazarus.backend.api.BackendConfig;
 import dev.lazarus.backend.api.BackendConfigException;
 import dev.lazarus.backend.api.BackendErrorKind;
 import dev.lazarus.backend.api.BackendException;
-import dev.lazarus.backend.api.BackendFactories;
 import dev.lazarus.backend.api.BackendHealth;
-import dev.lazarus.backend.api.InferenceBackend;
 import dev.lazarus.backend.api.openai.ChatCompletionChunk;
 import dev.lazarus.backend.api.openai.ChatCompletionRequest;
 import dev.lazarus.backend.api.openai.ChatMessage;
@@ -28,10 +27,7 @@ class KtNativeBackendTest {
 
     @BeforeAll
     static void start() throws Exception {
-        InferenceBackend b = new KtNativeBackendFactory().create(new BackendConfig("kt", "kt-native", Map.of(
-                "model", "classpath:models/lazarus-tiny-moe.gguf", "threads", 2, "context-size", 256,
-                "model-name", "tiny")));
-        backend = ((KtNativeBackend) b).awaitReady(Duration.ofMinutes(1));
+        backend = EmbeddedModel.start(Map.of());
     }
 
     @AfterAll
@@ -61,7 +57,8 @@ class KtNativeBackendTest {
         var model = backend.describe().models().getFirst();
         assertThat(model.id()).isEqualTo("tiny");
         assertThat(model.metadata()).containsEntry("architecture", "qwen3moe").containsEntry("random_weights", true)
-                .containsEntry("quantization", "F16");
+                .containsEntry("quantization", "F16").containsEntry("trained_context_length", 4096);
+        assertThat(model.contextLength()).as("the context this backend serves").isEqualTo(256);
         assertThat(backend.describe().capabilities().assistantPrefill()).isTrue();
         assertThat(backend.health().block().status()).isEqualTo(BackendHealth.Status.UP);
     }
@@ -126,11 +123,5 @@ class KtNativeBackendTest {
         assertThatThrownBy(() -> backend.chat(r).blockLast())
                 .isInstanceOfSatisfying(BackendException.class,
                         e -> assertThat(e.kind()).isEqualTo(BackendErrorKind.MODEL_NOT_FOUND));
-    }
-
-    static String text(List<ChatCompletionChunk> chunks) {
-        StringBuilder sb = new StringBuilder();
-        chunks.forEach(c -> sb.append(c.contentDelta()));
-        return sb.toString();
     }
 }
