@@ -106,7 +106,11 @@ public final class ExpertPlacement implements AutoCloseable {
     public synchronized PlacementPlan rebalance() {
         double[][] scores = config.strategy() == PlacementStrategy.DYNAMIC ? stats.takeWindow() : stats.totals();
         apply(plan(scores));
-        saveStats();
+        try {
+            saveStats();
+        } catch (RuntimeException e) {
+            LOG.log(Level.WARNING, "cannot save routing statistics: " + e.getMessage());
+        }
         return current();
     }
 
@@ -163,13 +167,17 @@ public final class ExpertPlacement implements AutoCloseable {
     private synchronized void apply(PlacementPlan target) {
         int moved = 0;
         for (Tier into : List.of(Tier.MMAP, Tier.RAM, Tier.GPU)) {
-            for (int s = 0; s < catalog.layerCount(); s++) {
-                for (int e = 0; e < catalog.expertsPerLayer(); e++) {
+            // after the first failure (device or RAM full) the rest of that tier's moves are skipped, not each retried
+            boolean failed = false;
+            for (int s = 0; s < catalog.layerCount() && !failed; s++) {
+                for (int e = 0; e < catalog.expertsPerLayer() && !failed; e++) {
                     if (target.tier(s, e) == into && slots.tier(s, e) != into) {
                         PlacedExpert next = prepare(into, catalog.weights(s, e));
                         if (next != null) {
                             slots.swap(s, e, next);
                             moved++;
+                        } else {
+                            failed = true;
                         }
                     }
                 }
@@ -191,7 +199,8 @@ public final class ExpertPlacement implements AutoCloseable {
                 case MMAP -> RamTier.mapped(w);
             };
         } catch (RuntimeException e) {
-            LOG.log(Level.WARNING, "cannot place an expert in " + tier.id() + ", it stays where it is: " + e.getMessage());
+            LOG.log(Level.WARNING, "cannot place more experts in " + tier.id() + " (" + e.getMessage()
+                    + "); the remaining ones stay where they are until the next rebalance");
             return null;
         }
     }

@@ -20,6 +20,8 @@ final class CpuStandInDevice implements DeviceTier {
 
     final AtomicInteger resident = new AtomicInteger();
     final AtomicInteger uploads = new AtomicInteger();
+    /** Experts that fit in "device memory"; an upload beyond fails as cuMemAlloc would. */
+    volatile int capacity = Integer.MAX_VALUE;
     private final Parallel parallel = Parallel.ofThreads(1);
     private final ExecutorService stream = Executors.newSingleThreadExecutor(Thread.ofPlatform().daemon().factory());
 
@@ -35,6 +37,9 @@ final class CpuStandInDevice implements DeviceTier {
 
     @Override
     public Resident upload(ExpertWeights w) {
+        if (resident.get() >= capacity) {
+            throw new IllegalStateException("out of device memory");
+        }
         Arena arena = Arena.ofShared();
         ExpertWeights copy = new ExpertWeights(copy(arena, w.gate()), copy(arena, w.up()), copy(arena, w.down()));
         uploads.incrementAndGet();

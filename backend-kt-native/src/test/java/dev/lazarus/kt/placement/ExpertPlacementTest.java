@@ -222,4 +222,18 @@ class ExpertPlacementTest {
         }
         assertThat(device.resident).hasValue(0);
     }
+
+    @Test
+    void aFullDeviceLeavesTheRestWhereTheyAreAndKeepsComputing() {
+        List<float[]> expected = generate(model(), 4);
+        device.capacity = 3;
+        Model model = model();
+        try (ExpertPlacement placement = ExpertPlacement.install(model, "tiny",
+                config(PlacementStrategy.UNIFORM, new TierBudget.Ratio(1), TierBudget.NONE), device)) {
+            assertThat(placement.current().count(Tier.GPU)).isEqualTo(3);
+            assertThat(placement.current().count(Tier.MMAP)).isEqualTo(13);
+            assertThat(device.uploads).hasValue(3);
+            assertSameLogits(generate(model, 4), expected);
+        }
+    }
 }
