@@ -70,20 +70,29 @@ final class CudaDriver {
         cuGetErrorString = bind(lib, "cuGetErrorString", JAVA_INT, ADDRESS);
     }
 
-    /** The driver, or empty with the reason when {@code libcuda.so.1} cannot be loaded here. */
+    /**
+     * The driver library: {@code libcuda.so.1} from the loader's search path, unless the system property
+     * {@code lazarus.cuda.library} names another file (a driver installed elsewhere; a fake one in tests).
+     */
+    static String library() {
+        return System.getProperty("lazarus.cuda.library", "libcuda.so.1");
+    }
+
+    /** The driver, or empty with the reason when the library cannot be loaded here. */
     static Optional<CudaDriver> load(StringBuilder whyNot) {
+        String library = library();
         try {
-            SymbolLookup lib = SymbolLookup.libraryLookup("libcuda.so.1", Arena.global());
+            SymbolLookup lib = SymbolLookup.libraryLookup(library, Arena.global());
             return Optional.of(new CudaDriver(lib));
         } catch (IllegalArgumentException | IllegalCallerException e) {
-            whyNot.append("libcuda.so.1 not loadable: ").append(e.getMessage());
+            whyNot.append(library).append(" not loadable: ").append(e.getMessage());
             return Optional.empty();
         }
     }
 
     private static MethodHandle bind(SymbolLookup lib, String name, java.lang.foreign.MemoryLayout... args) {
         MemorySegment symbol = lib.find(name).orElseThrow(
-                () -> new IllegalArgumentException("libcuda.so.1 has no " + name + " (driver too old?)"));
+                () -> new IllegalArgumentException(library() + " has no " + name + " (driver too old?)"));
         return LINKER.downcallHandle(symbol, FunctionDescriptor.of(JAVA_INT, args));
     }
 
