@@ -144,7 +144,13 @@ final class CudaDriver {
 
     /** Makes {@code context} current on the calling thread (driver contexts are per thread). */
     void setCurrent(MemorySegment context) {
-        check("cuCtxSetCurrent", call(cuCtxSetCurrent, context));
+        int r;
+        try {
+            r = (int) cuCtxSetCurrent.invokeExact(context);
+        } catch (Throwable t) {
+            throw rethrow(t);
+        }
+        check("cuCtxSetCurrent", r);
     }
 
     MemorySegment loadModule(MemorySegment image) {

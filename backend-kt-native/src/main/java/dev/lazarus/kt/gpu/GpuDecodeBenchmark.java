@@ -82,8 +82,8 @@ public final class GpuDecodeBenchmark {
             if (header) {
                 System.out.printf("model %s, %d threads, %d decode tokens timed after %d warm-up, GPU: %s%n", model.getFileName(),
                     threads, tokens, warmup, gpu == null ? "none" : gpu.describe());
-                System.out.printf("%-14s %10s %12s %9s %10s %16s%n", "config", "gpu share", "gpu experts", "tok/s",
-                        "vs cpu", "gpu byte hits");
+                System.out.printf("%-14s %10s %12s %9s %10s %16s %12s%n", "config", "gpu share", "gpu experts", "tok/s",
+                        "vs cpu", "gpu byte hits", "top-10% use");
             }
             GreedyDecoder.run(Model.load(file, parallel), warmPrompt, Math.max(warmup, 32), null); // JIT warm-up
             double baseline = Double.parseDouble(opt.getOrDefault("baseline", "0"));
@@ -111,8 +111,9 @@ public final class GpuDecodeBenchmark {
                         double tps = runs[repeat / 2];
                         baseline = baseline == 0 ? tps : baseline;
                         double hits = (double) (placement.bytesRead(Tier.GPU) - gpuBefore) / (allBytes(placement) - allBefore);
-                        System.out.printf("%-14s %9.0f%% %12d %9.2f %9.2fx %15.1f%%%n", s.name(), s.gpuShare() * 100,
-                                placement.current().count(Tier.GPU), tps, tps / baseline, hits * 100);
+                        System.out.printf("%-14s %9.0f%% %12d %9.2f %9.2fx %15.1f%% %11.1f%%%n", s.name(),
+                                s.gpuShare() * 100, placement.current().count(Tier.GPU), tps, tps / baseline, hits * 100,
+                                hottestShare(placement.stats().counts(), 0.1) * 100);
                     }
                 }
             } finally {
@@ -121,6 +122,21 @@ public final class GpuDecodeBenchmark {
                 }
             }
         }
+    }
+
+    /**
+     * The share of routed tokens that went to the most used {@code fraction} of experts: how skewed the
+     * routing is (0.1 means uniform at 10 %), which bounds what frequency-based placement can gain.
+     */
+    static double hottestShare(long[][] counts, double fraction) {
+        long[] all = Arrays.stream(counts).flatMapToLong(Arrays::stream).sorted().toArray();
+        long total = Arrays.stream(all).sum();
+        int top = Math.max(1, (int) Math.round(all.length * fraction));
+        long hot = 0;
+        for (int i = all.length - top; i < all.length; i++) {
+            hot += all[i];
+        }
+        return total == 0 ? 0 : (double) hot / total;
     }
 
     private static long allBytes(ExpertPlacement p) {

@@ -36,7 +36,9 @@ public final class ExpertPlacement implements AutoCloseable {
     private final long gpuBudget;
     private final long ramBudget;
     private final AtomicLong rebalances = new AtomicLong();
-    private final ScheduledExecutorService scheduler;
+    /** Runs periodic re-placements ({@code dynamic}) and frees replaced copies, off the forward thread. */
+    private final ScheduledExecutorService worker;
+    private volatile boolean closed;
 
     private ExpertPlacement(Model model, String modelName, PlacementConfig config, DeviceTier device) {
         this.modelName = modelName;
@@ -47,6 +49,7 @@ public final class ExpertPlacement implements AutoCloseable {
                 ? new RoutingStats(catalog.layerCount(), catalog.expertsPerLayer())
                 : RoutingStatsFile.loadOrEmpty(config.statsFile(), modelName, catalog);
         this.slots = new ExpertSlots(catalog.layerCount(), catalog.expertsPerLayer());
+        this.worker = Executors.newSingleThreadScheduledExecutor(Thread.ofPlatform().name("kt-placement").daemon().factory());
         this.gpuBudget = device == null ? 0 : config.gpuBudget().resolve(catalog);
         this.ramBudget = config.ramBudget().resolve(catalog);
         for (int s = 0; s < catalog.layerCount(); s++) {
@@ -57,11 +60,8 @@ public final class ExpertPlacement implements AutoCloseable {
         apply(plan(config.strategy() == PlacementStrategy.DYNAMIC ? stats.takeWindow() : stats.totals()));
         model.useExpertExecutor(new TieredExperts(catalog, slots, device, model.parallel(), stats, counters));
         if (config.strategy() == PlacementStrategy.DYNAMIC) {
-            scheduler = Executors.newSingleThreadScheduledExecutor(Thread.ofPlatform().name("kt-placement").daemon().factory());
             long every = config.rebalanceInterval().toMillis();
-            scheduler.scheduleWithFixedDelay(this::rebalanceQuietly, every, every, TimeUnit.MILLISECONDS);
-        } else {
-            scheduler = null;
+            worker.scheduleWithFixedDelay(this::rebalanceQuietly, every, every, TimeUnit.MILLISECONDS);
         }
     }
 
@@ -104,6 +104,9 @@ public final class ExpertPlacement implements AutoCloseable {
      * moves the experts whose tier changed, saves the statistics, and returns the new placement.
      */
     public synchronized PlacementPlan rebalance() {
+        if (closed) {
+            throw new IllegalStateException("expert placement of " + modelName + " is closed");
+        }
         double[][] scores = config.strategy() == PlacementStrategy.DYNAMIC ? stats.takeWindow() : stats.totals();
         apply(plan(scores));
         try {
@@ -193,11 +196,12 @@ public final class ExpertPlacement implements AutoCloseable {
     /** The expert's copy in {@code tier}, or null when it cannot be made (logged; the expert stays where it is). */
     private PlacedExpert prepare(Tier tier, ExpertWeights w) {
         try {
-            return switch (tier) {
+            PlacedExpert placed = switch (tier) {
                 case GPU -> PlacedExpert.onDevice(device.upload(w));
                 case RAM -> RamTier.load(w);
                 case MMAP -> RamTier.mapped(w);
             };
+            return placed.freedOn(worker);
         } catch (RuntimeException e) {
             LOG.log(Level.WARNING, "cannot place more experts in " + tier.id() + " (" + e.getMessage()
                     + "); the remaining ones stay where they are until the next rebalance");
@@ -205,9 +209,20 @@ public final class ExpertPlacement implements AutoCloseable {
         }
     }
 
+    /** Waits until the frees queued so far have run (the worker runs tasks in order). */
+    void awaitFrees() {
+        try {
+            worker.submit(() -> { }).get(30, TimeUnit.SECONDS);
+        } catch (Exception e) {
+            throw new IllegalStateException("frees did not complete", e);
+        }
+    }
+
     private void rebalanceQuietly() {
         try {
-            rebalance();
+            if (!closed) {
+                rebalance();
+            }
         } catch (RuntimeException e) {
             LOG.log(Level.WARNING, "periodic expert re-placement failed", e);
         }
@@ -219,20 +234,25 @@ public final class ExpertPlacement implements AutoCloseable {
      */
     @Override
     public void close() {
-        if (scheduler != null) {
-            scheduler.shutdownNow();
-            try {
-                scheduler.awaitTermination(30, TimeUnit.SECONDS);
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
+        synchronized (this) { // waits for a re-placement in progress; none starts after this
+            if (closed) {
+                return;
             }
+            closed = true;
         }
         try {
             saveStats();
         } catch (RuntimeException e) {
             LOG.log(Level.WARNING, "cannot save routing statistics", e);
-        } finally {
-            slots.clear();
+        }
+        slots.clear(); // queues the frees on the worker
+        worker.shutdown(); // no more periodic runs; queued frees still run
+        try {
+            if (!worker.awaitTermination(30, TimeUnit.SECONDS)) {
+                LOG.log(Level.WARNING, "expert placement of {0}: tier copies still being freed after 30 s", modelName);
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
         }
     }
 }

@@ -34,6 +34,14 @@ final class PlacedExpert {
         return new PlacedExpert(Tier.GPU, resident.bytes(), null, resident, resident::free);
     }
 
+    /**
+     * The same expert, its memory freed on {@code reclaimer} instead of on whichever thread lets go
+     * last (often the forward thread, which should not wait for a device free or an arena close).
+     */
+    PlacedExpert freedOn(java.util.concurrent.Executor reclaimer) {
+        return new PlacedExpert(tier, bytes, cpu, device, () -> reclaimer.execute(free));
+    }
+
     Tier tier() {
         return tier;
     }

@@ -164,6 +164,7 @@ class ExpertPlacementTest {
             assertThat(second.tier(0, 5)).isEqualTo(Tier.RAM); // decayed, still second hottest
             assertThat(second.count(Tier.GPU)).isEqualTo(2);
             assertThat(second.count(Tier.RAM)).isEqualTo(2);
+            placement.awaitFrees();
             assertThat(device.resident).hasValue(2); // demoted copies were freed
             assertThat(placement.snapshot().rebalances()).isEqualTo(3);
         }
