@@ -13,6 +13,7 @@ import dev.lazarus.backend.api.openai.ChatCompletionRequest;
 import dev.lazarus.backend.api.openai.ChatMessage;
 import dev.lazarus.backend.api.openai.Completion;
 import dev.lazarus.backend.api.openai.CompletionRequest;
+import dev.lazarus.backend.api.openai.Tool;
 import dev.lazarus.kt.runtime.SequenceHandle;
 import dev.lazarus.kt.sampling.SamplingParams;
 import java.lang.System.Logger.Level;
@@ -112,7 +113,7 @@ public final class KtNativeBackend implements InferenceBackend, ExpertPlacementV
     public Flux<ChatCompletionChunk> chat(ChatCompletionRequest request) {
         return this.<ChatCompletionChunk>generate(request.model(), m -> {
             SamplingParams params = SamplingParams.from(request);
-            int[] prompt = m.tokenizer().encode(renderChat(m, request.messages()), true, true);
+            int[] prompt = m.tokenizer().encode(renderChat(m, request.messages(), request.tools()), true, true);
             return new Job<>(prompt, params, sink -> new ChatStream(sink, "chatcmpl-" + UUID.randomUUID(),
                     nowSeconds(), settings.modelName(), new WireLogprobs(m.tokenizer())));
         });
@@ -155,17 +156,19 @@ public final class KtNativeBackend implements InferenceBackend, ExpertPlacementV
     /**
      * The chat prompt. A trailing assistant message is continued, not answered: the conversation
      * before it is rendered with the generation prompt and its text appended, so generation picks
-     * up mid-message (what mid-stream failover needs).
+     * up mid-message (what mid-stream failover needs). Tools are rendered into the prompt as the
+     * template does it (the same prompt llama-server builds), even though tool calls in the answer
+     * are not parsed yet.
      */
-    private static String renderChat(LoadedModel m, List<ChatMessage> messages) {
+    private static String renderChat(LoadedModel m, List<ChatMessage> messages, List<Tool> tools) {
         if (messages == null || messages.isEmpty()) {
             throw BackendException.invalidRequest("messages must not be empty", "messages");
         }
         ChatMessage last = messages.getLast();
         if ("assistant".equals(last.role()) && messages.size() > 1) {
-            return m.template().render(messages.subList(0, messages.size() - 1), null, true) + last.text();
+            return m.template().render(messages.subList(0, messages.size() - 1), tools, true) + last.text();
         }
-        return m.template().render(messages, null, true);
+        return m.template().render(messages, tools, true);
     }
 
     private LoadedModel ready() {

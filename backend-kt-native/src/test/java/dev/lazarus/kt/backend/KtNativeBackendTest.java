@@ -81,6 +81,26 @@ class KtNativeBackendTest {
     }
 
     @Test
+    void toolsAreRenderedIntoThePrompt() throws Exception {
+        List<ChatMessage> messages = List.of(ChatMessage.user("Hi"));
+        var tool = new dev.lazarus.backend.api.openai.Tool("function",
+                new dev.lazarus.backend.api.openai.Tool.Function("get_time", "Time now", Map.of("type", "object"), null));
+        // The tools section is long in this byte-level vocabulary: more context than the shared backend has.
+        KtNativeBackend roomy = EmbeddedModel.start(Map.of("context-size", 1024));
+        try {
+            int without = promptTokens(roomy, request(messages, 1));
+            int with = promptTokens(roomy, request(messages, 1).toBuilder().tools(List.of(tool)).build());
+            assertThat(with).as("the template's tools section is part of the prompt").isGreaterThan(without + 10);
+        } finally {
+            roomy.close();
+        }
+    }
+
+    private static int promptTokens(KtNativeBackend b, ChatCompletionRequest r) {
+        return b.chat(r).collectList().block(Duration.ofMinutes(1)).getLast().usage().promptTokens();
+    }
+
+    @Test
     void greedyChatIsDeterministicAndATrailingAssistantMessageIsContinued() {
         List<ChatMessage> conversation = List.of(ChatMessage.user("Count with me"));
         List<ChatCompletionChunk> first = backend.chat(request(conversation, 10)).collectList()
