@@ -5,6 +5,7 @@ import dev.lazarus.backend.api.BackendDescriptor;
 import dev.lazarus.backend.api.BackendErrorKind;
 import dev.lazarus.backend.api.BackendException;
 import dev.lazarus.backend.api.BackendHealth;
+import dev.lazarus.backend.api.ExpertPlacementView;
 import dev.lazarus.backend.api.InferenceBackend;
 import dev.lazarus.backend.api.ModelInfo;
 import dev.lazarus.backend.api.openai.ChatCompletionChunk;
@@ -19,6 +20,7 @@ import java.lang.System.Logger.Level;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
@@ -32,7 +34,7 @@ import reactor.core.publisher.Mono;
  * (health says LOADING with a percentage until then); every call streams chunks that end with a
  * usage chunk, and cancelling the stream cancels the sequence.
  */
-public final class KtNativeBackend implements InferenceBackend {
+public final class KtNativeBackend implements InferenceBackend, ExpertPlacementView {
 
     private static final System.Logger LOG = System.getLogger(KtNativeBackend.class.getName());
     private static final BackendCapabilities CAPABILITIES = new BackendCapabilities(true, false, true, true, false);
@@ -91,6 +93,19 @@ public final class KtNativeBackend implements InferenceBackend {
             // sequences: generating or waiting; forward_passes grows while the engine works
             return new BackendHealth(BackendHealth.Status.UP, "ok", Map.of("sequences", m.engine().load(),
                     "forward_passes", m.engine().steps()));
+        });
+    }
+
+    @Override
+    public Optional<PlacementSnapshot> expertPlacement() {
+        return Optional.ofNullable(ready()).map(LoadedModel::placement).map(p -> p.snapshot());
+    }
+
+    @Override
+    public Optional<PlacementSnapshot> rebalanceExperts() {
+        return Optional.ofNullable(ready()).map(LoadedModel::placement).map(p -> {
+            p.rebalance();
+            return p.snapshot();
         });
     }
 

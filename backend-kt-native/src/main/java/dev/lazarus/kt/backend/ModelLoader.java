@@ -5,7 +5,10 @@ import dev.lazarus.kt.chat.ChatTemplate;
 import dev.lazarus.kt.gguf.GgmlType;
 import dev.lazarus.kt.gguf.GgufFile;
 import dev.lazarus.kt.gguf.GgufTensorInfo;
+import dev.lazarus.kt.gpu.GpuTiers;
 import dev.lazarus.kt.model.Model;
+import dev.lazarus.kt.placement.DeviceTier;
+import dev.lazarus.kt.placement.ExpertPlacement;
 import dev.lazarus.kt.runtime.EngineOptions;
 import dev.lazarus.kt.runtime.InferenceEngine;
 import dev.lazarus.kt.tensor.Parallel;
@@ -50,10 +53,14 @@ final class ModelLoader {
         Path path = resolve(settings.model());
         GgufFile file = GgufFile.open(path);
         Parallel parallel = null;
+        DeviceTier gpu = null;
+        ExpertPlacement placement = null;
         try {
             pageIn(file, progress);
             parallel = Parallel.ofThreads(settings.threads());
             Model model = Model.load(file, parallel);
+            gpu = model.expertLayers().isEmpty() ? null : GpuTiers.open(settings.placement()).orElse(null);
+            placement = ExpertPlacement.install(model, settings.modelName(), settings.placement(), gpu);
             Tokenizer tokenizer = Tokenizers.fromMetadata(file.metadata());
             ChatTemplate template = ChatTemplate.fromMetadata(file.metadata(), tokenizer);
             int trained = model.config().contextLength();
@@ -64,8 +71,14 @@ final class ModelLoader {
             LOG.log(Level.INFO, "kt-native backend {0}: {1} ready ({2}, context {3}, {4} threads)",
                     backendId, settings.modelName(), model.config().architecture().ggufName(), context,
                     settings.threads());
-            return new LoadedModel(file, parallel, engine, tokenizer, template, facts(file, model));
+            return new LoadedModel(file, parallel, engine, tokenizer, template, facts(file, model), placement, gpu);
         } catch (RuntimeException | Error e) {
+            if (placement != null) {
+                placement.close();
+            }
+            if (gpu != null) {
+                gpu.close();
+            }
             if (parallel != null) {
                 parallel.close();
             }
