@@ -20,6 +20,7 @@ final class GreedyDecoder {
             if (p < prompt.length) {
                 token = prompt[p];
             }
+            cache.ensureCapacity(p + 1); // Model.forward leaves capacity to its caller
             float[] logits = model.forward(ForwardBatch.single(token, p, cache))[0];
             out.add(logits);
             if (p >= prompt.length - 1) {
