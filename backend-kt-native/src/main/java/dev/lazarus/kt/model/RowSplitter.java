@@ -16,9 +16,6 @@ final class RowSplitter {
         void rows(int job, int rowStart, int rowEnd);
     }
 
-    /** Rows the weight kernels compute together (WeightMatrix implementations read x once per group of 4). */
-    private static final int ROW_GROUP = 4;
-
     private RowSplitter() {}
 
     static void run(Parallel parallel, int[] rowsPerJob, RowJob body) {
@@ -31,12 +28,7 @@ final class RowSplitter {
         if (total == 0) {
             return;
         }
-        // chunks on whole row groups when every job allows it, so the kernels' multi-row path covers all rows
-        boolean grouped = true;
-        for (int rows : rowsPerJob) {
-            grouped &= rows % ROW_GROUP == 0;
-        }
-        parallel.forRange(total, grouped ? ROW_GROUP : 1, (from, to) -> {
+        parallel.forRange(total, (from, to) -> {
             int j = 0;
             while (starts[j + 1] <= from) {
                 j++;

@@ -40,16 +40,11 @@ final class FloatKernels {
         return acc.reduceLanes(VectorOperators.ADD);
     }
 
-    /** Q8_0 with four rows per pass over the activation. */
+    /** Q8_0, with the batched form for prefill. */
     static final RowKernel Q8_0 = new RowKernel() {
         @Override
         public float dot(MemorySegment w, long offset, Activation x, int cols) {
             return q8_0(w, offset, x, cols);
-        }
-
-        @Override
-        public void dot4(MemorySegment w, long offset, long stride, Activation x, int cols, float[] out, int at) {
-            q8_0x4(w, offset, stride, x, cols, out, at);
         }
 
         @Override
@@ -83,35 +78,6 @@ final class FloatKernels {
         outs[from + 1][row] = acc1.reduceLanes(VectorOperators.ADD);
         outs[from + 2][row] = acc2.reduceLanes(VectorOperators.ADD);
         outs[from + 3][row] = acc3.reduceLanes(VectorOperators.ADD);
-    }
-
-    /**
-     * Four rows of {@link #q8_0} at once: each activation vector is loaded once for the four rows,
-     * and the four independent sums overlap; per row the operations are exactly those of q8_0.
-     */
-    static void q8_0x4(MemorySegment w, long o, long stride, Activation x, int n, float[] out, int at) {
-        FloatVector acc0 = FloatVector.zero(F), acc1 = acc0, acc2 = acc0, acc3 = acc0;
-        long o1 = o + stride, o2 = o1 + stride, o3 = o2 + stride;
-        for (int b = 0; b < n / 32; b++) {
-            long blk = 34L * b;
-            FloatVector b0 = FloatVector.zero(F), b1 = b0, b2 = b0, b3 = b0;
-            for (int i = 0; i < 32; i += L) {
-                FloatVector xv = FloatVector.fromArray(F, x.values, 32 * b + i);
-                b0 = Simd.bytesToFloats(Simd.bytes(w, o + blk + 2 + i)).fma(xv, b0);
-                b1 = Simd.bytesToFloats(Simd.bytes(w, o1 + blk + 2 + i)).fma(xv, b1);
-                b2 = Simd.bytesToFloats(Simd.bytes(w, o2 + blk + 2 + i)).fma(xv, b2);
-                b3 = Simd.bytesToFloats(Simd.bytes(w, o3 + blk + 2 + i)).fma(xv, b3);
-            }
-            float xs = x.scales[b];
-            acc0 = Simd.fma(b0, Layouts.f16(w, o + blk) * xs, acc0);
-            acc1 = Simd.fma(b1, Layouts.f16(w, o1 + blk) * xs, acc1);
-            acc2 = Simd.fma(b2, Layouts.f16(w, o2 + blk) * xs, acc2);
-            acc3 = Simd.fma(b3, Layouts.f16(w, o3 + blk) * xs, acc3);
-        }
-        out[at] = acc0.reduceLanes(VectorOperators.ADD);
-        out[at + 1] = acc1.reduceLanes(VectorOperators.ADD);
-        out[at + 2] = acc2.reduceLanes(VectorOperators.ADD);
-        out[at + 3] = acc3.reduceLanes(VectorOperators.ADD);
     }
 
     static float q8_0(MemorySegment w, long o, Activation x, int n) {

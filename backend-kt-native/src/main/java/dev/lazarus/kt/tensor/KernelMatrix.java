@@ -88,13 +88,12 @@ final class KernelMatrix implements WeightMatrix {
         rows(x, out, rowStart, rowEnd);
     }
 
-    /** Rows in groups of {@link RowKernel#GROUP} (one pass over x per group), then the rest one by one. */
+    /**
+     * One row at a time: decode streams the weights from DRAM, where kernels that interleave
+     * several rows (tried: four rows per activation load) measured slower than one sequential stream.
+     */
     private void rows(Activation x, float[] out, int rowStart, int rowEnd) {
-        int r = rowStart;
-        for (; r + RowKernel.GROUP <= rowEnd; r += RowKernel.GROUP) {
-            kernel.dot4(kernelData, r * kernelRowBytes, kernelRowBytes, x, cols, out, r);
-        }
-        for (; r < rowEnd; r++) {
+        for (int r = rowStart; r < rowEnd; r++) {
             out[r] = kernel.dot(kernelData, r * kernelRowBytes, x, cols);
         }
     }
