@@ -40,6 +40,20 @@ final class LlamaServerCommand {
         return List.copyOf(cmd);
     }
 
+    /**
+     * The command as the log shows it: an {@code --api-key} an operator put among the extra
+     * arguments anyway (instead of the {@code api-key} setting) is masked.
+     */
+    static String forLog(List<String> command) {
+        List<String> shown = new ArrayList<>(command.size());
+        boolean secretNext = false;
+        for (String arg : command) {
+            shown.add(secretNext ? "***" : arg.startsWith("--api-key=") ? "--api-key=***" : arg);
+            secretNext = arg.equals("--api-key");
+        }
+        return String.join(" ", shown);
+    }
+
     /** llama-server reads {@code --api-key} from this variable when the flag is absent. */
     static final String API_KEY_ENV = "LLAMA_API_KEY";
 }

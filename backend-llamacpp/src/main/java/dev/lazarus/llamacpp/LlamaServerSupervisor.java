@@ -213,7 +213,8 @@ final class LlamaServerSupervisor implements AutoCloseable {
             try {
                 Process process = builder.start();
                 current = process;
-                log.info("backend '{}': started llama-server (pid {}): {}", backendId, process.pid(), String.join(" ", command));
+                log.info("backend '{}': started llama-server (pid {}): {}", backendId, process.pid(),
+                        LlamaServerCommand.forLog(command));
                 Thread.ofVirtual().name("llama-server-output-" + backendId).start(() -> pumpOutput(process));
                 return process;
             } catch (IOException e) {

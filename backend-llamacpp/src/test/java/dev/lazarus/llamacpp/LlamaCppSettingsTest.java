@@ -67,6 +67,12 @@ class LlamaCppSettingsTest {
     }
 
     @Test
+    void anApiKeyAmongTheExtraArgumentsIsMaskedInTheLoggedCommand() {
+        assertThat(LlamaServerCommand.forLog(List.of("llama-server", "--api-key", "sk-1", "--api-key=sk-2", "-c", "8")))
+                .isEqualTo("llama-server --api-key *** --api-key=*** -c 8");
+    }
+
+    @Test
     void supervisedWithoutPortPicksOneAndLeavesOutUnsetFlags() {
         LlamaCppSettings s = LlamaCppSettings.from(config(Map.of("binary", "llama-server")));
         int port = s.supervision().port();

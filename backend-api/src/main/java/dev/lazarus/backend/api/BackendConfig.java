@@ -2,9 +2,12 @@ package dev.lazarus.backend.api;
 
 import java.time.Duration;
 import java.time.format.DateTimeParseException;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.Objects;
+import java.util.regex.Pattern;
 
 /**
  * A backend's configuration: its id, kind and the kind-specific settings as given in the
@@ -12,6 +15,9 @@ import java.util.Objects;
  * getters report a missing or malformed value as {@link BackendConfigException} naming the key.
  */
 public record BackendConfig(String id, String kind, Map<String, Object> settings) {
+
+    /** Setting names whose values are secrets (an upstream {@code api-key}, a token, a password). */
+    private static final Pattern SECRET_KEY = Pattern.compile("key|token|secret|password|credential");
 
     public BackendConfig {
         Objects.requireNonNull(id, "id");
@@ -112,5 +118,14 @@ public record BackendConfig(String id, String kind, Map<String, Object> settings
         }
         String s = String.valueOf(v).trim();
         return s.isEmpty() ? List.of() : java.util.Arrays.stream(s.split(",")).map(String::trim).toList();
+    }
+
+    /** Secret-looking settings ({@code api-key}, {@code *-token}, ...) are masked: configs end up in log lines. */
+    @Override
+    public String toString() {
+        Map<String, Object> shown = new LinkedHashMap<>();
+        settings.forEach((key, value) -> shown.put(key,
+                SECRET_KEY.matcher(key.toLowerCase(Locale.ROOT)).find() ? "***" : value));
+        return "BackendConfig[id=" + id + ", kind=" + kind + ", settings=" + shown + "]";
     }
 }

@@ -27,6 +27,14 @@ class BackendConfigTest {
     }
 
     @Test
+    void toStringMasksSecrets() {
+        var c = new BackendConfig("b1", "llamacpp", Map.of("url", "http://127.0.0.1:8080", "api-key", "sk-secret",
+                "admin-token", "t0ken"));
+        assertThat(c.toString()).contains("http://127.0.0.1:8080", "api-key=***")
+                .doesNotContain("sk-secret", "t0ken");
+    }
+
+    @Test
     void unknownKindNamesTheKnownOnes() {
         var factories = BackendFactories.load();
         assertThatThrownBy(() -> factories.create(new BackendConfig("x", "nope", Map.of())))

@@ -17,6 +17,9 @@ import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.context.properties.EnableConfigurationProperties;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
+import org.springframework.core.task.VirtualThreadTaskExecutor;
+import org.springframework.web.reactive.config.BlockingExecutionConfigurer;
+import org.springframework.web.reactive.config.WebFluxConfigurer;
 import tools.jackson.databind.json.JsonMapper;
 
 /** The admin API's collaborators, its token filter and its OpenAPI description. */
@@ -27,6 +30,23 @@ class AdminConfiguration {
     @Bean
     AdminTokenFilter adminTokenFilter(AdminProperties properties) {
         return new AdminTokenFilter(properties);
+    }
+
+    /**
+     * Admin operations write the policy store (a commit with an fsync, under the engine's lock) and
+     * run the hardware probe: their controllers run on virtual threads, not on the event loops that
+     * relay the clients' streams.
+     */
+    @Bean
+    WebFluxConfigurer adminControllersOffTheEventLoop() {
+        return new WebFluxConfigurer() {
+            @Override
+            public void configureBlockingExecution(BlockingExecutionConfigurer configurer) {
+                configurer.setExecutor(new VirtualThreadTaskExecutor("lazarus-admin-"));
+                configurer.setControllerMethodPredicate(method ->
+                        method.getBeanType().getPackageName().equals(AdminConfiguration.class.getPackageName()));
+            }
+        };
     }
 
     @Bean

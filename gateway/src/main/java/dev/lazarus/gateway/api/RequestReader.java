@@ -10,6 +10,7 @@ import org.springframework.http.MediaType;
 import org.springframework.http.server.reactive.ServerHttpRequest;
 import reactor.core.publisher.Mono;
 import tools.jackson.core.JacksonException;
+import tools.jackson.core.exc.InputCoercionException;
 import tools.jackson.core.exc.StreamReadException;
 import tools.jackson.databind.DatabindException;
 import tools.jackson.databind.exc.MismatchedInputException;
@@ -68,9 +69,13 @@ public final class RequestReader {
         T value;
         try {
             value = json.readValue(buffer.asInputStream(), type);
+        } catch (InputCoercionException e) {
+            // A number too large for its field (max_tokens: 1e20): the client's value, not its JSON.
+            String param = param(e.getPath());
+            throw param == null ? notJson(e) : ApiError.invalidValue("Invalid '" + param + "': "
+                    + e.getOriginalMessage() + ".", param);
         } catch (StreamReadException e) {
-            throw ApiError.invalidRequest("We could not parse the JSON body of your request: "
-                    + e.getOriginalMessage() + ". Send a valid JSON object.", null);
+            throw notJson(e);
         } catch (DatabindException e) {
             throw fromBinding(e);
         } catch (JacksonException e) {
@@ -80,6 +85,11 @@ public final class RequestReader {
             throw ApiError.invalidRequest("The request body must be a JSON object.", null);
         }
         return value;
+    }
+
+    private static ApiError notJson(StreamReadException e) {
+        return ApiError.invalidRequest("We could not parse the JSON body of your request: "
+                + e.getOriginalMessage() + ". Send a valid JSON object.", null);
     }
 
     private static ApiError fromBinding(DatabindException e) {

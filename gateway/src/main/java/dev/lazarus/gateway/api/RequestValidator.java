@@ -4,6 +4,8 @@ import dev.lazarus.backend.api.openai.ChatCompletionRequest;
 import dev.lazarus.backend.api.openai.ChatMessage;
 import dev.lazarus.backend.api.openai.CompletionRequest;
 import dev.lazarus.backend.api.openai.StreamOptions;
+import dev.lazarus.backend.api.openai.Tool;
+import dev.lazarus.backend.api.openai.ToolCall;
 import java.util.List;
 import java.util.Set;
 
@@ -27,6 +29,8 @@ public final class RequestValidator {
         for (int i = 0; i < messages.size(); i++) {
             validateMessage(messages.get(i), "messages[" + i + "]");
         }
+        tools(r.tools());
+        noNullEntries(r.stop(), "stop");
         range(r.temperature(), 0, 2, "temperature");
         range(r.topP(), 0, 1, "top_p");
         range(r.presencePenalty(), -2, 2, "presence_penalty");
@@ -46,6 +50,7 @@ public final class RequestValidator {
     public void validate(CompletionRequest r) {
         requireModel(r.model());
         validatePrompt(r.prompt());
+        noNullEntries(r.stop(), "stop");
         range(r.temperature(), 0, 2, "temperature");
         range(r.topP(), 0, 1, "top_p");
         range(r.presencePenalty(), -2, 2, "presence_penalty");
@@ -66,9 +71,7 @@ public final class RequestValidator {
     }
 
     private static void validateMessage(ChatMessage message, String param) {
-        if (message == null) {
-            throw ApiError.invalidRequest("Invalid type for '" + param + "': expected an object.", param);
-        }
+        requireObject(message, param);
         if (message.role() == null) {
             throw ApiError.invalidRequest("Missing required parameter: '" + param + ".role'.", param + ".role");
         }
@@ -83,6 +86,48 @@ public final class RequestValidator {
         if ("tool".equals(message.role()) && message.toolCallId() == null) {
             throw ApiError.invalidRequest("Missing required parameter: '" + param + ".tool_call_id'.",
                     param + ".tool_call_id");
+        }
+        List<ToolCall> calls = message.toolCalls();
+        for (int i = 0; calls != null && i < calls.size(); i++) {
+            String call = param + ".tool_calls[" + i + "]";
+            ToolCall.FunctionCall function = required(requireObject(calls.get(i), call).function(), call + ".function");
+            required(function.name(), call + ".function.name");
+        }
+    }
+
+    /**
+     * Tools and tool calls are rendered into the prompt by backends that template locally: a null
+     * entry or a nameless function would fail there as an internal error, and count against the
+     * backend's breaker, for what is the client's mistake.
+     */
+    private static void tools(List<Tool> tools) {
+        for (int i = 0; tools != null && i < tools.size(); i++) {
+            String param = "tools[" + i + "]";
+            Tool.Function function = required(requireObject(tools.get(i), param).function(), param + ".function");
+            required(function.name(), param + ".function.name");
+        }
+    }
+
+    private static <T> T required(T value, String param) {
+        if (value == null) {
+            throw ApiError.invalidRequest("Missing required parameter: '" + param + "'.", param);
+        }
+        return value;
+    }
+
+    private static <T> T requireObject(T value, String param) {
+        if (value == null) {
+            throw ApiError.invalidRequest("Invalid type for '" + param + "': expected an object.", param);
+        }
+        return value;
+    }
+
+    private static void noNullEntries(List<?> values, String param) {
+        for (int i = 0; values != null && i < values.size(); i++) {
+            if (values.get(i) == null) {
+                throw ApiError.invalidRequest("Invalid type for '" + param + "[" + i + "]': expected a string.",
+                        param + "[" + i + "]");
+            }
         }
     }
 

@@ -1,5 +1,6 @@
 package dev.lazarus.gateway.config;
 
+import dev.lazarus.backend.api.BackendConfig;
 import dev.lazarus.gateway.resilience.MidStreamMode;
 import jakarta.validation.Valid;
 import jakarta.validation.constraints.NotBlank;
@@ -44,7 +45,14 @@ public record LazarusProperties(
             @NotBlank String id,
             @NotBlank String kind,
             String model,
-            @DefaultValue Map<String, Object> settings) {}
+            @DefaultValue Map<String, Object> settings) {
+
+        /** Settings may hold an upstream api-key: printed as {@link BackendConfig} prints them, masked. */
+        @Override
+        public String toString() {
+            return "Backend[model=" + model + ", " + new BackendConfig(id, kind, settings) + "]";
+        }
+    }
 
     /**
      * One public model.

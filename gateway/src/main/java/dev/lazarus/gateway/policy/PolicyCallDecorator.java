@@ -7,10 +7,16 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.BiConsumer;
 import reactor.core.publisher.Flux;
+import reactor.core.publisher.Mono;
+import reactor.core.scheduler.Schedulers;
 
 /**
  * What the policy needs to see of every backend call: how many are in flight (a draining backend
  * is drained when this reaches 0) and the errors, handed to the fatal-error rule.
+ *
+ * <p>A rule that fires writes the journal (a commit with an fsync): it runs on a worker thread,
+ * not on the event loop that delivered the error and relays other clients' streams, and the error
+ * travels on only once it has run, so the next attempt already sees the rolled-back state.
  */
 public final class PolicyCallDecorator implements BackendCallDecorator {
 
@@ -28,7 +34,9 @@ public final class PolicyCallDecorator implements BackendCallDecorator {
         return Flux.defer(() -> {
             AtomicInteger counter = inFlight.computeIfAbsent(id, k -> new AtomicInteger());
             counter.incrementAndGet();
-            return call.doOnError(error -> errors.accept(id, error))
+            return call.onErrorResume(error -> Mono.fromRunnable(() -> errors.accept(id, error))
+                            .subscribeOn(Schedulers.boundedElastic())
+                            .then(Mono.<T>error(error)))
                     .doFinally(signal -> counter.decrementAndGet());
         });
     }

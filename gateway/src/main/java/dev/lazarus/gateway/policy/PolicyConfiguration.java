@@ -27,6 +27,7 @@ import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.context.properties.EnableConfigurationProperties;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
+import reactor.core.scheduler.Schedulers;
 
 /**
  * Wires the rollback policy into the gateway: its store, state machine, preflight, decision gate
@@ -117,7 +118,8 @@ public class PolicyConfiguration {
     PivotMonitor pivotMonitor(PolicyEngine engine, PolicyProperties properties, Breakers breakers,
             ObjectProvider<BackendLiveStats> stats) {
         PolicyProperties.Pivot pivot = properties.pivot();
-        new BreakerOpeningsRule(engine, pivot.breakerOpenings(), pivot.breakerWindow(), clock)
+        new BreakerOpeningsRule(engine, pivot.breakerOpenings(), pivot.breakerWindow(), clock,
+                task -> Schedulers.boundedElastic().schedule(task))
                 .attach(breakers.registry());
         SlowGenerationRule slow = new SlowGenerationRule(engine, stats.getIfAvailable(BackendLiveStats::none),
                 pivot.tokensPerSecondFloor(), pivot.slowWindow(), clock);

@@ -22,6 +22,16 @@ class AdminDisabledTest extends GatewayTestSupport {
         }
     }
 
+    /** Before paths were matched like the router matches them, these reached the controllers without a token. */
+    @Test
+    void pathsSpelledDifferentlyAreGuardedToo() {
+        for (String rawPath : new String[] {"/%61dmin/backends", "/admin;x=1/backends", "/admin;/events"}) {
+            client.get().uri(java.net.URI.create("http://localhost:" + port + rawPath)).exchange()
+                    .expectStatus().isForbidden()
+                    .expectBody().jsonPath("$.error.code").isEqualTo("admin_disabled");
+        }
+    }
+
     @Test
     void chatStillRoutesThroughThePolicyPlannerWithEveryBackendAnOracle() {
         String body = post("/v1/chat/completions", """

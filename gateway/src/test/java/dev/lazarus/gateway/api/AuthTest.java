@@ -1,7 +1,10 @@
 package dev.lazarus.gateway.api;
 
 import dev.lazarus.gateway.testing.GatewayTestSupport;
+import java.net.URI;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 import org.springframework.http.MediaType;
 
 class AuthTest extends GatewayTestSupport {
@@ -38,5 +41,14 @@ class AuthTest extends GatewayTestSupport {
     void unknownV1PathsNeedAKeyTooButHealthIsOpen() {
         client.get().uri("/v1/whatever").exchange().expectStatus().isUnauthorized();
         client.get().uri("/actuator/health/liveness").exchange().expectStatus().isOk();
+    }
+
+    /** The router decodes segments and drops ;matrix parameters: the key check must see the same path. */
+    @ParameterizedTest
+    @ValueSource(strings = {"/v1;x=1/models", "/%761/models", "/v1/%6dodels", "/v1;/chat/completions"})
+    void pathsSpelledDifferentlyNeedAKeyToo(String rawPath) {
+        client.get().uri(URI.create("http://localhost:" + port + rawPath)).exchange()
+                .expectStatus().isUnauthorized()
+                .expectBody().jsonPath("$.error.code").isEqualTo("invalid_api_key");
     }
 }

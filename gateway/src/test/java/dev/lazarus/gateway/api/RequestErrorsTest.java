@@ -44,7 +44,30 @@ class RequestErrorsTest extends GatewayTestSupport {
             "n above one | {\"model\": \"test-model\", \"messages\": [{\"role\": \"user\", \"content\": \"x\"}], \"n\": 2} | n",
             "max_tokens zero | {\"model\": \"test-model\", \"messages\": [{\"role\": \"user\", \"content\": \"x\"}], \"max_tokens\": 0} | max_tokens",
             "stream not boolean | {\"model\": \"test-model\", \"messages\": [{\"role\": \"user\", \"content\": \"x\"}], \"stream\": [1]} | stream",
-            "stream_options without stream | {\"model\": \"test-model\", \"messages\": [{\"role\": \"user\", \"content\": \"x\"}], \"stream_options\": {\"include_usage\": true}} | stream_options"})
+            "stream_options without stream | {\"model\": \"test-model\", \"messages\": [{\"role\": \"user\", \"content\": \"x\"}], \"stream_options\": {\"include_usage\": true}} | stream_options",
+            // Malformed inputs that once reached a backend (an internal error there counts against its breaker)
+            // or were reported without the field at fault.
+            "null message | {\"model\": \"test-model\", \"messages\": [null]} | messages[0]",
+            "null content part | {\"model\": \"test-model\", \"messages\": [{\"role\": \"user\", \"content\": [null]}]} | messages[0].content",
+            "text part without text | {\"model\": \"test-model\", \"messages\": [{\"role\": \"user\", \"content\": [{\"type\": \"text\"}]}]} | messages[0].content",
+            "null tool | {\"model\": \"test-model\", \"messages\": [{\"role\": \"user\", \"content\": \"x\"}], \"tools\": [null]} | tools[0]",
+            "tool without function | {\"model\": \"test-model\", \"messages\": [{\"role\": \"user\", \"content\": \"x\"}], \"tools\": [{\"type\": \"function\"}]} | tools[0].function",
+            "tool without name | {\"model\": \"test-model\", \"messages\": [{\"role\": \"user\", \"content\": \"x\"}], \"tools\": [{\"type\": \"function\", \"function\": {}}]} | tools[0].function.name",
+            "null tool call | {\"model\": \"test-model\", \"messages\": [{\"role\": \"assistant\", \"tool_calls\": [null]}]} | messages[0].tool_calls[0]",
+            "tool call without function | {\"model\": \"test-model\", \"messages\": [{\"role\": \"assistant\", \"tool_calls\": [{\"id\": \"c1\"}]}]} | messages[0].tool_calls[0].function",
+            "tool message without id | {\"model\": \"test-model\", \"messages\": [{\"role\": \"tool\", \"content\": \"x\"}]} | messages[0].tool_call_id",
+            "null stop | {\"model\": \"test-model\", \"messages\": [{\"role\": \"user\", \"content\": \"x\"}], \"stop\": [\"a\", null]} | stop[1]",
+            "stop an object | {\"model\": \"test-model\", \"messages\": [{\"role\": \"user\", \"content\": \"x\"}], \"stop\": {}} | stop",
+            "max_tokens negative | {\"model\": \"test-model\", \"messages\": [{\"role\": \"user\", \"content\": \"x\"}], \"max_tokens\": -1} | max_tokens",
+            "max_tokens past int | {\"model\": \"test-model\", \"messages\": [{\"role\": \"user\", \"content\": \"x\"}], \"max_tokens\": 99999999999999} | max_tokens",
+            "seed past long | {\"model\": \"test-model\", \"messages\": [{\"role\": \"user\", \"content\": \"x\"}], \"seed\": 1e30} | seed",
+            "temperature overflowing | {\"model\": \"test-model\", \"messages\": [{\"role\": \"user\", \"content\": \"x\"}], \"temperature\": 1e400} | temperature",
+            "logit_bias not a map | {\"model\": \"test-model\", \"messages\": [{\"role\": \"user\", \"content\": \"x\"}], \"logit_bias\": [1]} | logit_bias",
+            "include_usage not boolean | {\"model\": \"test-model\", \"messages\": [{\"role\": \"user\", \"content\": \"x\"}], \"stream\": true, \"stream_options\": {\"include_usage\": \"x\"}} | stream_options.include_usage",
+            "response_format a string | {\"model\": \"test-model\", \"messages\": [{\"role\": \"user\", \"content\": \"x\"}], \"response_format\": \"json\"} | response_format",
+            "top_logprobs without logprobs | {\"model\": \"test-model\", \"messages\": [{\"role\": \"user\", \"content\": \"x\"}], \"top_logprobs\": 2} | top_logprobs",
+            "two bodies | {} {} | ",
+            "NaN literal | {\"model\": \"test-model\", \"messages\": [], \"temperature\": NaN} | "})
     void badChatRequestsAre400WithParam(String name, String body, String param) {
         JsonNode error = errorOf(post("/v1/chat/completions", body), 400);
         assertThat(error.get("type").asString()).isEqualTo("invalid_request_error");
@@ -61,6 +84,25 @@ class RequestErrorsTest extends GatewayTestSupport {
                 .isEqualTo("prompt");
         assertThat(errorOf(post("/v1/completions", "{\"model\": \"test-model\", \"prompt\": {\"a\": 1}}"), 400)
                 .get("param").asString()).isEqualTo("prompt");
+        assertThat(errorOf(post("/v1/completions", "{\"model\": \"test-model\", \"prompt\": \"x\", \"stop\": [null]}"),
+                400).get("param").asString()).isEqualTo("stop[0]");
+    }
+
+    @Test
+    void invalidUtf8Is400() {
+        byte[] body = "{\"model\": \"test-model\", \"messages\": [{\"role\": \"user\", \"content\": \"\u00ff\"}]}"
+                .getBytes(java.nio.charset.StandardCharsets.ISO_8859_1);
+        errorOf(client.post().uri("/v1/chat/completions").header("Authorization", "Bearer " + API_KEY)
+                .contentType(MediaType.APPLICATION_JSON).bodyValue(body).exchange(), 400);
+    }
+
+    /** Query parameters are not how OpenAI takes arguments: they neither change nor break the request. */
+    @Test
+    void queryParametersOnPostAreIgnored() {
+        post("/v1/chat/completions?stream=true&model=nope",
+                "{\"model\": \"test-model\", \"messages\": [{\"role\": \"user\", \"content\": \"x\"}]}")
+                .expectStatus().isOk()
+                .expectHeader().contentTypeCompatibleWith(MediaType.APPLICATION_JSON);
     }
 
     @Test

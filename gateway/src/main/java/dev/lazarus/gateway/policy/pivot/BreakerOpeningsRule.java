@@ -11,6 +11,7 @@ import java.util.ArrayDeque;
 import java.util.Deque;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.Executor;
 
 /**
  * Rolls a promoted candidate back when its circuit breaker (named by backend id) opens
@@ -24,13 +25,24 @@ public final class BreakerOpeningsRule {
     private final int openings;
     private final Duration window;
     private final Clock clock;
+    private final Executor decisions;
     private final Map<String, Deque<Instant>> recent = new ConcurrentHashMap<>();
 
     public BreakerOpeningsRule(PolicyEngine engine, int openings, Duration window, Clock clock) {
+        this(engine, openings, window, clock, Runnable::run);
+    }
+
+    /**
+     * @param decisions where an opening is judged: breakers report transitions on the thread that
+     *                  recorded the call, an event loop in the gateway, and a rollback writes the
+     *                  journal with an fsync
+     */
+    public BreakerOpeningsRule(PolicyEngine engine, int openings, Duration window, Clock clock, Executor decisions) {
         this.engine = engine;
         this.openings = openings;
         this.window = window;
         this.clock = clock;
+        this.decisions = decisions;
     }
 
     /** Follows every breaker of the registry, those created later included. */
@@ -43,7 +55,7 @@ public final class BreakerOpeningsRule {
     private void follow(CircuitBreaker breaker) {
         breaker.getEventPublisher().onStateTransition(event -> {
             if (event.getStateTransition().getToState() == CircuitBreaker.State.OPEN) {
-                opened(breaker.getName());
+                decisions.execute(() -> opened(breaker.getName()));
             }
         });
     }
