@@ -95,6 +95,7 @@ class GreedyParityTest {
         }
     }
 
+    /** Every architecture in every format; {@code -Dparity.only=<regex>} (e.g. {@code "LLAMA Q8_0"}) narrows it when debugging. */
     static Stream<Arguments> models() {
         return Arrays.stream(ParityModels.values())
                 .flatMap(arch -> Arrays.stream(Format.values()).map(format -> Arguments.of(arch, format)))
