@@ -141,7 +141,10 @@ class LlamaCppBackendWireMockTest {
                 .build();
         backend.chat(request).blockLast(WAIT);
 
-        JsonNode sent = JSON.readTree(wm.getAllServeEvents().getFirst().getRequest().getBodyAsString());
+        // The backend may also have asked /props or /v1/models meanwhile: pick the completion call.
+        JsonNode sent = JSON.readTree(wm.getAllServeEvents().stream()
+                .filter(e -> e.getRequest().getUrl().equals(CHAT)).findFirst().orElseThrow()
+                .getRequest().getBodyAsString());
         assertThat(sent.get("top_k").asInt()).isEqualTo(40);
         assertThat(sent.get("min_p").asDouble()).isEqualTo(0.05);
         assertThat(sent.get("cache_prompt").asBoolean()).isTrue();

@@ -1,16 +1,27 @@
 package dev.lazarus.kt.backend;
 
-import dev.lazarus.backend.api.openai.Logprobs;
+import dev.lazarus.backend.api.openai.Usage;
+import dev.lazarus.kt.sampling.FinishReason;
 import java.util.List;
 
-/** What one generation produces, independent of the wire shape (chat chunks or legacy completions). */
+/**
+ * What one generation produces, written in the wire shape of its endpoint (chat chunks or legacy
+ * completions). Called from engine threads, one call at a time.
+ */
 interface GenerationEvents {
 
-    /** New text (complete UTF-8, stop strings held back) and the log-probabilities of the tokens it came from. */
-    void text(String delta, List<Logprobs.TokenLogprob> logprobs);
+    /**
+     * New text (whole UTF-8 characters, stop strings withheld) and the log-probabilities of the
+     * tokens it completes; {@code logprobs} is null when the request did not ask for them.
+     */
+    void text(String delta, List<PendingLogprobs.Scored> logprobs);
 
-    /** The end: {@code stop} or {@code length}, with the token counts for usage. */
-    void finish(String finishReason, int promptTokens, int completionTokens);
+    /**
+     * The end.
+     *
+     * @param reusedPromptTokens prompt tokens served from the prefix cache instead of computed
+     */
+    void finish(FinishReason reason, Usage usage, int reusedPromptTokens);
 
     void error(Throwable error);
 }

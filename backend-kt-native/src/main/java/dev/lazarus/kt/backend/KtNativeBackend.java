@@ -5,6 +5,7 @@ import dev.lazarus.backend.api.BackendDescriptor;
 import dev.lazarus.backend.api.BackendErrorKind;
 import dev.lazarus.backend.api.BackendException;
 import dev.lazarus.backend.api.BackendHealth;
+import dev.lazarus.backend.api.ExpertPlacementView;
 import dev.lazarus.backend.api.InferenceBackend;
 import dev.lazarus.backend.api.ModelInfo;
 import dev.lazarus.backend.api.openai.ChatCompletionChunk;
@@ -12,14 +13,17 @@ import dev.lazarus.backend.api.openai.ChatCompletionRequest;
 import dev.lazarus.backend.api.openai.ChatMessage;
 import dev.lazarus.backend.api.openai.Completion;
 import dev.lazarus.backend.api.openai.CompletionRequest;
-import dev.lazarus.backend.api.openai.Logprobs;
-import dev.lazarus.backend.api.openai.Usage;
+import dev.lazarus.backend.api.openai.Tool;
 import dev.lazarus.kt.runtime.SequenceHandle;
+import dev.lazarus.kt.sampling.SamplingParams;
 import java.lang.System.Logger.Level;
+import java.time.Duration;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
 import java.util.function.Function;
 import reactor.core.publisher.Flux;
 import reactor.core.publisher.FluxSink;
@@ -30,7 +34,7 @@ import reactor.core.publisher.Mono;
  * (health says LOADING with a percentage until then); every call streams chunks that end with a
  * usage chunk, and cancelling the stream cancels the sequence.
  */
-public final class KtNativeBackend implements InferenceBackend {
+public final class KtNativeBackend implements InferenceBackend, ExpertPlacementView {
 
     private static final System.Logger LOG = System.getLogger(KtNativeBackend.class.getName());
     private static final BackendCapabilities CAPABILITIES = new BackendCapabilities(true, false, true, true, false);
@@ -86,113 +90,85 @@ public final class KtNativeBackend implements InferenceBackend {
                         "loading " + settings.modelName() + " (" + Math.round(progress * 100) + " %)",
                         Map.of("progress", progress));
             }
-            return new BackendHealth(BackendHealth.Status.UP, "ok", Map.of("sequences", m.engine().load()));
+            // sequences: generating or waiting; forward_passes grows while the engine works
+            return new BackendHealth(BackendHealth.Status.UP, "ok", Map.of("sequences", m.engine().load(),
+                    "forward_passes", m.engine().steps()));
+        });
+    }
+
+    @Override
+    public Optional<PlacementSnapshot> expertPlacement() {
+        return Optional.ofNullable(ready()).map(LoadedModel::placement).map(p -> p.snapshot());
+    }
+
+    @Override
+    public Optional<PlacementSnapshot> rebalanceExperts() {
+        return Optional.ofNullable(ready()).map(LoadedModel::placement).map(p -> {
+            p.rebalance();
+            return p.snapshot();
         });
     }
 
     @Override
     public Flux<ChatCompletionChunk> chat(ChatCompletionRequest request) {
-        return Flux.defer(() -> {
-            LoadedModel m = requireReady(request.model());
-            String prompt = renderChat(m, request.messages());
-            String chunkId = "chatcmpl-" + UUID.randomUUID();
-            long created = System.currentTimeMillis() / 1000;
-            Function<List<ChatCompletionChunk.Choice>, ChatCompletionChunk> chunk =
-                    choices -> ChatCompletionChunk.of(chunkId, created, settings.modelName(), choices, null);
-            boolean logprobs = Boolean.TRUE.equals(request.logprobs());
-            int top = request.topLogprobs() == null ? 0 : request.topLogprobs();
-            return generate(m, prompt, request.effectiveMaxTokens(), request.stop(), logprobs, top,
-                    sink -> sink.next(chunk.apply(List.of(new ChatCompletionChunk.Choice(0,
-                            ChatCompletionChunk.Delta.role("assistant"), null, null)))),
-                    (sink, text, lp) -> sink.next(chunk.apply(List.of(new ChatCompletionChunk.Choice(0,
-                            ChatCompletionChunk.Delta.content(text), lp == null ? null : new Logprobs(lp), null)))),
-                    (sink, finish, usage) -> {
-                        sink.next(chunk.apply(List.of(new ChatCompletionChunk.Choice(0,
-                                new ChatCompletionChunk.Delta(null, null, null, null), null, finish))));
-                        sink.next(ChatCompletionChunk.of(chunkId, created, settings.modelName(), List.of(), usage));
-                    });
+        return this.<ChatCompletionChunk>generate(request.model(), m -> {
+            SamplingParams params = SamplingParams.from(request);
+            int[] prompt = m.tokenizer().encode(renderChat(m, request.messages(), request.tools()), true, true);
+            return new Job<>(prompt, params, sink -> new ChatStream(sink, "chatcmpl-" + UUID.randomUUID(),
+                    nowSeconds(), settings.modelName(), new WireLogprobs(m.tokenizer())));
         });
     }
 
     @Override
     public Flux<Completion> completion(CompletionRequest request) {
-        return Flux.defer(() -> {
-            LoadedModel m = requireReady(request.model());
-            String prompt = request.promptText();
-            if (prompt == null) {
-                throw BackendException.invalidRequest("prompt must be a string", "prompt");
-            }
-            String completionId = "cmpl-" + UUID.randomUUID();
-            long created = System.currentTimeMillis() / 1000;
-            return this.<Completion>generate(m, prompt, request.maxTokens(), request.stop(), false, 0, sink -> { },
-                    (sink, text, lp) -> sink.next(Completion.of(completionId, created, settings.modelName(),
-                            List.of(new Completion.Choice(0, text, null, null)), null)),
-                    (sink, finish, usage) -> {
-                        sink.next(Completion.of(completionId, created, settings.modelName(),
-                                List.of(new Completion.Choice(0, "", null, finish)), null));
-                        sink.next(Completion.of(completionId, created, settings.modelName(), List.of(), usage));
-                    });
-        }).onErrorMap(e -> !(e instanceof BackendException),
-                e -> new BackendException(BackendErrorKind.INTERNAL, e.getMessage(), e));
+        return this.<Completion>generate(request.model(), m -> {
+            SamplingParams params = SamplingParams.from(request);
+            LegacyPrompt prompt = LegacyPrompt.of(request, m.tokenizer());
+            return new Job<>(prompt.tokens(), params, sink -> new CompletionStream(sink, "cmpl-" + UUID.randomUUID(),
+                    nowSeconds(), settings.modelName(), new WireLogprobs(m.tokenizer()), prompt.echo()));
+        });
     }
 
-    private interface TextWriter<T> {
-        void write(FluxSink<T> sink, String text, List<Logprobs.TokenLogprob> logprobs);
-    }
+    /** What to run: the prompt, how to sample, and how to write the events into the endpoint's stream. */
+    private record Job<T>(int[] prompt, SamplingParams params, Function<FluxSink<T>, EndpointStream<T>> stream) {}
 
-    private interface FinishWriter<T> {
-        void write(FluxSink<T> sink, String finishReason, Usage usage);
-    }
-
-    /** One generation as a stream: start, text deltas, finish and usage, cancelled with the subscription. */
-    private <T> Flux<T> generate(LoadedModel m, String prompt, Integer maxTokens, List<String> stop, boolean logprobs,
-                                 int topLogprobs, java.util.function.Consumer<FluxSink<T>> start,
-                                 TextWriter<T> text, FinishWriter<T> finish) {
-        int[] tokens = m.tokenizer().encode(prompt, true, true);
-        int limit = maxTokens == null || maxTokens <= 0 ? Integer.MAX_VALUE : maxTokens;
-        return Flux.create(sink -> {
-            start.accept(sink);
-            Generation generation = new Generation(m.tokenizer(), new TokenSelector(m.tokenizer(), logprobs,
-                    topLogprobs), stop, limit, tokens.length, new GenerationEvents() {
-                @Override
-                public void text(String delta, List<Logprobs.TokenLogprob> lp) {
-                    text.write(sink, delta, lp);
-                }
-
-                @Override
-                public void finish(String finishReason, int promptTokens, int completionTokens) {
-                    finish.write(sink, finishReason, Usage.of(promptTokens, completionTokens));
-                    sink.complete();
-                }
-
-                @Override
-                public void error(Throwable error) {
-                    sink.error(error);
-                }
-            });
-            try {
-                SequenceHandle handle = m.engine().submit(tokens, generation);
+    /**
+     * One generation as a cold stream: the request is validated and tokenised on subscription, the
+     * sequence is queued in the engine, and cancelling the subscription cancels the sequence.
+     */
+    private <T> Flux<T> generate(String model, Function<LoadedModel, Job<T>> prepare) {
+        return Flux.<T>defer(() -> {
+            LoadedModel m = requireReady(model);
+            Job<T> job = prepare.apply(m);
+            return Flux.create(sink -> {
+                SequenceHandle handle = m.engine().submit(job.prompt(), new GenerationListener(m.tokenizer(),
+                        job.params(), job.prompt().length, job.stream().apply(sink)));
                 sink.onDispose(handle::cancel);
-            } catch (BackendException e) {
-                sink.error(e);
-            }
-        }, FluxSink.OverflowStrategy.BUFFER);
+            }, FluxSink.OverflowStrategy.BUFFER);
+        }).onErrorMap(e -> !(e instanceof BackendException),
+                e -> new BackendException(BackendErrorKind.INTERNAL, "kt-native: " + e, e));
+    }
+
+    private static long nowSeconds() {
+        return System.currentTimeMillis() / 1000;
     }
 
     /**
      * The chat prompt. A trailing assistant message is continued, not answered: the conversation
      * before it is rendered with the generation prompt and its text appended, so generation picks
-     * up mid-message (what mid-stream failover needs).
+     * up mid-message (what mid-stream failover needs). Tools are rendered into the prompt as the
+     * template does it (the same prompt llama-server builds), even though tool calls in the answer
+     * are not parsed yet.
      */
-    private static String renderChat(LoadedModel m, List<ChatMessage> messages) {
+    private static String renderChat(LoadedModel m, List<ChatMessage> messages, List<Tool> tools) {
         if (messages == null || messages.isEmpty()) {
             throw BackendException.invalidRequest("messages must not be empty", "messages");
         }
         ChatMessage last = messages.getLast();
         if ("assistant".equals(last.role()) && messages.size() > 1) {
-            return m.template().render(messages.subList(0, messages.size() - 1), null, true) + last.text();
+            return m.template().render(messages.subList(0, messages.size() - 1), tools, true) + last.text();
         }
-        return m.template().render(messages, null, true);
+        return m.template().render(messages, tools, true);
     }
 
     private LoadedModel ready() {
@@ -218,8 +194,8 @@ public final class KtNativeBackend implements InferenceBackend {
     }
 
     /** Waits for loading to finish (tests, embedders that want a warm backend). */
-    public KtNativeBackend awaitReady(java.time.Duration timeout) throws Exception {
-        loaded.get(timeout.toMillis(), java.util.concurrent.TimeUnit.MILLISECONDS);
+    public KtNativeBackend awaitReady(Duration timeout) throws Exception {
+        loaded.get(timeout.toMillis(), TimeUnit.MILLISECONDS);
         return this;
     }
 

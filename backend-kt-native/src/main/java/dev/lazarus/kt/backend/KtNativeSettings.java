@@ -2,6 +2,7 @@ package dev.lazarus.kt.backend;
 
 import dev.lazarus.backend.api.BackendConfig;
 import dev.lazarus.backend.api.BackendConfigException;
+import dev.lazarus.kt.placement.PlacementConfig;
 
 /**
  * The settings of a {@code kt-native} backend.
@@ -10,9 +11,14 @@ import dev.lazarus.backend.api.BackendConfigException;
  * @param threads        worker threads for the numeric work
  * @param contextSize    positions per sequence; 0: the model's trained context
  * @param maxSequences   sequences decoded together
+ * @param maxQueued      requests that may wait for a sequence slot; more are refused as overloaded (429)
  * @param modelName      the name this backend serves the model under
+ * @param placement      where routed experts live (GPU, RAM copies, the mapped file)
  */
-public record KtNativeSettings(String model, int threads, int contextSize, int maxSequences, String modelName) {
+public record KtNativeSettings(String model, int threads, int contextSize, int maxSequences, int maxQueued,
+                               String modelName, PlacementConfig placement) {
+
+    public static final int DEFAULT_MAX_QUEUED = 64;
 
     public static KtNativeSettings from(BackendConfig config) {
         String model = config.requireString("model");
@@ -22,8 +28,12 @@ public record KtNativeSettings(String model, int threads, int contextSize, int m
             throw new BackendConfigException(config.id(), "context-size", "setting 'context-size' must be 0 (the model's) or at least 2, got " + context);
         }
         int sequences = positive(config, "max-sequences", 4);
+        int queued = config.integer("max-queued", DEFAULT_MAX_QUEUED);
+        if (queued < 0) {
+            throw new BackendConfigException(config.id(), "max-queued", "setting 'max-queued' must be at least 0, got " + queued);
+        }
         String name = config.string("model-name", defaultName(model));
-        return new KtNativeSettings(model, threads, context, sequences, name);
+        return new KtNativeSettings(model, threads, context, sequences, queued, name, PlacementConfig.from(config));
     }
 
     private static int positive(BackendConfig config, String key, int def) {

@@ -5,7 +5,10 @@ import dev.lazarus.kt.chat.ChatTemplate;
 import dev.lazarus.kt.gguf.GgmlType;
 import dev.lazarus.kt.gguf.GgufFile;
 import dev.lazarus.kt.gguf.GgufTensorInfo;
+import dev.lazarus.kt.gpu.GpuTiers;
 import dev.lazarus.kt.model.Model;
+import dev.lazarus.kt.placement.DeviceTier;
+import dev.lazarus.kt.placement.ExpertPlacement;
 import dev.lazarus.kt.runtime.EngineOptions;
 import dev.lazarus.kt.runtime.InferenceEngine;
 import dev.lazarus.kt.tensor.Parallel;
@@ -50,21 +53,32 @@ final class ModelLoader {
         Path path = resolve(settings.model());
         GgufFile file = GgufFile.open(path);
         Parallel parallel = null;
+        DeviceTier gpu = null;
+        ExpertPlacement placement = null;
         try {
             pageIn(file, progress);
             parallel = Parallel.ofThreads(settings.threads());
             Model model = Model.load(file, parallel);
+            gpu = model.expertLayers().isEmpty() ? null : GpuTiers.open(settings.placement()).orElse(null);
+            placement = ExpertPlacement.install(model, settings.modelName(), settings.placement(), gpu);
             Tokenizer tokenizer = Tokenizers.fromMetadata(file.metadata());
             ChatTemplate template = ChatTemplate.fromMetadata(file.metadata(), tokenizer);
             int trained = model.config().contextLength();
             int context = settings.contextSize() == 0 ? trained : settings.contextSize();
-            InferenceEngine engine = new InferenceEngine(model,
-                    EngineOptions.defaults(context, settings.maxSequences()), parallel);
+            EngineOptions defaults = EngineOptions.defaults(context, settings.maxSequences());
+            InferenceEngine engine = new InferenceEngine(model, new EngineOptions(context, settings.maxSequences(),
+                    settings.maxQueued(), defaults.maxBatchTokens(), defaults.prefixCacheEntries()), parallel);
             LOG.log(Level.INFO, "kt-native backend {0}: {1} ready ({2}, context {3}, {4} threads)",
                     backendId, settings.modelName(), model.config().architecture().ggufName(), context,
                     settings.threads());
-            return new LoadedModel(file, parallel, engine, tokenizer, template, facts(file, model));
+            return new LoadedModel(file, parallel, engine, tokenizer, template, facts(file, model), placement, gpu);
         } catch (RuntimeException | Error e) {
+            if (placement != null) {
+                placement.close();
+            }
+            if (gpu != null) {
+                gpu.close();
+            }
             if (parallel != null) {
                 parallel.close();
             }
@@ -125,7 +139,7 @@ final class ModelLoader {
         Map<String, Object> facts = new LinkedHashMap<>();
         facts.put("architecture", model.config().architecture().ggufName());
         facts.put("quantization", dominantType(file).name());
-        facts.put("context_length", model.config().contextLength());
+        facts.put("trained_context_length", model.config().contextLength());
         String name = file.string("general.name", "");
         facts.put("general_name", name);
         String description = file.string("general.description", "");

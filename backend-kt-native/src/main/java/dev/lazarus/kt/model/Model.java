@@ -23,9 +23,12 @@ public final class Model {
     private final KvLayout kvLayout;
     private final ExpertUsage expertUsage;
     private final Parallel parallel;
+    private final List<ExpertLayer> expertLayers;
+    private final ExpertDispatch expertDispatch;
 
     Model(ModelConfig config, WeightMatrix embedding, List<TransformerBlock> blocks, float[] outputNorm,
-          WeightMatrix output, Rope rope, ExpertUsage expertUsage, Parallel parallel) {
+          WeightMatrix output, Rope rope, ExpertUsage expertUsage, Parallel parallel, List<ExpertLayer> expertLayers,
+          ExpertDispatch expertDispatch) {
         this.config = config;
         this.embedding = embedding;
         this.blocks = List.copyOf(blocks);
@@ -34,6 +37,8 @@ public final class Model {
         this.rope = rope;
         this.expertUsage = expertUsage;
         this.parallel = parallel;
+        this.expertLayers = List.copyOf(expertLayers);
+        this.expertDispatch = expertDispatch;
         int[] keys = new int[blocks.size()];
         int[] values = new int[blocks.size()];
         for (int b = 0; b < blocks.size(); b++) {
@@ -67,6 +72,24 @@ public final class Model {
     /** Routing statistics of MoE blocks, or null for dense models. */
     public ExpertUsage expertUsage() {
         return expertUsage;
+    }
+
+    /** The routed experts of every MoE block, in block order (empty for dense models). */
+    public List<ExpertLayer> expertLayers() {
+        return expertLayers;
+    }
+
+    /** The pool the model computes on (what CPU-side expert executors should use too). */
+    public Parallel parallel() {
+        return parallel;
+    }
+
+    /**
+     * Routes expert computations to {@code executor} from the next MoE block on (expert placement
+     * installs its tiered executor this way; the default reads every expert from the mapped file).
+     */
+    public void useExpertExecutor(ExpertExecutor executor) {
+        expertDispatch.use(executor);
     }
 
     /**

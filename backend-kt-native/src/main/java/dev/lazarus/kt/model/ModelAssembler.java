@@ -20,6 +20,10 @@ final class ModelAssembler {
     private final TensorLoader tensors;
     private final ModelConfig config;
     private final Rope rope;
+    private final List<ExpertLayer> expertLayers = new ArrayList<>();
+    private final ExpertDispatch expertDispatch = new ExpertDispatch((layer, experts, inputs) -> {
+        throw new IllegalStateException("experts used before the model was assembled");
+    });
 
     ModelAssembler(GgufFile file, Parallel parallel) {
         this.file = file;
@@ -43,8 +47,9 @@ final class ModelAssembler {
                     feedForward(b, usage),
                     config.rmsEps()));
         }
+        expertDispatch.use(new CpuExperts(parallel, expertLayers));
         return new Model(config, embedding, blocks, tensors.vector("output_norm.weight"), output, rope, usage,
-                parallel);
+                parallel, expertLayers, expertDispatch);
     }
 
     private Attention attention(int b) {
@@ -88,19 +93,20 @@ final class ModelAssembler {
             return dense(b, "ffn_gate", "ffn_up", "ffn_down");
         }
         int n = moe.expertCount();
-        WeightMatrix[] gate = tensors.experts(block(b, "ffn_gate_exps"), n);
-        WeightMatrix[] up = tensors.experts(block(b, "ffn_up_exps"), n);
-        WeightMatrix[] down = tensors.experts(block(b, "ffn_down_exps"), n);
-        SwiGlu.Weights[] experts = new SwiGlu.Weights[n];
+        ExpertMatrix[] gate = tensors.expertSlices(block(b, "ffn_gate_exps"), n);
+        ExpertMatrix[] up = tensors.expertSlices(block(b, "ffn_up_exps"), n);
+        ExpertMatrix[] down = tensors.expertSlices(block(b, "ffn_down_exps"), n);
+        List<ExpertWeights> experts = new ArrayList<>(n);
         for (int e = 0; e < n; e++) {
-            experts[e] = new SwiGlu.Weights(gate[e], up[e], down[e]);
+            experts.add(new ExpertWeights(gate[e], up[e], down[e]));
         }
+        expertLayers.add(new ExpertLayer(b, experts));
         FeedForward shared = tensors.has(block(b, "ffn_gate_shexp"))
                 ? dense(b, "ffn_gate_shexp", "ffn_up_shexp", "ffn_down_shexp")
                 : null;
         float[] bias = tensors.optionalVector("blk." + b + ".exp_probs_b.bias").orElse(null);
-        return new MoeFeedForward(tensors.matrix(block(b, "ffn_gate_inp")), new ExpertRouter(moe, bias), experts,
-                shared, parallel, usage.forBlock(b));
+        return new MoeFeedForward(tensors.matrix(block(b, "ffn_gate_inp")), new ExpertRouter(moe, bias), b, n,
+                expertDispatch, shared, parallel, usage.forBlock(b));
     }
 
     private FeedForward dense(int b, String gate, String up, String down) {

@@ -15,15 +15,19 @@ final class MoeFeedForward implements FeedForward {
 
     private final WeightMatrix gateInput;
     private final ExpertRouter router;
-    private final SwiGlu.Weights[] experts;
+    private final int layer;
+    private final int expertCount;
+    private final ExpertDispatch experts;
     private final FeedForward shared;
     private final Parallel parallel;
     private final ExpertUsage usage;
 
-    MoeFeedForward(WeightMatrix gateInput, ExpertRouter router, SwiGlu.Weights[] experts, FeedForward shared,
-                   Parallel parallel, ExpertUsage usage) {
+    MoeFeedForward(WeightMatrix gateInput, ExpertRouter router, int layer, int expertCount, ExpertDispatch experts,
+                   FeedForward shared, Parallel parallel, ExpertUsage usage) {
         this.gateInput = gateInput;
         this.router = router;
+        this.layer = layer;
+        this.expertCount = expertCount;
         this.experts = experts;
         this.shared = shared;
         this.parallel = parallel;
@@ -35,8 +39,8 @@ final class MoeFeedForward implements FeedForward {
         int n = xn.length;
         float[][] logits = Projections.apply(parallel, gateInput, xn);
         ExpertRouter.Route[] routes = new ExpertRouter.Route[n];
-        List<List<Integer>> tokensOf = new ArrayList<>(experts.length);
-        for (int e = 0; e < experts.length; e++) {
+        List<List<Integer>> tokensOf = new ArrayList<>(expertCount);
+        for (int e = 0; e < expertCount; e++) {
             tokensOf.add(null);
         }
         for (int i = 0; i < n; i++) {
@@ -49,18 +53,18 @@ final class MoeFeedForward implements FeedForward {
             }
         }
         List<Integer> active = new ArrayList<>();
-        for (int e = 0; e < experts.length; e++) {
+        for (int e = 0; e < expertCount; e++) {
             if (tokensOf.get(e) != null) {
                 active.add(e);
             }
         }
-        SwiGlu.Weights[] nets = new SwiGlu.Weights[active.size()];
+        int[] chosen = new int[active.size()];
         float[][][] inputs = new float[active.size()][][];
-        int[] jobOfExpert = new int[experts.length];
-        for (int j = 0; j < nets.length; j++) {
+        int[] jobOfExpert = new int[expertCount];
+        for (int j = 0; j < chosen.length; j++) {
             int e = active.get(j);
             jobOfExpert[e] = j;
-            nets[j] = experts[e];
+            chosen[j] = e;
             List<Integer> tokens = tokensOf.get(e);
             inputs[j] = new float[tokens.size()][];
             for (int t = 0; t < tokens.size(); t++) {
@@ -70,8 +74,8 @@ final class MoeFeedForward implements FeedForward {
         if (usage != null) {
             usage.record(active, tokensOf);
         }
-        float[][][] outputs = SwiGlu.apply(parallel, nets, inputs);
-        int[] consumed = new int[nets.length];
+        float[][][] outputs = experts.executor().apply(layer, chosen, inputs);
+        int[] consumed = new int[chosen.length];
         float[][] result = new float[n][];
         for (int i = 0; i < n; i++) {
             float[] acc = null;

@@ -9,11 +9,11 @@ import dev.lazarus.kt.tensor.WeightMatrix;
  * a shared expert and a dense FFN are all this; with many experts each gets its own group of
  * tokens and every expert's weights are read once for its whole group.
  */
-final class SwiGlu {
+public final class SwiGlu {
 
     /** One SwiGLU network: {@code gate}, {@code up}: hidden × dim; {@code down}: dim × hidden. */
-    record Weights(WeightMatrix gate, WeightMatrix up, WeightMatrix down) {
-        int hidden() {
+    public record Weights(WeightMatrix gate, WeightMatrix up, WeightMatrix down) {
+        public int hidden() {
             return gate.rows();
         }
     }
@@ -21,7 +21,7 @@ final class SwiGlu {
     private SwiGlu() {}
 
     /** {@code result[j][t]} = network {@code nets[j]} applied to {@code inputs[j][t]}. */
-    static float[][][] apply(Parallel parallel, Weights[] nets, float[][][] inputs) {
+    public static float[][][] apply(Parallel parallel, Weights[] nets, float[][][] inputs) {
         int jobs = nets.length;
         float[][][] gate = new float[jobs][][];
         float[][][] up = new float[jobs][][];

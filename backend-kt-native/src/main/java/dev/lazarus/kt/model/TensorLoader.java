@@ -66,15 +66,34 @@ final class TensorLoader {
 
     /** The experts of a {@code [cols, rows, experts]} tensor, one matrix each (views, nothing copied). */
     WeightMatrix[] experts(String name, int count) {
-        GgufTensorInfo t = file.tensor(name);
-        if (t.rank() != 3 || t.dim(2) != count) {
-            throw new ModelFormatException("tensor " + name + " in " + file.path() + " should hold " + count
-                    + " experts, has shape " + java.util.Arrays.toString(t.shape()));
-        }
+        GgufTensorInfo t = expertTensor(name, count);
         WeightMatrix[] out = new WeightMatrix[count];
         for (int e = 0; e < count; e++) {
             out[e] = WeightMatrices.slice3d(file, t, e);
         }
         return out;
+    }
+
+    /** The experts of a {@code [cols, rows, experts]} tensor as raw slices of the mapped file. */
+    ExpertMatrix[] expertSlices(String name, int count) {
+        GgufTensorInfo t = expertTensor(name, count);
+        int rows = Math.toIntExact(t.dim(1));
+        int cols = Math.toIntExact(t.dim(0));
+        long bytes = t.type().bytesFor((long) rows * cols);
+        MemorySegment data = file.data(t);
+        ExpertMatrix[] out = new ExpertMatrix[count];
+        for (int e = 0; e < count; e++) {
+            out[e] = new ExpertMatrix(t.type(), data.asSlice(bytes * e, bytes), rows, cols);
+        }
+        return out;
+    }
+
+    private GgufTensorInfo expertTensor(String name, int count) {
+        GgufTensorInfo t = file.tensor(name);
+        if (t.rank() != 3 || t.dim(2) != count) {
+            throw new ModelFormatException("tensor " + name + " in " + file.path() + " should hold " + count
+                    + " experts, has shape " + java.util.Arrays.toString(t.shape()));
+        }
+        return t;
     }
 }

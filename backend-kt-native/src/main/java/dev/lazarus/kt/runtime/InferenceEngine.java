@@ -65,8 +65,13 @@ public final class InferenceEngine implements AutoCloseable {
             if (!running) {
                 throw BackendException.unavailable("the kt-native engine is shut down");
             }
-            if (queue.size() >= options.maxQueued()) {
-                throw BackendException.overloaded("the kt-native engine has " + queue.size() + " requests waiting",
+            // Queued sequences first fill the free slots; beyond those, at most maxQueued may wait.
+            int generating = scheduler.activeCount();
+            int free = Math.max(0, options.maxSequences() - generating);
+            if (queue.size() >= options.maxQueued() + free) {
+                throw BackendException.overloaded("the kt-native engine is busy: " + generating
+                        + " sequences generating (max-sequences " + options.maxSequences() + ") and "
+                        + Math.max(0, queue.size() - free) + " waiting (max-queued " + options.maxQueued() + ")",
                         Duration.ofSeconds(1));
             }
             queue.add(seq);
@@ -100,15 +105,9 @@ public final class InferenceEngine implements AutoCloseable {
                     while (running && scheduler.isIdle() && queue.isEmpty()) {
                         work.await();
                     }
+                    dropCancelledWaiting();
                     while (scheduler.hasRoom() && !queue.isEmpty()) {
-                        Sequence seq = queue.poll();
-                        if (seq.isCancelled()) {
-                            if (seq.finish()) {
-                                seq.listener().ended(EndReason.CANCELLED);
-                            }
-                        } else {
-                            scheduler.admit(seq);
-                        }
+                        scheduler.admit(queue.poll());
                     }
                 } finally {
                     lock.unlock();
@@ -137,6 +136,22 @@ public final class InferenceEngine implements AutoCloseable {
         } finally {
             lock.unlock();
         }
+    }
+
+    /**
+     * Forgets waiting sequences whose client went away, so they neither hold a queue place (and
+     * cause overload refusals) nor get a slot later. Called once per step, under the lock.
+     */
+    private void dropCancelledWaiting() {
+        queue.removeIf(seq -> {
+            if (!seq.isCancelled()) {
+                return false;
+            }
+            if (seq.finish()) {
+                seq.listener().ended(EndReason.CANCELLED);
+            }
+            return true;
+        });
     }
 
     @Override

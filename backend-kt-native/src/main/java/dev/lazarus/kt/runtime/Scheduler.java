@@ -21,7 +21,9 @@ final class Scheduler {
     private final Parallel parallel;
     private final PrefixCache prefixCache;
     private final List<Sequence> active = new ArrayList<>();
-    private long steps;
+    // active.size() for other threads (the list itself belongs to the engine thread)
+    private volatile int activeCount;
+    private volatile long steps;
 
     Scheduler(Model model, EngineOptions options, Parallel parallel) {
         this.model = model;
@@ -38,8 +40,9 @@ final class Scheduler {
         return active.isEmpty();
     }
 
+    /** Safe to read from any thread. */
     int activeCount() {
-        return active.size();
+        return activeCount;
     }
 
     long steps() {
@@ -57,6 +60,8 @@ final class Scheduler {
         }
         seq.attach(cache, reused);
         active.add(seq);
+        activeCount = active.size();
+        seq.listener().admitted(reused);
     }
 
     /** Runs one forward pass over all active sequences and hands out the sampled tokens. */
@@ -158,6 +163,7 @@ final class Scheduler {
             Sequence seq = it.next();
             if (seq.isCancelled()) {
                 it.remove();
+                activeCount = active.size();
                 retire(seq);
                 if (seq.finish()) {
                     seq.listener().ended(EndReason.CANCELLED);
@@ -168,6 +174,7 @@ final class Scheduler {
 
     private void end(Sequence seq, EndReason reason) {
         active.remove(seq);
+        activeCount = active.size();
         retire(seq);
         if (seq.finish()) {
             seq.listener().ended(reason);
@@ -176,6 +183,7 @@ final class Scheduler {
 
     private void fail(Sequence seq, Throwable error) {
         active.remove(seq);
+        activeCount = active.size();
         if (seq.finish()) {
             seq.listener().failed(error);
         }

@@ -6,6 +6,13 @@ package dev.lazarus.kt.runtime;
  */
 public interface SequenceListener {
 
+    /**
+     * The sequence got a slot and its cache; {@code reusedPromptTokens} leading prompt tokens came
+     * from the prefix cache and will not be computed. Called before any other method.
+     */
+    default void admitted(int reusedPromptTokens) {
+    }
+
     /** Chooses the next token from the logits that followed the last fed token; may modify the array. */
     int select(float[] logits);
 

@@ -1,5 +1,6 @@
 package dev.lazarus.kt.backend;
 
+import static dev.lazarus.kt.backend.EmbeddedModel.text;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
@@ -7,9 +8,7 @@ import dev.lazarus.backend.api.BackendConfig;
 import dev.lazarus.backend.api.BackendConfigException;
 import dev.lazarus.backend.api.BackendErrorKind;
 import dev.lazarus.backend.api.BackendException;
-import dev.lazarus.backend.api.BackendFactories;
 import dev.lazarus.backend.api.BackendHealth;
-import dev.lazarus.backend.api.InferenceBackend;
 import dev.lazarus.backend.api.openai.ChatCompletionChunk;
 import dev.lazarus.backend.api.openai.ChatCompletionRequest;
 import dev.lazarus.backend.api.openai.ChatMessage;
@@ -28,10 +27,7 @@ class KtNativeBackendTest {
 
     @BeforeAll
     static void start() throws Exception {
-        InferenceBackend b = new KtNativeBackendFactory().create(new BackendConfig("kt", "kt-native", Map.of(
-                "model", "classpath:models/lazarus-tiny-moe.gguf", "threads", 2, "context-size", 256,
-                "model-name", "tiny")));
-        backend = ((KtNativeBackend) b).awaitReady(Duration.ofMinutes(1));
+        backend = EmbeddedModel.start(Map.of());
     }
 
     @AfterAll
@@ -61,7 +57,8 @@ class KtNativeBackendTest {
         var model = backend.describe().models().getFirst();
         assertThat(model.id()).isEqualTo("tiny");
         assertThat(model.metadata()).containsEntry("architecture", "qwen3moe").containsEntry("random_weights", true)
-                .containsEntry("quantization", "F16");
+                .containsEntry("quantization", "F16").containsEntry("trained_context_length", 4096);
+        assertThat(model.contextLength()).as("the context this backend serves").isEqualTo(256);
         assertThat(backend.describe().capabilities().assistantPrefill()).isTrue();
         assertThat(backend.health().block().status()).isEqualTo(BackendHealth.Status.UP);
     }
@@ -81,6 +78,26 @@ class KtNativeBackendTest {
             assertThat(c.choices().getFirst().finishReason()).isNull();
             assertThat(c.contentDelta()).isNotEmpty();
         }
+    }
+
+    @Test
+    void toolsAreRenderedIntoThePrompt() throws Exception {
+        List<ChatMessage> messages = List.of(ChatMessage.user("Hi"));
+        var tool = new dev.lazarus.backend.api.openai.Tool("function",
+                new dev.lazarus.backend.api.openai.Tool.Function("get_time", "Time now", Map.of("type", "object"), null));
+        // The tools section is long in this byte-level vocabulary: more context than the shared backend has.
+        KtNativeBackend roomy = EmbeddedModel.start(Map.of("context-size", 1024));
+        try {
+            int without = promptTokens(roomy, request(messages, 1));
+            int with = promptTokens(roomy, request(messages, 1).toBuilder().tools(List.of(tool)).build());
+            assertThat(with).as("the template's tools section is part of the prompt").isGreaterThan(without + 10);
+        } finally {
+            roomy.close();
+        }
+    }
+
+    private static int promptTokens(KtNativeBackend b, ChatCompletionRequest r) {
+        return b.chat(r).collectList().block(Duration.ofMinutes(1)).getLast().usage().promptTokens();
     }
 
     @Test
@@ -126,11 +143,5 @@ class KtNativeBackendTest {
         assertThatThrownBy(() -> backend.chat(r).blockLast())
                 .isInstanceOfSatisfying(BackendException.class,
                         e -> assertThat(e.kind()).isEqualTo(BackendErrorKind.MODEL_NOT_FOUND));
-    }
-
-    static String text(List<ChatCompletionChunk> chunks) {
-        StringBuilder sb = new StringBuilder();
-        chunks.forEach(c -> sb.append(c.contentDelta()));
-        return sb.toString();
     }
 }

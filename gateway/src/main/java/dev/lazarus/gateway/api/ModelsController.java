@@ -1,21 +1,37 @@
 package dev.lazarus.gateway.api;
 
+import com.fasterxml.jackson.annotation.JsonInclude;
 import com.fasterxml.jackson.annotation.JsonProperty;
+import dev.lazarus.backend.api.ModelInfo;
 import dev.lazarus.gateway.routing.ModelRoute;
 import dev.lazarus.gateway.routing.RouteTable;
+import dev.lazarus.gateway.routing.RouteTarget;
 import dev.lazarus.gateway.routing.Router;
 import java.time.Instant;
 import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.TreeMap;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 import org.springframework.web.bind.annotation.GetMapping;
 import org.springframework.web.bind.annotation.PathVariable;
 import org.springframework.web.bind.annotation.RestController;
 
-/** {@code GET /v1/models} and {@code GET /v1/models/{id}}: the public model names, not the backends. */
+/**
+ * {@code GET /v1/models} and {@code GET /v1/models/{id}}: the public model names, not the backends.
+ * Each entry also carries {@code meta}, what the serving backends report about the model
+ * (architecture, quantisation, context length, random weights); OpenAI clients ignore the field.
+ */
 @RestController
 public class ModelsController {
 
-    /** One entry of the model list, as OpenAI shapes it. */
-    public record ModelEntry(String id, String object, long created, @JsonProperty("owned_by") String ownedBy) {}
+    private static final Logger log = LoggerFactory.getLogger(ModelsController.class);
+    private static final String RANDOM_WEIGHTS = "random_weights";
+
+    /** One entry of the model list, as OpenAI shapes it, plus {@code meta} when a backend says anything. */
+    public record ModelEntry(String id, String object, long created, @JsonProperty("owned_by") String ownedBy,
+                             @JsonInclude(JsonInclude.Include.NON_EMPTY) Map<String, Object> meta) {}
 
     public record ModelList(String object, List<ModelEntry> data) {}
 
@@ -40,6 +56,50 @@ public class ModelsController {
     }
 
     private ModelEntry entry(ModelRoute route) {
-        return new ModelEntry(route.name(), "model", created, route.ownedBy());
+        return new ModelEntry(route.name(), "model", created, route.ownedBy(), meta(route));
+    }
+
+    /**
+     * The facts of the first backend in the route that describes the model (the primary), with its
+     * serving {@code context_length}. {@code random_weights} is set when ANY backend of the route
+     * serves random weights: a fallback may be the one that answers, and a client must not take
+     * such output for a real model's.
+     */
+    private static Map<String, Object> meta(ModelRoute route) {
+        Map<String, Object> meta = new TreeMap<>(); // sorted: the same order on every call
+        boolean primaryFound = false;
+        boolean random = false;
+        for (RouteTarget target : route.targets()) {
+            Optional<ModelInfo> info = describedModel(target);
+            if (info.isEmpty()) {
+                continue;
+            }
+            if (!primaryFound) {
+                primaryFound = true;
+                meta.putAll(info.get().metadata());
+                if (info.get().contextLength() > 0) {
+                    meta.put("context_length", info.get().contextLength());
+                }
+            }
+            random |= Boolean.TRUE.equals(info.get().metadata().get(RANDOM_WEIGHTS));
+        }
+        if (random) {
+            meta.put(RANDOM_WEIGHTS, true);
+        }
+        return meta;
+    }
+
+    /** The backend's entry for the model it is called with, or its only model (a name it does not map). */
+    private static Optional<ModelInfo> describedModel(RouteTarget target) {
+        List<ModelInfo> models;
+        try {
+            models = target.backend().describe().models();
+        } catch (RuntimeException e) {
+            // the list of names must not fail because one backend cannot describe itself now
+            log.warn("backend '{}' could not describe its models: {}", target.backendId(), e.toString());
+            return Optional.empty();
+        }
+        return models.stream().filter(m -> target.backendModel().equals(m.id())).findFirst()
+                .or(() -> models.size() == 1 ? Optional.of(models.getFirst()) : Optional.empty());
     }
 }

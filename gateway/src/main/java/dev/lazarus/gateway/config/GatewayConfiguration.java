@@ -6,16 +6,17 @@ import dev.lazarus.gateway.routing.AttemptLoop;
 import dev.lazarus.gateway.routing.BackendCallDecorator;
 import dev.lazarus.gateway.routing.BackendRegistry;
 import dev.lazarus.gateway.routing.ModelRoute;
+import dev.lazarus.gateway.routing.RouteFilter;
 import dev.lazarus.gateway.routing.RoutePlanner;
 import dev.lazarus.gateway.routing.RouteTable;
 import dev.lazarus.gateway.routing.RouteTarget;
 import dev.lazarus.gateway.routing.Router;
+import dev.lazarus.gateway.routing.RoutingListener;
 import dev.lazarus.gateway.routing.StreamResumer;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import org.springframework.beans.factory.ObjectProvider;
-import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
 import org.springframework.boot.context.properties.EnableConfigurationProperties;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
@@ -60,22 +61,22 @@ public class GatewayConfiguration {
         return new RouteTable(routes);
     }
 
+    /**
+     * The route planner bean when one is declared (the rollback policy's), else the configured
+     * order; then every {@link RouteFilter} bean in order. Providers rather than
+     * {@code @ConditionalOnMissingBean} defaults, which would depend on the order in which
+     * configuration classes are read.
+     */
     @Bean
-    @ConditionalOnMissingBean
-    RoutePlanner routePlanner() {
-        return RoutePlanner.configuredOrder();
-    }
-
-    @Bean
-    @ConditionalOnMissingBean
-    StreamResumer streamResumer() {
-        return StreamResumer.none();
-    }
-
-    @Bean
-    Router router(RouteTable routes, RoutePlanner planner, StreamResumer resumer,
-            ObjectProvider<BackendCallDecorator> decorators) {
-        AttemptLoop loop = new AttemptLoop(BackendCallDecorator.chain(decorators.orderedStream().toList()), resumer);
-        return new Router(routes, planner, loop);
+    Router router(RouteTable routes, ObjectProvider<RoutePlanner> planner, ObjectProvider<RouteFilter> filters,
+            ObjectProvider<StreamResumer> resumer, ObjectProvider<BackendCallDecorator> decorators,
+            ObjectProvider<RoutingListener> listeners) {
+        RoutePlanner planned = planner.getIfUnique(RoutePlanner::configuredOrder)
+                .filteredBy(filters.orderedStream().toList());
+        List<RoutingListener> all = listeners.orderedStream().toList();
+        AttemptLoop loop = new AttemptLoop(BackendCallDecorator.chain(decorators.orderedStream().toList()),
+                resumer.getIfUnique(StreamResumer::none),
+                all.isEmpty() ? RoutingListener.NONE : RoutingListener.composite(all));
+        return new Router(routes, planned, loop);
     }
 }

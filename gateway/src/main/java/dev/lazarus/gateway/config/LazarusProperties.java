@@ -1,5 +1,6 @@
 package dev.lazarus.gateway.config;
 
+import dev.lazarus.gateway.resilience.MidStreamMode;
 import jakarta.validation.Valid;
 import jakarta.validation.constraints.NotBlank;
 import jakarta.validation.constraints.NotEmpty;
@@ -52,12 +53,16 @@ public record LazarusProperties(
      * @param backends        backend ids in fallback order: the first healthy one serves
      * @param ownedBy         {@code owned_by} shown in {@code /v1/models}
      * @param overallTimeout  overrides {@code lazarus.routing.overall-timeout} for this model
+     * @param midStream       what a client gets when its stream's backend fails after the first
+     *                        token: {@code resume} on the next backend or an {@code error} event;
+     *                        overrides {@code lazarus.resilience.mid-stream}
      */
     public record Model(
             @NotBlank String name,
             @NotEmpty List<@NotBlank String> backends,
             @DefaultValue("lazarus") String ownedBy,
-            Duration overallTimeout) {}
+            Duration overallTimeout,
+            MidStreamMode midStream) {}
 
     /**
      * @param apiKeys accepted bearer tokens for {@code /v1/**}; empty means no authentication

@@ -1,35 +1,34 @@
 package dev.lazarus.gateway.metrics;
 
 import dev.lazarus.backend.api.BackendHealth;
-import dev.lazarus.backend.api.InferenceBackend;
-import java.time.Duration;
+import dev.lazarus.gateway.resilience.HealthMonitor;
+import dev.lazarus.gateway.resilience.HealthResult;
 import org.springframework.boot.health.contributor.Health;
-import org.springframework.boot.health.contributor.ReactiveHealthIndicator;
+import org.springframework.boot.health.contributor.HealthIndicator;
 import org.springframework.boot.health.contributor.Status;
-import reactor.core.publisher.Mono;
 
 /**
- * One backend's health for Actuator: UP → UP, LOADING → OUT_OF_SERVICE (it will come up by
- * itself), DOWN → DOWN. A check that hangs counts as DOWN.
+ * One backend's health for Actuator, from the {@link HealthMonitor}'s last check (a probe of the
+ * actuator never calls the backend): UP → UP, LOADING → OUT_OF_SERVICE (it will come up by
+ * itself), DOWN → DOWN, not checked yet → UNKNOWN.
  */
-public final class BackendHealthIndicator implements ReactiveHealthIndicator {
+public final class BackendHealthIndicator implements HealthIndicator {
 
-    private final InferenceBackend backend;
-    private final Duration timeout;
+    private final HealthMonitor monitor;
+    private final String backendId;
 
-    public BackendHealthIndicator(InferenceBackend backend, Duration timeout) {
-        this.backend = backend;
-        this.timeout = timeout;
+    public BackendHealthIndicator(HealthMonitor monitor, String backendId) {
+        this.monitor = monitor;
+        this.backendId = backendId;
     }
 
     @Override
-    public Mono<Health> health() {
-        return Mono.defer(backend::health)
-                .timeout(timeout)
-                .map(BackendHealthIndicator::toHealth)
-                .onErrorResume(e -> Mono.just(Health.down()
-                        .withDetail("detail", "health check failed: " + e.getClass().getSimpleName())
-                        .build()));
+    public Health health() {
+        return monitor.latest(backendId).map(BackendHealthIndicator::toHealth).orElseGet(() -> Health.unknown().build());
+    }
+
+    Status status() {
+        return monitor.latest(backendId).map(r -> status(r.health().status())).orElse(Status.UNKNOWN);
     }
 
     static Status status(BackendHealth.Status status) {
@@ -40,11 +39,12 @@ public final class BackendHealthIndicator implements ReactiveHealthIndicator {
         };
     }
 
-    private static Health toHealth(BackendHealth health) {
+    private static Health toHealth(HealthResult result) {
+        BackendHealth health = result.health();
         Health.Builder builder = Health.status(status(health.status())).withDetails(health.details());
         if (health.detail() != null) {
             builder.withDetail("detail", health.detail());
         }
-        return builder.build();
+        return builder.withDetail("checkedAt", result.checkedAt().toString()).build();
     }
 }

@@ -1,10 +1,13 @@
 package dev.lazarus.gateway.metrics;
 
 import dev.lazarus.backend.api.BackendException;
-import dev.lazarus.backend.api.openai.Usage;
+import dev.lazarus.gateway.resilience.ChunkInspector;
+import dev.lazarus.gateway.resilience.GenerationClock;
 import dev.lazarus.gateway.routing.Attempt;
 import dev.lazarus.gateway.routing.BackendCallDecorator;
+import io.github.resilience4j.circuitbreaker.CallNotPermittedException;
 import io.micrometer.core.instrument.Counter;
+import io.micrometer.core.instrument.DistributionSummary;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Timer;
 import java.util.Locale;
@@ -15,10 +18,13 @@ import reactor.core.publisher.Flux;
 import reactor.core.publisher.SignalType;
 
 /**
- * Meters every backend call: calls by model, backend, endpoint and outcome
- * ({@code lazarus.backend.calls}), time to first chunk ({@code lazarus.backend.ttft}) and
- * completion tokens from the usage chunk ({@code lazarus.completion.tokens}). Outcome is
- * {@code success}, {@code cancelled} (the client went away) or the error kind in lower case.
+ * Meters every backend call, tagged by model, backend and endpoint: calls by outcome
+ * ({@code lazarus.backend.calls}: {@code success}, {@code cancelled} when the client went away,
+ * {@code breaker_open} when the breaker refused it, else the error kind), time to the first
+ * generated token ({@code lazarus.backend.ttft}, a histogram), the gap between tokens
+ * ({@code lazarus.backend.inter.token}), generation speed of finished calls
+ * ({@code lazarus.backend.generation.speed}, tok/s) and prompt and completion tokens as the
+ * backends report them. Meters are registered once per key; per chunk only primitive recordings.
  */
 public final class MeteringDecorator implements BackendCallDecorator {
 
@@ -33,45 +39,74 @@ public final class MeteringDecorator implements BackendCallDecorator {
     public <T> Flux<T> decorate(Attempt<T> attempt, Flux<T> call) {
         Meters m = meters.computeIfAbsent(new Key(attempt.model(), attempt.backendId(), attempt.endpoint().name()),
                 this::register);
+        ChunkInspector<T> inspector = ChunkInspector.of(attempt.endpoint());
         return Flux.defer(() -> {
-            long start = System.nanoTime();
-            boolean[] first = {true};
+            GenerationClock clock = new GenerationClock();
             String[] outcome = {"success"};
             return call
                     .doOnNext(chunk -> {
-                        if (first[0]) {
-                            first[0] = false;
-                            m.ttft.record(System.nanoTime() - start, TimeUnit.NANOSECONDS);
-                        }
-                        Usage usage = attempt.endpoint().usage().apply(chunk);
-                        if (usage != null) {
-                            m.completionTokens.increment(usage.completionTokens());
+                        boolean first = !clock.started();
+                        long gap = clock.onChunk(chunk, inspector);
+                        if (gap >= 0) {
+                            m.interToken.record(gap, TimeUnit.NANOSECONDS);
+                        } else if (first && clock.started()) {
+                            m.ttft.record(clock.ttftNanos(), TimeUnit.NANOSECONDS);
                         }
                     })
-                    .doOnError(error -> outcome[0] = error instanceof BackendException be
-                            ? be.kind().name().toLowerCase(Locale.ROOT) : "internal")
+                    .doOnError(error -> outcome[0] = outcome(error))
                     .doFinally(signal -> {
                         String result = signal == SignalType.CANCEL ? "cancelled" : outcome[0];
                         m.calls(registry, result).increment();
+                        if (clock.promptTokens() >= 0) {
+                            m.promptTokens.increment(clock.promptTokens());
+                        }
+                        m.completionTokens.increment(clock.completionTokens());
+                        double speed = clock.tokensPerSecond();
+                        if (signal == SignalType.ON_COMPLETE && !Double.isNaN(speed)) {
+                            m.speed.record(speed);
+                        }
                     });
         });
     }
 
+    private static String outcome(Throwable error) {
+        if (error.getCause() instanceof CallNotPermittedException) {
+            return "breaker_open";
+        }
+        return error instanceof BackendException be ? be.kind().name().toLowerCase(Locale.ROOT) : "internal";
+    }
+
     private Meters register(Key key) {
+        String[] tags = {"model", key.model, "backend", key.backend, "endpoint", key.endpoint};
         return new Meters(key,
                 Timer.builder("lazarus.backend.ttft")
-                        .description("Time from calling a backend to its first chunk")
-                        .tags("model", key.model, "backend", key.backend, "endpoint", key.endpoint)
+                        .description("Time from calling a backend to its first generated token")
+                        .tags(tags)
+                        .publishPercentileHistogram()
+                        .register(registry),
+                Timer.builder("lazarus.backend.inter.token")
+                        .description("Time between two generated tokens of one backend call")
+                        .tags(tags)
+                        .register(registry),
+                DistributionSummary.builder("lazarus.backend.generation.speed")
+                        .description("Generation speed of finished backend calls, first to last token")
+                        .baseUnit("tokens per second")
+                        .tags(tags)
+                        .register(registry),
+                Counter.builder("lazarus.prompt.tokens")
+                        .description("Prompt tokens, as reported by the backends")
+                        .tags(tags)
                         .register(registry),
                 Counter.builder("lazarus.completion.tokens")
                         .description("Completion tokens generated, as reported by the backends")
-                        .tags("model", key.model, "backend", key.backend, "endpoint", key.endpoint)
+                        .tags(tags)
                         .register(registry));
     }
 
     private record Key(String model, String backend, String endpoint) {}
 
-    private record Meters(Key key, Timer ttft, Counter completionTokens) {
+    private record Meters(Key key, Timer ttft, Timer interToken, DistributionSummary speed, Counter promptTokens,
+            Counter completionTokens) {
         Counter calls(MeterRegistry registry, String outcome) {
             return Counter.builder("lazarus.backend.calls")
                     .description("Backend calls by outcome")

@@ -2,20 +2,17 @@ package dev.lazarus.gateway.metrics;
 
 import dev.lazarus.gateway.routing.ModelRoute;
 import dev.lazarus.gateway.routing.RouteTable;
-import java.util.LinkedHashMap;
 import java.util.Map;
 import org.springframework.boot.health.contributor.Health;
-import org.springframework.boot.health.contributor.ReactiveHealthIndicator;
+import org.springframework.boot.health.contributor.HealthIndicator;
 import org.springframework.boot.health.contributor.Status;
-import reactor.core.publisher.Flux;
-import reactor.core.publisher.Mono;
 
 /**
  * Readiness as clients feel it: every public model has at least one backend that is UP. A dead
  * fallback does not make the gateway unready; a model with no live backend does (OUT_OF_SERVICE
- * while its backends are still loading, DOWN otherwise).
+ * while its backends are still loading, DOWN otherwise). Reads the health monitor's last checks.
  */
-public final class RoutesHealthIndicator implements ReactiveHealthIndicator {
+public final class RoutesHealthIndicator implements HealthIndicator {
 
     private final RouteTable routes;
     private final Map<String, BackendHealthIndicator> backends;
@@ -26,34 +23,31 @@ public final class RoutesHealthIndicator implements ReactiveHealthIndicator {
     }
 
     @Override
-    public Mono<Health> health() {
-        Map<String, Mono<Status>> statuses = new LinkedHashMap<>();
-        backends.forEach((id, indicator) -> statuses.put(id, indicator.health().map(Health::getStatus).cache()));
-        return Flux.fromIterable(routes.routes())
-                .concatMap(route -> routeStatus(route, statuses).map(status -> Map.entry(route.name(), status)))
-                .collectList()
-                .map(entries -> {
-                    Health.Builder builder = Health.up();
-                    Status worst = Status.UP;
-                    for (Map.Entry<String, Status> e : entries) {
-                        builder.withDetail(e.getKey(), e.getValue().getCode());
-                        worst = worse(worst, e.getValue());
-                    }
-                    return builder.status(worst).build();
-                });
+    public Health health() {
+        Health.Builder builder = Health.up();
+        Status worst = Status.UP;
+        for (ModelRoute route : routes.routes()) {
+            Status status = routeStatus(route);
+            builder.withDetail(route.name(), status.getCode());
+            worst = worse(worst, status);
+        }
+        return builder.status(worst).build();
     }
 
-    private static Mono<Status> routeStatus(ModelRoute route, Map<String, Mono<Status>> statuses) {
-        return Flux.fromIterable(route.targets())
-                .concatMap(target -> statuses.getOrDefault(target.backendId(), Mono.just(Status.DOWN)))
-                .reduce(Status.DOWN, RoutesHealthIndicator::better);
+    private Status routeStatus(ModelRoute route) {
+        Status best = Status.DOWN;
+        for (var target : route.targets()) {
+            BackendHealthIndicator indicator = backends.get(target.backendId());
+            best = better(best, indicator == null ? Status.DOWN : indicator.status());
+        }
+        return best;
     }
 
     private static int rank(Status s) {
         if (Status.UP.equals(s)) {
             return 2;
         }
-        return Status.OUT_OF_SERVICE.equals(s) ? 1 : 0;
+        return Status.OUT_OF_SERVICE.equals(s) || Status.UNKNOWN.equals(s) ? 1 : 0;
     }
 
     private static Status better(Status a, Status b) {

@@ -12,7 +12,8 @@ import reactor.core.publisher.Flux;
  * Walks a planned fallback chain for one request: call a backend; when it fails before its first
  * chunk and its error kind allows it, call the next one; when every one failed, report all
  * failures. A failure after the first chunk goes to the {@link StreamResumer}. Breakers, metering
- * and other policy come in as the {@link BackendCallDecorator} around each call.
+ * and other policy come in as the {@link BackendCallDecorator} around each call; what happens is
+ * reported to the {@link RoutingListener}.
  */
 public final class AttemptLoop {
 
@@ -20,18 +21,29 @@ public final class AttemptLoop {
 
     private final BackendCallDecorator decorator;
     private final StreamResumer resumer;
+    private final RoutingListener listener;
 
     public AttemptLoop(BackendCallDecorator decorator, StreamResumer resumer) {
+        this(decorator, resumer, RoutingListener.NONE);
+    }
+
+    public AttemptLoop(BackendCallDecorator decorator, StreamResumer resumer, RoutingListener listener) {
         this.decorator = decorator;
         this.resumer = resumer;
+        this.listener = listener;
     }
 
     public <R, T> Flux<T> run(String model, List<RouteTarget> plan, Endpoint<R, T> endpoint, R request) {
-        return attempt(model, plan, 0, endpoint, request, List.of());
+        return Flux.defer(() -> attempt(model, plan, 0, endpoint, request, List.of(), new RequestClock()));
+    }
+
+    /** A continuation after a mid-stream failure: same loop, but its first chunk is not the request's. */
+    private <R, T> Flux<T> resumeRun(String model, List<RouteTarget> plan, Endpoint<R, T> endpoint, R request) {
+        return Flux.defer(() -> attempt(model, plan, 0, endpoint, request, List.of(), null));
     }
 
     private <R, T> Flux<T> attempt(String model, List<RouteTarget> plan, int index, Endpoint<R, T> endpoint,
-            R request, List<AllBackendsFailedException.AttemptFailure> failures) {
+            R request, List<AllBackendsFailedException.AttemptFailure> failures, RequestClock clock) {
         if (index >= plan.size()) {
             return Flux.error(new AllBackendsFailedException(model, failures));
         }
@@ -42,24 +54,36 @@ public final class AttemptLoop {
             Flux<T> call = endpoint.call(target, request).onErrorMap(e -> !(e instanceof BackendException),
                     e -> new BackendException(BackendErrorKind.INTERNAL,
                             "backend '" + target.backendId() + "' failed: " + e, e));
+            if (clock != null) {
+                call = clock.timeUpstream(call);
+            }
             return decorator.decorate(new Attempt<>(model, target, endpoint, index), call)
-                    .doOnNext(chunk -> relayed[0] = true)
+                    .doOnNext(chunk -> {
+                        if (!relayed[0]) {
+                            relayed[0] = true;
+                            if (clock != null) {
+                                listener.firstChunk(model, target.backendId(), clock.gatewayNanos());
+                            }
+                        }
+                    })
                     .onErrorResume(error -> {
                         BackendException failure = asBackendException(error);
                         if (relayed[0]) {
                             return resumer.resume(new MidStreamFailure<>(model, request, endpoint, target,
-                                    plan.subList(index + 1, plan.size()), failure));
+                                    plan.subList(index + 1, plan.size()), failure,
+                                    (next, continuation) -> resumeRun(model, next, endpoint, continuation)));
                         }
                         if (!failure.kind().tryNextBackend()) {
                             return Flux.error(failure);
                         }
+                        String nextId = index + 1 < plan.size() ? plan.get(index + 1).backendId() : null;
                         log.warn("model '{}': backend '{}' failed before its first token ({}: {}); {}", model,
                                 target.backendId(), failure.kind(), failure.getMessage(),
-                                index + 1 < plan.size() ? "trying '" + plan.get(index + 1).backendId() + "'"
-                                        : "no backend left");
+                                nextId != null ? "trying '" + nextId + "'" : "no backend left");
+                        listener.failedOver(model, target.backendId(), nextId, failure);
                         List<AllBackendsFailedException.AttemptFailure> next = new ArrayList<>(failures);
                         next.add(new AllBackendsFailedException.AttemptFailure(target.backendId(), failure));
-                        return attempt(model, plan, index + 1, endpoint, request, next);
+                        return attempt(model, plan, index + 1, endpoint, request, next, clock);
                     });
         });
     }
@@ -67,5 +91,37 @@ public final class AttemptLoop {
     private static BackendException asBackendException(Throwable error) {
         return error instanceof BackendException be ? be
                 : new BackendException(BackendErrorKind.INTERNAL, String.valueOf(error.getMessage()), error);
+    }
+
+    /**
+     * The gateway's own share of the time to the first chunk: since the request was routed, less
+     * the time each backend call took to answer (first chunk or failure). One per request; the
+     * attempts of one request run one after the other, so plain fields suffice.
+     */
+    private static final class RequestClock {
+        private final long start = System.nanoTime();
+        private long upstreamNanos;
+        private long callStart;
+        private boolean callAnswered;
+
+        <T> Flux<T> timeUpstream(Flux<T> call) {
+            return call.doOnSubscribe(s -> {
+                        callStart = System.nanoTime();
+                        callAnswered = false;
+                    })
+                    .doOnNext(chunk -> answered())
+                    .doOnError(error -> answered());
+        }
+
+        private void answered() {
+            if (!callAnswered) {
+                callAnswered = true;
+                upstreamNanos += System.nanoTime() - callStart;
+            }
+        }
+
+        long gatewayNanos() {
+            return Math.max(0, System.nanoTime() - start - upstreamNanos);
+        }
     }
 }

@@ -47,8 +47,18 @@ public final class Router {
                     .filter(target -> endpoint.supports(target.backend()))
                     .toList();
             if (plan.isEmpty()) {
-                return Flux.error(BackendException.invalidRequest(
-                        "The model '" + model + "' does not support the " + endpoint.name() + " endpoint.", "model"));
+                List<RouteTarget> capable = route.targets().stream().filter(t -> endpoint.supports(t.backend())).toList();
+                if (capable.isEmpty()) {
+                    return Flux.error(BackendException.invalidRequest(
+                            "The model '" + model + "' does not support the " + endpoint.name() + " endpoint.",
+                            "model"));
+                }
+                // The planner and its filters left every capable backend out (breaker open, down,
+                // disabled): that is a 503 with Retry-After, not the request's fault.
+                return Flux.error(new AllBackendsFailedException(route.name(), capable.stream()
+                        .map(t -> new AllBackendsFailedException.AttemptFailure(t.backendId(),
+                                BackendException.unavailable("backend '" + t.backendId() + "' is not available")))
+                        .toList()));
             }
             return loop.run(route.name(), plan, endpoint, request)
                     .takeUntilOther(deadline(route.overallTimeout(), model));

@@ -46,10 +46,34 @@ class CompletionsAndModelsTest extends GatewayTestSupport {
                 .expectBody()
                 .jsonPath("$.object").isEqualTo("list")
                 .jsonPath("$.data[*].id").value(ids -> assertThat((List<Object>) ids)
-                        .containsExactly("test-model", "mapped-model", "chat-only-model", "org/slashed-model"))
+                        .containsExactly("test-model", "mapped-model", "chat-only-model", "org/slashed-model",
+                                "resume-model"))
                 .jsonPath("$.data[0].object").isEqualTo("model")
                 .jsonPath("$.data[1].owned_by").isEqualTo("tests")
                 .jsonPath("$.data[0].owned_by").isEqualTo("lazarus");
+    }
+
+    @Test
+    void modelsCarryWhatTheServingBackendsSayAboutThem() {
+        client.get().uri("/v1/models").header("Authorization", "Bearer " + API_KEY).exchange()
+                .expectStatus().isOk()
+                .expectBody()
+                // test-model: alpha's facts (the primary), random weights from its fallback beta
+                .jsonPath("$.data[0].meta.architecture").isEqualTo("qwen3moe")
+                .jsonPath("$.data[0].meta.quantization").isEqualTo("F16")
+                .jsonPath("$.data[0].meta.context_length").isEqualTo(4096)
+                .jsonPath("$.data[0].meta.random_weights").isEqualTo(true)
+                // the OpenAI fields stay exactly as they were
+                .jsonPath("$.data[0].id").isEqualTo("test-model")
+                .jsonPath("$.data[0].object").isEqualTo("model")
+                .jsonPath("$.data[0].created").isNumber()
+                .jsonPath("$.data[0].owned_by").isEqualTo("lazarus")
+                // mapped-model: its backend reports nothing, so there is no meta at all
+                .jsonPath("$.data[1].meta").doesNotExist()
+                .jsonPath("$.data[3].meta.random_weights").isEqualTo(true)
+                .jsonPath("$.data[3].meta.architecture").doesNotExist();
+        client.get().uri("/v1/models/org/slashed-model").header("Authorization", "Bearer " + API_KEY).exchange()
+                .expectStatus().isOk().expectBody().jsonPath("$.meta.random_weights").isEqualTo(true);
     }
 
     @Test

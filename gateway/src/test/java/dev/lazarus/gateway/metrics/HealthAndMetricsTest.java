@@ -3,11 +3,22 @@ package dev.lazarus.gateway.metrics;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.lazarus.backend.api.BackendHealth;
+import dev.lazarus.gateway.resilience.HealthMonitor;
 import dev.lazarus.gateway.testing.GatewayTestSupport;
 import dev.lazarus.gateway.testing.ScriptedBackend;
 import org.junit.jupiter.api.Test;
+import org.springframework.beans.factory.annotation.Autowired;
 
 class HealthAndMetricsTest extends GatewayTestSupport {
+
+    @Autowired
+    HealthMonitor monitor;
+
+    /** Health endpoints show the monitor's last checks: take one now instead of waiting for the next. */
+    private void setHealth(ScriptedBackend backend, BackendHealth.Status status) {
+        backend.setHealth(status);
+        monitor.refresh().block(java.time.Duration.ofSeconds(5));
+    }
 
     @Test
     void readinessIsUpWhileEveryModelHasALiveBackend() {
@@ -23,27 +34,27 @@ class HealthAndMetricsTest extends GatewayTestSupport {
     @Test
     void aDeadFallbackIsShownButKeepsTheGatewayReady() {
         ScriptedBackend alpha = backend("alpha");
-        alpha.setHealth(BackendHealth.Status.DOWN);
+        setHealth(alpha, BackendHealth.Status.DOWN);
         try {
             client.get().uri("/actuator/health/readiness").exchange().expectStatus().isOk();
             client.get().uri("/actuator/health").exchange()
                     .expectBody().jsonPath("$.components.backends.components.alpha.status").isEqualTo("DOWN");
         } finally {
-            alpha.setHealth(BackendHealth.Status.UP);
+            setHealth(alpha, BackendHealth.Status.UP);
         }
     }
 
     @Test
     void aModelWhoseOnlyBackendIsLoadingMakesTheGatewayUnready() {
         ScriptedBackend mapped = backend("mapped");
-        mapped.setHealth(BackendHealth.Status.LOADING);
+        setHealth(mapped, BackendHealth.Status.LOADING);
         try {
             client.get().uri("/actuator/health/readiness").exchange()
                     .expectStatus().isEqualTo(503)
                     .expectBody().jsonPath("$.status").isEqualTo("OUT_OF_SERVICE");
             client.get().uri("/actuator/health/liveness").exchange().expectStatus().isOk();
         } finally {
-            mapped.setHealth(BackendHealth.Status.UP);
+            setHealth(mapped, BackendHealth.Status.UP);
         }
         client.get().uri("/actuator/health/readiness").exchange().expectStatus().isOk();
     }
@@ -58,6 +69,14 @@ class HealthAndMetricsTest extends GatewayTestSupport {
         assertThat(metrics)
                 .containsPattern("lazarus_backend_calls_total\\{[^}]*backend=\"chat-only\"[^}]*outcome=\"success\"[^}]*} [1-9]")
                 .containsPattern("lazarus_backend_ttft_seconds_count\\{[^}]*backend=\"chat-only\"[^}]*} [1-9]")
-                .containsPattern("lazarus_completion_tokens_total\\{[^}]*backend=\"chat-only\"[^}]*} [1-9]");
+                .containsPattern("lazarus_completion_tokens_total\\{[^}]*backend=\"chat-only\"[^}]*} [1-9]")
+                .containsPattern("lazarus_prompt_tokens_total\\{[^}]*backend=\"chat-only\"[^}]*} [1-9]")
+                .containsPattern("lazarus_backend_ttft_seconds_bucket\\{[^}]*backend=\"chat-only\"")
+                .containsPattern("lazarus_backend_inter_token_seconds_count\\{[^}]*backend=\"chat-only\"[^}]*} [1-9]")
+                .containsPattern("lazarus_gateway_overhead_seconds_count\\{[^}]*model=\"chat-only-model\"[^}]*} [1-9]")
+                .containsPattern("resilience4j_circuitbreaker_state\\{[^}]*name=\"chat-only\"[^}]*state=\"closed\"[^}]*} 1")
+                .containsPattern("lazarus_backend_state\\{[^}]*backend=\"chat-only\"[^}]*state=\"active\"[^}]*} 1")
+                .containsPattern("lazarus_backend_state\\{[^}]*backend=\"chat-only\"[^}]*state=\"rolled_back\"[^}]*} 0")
+                .containsPattern("lazarus_backend_draining\\{[^}]*backend=\"chat-only\"[^}]*} 0");
     }
 }

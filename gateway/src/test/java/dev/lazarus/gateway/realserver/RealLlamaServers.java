@@ -49,6 +49,16 @@ final class RealLlamaServers {
         return server;
     }
 
+    /** One more llama-server with {@code slots} parallel slots of {@code perSlot} tokens each. */
+    static synchronized LlamaServerProcess startParallel(int slots, int perSlot) {
+        LlamaCpp.require();
+        LlamaServerProcess server = LlamaServerProcess.start(model(), "-c", Integer.toString(slots * perSlot),
+                "--parallel", Integer.toString(slots), "--threads-http", Integer.toString(slots + 4), "--jinja",
+                "--no-webui");
+        started.add(server);
+        return server;
+    }
+
     static synchronized void stopAll() {
         started.forEach(LlamaServerProcess::close);
         started.clear();

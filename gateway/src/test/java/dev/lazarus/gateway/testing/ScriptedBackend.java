@@ -34,7 +34,9 @@ import reactor.core.publisher.Mono;
  * (tokens sent before failing; 0 fails before any chunk), {@code retry_after_seconds},
  * {@code delay_ms} (between chunks), {@code usage_on_last} (put usage on the last content chunk
  * instead of a separate one). Settings: {@code health} (UP, LOADING, DOWN), {@code completions}
- * (false to refuse legacy completions).
+ * (false to refuse legacy completions), {@code assistant-prefill} (false: cannot continue an answer),
+ * and what {@link #describe()} reports about its model: {@code context-length}, {@code architecture},
+ * {@code quantization}, {@code random-weights}.
  */
 public final class ScriptedBackend implements InferenceBackend {
 
@@ -80,8 +82,20 @@ public final class ScriptedBackend implements InferenceBackend {
 
     @Override
     public BackendDescriptor describe() {
-        return new BackendDescriptor(config.id(), "scripted", List.of(ModelInfo.of("scripted", "tests")),
-                new BackendCapabilities(config.bool("completions", true), false, false, false, true));
+        Map<String, Object> facts = new java.util.LinkedHashMap<>();
+        if (config.has("architecture")) {
+            facts.put("architecture", config.string("architecture", null));
+        }
+        if (config.has("quantization")) {
+            facts.put("quantization", config.string("quantization", null));
+        }
+        if (config.bool("random-weights", false)) {
+            facts.put("random_weights", true);
+        }
+        ModelInfo model = new ModelInfo("scripted", "tests", config.integer("context-length", 0), facts);
+        return new BackendDescriptor(config.id(), "scripted", List.of(model),
+                new BackendCapabilities(config.bool("completions", true), false, false,
+                        config.bool("assistant-prefill", true), true));
     }
 
     @Override

@@ -1,0 +1,92 @@
+package dev.lazarus.kt.backend;
+
+import dev.lazarus.backend.api.BackendErrorKind;
+import dev.lazarus.backend.api.BackendException;
+import dev.lazarus.kt.runtime.EndReason;
+import dev.lazarus.kt.runtime.SequenceListener;
+import dev.lazarus.kt.sampling.Generation;
+import dev.lazarus.kt.sampling.Sampler;
+import dev.lazarus.kt.sampling.SamplingParams;
+import dev.lazarus.kt.sampling.TokenLogprobs;
+import dev.lazarus.kt.tokenizer.Tokenizer;
+import java.util.List;
+
+/**
+ * One request's side of a sequence: the {@link Sampler} picks each token, the {@link Generation}
+ * turns it into text and decides when and why the completion ends, and the results go to the
+ * endpoint's {@link GenerationEvents} with the log-probabilities of the tokens each piece of
+ * text came from.
+ */
+final class GenerationListener implements SequenceListener {
+
+    private final Tokenizer tokenizer;
+    private final Sampler sampler;
+    private final Generation generation;
+    private final PendingLogprobs logprobs;
+    private final GenerationEvents events;
+    private TokenLogprobs lastLogprobs;
+    private int reusedPromptTokens;
+
+    GenerationListener(Tokenizer tokenizer, SamplingParams params, int promptTokens, GenerationEvents events) {
+        this.tokenizer = tokenizer;
+        this.sampler = new Sampler(params, tokenizer.vocabSize());
+        this.generation = new Generation(tokenizer, params, promptTokens);
+        this.logprobs = params.logprobs() ? new PendingLogprobs() : null;
+        this.events = events;
+    }
+
+    @Override
+    public void admitted(int reusedPromptTokens) {
+        this.reusedPromptTokens = reusedPromptTokens;
+    }
+
+    @Override
+    public int select(float[] logits) {
+        Sampler.Sampled sampled = sampler.next(logits, generation.tokens());
+        lastLogprobs = sampled.logprobs();
+        return sampled.token();
+    }
+
+    @Override
+    public boolean accept(int token) {
+        // End-of-generation tokens are counted in usage but are not part of the text, nor of logprobs.
+        if (logprobs != null && !tokenizer.isEog(token)) {
+            logprobs.add(lastLogprobs, tokenizer.tokenBytes(token, false).length);
+        }
+        emit(generation.accept(token), false);
+        return !generation.finished();
+    }
+
+    @Override
+    public void ended(EndReason reason) {
+        switch (reason) {
+            case CANCELLED -> { } // the client is gone: nobody to tell
+            case CONTEXT_FULL -> finish(generation.finishForLength());
+            case STOPPED -> finish("");
+        }
+    }
+
+    @Override
+    public void failed(Throwable error) {
+        events.error(error instanceof BackendException be ? be
+                : new BackendException(BackendErrorKind.INTERNAL, "kt-native engine failed: " + error, error));
+    }
+
+    private void finish(String rest) {
+        emit(rest, true);
+        events.finish(generation.finishReason(), generation.usage(), reusedPromptTokens);
+    }
+
+    private void emit(String text, boolean last) {
+        List<PendingLogprobs.Scored> scored = null;
+        if (logprobs != null) {
+            scored = logprobs.sent(text);
+            if (last) {
+                scored.addAll(logprobs.finish());
+            }
+        }
+        if (!text.isEmpty() || (scored != null && !scored.isEmpty())) {
+            events.text(text, scored);
+        }
+    }
+}

@@ -1,0 +1,102 @@
+package dev.lazarus.kt.gpu;
+
+import dev.lazarus.kt.gguf.GgmlType;
+import dev.lazarus.kt.gguf.GgufFile;
+import dev.lazarus.kt.model.Model;
+import dev.lazarus.kt.placement.DeviceTier;
+import dev.lazarus.kt.placement.ExpertPlacement;
+import dev.lazarus.kt.placement.PlacementConfig;
+import dev.lazarus.kt.placement.PlacementConfig.GpuMode;
+import dev.lazarus.kt.placement.Tier;
+import dev.lazarus.kt.placement.TierBudget;
+import dev.lazarus.kt.synthetic.SyntheticModels;
+import dev.lazarus.kt.tensor.Parallel;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+
+/**
+ * The GPU tier against the CPU path on the same model: decodes greedily on the CPU, then replays the
+ * same tokens with a share of the experts on the GPU and compares every position's logits. Run by
+ * the {@code gpu} test and by {@code scripts/device/gpu-check.sh} on the device machine:
+ * {@code GpuParityCheck <kernels.ptx> [model.gguf]} (default: tinyQwen3Moe in Q8_0), exit 1 on a mismatch.
+ */
+public final class GpuParityCheck {
+
+    /**
+     * Largest |logit difference| accepted. Both paths quantize activations to Q8_0 the same way and sum
+     * exact integer block products, so what differs is float summation order, {@code expf} against
+     * {@code Math.exp}, and the odd hidden value whose Q8_0 rounding lands on the other side: around
+     * 1e-4 on logits of magnitude ~1-5, far below what a wrong kernel gives (order 1).
+     */
+    public static final float TOLERANCE = 2e-2f;
+
+    static final int[] PROMPT = {1, 15, 27, 99, 4, 300, 8};
+
+    /** @param gpuShare the fraction of expert bytes placed on the GPU */
+    public record Result(double gpuShare, int gpuExperts, int experts, double gpuByteHitRate, float maxAbsDiff,
+                         int positions, int tokenMismatches) {
+        public boolean ok() {
+            return maxAbsDiff <= TOLERANCE;
+        }
+
+        @Override
+        public String toString() {
+            return "GPU share %.0f %% (%d/%d experts, %.1f %% of expert bytes read on GPU): max |Δlogit| %.2e over %d positions, %d argmax differences -> %s"
+                    .formatted(gpuShare * 100, gpuExperts, experts, gpuByteHitRate * 100, maxAbsDiff, positions,
+                            tokenMismatches, ok() ? "OK" : "MISMATCH");
+        }
+    }
+
+    private GpuParityCheck() {}
+
+    /** The check on {@code model} with {@code gpuShare} of its expert bytes on the GPU (which must open). */
+    public static Result run(Path model, Path kernels, double gpuShare, int steps) {
+        try (GgufFile file = GgufFile.open(model); Parallel parallel = Parallel.ofThreads(
+                Math.max(1, Runtime.getRuntime().availableProcessors() / 2))) {
+            List<float[]> expected = GreedyDecoder.run(Model.load(file, parallel), PROMPT, steps, null);
+            int[] tokens = GreedyDecoder.tokens(expected, PROMPT.length);
+            Model onGpu = Model.load(file, parallel);
+            PlacementConfig config = PlacementConfig.cpuOnly()
+                    .withGpu(GpuMode.ON, new TierBudget.Ratio(gpuShare), kernels);
+            try (DeviceTier gpu = GpuTiers.open(config).orElseThrow();
+                 ExpertPlacement placement = ExpertPlacement.install(onGpu, "parity", config, gpu)) {
+                List<float[]> actual = GreedyDecoder.run(onGpu, PROMPT, steps, tokens);
+                float maxDiff = 0;
+                int mismatches = 0;
+                for (int i = 0; i < expected.size(); i++) {
+                    float[] e = expected.get(i), a = actual.get(i);
+                    for (int v = 0; v < e.length; v++) {
+                        float d = Math.abs(e[v] - a[v]);
+                        maxDiff = Float.isNaN(d) ? Float.POSITIVE_INFINITY : Math.max(maxDiff, d);
+                    }
+                    mismatches += GreedyDecoder.argmax(e) == GreedyDecoder.argmax(a) ? 0 : 1;
+                }
+                return new Result(gpuShare, placement.current().count(Tier.GPU), placement.catalog().size(),
+                        placement.byteHitRate(Tier.GPU), maxDiff, expected.size(), mismatches);
+            }
+        }
+    }
+
+    /** Writes the default check model (tinyQwen3Moe with Q8_0 weights, which the GPU kernels take). */
+    public static Path tinyModel(Path dir) {
+        return SyntheticModels.write(SyntheticModels.tinyQwen3Moe().withWeightType(GgmlType.Q8_0),
+                dir.resolve("tiny-qwen3moe-q8_0.gguf"));
+    }
+
+    public static void main(String[] args) throws Exception {
+        if (args.length < 1 || args.length > 2) {
+            System.err.println("usage: GpuParityCheck <kernels.ptx> [model.gguf]");
+            System.exit(2);
+        }
+        Path kernels = Path.of(args[0]);
+        Path model = args.length == 2 ? Path.of(args[1]) : tinyModel(Files.createTempDirectory("gpu-parity"));
+        boolean ok = true;
+        for (double share : new double[] {1.0, 0.3}) {
+            Result r = run(model, kernels, share, 24);
+            System.out.println(r);
+            ok &= r.ok() && r.gpuExperts() > 0;
+        }
+        System.exit(ok ? 0 : 1);
+    }
+}

@@ -1,0 +1,57 @@
+package dev.lazarus.kt.gpu;
+
+import dev.lazarus.kt.placement.DeviceTier;
+import dev.lazarus.kt.placement.PlacementConfig;
+import dev.lazarus.kt.placement.PlacementConfig.GpuMode;
+import java.lang.System.Logger.Level;
+import java.nio.file.Files;
+import java.util.Optional;
+import java.util.concurrent.atomic.AtomicBoolean;
+
+/**
+ * Opens the GPU tier the settings ask for. With {@code gpu: auto} a missing driver, device or kernel
+ * file means CPU-only (said once per process, not per backend); with {@code gpu: on} it is an error.
+ */
+public final class GpuTiers {
+
+    private static final System.Logger LOG = System.getLogger(GpuTiers.class.getName());
+    private static final AtomicBoolean TOLD_CPU_ONLY = new AtomicBoolean();
+
+    private GpuTiers() {}
+
+    /** The device tier, or empty when the engine runs its experts on the CPU only. */
+    public static Optional<DeviceTier> open(PlacementConfig config) {
+        if (config.gpu() == GpuMode.OFF) {
+            return Optional.empty();
+        }
+        StringBuilder whyNot = new StringBuilder();
+        Optional<CudaDriver> driver = CudaDriver.load(whyNot);
+        try {
+            if (driver.isPresent()) {
+                CudaDriver cu = driver.get();
+                cu.init();
+                int devices = cu.deviceCount();
+                if (devices <= config.gpuDevice()) {
+                    whyNot.append("CUDA device ").append(config.gpuDevice()).append(" not present (").append(devices)
+                            .append(" found)");
+                } else if (config.gpuKernels() == null || !Files.isRegularFile(config.gpuKernels())) {
+                    whyNot.append("setting 'gpu-kernels' must name the compiled PTX file (")
+                            .append(config.gpuKernels() == null ? "not set" : config.gpuKernels() + " missing").append(')');
+                } else {
+                    CudaExpertTier tier = CudaExpertTier.open(cu, config.gpuDevice(), config.gpuKernels());
+                    LOG.log(Level.INFO, "GPU expert tier on {0}", tier.describe());
+                    return Optional.of(tier);
+                }
+            }
+        } catch (CudaException e) {
+            whyNot.append(e.getMessage());
+        }
+        if (config.gpu() == GpuMode.ON) {
+            throw new IllegalStateException("gpu: on, but no GPU tier: " + whyNot);
+        }
+        if (TOLD_CPU_ONLY.compareAndSet(false, true)) {
+            LOG.log(Level.INFO, "no GPU tier, experts run on the CPU only: {0}", whyNot);
+        }
+        return Optional.empty();
+    }
+}

@@ -1,0 +1,50 @@
+package dev.lazarus.kt.gpu;
+
+import dev.lazarus.kt.model.ForwardBatch;
+import dev.lazarus.kt.model.KvCache;
+import dev.lazarus.kt.model.Model;
+import java.util.ArrayList;
+import java.util.List;
+
+/** One sequence decoded greedily token by token: what the device check and benchmark run. */
+final class GreedyDecoder {
+
+    private GreedyDecoder() {}
+
+    /** Logits of every position: the prompt, then {@code steps} tokens chosen greedily or taken from {@code forced}. */
+    static List<float[]> run(Model model, int[] prompt, int steps, int[] forced) {
+        KvCache cache = model.newCache(prompt.length + steps + 1);
+        List<float[]> out = new ArrayList<>();
+        int token = prompt[0];
+        for (int p = 0; p < prompt.length + steps; p++) {
+            if (p < prompt.length) {
+                token = prompt[p];
+            }
+            cache.ensureCapacity(p + 1); // Model.forward leaves capacity to its caller
+            float[] logits = model.forward(ForwardBatch.single(token, p, cache))[0];
+            out.add(logits);
+            if (p >= prompt.length - 1) {
+                int next = p - prompt.length + 1;
+                token = forced != null && next < forced.length ? forced[next] : argmax(logits);
+            }
+        }
+        return out;
+    }
+
+    /** The greedy continuation the logits imply (what {@link #run} feeds back). */
+    static int[] tokens(List<float[]> logits, int promptLength) {
+        int[] t = new int[logits.size() - promptLength + 1];
+        for (int i = promptLength - 1; i < logits.size(); i++) {
+            t[i - promptLength + 1] = argmax(logits.get(i));
+        }
+        return t;
+    }
+
+    static int argmax(float[] v) {
+        int best = 0;
+        for (int i = 1; i < v.length; i++) {
+            best = v[i] > v[best] ? i : best;
+        }
+        return best;
+    }
+}

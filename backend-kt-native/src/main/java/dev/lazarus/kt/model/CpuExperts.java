@@ -1,0 +1,29 @@
+package dev.lazarus.kt.model;
+
+import dev.lazarus.kt.tensor.Parallel;
+import java.util.List;
+
+/** The default {@link ExpertExecutor}: every expert read in place from the memory-mapped GGUF on the CPU. */
+public final class CpuExperts implements ExpertExecutor {
+
+    private final Parallel parallel;
+    private final SwiGlu.Weights[][] byLayer;
+
+    public CpuExperts(Parallel parallel, List<ExpertLayer> layers) {
+        this.parallel = parallel;
+        int blocks = layers.stream().mapToInt(ExpertLayer::layer).max().orElse(-1) + 1;
+        this.byLayer = new SwiGlu.Weights[blocks][];
+        for (ExpertLayer l : layers) {
+            byLayer[l.layer()] = l.experts().stream().map(ExpertWeights::cpu).toArray(SwiGlu.Weights[]::new);
+        }
+    }
+
+    @Override
+    public float[][][] apply(int layer, int[] experts, float[][][] inputs) {
+        SwiGlu.Weights[] nets = new SwiGlu.Weights[experts.length];
+        for (int j = 0; j < experts.length; j++) {
+            nets[j] = byLayer[layer][experts[j]];
+        }
+        return SwiGlu.apply(parallel, nets, inputs);
+    }
+}

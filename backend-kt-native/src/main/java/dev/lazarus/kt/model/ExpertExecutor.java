@@ -1,0 +1,18 @@
+package dev.lazarus.kt.model;
+
+/**
+ * Computes routed experts for one MoE block: the seam between the model, which routes tokens and
+ * groups them by expert, and whoever holds the experts' weights (the mapped file by default; RAM
+ * copies and a GPU under expert placement). Called by the one thread that runs the forward pass;
+ * an implementation may spread the work over other threads or devices but returns only when all of
+ * it is done.
+ */
+@FunctionalInterface
+public interface ExpertExecutor {
+
+    /**
+     * {@code result[j][t]} = expert {@code experts[j]} of block {@code layer} applied to
+     * {@code inputs[j][t]}. Each expert appears once; its tokens are read once for the whole group.
+     */
+    float[][][] apply(int layer, int[] experts, float[][][] inputs);
+}

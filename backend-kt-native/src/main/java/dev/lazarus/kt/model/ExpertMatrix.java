@@ -1,0 +1,30 @@
+package dev.lazarus.kt.model;
+
+import dev.lazarus.kt.gguf.GgmlType;
+import dev.lazarus.kt.tensor.WeightMatrices;
+import dev.lazarus.kt.tensor.WeightMatrix;
+import java.lang.foreign.MemorySegment;
+
+/**
+ * One matrix of a routed expert as it is stored (ggml block layout, {@code rows} × {@code cols}):
+ * the raw bytes expert placement copies to a faster tier, and the view the CPU computes with.
+ */
+public record ExpertMatrix(GgmlType type, MemorySegment data, int rows, int cols) {
+
+    public long bytes() {
+        return data.byteSize();
+    }
+
+    /** A matrix over these bytes using the CPU kernels (nothing is copied). */
+    public WeightMatrix matrix() {
+        return WeightMatrices.of(type, data, rows, cols);
+    }
+
+    /** The same matrix over other bytes of the same layout (a copy in another memory). */
+    public ExpertMatrix withData(MemorySegment other) {
+        if (other.byteSize() != data.byteSize()) {
+            throw new IllegalArgumentException("copy holds " + other.byteSize() + " bytes, matrix " + data.byteSize());
+        }
+        return new ExpertMatrix(type, other, rows, cols);
+    }
+}

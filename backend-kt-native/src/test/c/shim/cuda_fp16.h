@@ -1,0 +1,26 @@
+/*
+ * Just enough of CUDA's device-side vocabulary to compile src/main/cuda/experts.cu as C++ for the fake driver
+ * (fake_cuda.cpp): qualifiers vanish, __half is _Float16 (IEEE binary16, round-to-nearest-even like
+ * __float2half_rn), and threadIdx / warp shuffles come from the fiber-per-lane warp emulation there.
+ */
+#pragma once
+#include <math.h>
+#include <stdint.h>
+
+#define __global__
+#define __device__
+#define __forceinline__ inline
+#define __restrict__ __restrict
+
+struct FakeDim { unsigned x, y, z; };
+struct FakeLane;
+extern FakeDim blockIdx, blockDim;
+extern FakeLane *fake_current_lane;
+FakeDim &fake_thread_idx(FakeLane *lane);
+#define threadIdx (fake_thread_idx(fake_current_lane))
+
+typedef _Float16 __half;
+static inline float __half2float(__half h) { return (float)h; }
+static inline __half __float2half_rn(float f) { return (__half)f; }
+static inline int __float2int_rn(float f) { return (int)nearbyintf(f); }
+float __shfl_xor_sync(unsigned mask, float v, int lane_mask);

@@ -1,0 +1,76 @@
+package dev.lazarus.kt.gpu;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
+
+import java.io.IOException;
+import java.lang.foreign.Arena;
+import java.lang.foreign.FunctionDescriptor;
+import java.lang.foreign.Linker;
+import java.lang.foreign.SymbolLookup;
+import java.lang.foreign.ValueLayout;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
+
+/**
+ * The CUDA tier end to end without a GPU: src/test/c/fake_cuda.cpp stands in for libcuda.so.1 and runs the
+ * real kernels of src/main/cuda/experts.cu on the CPU (each warp as 32 lockstep fibers), so this checks the
+ * FFM bindings, kernel arguments, buffer offsets, staging, per-thread contexts, frees AND the kernels'
+ * logic against the CPU path. What only a GPU shows (CUDA's compiler and math library, timing) is left to
+ * GpuParityTest / scripts/device/gpu-check.sh. Needs a C++ compiler ({@code c++}); skipped, saying so,
+ * without one.
+ */
+class FakeCudaDriverTest {
+
+    @org.junit.jupiter.api.io.TempDir
+    static Path dir;
+
+    static Path library;
+
+    @BeforeAll
+    static void buildFakeDriver() throws Exception {
+        library = dir.resolve("libfakecuda.so");
+        Path source = Path.of("src/test/c/fake_cuda.cpp").toAbsolutePath();
+        Process cc;
+        try {
+            cc = new ProcessBuilder("c++", "-O1", "-std=c++17", "-shared", "-fPIC", "-Wno-unknown-pragmas",
+                    "-I", source.resolveSibling("shim").toString(), "-I", Path.of("src/main/cuda").toAbsolutePath().toString(),
+                    "-o", library.toString(), source.toString())
+                    .redirectErrorStream(true).start();
+        } catch (IOException e) {
+            assumeTrue(false, "no C++ compiler (c++) to build the fake CUDA driver: " + e.getMessage());
+            return;
+        }
+        assertThat(cc.waitFor(120, TimeUnit.SECONDS)).isTrue();
+        assertThat(cc.exitValue()).as(new String(cc.getInputStream().readAllBytes())).isZero();
+        System.setProperty("lazarus.cuda.library", library.toString());
+    }
+
+    @AfterAll
+    static void restore() {
+        System.clearProperty("lazarus.cuda.library");
+    }
+
+    static long liveAllocations() throws Throwable {
+        var lookup = SymbolLookup.libraryLookup(library, Arena.global());
+        var h = Linker.nativeLinker().downcallHandle(lookup.find("fake_live_allocations").orElseThrow(),
+                FunctionDescriptor.of(ValueLayout.JAVA_LONG));
+        return (long) h.invokeExact();
+    }
+
+    @ParameterizedTest
+    @ValueSource(doubles = {1.0, 0.3})
+    void theTierComputesTheCpuLogitsAndFreesEverything(double share) throws Throwable {
+        Path kernels = Files.writeString(dir.resolve("experts.ptx"), "// fake module: the fake driver ignores it\n");
+        GpuParityCheck.Result r = GpuParityCheck.run(GpuParityCheck.tinyModel(dir), kernels, share, 4);
+        assertThat(r.gpuExperts()).isPositive();
+        assertThat(r.gpuByteHitRate()).isPositive();
+        assertThat(r.maxAbsDiff()).as(r.toString()).isLessThanOrEqualTo(GpuParityCheck.TOLERANCE);
+        assertThat(liveAllocations()).as("device and pinned buffers left after close").isZero();
+    }
+}

@@ -1,0 +1,93 @@
+package dev.lazarus.kt.placement;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import org.junit.jupiter.api.Test;
+
+class PlacementPlannerTest {
+
+    static final ExpertCatalog CATALOG = Catalogs.of(1, 4, 8);
+    static final long E = Catalogs.expertBytes();
+
+    static double[][] noScores() {
+        return new double[4][8];
+    }
+
+    @Test
+    void uniformSpreadsTheBudgetEvenlyOverLayers() {
+        PlacementPlan plan = PlacementPlanner.plan(PlacementStrategy.UNIFORM, CATALOG, 10 * E, 0, noScores(), w -> true);
+        assertThat(plan.count(Tier.GPU)).isEqualTo(10);
+        for (int s = 0; s < 4; s++) {
+            assertThat(plan.count(s, Tier.GPU)).isBetween(2, 3);
+        }
+        assertThat(plan.count(Tier.MMAP)).isEqualTo(22);
+    }
+
+    @Test
+    void neverExceedsATierBudget() {
+        PlacementPlan plan = PlacementPlanner.plan(PlacementStrategy.UNIFORM, CATALOG, 5 * E + E / 2, 3 * E - 1,
+                noScores(), w -> true);
+        assertThat(plan.bytes(CATALOG, Tier.GPU)).isEqualTo(5 * E);
+        assertThat(plan.bytes(CATALOG, Tier.RAM)).isEqualTo(2 * E);
+    }
+
+    @Test
+    void frequencyPicksTheHottestExpertsWhereverTheyAre() {
+        double[][] scores = noScores();
+        scores[3][7] = 100;
+        scores[3][6] = 90;
+        scores[0][2] = 80;
+        scores[2][5] = 70;
+        scores[1][1] = 60;
+        PlacementPlan plan = PlacementPlanner.plan(PlacementStrategy.FREQUENCY, CATALOG, 3 * E, 2 * E, scores, w -> true);
+        assertThat(plan.tier(3, 7)).isEqualTo(Tier.GPU);
+        assertThat(plan.tier(3, 6)).isEqualTo(Tier.GPU);
+        assertThat(plan.tier(0, 2)).isEqualTo(Tier.GPU);
+        assertThat(plan.tier(2, 5)).isEqualTo(Tier.RAM);
+        assertThat(plan.tier(1, 1)).isEqualTo(Tier.RAM);
+        assertThat(plan.count(Tier.GPU)).isEqualTo(3);
+        assertThat(plan.count(Tier.RAM)).isEqualTo(2);
+    }
+
+    @Test
+    void frontLoadingFillsEarlyLayersFirstHottestFirstWithinALayer() {
+        double[][] scores = noScores();
+        scores[1][6] = 5;
+        scores[1][3] = 9;
+        scores[3][0] = 1000; // hot, but in a late layer
+        PlacementPlan plan = PlacementPlanner.plan(PlacementStrategy.FRONT_LOADING, CATALOG, 10 * E, 0, scores, w -> true);
+        assertThat(plan.count(0, Tier.GPU)).isEqualTo(8);
+        assertThat(plan.count(1, Tier.GPU)).isEqualTo(2);
+        assertThat(plan.tier(1, 3)).isEqualTo(Tier.GPU);
+        assertThat(plan.tier(1, 6)).isEqualTo(Tier.GPU);
+        assertThat(plan.count(2, Tier.GPU) + plan.count(3, Tier.GPU)).isZero();
+    }
+
+    @Test
+    void expertsTheGpuCannotComputeGoToTheNextTier() {
+        PlacementPlan plan = PlacementPlanner.plan(PlacementStrategy.UNIFORM, CATALOG, 32 * E, 4 * E, noScores(), w -> false);
+        assertThat(plan.count(Tier.GPU)).isZero();
+        assertThat(plan.count(Tier.RAM)).isEqualTo(4);
+    }
+
+    @Test
+    void budgetFormsResolveAgainstTheModel() {
+        assertThat(new TierBudget.PerLayer(2).resolve(CATALOG)).isEqualTo(8 * E);
+        assertThat(new TierBudget.PerLayer(99).resolve(CATALOG)).isEqualTo(32 * E);
+        assertThat(new TierBudget.Ratio(0.25).resolve(CATALOG)).isEqualTo(8 * E);
+        assertThat(new TierBudget.Bytes(123).resolve(CATALOG)).isEqualTo(123);
+        PlacementPlan perLayer = PlacementPlanner.plan(PlacementStrategy.UNIFORM, CATALOG,
+                new TierBudget.PerLayer(3).resolve(CATALOG), 0, noScores(), w -> true);
+        for (int s = 0; s < 4; s++) {
+            assertThat(perLayer.count(s, Tier.GPU)).isEqualTo(3);
+        }
+    }
+
+    @Test
+    void catalogAddressesLayersBySlot() {
+        assertThat(CATALOG.slotOf(1)).isZero();
+        assertThat(CATALOG.slotOf(4)).isEqualTo(3);
+        assertThat(CATALOG.layerId(2)).isEqualTo(3);
+        assertThat(CATALOG.totalBytes()).isEqualTo(32 * E);
+    }
+}

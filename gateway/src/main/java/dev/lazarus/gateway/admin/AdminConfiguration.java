@@ -1,0 +1,57 @@
+package dev.lazarus.gateway.admin;
+
+import dev.lazarus.gateway.policy.BackendHealthView;
+import dev.lazarus.gateway.policy.BackendLiveStats;
+import dev.lazarus.gateway.policy.Breakers;
+import dev.lazarus.gateway.policy.PolicyCallDecorator;
+import dev.lazarus.gateway.policy.PolicyEngine;
+import dev.lazarus.gateway.policy.RouteOverrides;
+import dev.lazarus.gateway.routing.BackendRegistry;
+import dev.lazarus.gateway.routing.RouteTable;
+import io.swagger.v3.oas.models.Components;
+import io.swagger.v3.oas.models.OpenAPI;
+import io.swagger.v3.oas.models.info.Info;
+import io.swagger.v3.oas.models.security.SecurityRequirement;
+import io.swagger.v3.oas.models.security.SecurityScheme;
+import org.springframework.beans.factory.ObjectProvider;
+import org.springframework.boot.context.properties.EnableConfigurationProperties;
+import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Configuration;
+import tools.jackson.databind.json.JsonMapper;
+
+/** The admin API's collaborators, its token filter and its OpenAPI description. */
+@Configuration(proxyBeanMethods = false)
+@EnableConfigurationProperties(AdminProperties.class)
+class AdminConfiguration {
+
+    @Bean
+    AdminTokenFilter adminTokenFilter(AdminProperties properties) {
+        return new AdminTokenFilter(properties);
+    }
+
+    @Bean
+    AdminRequests adminRequests(JsonMapper json) {
+        return new AdminRequests(json);
+    }
+
+    @Bean
+    BackendViews backendViews(PolicyEngine engine, BackendRegistry backends, RouteTable routes,
+            RouteOverrides overrides, Breakers breakers, PolicyCallDecorator calls,
+            ObjectProvider<BackendLiveStats> stats, ObjectProvider<BackendHealthView> health) {
+        return new BackendViews(engine, backends, routes, overrides, breakers, calls,
+                stats.getIfAvailable(BackendLiveStats::none), health.getIfAvailable());
+    }
+
+    @Bean
+    OpenAPI adminOpenApi() {
+        return new OpenAPI()
+                .info(new Info().title("Lazarus admin API").version("1")
+                        .description("Operator API of the Lazarus gateway: backend roles and policy states, circuit "
+                                + "breakers, the decision gate, fallback chains, the audit journal and the hardware "
+                                + "probe. Every request needs 'Authorization: Bearer <lazarus.admin.token>'. Errors "
+                                + "are OpenAI-format: {\"error\":{\"message\",\"type\",\"param\",\"code\"}}."))
+                .components(new Components().addSecuritySchemes("adminToken",
+                        new SecurityScheme().type(SecurityScheme.Type.HTTP).scheme("bearer")))
+                .addSecurityItem(new SecurityRequirement().addList("adminToken"));
+    }
+}

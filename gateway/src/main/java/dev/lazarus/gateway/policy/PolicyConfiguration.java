@@ -1,0 +1,138 @@
+package dev.lazarus.gateway.policy;
+
+import dev.lazarus.gateway.config.LazarusProperties;
+import dev.lazarus.gateway.policy.gate.BenchmarkJobs;
+import dev.lazarus.gateway.policy.gate.BenchmarkRunner;
+import dev.lazarus.gateway.policy.gate.GateThresholds;
+import dev.lazarus.gateway.policy.pivot.BreakerOpeningsRule;
+import dev.lazarus.gateway.policy.pivot.FatalErrorRule;
+import dev.lazarus.gateway.policy.pivot.PivotMonitor;
+import dev.lazarus.gateway.policy.pivot.SlowGenerationRule;
+import dev.lazarus.gateway.policy.preflight.HardwareProbe;
+import dev.lazarus.gateway.policy.preflight.KtMethod;
+import dev.lazarus.gateway.policy.preflight.ModelSizes;
+import dev.lazarus.gateway.policy.preflight.Preflight;
+import dev.lazarus.gateway.routing.BackendRegistry;
+import dev.lazarus.gateway.routing.RoutePlanner;
+import dev.lazarus.gateway.routing.RouteTable;
+import io.github.resilience4j.circuitbreaker.CircuitBreakerRegistry;
+import java.nio.file.Path;
+import java.time.Clock;
+import java.util.LinkedHashMap;
+import java.util.Map;
+import java.util.OptionalLong;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+import org.springframework.beans.factory.ObjectProvider;
+import org.springframework.boot.context.properties.EnableConfigurationProperties;
+import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Configuration;
+
+/**
+ * Wires the rollback policy into the gateway: its store, state machine, preflight, decision gate
+ * and pivot-back rules, and the route planner that puts them in front of every request. It reads
+ * circuit breakers, live stats and health from beans the resilience package declares
+ * ({@link CircuitBreakerRegistry}, {@link BackendLiveStats}, {@link BackendHealthView}) and does
+ * without them when they are absent.
+ */
+@Configuration(proxyBeanMethods = false)
+@EnableConfigurationProperties(PolicyProperties.class)
+public class PolicyConfiguration {
+
+    private static final Logger log = LoggerFactory.getLogger(PolicyConfiguration.class);
+
+    private final Clock clock = Clock.systemUTC();
+
+    @Bean(destroyMethod = "close")
+    PolicyStore policyStore(PolicyProperties properties) {
+        if (properties.storePath() == null || properties.storePath().isBlank()) {
+            log.warn("lazarus.policy.store-path is blank: policy states and the audit journal are not kept across restarts");
+            return PolicyStore.inMemory();
+        }
+        return PolicyStore.open(Path.of(properties.storePath()));
+    }
+
+    @Bean
+    HardwareProbe hardwareProbe(PolicyProperties properties) {
+        PolicyProperties.Preflight p = properties.preflight();
+        return new HardwareProbe(new HardwareProbe.Sources(p.cpuinfo(), p.meminfo(), p.numaNodes(), p.nvidiaSmi(),
+                p.nvidiaSmiTimeout()));
+    }
+
+    @Bean
+    Preflight preflight(PolicyProperties properties, LazarusProperties gateway, HardwareProbe probe,
+            BackendRegistry backends) {
+        Map<String, String> kinds = new LinkedHashMap<>();
+        gateway.backends().forEach(b -> kinds.put(b.id(), b.kind()));
+        return new Preflight(probe::profile, id -> {
+            PolicyProperties.Backend config = properties.backend(id);
+            KtMethod method = config.method() != null ? config.method()
+                    : "kt-native".equals(kinds.get(id)) ? KtMethod.KT_NATIVE : KtMethod.NONE;
+            OptionalLong bytes = config.modelBytes() != null ? OptionalLong.of(config.modelBytes().toBytes())
+                    : backends.find(id).map(ModelSizes::fromMetadata).orElse(OptionalLong.empty());
+            return new Preflight.Requirement(method, bytes);
+        }, properties.preflight().memoryHeadroom().toBytes());
+    }
+
+    @Bean
+    PolicyEngine policyEngine(PolicyStore store, PolicyProperties properties, LazarusProperties gateway,
+            Preflight preflight) {
+        Map<String, Role> roles = new LinkedHashMap<>();
+        gateway.backends().forEach(b -> roles.put(b.id(), properties.backend(b.id()).role()));
+        properties.backends().keySet().stream().filter(id -> !roles.containsKey(id)).forEach(id ->
+                log.warn("lazarus.policy.backends.{} names no configured backend; ignored", id));
+        PolicyEngine engine = new PolicyEngine(store, roles, preflight, clock);
+        engine.start();
+        return engine;
+    }
+
+    @Bean
+    RouteOverrides routeOverrides(PolicyStore store, BackendRegistry backends, LazarusProperties gateway) {
+        Map<String, String> models = new LinkedHashMap<>();
+        gateway.backends().forEach(b -> {
+            if (b.model() != null && !b.model().isBlank()) {
+                models.put(b.id(), b.model());
+            }
+        });
+        return new RouteOverrides(store, backends, (id, publicName) -> models.getOrDefault(id, publicName), clock);
+    }
+
+    /** The gateway's planner: the router uses it in place of the configured order. */
+    @Bean
+    RoutePlanner policyRoutePlanner(RouteOverrides overrides, PolicyEngine engine) {
+        return new PolicyRoutePlanner(overrides, new PolicyRouteOrder(engine));
+    }
+
+    @Bean
+    Breakers breakers(ObjectProvider<CircuitBreakerRegistry> registry) {
+        return new Breakers(registry.getIfAvailable(CircuitBreakerRegistry::ofDefaults));
+    }
+
+    @Bean
+    PolicyCallDecorator policyCallDecorator(PolicyEngine engine, PolicyProperties properties) {
+        return new PolicyCallDecorator(new FatalErrorRule(engine, properties.pivot().fatalErrorPatterns()));
+    }
+
+    @Bean(destroyMethod = "close")
+    PivotMonitor pivotMonitor(PolicyEngine engine, PolicyProperties properties, Breakers breakers,
+            ObjectProvider<BackendLiveStats> stats) {
+        PolicyProperties.Pivot pivot = properties.pivot();
+        new BreakerOpeningsRule(engine, pivot.breakerOpenings(), pivot.breakerWindow(), clock)
+                .attach(breakers.registry());
+        SlowGenerationRule slow = new SlowGenerationRule(engine, stats.getIfAvailable(BackendLiveStats::none),
+                pivot.tokensPerSecondFloor(), pivot.slowWindow(), clock);
+        return new PivotMonitor(slow, pivot.checkInterval());
+    }
+
+    @Bean(destroyMethod = "close")
+    BenchmarkJobs benchmarkJobs(PolicyEngine engine, BackendRegistry backends, RouteTable routes,
+            RouteOverrides overrides, Preflight preflight, PolicyProperties properties) {
+        PolicyProperties.Gate gate = properties.gate();
+        GateThresholds thresholds = new GateThresholds(gate.goTokensPerSecond(), gate.goOracleRatio(),
+                gate.holdTokensPerSecond(), gate.maxTtft(), gate.minSuccessRate());
+        return new BenchmarkJobs(engine, backends, routes, overrides, preflight,
+                new BenchmarkRunner(gate.maxTokens(), gate.callTimeout()),
+                new BenchmarkJobs.Settings(thresholds, gate.runs(), properties.autoPromote(), gate.requestExtra()),
+                clock);
+    }
+}

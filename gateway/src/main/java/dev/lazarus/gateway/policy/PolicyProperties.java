@@ -1,0 +1,115 @@
+package dev.lazarus.gateway.policy;
+
+import dev.lazarus.gateway.policy.preflight.KtMethod;
+import jakarta.validation.Valid;
+import jakarta.validation.constraints.DecimalMax;
+import jakarta.validation.constraints.DecimalMin;
+import jakarta.validation.constraints.Max;
+import jakarta.validation.constraints.Min;
+import jakarta.validation.constraints.NotNull;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import org.springframework.boot.context.properties.ConfigurationProperties;
+import org.springframework.boot.context.properties.bind.DefaultValue;
+import org.springframework.util.unit.DataSize;
+import org.springframework.validation.annotation.Validated;
+
+/**
+ * The rollback policy, under {@code lazarus.policy.*}. Defaults are the operators' runbook values
+ * (ARCHITECTURE.md, "The rollback policy").
+ *
+ * @param storePath   directory of the durable store (states, overrides, audit journal); blank keeps
+ *                    everything in memory, lost at restart
+ * @param autoPromote promote a candidate as soon as the decision gate says GO
+ * @param backends    per backend id: its role, method and model size
+ * @param preflight   hardware probe sources and the memory headroom
+ * @param gate        the benchmark protocol and verdict thresholds
+ * @param pivot       the runtime rules that roll a promoted candidate back
+ */
+@Validated
+@ConfigurationProperties(prefix = "lazarus.policy")
+public record PolicyProperties(
+        @DefaultValue("./data/lazarus-policy") String storePath,
+        @DefaultValue("false") boolean autoPromote,
+        @DefaultValue Map<String, @Valid Backend> backends,
+        @DefaultValue @Valid Preflight preflight,
+        @DefaultValue @Valid Gate gate,
+        @DefaultValue @Valid Pivot pivot) {
+
+    /**
+     * @param role       {@code oracle} (default) or {@code candidate}
+     * @param method     what the candidate's CPU must support: {@code kt-native}, {@code llamafile},
+     *                   {@code rawint4}, {@code fp8}, {@code fp8-perchannel}, {@code bf16}, {@code amxint4},
+     *                   {@code amxint8} or {@code none}; default {@code kt-native} for kind kt-native,
+     *                   else {@code none}
+     * @param modelBytes size of the candidate's weights for the memory wall; default: from the
+     *                   backend's model metadata, else unchecked
+     */
+    public record Backend(@DefaultValue("oracle") Role role, KtMethod method, DataSize modelBytes) {}
+
+    /**
+     * @param cpuinfo          where to read the CPU's vendor, model and flags
+     * @param meminfo          where to read MemTotal
+     * @param numaNodes        the directory of NUMA nodes ({@code node0}, {@code node1} ...)
+     * @param nvidiaSmi        nvidia-smi to ask for GPUs and their memory; blank skips GPUs
+     * @param nvidiaSmiTimeout longest nvidia-smi may take
+     * @param memoryHeadroom   RAM + VRAM kept free of model weights (KV cache, OS, the JVM)
+     */
+    public record Preflight(
+            @DefaultValue("/proc/cpuinfo") @NotNull Path cpuinfo,
+            @DefaultValue("/proc/meminfo") @NotNull Path meminfo,
+            @DefaultValue("/sys/devices/system/node") @NotNull Path numaNodes,
+            @DefaultValue("nvidia-smi") String nvidiaSmi,
+            @DefaultValue("5s") @NotNull Duration nvidiaSmiTimeout,
+            @DefaultValue("4GB") @NotNull DataSize memoryHeadroom) {}
+
+    /**
+     * @param runs                 times each of the three prompts runs on each backend
+     * @param maxTokens            {@code max_tokens} of every benchmark request
+     * @param goTokensPerSecond    GO when the candidate's average generation speed is above this ...
+     * @param goOracleRatio        ... or at least this many times the oracle's in the same job
+     * @param holdTokensPerSecond  below this, NO-GO; between this and GO, HOLD
+     * @param maxTtft              GO needs the average time to first token under this
+     * @param minSuccessRate       GO needs a success rate above this; under it, NO-GO
+     * @param callTimeout          longest one benchmark call may take before it counts as failed
+     * @param requestExtra         extra fields sent with every benchmark request (e.g. {@code cache_prompt: false})
+     */
+    public record Gate(
+            @DefaultValue("3") @Min(1) @Max(50) int runs,
+            @DefaultValue("256") @Min(1) int maxTokens,
+            @DefaultValue("12") @DecimalMin("0") double goTokensPerSecond,
+            @DefaultValue("1.1") @DecimalMin("0") double goOracleRatio,
+            @DefaultValue("8") @DecimalMin("0") double holdTokensPerSecond,
+            @DefaultValue("2s") @NotNull Duration maxTtft,
+            @DefaultValue("0.95") @DecimalMin("0") @DecimalMax("1") double minSuccessRate,
+            @DefaultValue("5m") @NotNull Duration callTimeout,
+            @DefaultValue Map<String, Object> requestExtra) {}
+
+    /**
+     * @param tokensPerSecondFloor a promoted candidate generating slower than this ...
+     * @param slowWindow           ... for this long is rolled back
+     * @param checkInterval        how often the speed rule looks at the live stats
+     * @param fatalErrorPatterns   regular expressions (case-insensitive) that make a backend error fatal:
+     *                             one match rolls a promoted candidate back
+     * @param breakerOpenings      a promoted candidate whose breaker opens this many times ...
+     * @param breakerWindow        ... within this window is rolled back
+     */
+    public record Pivot(
+            @DefaultValue("10") @DecimalMin("0") double tokensPerSecondFloor,
+            @DefaultValue("60s") @NotNull Duration slowWindow,
+            @DefaultValue("5s") @NotNull Duration checkInterval,
+            @DefaultValue({"out of memory", "\\bOOM\\b", "CUDA error", "CUBLAS_STATUS_", "cudaError",
+                    "illegal memory access", "device-side assert", "GGML_ASSERT", "ggml_abort", "segmentation fault",
+                    "SIGSEGV", "SIGABRT", "core dumped", "kernel error", "crashed", "exited unexpectedly"})
+            List<String> fatalErrorPatterns,
+            @DefaultValue("3") @Min(1) int breakerOpenings,
+            @DefaultValue("10m") @NotNull Duration breakerWindow) {}
+
+    /** The configured policy of one backend, or the defaults (an oracle). */
+    public Backend backend(String id) {
+        Backend configured = backends.get(id);
+        return configured != null ? configured : new Backend(Role.ORACLE, null, null);
+    }
+}

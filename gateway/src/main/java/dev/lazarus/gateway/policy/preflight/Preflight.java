@@ -1,0 +1,86 @@
+package dev.lazarus.gateway.policy.preflight;
+
+import dev.lazarus.gateway.policy.PreflightCheck;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.OptionalLong;
+import java.util.function.Function;
+import java.util.function.Supplier;
+
+/**
+ * The checks a candidate must pass before it may leave {@code DISABLED}: the CPU has what the
+ * candidate's method needs, and the model fits in RAM + VRAM minus a headroom (the memory wall:
+ * a model larger than that does not fail, it swaps at seconds per token).
+ */
+public final class Preflight implements PreflightCheck {
+
+    /**
+     * What a candidate needs.
+     *
+     * @param method     how it runs its weights
+     * @param modelBytes the size of its weights, when known
+     */
+    public record Requirement(KtMethod method, OptionalLong modelBytes) {}
+
+    private final Supplier<HardwareProfile> hardware;
+    private final Function<String, Requirement> requirements;
+    private final long headroomBytes;
+
+    public Preflight(Supplier<HardwareProfile> hardware, Function<String, Requirement> requirements, long headroomBytes) {
+        this.hardware = hardware;
+        this.requirements = requirements;
+        this.headroomBytes = headroomBytes;
+    }
+
+    @Override
+    public Outcome check(String backendId) {
+        return evaluate(hardware.get(), requirements.apply(backendId), headroomBytes);
+    }
+
+    /** The verdict for one requirement on one machine; pure. */
+    public static Outcome evaluate(HardwareProfile hw, Requirement requirement, long headroomBytes) {
+        Map<String, Object> figures = new LinkedHashMap<>();
+        KtMethod method = requirement.method();
+        figures.put("method", method.name());
+        figures.put("cpu", hw.cpuModel());
+        figures.put("ram_bytes", hw.ramBytes());
+        figures.put("vram_bytes", hw.vramBytes());
+        figures.put("headroom_bytes", headroomBytes);
+
+        List<String> missing = method.missingFlags(hw.flags());
+        if (!missing.isEmpty()) {
+            figures.put("missing_flags", missing);
+            return new Outcome(false, "method " + method + " needs " + method.describeNeeds() + "; this CPU ("
+                    + hw.cpuVendor() + " " + hw.cpuModel() + ") lacks " + String.join(", ", missing)
+                    + (hw.flags().isEmpty() ? " (its flags could not be read: " + hw.notes() + ")" : ""), figures);
+        }
+        String cpuPart = method == KtMethod.NONE ? "no CPU requirement"
+                : "method " + method + " supported (" + method.describeNeeds() + ")";
+
+        if (requirement.modelBytes().isEmpty()) {
+            return new Outcome(true, cpuPart + "; model size unknown, memory wall not checked", figures);
+        }
+        long model = requirement.modelBytes().getAsLong();
+        figures.put("model_bytes", model);
+        if (hw.ramBytes() <= 0) {
+            return new Outcome(false, "cannot check the memory wall for a model of " + bytes(model)
+                    + ": RAM size unknown " + hw.notes(), figures);
+        }
+        long budget = hw.ramBytes() + hw.vramBytes() - headroomBytes;
+        figures.put("budget_bytes", budget);
+        if (model > budget) {
+            return new Outcome(false, "model needs " + bytes(model) + " but the memory budget is " + bytes(budget)
+                    + " (RAM " + bytes(hw.ramBytes()) + " + VRAM " + bytes(hw.vramBytes()) + " - headroom "
+                    + bytes(headroomBytes) + ")", figures);
+        }
+        return new Outcome(true, cpuPart + "; model " + bytes(model) + " fits the memory budget of " + bytes(budget),
+                figures);
+    }
+
+    /** "624.0 GiB (670014898176 bytes)": readable and exact. */
+    static String bytes(long value) {
+        return String.format(Locale.ROOT, "%.1f GiB (%d bytes)", value / (1024.0 * 1024 * 1024), value);
+    }
+}

@@ -1,0 +1,32 @@
+package dev.lazarus.gateway.resilience;
+
+import dev.lazarus.gateway.routing.Endpoint;
+import dev.lazarus.gateway.routing.ModelRoute;
+import dev.lazarus.gateway.routing.RouteFilter;
+import dev.lazarus.gateway.routing.RouteTarget;
+import java.util.List;
+
+/**
+ * Leaves out of a request's plan the backends that cannot take traffic now: breaker open, or last
+ * health check not UP. Traffic goes to the next backend at once instead of waiting for a refusal
+ * or a connection timeout; when nothing is left the router answers 503 with Retry-After.
+ */
+public final class AvailabilityRouteFilter implements RouteFilter {
+
+    private final BackendAvailability availability;
+
+    public AvailabilityRouteFilter(BackendAvailability availability) {
+        this.availability = availability;
+    }
+
+    @Override
+    public List<RouteTarget> filter(ModelRoute route, Endpoint<?, ?> endpoint, List<RouteTarget> planned) {
+        for (RouteTarget target : planned) {
+            if (!availability.isAvailable(target.backendId())) {
+                // Only copy when something is left out: the common case allocates nothing.
+                return planned.stream().filter(t -> availability.isAvailable(t.backendId())).toList();
+            }
+        }
+        return planned;
+    }
+}

@@ -1,0 +1,126 @@
+package dev.lazarus.gateway.resilience;
+
+import dev.lazarus.backend.api.openai.ChatCompletionChunk;
+import dev.lazarus.backend.api.openai.Completion;
+import dev.lazarus.backend.api.openai.Usage;
+import dev.lazarus.gateway.routing.Endpoint;
+import java.util.List;
+
+/**
+ * Reads what the resilience code needs from a chunk of either endpoint without serialising it:
+ * the generated text, whether it carries tool-call or reasoning output, and its usage. Also makes
+ * the two edits a resumed stream needs (no second role; usage of the whole answer).
+ *
+ * @param <T> chunk type
+ */
+public interface ChunkInspector<T> {
+
+    /** Generated text this chunk appends, or null when it carries none. */
+    String text(T chunk);
+
+    /** Whether this chunk carries output a text prefix cannot continue (tool calls, reasoning). */
+    boolean structuredOutput(T chunk);
+
+    Usage usage(T chunk);
+
+    T withUsage(T chunk, Usage usage);
+
+    /** The chunk without a role announcement; null when nothing else is in it. */
+    T withoutRole(T chunk);
+
+    static <T> ChunkInspector<T> of(Endpoint<?, T> endpoint) {
+        @SuppressWarnings("unchecked")
+        ChunkInspector<T> inspector = (ChunkInspector<T>) (endpoint == Endpoint.CHAT ? CHAT : COMPLETION);
+        return inspector;
+    }
+
+    /** Whether the chunk adds anything a client counts as a generated token. */
+    default boolean generated(T chunk) {
+        String text = text(chunk);
+        return (text != null && !text.isEmpty()) || structuredOutput(chunk);
+    }
+
+    ChunkInspector<ChatCompletionChunk> CHAT = new ChunkInspector<>() {
+        @Override
+        public String text(ChatCompletionChunk chunk) {
+            List<ChatCompletionChunk.Choice> choices = chunk.choices();
+            if (choices == null || choices.isEmpty()) {
+                return null;
+            }
+            // n = 1 is all the gateway serves: one choice per chunk.
+            ChatCompletionChunk.Delta delta = choices.getFirst().delta();
+            return delta == null ? null : delta.content();
+        }
+
+        @Override
+        public boolean structuredOutput(ChatCompletionChunk chunk) {
+            List<ChatCompletionChunk.Choice> choices = chunk.choices();
+            if (choices == null || choices.isEmpty() || choices.getFirst().delta() == null) {
+                return false;
+            }
+            ChatCompletionChunk.Delta delta = choices.getFirst().delta();
+            return (delta.toolCalls() != null && !delta.toolCalls().isEmpty())
+                    || (delta.reasoningContent() != null && !delta.reasoningContent().isEmpty());
+        }
+
+        @Override
+        public Usage usage(ChatCompletionChunk chunk) {
+            return chunk.usage();
+        }
+
+        @Override
+        public ChatCompletionChunk withUsage(ChatCompletionChunk chunk, Usage usage) {
+            return chunk.withUsage(usage);
+        }
+
+        @Override
+        public ChatCompletionChunk withoutRole(ChatCompletionChunk chunk) {
+            List<ChatCompletionChunk.Choice> choices = chunk.choices();
+            if (choices == null || choices.isEmpty()) {
+                return chunk;
+            }
+            ChatCompletionChunk.Choice choice = choices.getFirst();
+            ChatCompletionChunk.Delta delta = choice.delta();
+            if (delta == null || delta.role() == null) {
+                return chunk;
+            }
+            boolean empty = (delta.content() == null || delta.content().isEmpty()) && !structuredOutput(chunk)
+                    && choice.finishReason() == null && choice.logprobs() == null;
+            if (empty) {
+                return null;
+            }
+            ChatCompletionChunk.Delta stripped = new ChatCompletionChunk.Delta(null, delta.content(),
+                    delta.reasoningContent(), delta.toolCalls());
+            return chunk.withChoices(List.of(new ChatCompletionChunk.Choice(choice.index(), stripped,
+                    choice.logprobs(), choice.finishReason())));
+        }
+    };
+
+    ChunkInspector<Completion> COMPLETION = new ChunkInspector<>() {
+        @Override
+        public String text(Completion chunk) {
+            List<Completion.Choice> choices = chunk.choices();
+            return choices == null || choices.isEmpty() ? null : choices.getFirst().text();
+        }
+
+        @Override
+        public boolean structuredOutput(Completion chunk) {
+            return false;
+        }
+
+        @Override
+        public Usage usage(Completion chunk) {
+            return chunk.usage();
+        }
+
+        @Override
+        public Completion withUsage(Completion chunk, Usage usage) {
+            return chunk.withUsage(usage);
+        }
+
+        @Override
+        public Completion withoutRole(Completion chunk) {
+            return chunk;
+        }
+    };
+}

@@ -1,0 +1,100 @@
+package dev.lazarus.gateway.resilience;
+
+import dev.lazarus.backend.api.openai.ChatCompletionChunk;
+import dev.lazarus.backend.api.openai.ChatCompletionRequest;
+import dev.lazarus.backend.api.openai.ChatMessage;
+import dev.lazarus.backend.api.openai.Completion;
+import dev.lazarus.backend.api.openai.CompletionRequest;
+import dev.lazarus.backend.api.openai.Usage;
+import dev.lazarus.gateway.routing.Endpoint;
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * How a request is continued after {@code n} tokens of text: chat puts the text as a trailing
+ * assistant message (extending one that is already last, which a backend with
+ * {@code assistantPrefill} continues); legacy completions append it to the prompt. Either way the
+ * token limit shrinks by what was already generated.
+ *
+ * @param <R> request type
+ * @param <T> chunk type
+ */
+interface Continuation<R, T> {
+
+    /** The request that continues after {@code transcript}, or null when this one cannot be continued. */
+    R after(R request, Transcript transcript);
+
+    /** The request's token limit, or null when it has none. */
+    Integer maxTokens(R request);
+
+    /** The end of an answer that had already reached its limit: a "length" finish, then usage. */
+    List<T> endAtLimit(int tokens);
+
+    static <R, T> Continuation<R, T> of(Endpoint<R, T> endpoint) {
+        @SuppressWarnings("unchecked")
+        Continuation<R, T> c = (Continuation<R, T>) (endpoint == Endpoint.CHAT ? CHAT : COMPLETION);
+        return c;
+    }
+
+    private static Integer less(Integer limit, int used) {
+        return limit == null ? null : limit - used;
+    }
+
+    Continuation<ChatCompletionRequest, ChatCompletionChunk> CHAT = new Continuation<>() {
+        @Override
+        public ChatCompletionRequest after(ChatCompletionRequest request, Transcript transcript) {
+            List<ChatMessage> messages = new ArrayList<>(request.messages());
+            ChatMessage last = messages.isEmpty() ? null : messages.getLast();
+            if (last != null && "assistant".equals(last.role()) && last.toolCalls() == null) {
+                messages.set(messages.size() - 1, ChatMessage.assistant(last.text() + transcript.text()));
+            } else {
+                messages.add(ChatMessage.assistant(transcript.text()));
+            }
+            return request.toBuilder()
+                    .messages(messages)
+                    .maxTokens(less(request.maxTokens(), transcript.tokens()))
+                    .maxCompletionTokens(less(request.maxCompletionTokens(), transcript.tokens()))
+                    .build();
+        }
+
+        @Override
+        public Integer maxTokens(ChatCompletionRequest request) {
+            return request.effectiveMaxTokens();
+        }
+
+        @Override
+        public List<ChatCompletionChunk> endAtLimit(int tokens) {
+            return List.of(
+                    ChatCompletionChunk.of(null, 0, null, List.of(new ChatCompletionChunk.Choice(0,
+                            new ChatCompletionChunk.Delta(null, null, null, null), null, "length")), null),
+                    ChatCompletionChunk.of(null, 0, null, List.of(), Usage.of(0, tokens)));
+        }
+    };
+
+    Continuation<CompletionRequest, Completion> COMPLETION = new Continuation<>() {
+        @Override
+        public CompletionRequest after(CompletionRequest r, Transcript transcript) {
+            String prompt = r.promptText();
+            // A token-id prompt cannot take text; echo would send the prompt a second time.
+            if (prompt == null || Boolean.TRUE.equals(r.echo())) {
+                return null;
+            }
+            return new CompletionRequest(r.model(), prompt + transcript.text(), r.suffix(),
+                    less(r.maxTokens(), transcript.tokens()), r.temperature(), r.topP(), r.n(), r.stream(),
+                    r.streamOptions(), r.logprobs(), r.echo(), r.stop(), r.presencePenalty(), r.frequencyPenalty(),
+                    r.bestOf(), r.logitBias(), r.seed(), r.user(), new java.util.LinkedHashMap<>(r.extra()));
+        }
+
+        @Override
+        public Integer maxTokens(CompletionRequest request) {
+            return request.maxTokens();
+        }
+
+        @Override
+        public List<Completion> endAtLimit(int tokens) {
+            return List.of(
+                    Completion.of(null, 0, null, List.of(new Completion.Choice(0, "", null, "length")), null),
+                    Completion.of(null, 0, null, List.of(), Usage.of(0, tokens)));
+        }
+    };
+}

@@ -1,0 +1,77 @@
+package dev.lazarus.gateway.resilience;
+
+import dev.lazarus.backend.api.openai.Usage;
+
+/**
+ * Times one backend call as a stream: time to the first generated token, the gap before each
+ * later one, and the generation speed once it is over. Plain fields, one per call, updated from
+ * the call's own signals (which Reactor delivers one at a time): nothing is allocated per chunk.
+ */
+public final class GenerationClock {
+
+    private final long start = System.nanoTime();
+    private long firstToken = -1;
+    private long lastToken = -1;
+    private int generatedChunks;
+    private Usage usage;
+
+    /**
+     * Takes one chunk into account.
+     *
+     * @return nanoseconds since the previous generated token, or -1 when this chunk is the first
+     *         generated one or generates nothing
+     */
+    public <T> long onChunk(T chunk, ChunkInspector<T> inspector) {
+        Usage u = inspector.usage(chunk);
+        if (u != null) {
+            usage = u;
+        }
+        if (!inspector.generated(chunk)) {
+            return -1;
+        }
+        long now = System.nanoTime();
+        generatedChunks++;
+        long gap = lastToken < 0 ? -1 : now - lastToken;
+        if (firstToken < 0) {
+            firstToken = now;
+        }
+        lastToken = now;
+        return gap;
+    }
+
+    public boolean started() {
+        return firstToken >= 0;
+    }
+
+    /** Time to the first generated token, or -1 before it. */
+    public long ttftNanos() {
+        return firstToken < 0 ? -1 : firstToken - start;
+    }
+
+    public long elapsedNanos() {
+        return System.nanoTime() - start;
+    }
+
+    /** Completion tokens: as the backend reported them, else one per generated chunk. */
+    public int completionTokens() {
+        return usage != null ? usage.completionTokens() : generatedChunks;
+    }
+
+    /** Prompt tokens as the backend reported them, or -1 when it did not (yet). */
+    public int promptTokens() {
+        return usage != null ? usage.promptTokens() : -1;
+    }
+
+    /**
+     * Generation speed between the first and the last token (prompt processing excluded), or NaN
+     * when fewer than two tokens came or they came at once.
+     */
+    public double tokensPerSecond() {
+        int tokens = completionTokens();
+        long span = lastToken - firstToken;
+        if (firstToken < 0 || tokens < 2 || span <= 0) {
+            return Double.NaN;
+        }
+        return (tokens - 1) * 1e9 / span;
+    }
+}

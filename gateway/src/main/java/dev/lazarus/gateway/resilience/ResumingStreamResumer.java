@@ -1,0 +1,105 @@
+package dev.lazarus.gateway.resilience;
+
+import dev.lazarus.backend.api.BackendCapabilities;
+import dev.lazarus.backend.api.openai.Usage;
+import dev.lazarus.gateway.routing.Endpoint;
+import dev.lazarus.gateway.routing.MidStreamFailure;
+import dev.lazarus.gateway.routing.RouteTarget;
+import dev.lazarus.gateway.routing.RoutingListener;
+import dev.lazarus.gateway.routing.StreamResumer;
+import java.util.List;
+import java.util.function.Function;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+import reactor.core.publisher.Flux;
+
+/**
+ * Mid-stream failover: when the backend serving a stream fails after its first token, the same
+ * request goes to the next backend of the remaining plan that can continue it, with the text
+ * generated so far as the start of the answer ({@link Continuation}), and its chunks are spliced
+ * into the client's stream: no second role announcement, usage of the whole answer (the original
+ * prompt and every completion token). The response's id, creation time and model are the gateway's
+ * own, set downstream, so the client sees one answer. A further failure of the continuation is
+ * resumed the same way. Not resumed (an error event ends the stream instead): models in
+ * {@code error} mode, answers that were streaming tool calls or reasoning, requests that cannot
+ * take a text prefix, and when no remaining backend can continue.
+ */
+public final class ResumingStreamResumer implements StreamResumer {
+
+    private static final Logger log = LoggerFactory.getLogger(ResumingStreamResumer.class);
+
+    private final Function<String, MidStreamMode> modes;
+    private final RoutingListener listener;
+
+    public ResumingStreamResumer(Function<String, MidStreamMode> modes, RoutingListener listener) {
+        this.modes = modes;
+        this.listener = listener;
+    }
+
+    @Override
+    public <R, T> Flux<T> resume(MidStreamFailure<R, T> failure) {
+        String from = failure.failed().backendId();
+        if (modes.apply(failure.model()) != MidStreamMode.RESUME) {
+            return refuse(failure, "the model's mid-stream mode is error");
+        }
+        if (!(failure.cause() instanceof InterruptedStreamException interrupted)) {
+            return refuse(failure, "nothing recorded of the interrupted answer");
+        }
+        Transcript transcript = interrupted.transcript();
+        if (transcript.structured()) {
+            return refuse(failure, "the answer was streaming tool calls or reasoning");
+        }
+        Endpoint<R, T> endpoint = failure.endpoint();
+        Continuation<R, T> continuation = Continuation.of(endpoint);
+        ChunkInspector<T> inspector = ChunkInspector.of(endpoint);
+        Integer limit = continuation.maxTokens(failure.request());
+        if (limit != null && limit - transcript.tokens() <= 0) {
+            // It failed between its last allowed token and its finish: only the end is missing.
+            return Flux.fromIterable(continuation.endAtLimit(transcript.tokens()));
+        }
+        R next = continuation.after(failure.request(), transcript);
+        if (next == null) {
+            return refuse(failure, "the request cannot be continued from text");
+        }
+        List<RouteTarget> plan = failure.remaining().stream()
+                .filter(target -> canContinue(endpoint, target.backend().describe().capabilities()))
+                .toList();
+        if (plan.isEmpty()) {
+            return refuse(failure, "no remaining backend can continue the answer");
+        }
+        log.warn("model '{}': backend '{}' failed after {} tokens ({}: {}); resuming on '{}'", failure.model(), from,
+                transcript.tokens(), failure.cause().kind(), failure.cause().getMessage(), plan.getFirst().backendId());
+        listener.resumed(failure.model(), from, plan.getFirst().backendId(), failure.cause(), transcript.tokens());
+        int before = transcript.tokens();
+        return failure.continueOn(plan, next).handle((chunk, sink) -> {
+            T relayed = inspector.withoutRole(chunk);
+            if (relayed == null) {
+                return;
+            }
+            Usage usage = inspector.usage(relayed);
+            sink.next(usage == null ? relayed : inspector.withUsage(relayed, merged(usage, before)));
+        });
+    }
+
+    private static boolean canContinue(Endpoint<?, ?> endpoint, BackendCapabilities capabilities) {
+        return endpoint.supported().test(capabilities)
+                && (endpoint != Endpoint.CHAT || capabilities.assistantPrefill());
+    }
+
+    /**
+     * The continuation's prompt held the original prompt plus the text so far; its completion is
+     * only the rest. The client is owed the original prompt and the whole completion.
+     */
+    static Usage merged(Usage continuation, int tokensBefore) {
+        int prompt = Math.max(0, continuation.promptTokens() - tokensBefore);
+        int completion = continuation.completionTokens() + tokensBefore;
+        return new Usage(prompt, completion, prompt + completion);
+    }
+
+    private <R, T> Flux<T> refuse(MidStreamFailure<R, T> failure, String why) {
+        log.warn("model '{}': backend '{}' failed mid-stream ({}: {}); not resumed: {}", failure.model(),
+                failure.failed().backendId(), failure.cause().kind(), failure.cause().getMessage(), why);
+        listener.notResumed(failure.model(), failure.failed().backendId(), failure.cause(), why);
+        return Flux.error(failure.cause());
+    }
+}

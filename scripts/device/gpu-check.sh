@@ -1,0 +1,86 @@
+#!/usr/bin/env bash
+# GPU tier check and decode benchmark on a machine with CUDA (driver + nvcc) but no Java.
+#
+# Prepare on the build machine (both folders are git-ignored, about 45 MB together):
+#   scripts/device/make-runtime.sh     # .jdk-runtime/     jlinked Java 25
+#   scripts/device/make-classpath.sh   # .device-classpath/ engine classes + dependency jars
+# Then, from the repository root on the device machine:
+#   scripts/device/gpu-check.sh [--gpu on|off] [--tokens N] [--warmup N] [--repeat N] [--threads N] [--configs LIST]
+#
+# Steps: (a) nvcc compiles backend-kt-native/src/main/cuda/*.cu to PTX for sm_90 (SM_ARCH overrides);
+# (b) GpuParityCheck compares logits of a tiny qwen3moe (Q8_0) with 100 % and 30 % of the expert bytes on
+# the GPU against the CPU path, exit 1 on a mismatch; (c) SyntheticModelsMain writes benchQwen3Moe (Q8_0)
+# and GpuDecodeBenchmark prints decode tok/s for all experts on the CPU against 10 % and 30 % of the
+# expert bytes on the GPU, uniform against dynamic placement, with the GPU hit rate on expert bytes.
+# --gpu off skips (a) and (b) and benchmarks the CPU only: how the Java parts are tested without a GPU.
+# Everything written goes to $WORK (default target/device) and, when set, is copied to $OUT.
+set -euo pipefail
+
+GPU=on
+CONFIGS="cpu,uniform:0:1,uniform:0.1,dynamic:0.1,uniform:0.3,dynamic:0.3"
+BENCH_ARGS=()
+while [ $# -gt 0 ]; do
+  case "$1" in
+    --gpu) GPU=$2; shift 2 ;;
+    --configs) CONFIGS=$2; shift 2 ;;
+    --tokens|--warmup|--threads|--repeat) BENCH_ARGS+=("$1" "$2"); shift 2 ;;
+    *) echo "unknown option $1" >&2; exit 2 ;;
+  esac
+done
+
+[ -d backend-kt-native/src/main/cuda ] || { echo "run from the repository root" >&2; exit 2; }
+JAVA=.jdk-runtime/bin/java
+[ -x "$JAVA" ] || { echo "$JAVA missing: run scripts/device/make-runtime.sh on the build machine" >&2; exit 2; }
+[ -d .device-classpath/classes ] || { echo ".device-classpath missing: run scripts/device/make-classpath.sh" >&2; exit 2; }
+WORK=${WORK:-target/device}
+mkdir -p "$WORK"
+CP=".device-classpath/classes:.device-classpath/lib/*"
+run_java() {
+  "$JAVA" --add-modules jdk.incubator.vector --enable-native-access=ALL-UNNAMED -XX:+UseParallelGC \
+    -cp "$CP" "$@" 2> >(grep -v "incubator modules" >&2)
+}
+status=0
+finish() {
+  if [ -n "${OUT:-}" ]; then
+    cp "$WORK"/*.txt "$WORK"/*.ptx "$OUT"/ 2>/dev/null || true
+  fi
+}
+trap finish EXIT
+
+KERNELS="$WORK/experts.ptx"
+if [ "$GPU" != off ]; then
+  echo "== (a) nvcc: CUDA kernels to PTX"
+  NVCC=$(command -v nvcc || echo /usr/local/cuda/bin/nvcc)
+  [ -x "$NVCC" ] || { echo "nvcc not found (PATH or /usr/local/cuda/bin)" >&2; exit 3; }
+  "$NVCC" --version | tail -1
+  # one .cu per module today; several would be linked into one PTX per file, loaded by name
+  for cu in backend-kt-native/src/main/cuda/*.cu; do
+    "$NVCC" -ptx -O3 -arch="${SM_ARCH:-sm_90}" -o "$WORK/$(basename "${cu%.cu}").ptx" "$cu"
+  done
+  command -v nvidia-smi >/dev/null && nvidia-smi --query-gpu=name,memory.total,driver_version --format=csv,noheader
+
+  echo "== (b) GPU tier against the CPU path"
+  if ! run_java dev.lazarus.kt.gpu.GpuParityCheck "$KERNELS" | tee "$WORK/parity.txt"; then
+    echo "GPU PARITY CHECK FAILED" >&2
+    status=1
+  fi
+fi
+
+echo "== (c) decode benchmark on benchQwen3Moe"
+MODEL="$WORK/bench-qwen3moe-q8_0.gguf"
+[ -f "$MODEL" ] || run_java dev.lazarus.kt.synthetic.SyntheticModelsMain benchQwen3Moe "$MODEL" Q8_0
+# One JVM per configuration: a shared JIT profile would favour whichever configuration ran first.
+# The first configuration is the baseline the others are compared with ("vs cpu").
+BASELINE=0
+HEADER=true
+: > "$WORK/benchmark.txt"
+for config in ${CONFIGS//,/ }; do
+  line=$(run_java dev.lazarus.kt.gpu.GpuDecodeBenchmark "$MODEL" --kernels "$KERNELS" --gpu "$GPU" \
+    --configs "$config" --baseline "$BASELINE" --header "$HEADER" "${BENCH_ARGS[@]}")
+  echo "$line" | tee -a "$WORK/benchmark.txt"
+  if [ "$BASELINE" = 0 ]; then
+    BASELINE=$(echo "$line" | tail -1 | awk '{print $4}')
+  fi
+  HEADER=false
+done
+exit $status
