@@ -53,6 +53,7 @@ public final class WeightMatrices {
             case Q4_K -> KQuantKernels::q4k;
             case Q5_K -> KQuantKernels::q5k;
             case Q6_K -> KQuantKernels::q6k;
+            case Q4_0, Q4_1, Q5_0, Q5_1 -> LegacyQuantKernels.ggmlOrder(type);
             default -> throw new IllegalArgumentException("no kernel for weight type " + type);
         };
     }
