@@ -9,7 +9,7 @@ import java.lang.foreign.ValueLayout;
 import java.nio.ByteOrder;
 
 /**
- * Dot products of the legacy block types Q4_0, Q5_0 (against Q8_0 activations) and Q4_1, Q5_1
+ * Dot products of the 32-value block types Q8_0, Q4_0, Q5_0 (against Q8_0 activations) and Q4_1, Q5_1
  * (against Q8_1), in two forms.
  *
  * <p>{@link #ggmlOrder} rounds exactly like ggml's x86 AVX2 kernels (what llama-server's zen4/AVX-512
@@ -48,12 +48,19 @@ final class LegacyQuantKernels {
                 case Q4_1 -> new Form(20, true, -1, 4, 0);
                 case Q5_0 -> new Form(22, false, 2, 6, 16);
                 case Q5_1 -> new Form(24, true, 4, 8, 0);
+                case Q8_0 -> new Form(34, false, -1, 2, 0);
                 default -> throw new IllegalArgumentException("not a legacy block type: " + type);
             };
         }
 
         /** The 32 quants of a block, bias removed, into {@code q}. */
         void quants(MemorySegment w, long block, int[] q) {
+            if (size == 34) { // Q8_0: 32 plain int8
+                for (int i = 0; i < 32; i++) {
+                    q[i] = w.get(ValueLayout.JAVA_BYTE, block + 2 + i);
+                }
+                return;
+            }
             int qh = qhAt < 0 ? 0 : w.get(U32, block + qhAt);
             for (int j = 0; j < 16; j++) {
                 int b = u8(w, block + qsAt + j);

@@ -49,7 +49,8 @@ public final class WeightMatrices {
             case F32 -> FloatKernels::f32;
             case F16 -> FloatKernels::f16;
             case BF16 -> FloatKernels::bf16;
-            case Q8_0 -> FloatKernels::q8_0;
+            // ggml's lane order, bit for bit: a faster vector form must keep it (see LegacyQuantKernels)
+            case Q8_0 -> LegacyQuantKernels.ggmlOrder(type);
             case Q4_K -> KQuantKernels::q4k;
             case Q5_K -> KQuantKernels::q5k;
             case Q6_K -> KQuantKernels::q6k;
