@@ -49,17 +49,4 @@ final class GgmlExp {
     static float silu(float x, int i, int n) {
         return x / (1.0f + exp(0.0f - x, i, n));
     }
-
-    /**
-     * The horizontal sum of 16 lanes the way GCC expands {@code _mm512_reduce_add_ps}: upper half onto
-     * lower half three times (8, 4 lanes), then lanes (0+2) + (1+3).
-     */
-    static float reduce16(float[] v, int off) {
-        float[] t = new float[8];
-        for (int i = 0; i < 8; i++) {
-            t[i] = v[off + 8 + i] + v[off + i];
-        }
-        float t0 = t[4] + t[0], t1 = t[5] + t[1], t2 = t[6] + t[2], t3 = t[7] + t[3];
-        return (t0 + t2) + (t1 + t3);
-    }
 }

@@ -75,7 +75,7 @@ final class GroupedQueryAttention implements Attention {
                 AttentionKernel.attend(q[i], h * headDim, headDim,
                         cache.keys(block), kvh * headDim, keyWidth(),
                         cache.values(block), kvh * valueDim, valueWidth(), valueDim,
-                        batch.positions()[i] + 1, scale, attended[i], h * valueDim, n > 1);
+                        batch.positions()[i] + 1, scale, attended[i], h * valueDim);
             }
         });
         return Projections.apply(parallel, output, attended);

@@ -126,7 +126,7 @@ final class LatentAttention implements Attention {
                 KvCache cache = batch.caches()[i];
                 float[] keys = cache.keys(block);
                 AttentionKernel.attend(fullQ[i], h * width, width, keys, 0, width, keys, 0, width, kvLora,
-                        batch.positions()[i] + 1, scale, latentOut[h][i], 0, n > 1);
+                        batch.positions()[i] + 1, scale, latentOut[h][i], 0);
             }
         });
         float[][][] values = new float[heads][n][mla.valueDim()];
@@ -170,7 +170,7 @@ final class LatentAttention implements Attention {
                 KvCache cache = batch.caches()[i];
                 AttentionKernel.attend(q[i], h * keyDim, keyDim, cache.keys(block), h * keyDim, heads * keyDim,
                         cache.values(block), h * vDim, heads * vDim, vDim,
-                        batch.positions()[i] + 1, scale, attended[i], h * vDim, n > 1);
+                        batch.positions()[i] + 1, scale, attended[i], h * vDim);
             }
         });
         return attended;

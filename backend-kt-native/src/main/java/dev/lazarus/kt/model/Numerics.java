@@ -1,5 +1,7 @@
 package dev.lazarus.kt.model;
 
+import dev.lazarus.kt.tensor.GgmlSums;
+
 /**
  * The element-wise maths of the forward pass, written to round like ggml's CPU ops: sums of
  * squares and softmax denominators accumulate in double (ggml_float), everything else is f32.
@@ -47,7 +49,7 @@ public final class Numerics {
                     x[c + l] = lanes[l];
                 }
             }
-            sum += GgmlExp.reduce16(lanes, 0);
+            sum += GgmlSums.reduce16(lanes, 0);
         }
         float inv = (float) (1.0 / sum);
         for (int i = 0; i < n; i++) {
@@ -70,7 +72,7 @@ public final class Numerics {
             for (int l = 0; l < GgmlExp.LANES; l++) {
                 x[c + l] = GgmlExp.vexp(x[c + l] - max);
             }
-            sum += GgmlExp.reduce16(x, c);
+            sum += GgmlSums.reduce16(x, c);
         }
         for (int i = vectorEnd; i < n; i++) {
             x[i] = GgmlExp.libmExp(x[i] - max);

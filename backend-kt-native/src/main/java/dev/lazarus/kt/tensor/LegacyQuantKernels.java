@@ -94,7 +94,7 @@ final class LegacyQuantKernels {
                 summs = Math.fma(f16(w, block + 2), x.sums[b], summs);
             }
         }
-        return hsum8(a0, a1, a2, a3, a4, a5, a6, a7) + summs;
+        return GgmlSums.hsum8(a0, a1, a2, a3, a4, a5, a6, a7) + summs;
     }
 
     /** The exact integer dot of values 4k..4k+3 of a block (ggml's mul_sum_i8_pairs lane k). */
@@ -102,12 +102,6 @@ final class LegacyQuantKernels {
         int i = 4 * k;
         return q[i] * (int) xq[xo + i] + q[i + 1] * (int) xq[xo + i + 1]
                 + q[i + 2] * (int) xq[xo + i + 2] + q[i + 3] * (int) xq[xo + i + 3];
-    }
-
-    /** ggml's hsum_float_8: the upper four lanes onto the lower, then (0+2) + (1+3). */
-    static float hsum8(float a0, float a1, float a2, float a3, float a4, float a5, float a6, float a7) {
-        float r0 = a4 + a0, r1 = a5 + a1, r2 = a6 + a2, r3 = a7 + a3;
-        return (r0 + r2) + (r1 + r3);
     }
 
     private static float referenceDot(Form f, MemorySegment w, long o, Activation x, int n) {

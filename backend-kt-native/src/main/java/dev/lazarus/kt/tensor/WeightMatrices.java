@@ -46,8 +46,9 @@ public final class WeightMatrices {
 
     private static RowKernel vectorKernel(GgmlType type) {
         return switch (type) {
-            case F32 -> FloatKernels::f32;
-            case F16 -> FloatKernels::f16;
+            // ggml's vec_dot order, bit for bit (see GgmlFloatKernels)
+            case F32 -> GgmlFloatKernels::f32;
+            case F16 -> GgmlFloatKernels::f16;
             case BF16 -> FloatKernels::bf16;
             // ggml's lane order, bit for bit: a faster vector form must keep it (see LegacyQuantKernels)
             case Q8_0 -> LegacyQuantKernels.ggmlOrder(type);

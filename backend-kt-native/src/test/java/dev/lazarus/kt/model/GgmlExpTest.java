@@ -50,7 +50,7 @@ class GgmlExpTest {
         float x = Float.intBitsToFloat(0x3d37da49);
         assertThat(GgmlExp.exp(x, 15, 20)).isEqualTo(GgmlExp.vexp(x));
         assertThat(GgmlExp.exp(x, 16, 20)).isEqualTo((float) Math.exp(x));
-        assertThat(GgmlExp.reduce16(new float[] {1e8f, 1, 1, 1, 1, 1, 1, 1, -1e8f, 1, 1, 1, 1, 1, 1, 1}, 0))
+        assertThat(dev.lazarus.kt.tensor.GgmlSums.reduce16(new float[] {1e8f, 1, 1, 1, 1, 1, 1, 1, -1e8f, 1, 1, 1, 1, 1, 1, 1}, 0))
                 .as("lanes 0 and 8 meet first, so the ones survive").isEqualTo(14f);
     }
 }
