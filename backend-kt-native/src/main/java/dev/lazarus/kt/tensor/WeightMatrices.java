@@ -15,6 +15,10 @@ public final class WeightMatrices {
 
     /** A matrix over {@code data} in {@code type}'s layout, using the vector kernels. */
     public static WeightMatrix of(GgmlType type, MemorySegment data, int rows, int cols) {
+        if (type == GgmlType.Q4_K && rows % 8 == 0) {
+            // llama-server repacks these and rounds per row in its own order (see GgmlKQuantKernels)
+            return new KernelMatrix(type, data, rows, cols, GgmlKQuantKernels::q4kRepacked);
+        }
         return new KernelMatrix(type, data, rows, cols, vectorKernel(type));
     }
 
