@@ -6,13 +6,20 @@ import static dev.lazarus.kt.tensor.Layouts.u8;
 import java.lang.foreign.MemorySegment;
 
 /**
- * Q4_K rows against a Q8_K activation in the rounding order of llama-server's CPU backend, which repacks
+ * K-quant rows against a Q8_K activation in the rounding orders of llama-server's CPU backend.
+ *
+ * <p>Q4_K: llama-server repacks
  * Q4_K matrices of a multiple of 8 rows at load (its CPU_REPACK buffer, {@code q4_K_8x8_q8_K}) and then
  * computes each row as one f32 lane: per 256-value super-block the exact integer sums
  * {@code Σ scale_j·(q·y)_j} and {@code Σ min_j·bsum_j}, each folded into its own accumulator by
  * {@code fma(sum, d_w·d_y, acc)} (resp. {@code dmin_w·d_y}), and the two accumulators subtracted at the
  * end. The in-place kernel rounds differently (block scale applied to f32 lanes, the min term multiplied
  * twice), which is enough to flip later Q8 roundings.
+ *
+ * <p>Q6_K (never repacked on x86): {@code ggml_vec_dot_q6_K_q8_K}'s AVX2 form, eight f32 lanes, lane k
+ * holding per super-block the exact integer sum over its eight 32-value groups of
+ * {@code scale · Σ (q - 32)·y} over values 4k..4k+3 of each group (whose 16-value half decides the scale),
+ * folded in by {@code fma(d_y·d_w, lane, acc)} and summed by {@link GgmlSums#hsum8}.
  */
 final class GgmlKQuantKernels {
 
@@ -40,5 +47,29 @@ final class GgmlKQuantKernels {
             accMin = Math.fma((float) minSum, f16(w, blk + 2) * dy, accMin);
         }
         return acc - accMin;
+    }
+
+    static float q6k(MemorySegment w, long o, Activation x, int n) {
+        float[] acc = new float[8];
+        int[] lanes = new int[8];
+        for (int b = 0; b < n / 256; b++) {
+            long blk = o + 210L * b;
+            java.util.Arrays.fill(lanes, 0);
+            for (int h = 0; h < 2; h++) {
+                for (int g = 0; g < 4; g++) {
+                    for (int e = 0; e < 32; e++) {
+                        int low = u8(w, blk + 64L * h + 32L * (g & 1) + e);
+                        int q = ((g < 2 ? low & 0xF : low >> 4) | ((u8(w, blk + 128 + 32L * h + e) >> (2 * g)) & 3) << 4) - 32;
+                        int scale = Layouts.i8(w, blk + 192 + 8L * h + 2L * g + (e >> 4));
+                        lanes[e >> 2] += scale * q * (int) x.values[256 * b + 128 * h + 32 * g + e];
+                    }
+                }
+            }
+            float d = x.scales[b] * f16(w, blk + 208);
+            for (int k = 0; k < 8; k++) {
+                acc[k] = Math.fma(d, (float) lanes[k], acc[k]);
+            }
+        }
+        return GgmlSums.hsum8(acc[0], acc[1], acc[2], acc[3], acc[4], acc[5], acc[6], acc[7]);
     }
 }

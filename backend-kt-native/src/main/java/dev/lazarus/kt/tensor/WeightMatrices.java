@@ -58,7 +58,7 @@ public final class WeightMatrices {
             case Q8_0 -> LegacyQuantKernels.ggmlOrder(type);
             case Q4_K -> KQuantKernels::q4k;
             case Q5_K -> KQuantKernels::q5k;
-            case Q6_K -> KQuantKernels::q6k;
+            case Q6_K -> GgmlKQuantKernels::q6k; // ggml's vec_dot lane order (see GgmlKQuantKernels)
             case Q4_0, Q4_1, Q5_0, Q5_1 -> LegacyQuantKernels.ggmlOrder(type);
             default -> throw new IllegalArgumentException("no kernel for weight type " + type);
         };

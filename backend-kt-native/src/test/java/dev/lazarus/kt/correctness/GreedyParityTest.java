@@ -28,36 +28,30 @@ import static org.assertj.core.api.Assertions.assertThat;
  * {@link ParityPrompts prompt} are compared token id by token id, and the log-probabilities llama-server reports
  * for its top-5 candidates ({@code n_probs}, raw softmax) are compared with the engine's.
  *
- * <p>What can be exact, and what cannot. Both sides compute the same operations with the same coarse roundings
- * (F16 KV cache and attention probabilities, F16 activations for F16 weights, activations quantized to Q8_0 /
- * Q8_K for quantized weights, with ggml's rounding). They differ only in the order of f32 sums (SIMD lanes,
- * tiles) and in {@code exp} (ggml's vectorised approximation in softmax and SiLU), i.e. in the last bits of
- * f32 values. For F32 weights that noise stays at ~1e-4 in logprobs. Quantized activations turn it into
- * discrete jumps: when a value lands within an ulp of a Q8 rounding boundary the two sides round it to adjacent
- * integers, which moves every output of that matrix product by one quantization step (1/127 of the block's
- * largest value times a weight), and the next products see inputs that differ by ~1e-3 relative, so further
- * boundary crossings follow and the difference cascades through the layers: measured |Δ logprob| is up to
- * ~0.01 for F16 and ~0.1 for Q8_0 and Q4_K_M, and in MoE models a changed expert choice (router near-tie)
- * can move logits by whole units. Measured on the 36-token "english" prompt of the Q8_0 llama: logprobs agree to
- * 1e-5 for prompts of 1–3 tokens and jump to 0.1 once the first boundary crossing happens (position 3, the
- * attention output projection). Bit-identical continuations for quantized formats would need the engine to
- * reproduce ggml's exact f32 summation order and exp polynomial in every kernel; the engine does not (yet).
+ * <p>Why identity can be asked for. Quantized activations (F16 for F16 weights, Q8_0/Q8_K for quantized ones)
+ * turn any last-bit difference in an f32 sum into a whole rounding step once a value lands near a rounding
+ * boundary, and the difference then cascades; so the engine reproduces the arithmetic of llama-server's CPU
+ * backend (Debian's build, zen4 variant, {@code -fa off}) bit for bit: ggml's AVX-512 {@code expf} polynomial in
+ * softmax and SiLU, the lane structure and horizontal-sum order of every vec_dot it uses (F32, F16, Q8_0, the
+ * legacy 32-value types, Q6_K, repacked Q4_K), the fused multiply-add GCC makes of the rope rotation, and the
+ * same order for batches as for single tokens (that build has no llamafile tinyBLAS). With that, logprobs agree
+ * to ~1e-6 where the weights' arithmetic is fully reproduced.
  *
- * <p>So each format is held to the strongest property that holds (see {@link Expectation}):
+ * <p>Held per format ({@link Expectation}):
  * <ul>
- *   <li>F32: all 64 tokens identical for every prompt, |Δ logprob| ≤ 0.005 at every step (measured ≤ 1.4e-3).</li>
- *   <li>F16: all 64 tokens identical, except that a divergence is accepted at a genuine near-tie — the engine's
- *   choice within 0.02 of llama-server's best in llama-server's own distribution — after which the contexts
- *   differ and comparison stops; |Δ logprob| ≤ 0.02 up to and including that step (measured ≤ 7e-3).</li>
- *   <li>Q8_0 and Q4_K_M: the first generated token (computed from the prompt alone, before any generated token
- *   feeds back) is identical unless a near-tie within the tolerance, and its top-5 logprobs are within 0.25.
- *   This bound is empirical, not derived: measured maxima are 0.084 (llama), 0.05 (qwen3moe) and 0.164
- *   (deepseek2, whose sigmoid group routing amplifies the cascade) for Q8_0, 0.061 (llama) and 0.064 (qwen3moe)
- *   for Q4_K_M; prompts where no boundary crossing happens agree to ~1e-6. The later steps are printed (first
- *   divergence, |Δ|) but not asserted, for the cascade above.</li>
+ *   <li>F32, F16, Q8_0 on all three architectures: all 64 tokens identical for every prompt, no exception. The
+ *   logprob tolerances are 1e-4 for Q8_0 (measured ≤ 1.3e-6: bit-identical arithmetic, the rest is the float
+ *   softmax and JSON rounding of llama-server's report), 0.005 for F32 and 0.02 for F16 (measured ≤ 5e-6 /
+ *   ≤ 7.5e-4 on llama and qwen3moe, but 4e-4 / 4.9e-3 on deepseek2, whose F32/F16 path still differs somewhere
+ *   in the last bits (not located yet: candidates are the sigmoid router's scalar {@code expf} and the MLA
+ *   concatenations) without changing any token).</li>
+ *   <li>Q4_K_M: prompts shorter than 4 tokens (llama-server then multiplies the repacked Q4_K matrices with its
+ *   GEMV kernel, which the engine reproduces) must give all 64 tokens identical, |Δ logprob| ≤ 1e-4. Longer
+ *   prompts go through ggml's repacked Q4_K GEMM ({@code ggml_gemm_q4_K_8x8_q8_K}, 4 activation rows at a time),
+ *   whose rounding the engine does not reproduce yet: measured first-step |Δ logprob| up to 0.114 and continuations
+ *   that split after 4 to 63 tokens. For those only the first generated token is held: identical unless a
+ *   near-tie within 0.25 in llama-server's distribution, top-5 logprobs within 0.25.</li>
  * </ul>
- * A real bug (wrong eps, scale, rounding point, RoPE angle, routing rule) shows at F32 already, by 0.05 to
- * several units, so the F32 bound is what guards the maths; the looser bounds guard the quantized kernels.
  */
 @Tag("llama-server")
 class GreedyParityTest {
@@ -65,14 +59,17 @@ class GreedyParityTest {
     static final int TOKENS = 64;
     static final int TOP = 5;
 
-    /** The steps compared (from the first) and the |Δ logprob| and near-tie tolerance of one format. */
-    record Expectation(int steps, double tolerance) {
-        static Expectation of(Format format) {
+    /**
+     * The steps compared (from the first), the |Δ logprob| tolerance, and whether a divergence at a near-tie
+     * (within the tolerance) is accepted.
+     */
+    record Expectation(int steps, double tolerance, boolean nearTieAllowed) {
+        static Expectation of(Format format, int promptTokens) {
             return switch (format) {
-                case F32 -> new Expectation(TOKENS, 0.005);
-                case F16 -> new Expectation(TOKENS, 0.02);
-                case Q8_0 -> new Expectation(1, 0.25);
-                case Q4_K_M -> new Expectation(1, 0.25);
+                case F32 -> new Expectation(TOKENS, 0.005, false);
+                case F16 -> new Expectation(TOKENS, 0.02, false);
+                case Q8_0 -> new Expectation(TOKENS, 1e-4, false);
+                case Q4_K_M -> promptTokens < 4 ? new Expectation(TOKENS, 1e-4, false) : new Expectation(1, 0.25, true);
             };
         }
     }
@@ -116,7 +113,7 @@ class GreedyParityTest {
                 assertThat(reference.banned()).as("end-of-generation tokens").isEqualTo(engine.endOfGeneration());
                 assertThat(reference.continuation().tokens()).as("llama-server's continuation").hasSize(TOKENS);
                 Continuation ours = engine.greedy(ids, TOKENS, reference.banned(), TOP);
-                compare(prompt, ours, reference.continuation(), Expectation.of(format), failures, summary);
+                compare(prompt, ours, reference.continuation(), Expectation.of(format, ids.length), failures, summary);
             }
         }
         System.out.printf("%s %s:%n  %s%n", arch.arch(), format, String.join("\n  ", summary));
@@ -127,8 +124,9 @@ class GreedyParityTest {
                                 List<String> failures, List<String> summary) {
         int divergence = ours.firstDivergence(theirs);
         int steps = divergence < 0 ? expect.steps() : Math.min(expect.steps(), divergence + 1);
-        if (divergence >= 0 && divergence < expect.steps() && !nearTie(ours, theirs, divergence, expect.tolerance())) {
-            failures.add("%s: first divergence at token %d (not a near-tie within %s): engine %d, llama-server %d; top-%d engine %s, llama-server %s"
+        if (divergence >= 0 && divergence < expect.steps()
+                && !(expect.nearTieAllowed() && nearTie(ours, theirs, divergence, expect.tolerance()))) {
+            failures.add("%s: first divergence at token %d (tolerance %s): engine %d, llama-server %d; top-%d engine %s, llama-server %s"
                     .formatted(prompt, divergence, expect.tolerance(), ours.tokens()[divergence],
                             theirs.tokens()[divergence], TOP, Continuation.describe(ours.top().get(divergence)),
                             Continuation.describe(theirs.top().get(divergence))));
