@@ -13,7 +13,7 @@ import java.lang.foreign.MemorySegment;
  * computes each row as one f32 lane: per 256-value super-block the exact integer sums
  * {@code Σ scale_j·(q·y)_j} and {@code Σ min_j·bsum_j}, each folded into its own accumulator by
  * {@code fma(sum, d_w·d_y, acc)} (resp. {@code dmin_w·d_y}), and the two accumulators subtracted at the
- * end. The in-place kernel rounds differently (block scale applied to f32 lanes, the min term multiplied
+ * end (the GEMV; batches of four or more rows take {@link #q4kRepackedGemm}). The in-place kernel rounds differently (block scale applied to f32 lanes, the min term multiplied
  * twice), which is enough to flip later Q8 roundings.
  *
  * <p>Q6_K (never repacked on x86): {@code ggml_vec_dot_q6_K_q8_K}'s AVX2 form, eight f32 lanes, lane k
@@ -27,6 +27,20 @@ final class GgmlKQuantKernels {
     }
 
     static float q4kRepacked(MemorySegment w, long o, Activation x, int n) {
+        return q4kRepacked(w, o, x, n, 8);
+    }
+
+    /**
+     * The repacked GEMM ({@code ggml_gemm_q4_K_8x8_q8_K}), which llama-server runs on the activation rows of a
+     * batch in groups of four: the same integer sums, but folded into the accumulators once per pair of
+     * 32-value sub-blocks instead of once per super-block.
+     */
+    static float q4kRepackedGemm(MemorySegment w, long o, Activation x, int n) {
+        return q4kRepacked(w, o, x, n, 2);
+    }
+
+    /** {@code subBlocksPerFold} sub-blocks' integer sums are added before each fma into the accumulators. */
+    private static float q4kRepacked(MemorySegment w, long o, Activation x, int n, int subBlocksPerFold) {
         float acc = 0, accMin = 0;
         for (int b = 0; b < n / 256; b++) {
             long blk = o + 144L * b;
@@ -41,10 +55,14 @@ final class GgmlKQuantKernels {
                 }
                 isum += Layouts.kScale(w, scales, j) * dot;
                 minSum += Layouts.kMin(w, scales, j) * (x.bsums[16 * b + 2 * j] + x.bsums[16 * b + 2 * j + 1]);
+                if ((j + 1) % subBlocksPerFold == 0) {
+                    float dy = x.scales[b];
+                    acc = Math.fma((float) isum, f16(w, blk) * dy, acc);
+                    accMin = Math.fma((float) minSum, f16(w, blk + 2) * dy, accMin);
+                    isum = 0;
+                    minSum = 0;
+                }
             }
-            float dy = x.scales[b];
-            acc = Math.fma((float) isum, f16(w, blk) * dy, acc);
-            accMin = Math.fma((float) minSum, f16(w, blk + 2) * dy, accMin);
         }
         return acc - accMin;
     }

@@ -22,8 +22,18 @@ final class KernelMatrix implements WeightMatrix {
     private final int cols;
     private final long rowBytes;
     private final RowKernel kernel;
+    /**
+     * The kernel for the activation rows of a batch that llama-server multiplies four at a time (its
+     * repacked GEMM rounds differently from its GEMV), or null where every row takes {@link #kernel}.
+     */
+    private final RowKernel groupKernel;
 
     KernelMatrix(GgmlType type, MemorySegment data, int rows, int cols, RowKernel kernel) {
+        this(type, data, rows, cols, kernel, null);
+    }
+
+    /** With {@code groupKernel} for the first {@code count - count % 4} vectors of a batch of {@code count ≥ 4}. */
+    KernelMatrix(GgmlType type, MemorySegment data, int rows, int cols, RowKernel kernel, RowKernel groupKernel) {
         if (rows < 1 || cols < 1 || cols % type.blockSize() != 0) {
             throw new IllegalArgumentException("%s matrix of %d × %d: cols must be a positive multiple of %d"
                     .formatted(type, rows, cols, type.blockSize()));
@@ -43,6 +53,7 @@ final class KernelMatrix implements WeightMatrix {
         this.rows = rows;
         this.cols = cols;
         this.kernel = kernel;
+        this.groupKernel = groupKernel;
     }
 
     @Override
@@ -102,10 +113,11 @@ final class KernelMatrix implements WeightMatrix {
      */
     private void matmulPrepared(Activation[] xs, int count, float[][] outs, int rowStart, int rowEnd) {
         checkRange(rowStart, rowEnd);
+        int grouped = groupKernel == null ? 0 : count - count % 4;
         for (int r = rowStart; r < rowEnd; r++) {
             long offset = r * rowBytes;
             for (int b = 0; b < count; b++) {
-                outs[b][r] = kernel.dot(data, offset, xs[b], cols);
+                outs[b][r] = (b < grouped ? groupKernel : kernel).dot(data, offset, xs[b], cols);
             }
         }
     }

@@ -16,10 +16,21 @@ public final class WeightMatrices {
     /** A matrix over {@code data} in {@code type}'s layout, using the vector kernels. */
     public static WeightMatrix of(GgmlType type, MemorySegment data, int rows, int cols) {
         if (type == GgmlType.Q4_K && rows % 8 == 0) {
-            // llama-server repacks these and rounds per row in its own order (see GgmlKQuantKernels)
-            return new KernelMatrix(type, data, rows, cols, GgmlKQuantKernels::q4kRepacked);
+            // llama-server repacks these and rounds per row in its own orders (see GgmlKQuantKernels)
+            return new KernelMatrix(type, data, rows, cols, GgmlKQuantKernels::q4kRepacked, GgmlKQuantKernels::q4kRepackedGemm);
         }
         return new KernelMatrix(type, data, rows, cols, vectorKernel(type));
+    }
+
+    /**
+     * A routed expert's matrix: llama-server multiplies experts with mul_mat_id, which takes the
+     * single-vector path for every token of a batch (no four-row GEMM for repacked types).
+     */
+    public static WeightMatrix expert(GgmlType type, MemorySegment data, int rows, int cols) {
+        if (type == GgmlType.Q4_K && rows % 8 == 0) {
+            return new KernelMatrix(type, data, rows, cols, GgmlKQuantKernels::q4kRepacked);
+        }
+        return of(type, data, rows, cols);
     }
 
     /** The same matrix computed by the plain scalar reference kernels (for tests and benchmarks). */
@@ -35,7 +46,7 @@ public final class WeightMatrices {
         return of(t.type(), file.data(t), toInt(file, t, t.dim(1)), toInt(file, t, t.dim(0)));
     }
 
-    /** Matrix {@code index} (e.g. an expert) of a 3-D tensor of shape [cols, rows, n]. */
+    /** Matrix {@code index}, an {@link #expert}, of a 3-D tensor of shape [cols, rows, n]. */
     public static WeightMatrix slice3d(GgufFile file, GgufTensorInfo t, int index) {
         if (t.rank() != 3) {
             throw new GgufException(file.path() + ": tensor '" + t.name() + "' " + Arrays.toString(t.shape()) + " is not 3-D");
@@ -45,7 +56,7 @@ public final class WeightMatrices {
         }
         int rows = toInt(file, t, t.dim(1)), cols = toInt(file, t, t.dim(0));
         long bytes = t.type().bytesFor((long) rows * cols);
-        return of(t.type(), file.data(t).asSlice(bytes * index, bytes), rows, cols);
+        return expert(t.type(), file.data(t).asSlice(bytes * index, bytes), rows, cols);
     }
 
     private static RowKernel vectorKernel(GgmlType type) {
