@@ -43,8 +43,9 @@ public final class Rope {
             float mscale = config.attnFactor();
             if (config.extFactor() != 0f) {
                 float rampMix = ramp(i0) * config.extFactor();
-                angle = thetaInterp * (1 - rampMix) + theta * rampMix;
-                mscale *= 1.0f + 0.1f * (float) Math.log(1.0f / freqScale);
+                // ggml-cpu's rope_yarn, with the multiply-adds GCC fuses in llama-server's build
+                angle = Math.fma(thetaInterp, 1 - rampMix, theta * rampMix);
+                mscale *= Math.fma(0.1f, (float) Math.log(1.0f / freqScale), 1.0f);
             }
             cache[i0] = (float) Math.cos(angle) * mscale;
             cache[i0 + 1] = (float) Math.sin(angle) * mscale;

@@ -54,13 +54,19 @@ final class GgmlFloatKernels {
         }
         float[] lanes = SCRATCH.get();
         s0.add(s2).add(s1.add(s3)).intoArray(lanes, 0);
-        // ggml keeps the f16 sum in double and the f32 one in float; with no tail (every width the models
-        // use is a multiple of 64) both are the rounded lane sum
-        double total = GgmlSums.reduce16(lanes, 0);
-        for (int i = vectorEnd; i < n; i++) {
-            float p = (f16 ? Layouts.f16(w, o + 2L * i) : w.get(Layouts.F32, o + 4L * i)) * xs[i];
-            total = f16 ? total + p : (float) total + p;
+        // the tail past a multiple of 64: ggml adds f16 products to a double sum, and f32 ones to a float sum
+        // with a multiply-add GCC contracts into an fma
+        if (f16) {
+            double total = GgmlSums.reduce16(lanes, 0);
+            for (int i = vectorEnd; i < n; i++) {
+                total += Layouts.f16(w, o + 2L * i) * xs[i];
+            }
+            return (float) total;
         }
-        return (float) total;
+        float total = GgmlSums.reduce16(lanes, 0);
+        for (int i = vectorEnd; i < n; i++) {
+            total = Math.fma(w.get(Layouts.F32, o + 4L * i), xs[i], total);
+        }
+        return total;
     }
 }
