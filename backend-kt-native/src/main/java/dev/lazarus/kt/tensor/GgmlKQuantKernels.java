@@ -90,4 +90,77 @@ final class GgmlKQuantKernels {
         }
         return GgmlSums.hsum8(acc[0], acc[1], acc[2], acc[3], acc[4], acc[5], acc[6], acc[7]);
     }
+
+    /**
+     * Q4_K in place ({@code ggml_vec_dot_q4_K_q8_K}, AVX2 form), for the matrices llama-server does not
+     * repack (a 3-D weight multiplied per slice, e.g. deepseek2's per-head {@code attn_v_b}): eight f32
+     * lanes, lane k holding per super-block the exact integer {@code Σ scale_j · (q·y)} over values
+     * 4k..4k+3 of every 32-value group j, folded in by {@code fma(d_y·d_w, lane, acc)}; the mins in four lanes
+     * (lane i: groups 2i and 2i+1) by {@code fma(-d_y·dmin_w, Σ min·bsum, accMin)}; the result
+     * {@code hsum_float_8(acc) + ((m0 + m2) + (m1 + m3))}.
+     */
+    static float q4kInPlace(MemorySegment w, long o, Activation x, int n) {
+        float[] acc = new float[8];
+        float[] accMin = new float[4];
+        int[] lanes = new int[8];
+        for (int b = 0; b < n / 256; b++) {
+            long blk = o + 144L * b;
+            long scales = blk + 4, qs = blk + 16;
+            java.util.Arrays.fill(lanes, 0);
+            for (int j = 0; j < 8; j++) {
+                int scale = Layouts.kScale(w, scales, j);
+                for (int l = 0; l < 32; l++) {
+                    int byteVal = u8(w, qs + 32L * (j / 2) + l);
+                    int q = (j & 1) == 0 ? byteVal & 0xF : byteVal >> 4;
+                    lanes[l >> 2] += scale * q * (int) x.values[256 * b + 32 * j + l];
+                }
+            }
+            float d = x.scales[b] * f16(w, blk);
+            float dmin = -x.scales[b] * f16(w, blk + 2);
+            for (int k = 0; k < 8; k++) {
+                acc[k] = Math.fma(d, (float) lanes[k], acc[k]);
+            }
+            for (int i = 0; i < 4; i++) {
+                int g0 = x.bsums[16 * b + 4 * i] + x.bsums[16 * b + 4 * i + 1];
+                int g1 = x.bsums[16 * b + 4 * i + 2] + x.bsums[16 * b + 4 * i + 3];
+                int prod = Layouts.kMin(w, scales, 2 * i) * g0 + Layouts.kMin(w, scales, 2 * i + 1) * g1;
+                accMin[i] = Math.fma(dmin, (float) prod, accMin[i]);
+            }
+        }
+        float mins = (accMin[0] + accMin[2]) + (accMin[1] + accMin[3]);
+        return GgmlSums.hsum8(acc[0], acc[1], acc[2], acc[3], acc[4], acc[5], acc[6], acc[7]) + mins;
+    }
+
+    /**
+     * Q5_K ({@code ggml_vec_dot_q5_K_q8_K}, AVX2 form; x86 never repacks it): the integer lanes as
+     * {@link #q4kInPlace} with the fifth bit, the mins summed to one integer per super-block and folded into
+     * a scalar by {@code fma(-d_y·dmin_w, Σ, summs)}; the result {@code hsum_float_8(acc) + summs}.
+     */
+    static float q5kInPlace(MemorySegment w, long o, Activation x, int n) {
+        float[] acc = new float[8];
+        float summs = 0;
+        int[] lanes = new int[8];
+        for (int b = 0; b < n / 256; b++) {
+            long blk = o + 176L * b;
+            long scales = blk + 4, qh = blk + 16, qs = blk + 48;
+            java.util.Arrays.fill(lanes, 0);
+            int mins = 0;
+            for (int j = 0; j < 8; j++) {
+                int scale = Layouts.kScale(w, scales, j);
+                for (int l = 0; l < 32; l++) {
+                    int byteVal = u8(w, qs + 32L * (j / 2) + l);
+                    int q = ((j & 1) == 0 ? byteVal & 0xF : byteVal >> 4) | ((u8(w, qh + l) >> j) & 1) << 4;
+                    lanes[l >> 2] += scale * q * (int) x.values[256 * b + 32 * j + l];
+                }
+                mins += Layouts.kMin(w, scales, j) * (x.bsums[16 * b + 2 * j] + x.bsums[16 * b + 2 * j + 1]);
+            }
+            float d = x.scales[b] * f16(w, blk);
+            float dmin = -x.scales[b] * f16(w, blk + 2);
+            for (int k = 0; k < 8; k++) {
+                acc[k] = Math.fma(d, (float) lanes[k], acc[k]);
+            }
+            summs = Math.fma(dmin, (float) mins, summs);
+        }
+        return GgmlSums.hsum8(acc[0], acc[1], acc[2], acc[3], acc[4], acc[5], acc[6], acc[7]) + summs;
+    }
 }

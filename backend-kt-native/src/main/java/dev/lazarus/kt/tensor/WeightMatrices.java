@@ -33,6 +33,20 @@ public final class WeightMatrices {
         return of(type, data, rows, cols);
     }
 
+    /**
+     * Slice {@code index} of a 3-D weight that llama-server multiplies with a plain batched mul_mat (e.g. one
+     * attention head of deepseek2's {@code attn_k_b}/{@code attn_v_b}): never repacked, so Q4_K keeps
+     * ggml's in-place vec_dot order.
+     */
+    public static WeightMatrix slice3dInPlace(GgufFile file, GgufTensorInfo t, int index) {
+        WeightMatrix m = slice3d(file, t, index);
+        if (t.type() != GgmlType.Q4_K) {
+            return m;
+        }
+        long bytes = t.type().bytesFor((long) m.rows() * m.cols());
+        return new KernelMatrix(t.type(), file.data(t).asSlice(bytes * index, bytes), m.rows(), m.cols(), GgmlKQuantKernels::q4kInPlace);
+    }
+
     /** The same matrix computed by the plain scalar reference kernels (for tests and benchmarks). */
     public static WeightMatrix scalar(GgmlType type, MemorySegment data, int rows, int cols) {
         return new KernelMatrix(type, data, rows, cols, ScalarKernels.of(type));
@@ -68,7 +82,7 @@ public final class WeightMatrices {
             // ggml's lane order, bit for bit: a faster vector form must keep it (see LegacyQuantKernels)
             case Q8_0 -> LegacyQuantKernels.ggmlOrder(type);
             case Q4_K -> KQuantKernels::q4k;
-            case Q5_K -> KQuantKernels::q5k;
+            case Q5_K -> GgmlKQuantKernels::q5kInPlace; // ggml's vec_dot lane order (see GgmlKQuantKernels)
             case Q6_K -> GgmlKQuantKernels::q6k; // ggml's vec_dot lane order (see GgmlKQuantKernels)
             case Q4_0, Q4_1, Q5_0, Q5_1 -> LegacyQuantKernels.ggmlOrder(type);
             default -> throw new IllegalArgumentException("no kernel for weight type " + type);
