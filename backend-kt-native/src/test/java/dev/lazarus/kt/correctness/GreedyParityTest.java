@@ -33,25 +33,28 @@ import static org.assertj.core.api.Assertions.assertThat;
  * boundary, and the difference then cascades; so the engine reproduces the arithmetic of llama-server's CPU
  * backend (Debian's build, zen4 variant, {@code -fa off}) bit for bit: ggml's AVX-512 {@code expf} polynomial in
  * softmax and SiLU, the lane structure and horizontal-sum order of every vec_dot it uses (F32, F16, Q8_0, the
- * legacy 32-value types, Q6_K, repacked Q4_K), the fused multiply-add GCC makes of the rope rotation, and the
- * same order for batches as for single tokens (that build has no llamafile tinyBLAS). With that, logprobs agree
- * to ~1e-6 where the weights' arithmetic is fully reproduced.
+ * legacy 32-value types, Q5_K, Q6_K, in-place Q4_K), the repacked Q4_K GEMV and four-row GEMM, the fused
+ * multiply-adds GCC makes of the rope rotation, the YaRN angle and the f32 dot tail, and the same order for
+ * batches as for single tokens (that build has no llamafile tinyBLAS). Logprobs then agree to ~1e-6.
  *
- * <p>Held per format ({@link Expectation}):
+ * <p>Held per format ({@link Expectation}), all 9 prompts:
  * <ul>
- *   <li>F32, F16, Q8_0 on all three architectures: all 64 tokens identical for every prompt, no exception. The
- *   logprob tolerances are 1e-4 for Q8_0 (measured ≤ 1.3e-6: bit-identical arithmetic, the rest is the float
- *   softmax and JSON rounding of llama-server's report), 0.005 for F32 and 0.02 for F16 (measured ≤ 5e-6 /
- *   ≤ 7.5e-4 on llama and qwen3moe, but 4e-4 / 4.9e-3 on deepseek2, whose F32/F16 path still differs somewhere
- *   in the last bits (not located yet: candidates are the sigmoid router's scalar {@code expf} and the MLA
- *   concatenations) without changing any token).</li>
- *   <li>Q4_K_M: prompts shorter than 4 tokens (llama-server then multiplies the repacked Q4_K matrices with its
- *   GEMV kernel, which the engine reproduces) must give all 64 tokens identical, |Δ logprob| ≤ 1e-4. Longer
- *   prompts go through ggml's repacked Q4_K GEMM ({@code ggml_gemm_q4_K_8x8_q8_K}, 4 activation rows at a time),
- *   whose rounding the engine does not reproduce yet: measured first-step |Δ logprob| up to 0.114 and continuations
- *   that split after 4 to 63 tokens. For those only the first generated token is held: identical unless a
- *   near-tie within 0.25 in llama-server's distribution, top-5 logprobs within 0.25.</li>
+ *   <li>F32, F16, Q8_0 on all three architectures, and Q4_K_M on llama and qwen3moe: all 64 tokens identical,
+ *   no exception. Logprob tolerances: 1e-4 for F32 and Q8_0 (measured ≤ 4.6e-6: the remaining noise is
+ *   llama-server's float softmax and JSON rounding against the engine's double log-softmax); 0.005 for F16
+ *   (≤ 3e-6 on 16 of 27 runs, but 7.4e-4 / 3.9e-4 on llama's "digits" / "chat" and 3.3e-5 on qwen3moe's
+ *   "chat": a last-bit difference not located yet that moves no token); 0.25 for Q4_K_M (≤ 4.4e-6 on 16 of
+ *   18 runs, but 0.065 / 0.10 on llama's "digits" / "chat", the same two prompts: see below).</li>
+ *   <li>Q4_K_M on deepseek2: prompts shorter than 4 tokens (llama-server's repacked GEMV only) the same 64
+ *   identical tokens. Longer prompts: the first generated token identical unless a near-tie within 0.25,
+ *   top-5 logprobs within 0.25; measured: 8 of 9 prompts give 64 identical tokens anyway, "chat" splits at
+ *   token 18 (first step exact to 1.9e-6), "code" and "digits" differ by 0.10 / 0.059 at the first step
+ *   without changing a token.</li>
  * </ul>
+ * The residual differences show only for multi-token prompts (single-token ones are exact everywhere), so they
+ * sit in the prompt (batch) path; candidates: the Q8_K quantization of four-row groups
+ * ({@code ggml_quantize_mat_q8_K_4x8} chooses the scale's sign differently when +max and -max tie), and the
+ * deepseek2 MLA batch path.
  */
 @Tag("llama-server")
 class GreedyParityTest {
@@ -64,12 +67,13 @@ class GreedyParityTest {
      * (within the tolerance) is accepted.
      */
     record Expectation(int steps, double tolerance, boolean nearTieAllowed) {
-        static Expectation of(Format format, int promptTokens) {
+        static Expectation of(ParityModels arch, Format format, int promptTokens) {
             return switch (format) {
-                case F32 -> new Expectation(TOKENS, 0.005, false);
-                case F16 -> new Expectation(TOKENS, 0.02, false);
-                case Q8_0 -> new Expectation(TOKENS, 1e-4, false);
-                case Q4_K_M -> promptTokens < 4 ? new Expectation(TOKENS, 1e-4, false) : new Expectation(1, 0.25, true);
+                case F32, Q8_0 -> new Expectation(TOKENS, 1e-4, false);
+                case F16 -> new Expectation(TOKENS, 0.005, false);
+                case Q4_K_M -> arch != ParityModels.DEEPSEEK2 || promptTokens < 4
+                        ? new Expectation(TOKENS, 0.25, false)
+                        : new Expectation(1, 0.25, true);
             };
         }
     }
@@ -113,7 +117,7 @@ class GreedyParityTest {
                 assertThat(reference.banned()).as("end-of-generation tokens").isEqualTo(engine.endOfGeneration());
                 assertThat(reference.continuation().tokens()).as("llama-server's continuation").hasSize(TOKENS);
                 Continuation ours = engine.greedy(ids, TOKENS, reference.banned(), TOP);
-                compare(prompt, ours, reference.continuation(), Expectation.of(format, ids.length), failures, summary);
+                compare(prompt, ours, reference.continuation(), Expectation.of(arch, format, ids.length), failures, summary);
             }
         }
         System.out.printf("%s %s:%n  %s%n", arch.arch(), format, String.join("\n  ", summary));
