@@ -88,7 +88,7 @@ public enum GgmlType {
     /** Whether this engine can compute with (and the writer can encode) this type. */
     public boolean computable() {
         return switch (this) {
-            case F32, F16, BF16, Q8_0, Q4_K, Q5_K, Q6_K -> true;
+            case F32, F16, BF16, Q8_0, Q4_0, Q4_1, Q5_0, Q5_1, Q4_K, Q5_K, Q6_K -> true;
             default -> false;
         };
     }

@@ -1,13 +1,27 @@
 package dev.lazarus.kt.model;
 
-import dev.lazarus.kt.tensor.FloatOps;
+import dev.lazarus.kt.tensor.GgmlSums;
+import jdk.incubator.vector.FloatVector;
+import jdk.incubator.vector.VectorSpecies;
 
 /**
- * Scaled dot-product attention of one query head over a cached sequence, with llama.cpp's
- * non-flash CPU rounding: the query is rounded to F16 to meet the F16 keys, scores and softmax are
- * f32, and the probabilities are rounded to F16 before they weight the F16 values.
+ * Scaled dot-product attention of one query head over a cached sequence, rounded exactly like
+ * llama.cpp's non-flash CPU path (llama-server {@code -fa off}): the query is rounded to F16 to meet the
+ * F16 keys, scores and softmax are f32 ({@link Numerics#softmax}), and the probabilities are rounded to
+ * F16 before they weight the F16 values (V is multiplied transposed: output d is the dot of the
+ * probabilities with column d of the values).
+ *
+ * <p>Both products are ggml matrix multiplications, summed in {@code ggml_vec_dot_f16}'s order for
+ * batches and single tokens alike (Debian's build has no llamafile tinyBLAS): four 16-lane
+ * accumulators over 64-value steps, combined (0+2) + (1+3), the lanes summed horizontally into a double,
+ * then a scalar tail past a multiple of 64. The masked padding llama-server adds to its KV cache (to a
+ * multiple of 256 positions) only adds exact zeros, so the value product sums just the real positions,
+ * with no tail.
  */
 final class AttentionKernel {
+
+    private static final int LANES = 16;
+    private static final VectorSpecies<Float> S16 = FloatVector.SPECIES_512;
 
     private AttentionKernel() {}
 
@@ -27,16 +41,70 @@ final class AttentionKernel {
         }
         float[] scores = new float[positions];
         for (int t = 0; t < positions; t++) {
-            // vectorized like ggml's f16 dot: the sum order differs from a plain loop, the rounding does not
-            scores[t] = FloatOps.dot(qh, 0, keys, t * kStride + kOff, dim);
+            scores[t] = keyDot(qh, keys, t * kStride + kOff, dim);
         }
         Numerics.softmax(scores, positions, scale);
-        for (int d = 0; d < vDim; d++) {
-            out[outOff + d] = 0f;
-        }
         for (int t = 0; t < positions; t++) {
-            float p = Numerics.roundToF16(scores[t]);
-            FloatOps.axpy(p, values, t * vStride + vOff, out, outOff, vDim);
+            scores[t] = Numerics.roundToF16(scores[t]);
+        }
+        valueDots(scores, positions, values, vOff, vStride, vDim, out, outOff);
+    }
+
+    /**
+     * ggml_vec_dot_f16 (AVX-512) of the query with one key: four 16-lane fma accumulators over 64-value
+     * steps (one 16-lane vector each: lane-wise fma is the same IEEE operation as the scalar one), combined
+     * (0+2) + (1+3), {@link GgmlSums#reduce16}, then the scalar tail past a multiple of 64 in double.
+     */
+    static float keyDot(float[] q, float[] keys, int kOff, int dim) {
+        FloatVector s0 = FloatVector.zero(S16), s1 = s0, s2 = s0, s3 = s0;
+        int vectorEnd = dim & -64;
+        for (int i = 0; i < vectorEnd; i += 64) {
+            s0 = FloatVector.fromArray(S16, q, i).fma(FloatVector.fromArray(S16, keys, kOff + i), s0);
+            s1 = FloatVector.fromArray(S16, q, i + 16).fma(FloatVector.fromArray(S16, keys, kOff + i + 16), s1);
+            s2 = FloatVector.fromArray(S16, q, i + 32).fma(FloatVector.fromArray(S16, keys, kOff + i + 32), s2);
+            s3 = FloatVector.fromArray(S16, q, i + 48).fma(FloatVector.fromArray(S16, keys, kOff + i + 48), s3);
+        }
+        float[] lanes = new float[LANES];
+        s0.add(s2).add(s1.add(s3)).intoArray(lanes, 0);
+        double total = GgmlSums.reduce16(lanes, 0);
+        for (int i = vectorEnd; i < dim; i++) {
+            total += q[i] * keys[kOff + i];
+        }
+        return (float) total;
+    }
+
+    /**
+     * out[d] = ggml_vec_dot_f16 of the probabilities with column d of the values, for every d: position t
+     * goes into accumulator slot ((t / 16) mod 4, t mod 16) of each output by fma, as in the one-output
+     * form, and the slots are combined (0+2) + (1+3) and {@link GgmlSums#reduce16}-summed (no tail: the
+     * padding ggml sums past the real positions adds only exact zeros). Vectorized across outputs, which
+     * are independent, so each output keeps ggml's order of operations.
+     */
+    static void valueDots(float[] p, int positions, float[] values, int vOff, int vStride, int vDim,
+                          float[] out, int outOff) {
+        float[] acc = new float[4 * LANES * vDim];
+        int vectorDims = vDim - vDim % LANES;
+        for (int t = 0; t < positions; t++) {
+            int slot = ((t / LANES) & 3) * LANES + (t & (LANES - 1));
+            float pt = p[t];
+            int row = t * vStride + vOff, at = slot * vDim;
+            FloatVector pv = FloatVector.broadcast(S16, pt);
+            int d = 0;
+            for (; d < vectorDims; d += LANES) {
+                pv.fma(FloatVector.fromArray(S16, values, row + d), FloatVector.fromArray(S16, acc, at + d))
+                        .intoArray(acc, at + d);
+            }
+            for (; d < vDim; d++) {
+                acc[at + d] = Math.fma(pt, values[row + d], acc[at + d]);
+            }
+        }
+        float[] lanes = new float[LANES];
+        for (int d = 0; d < vDim; d++) {
+            for (int l = 0; l < LANES; l++) {
+                lanes[l] = (acc[l * vDim + d] + acc[(2 * LANES + l) * vDim + d])
+                        + (acc[(LANES + l) * vDim + d] + acc[(3 * LANES + l) * vDim + d]);
+            }
+            out[outOff + d] = GgmlSums.reduce16(lanes, 0);
         }
     }
 }

@@ -17,7 +17,7 @@ public record ExpertMatrix(GgmlType type, MemorySegment data, int rows, int cols
 
     /** A matrix over these bytes using the CPU kernels (nothing is copied). */
     public WeightMatrix matrix() {
-        return WeightMatrices.of(type, data, rows, cols);
+        return WeightMatrices.expert(type, data, rows, cols);
     }
 
     /** The same matrix over other bytes of the same layout (a copy in another memory). */

@@ -33,7 +33,7 @@ public final class ExpertRouter {
         int n = config.expertCount();
         float[] probs = Arrays.copyOf(logits, n);
         if (config.gating() == MoeConfig.Gating.SOFTMAX) {
-            Numerics.softmax(probs, n, 1f);
+            Numerics.softmaxRow(probs, n);
         } else {
             for (int e = 0; e < n; e++) {
                 probs[e] = Numerics.sigmoid(probs[e]);

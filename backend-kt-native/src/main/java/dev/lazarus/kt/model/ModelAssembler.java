@@ -76,8 +76,8 @@ final class ModelAssembler {
         int heads = config.headCount();
         LatentAttention.LatentWeights latent = tensors.has(block(b, "attn_k_b"))
                 ? new LatentAttention.LatentWeights(
-                        tensors.experts(block(b, "attn_k_b"), heads),
-                        tensors.experts(block(b, "attn_v_b"), heads), null)
+                        tensors.slices(block(b, "attn_k_b"), heads),
+                        tensors.slices(block(b, "attn_v_b"), heads), null)
                 : new LatentAttention.LatentWeights(null, null, tensors.matrix(block(b, "attn_kv_b")));
         return new LatentAttention(b, config, query,
                 tensors.matrix(block(b, "attn_kv_a_mqa")),

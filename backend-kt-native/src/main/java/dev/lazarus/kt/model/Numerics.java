@@ -1,5 +1,7 @@
 package dev.lazarus.kt.model;
 
+import dev.lazarus.kt.tensor.GgmlSums;
+
 /**
  * The element-wise maths of the forward pass, written to round like ggml's CPU ops: sums of
  * squares and softmax denominators accumulate in double (ggml_float), everything else is f32.
@@ -24,7 +26,12 @@ public final class Numerics {
         }
     }
 
-    /** In-place softmax of {@code x[0..n)} after multiplying by {@code scale}. */
+    /**
+     * In-place softmax of {@code x[0..n)} after multiplying by {@code scale}, as ggml's soft_max op on the
+     * CPU: exponentials by {@link GgmlExp} (vector lanes in chunks of 16, the C library for the tail), each
+     * chunk summed across its lanes in f32 and the chunk sums in double, then one multiply by the f32
+     * inverse. Masked (future) positions, which llama.cpp adds as -inf, would contribute exact zeros.
+     */
     public static void softmax(float[] x, int n, float scale) {
         float max = Float.NEGATIVE_INFINITY;
         for (int i = 0; i < n; i++) {
@@ -32,15 +39,54 @@ public final class Numerics {
             max = Math.max(max, x[i]);
         }
         double sum = 0;
-        for (int i = 0; i < n; i++) {
-            float e = (float) Math.exp(x[i] - max);
-            x[i] = e;
-            sum += e;
+        float[] lanes = new float[GgmlExp.LANES];
+        // a partial last chunk of a row padded with masked positions (llama-server's KV cache is padded to
+        // a multiple of 256) runs through the vector loop too, its padding adding zeros
+        for (int c = 0; c < n; c += GgmlExp.LANES) {
+            for (int l = 0; l < GgmlExp.LANES; l++) {
+                lanes[l] = c + l < n ? GgmlExp.vexp(x[c + l] - max) : 0f;
+                if (c + l < n) {
+                    x[c + l] = lanes[l];
+                }
+            }
+            sum += GgmlSums.reduce16(lanes, 0);
         }
         float inv = (float) (1.0 / sum);
         for (int i = 0; i < n; i++) {
             x[i] *= inv;
         }
+    }
+
+    /**
+     * Softmax of a whole unpadded row (router logits): ggml's vector loop for the chunks of 16, the C
+     * library's expf and a plain double sum for the tail.
+     */
+    public static void softmaxRow(float[] x, int n) {
+        float max = Float.NEGATIVE_INFINITY;
+        for (int i = 0; i < n; i++) {
+            max = Math.max(max, x[i]);
+        }
+        double sum = 0;
+        int vectorEnd = n & -GgmlExp.LANES;
+        for (int c = 0; c < vectorEnd; c += GgmlExp.LANES) {
+            for (int l = 0; l < GgmlExp.LANES; l++) {
+                x[c + l] = GgmlExp.vexp(x[c + l] - max);
+            }
+            sum += GgmlSums.reduce16(x, c);
+        }
+        for (int i = vectorEnd; i < n; i++) {
+            x[i] = GgmlExp.libmExp(x[i] - max);
+            sum += x[i];
+        }
+        float inv = (float) (1.0 / sum);
+        for (int i = 0; i < n; i++) {
+            x[i] *= inv;
+        }
+    }
+
+    /** SiLU of element {@code i} of a row of {@code n}, rounded as ggml's swiglu/silu loops round it. */
+    public static float silu(float x, int i, int n) {
+        return GgmlExp.silu(x, i, n);
     }
 
     public static float silu(float x) {

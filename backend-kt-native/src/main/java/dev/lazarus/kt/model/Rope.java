@@ -43,8 +43,9 @@ public final class Rope {
             float mscale = config.attnFactor();
             if (config.extFactor() != 0f) {
                 float rampMix = ramp(i0) * config.extFactor();
-                angle = thetaInterp * (1 - rampMix) + theta * rampMix;
-                mscale *= 1.0f + 0.1f * (float) Math.log(1.0f / freqScale);
+                // ggml-cpu's rope_yarn, with the multiply-adds GCC fuses in llama-server's build
+                angle = Math.fma(thetaInterp, 1 - rampMix, theta * rampMix);
+                mscale *= Math.fma(0.1f, (float) Math.log(1.0f / freqScale), 1.0f);
             }
             cache[i0] = (float) Math.cos(angle) * mscale;
             cache[i0 + 1] = (float) Math.sin(angle) * mscale;
@@ -74,8 +75,8 @@ public final class Rope {
                 float s = table[i0 + 1];
                 float x0 = x[offset + i0];
                 float x1 = x[offset + i0 + 1];
-                x[offset + i0] = x0 * c - x1 * s;
-                x[offset + i0 + 1] = x0 * s + x1 * c;
+                x[offset + i0] = rotated0(x0, x1, c, s);
+                x[offset + i0 + 1] = rotated1(x0, x1, c, s);
             }
         } else {
             int half = n / 2;
@@ -85,9 +86,22 @@ public final class Rope {
                 float s = table[i0 + 1];
                 float x0 = x[offset + i];
                 float x1 = x[offset + i + half];
-                x[offset + i] = x0 * c - x1 * s;
-                x[offset + i + half] = x0 * s + x1 * c;
+                x[offset + i] = rotated0(x0, x1, c, s);
+                x[offset + i + half] = rotated1(x0, x1, c, s);
             }
         }
+    }
+
+    /**
+     * {@code x0·cos - x1·sin} as llama-server's build computes it: GCC contracts the expression
+     * (-ffp-contract=fast, an FMA target) into one fused multiply-add on the first product.
+     */
+    static float rotated0(float x0, float x1, float c, float s) {
+        return Math.fma(x0, c, -(x1 * s));
+    }
+
+    /** {@code x0·sin + x1·cos}, contracted the same way. */
+    static float rotated1(float x0, float x1, float c, float s) {
+        return Math.fma(x0, s, x1 * c);
     }
 }

@@ -52,7 +52,7 @@ public final class SwiGlu {
             nets[j].up().matmul(upIn[j], up[j], from, to);
             for (int t = 0; t < inputs[j].length; t++) {
                 for (int r = from; r < to; r++) {
-                    hidden[j][t][r] = Numerics.silu(gate[j][t][r]) * up[j][t][r];
+                    hidden[j][t][r] = Numerics.silu(gate[j][t][r], r, hiddenRows[j]) * up[j][t][r];
                 }
             }
         });

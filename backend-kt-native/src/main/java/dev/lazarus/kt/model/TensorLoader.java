@@ -64,12 +64,15 @@ final class TensorLoader {
         return out;
     }
 
-    /** The experts of a {@code [cols, rows, experts]} tensor, one matrix each (views, nothing copied). */
-    WeightMatrix[] experts(String name, int count) {
+    /**
+     * The slices of a {@code [cols, rows, count]} tensor that the graph multiplies slice by slice with a plain
+     * batched matrix product (per-head MLA projections), unlike routed experts.
+     */
+    WeightMatrix[] slices(String name, int count) {
         GgufTensorInfo t = expertTensor(name, count);
         WeightMatrix[] out = new WeightMatrix[count];
         for (int e = 0; e < count; e++) {
-            out[e] = WeightMatrices.slice3d(file, t, e);
+            out[e] = WeightMatrices.slice3dInPlace(file, t, e);
         }
         return out;
     }

@@ -19,6 +19,8 @@ public final class Activation {
     final float[] scales;
     /** Q8_K: sum of the quants of each 16 values. */
     final int[] bsums;
+    /** Q8_1: d·Σq of each block, rounded to f16 (ggml's {@code s}). */
+    final float[] sums;
 
     private Activation(VecDotType type, int capacity) {
         if (capacity % type.blockSize() != 0) {
@@ -29,6 +31,7 @@ public final class Activation {
         this.values = new float[capacity];
         this.scales = new float[capacity / type.blockSize()];
         this.bsums = new int[type == VecDotType.Q8_K ? capacity / 16 : 0];
+        this.sums = new float[type == VecDotType.Q8_1 ? capacity / 32 : 0];
     }
 
     public static Activation allocate(VecDotType type, int capacity) {
@@ -71,6 +74,11 @@ public final class Activation {
                     quantizeQ8_0(x, b);
                 }
             }
+            case Q8_1 -> {
+                for (int b = 0; b < n / 32; b++) {
+                    sums[b] = FloatOps.roundF16(quantizeQ8_0(x, b) * quantSum(b));
+                }
+            }
             case Q8_K -> {
                 for (int b = 0; b < n / 256; b++) {
                     quantizeQ8_K(x, b);
@@ -105,9 +113,10 @@ public final class Activation {
 
     /**
      * As ggml's x86 quantize_row_q8_0 (the path llama-server takes on AVX2/AVX-512): scale amax/127
-     * rounded to f16, values x·127/amax rounded to nearest even.
+     * rounded to f16, values x·127/amax rounded to nearest even. Returns the unrounded scale, from
+     * which quantize_row_q8_1 derives its sum term.
      */
-    private void quantizeQ8_0(float[] x, int b) {
+    private float quantizeQ8_0(float[] x, int b) {
         int o = 32 * b;
         float amax = 0;
         for (int i = 0; i < 32; i++) {
@@ -118,6 +127,16 @@ public final class Activation {
         for (int i = 0; i < 32; i++) {
             values[o + i] = (float) Math.rint(x[o + i] * id);
         }
+        return amax / 127f;
+    }
+
+    /** Σ of the 32 quants of block {@code b} (exact: |Σ| ≤ 32·127). */
+    private int quantSum(int b) {
+        int sum = 0;
+        for (int i = 32 * b; i < 32 * b + 32; i++) {
+            sum += (int) values[i];
+        }
+        return sum;
     }
 
     /**

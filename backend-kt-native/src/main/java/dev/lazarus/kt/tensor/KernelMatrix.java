@@ -22,17 +22,18 @@ final class KernelMatrix implements WeightMatrix {
     private final int cols;
     private final long rowBytes;
     private final RowKernel kernel;
-    /** What the kernel reads: {@code data} itself, or a repacked copy of it (see {@link ExpandedKQuants}). */
-    private final MemorySegment kernelData;
-    private final long kernelRowBytes;
+    /**
+     * The kernel for the activation rows of a batch that llama-server multiplies four at a time (its
+     * repacked GEMM rounds differently from its GEMV), or null where every row takes {@link #kernel}.
+     */
+    private final RowKernel groupKernel;
 
     KernelMatrix(GgmlType type, MemorySegment data, int rows, int cols, RowKernel kernel) {
-        this(type, data, rows, cols, kernel, null, 0);
+        this(type, data, rows, cols, kernel, null);
     }
 
-    /** A matrix whose kernel reads {@code kernelData} (rows of {@code kernelRowBytes}) instead of the ggml layout. */
-    KernelMatrix(GgmlType type, MemorySegment data, int rows, int cols, RowKernel kernel,
-                 MemorySegment kernelData, long kernelRowBytes) {
+    /** With {@code groupKernel} for the first {@code count - count % 4} vectors of a batch of {@code count ≥ 4}. */
+    KernelMatrix(GgmlType type, MemorySegment data, int rows, int cols, RowKernel kernel, RowKernel groupKernel) {
         if (rows < 1 || cols < 1 || cols % type.blockSize() != 0) {
             throw new IllegalArgumentException("%s matrix of %d × %d: cols must be a positive multiple of %d"
                     .formatted(type, rows, cols, type.blockSize()));
@@ -52,8 +53,7 @@ final class KernelMatrix implements WeightMatrix {
         this.rows = rows;
         this.cols = cols;
         this.kernel = kernel;
-        this.kernelData = kernelData != null ? kernelData : data;
-        this.kernelRowBytes = kernelData != null ? kernelRowBytes : rowBytes;
+        this.groupKernel = groupKernel;
     }
 
     @Override
@@ -94,7 +94,7 @@ final class KernelMatrix implements WeightMatrix {
      */
     private void rows(Activation x, float[] out, int rowStart, int rowEnd) {
         for (int r = rowStart; r < rowEnd; r++) {
-            out[r] = kernel.dot(kernelData, r * kernelRowBytes, x, cols);
+            out[r] = kernel.dot(data, r * rowBytes, x, cols);
         }
     }
 
@@ -126,14 +126,19 @@ final class KernelMatrix implements WeightMatrix {
             rows(xs[0], outs[0], rowStart, rowEnd);
             return;
         }
+        // llama-server's repacked GEMM takes the vectors of a batch four at a time and rounds them its own way
+        int grouped = groupKernel == null ? 0 : count - count % RowKernel.GROUP;
         for (int r = rowStart; r < rowEnd; r++) {
-            long offset = r * kernelRowBytes;
+            long offset = r * rowBytes;
             int b = 0;
+            for (; b < grouped; b++) {
+                outs[b][r] = groupKernel.dot(data, offset, xs[b], cols);
+            }
             for (; b + RowKernel.GROUP <= count; b += RowKernel.GROUP) {
-                kernel.dotVectors4(kernelData, offset, xs, b, cols, outs, r);
+                kernel.dotVectors4(data, offset, xs, b, cols, outs, r);
             }
             for (; b < count; b++) {
-                outs[b][r] = kernel.dot(kernelData, offset, xs[b], cols);
+                outs[b][r] = kernel.dot(data, offset, xs[b], cols);
             }
         }
     }

@@ -26,6 +26,7 @@ final class ScalarKernels {
             case Q4_K -> (w, o, x, n) -> q45k(w, o, x, n, false);
             case Q5_K -> (w, o, x, n) -> q45k(w, o, x, n, true);
             case Q6_K -> ScalarKernels::q6k;
+            case Q4_0, Q4_1, Q5_0, Q5_1 -> LegacyQuantKernels.reference(type);
             default -> throw new IllegalArgumentException("no kernel for " + type);
         };
     }

@@ -16,6 +16,8 @@ public enum VecDotType {
     BF16(1),
     /** blocks of 32 int8 with an f16 scale: ggml's quantize_row_q8_0. */
     Q8_0(32),
+    /** Q8_0 plus each block's f16 d·Σq (for the affine weight types' offset term): ggml's quantize_row_q8_1. */
+    Q8_1(32),
     /** blocks of 256 int8 with an f32 scale and 16-value sums: ggml's quantize_row_q8_K. */
     Q8_K(256);
 
@@ -34,7 +36,8 @@ public enum VecDotType {
             case F32 -> F32;
             case F16 -> F16;
             case BF16 -> BF16;
-            case Q8_0, Q4_0, Q4_1, Q5_0, Q5_1 -> Q8_0;
+            case Q8_0, Q4_0, Q5_0 -> Q8_0;
+            case Q4_1, Q5_1 -> Q8_1;
             case Q2_K, Q3_K, Q4_K, Q5_K, Q6_K -> Q8_K;
             default -> throw new IllegalArgumentException("no kernels for weight type " + weightType);
         };

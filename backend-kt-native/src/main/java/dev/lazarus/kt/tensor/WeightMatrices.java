@@ -13,30 +13,35 @@ public final class WeightMatrices {
     private WeightMatrices() {
     }
 
-    /**
-     * Whether k-quant matrices are repacked at load into {@link ExpandedKQuants}' layout (system
-     * property {@code lazarus.kt.repack}, default true): about 2x the RAM of Q4_K for kernels several
-     * times faster. Off, they are computed in place from the memory-mapped file.
-     */
-    private static final boolean REPACK = Boolean.parseBoolean(System.getProperty("lazarus.kt.repack", "true"));
-
     /** A matrix over {@code data} in {@code type}'s layout, using the vector kernels. */
     public static WeightMatrix of(GgmlType type, MemorySegment data, int rows, int cols) {
-        if (REPACK && ExpandedKQuants.supports(type) && cols % 256 == 0) {
-            return repacked(type, data, rows, cols);
+        if (type == GgmlType.Q4_K && rows % 8 == 0) {
+            // llama-server repacks these and rounds per row in its own orders (see GgmlKQuantKernels)
+            return new KernelMatrix(type, data, rows, cols, GgmlKQuantKernels::q4kRepacked, GgmlKQuantKernels::q4kRepackedGemm);
         }
         return new KernelMatrix(type, data, rows, cols, vectorKernel(type));
     }
 
-    /** A k-quant matrix repacked into {@link ExpandedKQuants}' layout, whatever the repack setting (for tests). */
-    static WeightMatrix repacked(GgmlType type, MemorySegment data, int rows, int cols) {
-        return new KernelMatrix(type, data, rows, cols, ExpandedKQuants.kernel(type),
-                ExpandedKQuants.expand(type, data, rows, cols), ExpandedKQuants.rowBytes(type, cols));
+    /**
+     * A routed expert's matrix: llama-server multiplies experts with mul_mat_id, which takes the
+     * single-vector path for every token of a batch (no four-row GEMM for repacked types).
+     */
+    public static WeightMatrix expert(GgmlType type, MemorySegment data, int rows, int cols) {
+        if (type == GgmlType.Q4_K && rows % 8 == 0) {
+            return new KernelMatrix(type, data, rows, cols, GgmlKQuantKernels::q4kRepacked);
+        }
+        return of(type, data, rows, cols);
     }
 
-    /** The in-place vector kernels, never repacked (for tests and benchmarks). */
-    static WeightMatrix inPlace(GgmlType type, MemorySegment data, int rows, int cols) {
-        return new KernelMatrix(type, data, rows, cols, vectorKernel(type));
+    /**
+     * Slice {@code index} of a 3-D weight that llama-server multiplies with a plain batched mul_mat (e.g. one
+     * attention head of deepseek2's {@code attn_k_b}/{@code attn_v_b}): never repacked, so Q4_K keeps
+     * ggml's in-place vec_dot order.
+     */
+    public static WeightMatrix slice3dInPlace(GgufFile file, GgufTensorInfo t, int index) {
+        WeightMatrix m = slice3d(file, t, index);
+        long bytes = t.type().bytesFor((long) m.rows() * m.cols());
+        return new KernelMatrix(t.type(), file.data(t).asSlice(bytes * index, bytes), m.rows(), m.cols(), vectorKernel(t.type()));
     }
 
     /** The same matrix computed by the plain scalar reference kernels (for tests and benchmarks). */
@@ -52,7 +57,7 @@ public final class WeightMatrices {
         return of(t.type(), file.data(t), toInt(file, t, t.dim(1)), toInt(file, t, t.dim(0)));
     }
 
-    /** Matrix {@code index} (e.g. an expert) of a 3-D tensor of shape [cols, rows, n]. */
+    /** Matrix {@code index}, an {@link #expert}, of a 3-D tensor of shape [cols, rows, n]. */
     public static WeightMatrix slice3d(GgufFile file, GgufTensorInfo t, int index) {
         if (t.rank() != 3) {
             throw new GgufException(file.path() + ": tensor '" + t.name() + "' " + Arrays.toString(t.shape()) + " is not 3-D");
@@ -62,18 +67,20 @@ public final class WeightMatrices {
         }
         int rows = toInt(file, t, t.dim(1)), cols = toInt(file, t, t.dim(0));
         long bytes = t.type().bytesFor((long) rows * cols);
-        return of(t.type(), file.data(t).asSlice(bytes * index, bytes), rows, cols);
+        return expert(t.type(), file.data(t).asSlice(bytes * index, bytes), rows, cols);
     }
 
     private static RowKernel vectorKernel(GgmlType type) {
         return switch (type) {
-            case F32 -> FloatKernels::f32;
-            case F16 -> FloatKernels::f16;
+            // ggml's vec_dot order, bit for bit (see GgmlFloatKernels)
+            case F32 -> GgmlFloatKernels::f32;
+            case F16 -> GgmlFloatKernels::f16;
             case BF16 -> FloatKernels::bf16;
-            case Q8_0 -> FloatKernels.Q8_0;
-            case Q4_K -> KQuantKernels::q4k;
-            case Q5_K -> KQuantKernels::q5k;
-            case Q6_K -> KQuantKernels::q6k;
+            // ggml's lane orders, bit for bit: a faster vector form must keep them (see LegacyQuantKernels, GgmlKQuantKernels)
+            case Q8_0, Q4_0, Q4_1, Q5_0, Q5_1 -> LegacyQuantKernels.ggmlOrder(type);
+            case Q4_K -> GgmlKQuantKernels::q4kInPlace; // a matrix llama-server does not repack (rows not a multiple of 8)
+            case Q5_K -> GgmlKQuantKernels::q5kInPlace;
+            case Q6_K -> GgmlKQuantKernels::q6k;
             default -> throw new IllegalArgumentException("no kernel for weight type " + type);
         };
     }

@@ -11,16 +11,19 @@ import org.junit.jupiter.params.provider.EnumSource;
 
 /**
  * The batched kernels ({@link RowKernel#dotVectors4}) must give each product exactly what the
- * one-vector kernel gives, so that a token's result does not depend on how many tokens share a step.
+ * one-vector kernel gives, so that a token's result does not depend on how many tokens share a step;
+ * except where llama-server itself rounds batches differently: a repacked Q4_K matrix (rows a multiple
+ * of 8) takes the vectors of a batch four at a time through its GEMM, whose order
+ * {@link GgmlKQuantKernels#q4kRepackedGemm} follows.
  */
 class BatchedKernelTest {
 
     @ParameterizedTest
-    @EnumSource(value = GgmlType.class, names = {"F32", "F16", "BF16", "Q8_0", "Q4_K", "Q5_K", "Q6_K"})
-    void batchOfVectorsIsBitIdenticalToOneVectorAtATime(GgmlType type) {
+    @EnumSource(value = GgmlType.class, names = {"F32", "F16", "BF16", "Q8_0", "Q4_0", "Q4_1", "Q5_0", "Q5_1", "Q4_K", "Q5_K", "Q6_K"})
+    void batchOfVectorsRoundsAsLlamaServerDoes(GgmlType type) {
         long seed = System.nanoTime();
         Random rnd = new Random(seed);
-        int rows = 1 + rnd.nextInt(9);
+        int rows = rnd.nextBoolean() ? 8 : 1 + rnd.nextInt(9); // 8: a Q4_K matrix llama-server repacks
         int cols = 256 * (1 + rnd.nextInt(3));
         int vectors = 4 + rnd.nextInt(6);
         MemorySegment data = MemorySegment.ofArray(GgmlCodec.encode(type, KernelEquivalenceTest.gaussian(rnd, rows * cols)));
@@ -29,11 +32,14 @@ class BatchedKernelTest {
         for (int b = 0; b < vectors; b++) {
             xs[b] = KernelEquivalenceTest.gaussian(rnd, cols);
         }
+        boolean gemm = type == GgmlType.Q4_K && rows % 8 == 0;
+        WeightMatrix gemmRows = gemm ? new KernelMatrix(type, data, rows, cols, GgmlKQuantKernels::q4kRepackedGemm) : m;
+        int grouped = gemm ? vectors - vectors % RowKernel.GROUP : 0;
         float[][] batched = new float[vectors][rows];
         m.matmul(xs, batched, 0, rows);
         for (int b = 0; b < vectors; b++) {
             float[] single = new float[rows];
-            m.matvec(xs[b], single, 0, rows);
+            (b < grouped ? gemmRows : m).matvec(xs[b], single, 0, rows);
             assertThat(batched[b]).as("%s seed=%dL vector %d of %d, %d×%d", type, seed, b, vectors, rows, cols)
                     .containsExactly(single);
         }

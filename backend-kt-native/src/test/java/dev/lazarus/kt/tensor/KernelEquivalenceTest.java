@@ -21,7 +21,7 @@ class KernelEquivalenceTest {
     private static final ValueLayout.OfShort I16 = ValueLayout.JAVA_SHORT_UNALIGNED.withOrder(ByteOrder.LITTLE_ENDIAN);
 
     @ParameterizedTest
-    @EnumSource(value = GgmlType.class, names = {"F32", "F16", "BF16", "Q8_0", "Q4_K", "Q5_K", "Q6_K"})
+    @EnumSource(value = GgmlType.class, names = {"F32", "F16", "BF16", "Q8_0", "Q4_0", "Q4_1", "Q5_0", "Q5_1", "Q4_K", "Q5_K", "Q6_K"})
     void vectorMatchesScalarOnEncodedWeights(GgmlType type) {
         long seed = System.nanoTime();
         Random rnd = new Random(seed);
@@ -33,7 +33,7 @@ class KernelEquivalenceTest {
 
     /** Raw random bytes reach bit patterns an encoder never writes (scale -128, all-ones quants, ...). */
     @ParameterizedTest
-    @EnumSource(value = GgmlType.class, names = {"Q8_0", "Q4_K", "Q5_K", "Q6_K"})
+    @EnumSource(value = GgmlType.class, names = {"Q8_0", "Q4_0", "Q4_1", "Q5_0", "Q5_1", "Q4_K", "Q5_K", "Q6_K"})
     void vectorMatchesScalarOnRandomBlocks(GgmlType type) {
         long seed = System.nanoTime();
         Random rnd = new Random(seed);
@@ -44,7 +44,11 @@ class KernelEquivalenceTest {
         MemorySegment data = MemorySegment.ofArray(bytes);
         for (long blk = 0; blk < bytes.length; blk += type.typeSize()) {
             switch (type) {
-                case Q8_0 -> data.set(I16, blk, randomScale(rnd));
+                case Q8_0, Q4_0, Q5_0 -> data.set(I16, blk, randomScale(rnd));
+                case Q4_1, Q5_1 -> {
+                    data.set(I16, blk, randomScale(rnd));
+                    data.set(I16, blk + 2, randomScale(rnd));
+                }
                 case Q4_K, Q5_K -> {
                     data.set(I16, blk, randomScale(rnd));
                     data.set(I16, blk + 2, randomScale(rnd));
@@ -79,8 +83,11 @@ class KernelEquivalenceTest {
                 }
                 String where = "%s seed=%dL row %d of %d×%d, vector %d".formatted(type, seed, r, rows, cols, b);
                 double tolerance = 1e-5 * magnitude + 1e-30;
+                // Q8_1 carries each block's d·Σq rounded to f16 for the offset term, as ggml does: the
+                // definition (Σ m·q·d) differs from it by up to 2^-11 of that term
+                double definitionTolerance = a.type() == VecDotType.Q8_1 ? 5e-4 * magnitude + 1e-30 : tolerance;
                 assertThat((double) v[r]).as(where + ": vector vs scalar").isCloseTo(s[r], org.assertj.core.data.Offset.offset(tolerance));
-                assertThat((double) s[r]).as(where + ": scalar vs definition").isCloseTo(definition, org.assertj.core.data.Offset.offset(tolerance));
+                assertThat((double) s[r]).as(where + ": scalar vs definition").isCloseTo(definition, org.assertj.core.data.Offset.offset(definitionTolerance));
                 assertThat(batched[b][r]).as(where + ": matmul vs matvec").isEqualTo(v[r]);
             }
         }
@@ -90,7 +97,7 @@ class KernelEquivalenceTest {
     private static double dequantized(Activation a, int i) {
         return switch (a.type()) {
             case F32, F16, BF16 -> a.values[i];
-            case Q8_0, Q8_K -> (double) a.values[i] * a.scales[i / a.type().blockSize()];
+            case Q8_0, Q8_1, Q8_K -> (double) a.values[i] * a.scales[i / a.type().blockSize()];
         };
     }
 

@@ -1,0 +1,52 @@
+package dev.lazarus.kt.model;
+
+/**
+ * The exponential as llama-server's CPU backend computes it, so that softmax and SiLU round like
+ * llama.cpp bit for bit. ggml's AVX-512 build (the zen4 variant llama-server loads here) evaluates
+ * {@code exp} 16 lanes at a time with its own polynomial ({@code ggml_v_expf}, adapted from Arm's
+ * optimized routines: up to ~1.5 ulp off the true value, so not what {@link Math#exp} gives), and only
+ * the leftover tail of a row that is not a multiple of 16 goes through the C library's {@code expf}
+ * (correctly rounded in practice, like {@code (float) Math.exp}). The polynomial below is ggml's, step
+ * for step: every multiply-add is an {@link Math#fma}, as the vector code's, and the power of two is
+ * applied like {@code vscalefps} (an exact scaling, rounded once).
+ */
+final class GgmlExp {
+
+    /** Lanes of ggml's AVX-512 vector loops: rows are processed in chunks of this many from index 0. */
+    static final int LANES = 16;
+
+    private static final float SHIFT = 0x1.8p23f;
+
+    private GgmlExp() {}
+
+    /** ggml_v_expf of one lane. */
+    static float vexp(float x) {
+        float z = Math.fma(x, 0x1.715476p+0f, SHIFT);
+        float n = z - SHIFT;
+        float b = Math.fma(-n, 0x1.7f7d1cp-20f, Math.fma(-n, 0x1.62e4p-1f, x));
+        if (Math.abs(n) > 192) {
+            return n <= 0 ? 0f : Float.POSITIVE_INFINITY;
+        }
+        float u = b * b;
+        float j = Math.fma(
+                Math.fma(Math.fma(0x1.0e4020p-7f, b, 0x1.573e2ep-5f), u, Math.fma(0x1.555e66p-3f, b, 0x1.fffdb6p-2f)),
+                u,
+                Math.fma(0x1.ffffecp-1f, b, 1.0f));
+        return Math.scalb(j, (int) n);
+    }
+
+    /** The C library's expf (the scalar tail of ggml's loops). */
+    static float libmExp(float x) {
+        return (float) Math.exp(x);
+    }
+
+    /** exp of element {@code i} of a row of {@code n}, by whichever path ggml takes for it. */
+    static float exp(float x, int i, int n) {
+        return i < (n & -LANES) ? vexp(x) : libmExp(x);
+    }
+
+    /** x / (1 + exp(-x)), as ggml_v_silu (vector lanes) or ggml_silu_f32 (tail). */
+    static float silu(float x, int i, int n) {
+        return x / (1.0f + exp(0.0f - x, i, n));
+    }
+}

@@ -1,0 +1,117 @@
+package dev.lazarus.kt.correctness;
+
+import dev.lazarus.kt.correctness.Continuation.Candidate;
+import dev.lazarus.kt.gguf.GgufFile;
+import dev.lazarus.kt.model.ForwardBatch;
+import dev.lazarus.kt.model.KvCache;
+import dev.lazarus.kt.model.Model;
+import dev.lazarus.kt.tensor.Parallel;
+import dev.lazarus.kt.tokenizer.Tokenizer;
+import dev.lazarus.kt.tokenizer.Tokenizers;
+
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.Comparator;
+import java.util.List;
+import java.util.Set;
+import java.util.stream.IntStream;
+
+/**
+ * The kt-native engine driven the way llama-server drives llama.cpp for a {@code /completion}: the prompt in
+ * one batch, then one token per step, greedy choice with the end-of-generation tokens banned
+ * ({@code ignore_eos}). Works on the model directly, so nothing but the model's numerics is compared.
+ */
+final class EngineRunner implements AutoCloseable {
+
+    private final GgufFile file;
+    private final Model model;
+    private final Tokenizer tokenizer;
+
+    EngineRunner(Path gguf, Parallel parallel) {
+        this.file = GgufFile.open(gguf);
+        this.model = Model.load(file, parallel);
+        this.tokenizer = Tokenizers.fromMetadata(file.metadata());
+    }
+
+    Tokenizer tokenizer() {
+        return tokenizer;
+    }
+
+    GgufFile file() {
+        return file;
+    }
+
+    /** Token ids of every end-of-generation token, which {@code ignore_eos} bans. */
+    Set<Integer> endOfGeneration() {
+        Set<Integer> ids = new java.util.TreeSet<>();
+        for (int id = 0; id < tokenizer.vocabSize(); id++) {
+            if (tokenizer.isEog(id)) {
+                ids.add(id);
+            }
+        }
+        return ids;
+    }
+
+    /**
+     * Greedily continues {@code prompt} by {@code n} tokens, never choosing a token in {@code banned}.
+     * {@code keep} candidates per step are returned, best first, with log-probabilities of the full softmax.
+     */
+    Continuation greedy(int[] prompt, int n, Set<Integer> banned, int keep) {
+        KvCache cache = model.newCache(prompt.length + n);
+        cache.ensureCapacity(prompt.length + n);
+        int[] positions = IntStream.range(0, prompt.length).toArray();
+        KvCache[] caches = new KvCache[prompt.length];
+        Arrays.fill(caches, cache);
+        boolean[] want = new boolean[prompt.length];
+        want[prompt.length - 1] = true;
+        float[] logits = model.forward(new ForwardBatch(prompt, positions, caches, want))[prompt.length - 1];
+        int[] tokens = new int[n];
+        List<List<Candidate>> top = new ArrayList<>(n);
+        double[][] distributions = new double[n][];
+        for (int step = 0; step < n; step++) {
+            double[] logprobs = logSoftmax(logits);
+            distributions[step] = logprobs;
+            top.add(best(logprobs, keep, Set.of()));
+            int next = best(logprobs, 1, banned).getFirst().id();
+            tokens[step] = next;
+            if (step + 1 < n) {
+                logits = model.forward(ForwardBatch.single(next, prompt.length + step, cache))[0];
+            }
+        }
+        return new Continuation(tokens, top, distributions);
+    }
+
+    /** Natural-log softmax in double, so the engine side adds no rounding of its own to the comparison. */
+    static double[] logSoftmax(float[] logits) {
+        double max = Double.NEGATIVE_INFINITY;
+        for (float l : logits) {
+            max = Math.max(max, l);
+        }
+        double sum = 0;
+        for (float l : logits) {
+            sum += Math.exp(l - max);
+        }
+        double log = Math.log(sum) + max;
+        double[] out = new double[logits.length];
+        for (int i = 0; i < logits.length; i++) {
+            out[i] = logits[i] - log;
+        }
+        return out;
+    }
+
+    /** The {@code k} most probable ids outside {@code banned}; ties go to the lower id, like an argmax scan. */
+    static List<Candidate> best(double[] logprobs, int k, Set<Integer> banned) {
+        return IntStream.range(0, logprobs.length)
+                .filter(id -> !banned.contains(id))
+                .mapToObj(id -> new Candidate(id, logprobs[id]))
+                .sorted(Comparator.comparingDouble(Candidate::logprob).reversed().thenComparingInt(Candidate::id))
+                .limit(k)
+                .toList();
+    }
+
+    @Override
+    public void close() {
+        file.close();
+    }
+}

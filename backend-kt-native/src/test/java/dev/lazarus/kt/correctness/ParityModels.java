@@ -1,0 +1,59 @@
+package dev.lazarus.kt.correctness;
+
+import dev.lazarus.kt.gguf.GgmlType;
+import dev.lazarus.kt.synthetic.SyntheticModels;
+import dev.lazarus.kt.synthetic.SyntheticModels.Spec;
+import dev.lazarus.kt.testsupport.LlamaCpp;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.Locale;
+import java.util.function.Supplier;
+
+/**
+ * The generated models the engine is compared on against llama-server: one architecture preset in one
+ * weight format. {@code Q4_K_M} is not written by the generator but made by Debian's {@code llama-quantize}
+ * from the F32 file, so the K-quant blocks (and the per-tensor type mix of the _M recipe: Q6_K for the output
+ * head and some {@code attn_v}/{@code ffn_down}, fallbacks for rows that are not multiples of 256) are exactly
+ * what llama.cpp users get.
+ */
+enum ParityModels {
+    LLAMA("llama", SyntheticModels::tinyLlama),
+    QWEN3MOE("qwen3moe", SyntheticModels::tinyQwen3Moe),
+    DEEPSEEK2("deepseek2", SyntheticModels::tinyDeepseek2);
+
+    /** The weight formats compared; Q4_K_M is llama-quantize's recipe, the others are the generator's. */
+    enum Format {
+        F32(GgmlType.F32), F16(GgmlType.F16), Q8_0(GgmlType.Q8_0), Q4_K_M(null);
+
+        private final GgmlType generated;
+
+        Format(GgmlType generated) {
+            this.generated = generated;
+        }
+    }
+
+    private final String arch;
+    private final Supplier<Spec> preset;
+
+    ParityModels(String arch, Supplier<Spec> preset) {
+        this.arch = arch;
+        this.preset = preset;
+    }
+
+    String arch() {
+        return arch;
+    }
+
+    /** Writes (once per directory) the model file of this architecture in {@code format} and returns it. */
+    Path write(Format format, Path dir) {
+        Path target = dir.resolve(arch + "-" + format.name().toLowerCase(Locale.ROOT) + ".gguf");
+        if (Files.isRegularFile(target)) {
+            return target;
+        }
+        if (format.generated != null) {
+            return SyntheticModels.write(preset.get().withWeightType(format.generated), target);
+        }
+        return LlamaCpp.quantize(write(Format.F32, dir), target, "Q4_K_M");
+    }
+}
