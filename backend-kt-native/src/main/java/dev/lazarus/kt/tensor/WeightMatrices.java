@@ -17,7 +17,7 @@ public final class WeightMatrices {
     public static WeightMatrix of(GgmlType type, MemorySegment data, int rows, int cols) {
         if (type == GgmlType.Q4_K && rows % 8 == 0) {
             // llama-server repacks these and rounds per row in its own orders (see GgmlKQuantKernels)
-            return new KernelMatrix(type, data, rows, cols, GgmlKQuantKernels::q4kRepacked, GgmlKQuantKernels::q4kRepackedGemm);
+            return new KernelMatrix(type, data, rows, cols, Q4KRepackedKernel.GEMV, Q4KRepackedKernel.GEMM);
         }
         return new KernelMatrix(type, data, rows, cols, vectorKernel(type));
     }
@@ -28,7 +28,7 @@ public final class WeightMatrices {
      */
     public static WeightMatrix expert(GgmlType type, MemorySegment data, int rows, int cols) {
         if (type == GgmlType.Q4_K && rows % 8 == 0) {
-            return new KernelMatrix(type, data, rows, cols, GgmlKQuantKernels::q4kRepacked);
+            return new KernelMatrix(type, data, rows, cols, Q4KRepackedKernel.GEMV);
         }
         return of(type, data, rows, cols);
     }
@@ -77,10 +77,11 @@ public final class WeightMatrices {
             case F16 -> GgmlFloatKernels::f16;
             case BF16 -> FloatKernels::bf16;
             // ggml's lane orders, bit for bit: a faster vector form must keep them (see LegacyQuantKernels, GgmlKQuantKernels)
-            case Q8_0, Q4_0, Q4_1, Q5_0, Q5_1 -> LegacyQuantKernels.ggmlOrder(type);
+            case Q8_0 -> Q8_0Kernel.INSTANCE;
+            case Q4_0, Q4_1, Q5_0, Q5_1 -> LegacyQuantKernels.ggmlOrder(type);
             case Q4_K -> GgmlKQuantKernels::q4kInPlace; // a matrix llama-server does not repack (rows not a multiple of 8)
             case Q5_K -> GgmlKQuantKernels::q5kInPlace;
-            case Q6_K -> GgmlKQuantKernels::q6k;
+            case Q6_K -> Q6KKernel.INSTANCE;
             default -> throw new IllegalArgumentException("no kernel for weight type " + type);
         };
     }
