@@ -21,6 +21,11 @@ public final class Activation {
     final int[] bsums;
     /** Q8_1: d·Σq of each block, rounded to f16 (ggml's {@code s}). */
     final float[] sums;
+    /**
+     * Q8_0: the quants once more, each block in ggml's lane order (value 4k + j at 8j + k, lane k being
+     * the integer dot of values 4k..4k+3), so that {@link Q8_0Kernel} forms its lanes without shuffles.
+     */
+    final float[] byLane;
 
     private Activation(VecDotType type, int capacity) {
         if (capacity % type.blockSize() != 0) {
@@ -32,6 +37,7 @@ public final class Activation {
         this.scales = new float[capacity / type.blockSize()];
         this.bsums = new int[type == VecDotType.Q8_K ? capacity / 16 : 0];
         this.sums = new float[type == VecDotType.Q8_1 ? capacity / 32 : 0];
+        this.byLane = new float[type == VecDotType.Q8_0 ? capacity : 0];
     }
 
     public static Activation allocate(VecDotType type, int capacity) {
@@ -72,6 +78,9 @@ public final class Activation {
             case Q8_0 -> {
                 for (int b = 0; b < n / 32; b++) {
                     quantizeQ8_0(x, b);
+                    for (int i = 0; i < 32; i++) {
+                        byLane[32 * b + 8 * (i & 3) + (i >> 2)] = values[32 * b + i];
+                    }
                 }
             }
             case Q8_1 -> {

@@ -20,6 +20,10 @@ import java.lang.foreign.MemorySegment;
  * holding per super-block the exact integer sum over its eight 32-value groups of
  * {@code scale · Σ (q - 32)·y} over values 4k..4k+3 of each group (whose 16-value half decides the scale),
  * folded in by {@code fma(d_y·d_w, lane, acc)} and summed by {@link GgmlSums#hsum8}.
+ *
+ * <p>These are the orders stated one value at a time. The matrices run {@link Q4KRepackedKernel} and
+ * {@link Q6KKernel} instead, vector forms held bit-identical to {@link #q4kRepacked},
+ * {@link #q4kRepackedGemm} and {@link #q6k} by their tests; Q5_K and in-place Q4_K still run from here.
  */
 final class GgmlKQuantKernels {
 

@@ -118,7 +118,9 @@ final class KernelMatrix implements WeightMatrix {
     /**
      * Row-outer, vector-inner: a row (a few KB) is fetched from memory once and then served from
      * cache to every vector, so the weight bytes cross the memory bus once per batch; vectors go
-     * four at a time through the kernel's batched form, which widens each weight chunk once.
+     * four at a time through the kernel's batched form, which widens each weight chunk once (each
+     * product rounded exactly as {@link RowKernel#dot}), except where llama-server's own GEMM rounds
+     * groups of four differently ({@code groupKernel}).
      */
     private void matmulPrepared(Activation[] xs, int count, float[][] outs, int rowStart, int rowEnd) {
         checkRange(rowStart, rowEnd);
@@ -131,8 +133,8 @@ final class KernelMatrix implements WeightMatrix {
         for (int r = rowStart; r < rowEnd; r++) {
             long offset = r * rowBytes;
             int b = 0;
-            for (; b < grouped; b++) {
-                outs[b][r] = groupKernel.dot(data, offset, xs[b], cols);
+            for (; b < grouped; b += RowKernel.GROUP) {
+                groupKernel.dotVectors4(data, offset, xs, b, cols, outs, r);
             }
             for (; b + RowKernel.GROUP <= count; b += RowKernel.GROUP) {
                 kernel.dotVectors4(data, offset, xs, b, cols, outs, r);

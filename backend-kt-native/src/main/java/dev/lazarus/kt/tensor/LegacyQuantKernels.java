@@ -20,6 +20,9 @@ import java.nio.ByteOrder;
  * for bit is what keeps greedy continuations identical to llama-server's: a last-bit difference
  * here later flips a Q8 activation rounding and grows from there.
  *
+ * <p>Q8_0 matrices run {@link Q8_0Kernel}, a vector form held bit-identical to {@link #ggmlOrder} by its
+ * test; the other four types still run {@link #ggmlOrder} itself.
+ *
  * <p>{@link #reference} is the plain definition (integer block sums, one float multiply per block)
  * that the tests hold the kernel against.
  */
