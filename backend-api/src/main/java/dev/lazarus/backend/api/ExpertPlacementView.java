@@ -1,5 +1,6 @@
 package dev.lazarus.backend.api;
 
+import com.fasterxml.jackson.annotation.JsonProperty;
 import java.time.Instant;
 import java.util.List;
 import java.util.Optional;
@@ -27,7 +28,7 @@ public interface ExpertPlacementView {
      * @param tiers      fastest first: {@code gpu}, {@code ram}, {@code mmap}
      * @param layers     one entry per MoE layer
      */
-    record PlacementSnapshot(String strategy, String device, Instant takenAt, long rebalances, List<TierStats> tiers,
+    record PlacementSnapshot(String strategy, String device, @JsonProperty("taken_at") Instant takenAt, long rebalances, List<TierStats> tiers,
                              List<LayerPlacement> layers) {
         public PlacementSnapshot {
             tiers = List.copyOf(tiers);
@@ -43,7 +44,8 @@ public interface ExpertPlacementView {
      * @param computations expert computations served by this tier since start
      * @param byteHitRate  share of all expert weight bytes read since start that this tier served (0..1)
      */
-    record TierStats(String tier, int experts, long bytes, long budgetBytes, long computations, double byteHitRate) {}
+    record TierStats(String tier, int experts, long bytes, @JsonProperty("budget_bytes") long budgetBytes,
+                     long computations, @JsonProperty("byte_hit_rate") double byteHitRate) {}
 
     /**
      * @param layer       block number

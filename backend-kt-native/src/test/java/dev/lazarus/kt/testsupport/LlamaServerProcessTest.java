@@ -5,7 +5,9 @@ import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
+import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.List;
 import java.util.Optional;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -37,7 +39,24 @@ class LlamaServerProcessTest {
         Path model = SyntheticModels.write(SyntheticModels.tinyLlama(), dir.resolve("loopback.gguf"));
         try (LlamaServerProcess server = LlamaServerProcess.start(model, "-c", "256")) {
             assertThat(server.url().getHost()).isEqualTo("127.0.0.1");
-            assertThat(server.logTail()).contains("listening on http://127.0.0.1:" + server.port());
+            // The kernel's socket table, not the log (which may lag): a LISTEN socket on 127.0.0.1 at the
+            // port, none on the wildcard address.
+            String port = String.format("%04X", server.port());
+            List<String> listening = listeningAddresses(port);
+            assertThat(listening).as("listening sockets on port " + server.port()).containsExactly("0100007F");
+        }
+    }
+
+    /** Local IPv4 addresses (hex, as /proc/net/tcp writes them) with a LISTEN socket on {@code hexPort}. */
+    private static List<String> listeningAddresses(String hexPort) {
+        try {
+            return Files.readAllLines(Path.of("/proc/net/tcp")).stream().skip(1)
+                    .map(line -> line.trim().split("\\s+"))
+                    .filter(f -> f[1].endsWith(":" + hexPort) && "0A".equals(f[3]))
+                    .map(f -> f[1].substring(0, f[1].indexOf(':')))
+                    .toList();
+        } catch (java.io.IOException e) {
+            throw new java.io.UncheckedIOException(e);
         }
     }
 }

@@ -341,6 +341,29 @@ class AdminApiTest {
         throw new AssertionError("benchmark job " + id + " did not finish within 60 s");
     }
 
+    @Test
+    void expertPlacementIsShownAndRebalancedThroughTheBackend() {
+        JsonNode map = body(admin(HttpMethod.GET, "/admin/backends/beta/placement", null).expectStatus().isOk());
+        assertThat(map.get("strategy").asString()).isEqualTo("dynamic");
+        assertThat(map.at("/tiers/0/tier").asString()).isEqualTo("ram");
+        assertThat(map.at("/tiers/0/byte_hit_rate").asDouble()).isEqualTo(0.25);
+        assertThat(map.at("/layers/0/tiers").size()).isEqualTo(4);
+        long before = map.get("rebalances").asLong();
+
+        JsonNode after = body(admin(HttpMethod.POST, "/admin/backends/beta/placement/rebalance", null)
+                .expectStatus().isOk());
+        assertThat(after.get("rebalances").asLong()).isEqualTo(before + 1);
+        JsonNode events = body(admin(HttpMethod.GET, "/admin/events?size=5", null).expectStatus().isOk());
+        assertThat(events.toString()).contains("rebalance-experts");
+
+        JsonNode none = error(admin(HttpMethod.GET, "/admin/backends/alpha/placement", null)
+                .expectStatus().isEqualTo(409));
+        assertThat(none.get("code").asString()).isEqualTo("placement_unavailable");
+        JsonNode unknown = error(admin(HttpMethod.POST, "/admin/backends/nope/placement/rebalance", null)
+                .expectStatus().isNotFound());
+        assertThat(unknown.get("code").asString()).isEqualTo("backend_not_found");
+    }
+
     private void chat() {
         client.post().uri("/v1/chat/completions").header("Authorization", "Bearer test-key-1")
                 .contentType(MediaType.APPLICATION_JSON)

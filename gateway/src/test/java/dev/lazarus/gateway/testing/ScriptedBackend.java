@@ -6,6 +6,7 @@ import dev.lazarus.backend.api.BackendDescriptor;
 import dev.lazarus.backend.api.BackendErrorKind;
 import dev.lazarus.backend.api.BackendException;
 import dev.lazarus.backend.api.BackendHealth;
+import dev.lazarus.backend.api.ExpertPlacementView;
 import dev.lazarus.backend.api.InferenceBackend;
 import dev.lazarus.backend.api.ModelInfo;
 import dev.lazarus.backend.api.openai.ChatCompletionChunk;
@@ -38,7 +39,7 @@ import reactor.core.publisher.Mono;
  * and what {@link #describe()} reports about its model: {@code context-length}, {@code architecture},
  * {@code quantization}, {@code random-weights}.
  */
-public final class ScriptedBackend implements InferenceBackend {
+public final class ScriptedBackend implements InferenceBackend, ExpertPlacementView {
 
     private static final List<String> DEFAULT_TOKENS = List.of("Hello", ",", " world");
 
@@ -47,6 +48,7 @@ public final class ScriptedBackend implements InferenceBackend {
     private final AtomicReference<ChatCompletionRequest> lastChat = new AtomicReference<>();
     private final AtomicReference<CompletionRequest> lastCompletion = new AtomicReference<>();
     private final AtomicInteger calls = new AtomicInteger();
+    private final AtomicInteger rebalances = new AtomicInteger(1);
     private volatile boolean closed;
 
     ScriptedBackend(BackendConfig config) {
@@ -173,6 +175,26 @@ public final class ScriptedBackend implements InferenceBackend {
     @Override
     public void close() {
         closed = true;
+    }
+
+    /** A fixed two-tier placement when setting {@code placement} is true; none otherwise (like a dense model). */
+    @Override
+    public java.util.Optional<PlacementSnapshot> expertPlacement() {
+        if (!config.bool("placement", false)) {
+            return java.util.Optional.empty();
+        }
+        return java.util.Optional.of(new PlacementSnapshot("dynamic", null, java.time.Instant.EPOCH,
+                rebalances.get(), List.of(new TierStats("ram", 1, 1024, 2048, 7, 0.25),
+                        new TierStats("mmap", 3, 3072, -1, 21, 0.75)),
+                List.of(new LayerPlacement(0, List.of("ram", "mmap", "mmap", "mmap"), List.of(7L, 9L, 6L, 6L)))));
+    }
+
+    @Override
+    public java.util.Optional<PlacementSnapshot> rebalanceExperts() {
+        if (config.bool("placement", false)) {
+            rebalances.incrementAndGet();
+        }
+        return expertPlacement();
     }
 
     private record Script(List<String> tokens, BackendErrorKind fail, int failAfter, Duration retryAfter,
