@@ -17,7 +17,7 @@ import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.context.properties.EnableConfigurationProperties;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
-import org.springframework.core.task.VirtualThreadTaskExecutor;
+import org.springframework.scheduling.concurrent.ThreadPoolTaskExecutor;
 import org.springframework.web.reactive.config.BlockingExecutionConfigurer;
 import org.springframework.web.reactive.config.WebFluxConfigurer;
 import tools.jackson.databind.json.JsonMapper;
@@ -34,15 +34,28 @@ class AdminConfiguration {
 
     /**
      * Admin operations write the policy store (a commit with an fsync, under the engine's lock) and
-     * run the hardware probe: their controllers run on virtual threads, not on the event loops that
-     * relay the clients' streams.
+     * run the hardware probe: their controllers run on a small pool of their own, not on the event
+     * loops that relay the clients' streams. Platform threads, not virtual ones: file syncs and
+     * process waits hold a virtual thread's carrier, and the JVM has as few carriers as cores (two on
+     * our CI machines), which stalled admin calls for a minute in a test run.
      */
     @Bean
-    WebFluxConfigurer adminControllersOffTheEventLoop() {
+    ThreadPoolTaskExecutor adminExecutor() {
+        ThreadPoolTaskExecutor executor = new ThreadPoolTaskExecutor();
+        executor.setThreadNamePrefix("lazarus-admin-");
+        executor.setCorePoolSize(4);
+        executor.setMaxPoolSize(4);
+        executor.setQueueCapacity(256);
+        executor.setDaemon(true);
+        return executor;
+    }
+
+    @Bean
+    WebFluxConfigurer adminControllersOffTheEventLoop(ThreadPoolTaskExecutor adminExecutor) {
         return new WebFluxConfigurer() {
             @Override
             public void configureBlockingExecution(BlockingExecutionConfigurer configurer) {
-                configurer.setExecutor(new VirtualThreadTaskExecutor("lazarus-admin-"));
+                configurer.setExecutor(adminExecutor);
                 configurer.setControllerMethodPredicate(method ->
                         method.getBeanType().getPackageName().equals(AdminConfiguration.class.getPackageName()));
             }
