@@ -12,7 +12,7 @@ JDK=${JDK:-/usr/lib/jvm/temurin-25-jdk-amd64}
 OUT=.jdk-runtime
 [ -f pom.xml ] && [ -d backend-kt-native ] || { echo "run from the repository root" >&2; exit 2; }
 rm -rf "$OUT"
-"$JDK/bin/jlink" --add-modules java.base,java.logging,jdk.incubator.vector,jdk.unsupported \
+"$JDK/bin/jlink" --add-modules java.base,java.logging,java.management,jdk.incubator.vector,jdk.unsupported \
   --strip-debug --no-header-files --no-man-pages --compress=zip-9 \
   --exclude-files="**/lib/classlist,**/public_suffix_list.dat,**/bin/keytool" --output "$OUT" 2>&1 | grep -v "incubator modules" || true
 strip --strip-unneeded "$OUT/lib/server/libjvm.so"
