@@ -30,12 +30,7 @@ public final class RequestValidator {
             validateMessage(messages.get(i), "messages[" + i + "]");
         }
         tools(r.tools());
-        noNullEntries(r.stop(), "stop");
-        range(r.temperature(), 0, 2, "temperature");
-        range(r.topP(), 0, 1, "top_p");
-        range(r.presencePenalty(), -2, 2, "presence_penalty");
-        range(r.frequencyPenalty(), -2, 2, "frequency_penalty");
-        atLeastOne(r.maxTokens(), "max_tokens");
+        sampling(r.stop(), r.temperature(), r.topP(), r.presencePenalty(), r.frequencyPenalty(), r.maxTokens());
         atLeastOne(r.maxCompletionTokens(), "max_completion_tokens");
         singleChoice(r.n(), "n");
         if (r.topLogprobs() != null) {
@@ -50,18 +45,24 @@ public final class RequestValidator {
     public void validate(CompletionRequest r) {
         requireModel(r.model());
         validatePrompt(r.prompt());
-        noNullEntries(r.stop(), "stop");
-        range(r.temperature(), 0, 2, "temperature");
-        range(r.topP(), 0, 1, "top_p");
-        range(r.presencePenalty(), -2, 2, "presence_penalty");
-        range(r.frequencyPenalty(), -2, 2, "frequency_penalty");
-        atLeastOne(r.maxTokens(), "max_tokens");
+        sampling(r.stop(), r.temperature(), r.topP(), r.presencePenalty(), r.frequencyPenalty(), r.maxTokens());
         singleChoice(r.n(), "n");
         singleChoice(r.bestOf(), "best_of");
         if (r.logprobs() != null) {
             range(r.logprobs().doubleValue(), 0, 5, "logprobs");
         }
         streamOptions(r.streamOptions(), r.isStream());
+    }
+
+    /** The sampling fields chat and legacy completions share, with OpenAI's ranges. */
+    private static void sampling(List<String> stop, Double temperature, Double topP, Double presencePenalty,
+            Double frequencyPenalty, Integer maxTokens) {
+        noNullEntries(stop, "stop");
+        range(temperature, 0, 2, "temperature");
+        range(topP, 0, 1, "top_p");
+        range(presencePenalty, -2, 2, "presence_penalty");
+        range(frequencyPenalty, -2, 2, "frequency_penalty");
+        atLeastOne(maxTokens, "max_tokens");
     }
 
     private static void requireModel(String model) {
