@@ -14,6 +14,7 @@ import dev.lazarus.kt.tensor.Parallel;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -123,15 +124,15 @@ class InferenceEngineTest {
     @Test
     void cancellingFreesTheSequence() throws Exception {
         try (InferenceEngine engine = engine(0)) {
-            RecordingListener endless = new RecordingListener(-1);
+            // The engine thread waits inside the third token's callback until the cancel is in: on a fast
+            // machine an unheld engine fills the tiny context before a polling test can cancel.
+            RecordingListener endless = new RecordingListener(-1, 3);
             SequenceHandle handle = engine.submit(new int[] {1, 2, 3}, endless);
-            long deadline = System.nanoTime() + 60_000_000_000L;
-            while (endless.tokens.size() < 3) {
-                assertThat(System.nanoTime()).as("three tokens within a minute").isLessThan(deadline);
-                Thread.sleep(1);
-            }
+            assertThat(endless.held.await(60, TimeUnit.SECONDS)).as("three tokens within a minute").isTrue();
             handle.cancel();
+            endless.release.countDown();
             assertThat(endless.awaitEnd()).isEqualTo(EndReason.CANCELLED);
+            assertThat(endless.tokens).as("no token after the cancel").hasSize(3);
             assertThat(handle.isDone()).isTrue();
             assertThat(engine.load()).isZero();
             RecordingListener next = new RecordingListener(2);
