@@ -2,6 +2,7 @@ package dev.lazarus.kt.backend;
 
 import dev.lazarus.backend.api.openai.Completion;
 import dev.lazarus.backend.api.openai.Usage;
+import dev.lazarus.kt.sampling.FinishReason;
 import java.util.List;
 import java.util.Map;
 import reactor.core.publisher.FluxSink;
@@ -32,15 +33,15 @@ final class CompletionStream extends EndpointStream<Completion> {
     }
 
     @Override
-    Completion textChunk(String text, List<PendingLogprobs.Scored> logprobs) {
+    void writeText(String text, List<PendingLogprobs.Scored> logprobs) {
         // text offsets count from the start of the returned text, which begins with the echoed prompt
-        return chunk(new Completion.Choice(0, text,
-                logprobs == null ? null : wire.legacy(logprobs, echo.length()), null));
+        send(chunk(new Completion.Choice(0, text,
+                logprobs == null ? null : wire.legacy(logprobs, echo.length()), null)));
     }
 
     @Override
-    Completion finishChunk(String finishReason) {
-        return chunk(new Completion.Choice(0, "", null, finishReason));
+    void writeFinish(FinishReason reason) {
+        send(chunk(new Completion.Choice(0, "", null, reason.wireName())));
     }
 
     @Override

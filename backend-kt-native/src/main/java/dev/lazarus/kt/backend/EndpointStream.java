@@ -25,9 +25,11 @@ abstract class EndpointStream<T> implements GenerationEvents {
     /** What comes before the first text (the chat role), or null. */
     abstract T openingChunk();
 
-    abstract T textChunk(String text, List<PendingLogprobs.Scored> logprobs);
+    /** Writes new text, usually as one chunk; a stream that parses the text may hold some of it back. */
+    abstract void writeText(String text, List<PendingLogprobs.Scored> logprobs);
 
-    abstract T finishChunk(String finishReason);
+    /** Writes what is still held back, then the chunk with the finish reason. */
+    abstract void writeFinish(FinishReason reason);
 
     /** The last chunk: no choices, the usage, and llama-server style {@code timings} counts. */
     abstract T usageChunk(Usage usage, Map<String, Object> timings);
@@ -35,17 +37,21 @@ abstract class EndpointStream<T> implements GenerationEvents {
     @Override
     public final void text(String delta, List<PendingLogprobs.Scored> logprobs) {
         open();
-        sink.next(textChunk(delta, logprobs));
+        writeText(delta, logprobs);
     }
 
     @Override
     public final void finish(FinishReason reason, Usage usage, int reusedPromptTokens) {
         open();
-        sink.next(finishChunk(reason.wireName()));
+        writeFinish(reason);
         // cache_n: prompt tokens whose keys and values came from the prefix cache (as llama-server reports it)
         sink.next(usageChunk(usage, Map.of("prompt_n", usage.promptTokens() - reusedPromptTokens,
                 "cache_n", reusedPromptTokens, "predicted_n", usage.completionTokens())));
         sink.complete();
+    }
+
+    final void send(T chunk) {
+        sink.next(chunk);
     }
 
     @Override

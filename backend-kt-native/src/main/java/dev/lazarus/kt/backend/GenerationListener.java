@@ -7,12 +7,13 @@ import dev.lazarus.kt.runtime.SequenceListener;
 import dev.lazarus.kt.sampling.Generation;
 import dev.lazarus.kt.sampling.Sampler;
 import dev.lazarus.kt.sampling.SamplingParams;
+import dev.lazarus.kt.sampling.TokenSampler;
 import dev.lazarus.kt.sampling.TokenLogprobs;
 import dev.lazarus.kt.tokenizer.Tokenizer;
 import java.util.List;
 
 /**
- * One request's side of a sequence: the {@link Sampler} picks each token, the {@link Generation}
+ * One request's side of a sequence: the {@link Sampler} (or a test's script) picks each token, the {@link Generation}
  * turns it into text and decides when and why the completion ends, and the results go to the
  * endpoint's {@link GenerationEvents} with the log-probabilities of the tokens each piece of
  * text came from.
@@ -20,16 +21,17 @@ import java.util.List;
 final class GenerationListener implements SequenceListener {
 
     private final Tokenizer tokenizer;
-    private final Sampler sampler;
+    private final TokenSampler sampler;
     private final Generation generation;
     private final PendingLogprobs logprobs;
     private final GenerationEvents events;
     private TokenLogprobs lastLogprobs;
     private int reusedPromptTokens;
 
-    GenerationListener(Tokenizer tokenizer, SamplingParams params, int promptTokens, GenerationEvents events) {
+    GenerationListener(Tokenizer tokenizer, TokenSampler sampler, SamplingParams params, int promptTokens,
+                       GenerationEvents events) {
         this.tokenizer = tokenizer;
-        this.sampler = new Sampler(params, tokenizer.vocabSize());
+        this.sampler = sampler;
         this.generation = new Generation(tokenizer, params, promptTokens);
         this.logprobs = params.logprobs() ? new PendingLogprobs() : null;
         this.events = events;

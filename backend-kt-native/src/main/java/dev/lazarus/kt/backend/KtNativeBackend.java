@@ -15,7 +15,9 @@ import dev.lazarus.backend.api.openai.Completion;
 import dev.lazarus.backend.api.openai.CompletionRequest;
 import dev.lazarus.backend.api.openai.Tool;
 import dev.lazarus.kt.runtime.SequenceHandle;
+import dev.lazarus.kt.sampling.Sampler;
 import dev.lazarus.kt.sampling.SamplingParams;
+import dev.lazarus.kt.sampling.TokenSampler;
 import java.lang.System.Logger.Level;
 import java.time.Duration;
 import java.util.List;
@@ -37,17 +39,29 @@ import reactor.core.publisher.Mono;
 public final class KtNativeBackend implements InferenceBackend, ExpertPlacementView {
 
     private static final System.Logger LOG = System.getLogger(KtNativeBackend.class.getName());
-    private static final BackendCapabilities CAPABILITIES = new BackendCapabilities(true, false, true, true, false);
+    private static final BackendCapabilities CAPABILITIES = new BackendCapabilities(true, true, true, true, false);
 
     private final String id;
     private final KtNativeSettings settings;
+    private final SamplerFactory samplers;
     private final CompletableFuture<LoadedModel> loaded = new CompletableFuture<>();
     private volatile double progress;
     private volatile boolean closed;
 
+    /** Makes the sampler of each request: the engine's {@link Sampler}; tests script the answer instead. */
+    @FunctionalInterface
+    interface SamplerFactory {
+        TokenSampler create(SamplingParams params, int vocabSize);
+    }
+
     KtNativeBackend(String id, KtNativeSettings settings) {
+        this(id, settings, Sampler::new);
+    }
+
+    KtNativeBackend(String id, KtNativeSettings settings, SamplerFactory samplers) {
         this.id = id;
         this.settings = settings;
+        this.samplers = samplers;
         Thread.ofPlatform().name("kt-load-" + id).daemon().start(() -> {
             try {
                 LoadedModel model = new ModelLoader(id, settings).load(p -> progress = p);
@@ -113,9 +127,10 @@ public final class KtNativeBackend implements InferenceBackend, ExpertPlacementV
     public Flux<ChatCompletionChunk> chat(ChatCompletionRequest request) {
         return this.<ChatCompletionChunk>generate(request.model(), m -> {
             SamplingParams params = SamplingParams.from(request);
-            int[] prompt = m.tokenizer().encode(renderChat(m, request.messages(), request.tools()), true, true);
+            ToolUse tools = ToolUse.of(request);
+            int[] prompt = m.tokenizer().encode(renderChat(m, request.messages(), tools.tools()), true, true);
             return new Job<>(prompt, params, sink -> new ChatStream(sink, "chatcmpl-" + UUID.randomUUID(),
-                    nowSeconds(), settings.modelName(), new WireLogprobs(m.tokenizer())));
+                    nowSeconds(), settings.modelName(), new WireLogprobs(m.tokenizer()), tools.parser()));
         });
     }
 
@@ -141,8 +156,9 @@ public final class KtNativeBackend implements InferenceBackend, ExpertPlacementV
             LoadedModel m = requireReady(model);
             Job<T> job = prepare.apply(m);
             return Flux.create(sink -> {
+                TokenSampler sampler = samplers.create(job.params(), m.tokenizer().vocabSize());
                 SequenceHandle handle = m.engine().submit(job.prompt(), new GenerationListener(m.tokenizer(),
-                        job.params(), job.prompt().length, job.stream().apply(sink)));
+                        sampler, job.params(), job.prompt().length, job.stream().apply(sink)));
                 sink.onDispose(handle::cancel);
             }, FluxSink.OverflowStrategy.BUFFER);
         }).onErrorMap(e -> !(e instanceof BackendException),
@@ -157,8 +173,7 @@ public final class KtNativeBackend implements InferenceBackend, ExpertPlacementV
      * The chat prompt. A trailing assistant message is continued, not answered: the conversation
      * before it is rendered with the generation prompt and its text appended, so generation picks
      * up mid-message (what mid-stream failover needs). Tools are rendered into the prompt as the
-     * template does it (the same prompt llama-server builds), even though tool calls in the answer
-     * are not parsed yet.
+     * template does it (the same prompt llama-server builds).
      */
     private static String renderChat(LoadedModel m, List<ChatMessage> messages, List<Tool> tools) {
         if (messages == null || messages.isEmpty()) {

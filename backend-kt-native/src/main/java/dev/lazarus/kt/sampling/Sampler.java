@@ -13,7 +13,7 @@ import java.util.SplittableRandom;
  * token when greedy). One per sequence: it owns the sequence's random stream, so a fixed seed
  * replays the same choices. Not thread-safe.
  */
-public final class Sampler {
+public final class Sampler implements TokenSampler {
 
     /** A sampled token and, when the request asked for them, its log-probabilities. */
     public record Sampled(int token, TokenLogprobs logprobs) {}
@@ -41,6 +41,7 @@ public final class Sampler {
      * @param logits  the model output for the position; modified
      * @param history tokens generated so far in this sequence (for the penalties)
      */
+    @Override
     public Sampled next(float[] logits, IntList history) {
         float[] raw = params.logprobs() ? logits.clone() : null;
         int token = sample(logits, history);

@@ -38,11 +38,23 @@ final class EmbeddedModel {
 
     /** A ready backend serving the model as {@value #NAME}, with 2 threads and these settings on top. */
     static KtNativeBackend start(Map<String, Object> settings) throws Exception {
+        return ((KtNativeBackend) new KtNativeBackendFactory().create(config(settings)))
+                .awaitReady(Duration.ofMinutes(1));
+    }
+
+    /** The same, with the tokens of every answer chosen by {@code samplers} (a script) instead of the sampler. */
+    static KtNativeBackend start(Map<String, Object> settings, KtNativeBackend.SamplerFactory samplers)
+            throws Exception {
+        BackendConfig config = config(settings);
+        return new KtNativeBackend(config.id(), KtNativeSettings.from(config), samplers)
+                .awaitReady(Duration.ofMinutes(1));
+    }
+
+    private static BackendConfig config(Map<String, Object> settings) {
         Map<String, Object> all = new HashMap<>(Map.of("model", "classpath:" + RESOURCE, "threads", 2,
                 "context-size", 256, "model-name", NAME));
         all.putAll(settings);
-        return ((KtNativeBackend) new KtNativeBackendFactory().create(new BackendConfig("kt", "kt-native", all)))
-                .awaitReady(Duration.ofMinutes(1));
+        return new BackendConfig("kt", "kt-native", all);
     }
 
     /**

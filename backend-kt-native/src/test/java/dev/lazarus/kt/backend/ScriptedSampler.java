@@ -1,0 +1,27 @@
+package dev.lazarus.kt.backend;
+
+import dev.lazarus.kt.sampling.IntList;
+import dev.lazarus.kt.sampling.Sampler;
+import dev.lazarus.kt.sampling.TokenSampler;
+
+/**
+ * Answers with a fixed text, then the end-of-turn token, whatever the model's logits say: a
+ * random-weight model made to write what a trained one would (a tool call, say), while the
+ * engine, the text decoding and the stream around it run for real.
+ */
+final class ScriptedSampler implements TokenSampler {
+
+    private final int[] tokens;
+    private int next;
+
+    ScriptedSampler(String answer) {
+        int[] text = EmbeddedModel.TOKENIZER.encode(answer, false, false);
+        tokens = java.util.Arrays.copyOf(text, text.length + 1);
+        tokens[text.length] = EmbeddedModel.TOKENIZER.tokenId("<|im_end|>").orElseThrow();
+    }
+
+    @Override
+    public Sampler.Sampled next(float[] logits, IntList history) {
+        return new Sampler.Sampled(tokens[Math.min(next++, tokens.length - 1)], null);
+    }
+}
