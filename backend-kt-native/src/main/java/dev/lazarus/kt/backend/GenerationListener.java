@@ -28,11 +28,14 @@ final class GenerationListener implements SequenceListener {
     private TokenLogprobs lastLogprobs;
     private int reusedPromptTokens;
 
-    GenerationListener(Tokenizer tokenizer, TokenSampler sampler, SamplingParams params, int promptTokens,
+    GenerationListener(Tokenizer tokenizer, TokenSampler sampler, SamplingParams params, int[] prompt,
                        GenerationEvents events) {
         this.tokenizer = tokenizer;
         this.sampler = sampler;
-        this.generation = new Generation(tokenizer, params, promptTokens);
+        for (int token : prompt) {
+            sampler.accept(token); // as llama-server does: the penalties look back into the prompt
+        }
+        this.generation = new Generation(tokenizer, params, prompt.length);
         this.logprobs = params.logprobs() ? new PendingLogprobs() : null;
         this.events = events;
     }
@@ -44,7 +47,8 @@ final class GenerationListener implements SequenceListener {
 
     @Override
     public int select(float[] logits) {
-        Sampler.Sampled sampled = sampler.next(logits, generation.tokens());
+        Sampler.Sampled sampled = sampler.next(logits);
+        sampler.accept(sampled.token());
         lastLogprobs = sampled.logprobs();
         return sampled.token();
     }

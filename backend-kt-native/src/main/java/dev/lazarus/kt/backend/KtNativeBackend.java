@@ -51,7 +51,7 @@ public final class KtNativeBackend implements InferenceBackend, ExpertPlacementV
     /** Makes the sampler of each request: the engine's {@link Sampler}; tests script the answer instead. */
     @FunctionalInterface
     interface SamplerFactory {
-        TokenSampler create(SamplingParams params, int vocabSize);
+        TokenSampler create(SamplingParams params, int vocabSize, int contextSize);
     }
 
     KtNativeBackend(String id, KtNativeSettings settings) {
@@ -156,9 +156,10 @@ public final class KtNativeBackend implements InferenceBackend, ExpertPlacementV
             LoadedModel m = requireReady(model);
             Job<T> job = prepare.apply(m);
             return Flux.create(sink -> {
-                TokenSampler sampler = samplers.create(job.params(), m.tokenizer().vocabSize());
+                TokenSampler sampler = samplers.create(job.params(), m.tokenizer().vocabSize(),
+                        m.engine().options().contextSize());
                 SequenceHandle handle = m.engine().submit(job.prompt(), new GenerationListener(m.tokenizer(),
-                        sampler, job.params(), job.prompt().length, job.stream().apply(sink)));
+                        sampler, job.params(), job.prompt(), job.stream().apply(sink)));
                 sink.onDispose(handle::cancel);
             }, FluxSink.OverflowStrategy.BUFFER);
         }).onErrorMap(e -> !(e instanceof BackendException),

@@ -78,7 +78,7 @@ public final class Generation {
         return finishReason;
     }
 
-    /** The tokens generated so far, for the sampler's penalties. */
+    /** The tokens generated so far. */
     public IntList tokens() {
         return tokens;
     }

@@ -8,10 +8,11 @@ import java.util.PriorityQueue;
 import java.util.SplittableRandom;
 
 /**
- * Picks the next token from the logits, in llama.cpp's default order: logit bias → presence /
- * frequency penalties → top-k → top-p → min-p → temperature → random draw (or the most likely
- * token when greedy). One per sequence: it owns the sequence's random stream, so a fixed seed
- * replays the same choices. Not thread-safe.
+ * Picks the next token from the logits, in llama.cpp's default order: logit bias → repeat /
+ * frequency / presence penalties over the last tokens ({@link Penalties}) → top-k → top-p → min-p →
+ * temperature → random draw (or the most likely token when greedy). One per sequence: it owns the
+ * sequence's random stream and penalty window, so a fixed seed replays the same choices. Not
+ * thread-safe.
  */
 public final class Sampler implements TokenSampler {
 
@@ -21,35 +22,44 @@ public final class Sampler implements TokenSampler {
     private final SamplingParams params;
     private final int vocabSize;
     private final SplittableRandom random;
-    private final int[] counts;
+    private final PenaltyWindow window; // null when no penalty is active
     // candidate buffers reused across steps
     private final int[] ids;
     private final float[] values;
 
-    public Sampler(SamplingParams params, int vocabSize) {
+    /** @param contextSize positions of the sequence: the penalty window when {@code repeat_last_n} is -1 */
+    public Sampler(SamplingParams params, int vocabSize, int contextSize) {
         this.params = params;
         this.vocabSize = vocabSize;
         this.random = new SplittableRandom(params.seed());
-        this.counts = new int[vocabSize];
+        this.window = params.penalties().active()
+                ? new PenaltyWindow(params.penalties().window(contextSize), vocabSize) : null;
         this.ids = new int[vocabSize];
         this.values = new float[vocabSize];
     }
 
     /**
-     * Samples the next token and, if requested, reports log-probabilities of the raw logits.
+     * Samples the next token and, if requested, reports log-probabilities of the raw logits. The
+     * token does not join the penalty window until it is {@linkplain #accept accepted}.
      *
-     * @param logits  the model output for the position; modified
-     * @param history tokens generated so far in this sequence (for the penalties)
+     * @param logits the model output for the position; modified
      */
     @Override
-    public Sampled next(float[] logits, IntList history) {
+    public Sampled next(float[] logits) {
         float[] raw = params.logprobs() ? logits.clone() : null;
-        int token = sample(logits, history);
+        int token = sample(logits);
         return new Sampled(token, raw == null ? null : logprobs(raw, token, params.topLogprobs()));
     }
 
+    @Override
+    public void accept(int token) {
+        if (window != null) {
+            window.add(token);
+        }
+    }
+
     /** The next token; {@code logits} are modified. */
-    public int sample(float[] logits, IntList history) {
+    public int sample(float[] logits) {
         if (logits.length != vocabSize) {
             throw new IllegalArgumentException("expected " + vocabSize + " logits, got " + logits.length);
         }
@@ -58,7 +68,9 @@ public final class Sampler implements TokenSampler {
                 logits[bias.getKey()] += bias.getValue();
             }
         }
-        applyPenalties(logits, history);
+        if (window != null) {
+            window.apply(logits, params.penalties());
+        }
         if (params.isGreedy()) {
             return argmax(logits);
         }
@@ -66,25 +78,6 @@ public final class Sampler implements TokenSampler {
         n = topP(n, params.topP());
         n = minP(n, params.minP());
         return draw(n, params.temperature());
-    }
-
-    private void applyPenalties(float[] logits, IntList history) {
-        if ((params.presencePenalty() == 0f && params.frequencyPenalty() == 0f) || history == null || history.size() == 0) {
-            return;
-        }
-        for (int i = 0; i < history.size(); i++) {
-            int t = history.get(i);
-            if (t >= 0 && t < vocabSize) {
-                counts[t]++;
-            }
-        }
-        for (int i = 0; i < history.size(); i++) {
-            int t = history.get(i);
-            if (t >= 0 && t < vocabSize && counts[t] > 0) {
-                logits[t] -= counts[t] * params.frequencyPenalty() + params.presencePenalty();
-                counts[t] = 0; // once per distinct token; also resets the scratch array
-            }
-        }
     }
 
     private static int argmax(float[] logits) {

@@ -17,6 +17,7 @@ import java.util.concurrent.ThreadLocalRandom;
  * @param topP             1 disables
  * @param minP             0 disables
  * @param seed             the random seed; the same seed, logits and history give the same tokens
+ * @param penalties        repeat / frequency / presence penalties and the window they look at
  * @param logitBias        token id → value added to its logit before anything else
  * @param logprobs         whether to report the chosen token's log-probability
  * @param topLogprobs      how many alternatives to report with it (0-20)
@@ -29,8 +30,7 @@ public record SamplingParams(
         float topP,
         float minP,
         long seed,
-        float presencePenalty,
-        float frequencyPenalty,
+        Penalties penalties,
         Map<Integer, Float> logitBias,
         boolean logprobs,
         int topLogprobs,
@@ -51,15 +51,18 @@ public record SamplingParams(
 
     /** Greedy decoding with nothing else set: what correctness tests against llama.cpp use. */
     public static SamplingParams greedy(int maxTokens) {
-        return new SamplingParams(0f, DEFAULT_TOP_K, DEFAULT_TOP_P, DEFAULT_MIN_P, 0L, 0f, 0f, Map.of(), false, 0,
-                maxTokens, List.of());
+        return new SamplingParams(0f, DEFAULT_TOP_K, DEFAULT_TOP_P, DEFAULT_MIN_P, 0L, Penalties.NONE, Map.of(), false,
+                0, maxTokens, List.of());
     }
 
     public boolean isGreedy() {
         return temperature <= 0f;
     }
 
-    /** The sampling of a chat request, reading llama.cpp's {@code top_k} and {@code min_p} from its extra fields. */
+    /**
+     * The sampling of a chat request, reading llama.cpp's {@code top_k}, {@code min_p},
+     * {@code repeat_penalty} and {@code repeat_last_n} (alias {@code penalty_last_n}) from its extra fields.
+     */
     public static SamplingParams from(ChatCompletionRequest r) {
         if (r.n() != null && r.n() != 1) {
             throw BackendException.invalidRequest("n must be 1: this backend generates one choice per request", "n");
@@ -100,8 +103,7 @@ public record SamplingParams(
         }
         int k = (int) requireRange("top_k", number(extra, "top_k"), 0, Integer.MAX_VALUE, DEFAULT_TOP_K);
         float minP = (float) requireRange("min_p", number(extra, "min_p"), 0, 1, DEFAULT_MIN_P);
-        float presencePenalty = (float) requireRange("presence_penalty", presence, -2, 2, 0);
-        float frequencyPenalty = (float) requireRange("frequency_penalty", frequency, -2, 2, 0);
+        Penalties penalties = penalties(extra, presence, frequency);
         if (maxTokens != null && maxTokens < 1) {
             throw BackendException.invalidRequest(maxName + " must be at least 1", maxName);
         }
@@ -113,8 +115,27 @@ public record SamplingParams(
             throw BackendException.invalidRequest("stop strings must not be empty", "stop");
         }
         long s = seed != null ? seed : ThreadLocalRandom.current().nextLong();
-        return new SamplingParams(temp, k, p, minP, s, presencePenalty, frequencyPenalty, logitBias(bias), logprobs,
+        return new SamplingParams(temp, k, p, minP, s, penalties, logitBias(bias), logprobs,
                 topLogprobs, maxTokens == null ? -1 : maxTokens, stops);
+    }
+
+    private static Penalties penalties(Map<String, Object> extra, Double presence, Double frequency) {
+        float presencePenalty = (float) requireRange("presence_penalty", presence, -2, 2, 0);
+        float frequencyPenalty = (float) requireRange("frequency_penalty", frequency, -2, 2, 0);
+        Double repeat = number(extra, "repeat_penalty");
+        if (repeat != null && !(repeat > 0 && repeat <= 100)) {
+            throw BackendException.invalidRequest("repeat_penalty must be greater than 0 and at most 100, got " + repeat,
+                    "repeat_penalty");
+        }
+        String lastNName = extra != null && extra.get("repeat_last_n") == null && extra.get("penalty_last_n") != null
+                ? "penalty_last_n" : "repeat_last_n";
+        Double lastN = number(extra, lastNName);
+        if (lastN != null && (lastN < -1 || lastN != Math.rint(lastN) || lastN > Integer.MAX_VALUE)) {
+            throw BackendException.invalidRequest(lastNName + " must be a whole number of tokens, at least -1 (-1: the"
+                    + " context size, 0: no penalties), got " + lastN, lastNName);
+        }
+        return new Penalties(lastN == null ? Penalties.DEFAULT_LAST_N : lastN.intValue(),
+                repeat == null ? 1f : repeat.floatValue(), frequencyPenalty, presencePenalty);
     }
 
     private static Map<Integer, Float> logitBias(Map<String, Double> bias) {

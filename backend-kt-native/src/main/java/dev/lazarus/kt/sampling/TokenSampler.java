@@ -6,8 +6,10 @@ public interface TokenSampler {
     /**
      * Chooses the next token.
      *
-     * @param logits  the model output for the position; may be modified
-     * @param history tokens generated so far in this sequence
+     * @param logits the model output for the position; may be modified
      */
-    Sampler.Sampled next(float[] logits, IntList history);
+    Sampler.Sampled next(float[] logits);
+
+    /** A token joins the sequence: each prompt token, then each chosen one (what the penalties look back on). */
+    void accept(int token);
 }

@@ -40,7 +40,7 @@ class KtNativeToolCallsTest {
     @BeforeAll
     static void start() throws Exception {
         // the tools section is long in this byte-level vocabulary
-        backend = EmbeddedModel.start(Map.of("context-size", 1024), (params, vocab) -> new ScriptedSampler(answer));
+        backend = EmbeddedModel.start(Map.of("context-size", 1024), (params, vocab, context) -> new ScriptedSampler(answer));
     }
 
     @AfterAll

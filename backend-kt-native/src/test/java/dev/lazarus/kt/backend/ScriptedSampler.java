@@ -1,6 +1,5 @@
 package dev.lazarus.kt.backend;
 
-import dev.lazarus.kt.sampling.IntList;
 import dev.lazarus.kt.sampling.Sampler;
 import dev.lazarus.kt.sampling.TokenSampler;
 
@@ -21,7 +20,11 @@ final class ScriptedSampler implements TokenSampler {
     }
 
     @Override
-    public Sampler.Sampled next(float[] logits, IntList history) {
+    public Sampler.Sampled next(float[] logits) {
         return new Sampler.Sampled(tokens[Math.min(next++, tokens.length - 1)], null);
+    }
+
+    @Override
+    public void accept(int token) {
     }
 }

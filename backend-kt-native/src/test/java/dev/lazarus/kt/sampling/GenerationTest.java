@@ -32,7 +32,7 @@ class GenerationTest {
     }
 
     private static SamplingParams params(int maxTokens, String... stops) {
-        return new SamplingParams(0f, 0, 1f, 0f, 1, 0f, 0f, Map.of(), false, 0, maxTokens, List.of(stops));
+        return new SamplingParams(0f, 0, 1f, 0f, 1, Penalties.NONE, Map.of(), false, 0, maxTokens, List.of(stops));
     }
 
     private static String feed(Generation g, String text) {

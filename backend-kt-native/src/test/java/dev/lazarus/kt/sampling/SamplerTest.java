@@ -12,7 +12,7 @@ import org.junit.jupiter.api.Test;
 class SamplerTest {
 
     private static SamplingParams params(float temperature, int topK, float topP, float minP, long seed) {
-        return new SamplingParams(temperature, topK, topP, minP, seed, 0f, 0f, Map.of(), false, 0, -1, List.of());
+        return new SamplingParams(temperature, topK, topP, minP, seed, Penalties.NONE, Map.of(), false, 0, -1, List.of());
     }
 
     /** Logits whose softmax at temperature 1 is exactly the given probabilities. */
@@ -25,10 +25,10 @@ class SamplerTest {
     }
 
     private static Set<Integer> drawn(SamplingParams p, float[] logits, int draws) {
-        Sampler sampler = new Sampler(p, logits.length);
+        Sampler sampler = new Sampler(p, logits.length, 64);
         Set<Integer> seen = new HashSet<>();
         for (int i = 0; i < draws; i++) {
-            seen.add(sampler.sample(logits.clone(), new IntList()));
+            seen.add(sampler.sample(logits.clone()));
         }
         return seen;
     }
@@ -36,9 +36,9 @@ class SamplerTest {
     @Test
     void greedyTakesTheLargestLogitAndLogitBiasCanChangeIt() {
         float[] logits = {0.1f, 2.5f, 1.0f};
-        assertThat(new Sampler(SamplingParams.greedy(10), 3).sample(logits.clone(), new IntList())).isEqualTo(1);
-        SamplingParams biased = new SamplingParams(0f, 40, 1f, 0f, 1, 0f, 0f, Map.of(2, 5f), false, 0, -1, List.of());
-        assertThat(new Sampler(biased, 3).sample(logits.clone(), new IntList())).isEqualTo(2);
+        assertThat(new Sampler(SamplingParams.greedy(10), 3, 64).sample(logits.clone())).isEqualTo(1);
+        SamplingParams biased = new SamplingParams(0f, 40, 1f, 0f, 1, Penalties.NONE, Map.of(2, 5f), false, 0, -1, List.of());
+        assertThat(new Sampler(biased, 3, 64).sample(logits.clone())).isEqualTo(2);
     }
 
     @Test
@@ -47,13 +47,13 @@ class SamplerTest {
         int[] first = new int[64];
         int[] second = new int[64];
         int[] other = new int[64];
-        Sampler a = new Sampler(params(1f, 0, 1f, 0f, 42), 16);
-        Sampler b = new Sampler(params(1f, 0, 1f, 0f, 42), 16);
-        Sampler c = new Sampler(params(1f, 0, 1f, 0f, 43), 16);
+        Sampler a = new Sampler(params(1f, 0, 1f, 0f, 42), 16, 64);
+        Sampler b = new Sampler(params(1f, 0, 1f, 0f, 42), 16, 64);
+        Sampler c = new Sampler(params(1f, 0, 1f, 0f, 43), 16, 64);
         for (int i = 0; i < 64; i++) {
-            first[i] = a.sample(flat.clone(), new IntList());
-            second[i] = b.sample(flat.clone(), new IntList());
-            other[i] = c.sample(flat.clone(), new IntList());
+            first[i] = a.sample(flat.clone());
+            second[i] = b.sample(flat.clone());
+            other[i] = c.sample(flat.clone());
         }
         assertThat(second).isEqualTo(first);
         assertThat(other).isNotEqualTo(first);
@@ -81,37 +81,90 @@ class SamplerTest {
     }
 
     private static int count(SamplingParams p, float[] logits, int draws) {
-        Sampler sampler = new Sampler(p, logits.length);
+        Sampler sampler = new Sampler(p, logits.length, 64);
         int zeros = 0;
         for (int i = 0; i < draws; i++) {
-            zeros += sampler.sample(logits.clone(), new IntList()) == 0 ? 1 : 0;
+            zeros += sampler.sample(logits.clone()) == 0 ? 1 : 0;
         }
         return zeros;
     }
 
+    private static SamplingParams greedyWith(Penalties penalties) {
+        return new SamplingParams(0f, 0, 1f, 0f, 1, penalties, Map.of(), false, 0, -1, List.of());
+    }
+
+    private static Sampler accepting(SamplingParams p, int vocab, int context, int... tokens) {
+        Sampler sampler = new Sampler(p, vocab, context);
+        for (int t : tokens) {
+            sampler.accept(t);
+        }
+        return sampler;
+    }
+
     @Test
-    void penaltiesLowerTokensAlreadyGenerated() {
-        IntList history = new IntList();
-        history.add(0);
-        history.add(0);
-        history.add(0);
-        history.add(1);
+    void penaltiesLowerTokensInTheWindow() {
         float[] logits = {5f, 4.5f, 3f};
-        SamplingParams frequency = new SamplingParams(0f, 0, 1f, 0f, 1, 0f, 0.5f, Map.of(), false, 0, -1, List.of());
         float[] f = logits.clone();
-        assertThat(new Sampler(frequency, 3).sample(f, history)).isEqualTo(1);
+        assertThat(accepting(greedyWith(new Penalties(64, 1f, 0.5f, 0f)), 3, 64, 0, 0, 0, 1).sample(f)).isEqualTo(1);
         assertThat(f).containsExactly(3.5f, 4f, 3f);
-        SamplingParams presence = new SamplingParams(0f, 0, 1f, 0f, 1, 2.5f, 0f, Map.of(), false, 0, -1, List.of());
         float[] p = logits.clone();
-        assertThat(new Sampler(presence, 3).sample(p, history)).isEqualTo(2);
+        assertThat(accepting(greedyWith(new Penalties(64, 1f, 0f, 2.5f)), 3, 64, 0, 0, 0, 1).sample(p)).isEqualTo(2);
         assertThat(p).containsExactly(2.5f, 2f, 3f);
+    }
+
+    @Test
+    void repeatPenaltyDividesPositiveAndMultipliesNegativeLogits() {
+        float[] logits = {4f, -1f, 3f};
+        accepting(greedyWith(new Penalties(64, 2f, 0f, 0f)), 3, 64, 0, 1, 1).sample(logits);
+        assertThat(logits).containsExactly(2f, -2f, 3f);
+    }
+
+    @Test
+    void onlyTheLastNTokensCount() {
+        // window 3: of 0 0 0 1 2 only "0 1 2" remain, each once
+        float[] logits = {5f, 5f, 5f, 5f};
+        accepting(greedyWith(new Penalties(3, 1f, 1f, 0f)), 4, 64, 0, 0, 0, 1, 2).sample(logits);
+        assertThat(logits).containsExactly(4f, 4f, 4f, 5f);
+        // -1: the context size (here 100) holds all five
+        float[] all = {5f, 5f, 5f, 5f};
+        accepting(greedyWith(new Penalties(-1, 1f, 1f, 0f)), 4, 100, 0, 0, 0, 1, 2).sample(all);
+        assertThat(all).containsExactly(2f, 4f, 4f, 5f);
+        // 0: off
+        float[] none = {5f, 5f, 5f, 5f};
+        accepting(greedyWith(new Penalties(0, 1f, 1f, 0f)), 4, 100, 0, 0, 0, 1, 2).sample(none);
+        assertThat(none).containsExactly(5f, 5f, 5f, 5f);
+    }
+
+    @Test
+    void aLongWindowGrowsAndSlidesCorrectly() {
+        int vocab = 50;
+        Sampler sampler = new Sampler(greedyWith(new Penalties(37, 1f, 1f, 0f)), vocab, 1000);
+        java.util.Random random = new java.util.Random(3);
+        java.util.ArrayDeque<Integer> expectedWindow = new java.util.ArrayDeque<>();
+        for (int i = 0; i < 500; i++) {
+            int token = random.nextInt(vocab);
+            sampler.accept(token);
+            expectedWindow.addLast(token);
+            if (expectedWindow.size() > 37) {
+                expectedWindow.removeFirst();
+            }
+            if (i % 23 == 0) {
+                float[] logits = new float[vocab];
+                sampler.sample(logits);
+                for (int t = 0; t < vocab; t++) {
+                    int id = t;
+                    long count = expectedWindow.stream().filter(x -> x == id).count();
+                    assertThat(logits[t]).as("token %d after %d accepted", t, i + 1).isEqualTo(-(float) count);
+                }
+            }
+        }
     }
 
     @Test
     void logprobsAreTheLogSoftmaxOfTheRawLogits() {
         float[] logits = {1f, 3f, 2f, 3f};
-        SamplingParams p = new SamplingParams(0.1f, 1, 1f, 0f, 1, 0f, 0f, Map.of(0, 100f), true, 3, -1, List.of());
-        Sampler.Sampled sampled = new Sampler(p, 4).next(logits, new IntList());
+        SamplingParams p = new SamplingParams(0.1f, 1, 1f, 0f, 1, Penalties.NONE, Map.of(0, 100f), true, 3, -1, List.of());
+        Sampler.Sampled sampled = new Sampler(p, 4, 64).next(logits);
         assertThat(sampled.token()).isZero(); // the bias made 0 the only choice ...
         double logZ = Math.log(Math.exp(1) + 2 * Math.exp(3) + Math.exp(2));
         TokenLogprobs lp = sampled.logprobs();
@@ -120,6 +173,6 @@ class SamplerTest {
         assertThat(lp.top()).extracting(TokenLogprobs.Alternative::token).containsExactly(1, 3, 2);
         assertThat((double) lp.top().get(0).logprob()).isCloseTo(3 - logZ, within(1e-5));
         SamplingParams none = SamplingParams.greedy(1);
-        assertThat(new Sampler(none, 4).next(new float[] {1, 2, 3, 4}, new IntList()).logprobs()).isNull();
+        assertThat(new Sampler(none, 4, 64).next(new float[] {1, 2, 3, 4}).logprobs()).isNull();
     }
 }

@@ -41,14 +41,23 @@ class SamplingParamsTest {
         assertThat(p.isGreedy()).isTrue();
         assertThat(p.topP()).isEqualTo(0.5f);
         assertThat(p.seed()).isEqualTo(9L);
-        assertThat(p.presencePenalty()).isEqualTo(0.5f);
-        assertThat(p.frequencyPenalty()).isEqualTo(-1f);
+        assertThat(p.penalties()).isEqualTo(new Penalties(Penalties.DEFAULT_LAST_N, 1f, -1f, 0.5f));
         assertThat(p.logitBias()).containsEntry(42, -100f);
         assertThat(p.topLogprobs()).isEqualTo(5);
         assertThat(p.maxTokens()).isEqualTo(16);
         assertThat(p.stop()).containsExactly("\n");
         assertThat(p.topK()).isEqualTo(7);
         assertThat(p.minP()).isEqualTo(0.1f);
+    }
+
+    @Test
+    void readsLlamaCppPenaltyFields() {
+        assertThat(SamplingParams.from(chat().extra("repeat_penalty", 1.1).extra("repeat_last_n", -1).build())
+                .penalties()).isEqualTo(new Penalties(-1, 1.1f, 0f, 0f));
+        assertThat(SamplingParams.from(chat().extra("penalty_last_n", 0).build()).penalties().lastN()).isZero();
+        assertThat(SamplingParams.from(chat().build()).penalties()).isEqualTo(Penalties.NONE);
+        assertThat(Penalties.NONE.active()).isFalse();
+        assertThat(new Penalties(0, 1.5f, 1f, 1f).active()).as("a window of 0 turns them off").isFalse();
     }
 
     @Test
@@ -64,7 +73,8 @@ class SamplingParamsTest {
 
     @ParameterizedTest
     @CsvSource({"temperature", "top_p", "top_k", "min_p", "presence_penalty", "frequency_penalty", "n", "top_logprobs",
-            "logit_bias", "max_tokens", "max_completion_tokens", "stop"})
+            "logit_bias", "max_tokens", "max_completion_tokens", "stop", "repeat_penalty", "repeat_last_n",
+            "penalty_last_n"})
     void outOfRangeValuesAreRejectedNamingTheParameter(String param) {
         UnaryOperator<ChatCompletionRequest.Builder> bad = switch (param) {
             case "temperature" -> b -> b.temperature(2.5);
@@ -79,6 +89,9 @@ class SamplingParamsTest {
             case "max_tokens" -> b -> b.maxTokens(0);
             case "max_completion_tokens" -> b -> b.maxCompletionTokens(-3);
             case "stop" -> b -> b.stop(List.of("a", "b", "c", "d", "e"));
+            case "repeat_penalty" -> b -> b.extra("repeat_penalty", 0);
+            case "repeat_last_n" -> b -> b.extra("repeat_last_n", -2);
+            case "penalty_last_n" -> b -> b.extra("penalty_last_n", 1.5);
             default -> throw new IllegalArgumentException(param);
         };
         assertThatThrownBy(() -> SamplingParams.from(bad.apply(chat()).build()))
