@@ -21,13 +21,13 @@ public final class Model {
     private final WeightMatrix output;
     private final Rope rope;
     private final KvLayout kvLayout;
-    private final ExpertUsage expertUsage;
+    private final RoutingStats routingStats;
     private final Parallel parallel;
     private final List<ExpertLayer> expertLayers;
     private final ExpertDispatch expertDispatch;
 
     Model(ModelConfig config, WeightMatrix embedding, List<TransformerBlock> blocks, float[] outputNorm,
-          WeightMatrix output, Rope rope, ExpertUsage expertUsage, Parallel parallel, List<ExpertLayer> expertLayers,
+          WeightMatrix output, Rope rope, RoutingStats routingStats, Parallel parallel, List<ExpertLayer> expertLayers,
           ExpertDispatch expertDispatch) {
         this.config = config;
         this.embedding = embedding;
@@ -35,7 +35,7 @@ public final class Model {
         this.outputNorm = outputNorm;
         this.output = output;
         this.rope = rope;
-        this.expertUsage = expertUsage;
+        this.routingStats = routingStats;
         this.parallel = parallel;
         this.expertLayers = List.copyOf(expertLayers);
         this.expertDispatch = expertDispatch;
@@ -69,9 +69,9 @@ public final class Model {
         return new KvCache(kvLayout, maxPositions);
     }
 
-    /** Routing statistics of MoE blocks, or null for dense models. */
-    public ExpertUsage expertUsage() {
-        return expertUsage;
+    /** How often each routed expert was chosen, slots in {@link #expertLayers()} order; null for dense models. */
+    public RoutingStats routingStats() {
+        return routingStats;
     }
 
     /** The routed experts of every MoE block, in block order (empty for dense models). */

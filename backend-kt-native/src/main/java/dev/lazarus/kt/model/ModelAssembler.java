@@ -37,18 +37,22 @@ final class ModelAssembler {
         WeightMatrix embedding = tensors.matrix("token_embd.weight");
         // Tied embeddings: llama.cpp uses token_embd as the output head when there is no output tensor.
         WeightMatrix output = tensors.optionalMatrix("output.weight").orElse(embedding);
-        ExpertUsage usage = config.isMoe() ? new ExpertUsage(config.blockCount(), config.moe().expertCount()) : null;
+        int moeBlocks = 0;
+        for (int b = 0; b < config.blockCount(); b++) {
+            moeBlocks += hasRoutedExperts(b) ? 1 : 0;
+        }
+        RoutingStats routing = moeBlocks == 0 ? null : new RoutingStats(moeBlocks, config.moe().expertCount());
         List<TransformerBlock> blocks = new ArrayList<>(config.blockCount());
         for (int b = 0; b < config.blockCount(); b++) {
             blocks.add(new TransformerBlock(
                     tensors.vector(block(b, "attn_norm")),
                     attention(b),
                     tensors.vector(block(b, "ffn_norm")),
-                    feedForward(b, usage),
+                    feedForward(b, routing),
                     config.rmsEps()));
         }
         expertDispatch.use(new CpuExperts(parallel, expertLayers));
-        return new Model(config, embedding, blocks, tensors.vector("output_norm.weight"), output, rope, usage,
+        return new Model(config, embedding, blocks, tensors.vector("output_norm.weight"), output, rope, routing,
                 parallel, expertLayers, expertDispatch);
     }
 
@@ -87,11 +91,16 @@ final class ModelAssembler {
                 rope, parallel);
     }
 
-    private FeedForward feedForward(int b, ExpertUsage usage) {
+    private boolean hasRoutedExperts(int b) {
+        return config.moe() != null && config.moe().isMoeBlock(b) && tensors.has(block(b, "ffn_gate_inp"));
+    }
+
+    private FeedForward feedForward(int b, RoutingStats routing) {
         MoeConfig moe = config.moe();
-        if (moe == null || !moe.isMoeBlock(b) || !tensors.has(block(b, "ffn_gate_inp"))) {
+        if (!hasRoutedExperts(b)) {
             return dense(b, "ffn_gate", "ffn_up", "ffn_down");
         }
+        int slot = expertLayers.size();
         int n = moe.expertCount();
         ExpertMatrix[] gate = tensors.expertSlices(block(b, "ffn_gate_exps"), n);
         ExpertMatrix[] up = tensors.expertSlices(block(b, "ffn_up_exps"), n);
@@ -106,7 +115,7 @@ final class ModelAssembler {
                 : null;
         float[] bias = tensors.optionalVector("blk." + b + ".exp_probs_b.bias").orElse(null);
         return new MoeFeedForward(tensors.matrix(block(b, "ffn_gate_inp")), new ExpertRouter(moe, bias), b, n,
-                expertDispatch, shared, parallel, usage.forBlock(b));
+                expertDispatch, shared, parallel, routing, slot);
     }
 
     private FeedForward dense(int b, String gate, String up, String down) {

@@ -20,10 +20,12 @@ final class MoeFeedForward implements FeedForward {
     private final ExpertDispatch experts;
     private final FeedForward shared;
     private final Parallel parallel;
-    private final ExpertUsage usage;
+    private final RoutingStats routing;
+    private final int slot;
 
+    /** {@code slot}: this block's position among the MoE blocks, where its routing is counted in {@code routing}. */
     MoeFeedForward(WeightMatrix gateInput, ExpertRouter router, int layer, int expertCount, ExpertDispatch experts,
-                   FeedForward shared, Parallel parallel, ExpertUsage usage) {
+                   FeedForward shared, Parallel parallel, RoutingStats routing, int slot) {
         this.gateInput = gateInput;
         this.router = router;
         this.layer = layer;
@@ -31,7 +33,8 @@ final class MoeFeedForward implements FeedForward {
         this.experts = experts;
         this.shared = shared;
         this.parallel = parallel;
-        this.usage = usage;
+        this.routing = routing;
+        this.slot = slot;
     }
 
     @Override
@@ -66,13 +69,11 @@ final class MoeFeedForward implements FeedForward {
             jobOfExpert[e] = j;
             chosen[j] = e;
             List<Integer> tokens = tokensOf.get(e);
+            routing.record(slot, e, tokens.size());
             inputs[j] = new float[tokens.size()][];
             for (int t = 0; t < tokens.size(); t++) {
                 inputs[j][t] = xn[tokens.get(t)];
             }
-        }
-        if (usage != null) {
-            usage.record(active, tokensOf);
         }
         float[][][] outputs = experts.executor().apply(layer, chosen, inputs);
         int[] consumed = new int[chosen.length];

@@ -5,6 +5,7 @@ import dev.lazarus.backend.api.ExpertPlacementView.PlacementSnapshot;
 import dev.lazarus.backend.api.ExpertPlacementView.TierStats;
 import dev.lazarus.kt.model.ExpertWeights;
 import dev.lazarus.kt.model.Model;
+import dev.lazarus.kt.model.RoutingStats;
 import java.lang.System.Logger.Level;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -45,9 +46,8 @@ public final class ExpertPlacement implements AutoCloseable {
         this.config = config;
         this.catalog = new ExpertCatalog(model.expertLayers());
         this.device = device;
-        this.stats = config.statsFile() == null
-                ? new RoutingStats(catalog.layerCount(), catalog.expertsPerLayer())
-                : RoutingStatsFile.loadOrEmpty(config.statsFile(), modelName, catalog);
+        this.stats = model.routingStats(); // the model's own counter: placement adds none
+        RoutingStatsFile.loadInto(config.statsFile(), modelName, catalog, stats);
         this.slots = new ExpertSlots(catalog.layerCount(), catalog.expertsPerLayer());
         this.worker = Executors.newSingleThreadScheduledExecutor(Thread.ofPlatform().name("kt-placement").daemon().factory());
         this.gpuBudget = device == null ? 0 : config.gpuBudget().resolve(catalog);
@@ -58,7 +58,7 @@ public final class ExpertPlacement implements AutoCloseable {
             }
         }
         apply(plan(config.strategy() == PlacementStrategy.DYNAMIC ? stats.takeWindow() : stats.totals()));
-        model.useExpertExecutor(new TieredExperts(catalog, slots, device, model.parallel(), stats, counters));
+        model.useExpertExecutor(new TieredExperts(catalog, slots, device, model.parallel(), counters));
         if (config.strategy() == PlacementStrategy.DYNAMIC) {
             long every = config.rebalanceInterval().toMillis();
             worker.scheduleWithFixedDelay(this::rebalanceQuietly, every, every, TimeUnit.MILLISECONDS);

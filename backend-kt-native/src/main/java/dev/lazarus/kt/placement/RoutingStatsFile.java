@@ -1,5 +1,6 @@
 package dev.lazarus.kt.placement;
 
+import dev.lazarus.kt.model.RoutingStats;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;
@@ -43,14 +44,17 @@ public final class RoutingStatsFile {
     }
 
     /**
-     * Statistics seeded with the saved counts when {@code file} exists and describes the same expert
-     * layout; fresh ones otherwise (the reason is logged).
+     * Seeds {@code stats} with the saved counts when {@code file} (may be null) exists and describes
+     * the same expert layout; leaves them as they are otherwise (the reason is logged).
+     *
+     * @return whether counts were loaded
      */
-    public static RoutingStats loadOrEmpty(Path file, String model, ExpertCatalog catalog) {
+    public static boolean loadInto(Path file, String model, ExpertCatalog catalog, RoutingStats stats) {
         return read(file, catalog).map(counts -> {
+            stats.seed(counts);
             LOG.log(System.Logger.Level.INFO, "routing statistics for {0} loaded from {1}", model, file);
-            return new RoutingStats(catalog.layerCount(), catalog.expertsPerLayer(), counts);
-        }).orElseGet(() -> new RoutingStats(catalog.layerCount(), catalog.expertsPerLayer()));
+            return true;
+        }).orElse(false);
     }
 
     static Optional<long[]> read(Path file, ExpertCatalog catalog) {

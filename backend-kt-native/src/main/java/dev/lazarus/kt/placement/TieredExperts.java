@@ -8,7 +8,8 @@ import dev.lazarus.kt.tensor.Parallel;
  * The {@link ExpertExecutor} under placement: for one MoE block, the experts placed on the GPU are
  * launched asynchronously first, the CPU computes the RAM and memory-mapped ones meanwhile, then the
  * GPU results are collected. Every expert used is retained for the duration, so a concurrent swap
- * cannot free it underneath; routing counts and per-tier byte counts are recorded on the way.
+ * cannot free it underneath; per-tier byte counts are recorded on the way (the model counts the
+ * routing itself).
  */
 final class TieredExperts implements ExpertExecutor {
 
@@ -16,16 +17,14 @@ final class TieredExperts implements ExpertExecutor {
     private final ExpertSlots slots;
     private final DeviceTier device;
     private final Parallel parallel;
-    private final RoutingStats stats;
     private final TierCounters counters;
 
-    TieredExperts(ExpertCatalog catalog, ExpertSlots slots, DeviceTier device, Parallel parallel, RoutingStats stats,
+    TieredExperts(ExpertCatalog catalog, ExpertSlots slots, DeviceTier device, Parallel parallel,
                   TierCounters counters) {
         this.catalog = catalog;
         this.slots = slots;
         this.device = device;
         this.parallel = parallel;
-        this.stats = stats;
         this.counters = counters;
     }
 
@@ -38,7 +37,6 @@ final class TieredExperts implements ExpertExecutor {
             int onDevice = 0;
             for (int j = 0; j < jobs; j++) {
                 placed[j] = slots.acquire(slot, experts[j]);
-                stats.record(slot, experts[j], inputs[j].length);
                 counters.record(placed[j].tier(), placed[j].bytes());
                 onDevice += placed[j].tier() == Tier.GPU ? 1 : 0;
             }

@@ -139,10 +139,12 @@ class ModelForwardTest {
         model.forward(new ForwardBatch(new int[] {1, 2, 3, 4}, new int[4], caches, new boolean[4]));
         long tokens = 0;
         long computations = 0;
+        RoutingStats routing = model.routingStats();
+        assertThat(routing.layers()).as("every block of this model has routed experts").isEqualTo(2);
         for (int e = 0; e < 8; e++) {
-            tokens += model.expertUsage().tokens(1, e);
-            computations += model.expertUsage().computations(1, e);
-            assertThat(model.expertUsage().computations(1, e)).isLessThanOrEqualTo(1);
+            tokens += routing.count(1, e);
+            computations += routing.computations(1, e);
+            assertThat(routing.computations(1, e)).isLessThanOrEqualTo(1);
         }
         assertThat(tokens).isEqualTo(4 * 2);
         assertThat(computations).isBetween(2L, 8L);

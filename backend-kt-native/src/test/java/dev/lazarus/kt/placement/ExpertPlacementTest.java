@@ -8,6 +8,7 @@ import dev.lazarus.kt.gguf.GgufFile;
 import dev.lazarus.kt.model.ForwardBatch;
 import dev.lazarus.kt.model.KvCache;
 import dev.lazarus.kt.model.Model;
+import dev.lazarus.kt.model.RoutingStats;
 import dev.lazarus.kt.model.TinyModels;
 import dev.lazarus.kt.tensor.Parallel;
 import java.nio.file.Path;
@@ -117,6 +118,31 @@ class ExpertPlacementTest {
             assertThat(routed).isEqualTo(2L * 2 * (PROMPT.length + 6)); // 2 layers × top-2 × tokens
         }
         assertThat(device.resident).hasValue(0);
+    }
+
+    @Test
+    void theModelCountsRoutingOnceWithOrWithoutPlacement() {
+        Model model = model();
+        generate(model, 2);
+        long routedBefore = routed(model.routingStats());
+        assertThat(routedBefore).as("counted with no placement installed").isEqualTo(2L * 2 * (PROMPT.length + 2));
+        try (ExpertPlacement placement = ExpertPlacement.install(model, "tiny",
+                config(PlacementStrategy.UNIFORM, new TierBudget.Ratio(0.3), TierBudget.NONE), device)) {
+            assertThat(placement.stats()).isSameAs(model.routingStats());
+            generate(model, 2);
+            assertThat(routed(model.routingStats()) - routedBefore).as("each routed token counted once")
+                    .isEqualTo(2L * 2 * (PROMPT.length + 2));
+        }
+    }
+
+    private static long routed(RoutingStats stats) {
+        long sum = 0;
+        for (long[] layer : stats.counts()) {
+            for (long c : layer) {
+                sum += c;
+            }
+        }
+        return sum;
     }
 
     @Test

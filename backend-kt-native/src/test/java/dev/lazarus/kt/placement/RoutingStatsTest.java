@@ -2,6 +2,7 @@ package dev.lazarus.kt.placement;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.lazarus.kt.model.RoutingStats;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import org.junit.jupiter.api.Test;
@@ -22,8 +23,10 @@ class RoutingStatsTest {
         Path file = dir.resolve("stats/routing.json");
         RoutingStatsFile.save(file, "m", catalog, stats);
 
-        RoutingStats loaded = RoutingStatsFile.loadOrEmpty(file, "m", catalog);
+        RoutingStats loaded = new RoutingStats(3, 4);
+        assertThat(RoutingStatsFile.loadInto(file, "m", catalog, loaded)).isTrue();
         assertThat(loaded.counts()).isDeepEqualTo(stats.counts());
+        assertThat(loaded.computations(2, 3)).as("computations are this run's only").isZero();
         assertThat(loaded.count(2, 3)).isEqualTo(8);
         loaded.record(2, 3, 2);
         assertThat(loaded.count(2, 3)).isEqualTo(10);
@@ -36,10 +39,24 @@ class RoutingStatsTest {
         Path file = dir.resolve("routing.json");
         RoutingStatsFile.save(file, "m", Catalogs.of(1, 3, 4), stats);
 
-        assertThat(RoutingStatsFile.loadOrEmpty(file, "m", Catalogs.of(0, 3, 4)).count(1, 1)).isZero();
-        assertThat(RoutingStatsFile.loadOrEmpty(file, "m", Catalogs.of(1, 3, 8)).count(1, 1)).isZero();
+        assertThat(RoutingStatsFile.loadInto(file, "m", Catalogs.of(0, 3, 4), new RoutingStats(3, 4))).isFalse();
+        assertThat(RoutingStatsFile.loadInto(file, "m", Catalogs.of(1, 3, 8), new RoutingStats(3, 8))).isFalse();
+        RoutingStats fresh = new RoutingStats(3, 4);
+        fresh.record(1, 1, 2);
         Files.writeString(file, "{ not json");
-        assertThat(RoutingStatsFile.loadOrEmpty(file, "m", Catalogs.of(1, 3, 4)).count(1, 1)).isZero();
+        assertThat(RoutingStatsFile.loadInto(file, "m", Catalogs.of(1, 3, 4), fresh)).isFalse();
+        assertThat(fresh.count(1, 1)).as("left as it was").isEqualTo(2);
+        assertThat(RoutingStatsFile.loadInto(null, "m", Catalogs.of(1, 3, 4), fresh)).isFalse();
+    }
+
+    @Test
+    void savedCountsSeedTheDynamicScore() {
+        RoutingStats stats = new RoutingStats(1, 2);
+        stats.seed(new long[] {40, 10});
+        stats.record(0, 1, 30);
+        assertThat(stats.takeWindow()[0]).containsExactly(40 * RoutingStats.DECAY, 10 * RoutingStats.DECAY + 30);
+        assertThat(stats.counts()[0]).containsExactly(40, 40);
+        assertThat(stats.computations(0, 1)).isEqualTo(1);
     }
 
     @Test
