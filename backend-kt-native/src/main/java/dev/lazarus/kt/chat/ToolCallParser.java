@@ -68,11 +68,6 @@ public final class ToolCallParser {
         return out;
     }
 
-    /** How many calls were given out so far. */
-    public int calls() {
-        return calls;
-    }
-
     private void drain(List<Piece> out, boolean end) {
         while (true) {
             if (inCall) {
