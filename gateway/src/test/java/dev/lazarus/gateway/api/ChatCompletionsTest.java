@@ -103,6 +103,24 @@ class ChatCompletionsTest extends GatewayTestSupport {
         assertThat(seen.wantsUsageInStream()).isTrue();
     }
 
+    /** Strict binding of known fields must not touch unknown ones: an extra keeps the JSON type it came with. */
+    @Test
+    void unknownFieldsKeepTheirJsonTypes() {
+        post("/v1/chat/completions", chat("test-model",
+                "\"top_k\": \"40\", \"min_p\": 1, \"mirostat\": 2.0, \"cache_prompt\": 1, \"n_probs\": true"))
+                .expectStatus().isOk();
+        assertThat(backend("alpha").lastChat().extra()).containsEntry("top_k", "40").containsEntry("min_p", 1)
+                .containsEntry("mirostat", 2.0).containsEntry("cache_prompt", 1).containsEntry("n_probs", true);
+    }
+
+    /** An integer is a valid JSON number: {@code "temperature": 1} is not a type error. */
+    @Test
+    void integersAreAcceptedForNumberFields() {
+        post("/v1/chat/completions", chat("test-model", "\"temperature\": 1, \"top_p\": 1, \"presence_penalty\": 0"))
+                .expectStatus().isOk();
+        assertThat(backend("alpha").lastChat().temperature()).isEqualTo(1.0);
+    }
+
     @Test
     void backendIsCalledWithItsOwnModelNameAndClientSeesThePublicOne() {
         JsonNode answer = json(post("/v1/chat/completions", chat("mapped-model", ""))
