@@ -3,6 +3,12 @@ package dev.lazarus.gateway.api;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.lazarus.gateway.testing.GatewayTestSupport;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.time.Duration;
+import java.util.Map;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
@@ -204,6 +210,39 @@ class RequestErrorsTest extends GatewayTestSupport {
     void unknownPathIs404() {
         JsonNode error = errorOf(post("/v1/nothing-here", "{}"), 404);
         assertThat(error.get("code").asString()).isEqualTo("unknown_url");
+    }
+
+    /** Netty rejects these before Spring sees them; the client still gets an OpenAI body, then the connection closes. */
+    @Test
+    void urlOverNettysLimitIs414WithAnOpenAiBody() throws Exception {
+        HttpResponse<String> response = rawGet("/v1/models?q=" + "x".repeat(10_000), Map.of());
+        assertThat(response.statusCode()).isEqualTo(414);
+        assertThat(response.headers().firstValue("Content-Type")).hasValueSatisfying(
+                type -> assertThat(type).startsWith("application/json"));
+        JsonNode error = json(response.body()).get("error");
+        assertThat(error.propertyNames()).containsExactlyInAnyOrder("message", "type", "param", "code");
+        assertThat(error.get("type").asString()).isEqualTo("invalid_request_error");
+        assertThat(error.get("code").asString()).isEqualTo("uri_too_long");
+    }
+
+    @Test
+    void headersOverNettysLimitAre431WithAnOpenAiBody() throws Exception {
+        HttpResponse<String> response = rawGet("/v1/models", Map.of("X-Big", "y".repeat(20_000)));
+        assertThat(response.statusCode()).isEqualTo(431);
+        JsonNode error = json(response.body()).get("error");
+        assertThat(error.get("type").asString()).isEqualTo("invalid_request_error");
+        assertThat(error.get("code").asString()).isEqualTo("request_header_fields_too_large");
+        assertThat(error.get("message").asString()).isNotBlank();
+    }
+
+    /** The JDK client, not WebTestClient: the request must reach the socket exactly as sent. */
+    private HttpResponse<String> rawGet(String path, Map<String, String> headers) throws Exception {
+        try (HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(10)).build()) {
+            HttpRequest.Builder request = HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + path))
+                    .timeout(Duration.ofSeconds(20)).header("Authorization", "Bearer " + API_KEY).GET();
+            headers.forEach(request::header);
+            return http.send(request.build(), HttpResponse.BodyHandlers.ofString());
+        }
     }
 
     @Test
