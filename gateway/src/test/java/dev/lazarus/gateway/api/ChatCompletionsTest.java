@@ -181,7 +181,9 @@ class ChatCompletionsTest extends GatewayTestSupport {
                 .expectHeader().valueEquals("Retry-After", "11")
                 .expectBody()
                 .jsonPath("$.error.type").isEqualTo("rate_limit_error")
-                .jsonPath("$.error.code").isEqualTo("rate_limit_exceeded");
+                .jsonPath("$.error.code").isEqualTo("rate_limit_exceeded")
+                .jsonPath("$.error.message").value(String.class, message -> assertThat(message)
+                        .as("the backend's own words stay in the log").doesNotContain("scripted"));
     }
 
     @ParameterizedTest
@@ -215,6 +217,7 @@ class ChatCompletionsTest extends GatewayTestSupport {
         JsonNode error = json(events.get(events.size() - 2)).get("error");
         assertThat(error.get("type").asString()).isEqualTo("server_error");
         assertThat(error.get("code").asString()).isEqualTo("internal_error");
+        assertThat(error.get("message").asString()).doesNotContain("scripted");
         assertThat(events.get(1)).contains("Hello");
     }
 
@@ -223,6 +226,7 @@ class ChatCompletionsTest extends GatewayTestSupport {
         post("/v1/chat/completions", chat("test-model",
                 "\"script\": {\"alpha\": {\"fail\": \"UPSTREAM\", \"fail_after\": 1}}"))
                 .expectStatus().isEqualTo(502)
-                .expectBody().jsonPath("$.error.code").isEqualTo("bad_gateway");
+                .expectBody().jsonPath("$.error.code").isEqualTo("bad_gateway")
+                .jsonPath("$.error.message").isEqualTo("The backend serving this model failed while answering.");
     }
 }
