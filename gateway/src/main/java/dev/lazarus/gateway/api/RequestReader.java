@@ -6,8 +6,6 @@ import java.util.Map;
 import java.util.function.Supplier;
 import org.springframework.core.io.buffer.DataBuffer;
 import org.springframework.core.io.buffer.DataBufferUtils;
-import org.springframework.http.InvalidMediaTypeException;
-import org.springframework.http.MediaType;
 import org.springframework.http.server.reactive.ServerHttpRequest;
 import reactor.core.publisher.Mono;
 import tools.jackson.core.JacksonException;
@@ -36,7 +34,7 @@ public final class RequestReader {
 
     public <T> Mono<T> read(ServerHttpRequest request, Class<T> type) {
         return Mono.defer(() -> {
-            checkMediaType(request);
+            JsonContentType.require(request.getHeaders());
             if (request.getHeaders().getContentLength() > maxBodyBytes) {
                 return Mono.error(ErrorMapper.tooLarge());
             }
@@ -51,20 +49,6 @@ public final class RequestReader {
                         }
                     });
         });
-    }
-
-    private static void checkMediaType(ServerHttpRequest request) {
-        MediaType contentType;
-        try {
-            contentType = request.getHeaders().getContentType();
-        } catch (InvalidMediaTypeException e) {
-            throw ErrorMapper.unsupportedMediaType(request.getHeaders().getFirst("Content-Type"));
-        }
-        // No Content-Type at all is accepted as JSON: some clients omit it on a JSON body.
-        if (contentType != null && !MediaType.APPLICATION_JSON.isCompatibleWith(contentType)
-                && !"json".equals(contentType.getSubtypeSuffix())) {
-            throw ErrorMapper.unsupportedMediaType(contentType.toString());
-        }
     }
 
     private <T> T parse(DataBuffer buffer, Class<T> type) {
