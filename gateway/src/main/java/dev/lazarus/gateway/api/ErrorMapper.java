@@ -91,7 +91,7 @@ public final class ErrorMapper {
             BackendException last = e.failures().getLast().cause();
             return fromBackend(new BackendException(shared, last.getMessage(), last.param(), e.retryAfter(), null));
         }
-        Duration retryAfter = e.retryAfter() != null ? e.retryAfter() : defaultRetryAfter;
+        Duration retryAfter = e.earliestRetry(defaultRetryAfter);
         return new ApiError(HttpStatus.SERVICE_UNAVAILABLE, "server_error", "service_unavailable", null,
                 "No backend is available for model '" + e.model() + "'; tried " + e.failures().stream()
                         .map(f -> f.backendId() + " (" + f.cause().kind().name().toLowerCase(java.util.Locale.ROOT) + ")")
