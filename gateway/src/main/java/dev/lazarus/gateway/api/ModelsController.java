@@ -31,7 +31,9 @@ public class ModelsController {
 
     private static final Logger log = LoggerFactory.getLogger(ModelsController.class);
     private static final String RANDOM_WEIGHTS = "random_weights";
-    private static final Pattern LOCATION_KEY = Pattern.compile("(?i).*(path|file|dir|directory|url|uri|host)s?");
+    /** {@code path}, {@code model_path}, {@code cache-dir}, {@code baseUrl}, ... but not {@code profile}. */
+    private static final Pattern LOCATION_KEY = Pattern.compile(
+            "(?:(?i)(?:.*[_.-])?(?:path|file|dir|directory|url|uri|host)s?)|(?:.*[a-z](?:Path|File|Dir|Directory|Url|Uri|Host)s?)");
 
     /** One entry of the model list, as OpenAI shapes it, plus {@code meta} when a backend says anything. */
     public record ModelEntry(String id, String object, long created, @JsonProperty("owned_by") String ownedBy,
@@ -81,7 +83,7 @@ public class ModelsController {
             if (!primaryFound) {
                 primaryFound = true;
                 info.get().metadata().forEach((key, value) -> {
-                    if (!LOCATION_KEY.matcher(key).matches()) {
+                    if (!isLocation(key)) {
                         meta.put(key, value);
                     }
                 });
@@ -95,6 +97,10 @@ public class ModelsController {
             meta.put(RANDOM_WEIGHTS, true);
         }
         return meta;
+    }
+
+    static boolean isLocation(String metadataKey) {
+        return LOCATION_KEY.matcher(metadataKey).matches();
     }
 
     /** The backend's entry for the model it is called with, or its only model (a name it does not map). */
