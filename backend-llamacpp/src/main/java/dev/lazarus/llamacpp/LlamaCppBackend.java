@@ -60,7 +60,7 @@ public final class LlamaCppBackend implements InferenceBackend {
         this.settings = settings;
         // An error object or a trimmed chunk lacks "created"; that is no reason to fail the parse.
         JsonMapper json = JsonMapper.builder().disable(DeserializationFeature.FAIL_ON_NULL_FOR_PRIMITIVES).build();
-        this.client = new LlamaServerClient(id, settings, json, new UpstreamErrors(json, clock));
+        this.client = new LlamaServerClient(id, settings, json, new UpstreamErrors(json, clock, new Redactor(settings.apiKey())));
         if (settings.supervised()) {
             this.supervisor = new LlamaServerSupervisor(id, settings.supervision(), settings.modelName(),
                     settings.apiKey(), this::answersHealthy, this::learnServerInfo, clock);

@@ -46,6 +46,7 @@ final class LlamaServerSupervisor implements AutoCloseable {
     private final LlamaCppSettings.Supervision settings;
     private final List<String> command;
     private final String apiKey;
+    private final Redactor redactor;
     private final BooleanSupplier healthy;
     private final Runnable onReady;
     private final Clock clock;
@@ -75,6 +76,7 @@ final class LlamaServerSupervisor implements AutoCloseable {
         this.settings = settings;
         this.command = LlamaServerCommand.build(settings, modelName);
         this.apiKey = apiKey;
+        this.redactor = new Redactor(apiKey);
         this.healthy = healthy;
         this.onReady = onReady;
         this.clock = clock;
@@ -274,7 +276,7 @@ final class LlamaServerSupervisor implements AutoCloseable {
         try (BufferedReader reader = new BufferedReader(new InputStreamReader(process.getInputStream(), StandardCharsets.UTF_8))) {
             String line;
             while ((line = reader.readLine()) != null) {
-                SERVER_LOG.info("[{}] {}", backendId, line);
+                SERVER_LOG.info("[{}] {}", backendId, redactor.redact(line));
             }
         } catch (IOException e) {
             log.debug("backend '{}': llama-server output closed: {}", backendId, e.getMessage());

@@ -2,38 +2,52 @@ package dev.lazarus.llamacpp;
 
 import java.util.LinkedHashMap;
 import java.util.Map;
+import java.util.TreeMap;
 import tools.jackson.databind.JsonNode;
 
 /**
  * Facts a running llama-server tells about itself through {@code /props} and {@code /v1/models}.
+ * {@code /props} also names the model file ({@code model_path}): a path on the server, which is
+ * not kept, because these facts are shown to API clients in {@code /v1/models}.
  *
- * @param modelId         the first id {@code /v1/models} lists (the {@code --alias}, else the file name); null if unknown
+ * @param modelId         the first id {@code /v1/models} lists (the {@code --alias}, else the model as given); null if unknown
  * @param contextLength   {@code default_generation_settings.n_ctx}, the context of one slot; 0 if unknown
- * @param modelPath       {@code model_path}; null if unknown
  * @param totalSlots      parallel sequences ({@code --parallel}); 0 if unknown
  * @param hasChatTemplate whether the model ships a chat template
  * @param buildInfo       llama.cpp's build string; null if unknown
+ * @param model           the model's own figures from {@code /v1/models} {@code meta} (parameters, vocabulary,
+ *                        trained context, embedding width, size in bytes), only those that are numbers
  */
-public record ServerInfo(String modelId, int contextLength, String modelPath, int totalSlots,
-                         boolean hasChatTemplate, String buildInfo) {
+public record ServerInfo(String modelId, int contextLength, int totalSlots, boolean hasChatTemplate,
+                         String buildInfo, Map<String, Object> model) {
+
+    /** {@code /v1/models} {@code meta} keys worth showing, with the names they are shown under. */
+    private static final Map<String, String> MODEL_FACTS = Map.of(
+            "n_params", "parameters",
+            "n_vocab", "vocab_size",
+            "vocab_type", "vocab_type",
+            "n_ctx_train", "trained_context_length",
+            "n_embd", "embedding_length",
+            "size", "size_bytes");
+
+    public ServerInfo {
+        model = model == null ? Map.of() : Map.copyOf(model);
+    }
 
     static ServerInfo from(JsonNode props, JsonNode models) {
         JsonNode firstModel = models.path("data").path(0);
         return new ServerInfo(
                 text(firstModel.path("id")),
                 props.path("default_generation_settings").path("n_ctx").asInt(props.path("n_ctx").asInt(0)),
-                text(props.path("model_path")),
                 props.path("total_slots").asInt(0),
                 !props.path("chat_template").asString("").isEmpty(),
-                text(props.path("build_info")));
+                text(props.path("build_info")),
+                modelFacts(firstModel.path("meta")));
     }
 
-    /** What is worth showing in {@code /v1/models}. */
+    /** What is worth showing in {@code /v1/models}: nothing that names a place on the server. */
     Map<String, Object> metadata() {
-        Map<String, Object> m = new LinkedHashMap<>();
-        if (modelPath != null) {
-            m.put("model_path", modelPath);
-        }
+        Map<String, Object> m = new LinkedHashMap<>(new TreeMap<>(model)); // sorted: the same order on every call;
         if (totalSlots > 0) {
             m.put("total_slots", totalSlots);
         }
@@ -42,6 +56,17 @@ public record ServerInfo(String modelId, int contextLength, String modelPath, in
             m.put("llama_cpp_build", buildInfo);
         }
         return m;
+    }
+
+    private static Map<String, Object> modelFacts(JsonNode meta) {
+        Map<String, Object> facts = new LinkedHashMap<>();
+        MODEL_FACTS.forEach((key, shownAs) -> {
+            JsonNode value = meta.path(key);
+            if (value.isIntegralNumber() && value.asLong() >= 0) {
+                facts.put(shownAs, value.asLong());
+            }
+        });
+        return facts;
     }
 
     private static String text(JsonNode node) {

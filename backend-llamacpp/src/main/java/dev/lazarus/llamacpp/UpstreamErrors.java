@@ -25,10 +25,17 @@ final class UpstreamErrors {
 
     private final JsonMapper json;
     private final Clock clock;
+    private final Redactor redactor;
 
     UpstreamErrors(JsonMapper json, Clock clock) {
+        this(json, clock, new Redactor(null));
+    }
+
+    /** @param redactor applied to every piece of llama-server's text these errors carry */
+    UpstreamErrors(JsonMapper json, Clock clock, Redactor redactor) {
         this.json = json;
         this.clock = clock;
+        this.redactor = redactor;
     }
 
     /** An HTTP error answer: its status, body and {@code Retry-After} header (may be null). */
@@ -45,7 +52,8 @@ final class UpstreamErrors {
     BackendException fromStreamError(JsonNode error) {
         JsonNode inner = error.has("error") ? error.get("error") : error;
         if (!inner.isObject()) {
-            return new BackendException(BackendErrorKind.UPSTREAM, "llama-server reported an error mid-stream: " + quote(inner.toString()));
+            return new BackendException(BackendErrorKind.UPSTREAM,
+                    "llama-server reported an error mid-stream: " + redactor.redact(quote(inner.toString())));
         }
         int code = inner.path("code").asInt(500);
         return classify(code, inner.path("type").asString(""), inner.path("message").asString("(no message)"), null);
@@ -80,7 +88,8 @@ final class UpstreamErrors {
         return new BackendException(BackendErrorKind.INTERNAL, "llama.cpp backend failed: " + t, t);
     }
 
-    private BackendException classify(int status, String type, String message, String retryAfter) {
+    private BackendException classify(int status, String type, String upstreamMessage, String retryAfter) {
+        String message = redactor.redact(upstreamMessage);
         String lower = message.toLowerCase(Locale.ROOT);
         if (status == 400 && ("exceed_context_size_error".equals(type) || lower.contains("context size"))) {
             return BackendException.contextLengthExceeded(message);

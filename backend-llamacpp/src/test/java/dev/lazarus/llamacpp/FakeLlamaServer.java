@@ -41,7 +41,8 @@ public final class FakeLlamaServer {
             new ProcessBuilder("sleep", "600").inheritIO().start();
         }
         System.out.println("fake llama-server listening on " + host + ":" + port
-                + " api-key=" + (System.getenv("LLAMA_API_KEY") == null ? "unset" : "set"));
+                // Not "api-key=...": the supervisor masks whatever follows such a label in the server's output.
+                + ", LLAMA_API_KEY " + (System.getenv("LLAMA_API_KEY") == null ? "unset" : "set"));
     }
 
     private static String value(List<String> args, String flag, String fallback) {

@@ -350,7 +350,9 @@ class LlamaCppBackendWireMockTest {
                 {"default_generation_settings":{"n_ctx":4096},"total_slots":2,"model_path":"/models/tiny.gguf",
                  "chat_template":"{{ messages }}","build_info":"b6000-abc"}""")));
         wm.stubFor(get(urlEqualTo("/v1/models")).willReturn(aResponse().withStatus(200)
-                .withBody("{\"object\":\"list\",\"data\":[{\"id\":\"tiny.gguf\",\"object\":\"model\",\"owned_by\":\"llamacpp\"}]}")));
+                .withBody("{\"object\":\"list\",\"data\":[{\"id\":\"tiny.gguf\",\"object\":\"model\",\"owned_by\":\"llamacpp\","
+                        + "\"meta\":{\"vocab_type\":2,\"n_vocab\":260,\"n_ctx_train\":8192,\"n_embd\":64,"
+                        + "\"n_params\":1234567,\"size\":2469134,\"path\":\"/models/tiny.gguf\"}}]}")));
         backend = backend(Map.of("model-name", ""));
         long deadline = System.nanoTime() + WAIT.toNanos();
         while (backend.serverInfo().isEmpty() && System.nanoTime() < deadline) {
@@ -359,7 +361,11 @@ class LlamaCppBackendWireMockTest {
         var model = backend.describe().models().getFirst();
         assertThat(model.id()).isEqualTo("tiny.gguf");
         assertThat(model.contextLength()).isEqualTo(4096);
-        assertThat(model.metadata()).containsEntry("model_path", "/models/tiny.gguf").containsEntry("total_slots", 2)
-                .containsEntry("chat_template", true);
+        assertThat(model.metadata()).containsEntry("total_slots", 2).containsEntry("chat_template", true)
+                .containsEntry("parameters", 1234567L).containsEntry("vocab_size", 260L).containsEntry("vocab_type", 2L)
+                .containsEntry("trained_context_length", 8192L).containsEntry("embedding_length", 64L)
+                .containsEntry("size_bytes", 2469134L).containsEntry("llama_cpp_build", "b6000-abc");
+        assertThat(model.metadata().values()).as("no path on the server is shown to API clients")
+                .noneMatch(value -> String.valueOf(value).contains("/models/"));
     }
 }

@@ -102,7 +102,7 @@ class LlamaServerSupervisionTest {
         List<String> lines = serverLog.list.stream().map(ILoggingEvent::getFormattedMessage).toList();
         assertThat(lines).anyMatch(l -> l.startsWith("[sup-test] fake llama-server listening on 127.0.0.1:"));
         // The key reached the child through its environment, and never the log.
-        assertThat(lines).anyMatch(l -> l.contains("api-key=set"));
+        assertThat(lines).anyMatch(l -> l.contains("LLAMA_API_KEY set"));
         assertThat(lines).noneMatch(l -> l.contains(SECRET));
         assertThat(lines).anyMatch(l -> l.contains("--alias tiny") && l.contains("-m /models/tiny.gguf"));
     }

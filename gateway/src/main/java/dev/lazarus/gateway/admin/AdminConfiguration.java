@@ -32,6 +32,11 @@ class AdminConfiguration {
         return new AdminTokenFilter(properties);
     }
 
+    @Bean
+    AdminContentTypeFilter adminContentTypeFilter() {
+        return new AdminContentTypeFilter();
+    }
+
     /**
      * Admin operations write the policy store (a commit with an fsync, under the engine's lock) and
      * run the hardware probe: their controllers run on a small pool of their own, not on the event

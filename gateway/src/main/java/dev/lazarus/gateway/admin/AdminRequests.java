@@ -24,7 +24,9 @@ final class AdminRequests {
         try {
             node = json.readTree(body);
         } catch (JacksonException e) {
-            throw ApiError.invalidRequest("The request body is not valid JSON.", null);
+            // The same answer /v1 gives for a body that does not parse.
+            throw ApiError.invalidRequest("We could not parse the JSON body of your request: "
+                    + e.getOriginalMessage() + ". Send a valid JSON object.", null);
         }
         if (!node.isObject()) {
             throw ApiError.invalidRequest("The request body must be a JSON object.", null);

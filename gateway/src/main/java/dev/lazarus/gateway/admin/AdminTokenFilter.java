@@ -3,6 +3,7 @@ package dev.lazarus.gateway.admin;
 import dev.lazarus.gateway.api.ApiError;
 import dev.lazarus.gateway.api.BearerTokens;
 import java.util.List;
+import org.springframework.core.Ordered;
 import org.springframework.http.HttpHeaders;
 import org.springframework.http.HttpStatus;
 import org.springframework.web.server.ServerWebExchange;
@@ -15,7 +16,10 @@ import reactor.core.publisher.Mono;
  * (a client that may chat must not be able to promote or roll back). Without a configured token
  * the admin API is off: 403. How paths and the token are compared: {@link BearerTokens}.
  */
-public final class AdminTokenFilter implements WebFilter {
+public final class AdminTokenFilter implements WebFilter, Ordered {
+
+    /** Late among the web filters (after observation and metrics), but explicit: others order themselves after it. */
+    static final int ORDER = Ordered.LOWEST_PRECEDENCE - 10;
 
     private final BearerTokens token;
 
@@ -41,6 +45,11 @@ public final class AdminTokenFilter implements WebFilter {
             return Mono.error(unauthorized("Incorrect admin token provided."));
         }
         return chain.filter(exchange);
+    }
+
+    @Override
+    public int getOrder() {
+        return ORDER;
     }
 
     private static ApiError unauthorized(String message) {

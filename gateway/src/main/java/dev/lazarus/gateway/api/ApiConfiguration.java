@@ -1,6 +1,7 @@
 package dev.lazarus.gateway.api;
 
 import dev.lazarus.gateway.config.LazarusProperties;
+import org.springframework.boot.reactor.netty.NettyServerCustomizer;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 import tools.jackson.databind.json.JsonMapper;
@@ -27,6 +28,11 @@ class ApiConfiguration {
     @Bean
     ResponseWriter responseWriter(JsonMapper json, ErrorMapper errors) {
         return new ResponseWriter(json, errors);
+    }
+
+    @Bean
+    NettyServerCustomizer oversizedRequestAnswers(JsonMapper json) {
+        return OversizedRequestHandler.customizer(json);
     }
 
     @Bean

@@ -41,6 +41,12 @@ public final class ApiError extends RuntimeException {
         return new ApiError(HttpStatus.BAD_REQUEST, "invalid_request_error", "invalid_value", param, message);
     }
 
+    /** A field of the wrong JSON type, worded as OpenAI words it; {@code reason} is "expected an integer, ...". */
+    public static ApiError invalidType(String param, String reason) {
+        return new ApiError(HttpStatus.BAD_REQUEST, "invalid_request_error", "invalid_type", param,
+                "Invalid type for '" + param + "': " + reason + ".");
+    }
+
     /** Adds a header (Retry-After, Allow, WWW-Authenticate); returns this for chaining. */
     public ApiError withHeader(String name, String value) {
         headers.add(name, value);

@@ -64,8 +64,25 @@ public final class ErrorMapper {
     private static ApiError fromBackend(BackendException e) {
         BackendErrorKind kind = e.kind();
         ApiError error = new ApiError(HttpStatus.valueOf(kind.httpStatus()), kind.type(), kind.code(), e.param(),
-                e.getMessage());
+                clientMessage(e));
         return kind == BackendErrorKind.OVERLOADED ? error.withRetryAfter(e.retryAfter()) : error;
+    }
+
+    /**
+     * A backend's own message goes to the client only when it is about the client's request (a
+     * context overflow, a bad parameter). A backend's failure is described in general terms: its
+     * message names upstream addresses, connection errors and server output, which are the
+     * operator's business (they are in the log and the admin API), not the API client's.
+     */
+    private static String clientMessage(BackendException e) {
+        return switch (e.kind()) {
+            case INVALID_REQUEST, CONTEXT_LENGTH_EXCEEDED, MODEL_NOT_FOUND -> e.getMessage();
+            case OVERLOADED -> "The backend serving this model is overloaded. Please retry later.";
+            case UNAVAILABLE -> "The backend serving this model is unavailable. Please retry later.";
+            case TIMEOUT -> "The backend serving this model did not answer in time.";
+            case UPSTREAM -> "The backend serving this model failed while answering.";
+            case INTERNAL -> "The server had an error while processing your request.";
+        };
     }
 
     private ApiError allFailed(AllBackendsFailedException e) {
@@ -74,7 +91,7 @@ public final class ErrorMapper {
             BackendException last = e.failures().getLast().cause();
             return fromBackend(new BackendException(shared, last.getMessage(), last.param(), e.retryAfter(), null));
         }
-        Duration retryAfter = e.retryAfter() != null ? e.retryAfter() : defaultRetryAfter;
+        Duration retryAfter = e.earliestRetry(defaultRetryAfter);
         return new ApiError(HttpStatus.SERVICE_UNAVAILABLE, "server_error", "service_unavailable", null,
                 "No backend is available for model '" + e.model() + "'; tried " + e.failures().stream()
                         .map(f -> f.backendId() + " (" + f.cause().kind().name().toLowerCase(java.util.Locale.ROOT) + ")")

@@ -12,6 +12,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.TreeMap;
+import java.util.regex.Pattern;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.springframework.web.bind.annotation.GetMapping;
@@ -22,12 +23,17 @@ import org.springframework.web.bind.annotation.RestController;
  * {@code GET /v1/models} and {@code GET /v1/models/{id}}: the public model names, not the backends.
  * Each entry also carries {@code meta}, what the serving backends report about the model
  * (architecture, quantisation, context length, random weights); OpenAI clients ignore the field.
+ * Keys that name a place on a server (a model file's path, a directory, an upstream URL) are never
+ * shown: the metadata comes from backends written for operators, the list is read by API clients.
  */
 @RestController
 public class ModelsController {
 
     private static final Logger log = LoggerFactory.getLogger(ModelsController.class);
     private static final String RANDOM_WEIGHTS = "random_weights";
+    /** {@code path}, {@code model_path}, {@code cache-dir}, {@code baseUrl}, ... but not {@code profile}. */
+    private static final Pattern LOCATION_KEY = Pattern.compile(
+            "(?:(?i)(?:.*[_.-])?(?:path|file|dir|directory|url|uri|host)s?)|(?:.*[a-z](?:Path|File|Dir|Directory|Url|Uri|Host)s?)");
 
     /** One entry of the model list, as OpenAI shapes it, plus {@code meta} when a backend says anything. */
     public record ModelEntry(String id, String object, long created, @JsonProperty("owned_by") String ownedBy,
@@ -76,7 +82,11 @@ public class ModelsController {
             }
             if (!primaryFound) {
                 primaryFound = true;
-                meta.putAll(info.get().metadata());
+                info.get().metadata().forEach((key, value) -> {
+                    if (!isLocation(key)) {
+                        meta.put(key, value);
+                    }
+                });
                 if (info.get().contextLength() > 0) {
                     meta.put("context_length", info.get().contextLength());
                 }
@@ -87,6 +97,10 @@ public class ModelsController {
             meta.put(RANDOM_WEIGHTS, true);
         }
         return meta;
+    }
+
+    static boolean isLocation(String metadataKey) {
+        return LOCATION_KEY.matcher(metadataKey).matches();
     }
 
     /** The backend's entry for the model it is called with, or its only model (a name it does not map). */

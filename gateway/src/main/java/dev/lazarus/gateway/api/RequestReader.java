@@ -3,16 +3,16 @@ package dev.lazarus.gateway.api;
 import java.util.Collection;
 import java.util.List;
 import java.util.Map;
+import java.util.function.Supplier;
 import org.springframework.core.io.buffer.DataBuffer;
 import org.springframework.core.io.buffer.DataBufferUtils;
-import org.springframework.http.InvalidMediaTypeException;
-import org.springframework.http.MediaType;
 import org.springframework.http.server.reactive.ServerHttpRequest;
 import reactor.core.publisher.Mono;
 import tools.jackson.core.JacksonException;
 import tools.jackson.core.exc.InputCoercionException;
 import tools.jackson.core.exc.StreamReadException;
 import tools.jackson.databind.DatabindException;
+import tools.jackson.databind.JsonNode;
 import tools.jackson.databind.exc.MismatchedInputException;
 import tools.jackson.databind.exc.ValueInstantiationException;
 import tools.jackson.databind.json.JsonMapper;
@@ -28,13 +28,13 @@ public final class RequestReader {
     private final int maxBodyBytes;
 
     public RequestReader(JsonMapper json, long maxBodyBytes) {
-        this.json = json;
+        this.json = StrictScalars.of(json);
         this.maxBodyBytes = (int) Math.min(Integer.MAX_VALUE, maxBodyBytes);
     }
 
     public <T> Mono<T> read(ServerHttpRequest request, Class<T> type) {
         return Mono.defer(() -> {
-            checkMediaType(request);
+            JsonContentType.require(request.getHeaders());
             if (request.getHeaders().getContentLength() > maxBodyBytes) {
                 return Mono.error(ErrorMapper.tooLarge());
             }
@@ -51,22 +51,9 @@ public final class RequestReader {
         });
     }
 
-    private static void checkMediaType(ServerHttpRequest request) {
-        MediaType contentType;
-        try {
-            contentType = request.getHeaders().getContentType();
-        } catch (InvalidMediaTypeException e) {
-            throw ErrorMapper.unsupportedMediaType(request.getHeaders().getFirst("Content-Type"));
-        }
-        // No Content-Type at all is accepted as JSON: some clients omit it on a JSON body.
-        if (contentType != null && !MediaType.APPLICATION_JSON.isCompatibleWith(contentType)
-                && !"json".equals(contentType.getSubtypeSuffix())) {
-            throw ErrorMapper.unsupportedMediaType(contentType.toString());
-        }
-    }
-
     private <T> T parse(DataBuffer buffer, Class<T> type) {
         T value;
+        int start = buffer.readPosition();
         try {
             value = json.readValue(buffer.asInputStream(), type);
         } catch (InputCoercionException e) {
@@ -77,7 +64,9 @@ public final class RequestReader {
         } catch (StreamReadException e) {
             throw notJson(e);
         } catch (DatabindException e) {
-            throw fromBinding(e);
+            // The rare path: read the body again as a tree to say what the client sent at that place.
+            buffer.readPosition(start);
+            throw fromBinding(e, () -> json.readTree(buffer.asInputStream()));
         } catch (JacksonException e) {
             throw ApiError.invalidRequest("We could not read the JSON body of your request.", null);
         }
@@ -92,20 +81,50 @@ public final class RequestReader {
                 + e.getOriginalMessage() + ". Send a valid JSON object.", null);
     }
 
-    private static ApiError fromBinding(DatabindException e) {
+    private static ApiError fromBinding(DatabindException e, Supplier<JsonNode> body) {
         String param = param(e.getPath());
         if (param == null) {
             return ApiError.invalidRequest("The request body must be a JSON object.", null);
         }
-        String reason;
         if (e instanceof ValueInstantiationException && e.getCause() != null && e.getCause().getMessage() != null) {
-            reason = e.getCause().getMessage();
-        } else if (e instanceof MismatchedInputException mismatch && mismatch.getTargetType() != null) {
-            reason = "expected " + describe(mismatch.getTargetType());
-        } else {
-            reason = "wrong type";
+            return ApiError.invalidType(param, e.getCause().getMessage());
         }
-        return ApiError.invalidRequest("Invalid type for '" + param + "': " + reason + ".", param);
+        if (e instanceof MismatchedInputException mismatch && mismatch.getTargetType() != null) {
+            // OpenAI's wording: "Invalid type for 'max_tokens': expected an integer, but got a string instead."
+            String got = sent(body, e.getPath());
+            return ApiError.invalidType(param, "expected " + describe(mismatch.getTargetType())
+                    + (got == null ? "" : ", but got " + got + " instead"));
+        }
+        return ApiError.invalidType(param, "wrong type");
+    }
+
+    /** What the client sent at the path ("a string", "a decimal number", ...), or null if it cannot be told. */
+    private static String sent(Supplier<JsonNode> body, List<JacksonException.Reference> path) {
+        JsonNode node;
+        try {
+            node = body.get();
+        } catch (JacksonException e) {
+            return null;
+        }
+        for (JacksonException.Reference ref : path) {
+            if (node == null) {
+                return null;
+            }
+            node = ref.getPropertyName() != null ? node.get(ref.getPropertyName())
+                    : ref.getIndex() >= 0 ? node.get(ref.getIndex()) : node;
+        }
+        if (node == null) {
+            return null;
+        }
+        return switch (node.getNodeType()) {
+            case STRING -> "a string";
+            case NUMBER -> node.isIntegralNumber() ? "an integer" : "a decimal number";
+            case BOOLEAN -> "a boolean";
+            case ARRAY -> "an array";
+            case OBJECT, POJO -> "an object";
+            case NULL -> "null";
+            default -> null;
+        };
     }
 
     /** {@code messages[0].content} from Jackson's path. */

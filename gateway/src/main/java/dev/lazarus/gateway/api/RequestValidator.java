@@ -118,7 +118,7 @@ public final class RequestValidator {
 
     private static <T> T requireObject(T value, String param) {
         if (value == null) {
-            throw ApiError.invalidRequest("Invalid type for '" + param + "': expected an object.", param);
+            throw ApiError.invalidType(param, "expected an object, but got null instead");
         }
         return value;
     }
@@ -126,8 +126,7 @@ public final class RequestValidator {
     private static void noNullEntries(List<?> values, String param) {
         for (int i = 0; values != null && i < values.size(); i++) {
             if (values.get(i) == null) {
-                throw ApiError.invalidRequest("Invalid type for '" + param + "[" + i + "]': expected a string.",
-                        param + "[" + i + "]");
+                throw ApiError.invalidType(param + "[" + i + "]", "expected a string, but got null instead");
             }
         }
     }
@@ -144,8 +143,8 @@ public final class RequestValidator {
                         || list.stream().allMatch(item -> item instanceof List<?> ids
                                 && ids.stream().allMatch(Integer.class::isInstance)));
         if (!valid) {
-            throw ApiError.invalidRequest("Invalid type for 'prompt': expected a string, an array of strings, "
-                    + "an array of token ids or an array of token id arrays.", "prompt");
+            throw ApiError.invalidType("prompt", "expected a string, an array of strings, "
+                    + "an array of token ids or an array of token id arrays");
         }
     }
 

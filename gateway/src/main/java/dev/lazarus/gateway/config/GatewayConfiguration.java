@@ -71,12 +71,12 @@ public class GatewayConfiguration {
     Router router(RouteTable routes, ObjectProvider<RoutePlanner> planner, ObjectProvider<RouteFilter> filters,
             ObjectProvider<StreamResumer> resumer, ObjectProvider<BackendCallDecorator> decorators,
             ObjectProvider<RoutingListener> listeners) {
-        RoutePlanner planned = planner.getIfUnique(RoutePlanner::configuredOrder)
-                .filteredBy(filters.orderedStream().toList());
+        List<RouteFilter> ordered = filters.orderedStream().toList();
+        RoutePlanner planned = planner.getIfUnique(RoutePlanner::configuredOrder).filteredBy(ordered);
         List<RoutingListener> all = listeners.orderedStream().toList();
         AttemptLoop loop = new AttemptLoop(BackendCallDecorator.chain(decorators.orderedStream().toList()),
                 resumer.getIfUnique(StreamResumer::none),
                 all.isEmpty() ? RoutingListener.NONE : RoutingListener.composite(all));
-        return new Router(routes, planned, loop);
+        return new Router(routes, planned, loop, ordered);
     }
 }

@@ -1,6 +1,9 @@
 package dev.lazarus.gateway.policy;
 
+import dev.lazarus.backend.api.BackendHealth;
+import dev.lazarus.backend.api.InferenceBackend;
 import dev.lazarus.gateway.config.LazarusProperties;
+import dev.lazarus.gateway.policy.gate.AutoGate;
 import dev.lazarus.gateway.policy.gate.BenchmarkJobs;
 import dev.lazarus.gateway.policy.gate.BenchmarkRunner;
 import dev.lazarus.gateway.policy.gate.GateThresholds;
@@ -18,15 +21,20 @@ import dev.lazarus.gateway.routing.RouteTable;
 import io.github.resilience4j.circuitbreaker.CircuitBreakerRegistry;
 import java.nio.file.Path;
 import java.time.Clock;
+import java.time.Duration;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.OptionalLong;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.springframework.beans.factory.ObjectProvider;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnProperty;
+import org.springframework.boot.context.event.ApplicationReadyEvent;
 import org.springframework.boot.context.properties.EnableConfigurationProperties;
+import org.springframework.context.ApplicationListener;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
+import reactor.core.publisher.Mono;
 import reactor.core.scheduler.Schedulers;
 
 /**
@@ -136,5 +144,22 @@ public class PolicyConfiguration {
                 new BenchmarkRunner(gate.maxTokens(), gate.callTimeout()),
                 new BenchmarkJobs.Settings(thresholds, gate.runs(), properties.autoPromote(), gate.requestExtra()),
                 clock);
+    }
+
+    /** {@code lazarus.policy.gate.auto-run}: gate jobs without an operator; started once the gateway is ready. */
+    @Bean(destroyMethod = "close")
+    @ConditionalOnProperty(prefix = "lazarus.policy.gate", name = "auto-run", havingValue = "true")
+    AutoGate autoGate(PolicyEngine engine, BenchmarkJobs jobs, BackendRegistry backends, PolicyProperties properties) {
+        return new AutoGate(engine,
+                id -> backends.find(id).map(InferenceBackend::health)
+                        .orElseGet(() -> Mono.just(BackendHealth.down("no such backend"))),
+                id -> jobs.submit(id, null, Map.of()).id(),
+                properties.gate().autoRunHealthWait(), Duration.ofSeconds(5), Schedulers.boundedElastic());
+    }
+
+    @Bean
+    @ConditionalOnProperty(prefix = "lazarus.policy.gate", name = "auto-run", havingValue = "true")
+    ApplicationListener<ApplicationReadyEvent> autoGateStart(AutoGate gate) {
+        return ready -> gate.start();
     }
 }

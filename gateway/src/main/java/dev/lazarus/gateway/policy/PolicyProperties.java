@@ -75,6 +75,9 @@ public record PolicyProperties(
      * @param minSuccessRate       GO needs a success rate above this; under it, NO-GO
      * @param callTimeout          longest one benchmark call may take before it counts as failed
      * @param requestExtra         extra fields sent with every benchmark request (e.g. {@code cache_prompt: false})
+     * @param autoRun              start a gate job by itself whenever a candidate becomes CANDIDATE (and at
+     *                             start for every candidate that is), once the candidate's health check says UP
+     * @param autoRunHealthWait    how long such a job waits for the candidate to be UP before it is skipped
      */
     public record Gate(
             @DefaultValue("3") @Min(1) @Max(50) int runs,
@@ -85,7 +88,9 @@ public record PolicyProperties(
             @DefaultValue("2s") @NotNull Duration maxTtft,
             @DefaultValue("0.95") @DecimalMin("0") @DecimalMax("1") double minSuccessRate,
             @DefaultValue("5m") @NotNull Duration callTimeout,
-            @DefaultValue Map<String, Object> requestExtra) {}
+            @DefaultValue Map<String, Object> requestExtra,
+            @DefaultValue("false") boolean autoRun,
+            @DefaultValue("10m") @NotNull Duration autoRunHealthWait) {}
 
     /**
      * @param tokensPerSecondFloor a promoted candidate generating slower than this ...

@@ -1,6 +1,7 @@
 package dev.lazarus.gateway.resilience;
 
 import io.github.resilience4j.circuitbreaker.CircuitBreaker;
+import java.time.Duration;
 import java.util.Optional;
 
 /**
@@ -39,6 +40,11 @@ public final class BackendAvailability {
             case OPEN, FORCED_OPEN -> false;
             default -> true;
         };
+    }
+
+    /** While the breaker is OPEN: how long until it lets a probe through; empty otherwise (or when forced open). */
+    public Optional<Duration> timeUntilHalfOpen(String backendId) {
+        return breakers.timeUntilHalfOpen(backendId);
     }
 
     public BackendStats stats(String backendId) {

@@ -45,7 +45,8 @@ public final class CircuitBreakerDecorator implements BackendCallDecorator {
             if (!breaker.tryAcquirePermission()) {
                 CallNotPermittedException refused = CallNotPermittedException.createCallNotPermittedException(breaker);
                 return Flux.error(new BackendException(BackendErrorKind.UNAVAILABLE,
-                        "backend '" + id + "' is not called: its circuit breaker is " + breaker.getState(), refused));
+                        "backend '" + id + "' is not called: its circuit breaker is " + breaker.getState(), null,
+                        breakers.timeUntilHalfOpen(id).orElse(null), refused));
             }
             Outcome<T> outcome = new Outcome<>(breaker, limits, stats, id, inspector);
             return call.doOnNext(outcome::chunk)

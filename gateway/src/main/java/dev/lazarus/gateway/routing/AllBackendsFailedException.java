@@ -46,6 +46,19 @@ public final class AllBackendsFailedException extends RuntimeException {
         return shared && !first.backendFault() ? first : null;
     }
 
+    /**
+     * When the earliest backend may serve again: the shortest of the backends' own Retry-After
+     * (an open breaker's time to half-open, a server's header), counting {@code unknown} for a
+     * backend that did not say.
+     */
+    public Duration earliestRetry(Duration unknown) {
+        return failures.stream()
+                .map(f -> f.cause().retryAfter() != null ? f.cause().retryAfter() : unknown)
+                .filter(Objects::nonNull)
+                .min(Duration::compareTo)
+                .orElse(unknown);
+    }
+
     /** The longest Retry-After any backend asked for, or null when none said. */
     public Duration retryAfter() {
         return failures.stream()

@@ -1,5 +1,6 @@
 package dev.lazarus.gateway.routing;
 
+import dev.lazarus.backend.api.BackendException;
 import java.util.List;
 
 /**
@@ -13,4 +14,13 @@ import java.util.List;
 public interface RouteFilter {
 
     List<RouteTarget> filter(ModelRoute route, Endpoint<?, ?> endpoint, List<RouteTarget> planned);
+
+    /**
+     * When this filter leaves {@code target} out now and can say why in the client's terms (an
+     * open breaker and when it reopens), that failure; null otherwise. The router reports it when
+     * nothing is left to try, so the 503's {@code Retry-After} is told by the reason.
+     */
+    default BackendException leftOut(RouteTarget target) {
+        return null;
+    }
 }

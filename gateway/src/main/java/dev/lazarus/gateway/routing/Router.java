@@ -21,11 +21,18 @@ public final class Router {
     private final RouteTable routes;
     private final RoutePlanner planner;
     private final AttemptLoop loop;
+    private final List<RouteFilter> reasons;
 
     public Router(RouteTable routes, RoutePlanner planner, AttemptLoop loop) {
+        this(routes, planner, loop, List.of());
+    }
+
+    /** @param reasons the filters the planner applies, asked why they left a backend out ({@link RouteFilter#leftOut}) */
+    public Router(RouteTable routes, RoutePlanner planner, AttemptLoop loop, List<? extends RouteFilter> reasons) {
         this.routes = routes;
         this.planner = planner;
         this.loop = loop;
+        this.reasons = List.copyOf(reasons);
     }
 
     public RouteTable routes() {
@@ -56,13 +63,22 @@ public final class Router {
                 // The planner and its filters left every capable backend out (breaker open, down,
                 // disabled): that is a 503 with Retry-After, not the request's fault.
                 return Flux.error(new AllBackendsFailedException(route.name(), capable.stream()
-                        .map(t -> new AllBackendsFailedException.AttemptFailure(t.backendId(),
-                                BackendException.unavailable("backend '" + t.backendId() + "' is not available")))
+                        .map(t -> new AllBackendsFailedException.AttemptFailure(t.backendId(), leftOut(t)))
                         .toList()));
             }
             return loop.run(route.name(), plan, endpoint, request)
                     .takeUntilOther(deadline(route.overallTimeout(), model));
         });
+    }
+
+    private BackendException leftOut(RouteTarget target) {
+        for (RouteFilter filter : reasons) {
+            BackendException reason = filter.leftOut(target);
+            if (reason != null) {
+                return reason;
+            }
+        }
+        return BackendException.unavailable("backend '" + target.backendId() + "' is not available");
     }
 
     /** Fails the whole request, wherever it is, once the overall time is up. */

@@ -172,6 +172,40 @@ class AdminApiTest {
         chat();
     }
 
+    /** The same rule as /v1: a body that is not JSON by its Content-Type is 415, a JSON body that does not parse 400. */
+    @Test
+    void contentTypesAreJudgedAsOnV1() {
+        WebTestClient slow = client.mutate().responseTimeout(Duration.ofSeconds(60)).build();
+        JsonNode text = error(slow.post().uri("/admin/backends/alpha/disable").header("Authorization", "Bearer admin-secret")
+                .contentType(MediaType.TEXT_PLAIN).bodyValue("{\"reason\":\"x\"}").exchange()
+                .expectStatus().isEqualTo(415));
+        assertThat(text.path("type").asString()).isEqualTo("invalid_request_error");
+        assertThat(text.path("code").asString()).isEqualTo("unsupported_media_type");
+        JsonNode v1 = error(slow.post().uri("/v1/chat/completions").header("Authorization", "Bearer test-key-1")
+                .contentType(MediaType.TEXT_PLAIN).bodyValue("{}").exchange().expectStatus().isEqualTo(415));
+        assertThat(v1.path("code").asString()).isEqualTo(text.path("code").asString());
+        error(slow.put().uri("/admin/routes/test-model").header("Authorization", "Bearer admin-secret")
+                .contentType(MediaType.APPLICATION_FORM_URLENCODED).bodyValue("backends=alpha").exchange()
+                .expectStatus().isEqualTo(415));
+        error(slow.post().uri("/admin/benchmarks").header("Authorization", "Bearer admin-secret")
+                .contentType(MediaType.APPLICATION_XML).bodyValue("{}").exchange().expectStatus().isEqualTo(415));
+        assertThat(engine.state("alpha").orElseThrow().state()).as("nothing was done").isEqualTo(PolicyState.CANDIDATE);
+
+        JsonNode malformed = error(admin(HttpMethod.POST, "/admin/backends/alpha/promote", "{not json")
+                .expectStatus().isBadRequest());
+        assertThat(malformed.path("type").asString()).isEqualTo("invalid_request_error");
+        assertThat(malformed.path("message").asString()).startsWith("We could not parse the JSON body of your request");
+        // JSON in another spelling, or no Content-Type with no body: accepted, as on /v1
+        slow.post().uri("/admin/backends/beta/breaker/reset").header("Authorization", "Bearer admin-secret")
+                .contentType(MediaType.parseMediaType("application/merge-patch+json")).bodyValue("{}").exchange()
+                .expectStatus().isOk();
+        slow.post().uri("/admin/backends/beta/breaker/reset").header("Authorization", "Bearer admin-secret").exchange()
+                .expectStatus().isOk();
+        // without the token, the token is what the caller hears about
+        error(client.post().uri("/admin/backends/alpha/disable").contentType(MediaType.TEXT_PLAIN).bodyValue("x")
+                .exchange().expectStatus().isUnauthorized());
+    }
+
     @Test
     void breakerCanBeForcedOpenClosedAndReset() {
         JsonNode open = body(admin(HttpMethod.POST, "/admin/backends/beta/breaker/open", null).expectStatus().isOk());

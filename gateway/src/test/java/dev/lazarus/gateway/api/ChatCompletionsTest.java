@@ -103,6 +103,24 @@ class ChatCompletionsTest extends GatewayTestSupport {
         assertThat(seen.wantsUsageInStream()).isTrue();
     }
 
+    /** Strict binding of known fields must not touch unknown ones: an extra keeps the JSON type it came with. */
+    @Test
+    void unknownFieldsKeepTheirJsonTypes() {
+        post("/v1/chat/completions", chat("test-model",
+                "\"top_k\": \"40\", \"min_p\": 1, \"mirostat\": 2.0, \"cache_prompt\": 1, \"n_probs\": true"))
+                .expectStatus().isOk();
+        assertThat(backend("alpha").lastChat().extra()).containsEntry("top_k", "40").containsEntry("min_p", 1)
+                .containsEntry("mirostat", 2.0).containsEntry("cache_prompt", 1).containsEntry("n_probs", true);
+    }
+
+    /** An integer is a valid JSON number: {@code "temperature": 1} is not a type error. */
+    @Test
+    void integersAreAcceptedForNumberFields() {
+        post("/v1/chat/completions", chat("test-model", "\"temperature\": 1, \"top_p\": 1, \"presence_penalty\": 0"))
+                .expectStatus().isOk();
+        assertThat(backend("alpha").lastChat().temperature()).isEqualTo(1.0);
+    }
+
     @Test
     void backendIsCalledWithItsOwnModelNameAndClientSeesThePublicOne() {
         JsonNode answer = json(post("/v1/chat/completions", chat("mapped-model", ""))
@@ -163,7 +181,9 @@ class ChatCompletionsTest extends GatewayTestSupport {
                 .expectHeader().valueEquals("Retry-After", "11")
                 .expectBody()
                 .jsonPath("$.error.type").isEqualTo("rate_limit_error")
-                .jsonPath("$.error.code").isEqualTo("rate_limit_exceeded");
+                .jsonPath("$.error.code").isEqualTo("rate_limit_exceeded")
+                .jsonPath("$.error.message").value(String.class, message -> assertThat(message)
+                        .as("the backend's own words stay in the log").doesNotContain("scripted"));
     }
 
     @ParameterizedTest
@@ -197,6 +217,7 @@ class ChatCompletionsTest extends GatewayTestSupport {
         JsonNode error = json(events.get(events.size() - 2)).get("error");
         assertThat(error.get("type").asString()).isEqualTo("server_error");
         assertThat(error.get("code").asString()).isEqualTo("internal_error");
+        assertThat(error.get("message").asString()).doesNotContain("scripted");
         assertThat(events.get(1)).contains("Hello");
     }
 
@@ -205,6 +226,7 @@ class ChatCompletionsTest extends GatewayTestSupport {
         post("/v1/chat/completions", chat("test-model",
                 "\"script\": {\"alpha\": {\"fail\": \"UPSTREAM\", \"fail_after\": 1}}"))
                 .expectStatus().isEqualTo(502)
-                .expectBody().jsonPath("$.error.code").isEqualTo("bad_gateway");
+                .expectBody().jsonPath("$.error.code").isEqualTo("bad_gateway")
+                .jsonPath("$.error.message").isEqualTo("The backend serving this model failed while answering.");
     }
 }

@@ -77,6 +77,14 @@ class CompletionsAndModelsTest extends GatewayTestSupport {
     }
 
     @Test
+    void modelsNeverShowServerLocations() {
+        String body = client.get().uri("/v1/models").header("Authorization", "Bearer " + API_KEY).exchange()
+                .expectStatus().isOk().expectBody(String.class).returnResult().getResponseBody();
+        assertThat(json(body).at("/data/0/meta/architecture").asString()).as("alpha's facts are shown").isEqualTo("qwen3moe");
+        assertThat(body).doesNotContain("model_path", "cache_dir", "/srv/models");
+    }
+
+    @Test
     void oneModelByIdIncludingSlashes() {
         client.get().uri("/v1/models/test-model").header("Authorization", "Bearer " + API_KEY).exchange()
                 .expectStatus().isOk().expectBody().jsonPath("$.id").isEqualTo("test-model");

@@ -3,6 +3,12 @@ package dev.lazarus.gateway.api;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.lazarus.gateway.testing.GatewayTestSupport;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.time.Duration;
+import java.util.Map;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
@@ -78,6 +84,72 @@ class RequestErrorsTest extends GatewayTestSupport {
         }
     }
 
+    /**
+     * Scalars are taken only as what they are (Jackson coerces them by default): OpenAI answers each
+     * of these with 400 invalid_type naming the field and what was sent instead.
+     */
+    @ParameterizedTest(name = "{0}: {1}")
+    @CsvSource(delimiter = '|', value = {
+            "max_tokens | \"5\" | max_tokens | expected an integer, but got a string instead",
+            "max_tokens | 1.5 | max_tokens | expected an integer, but got a decimal number instead",
+            "max_tokens | 2.0 | max_tokens | expected an integer, but got a decimal number instead",
+            "max_tokens | true | max_tokens | expected an integer, but got a boolean instead",
+            "max_tokens | \"\" | max_tokens | expected an integer, but got a string instead",
+            "max_completion_tokens | \"5\" | max_completion_tokens | expected an integer, but got a string instead",
+            "n | 1.0 | n | expected an integer, but got a decimal number instead",
+            "seed | \"42\" | seed | expected an integer, but got a string instead",
+            "seed | 4.2 | seed | expected an integer, but got a decimal number instead",
+            "top_logprobs | \"2\" | top_logprobs | expected an integer, but got a string instead",
+            "temperature | \"0.5\" | temperature | expected a number, but got a string instead",
+            "top_p | false | top_p | expected a number, but got a boolean instead",
+            "logit_bias | {\"50256\": \"-100\"} | logit_bias.50256 | expected a number, but got a string instead",
+            "stream | 1 | stream | expected a boolean, but got an integer instead",
+            "stream | \"true\" | stream | expected a boolean, but got a string instead",
+            "logprobs | 0 | logprobs | expected a boolean, but got an integer instead",
+            "parallel_tool_calls | \"false\" | parallel_tool_calls | expected a boolean, but got a string instead",
+            "user | 5 | user | expected a string, but got an integer instead",
+            "user | true | user | expected a string, but got a boolean instead",
+            "model | 4 | model | expected a string, but got an integer instead",
+            "stop | [5] | stop[0] | expected a string, but got an integer instead",
+            "stop | [\"a\", 1.5] | stop[1] | expected a string, but got a decimal number instead",
+            "stream_options | {\"include_usage\": 1} | stream_options.include_usage | expected a boolean, but got an integer instead"})
+    void scalarsOfTheWrongTypeAre400InvalidType(String field, String value, String param, String reason) {
+        String body = "{\"model\": \"test-model\", \"messages\": [{\"role\": \"user\", \"content\": \"x\"}], \""
+                + field + "\": " + value + (field.equals("stream_options") ? ", \"stream\": true}" : "}");
+        if (field.equals("model")) {
+            body = "{\"model\": 4, \"messages\": [{\"role\": \"user\", \"content\": \"x\"}]}";
+        }
+        JsonNode error = errorOf(post("/v1/chat/completions", body), 400);
+        assertThat(error.get("type").asString()).isEqualTo("invalid_request_error");
+        assertThat(error.get("code").asString()).isEqualTo("invalid_type");
+        assertThat(error.get("param").asString()).isEqualTo(param);
+        assertThat(error.get("message").asString()).isEqualTo("Invalid type for '" + param + "': " + reason + ".");
+    }
+
+    @Test
+    void nestedScalarsOfTheWrongTypeNameTheirPath() {
+        JsonNode error = errorOf(post("/v1/chat/completions", "{\"model\": \"test-model\", \"messages\": "
+                + "[{\"role\": \"user\", \"content\": \"x\"}, {\"role\": \"assistant\", \"name\": 7, \"content\": \"y\"}]}"), 400);
+        assertThat(error.get("param").asString()).isEqualTo("messages[1].name");
+        error = errorOf(post("/v1/chat/completions", "{\"model\": \"test-model\", \"messages\": [{\"role\": \"user\", "
+                + "\"content\": \"x\"}], \"tools\": [{\"type\": \"function\", \"function\": {\"name\": \"f\", \"strict\": \"yes\"}}]}"),
+                400);
+        assertThat(error.get("param").asString()).isEqualTo("tools[0].function.strict");
+        assertThat(error.get("code").asString()).isEqualTo("invalid_type");
+    }
+
+    @Test
+    void legacyCompletionScalarsAreStrictToo() {
+        JsonNode error = errorOf(post("/v1/completions", "{\"model\": \"test-model\", \"prompt\": \"x\", \"max_tokens\": \"5\"}"), 400);
+        assertThat(error.get("param").asString()).isEqualTo("max_tokens");
+        assertThat(error.get("message").asString())
+                .isEqualTo("Invalid type for 'max_tokens': expected an integer, but got a string instead.");
+        assertThat(errorOf(post("/v1/completions", "{\"model\": \"test-model\", \"prompt\": \"x\", \"echo\": 1}"), 400)
+                .get("param").asString()).isEqualTo("echo");
+        assertThat(errorOf(post("/v1/completions", "{\"model\": \"test-model\", \"prompt\": \"x\", \"logprobs\": 1.5}"), 400)
+                .get("param").asString()).isEqualTo("logprobs");
+    }
+
     @Test
     void badCompletionRequestsAre400WithParam() {
         assertThat(errorOf(post("/v1/completions", "{\"model\": \"test-model\"}"), 400).get("param").asString())
@@ -138,6 +210,39 @@ class RequestErrorsTest extends GatewayTestSupport {
     void unknownPathIs404() {
         JsonNode error = errorOf(post("/v1/nothing-here", "{}"), 404);
         assertThat(error.get("code").asString()).isEqualTo("unknown_url");
+    }
+
+    /** Netty rejects these before Spring sees them; the client still gets an OpenAI body, then the connection closes. */
+    @Test
+    void urlOverNettysLimitIs414WithAnOpenAiBody() throws Exception {
+        HttpResponse<String> response = rawGet("/v1/models?q=" + "x".repeat(10_000), Map.of());
+        assertThat(response.statusCode()).isEqualTo(414);
+        assertThat(response.headers().firstValue("Content-Type")).hasValueSatisfying(
+                type -> assertThat(type).startsWith("application/json"));
+        JsonNode error = json(response.body()).get("error");
+        assertThat(error.propertyNames()).containsExactlyInAnyOrder("message", "type", "param", "code");
+        assertThat(error.get("type").asString()).isEqualTo("invalid_request_error");
+        assertThat(error.get("code").asString()).isEqualTo("uri_too_long");
+    }
+
+    @Test
+    void headersOverNettysLimitAre431WithAnOpenAiBody() throws Exception {
+        HttpResponse<String> response = rawGet("/v1/models", Map.of("X-Big", "y".repeat(20_000)));
+        assertThat(response.statusCode()).isEqualTo(431);
+        JsonNode error = json(response.body()).get("error");
+        assertThat(error.get("type").asString()).isEqualTo("invalid_request_error");
+        assertThat(error.get("code").asString()).isEqualTo("request_header_fields_too_large");
+        assertThat(error.get("message").asString()).isNotBlank();
+    }
+
+    /** The JDK client, not WebTestClient: the request must reach the socket exactly as sent. */
+    private HttpResponse<String> rawGet(String path, Map<String, String> headers) throws Exception {
+        try (HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(10)).build()) {
+            HttpRequest.Builder request = HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + path))
+                    .timeout(Duration.ofSeconds(20)).header("Authorization", "Bearer " + API_KEY).GET();
+            headers.forEach(request::header);
+            return http.send(request.build(), HttpResponse.BodyHandlers.ofString());
+        }
     }
 
     @Test

@@ -82,6 +82,28 @@ class RealLlamaServerGatewayTest {
         assertThat(ids).contains("tiny", "tiny-failover", "tiny-refused");
     }
 
+    /** llama-server's /props names the model file; /v1/models shows the model's figures, never that path. */
+    @Test
+    void modelsShowTheModelsFiguresButNoServerPath() throws InterruptedException {
+        JsonNode meta = null;
+        String body = "";
+        long deadline = System.nanoTime() + java.time.Duration.ofSeconds(60).toNanos();
+        while (System.nanoTime() < deadline) { // the backend learns /props and /v1/models in the background
+            body = new String(client.get().uri("/v1/models/tiny").exchange().expectStatus().isOk()
+                    .expectBody().returnResult().getResponseBody(), java.nio.charset.StandardCharsets.UTF_8);
+            meta = JSON.readTree(body).path("meta");
+            if (meta.has("parameters")) {
+                break;
+            }
+            Thread.sleep(100);
+        }
+        assertThat(meta.path("parameters").asLong()).isPositive();
+        assertThat(meta.path("vocab_size").asLong()).isPositive();
+        assertThat(meta.path("context_length").asInt()).isPositive();
+        assertThat(meta.has("model_path")).isFalse();
+        assertThat(body).doesNotContain(".gguf").doesNotContain("/tmp");
+    }
+
     @Test
     void nonStreamingChatIsAnsweredByLlamaServer() {
         JsonNode answer = okJson("/v1/chat/completions", chat("tiny", ""));

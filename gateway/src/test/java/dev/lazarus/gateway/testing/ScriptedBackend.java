@@ -94,6 +94,10 @@ public final class ScriptedBackend implements InferenceBackend, ExpertPlacementV
         if (config.bool("random-weights", false)) {
             facts.put("random_weights", true);
         }
+        if (config.has("model-path")) {
+            facts.put("model_path", config.string("model-path", null));
+            facts.put("cache_dir", config.string("model-path", null));
+        }
         ModelInfo model = new ModelInfo("scripted", "tests", config.integer("context-length", 0), facts);
         return new BackendDescriptor(config.id(), "scripted", List.of(model),
                 new BackendCapabilities(config.bool("completions", true), false, false,
