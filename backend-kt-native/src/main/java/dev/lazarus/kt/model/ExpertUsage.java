@@ -37,6 +37,14 @@ public final class ExpertUsage {
         }
     }
 
+    /** Records one token routed to {@code experts} of {@code block} (a path that routes token by token). */
+    public void recordToken(int block, int[] experts) {
+        for (int e : experts) {
+            tokens.incrementAndGet(block * this.experts + e);
+            computations.incrementAndGet(block * this.experts + e);
+        }
+    }
+
     /** Tokens routed to an expert so far. */
     public long tokens(int block, int expert) {
         return tokens.get(block * experts + expert);

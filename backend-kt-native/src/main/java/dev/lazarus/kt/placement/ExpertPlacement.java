@@ -148,6 +148,16 @@ public final class ExpertPlacement implements AutoCloseable {
                 rebalances.get(), tiers, layers);
     }
 
+    /**
+     * The current copies of {@code experts} of block {@code layer} for one token each, retained until the
+     * checkout is closed; records their routing counts and bytes read (what the GPU layer path computes with).
+     */
+    public ExpertCheckout checkout(int layer, int[] experts) {
+        int[] tokens = new int[experts.length];
+        java.util.Arrays.fill(tokens, 1);
+        return new ExpertCheckout(slots, catalog.slotOf(layer), experts, tokens, stats, counters);
+    }
+
     /** Expert weight bytes read from {@code tier} since start. */
     public long bytesRead(Tier tier) {
         return counters.bytes(tier);
