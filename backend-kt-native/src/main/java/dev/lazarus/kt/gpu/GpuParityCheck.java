@@ -86,7 +86,7 @@ public final class GpuParityCheck {
                     .withGpu(GpuMode.ON, new TierBudget.Ratio(gpuShare), kernels).withGpuLayers(layers);
             try (DeviceTier gpu = GpuTiers.open(config).orElseThrow();
                  ExpertPlacement placement = ExpertPlacement.install(onGpu, "parity", config, gpu)) {
-                if (layers && !GpuTiers.installLayers(onGpu, file, placement, gpu, 1)) {
+                if (layers && GpuTiers.installLayers(onGpu, file, placement, gpu, 1).isEmpty()) {
                     throw new IllegalStateException("the GPU layer path did not install (see the log)");
                 }
                 List<float[]> actual = GreedyDecoder.run(onGpu, PROMPT, steps, tokens);

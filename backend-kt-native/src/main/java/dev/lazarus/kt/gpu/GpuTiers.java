@@ -27,23 +27,23 @@ public final class GpuTiers {
      * GPU tier is CUDA; logs why not otherwise (the CPU blocks keep running). {@code sequences}: how many
      * sequences may keep a device KV cache at once. Closed with the tier.
      */
-    public static boolean installLayers(Model model, GgufFile file, ExpertPlacement placement, DeviceTier device,
-                                        int sequences) {
+    public static Optional<GpuLayerPath> installLayers(Model model, GgufFile file, ExpertPlacement placement,
+                                                       DeviceTier device, int sequences) {
         if (placement == null || !placement.config().gpuLayers()) {
-            return false;
+            return Optional.empty();
         }
         if (!(device instanceof CudaExpertTier cuda)) {
             LOG.log(Level.WARNING, "gpu-layers: on, but no CUDA tier; layers stay on the CPU");
-            return false;
+            return Optional.empty();
         }
         try {
             GpuLayerPath path = GpuLayerPath.install(model, file, placement, cuda, sequences);
             LOG.log(Level.INFO, "GPU layer path on {0}: {1} MiB of attention, norm, router and head weights",
                     cuda.describe(), path.weightBytes() >> 20);
-            return true;
+            return Optional.of(path);
         } catch (IllegalArgumentException e) {
             LOG.log(Level.WARNING, "gpu-layers: on, but the layers stay on the CPU: {0}", e.getMessage());
-            return false;
+            return Optional.empty();
         }
     }
 
