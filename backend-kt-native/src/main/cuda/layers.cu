@@ -152,10 +152,10 @@ extern "C" __global__ void qk_norm_rope_store(float* __restrict__ qkv, const flo
     }
     if (i < headDim) head[i] = v;
     __syncthreads();
-    int half = ropeDims / 2;
-    if (i < half) {
+    int pairs = ropeDims / 2;
+    if (i < pairs) {
         int i0 = neox ? i : 2 * i;
-        int i1 = neox ? i + half : 2 * i + 1;
+        int i1 = neox ? i + pairs : 2 * i + 1;
         float c = rope[2 * i], s = rope[2 * i + 1];
         float x0 = head[i0], x1 = head[i1];
         head[i0] = fmaf(x0, c, -(x1 * s));
@@ -202,10 +202,10 @@ extern "C" __global__ void attention(const float* __restrict__ q, const __half* 
         if (lane == 0) s[t] = acc;
         localMax = fmaxf(localMax, acc);
     }
-    float max = block_max(localMax, red); // its barriers also publish the scores written above
+    float top = block_max(localMax, red); // its barriers also publish the scores written above
     float sum = 0.0f;
     for (int t = tid; t < positions; t += blockDim.x) {
-        float e = expf(s[t] - max);
+        float e = expf(s[t] - top);
         s[t] = e;
         sum += e;
     }
