@@ -5,23 +5,27 @@
 #   scripts/device/make-runtime.sh     # .jdk-runtime/     jlinked Java 25
 #   scripts/device/make-classpath.sh   # .device-classpath/ engine classes + dependency jars
 # Then, from the repository root on the device machine:
-#   scripts/device/gpu-check.sh [--gpu on|off] [--tokens N] [--warmup N] [--repeat N] [--threads N] [--configs LIST]
+#   scripts/device/gpu-check.sh [--gpu on|off] [--bench on|off] [--tokens N] [--warmup N] [--repeat N] [--threads N] [--configs LIST]
 #
-# Steps: (a) nvcc compiles backend-kt-native/src/main/cuda/*.cu to PTX for sm_90 (SM_ARCH overrides);
-# (b) GpuParityCheck compares logits of a tiny qwen3moe (Q8_0) with 100 % and 30 % of the expert bytes on
-# the GPU against the CPU path, exit 1 on a mismatch; (c) SyntheticModelsMain writes benchQwen3Moe (Q8_0)
-# and GpuDecodeBenchmark prints decode tok/s for all experts on the CPU against 10 % and 30 % of the
-# expert bytes on the GPU, uniform against dynamic placement, with the GPU hit rate on expert bytes.
+# Steps: (a) nvcc compiles backend-kt-native/src/main/cuda/kernels.cu (which includes the other .cu files) to
+# one PTX module for sm_90 (SM_ARCH overrides); (b) GpuParityCheck compares logits of a tiny qwen3moe (Q8_0)
+# against the CPU path: 100 % and 30 % of the expert bytes on the GPU, then the GPU layer path (attention,
+# norms, router on the GPU) with 0 %, 30 % and 100 %; exit 1 on a mismatch; (c) SyntheticModelsMain writes
+# benchQwen3Moe (Q8_0) and GpuDecodeBenchmark prints decode tok/s for all experts on the CPU against 10 % and
+# 30 % of the expert bytes on the GPU, uniform against dynamic placement, without and with the GPU layer path
+# (configs named layers-...), with the GPU hit rate on expert bytes.
 # --gpu off skips (a) and (b) and benchmarks the CPU only: how the Java parts are tested without a GPU.
 # Everything written goes to $WORK (default target/device) and, when set, is copied to $OUT.
 set -euo pipefail
 
 GPU=on
-CONFIGS="cpu,uniform:0:1,uniform:0.1,dynamic:0.1,uniform:0.3,dynamic:0.3"
+BENCH=on
+CONFIGS="cpu,uniform:0.1,dynamic:0.1,layers-uniform:0,layers-uniform:0.1,layers-dynamic:0.1,layers-uniform:0.3,layers-dynamic:0.3"
 BENCH_ARGS=()
 while [ $# -gt 0 ]; do
   case "$1" in
     --gpu) GPU=$2; shift 2 ;;
+    --bench) BENCH=$2; shift 2 ;;
     --configs) CONFIGS=$2; shift 2 ;;
     --tokens|--warmup|--threads|--repeat) BENCH_ARGS+=("$1" "$2"); shift 2 ;;
     *) echo "unknown option $1" >&2; exit 2 ;;
@@ -47,16 +51,14 @@ finish() {
 }
 trap finish EXIT
 
-KERNELS="$WORK/experts.ptx"
+KERNELS="$WORK/kernels.ptx"
 if [ "$GPU" != off ]; then
   echo "== (a) nvcc: CUDA kernels to PTX"
   NVCC=$(command -v nvcc || echo /usr/local/cuda/bin/nvcc)
   [ -x "$NVCC" ] || { echo "nvcc not found (PATH or /usr/local/cuda/bin)" >&2; exit 3; }
   "$NVCC" --version | tail -1
-  # one .cu per module today; several would be linked into one PTX per file, loaded by name
-  for cu in backend-kt-native/src/main/cuda/*.cu; do
-    "$NVCC" -ptx -O3 -arch="${SM_ARCH:-sm_90}" -o "$WORK/$(basename "${cu%.cu}").ptx" "$cu"
-  done
+  # one module: kernels.cu includes experts.cu and layers.cu
+  "$NVCC" -ptx -O3 -arch="${SM_ARCH:-sm_90}" -o "$KERNELS" backend-kt-native/src/main/cuda/kernels.cu
   command -v nvidia-smi >/dev/null && nvidia-smi --query-gpu=name,memory.total,driver_version --format=csv,noheader
 
   echo "== (b) GPU tier against the CPU path"
@@ -66,6 +68,7 @@ if [ "$GPU" != off ]; then
   fi
 fi
 
+[ "$BENCH" = off ] && exit $status
 echo "== (c) decode benchmark on benchQwen3Moe"
 MODEL="$WORK/bench-qwen3moe-q8_0.gguf"
 [ -f "$MODEL" ] || run_java dev.lazarus.kt.synthetic.SyntheticModelsMain benchQwen3Moe "$MODEL" Q8_0

@@ -1,9 +1,10 @@
 /*
  * A stand-in for libcuda.so.1 that runs on the CPU, for FakeCudaDriverTest: the CUDA driver API calls the GPU
  * tier binds (memory, copies, streams, modules, launches) with device pointers that are host pointers, and
- * launches that run THE REAL KERNELS of src/main/cuda/experts.cu, compiled here as C++ (shim/cuda_fp16.h):
- * every warp runs as 32 fibers (ucontext) in lockstep at each __shfl_xor_sync, block by block over the grid,
- * so grid arithmetic, warp reductions and early returns behave as on a GPU (a launch with too few blocks
+ * launches that run THE REAL KERNELS of src/main/cuda/*.cu (kernels.cu), compiled here as C++ (shim/cuda_fp16.h):
+ * every thread of a block runs as a fiber (ucontext), warps in lockstep at each __shfl_xor_sync, the block at
+ * each __syncthreads, block by block over the grid, so grid arithmetic, warp and block reductions, shared
+ * memory and early returns behave as on a GPU (a launch with too few blocks
  * leaves rows unwritten; fresh "device" memory is garbage, not zeros). It rejects what a real driver would:
  * a call without a current context on the calling thread, an unknown kernel, a bad launch shape.
  * What it cannot show: GPU-specific behaviour (memory model, timing, real CUDA math library ulps).
@@ -16,12 +17,13 @@
 #include <functional>
 
 #include "cuda_fp16.h"
-#include "experts.cu"
+#include "kernels.cu"
 
 struct FakeLane {
     FakeDim thread;
     ucontext_t context;
     bool done;
+    int parked; // 0 running, 1 at a shuffle, 2 at a barrier
     float value;
     int mask;
 };
@@ -30,55 +32,80 @@ FakeDim blockIdx, blockDim;
 FakeLane *fake_current_lane;
 FakeDim &fake_thread_idx(FakeLane *lane) { return lane->thread; }
 
-static FakeLane lanes[32];
-static float exchanged[32];
+enum { MAX_THREADS = 1024, STACK = 64 * 1024 };
+static FakeLane lanes[MAX_THREADS];
+static float exchanged[MAX_THREADS];
 static ucontext_t scheduler;
-static char stacks[32][256 * 1024];
+static char *stacks;
 static std::function<void()> kernel_body;
+
+static void park(int why) {
+    FakeLane *me = fake_current_lane;
+    me->parked = why;
+    swapcontext(&me->context, &scheduler);
+}
 
 float __shfl_xor_sync(unsigned, float v, int lane_mask) {
     FakeLane *me = fake_current_lane;
     me->value = v;
     me->mask = lane_mask;
-    swapcontext(&me->context, &scheduler); // every lane parks here, then the scheduler exchanges the values
+    park(1); // the scheduler exchanges the values once the whole warp is here
     return exchanged[me - lanes];
 }
+
+void __syncthreads() { park(2); }
 
 static void lane_entry() {
     kernel_body();
     fake_current_lane->done = true;
 }
 
-/* One warp of the current block: 32 fibers stepped together from shuffle to shuffle. */
-static void run_warp(unsigned warp) {
-    for (int l = 0; l < 32; l++) {
-        FakeLane &lane = lanes[l];
-        lane.thread = {warp * 32 + l, 0, 0};
+/*
+ * One block: a fiber per thread, each run until it parks (shuffle or barrier) or ends. A warp whose lanes all
+ * wait at a shuffle exchanges and goes on; a barrier opens when every live thread of the block waits at one.
+ */
+static void run_block(unsigned threads) {
+    if (!stacks) stacks = (char *)malloc((size_t)MAX_THREADS * STACK);
+    for (unsigned t = 0; t < threads; t++) {
+        FakeLane &lane = lanes[t];
+        lane.thread = {t, 0, 0};
         lane.done = false;
+        lane.parked = 0;
         getcontext(&lane.context);
-        lane.context.uc_stack.ss_sp = stacks[l];
-        lane.context.uc_stack.ss_size = sizeof stacks[l];
+        lane.context.uc_stack.ss_sp = stacks + (size_t)t * STACK;
+        lane.context.uc_stack.ss_size = STACK;
         lane.context.uc_link = &scheduler;
         makecontext(&lane.context, lane_entry, 0);
     }
     while (true) {
-        int waiting = 0;
-        for (int l = 0; l < 32; l++) {
-            if (!lanes[l].done) {
-                fake_current_lane = &lanes[l];
-                swapcontext(&scheduler, &lanes[l].context);
-                waiting += lanes[l].done ? 0 : 1;
+        for (unsigned t = 0; t < threads; t++) {
+            if (!lanes[t].done && lanes[t].parked == 0) {
+                fake_current_lane = &lanes[t];
+                swapcontext(&scheduler, &lanes[t].context);
             }
         }
-        if (waiting == 0) {
-            return;
+        int live = 0, atBarrier = 0;
+        bool progressed = false;
+        for (unsigned w = 0; w < threads / 32; w++) {
+            int shuffling = 0, alive = 0;
+            for (unsigned l = w * 32; l < w * 32 + 32; l++) {
+                alive += lanes[l].done ? 0 : 1;
+                shuffling += !lanes[l].done && lanes[l].parked == 1 ? 1 : 0;
+                atBarrier += !lanes[l].done && lanes[l].parked == 2 ? 1 : 0;
+            }
+            live += alive;
+            if (shuffling == 0) continue;
+            if (shuffling != 32) abort(); // a shuffle with part of the warp gone or elsewhere: a kernel bug
+            for (unsigned l = w * 32; l < w * 32 + 32; l++) {
+                exchanged[l] = lanes[w * 32 + ((l - w * 32) ^ lanes[l].mask)].value;
+                lanes[l].parked = 0;
+            }
+            progressed = true;
         }
-        if (waiting != 32) {
-            abort(); // a shuffle with part of the warp gone: undefined on a GPU, a kernel bug here
-        }
-        for (int l = 0; l < 32; l++) {
-            exchanged[l] = lanes[l ^ lanes[l].mask].value;
-        }
+        if (live == 0) return;
+        if (progressed) continue;
+        if (atBarrier != live) abort(); // neither a shuffle nor a barrier can go on: deadlock
+        for (unsigned t = 0; t < threads; t++) lanes[t].parked = 0;
     }
 }
 
@@ -88,9 +115,7 @@ static void launch_grid(unsigned gx, unsigned gy, unsigned bx, const std::functi
     for (unsigned y = 0; y < gy; y++) {
         for (unsigned x = 0; x < gx; x++) {
             blockIdx = {x, y, 0};
-            for (unsigned w = 0; w < bx / 32; w++) {
-                run_warp(w);
-            }
+            run_block(bx);
         }
     }
 }
@@ -104,7 +129,8 @@ static int context_token;
 static int module_token;
 static thread_local void *current;
 static long live_allocations;
-static const char *KERNELS[] = {"quantize_q8_0", "gate_up_silu_q8_0", "gemv_q8_0"};
+static const char *KERNELS[] = {"quantize_q8_0", "gate_up_silu_q8_0", "gemv_q8_0", "rmsnorm_q8", "gemv_q8_0_acc",
+                                "gemv3_q8_0", "gemv_f32", "gemv_f16", "qk_norm_rope_store", "attention", "add_f32"};
 
 #define NEED_CONTEXT() do { if (current != &context_token) return INVALID_CONTEXT; } while (0)
 #define ARG(type, i) (*(type *)params[i])
@@ -155,20 +181,54 @@ CUresult cuLaunchKernel(void *f, unsigned gx, unsigned gy, unsigned gz, unsigned
                         unsigned, void *stream, void **params, void **extra) {
     NEED_CONTEXT();
     if (!stream || gz != 1 || by != 1 || bz != 1 || bx % 32 != 0 || bx > 1024 || extra) return INVALID_VALUE;
-    if (f == KERNELS[0]) {
-        launch_grid(gx, gy, bx, [&] { quantize_q8_0(ARG(const float *, 0), ARG(uint8_t *, 1), ARG(long long, 2)); });
-    } else if (f == KERNELS[1]) {
-        launch_grid(gx, gy, bx, [&] {
+    const char *k = (const char *)f;
+    std::function<void()> body;
+    if (k == KERNELS[0]) {
+        body = [&] { quantize_q8_0(ARG(const float *, 0), ARG(uint8_t *, 1), ARG(long long, 2)); };
+    } else if (k == KERNELS[1]) {
+        body = [&] {
             gate_up_silu_q8_0(ARG(const uint8_t *, 0), ARG(const uint8_t *, 1), ARG(const uint8_t *, 2),
                               ARG(float *, 3), ARG(int, 4), ARG(int, 5));
-        });
-    } else if (f == KERNELS[2]) {
-        launch_grid(gx, gy, bx, [&] {
-            gemv_q8_0(ARG(const uint8_t *, 0), ARG(const uint8_t *, 1), ARG(float *, 2), ARG(int, 3), ARG(int, 4));
-        });
+        };
+    } else if (k == KERNELS[2]) {
+        body = [&] { gemv_q8_0(ARG(const uint8_t *, 0), ARG(const uint8_t *, 1), ARG(float *, 2), ARG(int, 3), ARG(int, 4)); };
+    } else if (k == KERNELS[3]) {
+        body = [&] {
+            rmsnorm_q8(ARG(const float *, 0), ARG(const float *, 1), ARG(float *, 2), ARG(uint8_t *, 3), ARG(int, 4),
+                       ARG(float, 5));
+        };
+    } else if (k == KERNELS[4]) {
+        body = [&] {
+            gemv_q8_0_acc(ARG(const uint8_t *, 0), ARG(const uint8_t *, 1), ARG(float *, 2), ARG(int, 3), ARG(int, 4),
+                          ARG(float, 5), ARG(int, 6));
+        };
+    } else if (k == KERNELS[5]) {
+        body = [&] {
+            gemv3_q8_0(ARG(const uint8_t *, 0), ARG(const uint8_t *, 1), ARG(const uint8_t *, 2), ARG(int, 3),
+                       ARG(int, 4), ARG(int, 5), ARG(const uint8_t *, 6), ARG(float *, 7), ARG(int, 8));
+        };
+    } else if (k == KERNELS[6]) {
+        body = [&] { gemv_f32(ARG(const float *, 0), ARG(const float *, 1), ARG(float *, 2), ARG(int, 3), ARG(int, 4)); };
+    } else if (k == KERNELS[7]) {
+        body = [&] { gemv_f16(ARG(const __half *, 0), ARG(const float *, 1), ARG(float *, 2), ARG(int, 3), ARG(int, 4)); };
+    } else if (k == KERNELS[8]) {
+        body = [&] {
+            qk_norm_rope_store(ARG(float *, 0), ARG(const float *, 1), ARG(const float *, 2), ARG(const float *, 3),
+                               ARG(__half *, 4), ARG(__half *, 5), ARG(float *, 6), ARG(int, 7), ARG(int, 8),
+                               ARG(int, 9), ARG(int, 10), ARG(int, 11), ARG(int, 12), ARG(int, 13), ARG(float, 14));
+        };
+    } else if (k == KERNELS[9]) {
+        body = [&] {
+            attention(ARG(const float *, 0), ARG(const __half *, 1), ARG(const __half *, 2), ARG(float *, 3),
+                      ARG(int, 4), ARG(float *, 5), ARG(int, 6), ARG(int, 7), ARG(int, 8), ARG(int, 9), ARG(int, 10),
+                      ARG(float, 11));
+        };
+    } else if (k == KERNELS[10]) {
+        body = [&] { add_f32(ARG(float *, 0), ARG(const float *, 1), ARG(int, 2)); };
     } else {
         return INVALID_VALUE;
     }
+    launch_grid(gx, gy, bx, body);
     return OK;
 }
 

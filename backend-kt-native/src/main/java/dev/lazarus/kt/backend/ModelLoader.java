@@ -61,6 +61,7 @@ final class ModelLoader {
             Model model = Model.load(file, parallel);
             gpu = model.expertLayers().isEmpty() ? null : GpuTiers.open(settings.placement()).orElse(null);
             placement = ExpertPlacement.install(model, settings.modelName(), settings.placement(), gpu);
+            GpuTiers.installLayers(model, file, placement, gpu, settings.maxSequences());
             Tokenizer tokenizer = Tokenizers.fromMetadata(file.metadata());
             ChatTemplate template = ChatTemplate.fromMetadata(file.metadata(), tokenizer);
             int trained = model.config().contextLength();

@@ -41,6 +41,8 @@ public final class CudaExpertTier implements DeviceTier {
     private final MemorySegment uploadStream;
     private final Semaphore inFlight = new Semaphore(1);
     private final Scratch scratch = new Scratch();
+    /** What runs on this tier's context and must stop before it closes (the GPU layer path). */
+    private final java.util.List<AutoCloseable> attached = new java.util.concurrent.CopyOnWriteArrayList<>();
 
     private CudaExpertTier(CudaDriver cu, int ordinal, byte[] ptx) {
         this.cu = cu;
@@ -195,8 +197,33 @@ public final class CudaExpertTier implements DeviceTier {
         cu.launch(kernel, (rows + WARPS - 1) / WARPS, tokens, THREADS, 0, stream, params.segment());
     }
 
+    CudaDriver driver() {
+        return cu;
+    }
+
+    MemorySegment context() {
+        return context;
+    }
+
+    MemorySegment module() {
+        return module;
+    }
+
+    /** Closes {@code user} (first) when this tier closes. */
+    void attach(AutoCloseable user) {
+        attached.add(user);
+    }
+
     @Override
     public void close() {
+        for (AutoCloseable user : attached) {
+            try {
+                user.close();
+            } catch (Exception e) {
+                throw new IllegalStateException("cannot stop " + user, e);
+            }
+        }
+        attached.clear();
         cu.setCurrent(context);
         scratch.free();
         cu.destroyStream(stream);
@@ -244,7 +271,8 @@ public final class CudaExpertTier implements DeviceTier {
         }
     }
 
-    private final class CudaExpert implements Resident {
+    /** An expert's three matrices in device memory (Q8_0, as stored); the GPU layer path launches on them. */
+    final class CudaExpert implements Resident {
         final long gate, up, down;
         final int hidden, dim;
         final long bytes;

@@ -27,9 +27,11 @@ import java.util.Random;
  * prompt included) and the share of expert bytes the GPU served while timed.
  *
  * <pre>GpuDecodeBenchmark model.gguf [--kernels experts.ptx] [--gpu auto|on|off] [--threads N]
- *     [--tokens 64] [--warmup 64] [--repeat 3] [--configs cpu,uniform:0.1,dynamic:0.1,uniform:0.3,dynamic:0.3]</pre>
- * A configuration is {@code cpu} (every expert memory-mapped) or {@code strategy:gpuShare[:ramShare]};
- * {@code uniform:0:1} puts every expert in the RAM tier, which measures what the RAM copy buys.
+ *     [--tokens 64] [--warmup 64] [--repeat 3] [--configs cpu,dynamic:0.1,layers-dynamic:0.1,...]</pre>
+ * A configuration is {@code cpu} (every expert memory-mapped) or {@code [layers-]strategy:gpuShare[:ramShare]};
+ * {@code uniform:0:1} puts every expert in the RAM tier, which measures what the RAM copy buys; the
+ * {@code layers-} prefix runs the GPU layer path ({@link GpuLayerPath}; {@code layers-uniform:0}: layers on
+ * the GPU, every expert on the CPU).
  * Configurations run in one JVM share its JIT profile, and the first one shapes the compiled kernels
  * (mapped and RAM segments are different classes to them); scripts/device/gpu-check.sh therefore runs
  * each configuration in a fresh JVM, passing {@code --baseline} (the cpu tok/s) and {@code --header false}.
@@ -38,15 +40,23 @@ public final class GpuDecodeBenchmark {
 
     private GpuDecodeBenchmark() {}
 
-    /** {@code cpu}, or {@code strategy:gpuShare[:ramShare]} ({@code uniform:0:1}: every expert in the RAM tier). */
-    record Setup(String name, PlacementStrategy strategy, double gpuShare, double ramShare) {
+    /**
+     * {@code cpu}, or {@code [layers-]strategy:gpuShare[:ramShare]} ({@code uniform:0:1}: every expert in the
+     * RAM tier; the {@code layers-} prefix adds the GPU layer path: attention, norms, router on the GPU too).
+     */
+    record Setup(String name, boolean layers, PlacementStrategy strategy, double gpuShare, double ramShare) {
         static Setup parse(String s) {
             if (s.equals("cpu")) {
-                return new Setup(s, PlacementStrategy.UNIFORM, 0, 0);
+                return new Setup(s, false, PlacementStrategy.UNIFORM, 0, 0);
             }
-            String[] parts = s.split(":");
-            return new Setup(s, PlacementStrategy.of(parts[0]), Double.parseDouble(parts[1]),
+            boolean layers = s.startsWith("layers-");
+            String[] parts = s.substring(layers ? "layers-".length() : 0).split(":");
+            return new Setup(s, layers, PlacementStrategy.of(parts[0]), Double.parseDouble(parts[1]),
                     parts.length > 2 ? Double.parseDouble(parts[2]) : 0);
+        }
+
+        boolean usesGpu() {
+            return layers || gpuShare > 0;
         }
     }
 
@@ -66,7 +76,8 @@ public final class GpuDecodeBenchmark {
         int warmup = Integer.parseInt(opt.getOrDefault("warmup", "64"));
         int repeat = Integer.parseInt(opt.getOrDefault("repeat", "3"));
         boolean header = Boolean.parseBoolean(opt.getOrDefault("header", "true"));
-        List<Setup> setups = Arrays.stream(opt.getOrDefault("configs", "cpu,uniform:0:1,uniform:0.1,dynamic:0.1,uniform:0.3,dynamic:0.3")
+        List<Setup> setups = Arrays.stream(opt.getOrDefault("configs", "cpu,uniform:0.1,dynamic:0.1,layers-uniform:0,"
+                        + "layers-uniform:0.1,layers-dynamic:0.1,layers-uniform:0.3,layers-dynamic:0.3")
                 .split(",")).map(String::trim).map(Setup::parse).toList();
         String kernels = opt.get("kernels");
         PlacementConfig base = PlacementConfig.cpuOnly().withGpu(
@@ -82,7 +93,7 @@ public final class GpuDecodeBenchmark {
             if (header) {
                 System.out.printf("model %s, %d threads, %d decode tokens timed after %d warm-up, GPU: %s%n", model.getFileName(),
                     threads, tokens, warmup, gpu == null ? "none" : gpu.describe());
-                System.out.printf("%-14s %10s %12s %9s %10s %16s %12s%n", "config", "gpu share", "gpu experts", "tok/s",
+                System.out.printf("%-20s %10s %12s %9s %10s %16s %12s%n", "config", "gpu share", "gpu experts", "tok/s",
                         "vs cpu", "gpu byte hits", "top-10% use");
             }
             GreedyDecoder.run(Model.load(file, parallel), warmPrompt, Math.max(warmup, 32), null); // JIT warm-up
@@ -90,11 +101,16 @@ public final class GpuDecodeBenchmark {
             try {
                 for (Setup s : setups) {
                     PlacementConfig c = base.withStrategy(s.strategy())
-                            .withGpu(s.gpuShare() == 0 ? GpuMode.OFF : base.gpu(), new TierBudget.Ratio(s.gpuShare()),
+                            .withGpu(s.usesGpu() ? base.gpu() : GpuMode.OFF, new TierBudget.Ratio(s.gpuShare()),
                                     base.gpuKernels())
-                            .withRam(new TierBudget.Ratio(s.ramShare()));
+                            .withRam(new TierBudget.Ratio(s.ramShare()))
+                            .withGpuLayers(s.layers());
                     Model m = Model.load(file, parallel);
-                    try (ExpertPlacement placement = ExpertPlacement.install(m, "bench", c, s.gpuShare() == 0 ? null : gpu)) {
+                    try (ExpertPlacement placement = ExpertPlacement.install(m, "bench", c, s.usesGpu() ? gpu : null);
+                         AutoCloseable layers = s.layers()
+                                 ? GpuTiers.installLayers(m, file, placement, gpu, 1).orElseThrow(
+                                         () -> new IllegalStateException(s.name() + ": the GPU layer path did not install"))
+                                 : () -> { }) {
                         GreedyDecoder.run(m, warmPrompt, warmup, null);
                         if (s.strategy() == PlacementStrategy.DYNAMIC) {
                             placement.rebalance();
@@ -111,7 +127,7 @@ public final class GpuDecodeBenchmark {
                         double tps = runs[repeat / 2];
                         baseline = baseline == 0 ? tps : baseline;
                         double hits = (double) (placement.bytesRead(Tier.GPU) - gpuBefore) / (allBytes(placement) - allBefore);
-                        System.out.printf("%-14s %9.0f%% %12d %9.2f %9.2fx %15.1f%% %11.1f%%%n", s.name(),
+                        System.out.printf("%-20s %9.0f%% %12d %9.2f %9.2fx %15.1f%% %11.1f%%%n", s.name(),
                                 s.gpuShare() * 100, placement.current().count(Tier.GPU), tps, tps / baseline, hits * 100,
                                 hottestShare(placement.stats().counts(), 0.1) * 100);
                     }

@@ -1,6 +1,9 @@
 package dev.lazarus.kt.gpu;
 
+import dev.lazarus.kt.gguf.GgufFile;
+import dev.lazarus.kt.model.Model;
 import dev.lazarus.kt.placement.DeviceTier;
+import dev.lazarus.kt.placement.ExpertPlacement;
 import dev.lazarus.kt.placement.PlacementConfig;
 import dev.lazarus.kt.placement.PlacementConfig.GpuMode;
 import java.lang.System.Logger.Level;
@@ -18,6 +21,31 @@ public final class GpuTiers {
     private static final AtomicBoolean TOLD_CPU_ONLY = new AtomicBoolean();
 
     private GpuTiers() {}
+
+    /**
+     * Moves the model's layers onto the GPU (the {@link GpuLayerPath}) when {@code gpu-layers} is on and the
+     * GPU tier is CUDA; logs why not otherwise (the CPU blocks keep running). {@code sequences}: how many
+     * sequences may keep a device KV cache at once. Closed with the tier.
+     */
+    public static Optional<GpuLayerPath> installLayers(Model model, GgufFile file, ExpertPlacement placement,
+                                                       DeviceTier device, int sequences) {
+        if (placement == null || !placement.config().gpuLayers()) {
+            return Optional.empty();
+        }
+        if (!(device instanceof CudaExpertTier cuda)) {
+            LOG.log(Level.WARNING, "gpu-layers: on, but no CUDA tier; layers stay on the CPU");
+            return Optional.empty();
+        }
+        try {
+            GpuLayerPath path = GpuLayerPath.install(model, file, placement, cuda, sequences);
+            LOG.log(Level.INFO, "GPU layer path on {0}: {1} MiB of attention, norm, router and head weights",
+                    cuda.describe(), path.weightBytes() >> 20);
+            return Optional.of(path);
+        } catch (IllegalArgumentException e) {
+            LOG.log(Level.WARNING, "gpu-layers: on, but the layers stay on the CPU: {0}", e.getMessage());
+            return Optional.empty();
+        }
+    }
 
     /** The device tier, or empty when the engine runs its experts on the CPU only. */
     public static Optional<DeviceTier> open(PlacementConfig config) {

@@ -25,6 +25,14 @@ public final class Model {
     private final Parallel parallel;
     private final List<ExpertLayer> expertLayers;
     private final ExpertDispatch expertDispatch;
+    /** Runs whole forward passes instead of the CPU blocks when set (the GPU layer path); null: the CPU. */
+    private volatile ForwardPath forwardPath;
+
+    /** A forward pass computed elsewhere, with {@link #forward}'s contract. */
+    @FunctionalInterface
+    public interface ForwardPath {
+        float[][] forward(ForwardBatch batch);
+    }
 
     Model(ModelConfig config, WeightMatrix embedding, List<TransformerBlock> blocks, float[] outputNorm,
           WeightMatrix output, Rope rope, RoutingStats routingStats, Parallel parallel, List<ExpertLayer> expertLayers,
@@ -92,12 +100,21 @@ public final class Model {
         expertDispatch.use(executor);
     }
 
+    /** Hands every following forward pass to {@code path} ({@code null}: back to the CPU blocks). */
+    public void useForwardPath(ForwardPath path) {
+        forwardPath = path;
+    }
+
     /**
      * Runs the batch through the model: writes every token's keys and values into its cache at its
      * position and returns the logits of tokens that want them (null entries for the others).
      * Caches must have capacity for the positions; their lengths are the caller's business.
      */
     public float[][] forward(ForwardBatch batch) {
+        ForwardPath path = forwardPath;
+        if (path != null) {
+            return path.forward(batch);
+        }
         int n = batch.size();
         float[][] x = new float[n][config.embeddingLength()];
         float[][] tables = new float[n][];

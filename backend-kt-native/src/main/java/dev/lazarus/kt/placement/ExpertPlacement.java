@@ -148,6 +148,19 @@ public final class ExpertPlacement implements AutoCloseable {
                 rebalances.get(), tiers, layers);
     }
 
+    /**
+     * The current copies of {@code experts} of block {@code layer} for one token, retained until the checkout
+     * is closed (what the GPU layer path computes with). It bypasses the model's MoE block, so the routing is
+     * counted here, in the model's own counter.
+     */
+    public ExpertCheckout checkout(int layer, int[] experts) {
+        int slot = catalog.slotOf(layer);
+        for (int e : experts) {
+            stats.record(slot, e, 1);
+        }
+        return new ExpertCheckout(slots, slot, experts, counters);
+    }
+
     /** Expert weight bytes read from {@code tier} since start. */
     public long bytesRead(Tier tier) {
         return counters.bytes(tier);

@@ -18,9 +18,12 @@ import java.util.Locale;
  * @param gpuDevice         CUDA device ordinal
  * @param statsFile         routing statistics loaded at start and saved at rebalances and on close; null: none
  * @param rebalanceInterval how often {@code dynamic} re-places experts
+ * @param gpuLayers         run attention, norms and the router of every block on the GPU as well (the
+ *                          GPU layer path; needs the GPU tier), CPU-tier experts overlapping the GPU's
  */
 public record PlacementConfig(PlacementStrategy strategy, TierBudget gpuBudget, TierBudget ramBudget, GpuMode gpu,
-                              Path gpuKernels, int gpuDevice, Path statsFile, Duration rebalanceInterval) {
+                              Path gpuKernels, int gpuDevice, Path statsFile, Duration rebalanceInterval,
+                              boolean gpuLayers) {
 
     public enum GpuMode {
         /** Use a GPU when the CUDA driver, a device and the kernels are there; CPU-only otherwise. */
@@ -33,23 +36,27 @@ public record PlacementConfig(PlacementStrategy strategy, TierBudget gpuBudget, 
     /** Everything memory-mapped on the CPU: placement changes nothing. */
     public static PlacementConfig cpuOnly() {
         return new PlacementConfig(PlacementStrategy.UNIFORM, TierBudget.NONE, TierBudget.NONE, GpuMode.OFF, null, 0,
-                null, Duration.ofSeconds(30));
+                null, Duration.ofSeconds(30), false);
     }
 
     public PlacementConfig withStrategy(PlacementStrategy s) {
-        return new PlacementConfig(s, gpuBudget, ramBudget, gpu, gpuKernels, gpuDevice, statsFile, rebalanceInterval);
+        return new PlacementConfig(s, gpuBudget, ramBudget, gpu, gpuKernels, gpuDevice, statsFile, rebalanceInterval, gpuLayers);
     }
 
     public PlacementConfig withGpu(GpuMode mode, TierBudget budget, Path kernels) {
-        return new PlacementConfig(strategy, budget, ramBudget, mode, kernels, gpuDevice, statsFile, rebalanceInterval);
+        return new PlacementConfig(strategy, budget, ramBudget, mode, kernels, gpuDevice, statsFile, rebalanceInterval, gpuLayers);
     }
 
     public PlacementConfig withRam(TierBudget budget) {
-        return new PlacementConfig(strategy, gpuBudget, budget, gpu, gpuKernels, gpuDevice, statsFile, rebalanceInterval);
+        return new PlacementConfig(strategy, gpuBudget, budget, gpu, gpuKernels, gpuDevice, statsFile, rebalanceInterval, gpuLayers);
+    }
+
+    public PlacementConfig withGpuLayers(boolean on) {
+        return new PlacementConfig(strategy, gpuBudget, ramBudget, gpu, gpuKernels, gpuDevice, statsFile, rebalanceInterval, on);
     }
 
     public PlacementConfig withStatsFile(Path file) {
-        return new PlacementConfig(strategy, gpuBudget, ramBudget, gpu, gpuKernels, gpuDevice, file, rebalanceInterval);
+        return new PlacementConfig(strategy, gpuBudget, ramBudget, gpu, gpuKernels, gpuDevice, file, rebalanceInterval, gpuLayers);
     }
 
     public static PlacementConfig from(BackendConfig c) {
@@ -67,8 +74,13 @@ public record PlacementConfig(PlacementStrategy strategy, TierBudget gpuBudget, 
                 throw new BackendConfigException(c.id(), "rebalance-interval", "setting 'rebalance-interval' must be positive");
             }
             int device = c.integer("gpu-device", 0);
+            String layers = c.string("gpu-layers", "off").trim().toLowerCase(Locale.ROOT);
+            if (!List.of("on", "off").contains(layers)) {
+                throw new BackendConfigException(c.id(), "gpu-layers", "setting 'gpu-layers' must be on or off, got '" + layers + "'");
+            }
             return new PlacementConfig(strategy, budget(c, "gpu"), budget(c, "ram"), gpu,
-                    kernels == null ? null : Path.of(kernels), device, stats == null ? null : Path.of(stats), interval);
+                    kernels == null ? null : Path.of(kernels), device, stats == null ? null : Path.of(stats), interval,
+                    layers.equals("on"));
         } catch (BackendConfigException e) {
             throw e;
         } catch (IllegalArgumentException e) {

@@ -30,26 +30,22 @@ final class TieredExperts implements ExpertExecutor {
 
     @Override
     public float[][][] apply(int layer, int[] experts, float[][][] inputs) {
-        int slot = catalog.slotOf(layer);
         int jobs = experts.length;
-        PlacedExpert[] placed = new PlacedExpert[jobs];
-        try {
+        try (ExpertCheckout placed = new ExpertCheckout(slots, catalog.slotOf(layer), experts, counters)) {
             int onDevice = 0;
             for (int j = 0; j < jobs; j++) {
-                placed[j] = slots.acquire(slot, experts[j]);
-                counters.record(placed[j].tier(), placed[j].bytes());
-                onDevice += placed[j].tier() == Tier.GPU ? 1 : 0;
+                onDevice += placed.tier(j) == Tier.GPU ? 1 : 0;
             }
             DeviceTier.Resident[] residents = new DeviceTier.Resident[onDevice];
             float[][][] deviceInputs = new float[onDevice][][];
             SwiGlu.Weights[] nets = new SwiGlu.Weights[jobs - onDevice];
             float[][][] cpuInputs = new float[jobs - onDevice][][];
             for (int j = 0, d = 0, c = 0; j < jobs; j++) {
-                if (placed[j].tier() == Tier.GPU) {
-                    residents[d] = placed[j].device();
+                if (placed.tier(j) == Tier.GPU) {
+                    residents[d] = placed.device(j);
                     deviceInputs[d++] = inputs[j];
                 } else {
-                    nets[c] = placed[j].cpu();
+                    nets[c] = placed.cpu(j);
                     cpuInputs[c++] = inputs[j];
                 }
             }
@@ -58,22 +54,16 @@ final class TieredExperts implements ExpertExecutor {
             try {
                 cpuOut = nets.length > 0 ? SwiGlu.apply(parallel, nets, cpuInputs) : new float[0][][];
             } catch (RuntimeException | Error e) {
-                // the device may still read its experts: wait for it before the finally releases them
+                // the device may still read its experts: wait for it before the checkout releases them
                 awaitQuietly(pending, e);
                 throw e;
             }
             float[][][] deviceOut = pending != null ? pending.await() : new float[0][][];
             float[][][] out = new float[jobs][][];
             for (int j = 0, d = 0, c = 0; j < jobs; j++) {
-                out[j] = placed[j].tier() == Tier.GPU ? deviceOut[d++] : cpuOut[c++];
+                out[j] = placed.tier(j) == Tier.GPU ? deviceOut[d++] : cpuOut[c++];
             }
             return out;
-        } finally {
-            for (PlacedExpert p : placed) {
-                if (p != null) {
-                    p.release();
-                }
-            }
         }
     }
 

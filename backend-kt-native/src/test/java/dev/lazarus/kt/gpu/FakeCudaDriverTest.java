@@ -19,7 +19,7 @@ import org.junit.jupiter.params.provider.ValueSource;
 
 /**
  * The CUDA tier end to end without a GPU: src/test/c/fake_cuda.cpp stands in for libcuda.so.1 and runs the
- * real kernels of src/main/cuda/experts.cu on the CPU (each warp as 32 lockstep fibers), so this checks the
+ * real kernels of src/main/cuda/*.cu on the CPU (each thread a fiber, warps in lockstep), so this checks the
  * FFM bindings, kernel arguments, buffer offsets, staging, per-thread contexts, frees AND the kernels'
  * logic against the CPU path. What only a GPU shows (CUDA's compiler and math library, timing) is left to
  * GpuParityTest / scripts/device/gpu-check.sh. Needs a C++ compiler ({@code c++}); skipped, saying so,
@@ -71,6 +71,22 @@ class FakeCudaDriverTest {
         assertThat(r.gpuExperts()).isPositive();
         assertThat(r.gpuByteHitRate()).isPositive();
         assertThat(r.maxAbsDiff()).as(r.toString()).isLessThanOrEqualTo(GpuParityCheck.TOLERANCE);
+        assertThat(liveAllocations()).as("device and pinned buffers left after close").isZero();
+    }
+
+    /**
+     * The GPU layer path (attention, norms, router, head on the "GPU", experts split by placement) against
+     * the CPU path: same greedy tokens, logits within the layer tolerance, and everything freed.
+     */
+    @ParameterizedTest
+    @ValueSource(doubles = {0.0, 0.5})
+    void theLayerPathComputesTheCpuLogitsAndFreesEverything(double share) throws Throwable {
+        Path kernels = Files.writeString(dir.resolve("kernels.ptx"), "// fake module: the fake driver ignores it\n");
+        GpuParityCheck.Result r = GpuParityCheck.run(GpuParityCheck.tinyModel(dir), kernels, share, 6, true);
+        assertThat(r.layers()).isTrue();
+        assertThat(r.gpuExperts() > 0).isEqualTo(share > 0);
+        assertThat(r.tokenMismatches()).as(r.toString()).isZero();
+        assertThat(r.maxAbsDiff()).as(r.toString()).isLessThanOrEqualTo(GpuParityCheck.LAYER_TOLERANCE);
         assertThat(liveAllocations()).as("device and pinned buffers left after close").isZero();
     }
 }

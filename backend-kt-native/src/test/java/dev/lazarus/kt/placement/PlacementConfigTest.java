@@ -24,6 +24,7 @@ class PlacementConfigTest {
         assertThat(c.gpuBudget()).isEqualTo(TierBudget.NONE);
         assertThat(c.ramBudget()).isEqualTo(TierBudget.NONE);
         assertThat(c.rebalanceInterval()).isEqualTo(Duration.ofSeconds(30));
+        assertThat(c.gpuLayers()).isFalse();
     }
 
     @Test
@@ -42,6 +43,8 @@ class PlacementConfigTest {
         assertThat(parse(Map.of("gpu-expert-ratio", 0.1)).gpuBudget()).isEqualTo(new TierBudget.Ratio(0.1));
         assertThat(parse(Map.of("ram-expert-bytes", "512MiB")).ramBudget()).isEqualTo(new TierBudget.Bytes(512L << 20));
         assertThat(parse(Map.of("expert-placement", "DYNAMIC")).strategy()).isEqualTo(PlacementStrategy.DYNAMIC);
+        assertThat(parse(Map.of("gpu-layers", "on")).gpuLayers()).isTrue();
+        assertThat(parse(Map.of("gpu-layers", "Off")).gpuLayers()).isFalse();
     }
 
     @Test
@@ -52,6 +55,8 @@ class PlacementConfigTest {
                 .isInstanceOf(BackendConfigException.class).hasMessageContaining("ram-expert");
         assertThatThrownBy(() -> parse(Map.of("gpu", "maybe")))
                 .isInstanceOf(BackendConfigException.class).hasMessageContaining("auto, on or off");
+        assertThatThrownBy(() -> parse(Map.of("gpu-layers", "yes")))
+                .isInstanceOf(BackendConfigException.class).hasMessageContaining("gpu-layers");
         assertThatThrownBy(() -> parse(Map.of("rebalance-interval", "0s")))
                 .isInstanceOf(BackendConfigException.class).hasMessageContaining("rebalance-interval");
         assertThatThrownBy(() -> parse(Map.of("gpu-experts-per-layer", -1)))

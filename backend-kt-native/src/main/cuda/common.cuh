@@ -1,0 +1,51 @@
+// Shared by the kt-native kernels (experts.cu, layers.cu): Q8_0 layout, warp reductions, the Q8_0 row dot.
+// Q8_0 block: 2 bytes f16 scale, then 32 int8 quants (34 bytes, so scales are 2-byte aligned).
+#pragma once
+
+#include <cuda_fp16.h>
+#include <stdint.h>
+
+#define QK 32
+#define BLOCK_BYTES 34
+#define WARPS 4
+
+__device__ __forceinline__ float warp_sum(float v) {
+    for (int o = 16; o > 0; o >>= 1) v += __shfl_xor_sync(0xffffffffu, v, o);
+    return v;
+}
+
+__device__ __forceinline__ float warp_max(float v) {
+    for (int o = 16; o > 0; o >>= 1) v = fmaxf(v, __shfl_xor_sync(0xffffffffu, v, o));
+    return v;
+}
+
+// Quantizes one 32-value block held one value per lane of a warp (every lane calls it): the CPU's
+// Q8_0 activation rounding, scale = f16(amax / 127), q = rint(v * 127 / amax).
+__device__ __forceinline__ void quantize_block(float v, uint8_t* blk) {
+    int lane = threadIdx.x & 31;
+    float amax = warp_max(fabsf(v));
+    float id = amax != 0.0f ? 127.0f / amax : 0.0f;
+    blk[2 + lane] = (uint8_t)(int8_t)__float2int_rn(rintf(v * id));
+    if (lane == 0) {
+        *(__half*)blk = __float2half_rn(amax / 127.0f);
+    }
+}
+
+// Dot product of one Q8_0 row with one Q8_0 activation, by a whole warp: 4 lanes per block, 8 quants each.
+__device__ __forceinline__ float row_dot(const uint8_t* __restrict__ w, const uint8_t* __restrict__ x, int blocks) {
+    int lane = threadIdx.x & 31;
+    int quarter = lane & 3;
+    float acc = 0.0f;
+    for (int b = lane >> 2; b < blocks; b += 8) {
+        const uint8_t* wb = w + (long long)b * BLOCK_BYTES;
+        const uint8_t* xb = x + (long long)b * BLOCK_BYTES;
+        const int8_t* wq = (const int8_t*)(wb + 2 + quarter * 8);
+        const int8_t* xq = (const int8_t*)(xb + 2 + quarter * 8);
+        int s = 0;
+#pragma unroll
+        for (int i = 0; i < 8; i++) s += (int)wq[i] * (int)xq[i];
+        acc += (float)s * (__half2float(*(const __half*)wb) * __half2float(*(const __half*)xb));
+    }
+    return warp_sum(acc);
+}
+

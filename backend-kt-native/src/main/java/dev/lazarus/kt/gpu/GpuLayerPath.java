@@ -1,0 +1,361 @@
+package dev.lazarus.kt.gpu;
+
+import static java.lang.foreign.ValueLayout.JAVA_FLOAT;
+
+import dev.lazarus.kt.gguf.GgmlType;
+import dev.lazarus.kt.gguf.GgufFile;
+import dev.lazarus.kt.gguf.GgufTensorInfo;
+import dev.lazarus.kt.model.ExpertRouter;
+import dev.lazarus.kt.model.ForwardBatch;
+import dev.lazarus.kt.model.KvCache;
+import dev.lazarus.kt.model.Model;
+import dev.lazarus.kt.model.ModelConfig;
+import dev.lazarus.kt.model.Rope;
+import dev.lazarus.kt.model.RopeStyle;
+import dev.lazarus.kt.model.SwiGlu;
+import dev.lazarus.kt.placement.ExpertCheckout;
+import dev.lazarus.kt.placement.ExpertPlacement;
+import dev.lazarus.kt.placement.Tier;
+import dev.lazarus.kt.tensor.Parallel;
+import dev.lazarus.kt.tensor.WeightMatrices;
+import dev.lazarus.kt.tensor.WeightMatrix;
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * The GPU layer path: whole decode passes on the GPU except the experts placed on the CPU. Per token the
+ * embedding row and the rope table go up once; every block's norms, q/k/v projections, QK-norm, rope,
+ * attention over the device KV cache, output projection and residual, FFN norm and router logits run on
+ * one stream while the residual stream stays in device memory. Per MoE block the normed activation and
+ * the router logits come down (one copy, one stream sync), the host routes (the CPU path's
+ * {@link ExpertRouter}), launches the GPU-resident experts, which add their weighted outputs to the
+ * residual on the device, and computes the CPU-tier experts on its threads meanwhile; their weighted sum
+ * goes up and is added behind the GPU's. One copy of the logits (and of the new K/V, for the host cache)
+ * per token at the end.
+ *
+ * <p>A batch is computed token by token (decode speed; prompts too, for now). The host {@link KvCache}
+ * is kept complete, so the CPU path could take over any time. Not reentrant (like {@link Model#forward}).
+ */
+public final class GpuLayerPath implements Model.ForwardPath, AutoCloseable {
+
+    private static final int QK = 32;
+
+    private final Model model;
+    private final ExpertPlacement placement;
+    private final Parallel parallel;
+    private final CudaDriver cu;
+    private final MemorySegment context;
+    private final Arena arena = Arena.ofShared();
+    private final MemorySegment stream;
+    private final LayerKernels kernels;
+    private final DeviceWeights weights;
+    private final DeviceKvCaches kv;
+    private final WeightMatrix embedding;
+    private final Rope rope;
+    private final ExpertRouter[] routers;
+    private final LayerKernels.Heads heads;
+    private final int blocks, dim, experts, hidden, vocab, ropeDims, attWidth, kvWidth;
+    private final float eps, scale;
+    private final List<Long> buffers = new ArrayList<>();
+    private final List<MemorySegment> pinned = new ArrayList<>();
+    // device buffers; x is the residual stream, rope sits right behind it (one upload per token),
+    // the router logits right behind the normed activation (one download per MoE block)
+    private final long dX, dRope, dNormed, dRouterLogits, dXq, dQkv, dAtt, dAttQ, dH, dHq, dCpuSum, dKvOut, dLogits;
+    private long dScores;
+    private int scoreStride;
+    private final MemorySegment hTokenIn, hNormed, hCpuSum, hKvOut, hLogits;
+    private boolean closed;
+
+    private GpuLayerPath(Model model, GgufFile file, ExpertPlacement placement, CudaExpertTier tier, int sequences) {
+        ModelConfig c = model.config();
+        this.model = model;
+        this.placement = placement;
+        this.parallel = model.parallel();
+        this.cu = tier.driver();
+        this.context = tier.context();
+        cu.setCurrent(context);
+        this.blocks = c.blockCount();
+        this.dim = c.embeddingLength();
+        this.experts = c.moe().expertCount();
+        this.hidden = c.moe().expertFfnLength();
+        this.ropeDims = c.rope().dimensions();
+        this.heads = new LayerKernels.Heads(c.headCount(), c.headCountKv(), c.keyLength(), c.valueLength(), ropeDims,
+                c.rope().style() == RopeStyle.NEOX, c.rmsEps());
+        this.attWidth = c.headCount() * c.valueLength();
+        this.kvWidth = heads.kvWidth();
+        this.eps = c.rmsEps();
+        this.scale = 1.0f / (float) Math.sqrt(c.keyLength());
+        this.embedding = WeightMatrices.of(file, file.tensor("token_embd.weight"));
+        this.vocab = model.vocabSize();
+        this.rope = new Rope(c.rope());
+        this.routers = new ExpertRouter[blocks];
+        for (int b = 0; b < blocks; b++) {
+            routers[b] = new ExpertRouter(c.moe(), selectionBias(file, b));
+        }
+        this.stream = cu.createStream();
+        this.kernels = new LayerKernels(cu, tier.module(), stream, arena);
+        DeviceWeights w = null;
+        try {
+            w = new DeviceWeights(cu, stream, file, c);
+            dX = device(dim + ropeDims);
+            dRope = dX + 4L * dim;
+            dNormed = device(dim + experts);
+            dRouterLogits = dNormed + 4L * dim;
+            dXq = device(q8Floats(dim));
+            dQkv = device(heads.qkvWidth());
+            dAtt = device(attWidth);
+            dAttQ = device(q8Floats(attWidth));
+            dH = device(hidden);
+            dHq = device(q8Floats(hidden));
+            dCpuSum = device(dim);
+            dKvOut = device(blocks * kvWidth);
+            dLogits = device(vocab);
+            hTokenIn = host(dim + ropeDims);
+            hNormed = host(dim + experts);
+            hCpuSum = host(dim);
+            hKvOut = host(blocks * kvWidth);
+            hLogits = host(vocab);
+        } catch (RuntimeException | Error e) {
+            freeBuffers();
+            if (w != null) {
+                w.close();
+            }
+            cu.destroyStream(stream);
+            arena.close();
+            throw e;
+        }
+        this.weights = w;
+        this.kv = new DeviceKvCaches(cu, stream, blocks, c.headCountKv() * c.keyLength(),
+                c.headCountKv() * c.valueLength(), Math.max(1, sequences));
+    }
+
+    /**
+     * Puts the model's layers on {@code tier}'s GPU: from the next forward pass on, {@code model} computes
+     * through this path. {@code sequences}: how many sequences keep a device KV cache at once.
+     * Throws {@link IllegalArgumentException} when the model has parts the GPU kernels cannot run.
+     */
+    static GpuLayerPath install(Model model, GgufFile file, ExpertPlacement placement, CudaExpertTier tier,
+                                int sequences) {
+        String why = DeviceWeights.unsupported(file, model.config());
+        if (why != null) {
+            throw new IllegalArgumentException(why);
+        }
+        GpuLayerPath path = new GpuLayerPath(model, file, placement, tier, sequences);
+        tier.attach(path);
+        model.useForwardPath(path);
+        return path;
+    }
+
+    /** Bytes of non-expert weights copied to the device. */
+    long weightBytes() {
+        return weights.bytes();
+    }
+
+    @Override
+    public synchronized float[][] forward(ForwardBatch batch) {
+        if (closed) {
+            throw new IllegalStateException("the GPU layer path is closed");
+        }
+        cu.setCurrent(context);
+        float[][] logits = new float[batch.size()][];
+        for (int i = 0; i < batch.size(); i++) {
+            logits[i] = token(batch.tokens()[i], batch.positions()[i], batch.caches()[i], batch.wantLogits()[i]);
+        }
+        return logits;
+    }
+
+    private float[] token(int token, int position, KvCache cache, boolean wantLogits) {
+        if (token < 0 || token >= embedding.rows()) {
+            throw new IllegalArgumentException("token id " + token + " outside vocabulary of " + embedding.rows());
+        }
+        DeviceKvCaches.Copy copy = kv.prepare(cache, position);
+        ensureScores(kv.maxCapacity());
+        float[] x = new float[dim];
+        embedding.dequantizeRow(token, x, 0);
+        MemorySegment.copy(x, 0, hTokenIn, JAVA_FLOAT, 0, dim);
+        MemorySegment.copy(rope.table(position), 0, hTokenIn, JAVA_FLOAT, 4L * dim, ropeDims);
+        cu.copyToDevice(dX, hTokenIn, 4L * (dim + ropeDims), stream);
+        List<ExpertCheckout> held = new ArrayList<>(blocks);
+        try {
+            for (int b = 0; b < blocks; b++) {
+                attentionAndRouter(b, copy, position);
+                experts(b, held);
+            }
+            if (wantLogits) {
+                kernels.rmsNorm(dX, weights.outputNorm, dNormed, dXq, dim, eps);
+                kernels.matvec(weights.output, dNormed, dXq, dLogits, 1f, false);
+                cu.copyToHost(hLogits, dLogits, 4L * vocab, stream);
+            }
+            cu.copyToHost(hKvOut, dKvOut, 4L * blocks * kvWidth, stream);
+            cu.synchronize(stream);
+        } catch (RuntimeException | Error e) {
+            try {
+                cu.synchronize(stream); // the experts may still be read: wait before the checkouts let go
+            } catch (RuntimeException s) {
+                e.addSuppressed(s);
+            }
+            throw e;
+        } finally {
+            for (ExpertCheckout c : held) {
+                c.close();
+            }
+        }
+        writeBack(cache, position);
+        copy.valid = position + 1;
+        if (!wantLogits) {
+            return null;
+        }
+        float[] logits = new float[vocab];
+        MemorySegment.copy(hLogits, JAVA_FLOAT, 0, logits, 0, vocab);
+        return logits;
+    }
+
+    /** Block {@code b} up to its router logits, which are copied to the host with the normed activation. */
+    private void attentionAndRouter(int b, DeviceKvCaches.Copy copy, int position) {
+        DeviceWeights.Block w = weights.block(b);
+        kernels.rmsNorm(dX, w.attnNorm(), dNormed, dXq, dim, eps);
+        kernels.qkv(w.q(), w.k(), w.v(), dXq, dQkv);
+        kernels.qkNormRopeStore(dQkv, w.qNorm(), w.kNorm(), dRope, copy.keys(b), copy.values(b),
+                dKvOut + 4L * b * kvWidth, heads, position);
+        kernels.attention(dQkv, copy.keys(b), copy.values(b), dScores, scoreStride, dAtt, heads, position + 1, scale);
+        kernels.quantize(dAtt, dAttQ, attWidth);
+        kernels.matvec(w.output(), dAtt, dAttQ, dX, 1f, true);
+        kernels.rmsNorm(dX, w.ffnNorm(), dNormed, dXq, dim, eps);
+        kernels.matvec(w.router(), dNormed, dXq, dRouterLogits, 1f, false);
+        cu.copyToHost(hNormed, dNormed, 4L * (dim + experts), stream);
+    }
+
+    /**
+     * Routes the token on the host, launches its GPU experts (each adds weight × output to the residual),
+     * computes the CPU experts meanwhile and adds their weighted sum behind them. The checkout is held
+     * until the token's final sync: the kernels read the experts' device memory until then.
+     */
+    private void experts(int b, List<ExpertCheckout> held) {
+        cu.synchronize(stream);
+        float[] xn = new float[dim];
+        float[] logits = new float[experts];
+        MemorySegment.copy(hNormed, JAVA_FLOAT, 0, xn, 0, dim);
+        MemorySegment.copy(hNormed, JAVA_FLOAT, 4L * dim, logits, 0, experts);
+        ExpertRouter.Route route = routers[b].route(logits);
+        ExpertCheckout chosen = placement.checkout(b, route.experts());
+        held.add(chosen);
+        List<Integer> onCpu = new ArrayList<>();
+        for (int j = 0; j < chosen.size(); j++) {
+            if (chosen.tier(j) == Tier.GPU) {
+                CudaExpertTier.CudaExpert e = (CudaExpertTier.CudaExpert) chosen.device(j);
+                kernels.gateUpSilu(e.gate, e.up, dXq, dH, e.hidden, e.dim);
+                kernels.quantize(dH, dHq, e.hidden);
+                kernels.matvec(new DeviceMatrix(GgmlType.Q8_0, e.down, e.dim, e.hidden), 0, dHq, dX,
+                        route.weights()[j], true);
+            } else {
+                onCpu.add(j);
+            }
+        }
+        if (onCpu.isEmpty()) {
+            return;
+        }
+        SwiGlu.Weights[] nets = new SwiGlu.Weights[onCpu.size()];
+        float[][][] inputs = new float[onCpu.size()][][];
+        for (int c = 0; c < nets.length; c++) {
+            nets[c] = chosen.cpu(onCpu.get(c));
+            inputs[c] = new float[][] {xn};
+        }
+        float[][][] out = SwiGlu.apply(parallel, nets, inputs);
+        float[] sum = new float[dim];
+        for (int c = 0; c < nets.length; c++) { // in routing order, as the CPU path sums
+            float w = route.weights()[onCpu.get(c)];
+            float[] y = out[c][0];
+            for (int d = 0; d < dim; d++) {
+                sum[d] += y[d] * w;
+            }
+        }
+        MemorySegment.copy(sum, 0, hCpuSum, JAVA_FLOAT, 0, dim);
+        cu.copyToDevice(dCpuSum, hCpuSum, 4L * dim, stream);
+        kernels.add(dX, dCpuSum, dim);
+    }
+
+    /** The position's keys and values as the device stored them (F16-rounded) into the host cache. */
+    private void writeBack(KvCache cache, int position) {
+        int kw = heads.kvHeads() * heads.headDim();
+        float[] k = new float[kw];
+        float[] v = new float[kvWidth - kw];
+        for (int b = 0; b < blocks; b++) {
+            MemorySegment.copy(hKvOut, JAVA_FLOAT, 4L * b * kvWidth, k, 0, kw);
+            MemorySegment.copy(hKvOut, JAVA_FLOAT, 4L * (b * kvWidth + kw), v, 0, v.length);
+            cache.store(b, position, k, 0, v, 0);
+        }
+    }
+
+    private void ensureScores(int positions) {
+        if (positions > scoreStride) {
+            if (dScores != 0) {
+                cu.synchronize(stream);
+                cu.free(dScores);
+                buffers.remove(Long.valueOf(dScores));
+                dScores = 0;
+            }
+            dScores = device((long) heads.heads() * positions);
+            scoreStride = positions;
+        }
+    }
+
+    private static float[] selectionBias(GgufFile file, int b) {
+        return file.findTensor("blk." + b + ".exp_probs_b.bias").map(t -> readF32(file, t)).orElse(null);
+    }
+
+    private static float[] readF32(GgufFile file, GgufTensorInfo t) {
+        if (t.type() != GgmlType.F32) {
+            throw new IllegalArgumentException(t.name() + " is " + t.type() + ", expected F32");
+        }
+        float[] out = new float[Math.toIntExact(t.elements())];
+        MemorySegment.copy(file.data(t), JAVA_FLOAT.withOrder(java.nio.ByteOrder.LITTLE_ENDIAN), 0, out, 0, out.length);
+        return out;
+    }
+
+    /** Floats of device memory that hold {@code values} as Q8_0 blocks (34 bytes per 32 values), rounded up. */
+    private static long q8Floats(int values) {
+        return ((long) values / QK * 34 + 3) / 4;
+    }
+
+    private long device(long floats) {
+        long p = cu.malloc(4 * floats);
+        buffers.add(p);
+        return p;
+    }
+
+    private MemorySegment host(long floats) {
+        MemorySegment m = cu.mallocHost(4 * floats);
+        pinned.add(m);
+        return m;
+    }
+
+    private void freeBuffers() {
+        for (long p : buffers) {
+            cu.free(p);
+        }
+        buffers.clear();
+        for (MemorySegment m : pinned) {
+            cu.freeHost(m);
+        }
+        pinned.clear();
+    }
+
+    /** Hands the model back to the CPU blocks and frees the device memory of this path. */
+    @Override
+    public synchronized void close() {
+        if (closed) {
+            return;
+        }
+        closed = true;
+        model.useForwardPath(null);
+        cu.setCurrent(context);
+        cu.synchronize(stream);
+        freeBuffers();
+        weights.close();
+        kv.close();
+        cu.destroyStream(stream);
+        arena.close();
+    }
+}

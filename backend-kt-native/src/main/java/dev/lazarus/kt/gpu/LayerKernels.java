@@ -1,0 +1,147 @@
+package dev.lazarus.kt.gpu;
+
+import dev.lazarus.kt.gguf.GgmlType;
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+
+/**
+ * Typed launches of the kernels in {@code src/main/cuda/layers.cu} and {@code experts.cu} on one stream,
+ * for the GPU layer path. Launch shapes follow the kernels' comments: one warp per matrix row in blocks
+ * of {@link #WARPS} warps, one block for a norm, one block per head for rope and attention.
+ */
+final class LayerKernels {
+
+    static final int WARPS = 4;
+    private static final int ROW_THREADS = 32 * WARPS;
+    private static final int NORM_THREADS = 256;
+    /** Must match ATT_THREADS in layers.cu (its shared partial sums are sized by it). */
+    private static final int ATT_THREADS = 256;
+    private static final int QK = 32;
+
+    /** What the attention kernels need to know about a block's heads. */
+    record Heads(int heads, int kvHeads, int headDim, int valueDim, int ropeDims, boolean neox, float eps) {
+        Heads {
+            if (headDim > 512 || valueDim > ATT_THREADS || headDim % 2 != 0 || ropeDims > headDim) {
+                throw new IllegalArgumentException("head sizes %d/%d (rope %d) beyond the GPU kernels' limits (512/%d)"
+                        .formatted(headDim, valueDim, ropeDims, ATT_THREADS));
+            }
+        }
+
+        int qkvWidth() {
+            return heads * headDim + kvHeads * (headDim + valueDim);
+        }
+
+        int kvWidth() {
+            return kvHeads * (headDim + valueDim);
+        }
+    }
+
+    private final CudaDriver cu;
+    private final MemorySegment stream;
+    private final LaunchArgs args;
+    private final MemorySegment rmsNorm;
+    private final MemorySegment gemvQ8;
+    private final MemorySegment gemv3Q8;
+    private final MemorySegment gemvF32;
+    private final MemorySegment gemvF16;
+    private final MemorySegment qkNormRope;
+    private final MemorySegment attention;
+    private final MemorySegment add;
+    private final MemorySegment quantize;
+    private final MemorySegment gateUp;
+
+    LayerKernels(CudaDriver cu, MemorySegment module, MemorySegment stream, Arena arena) {
+        this.cu = cu;
+        this.stream = stream;
+        this.args = new LaunchArgs(arena);
+        this.rmsNorm = cu.function(module, "rmsnorm_q8");
+        this.gemvQ8 = cu.function(module, "gemv_q8_0_acc");
+        this.gemv3Q8 = cu.function(module, "gemv3_q8_0");
+        this.gemvF32 = cu.function(module, "gemv_f32");
+        this.gemvF16 = cu.function(module, "gemv_f16");
+        this.qkNormRope = cu.function(module, "qk_norm_rope_store");
+        this.attention = cu.function(module, "attention");
+        this.add = cu.function(module, "add_f32");
+        this.quantize = cu.function(module, "quantize_q8_0");
+        this.gateUp = cu.function(module, "gate_up_silu_q8_0");
+    }
+
+    /** Whether {@link #matvec} takes matrices of {@code type}. */
+    static boolean supports(GgmlType type) {
+        return type == GgmlType.Q8_0 || type == GgmlType.F32 || type == GgmlType.F16;
+    }
+
+    /** {@code y = (x / rms(x)) * w}; {@code yq} (0: none) gets y as Q8_0 too. */
+    void rmsNorm(long x, long w, long y, long yq, int n, float eps) {
+        launch(rmsNorm, 1, NORM_THREADS, args.begin().ptr(x).ptr(w).ptr(y).ptr(yq).i32(n).f32(eps));
+    }
+
+    /**
+     * {@code y = m · x} ({@code x}: f32 at {@code x}, its Q8_0 form at {@code xq}); a Q8_0 matrix may add
+     * {@code alpha · m · x} to {@code y} instead ({@code accumulate}).
+     */
+    void matvec(DeviceMatrix m, long x, long xq, long y, float alpha, boolean accumulate) {
+        if (m.type() == GgmlType.Q8_0) {
+            launch(gemvQ8, rowBlocks(m.rows()), ROW_THREADS, args.begin().ptr(m.data()).ptr(xq).ptr(y).i32(m.rows())
+                    .i32(m.cols()).f32(alpha).i32(accumulate ? 1 : 0));
+            return;
+        }
+        if (accumulate || alpha != 1f || !supports(m.type())) {
+            throw new IllegalArgumentException("no GPU matvec for " + m.type() + (accumulate ? " accumulating" : ""));
+        }
+        launch(m.type() == GgmlType.F32 ? gemvF32 : gemvF16, rowBlocks(m.rows()), ROW_THREADS,
+                args.begin().ptr(m.data()).ptr(x).ptr(y).i32(m.rows()).i32(m.cols()));
+    }
+
+    /** {@code y = [q · x | k · x | v · x]} for Q8_0 projections in one launch. */
+    void qkv(DeviceMatrix q, DeviceMatrix k, DeviceMatrix v, long xq, long y) {
+        int rows = q.rows() + k.rows() + v.rows();
+        launch(gemv3Q8, rowBlocks(rows), ROW_THREADS, args.begin().ptr(q.data()).ptr(k.data()).ptr(v.data())
+                .i32(q.rows()).i32(k.rows()).i32(v.rows()).ptr(xq).ptr(y).i32(q.cols()));
+    }
+
+    /** QK-norm (weights 0: none), rope from the cos/sin table at {@code rope}, K and V stored at {@code position}. */
+    void qkNormRopeStore(long qkv, long qNorm, long kNorm, long rope, long kCache, long vCache, long kvOut, Heads h,
+                         int position) {
+        int threads = roundUp(Math.max(h.headDim(), h.valueDim()), 32);
+        launch(qkNormRope, h.heads() + 2 * h.kvHeads(), threads, args.begin().ptr(qkv).ptr(qNorm).ptr(kNorm).ptr(rope)
+                .ptr(kCache).ptr(vCache).ptr(kvOut).i32(h.heads()).i32(h.kvHeads()).i32(h.headDim()).i32(h.valueDim())
+                .i32(h.ropeDims()).i32(h.neox() ? 1 : 0).i32(position).f32(h.eps()));
+    }
+
+    /** Attention of the query heads at {@code q} over {@code positions} cached positions into {@code out}. */
+    void attention(long q, long kCache, long vCache, long scores, int scoreStride, long out, Heads h, int positions,
+                   float scale) {
+        launch(attention, h.heads(), ATT_THREADS, args.begin().ptr(q).ptr(kCache).ptr(vCache).ptr(scores)
+                .i32(scoreStride).ptr(out).i32(h.heads()).i32(h.kvHeads()).i32(h.headDim()).i32(h.valueDim())
+                .i32(positions).f32(scale));
+    }
+
+    /** {@code values} floats at {@code x} to Q8_0 at {@code xq} ({@code values % 32 == 0}). */
+    void quantize(long x, long xq, int values) {
+        long blocks = values / QK;
+        launch(quantize, Math.toIntExact((blocks + WARPS - 1) / WARPS), ROW_THREADS, args.begin().ptr(x).ptr(xq).i64(blocks));
+    }
+
+    /** {@code h = silu(gate · x) * (up · x)} for one token, Q8_0 expert matrices of {@code hidden} × {@code dim}. */
+    void gateUpSilu(long gate, long up, long xq, long h, int hidden, int dim) {
+        launch(gateUp, rowBlocks(hidden), ROW_THREADS, args.begin().ptr(gate).ptr(up).ptr(xq).ptr(h).i32(hidden).i32(dim));
+    }
+
+    /** {@code x += y} over {@code n} floats. */
+    void add(long x, long y, int n) {
+        launch(add, (n + 255) / 256, 256, args.begin().ptr(x).ptr(y).i32(n));
+    }
+
+    private void launch(MemorySegment kernel, int grid, int threads, LaunchArgs a) {
+        cu.launch(kernel, grid, 1, threads, 0, stream, a.params());
+    }
+
+    private static int rowBlocks(int rows) {
+        return (rows + WARPS - 1) / WARPS;
+    }
+
+    private static int roundUp(int n, int to) {
+        return (n + to - 1) / to * to;
+    }
+}

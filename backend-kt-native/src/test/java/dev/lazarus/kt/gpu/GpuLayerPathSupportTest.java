@@ -1,0 +1,48 @@
+package dev.lazarus.kt.gpu;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.lazarus.kt.gguf.GgmlType;
+import dev.lazarus.kt.gguf.GgufFile;
+import dev.lazarus.kt.model.Model;
+import dev.lazarus.kt.model.ModelConfig;
+import dev.lazarus.kt.placement.ExpertPlacement;
+import dev.lazarus.kt.placement.PlacementConfig;
+import dev.lazarus.kt.synthetic.SyntheticModels;
+import dev.lazarus.kt.tensor.Parallel;
+import java.nio.file.Path;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** Which models the GPU layer path takes, and that without a CUDA tier nothing changes. Runs without a GPU. */
+class GpuLayerPathSupportTest {
+
+    @TempDir
+    Path dir;
+
+    private String unsupported(SyntheticModels.Spec spec) {
+        try (GgufFile file = GgufFile.open(SyntheticModels.write(spec, dir.resolve(spec.name() + ".gguf")))) {
+            return DeviceWeights.unsupported(file, ModelConfig.fromMetadata(file.metadata()));
+        }
+    }
+
+    @Test
+    void takesQwen3MoeAtQ8_0AndSaysWhyNotOtherwise() {
+        assertThat(unsupported(SyntheticModels.tinyQwen3Moe().withWeightType(GgmlType.Q8_0))).isNull();
+        assertThat(unsupported(SyntheticModels.tinyQwen3Moe())).contains("attn_q").contains("F32").contains("Q8_0");
+        assertThat(unsupported(SyntheticModels.tinyDeepseek2().withWeightType(GgmlType.Q8_0))).contains("latent attention");
+        assertThat(unsupported(SyntheticModels.tinyQwen3().withWeightType(GgmlType.Q8_0))).contains("dense");
+    }
+
+    @Test
+    void withoutACudaTierTheLayersStayOnTheCpu() {
+        try (GgufFile file = GgufFile.open(GpuParityCheck.tinyModel(dir)); Parallel parallel = Parallel.ofThreads(1)) {
+            Model model = Model.load(file, parallel);
+            PlacementConfig config = PlacementConfig.cpuOnly().withGpuLayers(true);
+            try (ExpertPlacement placement = ExpertPlacement.install(model, "tiny", config, null)) {
+                assertThat(GpuTiers.installLayers(model, file, placement, null, 1)).isEmpty();
+                assertThat(GpuTiers.installLayers(model, file, null, null, 1)).isEmpty();
+            }
+        }
+    }
+}
