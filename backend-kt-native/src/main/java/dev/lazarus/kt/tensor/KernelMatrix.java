@@ -31,7 +31,7 @@ final class KernelMatrix implements WeightMatrix {
      * The kernel for every vector of a batch of at least {@link TiledKQuantKernel#MIN_BATCH}, where llama-server
      * switches a K-quant matrix it did not repack to its tiled matmul, or null where it has no such switch.
      */
-    private final RowKernel tiledKernel;
+    private final TiledKQuantKernel tiledKernel;
 
     KernelMatrix(GgmlType type, MemorySegment data, int rows, int cols, RowKernel kernel) {
         this(type, data, rows, cols, kernel, null, null);
@@ -43,7 +43,7 @@ final class KernelMatrix implements WeightMatrix {
      * (either may be null).
      */
     KernelMatrix(GgmlType type, MemorySegment data, int rows, int cols, RowKernel kernel, RowKernel groupKernel,
-                 RowKernel tiledKernel) {
+                 TiledKQuantKernel tiledKernel) {
         if (rows < 1 || cols < 1 || cols % type.blockSize() != 0) {
             throw new IllegalArgumentException("%s matrix of %d × %d: cols must be a positive multiple of %d"
                     .formatted(type, rows, cols, type.blockSize()));
@@ -141,9 +141,7 @@ final class KernelMatrix implements WeightMatrix {
         }
         if (tiledKernel != null && count >= TiledKQuantKernel.MIN_BATCH) {
             for (int r = rowStart; r < rowEnd; r++) {
-                for (int b = 0; b < count; b++) {
-                    outs[b][r] = tiledKernel.dot(data, r * rowBytes, xs[b], cols);
-                }
+                tiledKernel.dotAll(data, r * rowBytes, xs, count, cols, outs, r);
             }
             return;
         }

@@ -57,16 +57,48 @@ final class TiledKQuantKernel implements RowKernel {
         float[] q = QUANTS.get();
         float acc = 0;
         for (int b = 0; b < n / 256; b++) {
-            float v = type == GgmlType.Q6_K ? q6k(w, o + 210L * b, x, b, q) : affine(w, o + type.typeSize() * (long) b, x, b, q);
-            acc = Math.fma(v, x.scales[b], acc);
+            long blk = o + (long) type.typeSize() * b;
+            decode(w, blk, q);
+            acc = Math.fma(superBlock(w, blk, q, x, b), x.scales[b], acc);
         }
         return acc;
     }
 
-    /** Q4_K / Q5_K super-block: {@code fma(-dmin, s2, d·s1)}. */
-    private float affine(MemorySegment w, long blk, Activation x, int b, float[] q) {
+    /**
+     * {@code outs[i][row]} = {@link #dot} of the row at {@code o} with {@code xs[i]}, for every vector of the
+     * batch: each super-block's quants are decoded once for all of them.
+     */
+    void dotAll(MemorySegment w, long o, Activation[] xs, int count, int n, float[][] outs, int row) {
+        float[] q = QUANTS.get();
+        float[] acc = new float[count];
+        for (int b = 0; b < n / 256; b++) {
+            long blk = o + (long) type.typeSize() * b;
+            decode(w, blk, q);
+            for (int i = 0; i < count; i++) {
+                acc[i] = Math.fma(superBlock(w, blk, q, xs[i], b), xs[i].scales[b], acc[i]);
+            }
+        }
+        for (int i = 0; i < count; i++) {
+            outs[i][row] = acc[i];
+        }
+    }
+
+    /** The super-block's 256 quants as floats: Q4_K/Q5_K codes, Q6_K codes less 32. */
+    private void decode(MemorySegment w, long blk, float[] q) {
+        if (type == GgmlType.Q6_K) {
+            for (int h = 0; h < 2; h++) {
+                for (int g = 0; g < 4; g++) {
+                    for (int e = 0; e < 32; e++) {
+                        int low = u8(w, blk + 64L * h + 32L * (g & 1) + e);
+                        int high = (u8(w, blk + 128 + 32L * h + e) >> (2 * g)) & 3;
+                        q[128 * h + 32 * g + e] = ((g < 2 ? low & 0xF : low >> 4) | high << 4) - 32;
+                    }
+                }
+            }
+            return;
+        }
         boolean five = type == GgmlType.Q5_K;
-        long scales = blk + 4, qs = five ? blk + 48 : blk + 16, qh = blk + 16;
+        long qs = five ? blk + 48 : blk + 16, qh = blk + 16;
         for (int e = 0; e < 256; e++) {
             int j = e >> 5, l = e & 31;
             int byteVal = u8(w, qs + 32L * (j >> 1) + l);
@@ -76,30 +108,27 @@ final class TiledKQuantKernel implements RowKernel {
             }
             q[e] = v;
         }
+    }
+
+    /**
+     * Super-block {@code b} against its decoded quants: Q4_K/Q5_K {@code fma(-dmin, s2, d·s1)}; Q6_K
+     * {@code d·Σ scale_s·(q - 32)·y} over its sixteen 16-value sub-blocks.
+     */
+    private float superBlock(MemorySegment w, long blk, float[] q, Activation x, int b) {
+        if (type == GgmlType.Q6_K) {
+            int s1 = 0;
+            for (int s = 0; s < 16; s++) {
+                s1 += Layouts.i8(w, blk + 192 + s) * exactDot(q, 16 * s, x.values, 256 * b + 16 * s, 16);
+            }
+            return f16(w, blk + 208) * (float) s1;
+        }
+        long scales = blk + 4;
         int s1 = 0, s2 = 0;
         for (int j = 0; j < 8; j++) {
             s1 += Layouts.kScale(w, scales, j) * exactDot(q, 32 * j, x.values, 256 * b + 32 * j, 32);
             s2 += Layouts.kMin(w, scales, j) * (x.bsums[16 * b + 2 * j] + x.bsums[16 * b + 2 * j + 1]);
         }
         return Math.fma(-f16(w, blk + 2), (float) s2, f16(w, blk) * (float) s1);
-    }
-
-    /** Q6_K super-block: {@code d·Σ scale_s·(q - 32)·y} over its sixteen 16-value sub-blocks. */
-    private static float q6k(MemorySegment w, long blk, Activation x, int b, float[] q) {
-        for (int h = 0; h < 2; h++) {
-            for (int g = 0; g < 4; g++) {
-                for (int e = 0; e < 32; e++) {
-                    int low = u8(w, blk + 64L * h + 32L * (g & 1) + e);
-                    int high = (u8(w, blk + 128 + 32L * h + e) >> (2 * g)) & 3;
-                    q[128 * h + 32 * g + e] = ((g < 2 ? low & 0xF : low >> 4) | high << 4) - 32;
-                }
-            }
-        }
-        int s1 = 0;
-        for (int s = 0; s < 16; s++) {
-            s1 += Layouts.i8(w, blk + 192 + s) * exactDot(q, 16 * s, x.values, 256 * b + 16 * s, 16);
-        }
-        return f16(w, blk + 208) * (float) s1;
     }
 
     /** Σ q·y over {@code len} (16 or 32) values: integers below 2^24, so the f32 lanes are exact in any order. */
