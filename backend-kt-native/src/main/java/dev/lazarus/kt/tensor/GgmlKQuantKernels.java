@@ -27,6 +27,7 @@ import java.lang.foreign.MemorySegment;
  * <p>These are the orders stated one value at a time. The matrices run {@link Q4KRepackedKernel} and
  * {@link Q6KKernel} instead, vector forms held bit-identical to {@link #q4kRepacked},
  * {@link #q4kRepackedGemm} and {@link #q6k} by their tests; Q5_K and in-place Q4_K still run from here.
+ * A batch of 8 or more vectors on a matrix that is not repacked takes {@link TiledKQuantKernel} instead.
  */
 final class GgmlKQuantKernels {
 
