@@ -97,9 +97,32 @@ public final class Model {
      * Runs the batch through the model: writes every token's keys and values into its cache at its
      * position and returns the logits of tokens that want them (null entries for the others). The last
      * block's feed-forward runs for those tokens only, as llama.cpp's graph does.
-     * Caches must have capacity for the positions; their lengths are the caller's business.
      */
     public float[][] forward(ForwardBatch batch) {
+        int n = batch.size();
+        int[] outputs = IntStream.range(0, n).filter(i -> batch.wantLogits()[i]).toArray();
+        float[][] normed = finalHiddenStates(batch, outputs);
+        float[][] logits = new float[n][];
+        if (outputs.length > 0) {
+            float[][] computed = Projections.apply(parallel, output, normed);
+            for (int j = 0; j < outputs.length; j++) {
+                logits[outputs[j]] = computed[j];
+            }
+        }
+        return logits;
+    }
+
+    /**
+     * Runs the batch through the model like {@link #forward} with every token an output, and returns each
+     * token's final hidden state after the output norm (what llama.cpp returns as embeddings with pooling
+     * {@code none}) instead of logits.
+     */
+    public float[][] hiddenStates(ForwardBatch batch) {
+        return finalHiddenStates(batch, IntStream.range(0, batch.size()).toArray());
+    }
+
+    /** The output-normed hidden states of the tokens at {@code outputs} (ascending). */
+    private float[][] finalHiddenStates(ForwardBatch batch, int[] outputs) {
         int n = batch.size();
         float[][] x = new float[n][config.embeddingLength()];
         float[][] tables = new float[n][];
@@ -112,22 +135,14 @@ public final class Model {
             embedding.dequantizeRow(token, x[i], 0);
             tables[i] = byPosition.computeIfAbsent(batch.positions()[i], rope::table);
         }
-        int[] outputs = IntStream.range(0, n).filter(i -> batch.wantLogits()[i]).toArray();
         for (TransformerBlock block : blocks.subList(0, blocks.size() - 1)) {
             block.forward(batch, tables, x);
         }
         float[][] last = blocks.getLast().forwardOutputs(batch, tables, x, outputs);
-        float[][] logits = new float[n][];
-        if (outputs.length > 0) {
-            float[][] normed = new float[outputs.length][config.embeddingLength()];
-            for (int j = 0; j < outputs.length; j++) {
-                Numerics.rmsNorm(last[j], 0, last[j].length, outputNorm, config.rmsEps(), normed[j], 0);
-            }
-            float[][] computed = Projections.apply(parallel, output, normed);
-            for (int j = 0; j < outputs.length; j++) {
-                logits[outputs[j]] = computed[j];
-            }
+        float[][] normed = new float[outputs.length][config.embeddingLength()];
+        for (int j = 0; j < outputs.length; j++) {
+            Numerics.rmsNorm(last[j], 0, last[j].length, outputNorm, config.rmsEps(), normed[j], 0);
         }
-        return logits;
+        return normed;
     }
 }
