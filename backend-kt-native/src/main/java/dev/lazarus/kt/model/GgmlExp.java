@@ -6,7 +6,7 @@ package dev.lazarus.kt.model;
  * {@code exp} 16 lanes at a time with its own polynomial ({@code ggml_v_expf}, adapted from Arm's
  * optimized routines: up to ~1.5 ulp off the true value, so not what {@link Math#exp} gives), and only
  * the leftover tail of a row that is not a multiple of 16 goes through the C library's {@code expf}
- * (correctly rounded in practice, like {@code (float) Math.exp}). The polynomial below is ggml's, step
+ * ({@link Libm}: glibc's is not correctly rounded either). The polynomial below is ggml's, step
  * for step: every multiply-add is an {@link Math#fma}, as the vector code's, and the power of two is
  * applied like {@code vscalefps} (an exact scaling, rounded once).
  */
@@ -37,7 +37,7 @@ final class GgmlExp {
 
     /** The C library's expf (the scalar tail of ggml's loops). */
     static float libmExp(float x) {
-        return (float) Math.exp(x);
+        return Libm.exp(x);
     }
 
     /** exp of element {@code i} of a row of {@code n}, by whichever path ggml takes for it. */

@@ -6,6 +6,7 @@ import dev.lazarus.kt.tensor.WeightMatrix;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.stream.IntStream;
 
 /**
  * A loaded model: token embedding, the blocks, the final norm and the output head. Weights stay in
@@ -107,14 +108,38 @@ public final class Model {
 
     /**
      * Runs the batch through the model: writes every token's keys and values into its cache at its
-     * position and returns the logits of tokens that want them (null entries for the others).
-     * Caches must have capacity for the positions; their lengths are the caller's business.
+     * position and returns the logits of tokens that want them (null entries for the others). The last
+     * block's feed-forward runs for those tokens only, as llama.cpp's graph does.
      */
     public float[][] forward(ForwardBatch batch) {
         ForwardPath path = forwardPath;
         if (path != null) {
             return path.forward(batch);
         }
+        int n = batch.size();
+        int[] outputs = IntStream.range(0, n).filter(i -> batch.wantLogits()[i]).toArray();
+        float[][] normed = finalHiddenStates(batch, outputs);
+        float[][] logits = new float[n][];
+        if (outputs.length > 0) {
+            float[][] computed = Projections.apply(parallel, output, normed);
+            for (int j = 0; j < outputs.length; j++) {
+                logits[outputs[j]] = computed[j];
+            }
+        }
+        return logits;
+    }
+
+    /**
+     * Runs the batch through the model like {@link #forward} with every token an output, and returns each
+     * token's final hidden state after the output norm (what llama.cpp returns as embeddings with pooling
+     * {@code none}) instead of logits.
+     */
+    public float[][] hiddenStates(ForwardBatch batch) {
+        return finalHiddenStates(batch, IntStream.range(0, batch.size()).toArray());
+    }
+
+    /** The output-normed hidden states of the tokens at {@code outputs} (ascending). */
+    private float[][] finalHiddenStates(ForwardBatch batch, int[] outputs) {
         int n = batch.size();
         float[][] x = new float[n][config.embeddingLength()];
         float[][] tables = new float[n][];
@@ -127,29 +152,14 @@ public final class Model {
             embedding.dequantizeRow(token, x[i], 0);
             tables[i] = byPosition.computeIfAbsent(batch.positions()[i], rope::table);
         }
-        for (TransformerBlock block : blocks) {
+        for (TransformerBlock block : blocks.subList(0, blocks.size() - 1)) {
             block.forward(batch, tables, x);
         }
-        int wanted = 0;
-        for (boolean w : batch.wantLogits()) {
-            wanted += w ? 1 : 0;
+        float[][] last = blocks.getLast().forwardOutputs(batch, tables, x, outputs);
+        float[][] normed = new float[outputs.length][config.embeddingLength()];
+        for (int j = 0; j < outputs.length; j++) {
+            Numerics.rmsNorm(last[j], 0, last[j].length, outputNorm, config.rmsEps(), normed[j], 0);
         }
-        float[][] normed = new float[wanted][];
-        int[] index = new int[wanted];
-        for (int i = 0, j = 0; i < n; i++) {
-            if (batch.wantLogits()[i]) {
-                normed[j] = new float[config.embeddingLength()];
-                Numerics.rmsNorm(x[i], 0, x[i].length, outputNorm, config.rmsEps(), normed[j], 0);
-                index[j++] = i;
-            }
-        }
-        float[][] logits = new float[n][];
-        if (wanted > 0) {
-            float[][] computed = Projections.apply(parallel, output, normed);
-            for (int j = 0; j < wanted; j++) {
-                logits[index[j]] = computed[j];
-            }
-        }
-        return logits;
+        return normed;
     }
 }

@@ -89,12 +89,14 @@ public final class Numerics {
         return GgmlExp.silu(x, i, n);
     }
 
+    /** x / (1 + expf(-x)), ggml's scalar SiLU. */
     public static float silu(float x) {
-        return x / (1.0f + (float) Math.exp(-x));
+        return x / (1.0f + Libm.exp(-x));
     }
 
+    /** 1 / (1 + expf(-x)), ggml's sigmoid op (a scalar loop over the C library's expf). */
     public static float sigmoid(float x) {
-        return 1.0f / (1.0f + (float) Math.exp(-x));
+        return 1.0f / (1.0f + Libm.exp(-x));
     }
 
     /** The value an F16 cache would hold: round to nearest-even half precision and back. */

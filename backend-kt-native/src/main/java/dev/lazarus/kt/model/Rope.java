@@ -2,9 +2,9 @@ package dev.lazarus.kt.model;
 
 /**
  * Rotary position embedding, computed like ggml's CPU rope: per position a table of cos/sin
- * built by repeated multiplication of theta (in f32, as ggml does, so angles match bit for bit
- * as far as Java's float maths allows), with YaRN's ramp between interpolated and extrapolated
- * angles and its magnitude correction.
+ * built by repeated multiplication of theta (in f32, as ggml does, so angles match bit for bit),
+ * the C library's {@code cosf}/{@code sinf} of them ({@link Libm}), with YaRN's ramp between
+ * interpolated and extrapolated angles and its magnitude correction.
  */
 public final class Rope {
 
@@ -16,7 +16,7 @@ public final class Rope {
     public Rope(RopeConfig config) {
         this.config = config;
         int n = config.dimensions();
-        this.thetaScale = (float) Math.pow(config.freqBase(), -2.0f / n);
+        this.thetaScale = Libm.pow(config.freqBase(), -2.0f / n);
         float start = (float) Math.floor(corrDim(n, config.originalContext(), config.betaFast(), config.freqBase()));
         float end = (float) Math.ceil(corrDim(n, config.originalContext(), config.betaSlow(), config.freqBase()));
         this.corrLow = Math.max(0, start);
@@ -28,7 +28,7 @@ public final class Rope {
     }
 
     private static float corrDim(int nDims, int nCtxOrig, float nRot, float base) {
-        return nDims * (float) Math.log(nCtxOrig / (nRot * 2 * (float) Math.PI)) / (2 * (float) Math.log(base));
+        return nDims * Libm.log(nCtxOrig / (nRot * 2 * (float) Math.PI)) / (2 * Libm.log(base));
     }
 
     /** cos/sin table for one position: {@code table[i0]} = cos, {@code table[i0+1]} = sin, for even {@code i0 < dimensions}. */
@@ -45,10 +45,11 @@ public final class Rope {
                 float rampMix = ramp(i0) * config.extFactor();
                 // ggml-cpu's rope_yarn, with the multiply-adds GCC fuses in llama-server's build
                 angle = Math.fma(thetaInterp, 1 - rampMix, theta * rampMix);
-                mscale *= Math.fma(0.1f, (float) Math.log(1.0f / freqScale), 1.0f);
+                mscale *= Math.fma(0.1f, Libm.log(1.0f / freqScale), 1.0f);
             }
-            cache[i0] = (float) Math.cos(angle) * mscale;
-            cache[i0 + 1] = (float) Math.sin(angle) * mscale;
+            // the C library's cosf/sinf, as ggml calls them: not correctly rounded, unlike Math's (see Libm)
+            cache[i0] = Libm.cos(angle) * mscale;
+            cache[i0 + 1] = Libm.sin(angle) * mscale;
             theta *= thetaScale;
         }
         return cache;

@@ -27,10 +27,38 @@ final class TransformerBlock {
 
     /** Updates the residual stream {@code x} (one vector per batch token) in place. */
     void forward(ForwardBatch batch, float[][] ropeTables, float[][] x) {
+        attend(batch, ropeTables, x);
+        feedForward(x);
+    }
+
+    /**
+     * As {@link #forward}, but the feed-forward half only for the tokens at {@code outputs} (ascending), whose
+     * vectors it returns: the last block, where llama.cpp keeps only the rows whose logits are wanted once
+     * attention has written every token's keys and values ({@code inp_out_ids}). Besides saving the work, this
+     * is what keeps the rounding identical: the FFN then sees as many rows as llama.cpp's, so its matrices pick
+     * the same kernels (a repacked Q4_K's GEMV rather than its four-row GEMM for the last prompt token, the
+     * vec_dot rather than the tiled matmul of 8+ rows for the other K-quants).
+     */
+    float[][] forwardOutputs(ForwardBatch batch, float[][] ropeTables, float[][] x, int[] outputs) {
+        attend(batch, ropeTables, x);
+        float[][] kept = new float[outputs.length][];
+        for (int j = 0; j < outputs.length; j++) {
+            kept[j] = x[outputs[j]];
+        }
+        if (kept.length > 0) {
+            feedForward(kept);
+        }
+        return kept;
+    }
+
+    private void attend(ForwardBatch batch, float[][] ropeTables, float[][] x) {
         float[][] attended = attention.forward(batch, ropeTables, normalized(x, attentionNorm));
         for (int i = 0; i < x.length; i++) {
             Numerics.addInPlace(x[i], attended[i]);
         }
+    }
+
+    private void feedForward(float[][] x) {
         float[][] ff = ffn.forward(normalized(x, ffnNorm));
         for (int i = 0; i < x.length; i++) {
             Numerics.addInPlace(x[i], ff[i]);

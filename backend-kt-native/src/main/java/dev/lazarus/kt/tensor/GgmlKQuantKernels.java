@@ -16,14 +16,18 @@ import java.lang.foreign.MemorySegment;
  * end (the GEMV; batches of four or more rows take {@link #q4kRepackedGemm}). The in-place kernel rounds differently (block scale applied to f32 lanes, the min term multiplied
  * twice), which is enough to flip later Q8 roundings.
  *
- * <p>Q6_K (never repacked on x86): {@code ggml_vec_dot_q6_K_q8_K}'s AVX2 form, eight f32 lanes, lane k
- * holding per super-block the exact integer sum over its eight 32-value groups of
- * {@code scale · Σ (q - 32)·y} over values 4k..4k+3 of each group (whose 16-value half decides the scale),
- * folded in by {@code fma(d_y·d_w, lane, acc)} and summed by {@link GgmlSums#hsum8}.
+ * <p>Q6_K (never repacked on x86): {@code ggml_vec_dot_q6_K_q8_K}'s AVX2 form in Debian's build, eight f32
+ * lanes, lane k holding per super-block the exact integer sum over its eight 32-value groups of
+ * {@code scale · Σ q·y} over values 4k..4k+3 of each group (q the unsigned 6-bit code; the value's 16-value
+ * half decides the scale), less {@code 32·(scale_2k·bsum_2k + scale_2k+1·bsum_2k+1)}: the -32 offset comes
+ * off through the activation's 16-value sums, which puts a different integer in each lane than subtracting it
+ * per value would (same total, different f32 roundings). Folded in by {@code fma(d_y·d_w, lane, acc)} and
+ * summed by {@link GgmlSums#hsum8}.
  *
  * <p>These are the orders stated one value at a time. The matrices run {@link Q4KRepackedKernel} and
  * {@link Q6KKernel} instead, vector forms held bit-identical to {@link #q4kRepacked},
  * {@link #q4kRepackedGemm} and {@link #q6k} by their tests; Q5_K and in-place Q4_K still run from here.
+ * A batch of 8 or more vectors on a matrix that is not repacked takes {@link TiledKQuantKernel} instead.
  */
 final class GgmlKQuantKernels {
 
@@ -81,11 +85,16 @@ final class GgmlKQuantKernels {
                 for (int g = 0; g < 4; g++) {
                     for (int e = 0; e < 32; e++) {
                         int low = u8(w, blk + 64L * h + 32L * (g & 1) + e);
-                        int q = ((g < 2 ? low & 0xF : low >> 4) | ((u8(w, blk + 128 + 32L * h + e) >> (2 * g)) & 3) << 4) - 32;
+                        int q = (g < 2 ? low & 0xF : low >> 4) | ((u8(w, blk + 128 + 32L * h + e) >> (2 * g)) & 3) << 4;
                         int scale = Layouts.i8(w, blk + 192 + 8L * h + 2L * g + (e >> 4));
                         lanes[e >> 2] += scale * q * (int) x.values[256 * b + 128 * h + 32 * g + e];
                     }
                 }
+            }
+            // the -32 offset comes off per lane as 32·(scale·bsum) of sub-blocks 2k and 2k+1, not per value
+            for (int k = 0; k < 8; k++) {
+                lanes[k] -= 32 * (Layouts.i8(w, blk + 192 + 2L * k) * x.bsums[16 * b + 2 * k]
+                        + Layouts.i8(w, blk + 193 + 2L * k) * x.bsums[16 * b + 2 * k + 1]);
             }
             float d = x.scales[b] * f16(w, blk + 208);
             for (int k = 0; k < 8; k++) {

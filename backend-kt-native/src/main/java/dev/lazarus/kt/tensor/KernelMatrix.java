@@ -27,13 +27,23 @@ final class KernelMatrix implements WeightMatrix {
      * repacked GEMM rounds differently from its GEMV), or null where every row takes {@link #kernel}.
      */
     private final RowKernel groupKernel;
+    /**
+     * The kernel for every vector of a batch of at least {@link TiledKQuantKernel#MIN_BATCH}, where llama-server
+     * switches a K-quant matrix it did not repack to its tiled matmul, or null where it has no such switch.
+     */
+    private final TiledKQuantKernel tiledKernel;
 
     KernelMatrix(GgmlType type, MemorySegment data, int rows, int cols, RowKernel kernel) {
-        this(type, data, rows, cols, kernel, null);
+        this(type, data, rows, cols, kernel, null, null);
     }
 
-    /** With {@code groupKernel} for the first {@code count - count % 4} vectors of a batch of {@code count ≥ 4}. */
-    KernelMatrix(GgmlType type, MemorySegment data, int rows, int cols, RowKernel kernel, RowKernel groupKernel) {
+    /**
+     * With {@code groupKernel} for the first {@code count - count % 4} vectors of a batch of {@code count ≥ 4},
+     * and {@code tiledKernel} for all vectors of a batch of {@code count ≥} {@link TiledKQuantKernel#MIN_BATCH}
+     * (either may be null).
+     */
+    KernelMatrix(GgmlType type, MemorySegment data, int rows, int cols, RowKernel kernel, RowKernel groupKernel,
+                 TiledKQuantKernel tiledKernel) {
         if (rows < 1 || cols < 1 || cols % type.blockSize() != 0) {
             throw new IllegalArgumentException("%s matrix of %d × %d: cols must be a positive multiple of %d"
                     .formatted(type, rows, cols, type.blockSize()));
@@ -54,6 +64,7 @@ final class KernelMatrix implements WeightMatrix {
         this.cols = cols;
         this.kernel = kernel;
         this.groupKernel = groupKernel;
+        this.tiledKernel = tiledKernel;
     }
 
     @Override
@@ -126,6 +137,12 @@ final class KernelMatrix implements WeightMatrix {
         checkRange(rowStart, rowEnd);
         if (count == 1) {
             rows(xs[0], outs[0], rowStart, rowEnd);
+            return;
+        }
+        if (tiledKernel != null && count >= TiledKQuantKernel.MIN_BATCH) {
+            for (int r = rowStart; r < rowEnd; r++) {
+                tiledKernel.dotAll(data, r * rowBytes, xs, count, cols, outs, r);
+            }
             return;
         }
         // llama-server's repacked GEMM takes the vectors of a batch four at a time and rounds them its own way

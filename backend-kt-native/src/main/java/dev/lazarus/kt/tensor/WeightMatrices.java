@@ -17,9 +17,9 @@ public final class WeightMatrices {
     public static WeightMatrix of(GgmlType type, MemorySegment data, int rows, int cols) {
         if (type == GgmlType.Q4_K && rows % 8 == 0) {
             // llama-server repacks these and rounds per row in its own orders (see GgmlKQuantKernels)
-            return new KernelMatrix(type, data, rows, cols, Q4KRepackedKernel.GEMV, Q4KRepackedKernel.GEMM);
+            return new KernelMatrix(type, data, rows, cols, Q4KRepackedKernel.GEMV, Q4KRepackedKernel.GEMM, null);
         }
-        return new KernelMatrix(type, data, rows, cols, vectorKernel(type));
+        return new KernelMatrix(type, data, rows, cols, vectorKernel(type), null, TiledKQuantKernel.of(type));
     }
 
     /**
@@ -41,7 +41,8 @@ public final class WeightMatrices {
     public static WeightMatrix slice3dInPlace(GgufFile file, GgufTensorInfo t, int index) {
         WeightMatrix m = slice3d(file, t, index);
         long bytes = t.type().bytesFor((long) m.rows() * m.cols());
-        return new KernelMatrix(t.type(), file.data(t).asSlice(bytes * index, bytes), m.rows(), m.cols(), vectorKernel(t.type()));
+        return new KernelMatrix(t.type(), file.data(t).asSlice(bytes * index, bytes), m.rows(), m.cols(),
+                vectorKernel(t.type()), null, TiledKQuantKernel.of(t.type()));
     }
 
     /** The same matrix computed by the plain scalar reference kernels (for tests and benchmarks). */

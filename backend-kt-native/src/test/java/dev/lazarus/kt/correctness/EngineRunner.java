@@ -82,6 +82,17 @@ final class EngineRunner implements AutoCloseable {
         return new Continuation(tokens, top, distributions);
     }
 
+    /** Every prompt token's final hidden state (after the output norm), the prompt in one batch. */
+    float[][] hiddenStates(int[] prompt) {
+        KvCache cache = model.newCache(prompt.length);
+        cache.ensureCapacity(prompt.length);
+        KvCache[] caches = new KvCache[prompt.length];
+        Arrays.fill(caches, cache);
+        boolean[] all = new boolean[prompt.length];
+        Arrays.fill(all, true);
+        return model.hiddenStates(new ForwardBatch(prompt, IntStream.range(0, prompt.length).toArray(), caches, all));
+    }
+
     /** Natural-log softmax in double, so the engine side adds no rounding of its own to the comparison. */
     static double[] logSoftmax(float[] logits) {
         double max = Double.NEGATIVE_INFINITY;

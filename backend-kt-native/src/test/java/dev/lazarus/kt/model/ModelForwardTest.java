@@ -136,7 +136,9 @@ class ModelForwardTest {
         for (KvCache c : caches) {
             c.ensureCapacity(1);
         }
-        model.forward(new ForwardBatch(new int[] {1, 2, 3, 4}, new int[4], caches, new boolean[4]));
+        // block 1 is the last one, whose FFN runs only for tokens that want logits (as llama.cpp's does)
+        boolean[] wantLogits = {true, true, true, true};
+        model.forward(new ForwardBatch(new int[] {1, 2, 3, 4}, new int[4], caches, wantLogits));
         long tokens = 0;
         long computations = 0;
         RoutingStats routing = model.routingStats();

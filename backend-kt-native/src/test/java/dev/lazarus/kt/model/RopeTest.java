@@ -79,4 +79,23 @@ class RopeTest {
         double mscale = 1 + 0.0707 * Math.log(40);
         assertThat(config.mlaScoreScale(192)).isCloseTo((float) (mscale * mscale / Math.sqrt(192)), within(1e-5f));
     }
+
+    /**
+     * The angles go through the C library's sinf/cosf, as ggml's do: glibc's are within about half an ulp but
+     * not correctly rounded, and at position 4, pair 9 of a 64-dimension rope with base 10000 its sinf is one
+     * ulp above the correctly rounded value that {@code (float) Math.sin} gives (this test runs where
+     * llama-server does, on Linux with glibc).
+     */
+    @Test
+    void anglesComeFromTheCLibrarysSinfAndCosf() {
+        Rope rope = new Rope(RopeConfig.plain(RopeStyle.NORMAL, 64, 10000f, 2048));
+        float[] table = rope.table(4);
+        float angle = 4;
+        for (int pair = 0; pair < 9; pair++) {
+            angle *= Libm.pow(10000f, -2.0f / 64);
+        }
+        assertThat(Float.floatToRawIntBits(table[19])).as("sinf at angle %s", angle).isEqualTo(0x3e974921);
+        assertThat(Float.floatToRawIntBits((float) Math.sin(angle))).as("the correctly rounded sine").isEqualTo(0x3e974920);
+        assertThat(table[18]).isEqualTo(Libm.cos(angle));
+    }
 }

@@ -14,7 +14,8 @@ import org.junit.jupiter.params.provider.EnumSource;
  * one-vector kernel gives, so that a token's result does not depend on how many tokens share a step;
  * except where llama-server itself rounds batches differently: a repacked Q4_K matrix (rows a multiple
  * of 8) takes the vectors of a batch four at a time through its GEMM, whose order
- * {@link GgmlKQuantKernels#q4kRepackedGemm} follows.
+ * {@link GgmlKQuantKernels#q4kRepackedGemm} follows, and the other K-quant matrices take a batch of at least
+ * {@link TiledKQuantKernel#MIN_BATCH} vectors through its tiled matmul ({@link TiledKQuantKernel}).
  */
 class BatchedKernelTest {
 
@@ -25,7 +26,7 @@ class BatchedKernelTest {
         Random rnd = new Random(seed);
         int rows = rnd.nextBoolean() ? 8 : 1 + rnd.nextInt(9); // 8: a Q4_K matrix llama-server repacks
         int cols = 256 * (1 + rnd.nextInt(3));
-        int vectors = 4 + rnd.nextInt(6);
+        int vectors = 4 + rnd.nextInt(8); // both sides of the tiled path's threshold
         MemorySegment data = MemorySegment.ofArray(GgmlCodec.encode(type, KernelEquivalenceTest.gaussian(rnd, rows * cols)));
         WeightMatrix m = WeightMatrices.of(type, data, rows, cols);
         float[][] xs = new float[vectors][];
@@ -35,11 +36,13 @@ class BatchedKernelTest {
         boolean gemm = type == GgmlType.Q4_K && rows % 8 == 0;
         WeightMatrix gemmRows = gemm ? new KernelMatrix(type, data, rows, cols, GgmlKQuantKernels::q4kRepackedGemm) : m;
         int grouped = gemm ? vectors - vectors % RowKernel.GROUP : 0;
+        boolean tiled = !gemm && TiledKQuantKernel.of(type) != null && vectors >= TiledKQuantKernel.MIN_BATCH;
+        WeightMatrix tiledRows = tiled ? new KernelMatrix(type, data, rows, cols, TiledKQuantKernel.of(type)) : m;
         float[][] batched = new float[vectors][rows];
         m.matmul(xs, batched, 0, rows);
         for (int b = 0; b < vectors; b++) {
             float[] single = new float[rows];
-            (b < grouped ? gemmRows : m).matvec(xs[b], single, 0, rows);
+            (b < grouped ? gemmRows : tiled ? tiledRows : m).matvec(xs[b], single, 0, rows);
             assertThat(batched[b]).as("%s seed=%dL vector %d of %d, %d×%d", type, seed, b, vectors, rows, cols)
                     .containsExactly(single);
         }

@@ -12,7 +12,7 @@ import org.junit.jupiter.params.provider.ValueSource;
 /**
  * The vectorized Q6_K kernel against ggml's vec_dot_q6_K_q8_K order stated one value at a time
  * ({@link GgmlKQuantKernels#q6k}): equal bit for bit, on encoded weights and on raw random blocks (scales
- * of -128 and the extreme quants included, where a lane's integer sum comes closest to 2^24).
+ * of -128 and the extreme quants included, where a lane's integer sum passes 2^24).
  */
 class Q6KKernelTest {
 
@@ -29,8 +29,8 @@ class Q6KKernelTest {
             rnd.nextBytes(bytes);
             MemorySegment s = MemorySegment.ofArray(bytes);
             for (long blk = 0; blk < bytes.length; blk += 210) {
-                if (rnd.nextInt(4) == 0) { // quants of 0 (q - 32 = -32) and scales of -128 throughout
-                    java.util.Arrays.fill(bytes, (int) blk, (int) blk + 192, (byte) 0);
+                if (rnd.nextInt(4) == 0) { // extreme quants (0 or 63) and scales of -128 throughout
+                    java.util.Arrays.fill(bytes, (int) blk, (int) blk + 192, (byte) (rnd.nextBoolean() ? 0 : -1));
                     java.util.Arrays.fill(bytes, (int) blk + 192, (int) blk + 208, (byte) -128);
                 }
                 s.set(Layouts.I16, blk + 208, Float.floatToFloat16((float) (rnd.nextGaussian() * 0.01)));

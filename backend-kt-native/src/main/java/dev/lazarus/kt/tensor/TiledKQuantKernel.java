@@ -1,0 +1,142 @@
+package dev.lazarus.kt.tensor;
+
+import static dev.lazarus.kt.tensor.Layouts.f16;
+import static dev.lazarus.kt.tensor.Layouts.u8;
+
+import dev.lazarus.kt.gguf.GgmlType;
+import java.lang.foreign.MemorySegment;
+import jdk.incubator.vector.FloatVector;
+import jdk.incubator.vector.VectorOperators;
+import jdk.incubator.vector.VectorSpecies;
+
+/**
+ * K-quant rows as llama-server's tiled matmul rounds them (ggml-cpu {@code tiled/}, Debian's build b11669):
+ * llama.cpp takes that path instead of the row-by-row {@code vec_dot} for a K-quant weight it did not repack
+ * (Q5_K and Q6_K always on x86, Q4_K whose row count is not a multiple of 8) once the product has at least
+ * {@link #MIN_BATCH} activation rows, for {@code mul_mat} (rows of the batch) and per expert of
+ * {@code mul_mat_id} (tokens routed to that expert). Its numerics are its own: per 256-value super-block the
+ * exact integers {@code s1 = Σ scale_j·(q·y)_j} (Q6_K: {@code (q - 32)·y} per 16 values) and
+ * {@code s2 = Σ min_j·bsum_j}, then {@code v = d_w·(float) s1}, {@code v = fma(-dmin_w, (float) s2, v)} and
+ * {@code acc = fma(v, d_y, acc)} once per super-block; the vec_dot kernels fold eight lanes instead, which is
+ * a different rounding that the next Q8_K quantization (its f32 scale follows the row maximum to the last bit)
+ * carries into everything downstream.
+ *
+ * <p>The integer sub-block dots are formed in f32 vectors, exact (|Σ| &lt; 2^24), from a per-thread decode
+ * of the super-block's quants.
+ */
+final class TiledKQuantKernel implements RowKernel {
+
+    /** The fewest activation rows (per matrix, or per expert) for which llama.cpp takes the tiled path. */
+    static final int MIN_BATCH = 8;
+
+    private static final VectorSpecies<Float> S16 = FloatVector.SPECIES_512;
+    private static final ThreadLocal<float[]> QUANTS = ThreadLocal.withInitial(() -> new float[256]);
+
+    private static final TiledKQuantKernel Q4_K = new TiledKQuantKernel(GgmlType.Q4_K);
+    private static final TiledKQuantKernel Q5_K = new TiledKQuantKernel(GgmlType.Q5_K);
+    private static final TiledKQuantKernel Q6_K = new TiledKQuantKernel(GgmlType.Q6_K);
+
+    private final GgmlType type;
+
+    private TiledKQuantKernel(GgmlType type) {
+        this.type = type;
+    }
+
+    /** The tiled kernel of {@code type}, or null where llama.cpp has none this engine runs. */
+    static TiledKQuantKernel of(GgmlType type) {
+        return switch (type) {
+            case Q4_K -> Q4_K;
+            case Q5_K -> Q5_K;
+            case Q6_K -> Q6_K;
+            default -> null;
+        };
+    }
+
+    @Override
+    public float dot(MemorySegment w, long o, Activation x, int n) {
+        float[] q = QUANTS.get();
+        float acc = 0;
+        for (int b = 0; b < n / 256; b++) {
+            long blk = o + (long) type.typeSize() * b;
+            decode(w, blk, q);
+            acc = Math.fma(superBlock(w, blk, q, x, b), x.scales[b], acc);
+        }
+        return acc;
+    }
+
+    /**
+     * {@code outs[i][row]} = {@link #dot} of the row at {@code o} with {@code xs[i]}, for every vector of the
+     * batch: each super-block's quants are decoded once for all of them.
+     */
+    void dotAll(MemorySegment w, long o, Activation[] xs, int count, int n, float[][] outs, int row) {
+        float[] q = QUANTS.get();
+        float[] acc = new float[count];
+        for (int b = 0; b < n / 256; b++) {
+            long blk = o + (long) type.typeSize() * b;
+            decode(w, blk, q);
+            for (int i = 0; i < count; i++) {
+                acc[i] = Math.fma(superBlock(w, blk, q, xs[i], b), xs[i].scales[b], acc[i]);
+            }
+        }
+        for (int i = 0; i < count; i++) {
+            outs[i][row] = acc[i];
+        }
+    }
+
+    /** The super-block's 256 quants as floats: Q4_K/Q5_K codes, Q6_K codes less 32. */
+    private void decode(MemorySegment w, long blk, float[] q) {
+        if (type == GgmlType.Q6_K) {
+            for (int h = 0; h < 2; h++) {
+                for (int g = 0; g < 4; g++) {
+                    for (int e = 0; e < 32; e++) {
+                        int low = u8(w, blk + 64L * h + 32L * (g & 1) + e);
+                        int high = (u8(w, blk + 128 + 32L * h + e) >> (2 * g)) & 3;
+                        q[128 * h + 32 * g + e] = ((g < 2 ? low & 0xF : low >> 4) | high << 4) - 32;
+                    }
+                }
+            }
+            return;
+        }
+        boolean five = type == GgmlType.Q5_K;
+        long qs = five ? blk + 48 : blk + 16, qh = blk + 16;
+        for (int e = 0; e < 256; e++) {
+            int j = e >> 5, l = e & 31;
+            int byteVal = u8(w, qs + 32L * (j >> 1) + l);
+            int v = (j & 1) == 0 ? byteVal & 0xF : byteVal >> 4;
+            if (five) {
+                v |= ((u8(w, qh + l) >> j) & 1) << 4;
+            }
+            q[e] = v;
+        }
+    }
+
+    /**
+     * Super-block {@code b} against its decoded quants: Q4_K/Q5_K {@code fma(-dmin, s2, d·s1)}; Q6_K
+     * {@code d·Σ scale_s·(q - 32)·y} over its sixteen 16-value sub-blocks.
+     */
+    private float superBlock(MemorySegment w, long blk, float[] q, Activation x, int b) {
+        if (type == GgmlType.Q6_K) {
+            int s1 = 0;
+            for (int s = 0; s < 16; s++) {
+                s1 += Layouts.i8(w, blk + 192 + s) * exactDot(q, 16 * s, x.values, 256 * b + 16 * s, 16);
+            }
+            return f16(w, blk + 208) * (float) s1;
+        }
+        long scales = blk + 4;
+        int s1 = 0, s2 = 0;
+        for (int j = 0; j < 8; j++) {
+            s1 += Layouts.kScale(w, scales, j) * exactDot(q, 32 * j, x.values, 256 * b + 32 * j, 32);
+            s2 += Layouts.kMin(w, scales, j) * (x.bsums[16 * b + 2 * j] + x.bsums[16 * b + 2 * j + 1]);
+        }
+        return Math.fma(-f16(w, blk + 2), (float) s2, f16(w, blk) * (float) s1);
+    }
+
+    /** Σ q·y over {@code len} (16 or 32) values: integers below 2^24, so the f32 lanes are exact in any order. */
+    private static int exactDot(float[] q, int qAt, float[] y, int yAt, int len) {
+        FloatVector p = FloatVector.fromArray(S16, q, qAt).mul(FloatVector.fromArray(S16, y, yAt));
+        if (len == 32) {
+            p = FloatVector.fromArray(S16, q, qAt + 16).fma(FloatVector.fromArray(S16, y, yAt + 16), p);
+        }
+        return (int) p.reduceLanes(VectorOperators.ADD);
+    }
+}

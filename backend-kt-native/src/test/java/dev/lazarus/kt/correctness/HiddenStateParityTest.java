@@ -1,0 +1,104 @@
+package dev.lazarus.kt.correctness;
+
+import dev.lazarus.kt.chat.ChatTemplate;
+import dev.lazarus.kt.correctness.ParityModels.Format;
+import dev.lazarus.kt.correctness.ParityPrompts.Prompt;
+import dev.lazarus.kt.tensor.Parallel;
+import dev.lazarus.kt.testsupport.LlamaCpp;
+import dev.lazarus.kt.testsupport.LlamaServerProcess;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Tag;
+import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.Arguments;
+import org.junit.jupiter.params.provider.MethodSource;
+import tools.jackson.databind.JsonNode;
+
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Optional;
+import java.util.stream.Stream;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * Every prompt token's final hidden state (after the output norm) is bit for bit llama-server's, on the same
+ * models and prompts as {@link GreedyParityTest}. llama-server returns them at full precision from
+ * {@code /embeddings} when started with {@code --embeddings --pooling none}, every token an output. This is
+ * the sharper guard: a last-bit difference in any product or op shows here at once, while the greedy
+ * comparison sees it only where a later F16 or Q8 rounding happens to flip. When it fails, the first
+ * differing prompt position narrows the cause down, and re-quantizing with {@code llama-quantize --tensor-type
+ * NAME=q8_0} (an f16 activation scale hides last-bit differences) bisects the tensor.
+ */
+@Tag("llama-server")
+class HiddenStateParityTest {
+
+    @TempDir
+    static Path dir;
+
+    static Parallel parallel;
+
+    @BeforeAll
+    static void needsLlamaCpp() {
+        LlamaCpp.require();
+        parallel = Parallel.ofThreads(2);
+    }
+
+    @AfterAll
+    static void closePool() {
+        if (parallel != null) {
+            parallel.close();
+        }
+    }
+
+    /** The same architectures and formats as {@link GreedyParityTest} ({@code -Dparity.only} narrows both). */
+    static Stream<Arguments> models() {
+        return GreedyParityTest.models();
+    }
+
+    @ParameterizedTest(name = "{0} {1}")
+    @MethodSource("models")
+    void everyPromptTokensFinalHiddenStateIsLlamaServers(ParityModels arch, Format format) {
+        Path model = arch.write(format, dir);
+        List<String> failures = new ArrayList<>();
+        try (EngineRunner engine = new EngineRunner(model, parallel);
+             LlamaServerProcess llama = LlamaServerProcess.start(model, "-t", "1", "-c", "1024", "-fa", "off",
+                     "--no-warmup", "--embeddings", "--pooling", "none")) {
+            ChatTemplate template = ChatTemplate.fromMetadata(engine.file().metadata(), engine.tokenizer());
+            for (Prompt prompt : ParityPrompts.all(template)) {
+                int[] ids = engine.tokenizer().encode(prompt.text(), true, true);
+                JsonNode rows = LlamaReference.JSON.readTree(llama.post("/embeddings", "{\"content\": " + Arrays.toString(ids) + "}"))
+                        .get(0).path("embedding");
+                assertThat(rows.size()).as("%s: llama-server's hidden states", prompt).isEqualTo(ids.length);
+                float[][] ours = engine.hiddenStates(ids);
+                firstDifference(ours, rows).ifPresent(at -> failures.add(prompt + ": " + at));
+            }
+        }
+        assertThat(failures).as("%s %s: hidden states against llama-server's", arch.arch(), format).isEmpty();
+    }
+
+    /** Where the engine's hidden states first differ from llama-server's in any bit, and how many positions differ. */
+    private static Optional<String> firstDifference(float[][] ours, JsonNode theirs) {
+        int first = -1, differing = 0;
+        String detail = "";
+        for (int i = 0; i < ours.length; i++) {
+            JsonNode row = theirs.get(i);
+            for (int d = 0; d < ours[i].length; d++) {
+                float llama = (float) row.get(d).asDouble();
+                if (Float.floatToIntBits(llama) != Float.floatToIntBits(ours[i][d])) {
+                    if (first < 0) {
+                        first = i;
+                        detail = "value %d: engine %s, llama-server %s".formatted(d, ours[i][d], llama);
+                    }
+                    differing++;
+                    break;
+                }
+            }
+        }
+        return first < 0 ? Optional.empty()
+                : Optional.of("first differing position %d of %d (%s), %d positions differ".formatted(first, ours.length, detail, differing));
+    }
+}
