@@ -112,8 +112,8 @@ awk '/^-- /{next} $4 ~ /^[0-9.]+$/ && $5 ~ /x$/ {
        for (i = 1; i <= m; i++) v[i] = a[name, i]
        for (i = 1; i <= m; i++) for (j = i + 1; j <= m; j++) if (v[j] + 0 < v[i] + 0) { t = v[i]; v[i] = v[j]; v[j] = t }
        return m % 2 ? v[(m + 1) / 2] : (v[m / 2] + v[m / 2 + 1]) / 2 }
-     END { printf "%-20s %7s %9s %9s %16s\n", "config", "rounds", "tok/s", "vs cpu", "gpu byte hits"
+     END { printf "%-28s %7s %9s %9s %16s\n", "config", "rounds", "tok/s", "vs cpu", "gpu byte hits"
            for (i = 1; i <= k; i++) { c = order[i]
-             printf "%-20s %7d %9.2f %8.2fx %15.1f%%\n", c, n[c], median(tps, c, n[c]), median(ratio, c, n[c]), median(hit, c, n[c]) } }' \
+             printf "%-28s %7d %9.2f %8.2fx %15.1f%%\n", c, n[c], median(tps, c, n[c]), median(ratio, c, n[c]), median(hit, c, n[c]) } }' \
   "$WORK/benchmark.txt" | tee -a "$WORK/benchmark.txt"
 exit $status

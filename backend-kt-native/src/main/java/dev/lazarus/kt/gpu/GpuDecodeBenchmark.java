@@ -100,7 +100,7 @@ public final class GpuDecodeBenchmark {
             if (header) {
                 System.out.printf("model %s, %d threads, %d decode tokens timed after %d warm-up, GPU: %s%n", model.getFileName(),
                     threads, tokens, warmup, gpu == null ? "none" : gpu.describe());
-                System.out.printf("%-20s %10s %12s %9s %10s %16s %12s%n", "config", "gpu share", "gpu experts", "tok/s",
+                System.out.printf("%-28s %10s %12s %9s %10s %16s %12s%n", "config", "gpu share", "gpu experts", "tok/s",
                         "vs cpu", "gpu byte hits", "top-10% use");
             }
             GreedyDecoder.run(Model.load(file, parallel), warmPrompt, Math.max(warmup, 32), null); // JIT warm-up
@@ -134,7 +134,7 @@ public final class GpuDecodeBenchmark {
                         double tps = runs[repeat / 2];
                         baseline = baseline == 0 ? tps : baseline;
                         double hits = (double) (placement.bytesRead(Tier.GPU) - gpuBefore) / (allBytes(placement) - allBefore);
-                        System.out.printf("%-20s %9.0f%% %12d %9.2f %9.2fx %15.1f%% %11.1f%%%n", s.name(),
+                        System.out.printf("%-28s %9.0f%% %12d %9.2f %9.2fx %15.1f%% %11.1f%%%n", s.name(),
                                 s.gpuShare() * 100, placement.current().count(Tier.GPU), tps, tps / baseline, hits * 100,
                                 hottestShare(placement.stats().counts(), 0.1) * 100);
                     }
