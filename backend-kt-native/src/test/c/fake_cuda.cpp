@@ -145,6 +145,13 @@ CUresult cuDeviceGet(int *d, int ordinal) { if (ordinal != 0) return INVALID_VAL
 CUresult cuDeviceGetName(char *name, int len, int) { strncpy(name, "Fake CUDA device", len); return OK; }
 CUresult cuDeviceTotalMem_v2(size_t *bytes, int) { *bytes = (size_t)1 << 30; return OK; }
 CUresult cuDevicePrimaryCtxRetain(void **ctx, int) { *ctx = &context_token; return OK; }
+static unsigned primary_flags = 0;
+unsigned fake_primary_flags(void) { return primary_flags; }
+CUresult cuDevicePrimaryCtxSetFlags_v2(int, unsigned flags) {
+    if (flags > 0x1f) return INVALID_VALUE;
+    primary_flags = flags;
+    return OK;
+}
 CUresult cuDevicePrimaryCtxRelease_v2(int) { return OK; }
 CUresult cuCtxSetCurrent(void *ctx) { if (ctx != &context_token) return INVALID_CONTEXT; current = ctx; return OK; }
 CUresult cuGetErrorString(CUresult r, const char **s) { *s = r == INVALID_CONTEXT ? "CUDA_ERROR_INVALID_CONTEXT" : "fake error"; return OK; }

@@ -28,6 +28,7 @@ final class CudaDriver {
     private final MethodHandle cuDeviceTotalMem;
     private final MethodHandle cuDevicePrimaryCtxRetain;
     private final MethodHandle cuDevicePrimaryCtxRelease;
+    private final MethodHandle cuDevicePrimaryCtxSetFlags;
     private final MethodHandle cuCtxSetCurrent;
     private final MethodHandle cuModuleLoadData;
     private final MethodHandle cuModuleUnload;
@@ -52,6 +53,7 @@ final class CudaDriver {
         cuDeviceTotalMem = bind(lib, "cuDeviceTotalMem_v2", ADDRESS, JAVA_INT);
         cuDevicePrimaryCtxRetain = bind(lib, "cuDevicePrimaryCtxRetain", ADDRESS, JAVA_INT);
         cuDevicePrimaryCtxRelease = bind(lib, "cuDevicePrimaryCtxRelease_v2", JAVA_INT);
+        cuDevicePrimaryCtxSetFlags = bind(lib, "cuDevicePrimaryCtxSetFlags_v2", JAVA_INT, JAVA_INT);
         cuCtxSetCurrent = bind(lib, "cuCtxSetCurrent", ADDRESS);
         cuModuleLoadData = bind(lib, "cuModuleLoadData", ADDRESS, ADDRESS);
         cuModuleUnload = bind(lib, "cuModuleUnload", ADDRESS);
@@ -136,6 +138,14 @@ final class CudaDriver {
 
     MemorySegment retainPrimaryContext(int device) {
         return out("cuDevicePrimaryCtxRetain", cuDevicePrimaryCtxRetain, device);
+    }
+
+    /** {@code CU_CTX_SCHED_BLOCKING_SYNC}: a thread waiting for the GPU sleeps instead of spinning. */
+    static final int SCHED_BLOCKING_SYNC = 0x4;
+
+    /** Flags of the device's primary context (scheduling: how a host thread waits for the GPU). */
+    void setPrimaryContextFlags(int device, int flags) {
+        check("cuDevicePrimaryCtxSetFlags", call(cuDevicePrimaryCtxSetFlags, device, flags));
     }
 
     void releasePrimaryContext(int device) {

@@ -24,6 +24,13 @@ import java.util.concurrent.Semaphore;
  */
 public final class CudaExpertTier implements DeviceTier {
 
+    /**
+     * System property: {@code true} makes threads waiting for the GPU sleep (blocking sync) instead of
+     * spinning, the driver's default, which takes a core from the CPU experts' worker pool (an experiment,
+     * measured by GpuDecodeBenchmark's {@code +blocking} configurations).
+     */
+    static final String BLOCKING_SYNC_PROPERTY = "lazarus.cuda.blocking-sync";
+
     private static final int WARPS = 4;
     private static final int THREADS = 32 * WARPS;
     private static final int QK = 32;
@@ -48,6 +55,9 @@ public final class CudaExpertTier implements DeviceTier {
         this.cu = cu;
         this.device = cu.device(ordinal);
         this.description = "%s, %d MiB (cuda:%d)".formatted(cu.deviceName(device), cu.deviceMemory(device) >> 20, ordinal);
+        if (Boolean.getBoolean(BLOCKING_SYNC_PROPERTY)) {
+            cu.setPrimaryContextFlags(device, CudaDriver.SCHED_BLOCKING_SYNC);
+        }
         this.context = cu.retainPrimaryContext(device);
         cu.setCurrent(context);
         try (Arena a = Arena.ofConfined()) {

@@ -31,7 +31,8 @@ import java.util.Random;
  * A configuration is {@code cpu} (every expert memory-mapped) or {@code [layers-]strategy:gpuShare[:ramShare]};
  * {@code uniform:0:1} puts every expert in the RAM tier, which measures what the RAM copy buys; the
  * {@code layers-} prefix runs the GPU layer path ({@link GpuLayerPath}; {@code layers-uniform:0}: layers on
- * the GPU, every expert on the CPU).
+ * the GPU, every expert on the CPU). A {@code +blocking} suffix opens the GPU with blocking sync (a thread
+ * waiting for it sleeps instead of spinning); it applies to the whole JVM, so give such a configuration its own.
  * Configurations run in one JVM share its JIT profile, and the first one shapes the compiled kernels
  * (mapped and RAM segments are different classes to them); scripts/device/gpu-check.sh therefore runs
  * each configuration in a fresh JVM, passing {@code --baseline} (the cpu tok/s) and {@code --header false}.
@@ -44,15 +45,18 @@ public final class GpuDecodeBenchmark {
      * {@code cpu}, or {@code [layers-]strategy:gpuShare[:ramShare]} ({@code uniform:0:1}: every expert in the
      * RAM tier; the {@code layers-} prefix adds the GPU layer path: attention, norms, router on the GPU too).
      */
-    record Setup(String name, boolean layers, PlacementStrategy strategy, double gpuShare, double ramShare) {
-        static Setup parse(String s) {
+    record Setup(String name, boolean layers, PlacementStrategy strategy, double gpuShare, double ramShare,
+                 boolean blockingSync) {
+        static Setup parse(String name) {
+            boolean blocking = name.endsWith("+blocking");
+            String s = blocking ? name.substring(0, name.length() - "+blocking".length()) : name;
             if (s.equals("cpu")) {
-                return new Setup(s, false, PlacementStrategy.UNIFORM, 0, 0);
+                return new Setup(name, false, PlacementStrategy.UNIFORM, 0, 0, blocking);
             }
             boolean layers = s.startsWith("layers-");
             String[] parts = s.substring(layers ? "layers-".length() : 0).split(":");
-            return new Setup(s, layers, PlacementStrategy.of(parts[0]), Double.parseDouble(parts[1]),
-                    parts.length > 2 ? Double.parseDouble(parts[2]) : 0);
+            return new Setup(name, layers, PlacementStrategy.of(parts[0]), Double.parseDouble(parts[1]),
+                    parts.length > 2 ? Double.parseDouble(parts[2]) : 0, blocking);
         }
 
         boolean usesGpu() {
@@ -84,6 +88,9 @@ public final class GpuDecodeBenchmark {
                 GpuMode.valueOf(opt.getOrDefault("gpu", "auto").toUpperCase(java.util.Locale.ROOT)),
                 new TierBudget.Ratio(1), kernels == null ? null : Path.of(kernels));
 
+        if (setups.stream().anyMatch(Setup::blockingSync)) {
+            System.setProperty(CudaExpertTier.BLOCKING_SYNC_PROPERTY, "true");
+        }
         Random random = new Random(42);
         try (GgufFile file = GgufFile.open(model); Parallel parallel = Parallel.ofThreads(threads)) {
             DeviceTier gpu = GpuTiers.open(base).orElse(null);
@@ -93,7 +100,7 @@ public final class GpuDecodeBenchmark {
             if (header) {
                 System.out.printf("model %s, %d threads, %d decode tokens timed after %d warm-up, GPU: %s%n", model.getFileName(),
                     threads, tokens, warmup, gpu == null ? "none" : gpu.describe());
-                System.out.printf("%-20s %10s %12s %9s %10s %16s %12s%n", "config", "gpu share", "gpu experts", "tok/s",
+                System.out.printf("%-28s %10s %12s %9s %10s %16s %12s%n", "config", "gpu share", "gpu experts", "tok/s",
                         "vs cpu", "gpu byte hits", "top-10% use");
             }
             GreedyDecoder.run(Model.load(file, parallel), warmPrompt, Math.max(warmup, 32), null); // JIT warm-up
@@ -127,7 +134,7 @@ public final class GpuDecodeBenchmark {
                         double tps = runs[repeat / 2];
                         baseline = baseline == 0 ? tps : baseline;
                         double hits = (double) (placement.bytesRead(Tier.GPU) - gpuBefore) / (allBytes(placement) - allBefore);
-                        System.out.printf("%-20s %9.0f%% %12d %9.2f %9.2fx %15.1f%% %11.1f%%%n", s.name(),
+                        System.out.printf("%-28s %9.0f%% %12d %9.2f %9.2fx %15.1f%% %11.1f%%%n", s.name(),
                                 s.gpuShare() * 100, placement.current().count(Tier.GPU), tps, tps / baseline, hits * 100,
                                 hottestShare(placement.stats().counts(), 0.1) * 100);
                     }

@@ -45,14 +45,32 @@ public final class SyntheticModels {
      * Routed experts. {@code leadingDense} first layers use a dense FFN instead (deepseek2 only);
      * {@code shared} experts of width {@code expertFfn} run for every token beside the routed ones (deepseek2);
      * {@code groups}/{@code groupsUsed} limit the choice to the best groups first (deepseek2, 0 = off).
+     * {@code routingSkew} 0 gives every expert a router row of the same scale, hence a flat routing (each
+     * expert about equally often); above 0 the rows are scaled by {@code rank^-routingSkew} (rank 1..experts,
+     * the ranks shuffled per layer), so a few experts per layer are chosen far more often than the rest, as in
+     * trained MoE models. See {@link RouterSkew}.
      */
     public record Moe(int experts, int used, int expertFfn, int shared, int leadingDense, Gating gating,
-                      boolean normalizeWeights, float weightsScale, int groups, int groupsUsed, boolean probsBias) {
+                      boolean normalizeWeights, float weightsScale, int groups, int groupsUsed, boolean probsBias,
+                      float routingSkew) {
         public Moe {
             require(experts > 1 && used >= 1 && used <= experts, "experts %d, used %d", experts, used);
+            require(routingSkew >= 0 && routingSkew <= 4, "routing skew %s", routingSkew);
             require(groups == 0 || (experts % groups == 0 && groupsUsed >= 1 && groupsUsed <= groups
                     && used <= groupsUsed * (experts / groups)), "expert groups %d/%d for %d experts, %d used",
                     groupsUsed, groups, experts, used);
+        }
+
+        /** Flat routing (random router rows of one scale). */
+        public Moe(int experts, int used, int expertFfn, int shared, int leadingDense, Gating gating,
+                   boolean normalizeWeights, float weightsScale, int groups, int groupsUsed, boolean probsBias) {
+            this(experts, used, expertFfn, shared, leadingDense, gating, normalizeWeights, weightsScale, groups,
+                    groupsUsed, probsBias, 0f);
+        }
+
+        public Moe withRoutingSkew(float skew) {
+            return new Moe(experts, used, expertFfn, shared, leadingDense, gating, normalizeWeights, weightsScale,
+                    groups, groupsUsed, probsBias, skew);
         }
 
         /** Mixtral / Qwen3-MoE routing: softmax over all experts, top-k, weights renormalised. */
@@ -179,6 +197,19 @@ public final class SyntheticModels {
                 Moe.softmax(32, 4, 512), null, 1_000_000f, null, 4096, 1e-6f, false);
     }
 
+    /**
+     * A Qwen3-MoE of realistic layer shapes for the GPU tier's benchmark: dim 2048, 8 layers, 64 experts of
+     * FFN width 768, 8 used (Qwen3-30B-A3B has dim 2048, 128 experts of 768, 8 used), Q8_0: about 2.6 GB of
+     * experts, 5 MB each, so the CPU's expert work dominates a decode step. Routing is skewed
+     * ({@code routingSkew} 0.8: the top 10 % of experts take 36-37 % of the routed tokens, measured): with random router
+     * rows of one scale every expert is chosen about equally often, which no frequency-based placement can
+     * exploit, while trained MoE models route unevenly.
+     */
+    public static Spec benchQwen3MoeSkewed() {
+        return new Spec("bench-qwen3moe-skewed", "qwen3moe", GgmlType.Q8_0, 7, 8, 2048, 16, 4, 128, 6144,
+                Moe.softmax(64, 8, 768).withRoutingSkew(0.8f), null, 1_000_000f, null, 4096, 1e-6f, false);
+    }
+
     /** A preset by its name as {@link SyntheticModelsMain} takes it ({@code tinyLlama}, {@code tiny-llama}, ...). */
     public static Spec preset(String name) {
         return switch (name.replace("-", "").toLowerCase(java.util.Locale.ROOT)) {
@@ -188,8 +219,9 @@ public final class SyntheticModels {
             case "tinyqwen3moe" -> tinyQwen3Moe();
             case "tinydeepseek2" -> tinyDeepseek2();
             case "benchqwen3moe" -> benchQwen3Moe();
+            case "benchqwen3moeskewed" -> benchQwen3MoeSkewed();
             default -> throw new IllegalArgumentException("unknown preset '" + name
-                    + "' (tinyLlama, tinyLlamaMoe, tinyQwen3, tinyQwen3Moe, tinyDeepseek2, benchQwen3Moe)");
+                    + "' (tinyLlama, tinyLlamaMoe, tinyQwen3, tinyQwen3Moe, tinyDeepseek2, benchQwen3Moe, benchQwen3MoeSkewed)");
         };
     }
 

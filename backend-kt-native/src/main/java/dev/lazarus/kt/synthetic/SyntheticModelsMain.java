@@ -17,7 +17,7 @@ public final class SyntheticModelsMain {
     public static void main(String[] args) {
         if (args.length < 2 || args.length > 3) {
             System.err.println("usage: SyntheticModelsMain <preset> <out.gguf> [F32|F16|BF16|Q8_0]");
-            System.err.println("presets: tinyLlama tinyLlamaMoe tinyQwen3 tinyQwen3Moe tinyDeepseek2 benchQwen3Moe");
+            System.err.println("presets: tinyLlama tinyLlamaMoe tinyQwen3 tinyQwen3Moe tinyDeepseek2 benchQwen3Moe benchQwen3MoeSkewed");
             System.exit(2);
         }
         SyntheticModels.Spec spec = SyntheticModels.preset(args[0]);

@@ -118,7 +118,10 @@ final class TensorLayout {
     }
 
     private void experts(int i, Moe moe) {
-        add(blk(i, "ffn_gate_inp"), Init.ROUTER, spec.dim(), moe.experts());
+        String router = blk(i, "ffn_gate_inp");
+        long[] routerShape = {spec.dim(), moe.experts()};
+        entries.add(new Entry(router, routerShape, Init.ROUTER, router, routerShape,
+                moe.routingSkew() == 0 ? UnaryOperator.identity() : RouterSkew.of(moe, spec.seed(), i, spec.dim())));
         if (moe.probsBias()) {
             add("blk." + i + ".exp_probs_b.bias", Init.BIAS, moe.experts());
         }

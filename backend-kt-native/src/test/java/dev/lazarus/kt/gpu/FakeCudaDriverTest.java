@@ -14,6 +14,7 @@ import java.nio.file.Path;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 
@@ -56,6 +57,13 @@ class FakeCudaDriverTest {
         System.clearProperty("lazarus.cuda.library");
     }
 
+    static int primaryContextFlags() throws Throwable {
+        var lookup = SymbolLookup.libraryLookup(library, Arena.global());
+        var h = Linker.nativeLinker().downcallHandle(lookup.find("fake_primary_flags").orElseThrow(),
+                FunctionDescriptor.of(ValueLayout.JAVA_INT));
+        return (int) h.invokeExact();
+    }
+
     static long liveAllocations() throws Throwable {
         var lookup = SymbolLookup.libraryLookup(library, Arena.global());
         var h = Linker.nativeLinker().downcallHandle(lookup.find("fake_live_allocations").orElseThrow(),
@@ -88,5 +96,20 @@ class FakeCudaDriverTest {
         assertThat(r.tokenMismatches()).as(r.toString()).isZero();
         assertThat(r.maxAbsDiff()).as(r.toString()).isLessThanOrEqualTo(GpuParityCheck.LAYER_TOLERANCE);
         assertThat(liveAllocations()).as("device and pinned buffers left after close").isZero();
+    }
+
+    /** Blocking sync (the benchmark's {@code +blocking}) only changes how the host waits: same results. */
+    @Test
+    void blockingSyncSetsThePrimaryContextFlagAndComputesTheSame() throws Throwable {
+        Path kernels = Files.writeString(dir.resolve("kernels.ptx"), "// fake module: the fake driver ignores it\n");
+        System.setProperty(CudaExpertTier.BLOCKING_SYNC_PROPERTY, "true");
+        try {
+            GpuParityCheck.Result r = GpuParityCheck.run(GpuParityCheck.tinyModel(dir), kernels, 0.5, 4, true);
+            assertThat(primaryContextFlags()).isEqualTo(CudaDriver.SCHED_BLOCKING_SYNC);
+            assertThat(r.tokenMismatches()).as(r.toString()).isZero();
+            assertThat(r.maxAbsDiff()).as(r.toString()).isLessThanOrEqualTo(GpuParityCheck.LAYER_TOLERANCE);
+        } finally {
+            System.clearProperty(CudaExpertTier.BLOCKING_SYNC_PROPERTY);
+        }
     }
 }

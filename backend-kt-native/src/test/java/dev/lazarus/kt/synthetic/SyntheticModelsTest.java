@@ -132,6 +132,41 @@ class SyntheticModelsTest {
                 1e6f, null, 1024, 1e-6f, false)).hasMessageContaining("unsupported architecture");
     }
 
+    @Test
+    void routingSkewScalesOnlyTheRouterRowsWithAHotFewPerLayer() {
+        Spec flat = SyntheticModels.tinyQwen3Moe();
+        Spec skewed = new Spec(flat.name(), flat.arch(), flat.weightType(), flat.seed(), flat.layers(), flat.dim(),
+                flat.heads(), flat.kvHeads(), flat.headDim(), flat.ffn(), flat.moe().withRoutingSkew(1f), null,
+                flat.ropeTheta(), null, flat.contextLength(), flat.rmsEps(), false);
+        try (GgufFile a = GgufFile.open(SyntheticModels.write(flat, dir.resolve("flat.gguf")));
+             GgufFile b = GgufFile.open(SyntheticModels.write(skewed, dir.resolve("skewed.gguf")))) {
+            assertThat(floats(b, "blk.0.ffn_up_exps.weight")).containsExactly(floats(a, "blk.0.ffn_up_exps.weight"));
+            int dim = flat.dim(), experts = flat.moe().experts();
+            float[][] ratios = new float[2][experts];
+            for (int layer = 0; layer < 2; layer++) {
+                float[] r0 = floats(a, "blk." + layer + ".ffn_gate_inp.weight");
+                float[] r1 = floats(b, "blk." + layer + ".ffn_gate_inp.weight");
+                for (int e = 0; e < experts; e++) {
+                    ratios[layer][e] = r1[e * dim] / r0[e * dim];
+                    for (int d = 0; d < dim; d++) { // a whole row scaled by one factor
+                        assertThat(r1[e * dim + d]).isCloseTo(r0[e * dim + d] * ratios[layer][e],
+                                org.assertj.core.data.Offset.offset(1e-5f));
+                    }
+                }
+                float max = Float.NEGATIVE_INFINITY, min = Float.POSITIVE_INFINITY, sum = 0;
+                for (float r : ratios[layer]) {
+                    max = Math.max(max, r);
+                    min = Math.min(min, r);
+                    sum += r;
+                }
+                assertThat(max / min).as("rank 1 against rank %d at skew 1", experts).isCloseTo(experts, org.assertj.core.data.Offset.offset(1e-3f));
+                assertThat(sum / experts).isCloseTo(1f, org.assertj.core.data.Offset.offset(1e-5f));
+            }
+            assertThat(ratios[0]).as("each layer has its own hot experts").isNotEqualTo(ratios[1]);
+        }
+        assertThat(SyntheticModels.preset("benchQwen3MoeSkewed").moe().routingSkew()).isPositive();
+    }
+
     private static float[] floats(GgufFile f, String name) {
         GgufTensorInfo t = f.tensor(name);
         assertThat(t.type()).isEqualTo(GgmlType.F32);
