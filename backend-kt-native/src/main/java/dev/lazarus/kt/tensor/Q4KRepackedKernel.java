@@ -3,70 +3,272 @@ package dev.lazarus.kt.tensor;
 import java.lang.foreign.MemorySegment;
 import jdk.incubator.vector.ByteVector;
 import jdk.incubator.vector.FloatVector;
+import jdk.incubator.vector.IntVector;
 import jdk.incubator.vector.VectorOperators;
 import jdk.incubator.vector.VectorSpecies;
 
 /**
  * Q4_K rows as llama-server's repacked GEMV and GEMM round them ({@link GgmlKQuantKernels#q4kRepacked} and
  * {@link GgmlKQuantKernels#q4kRepackedGemm} state the order one value at a time), vectorized where the
- * arithmetic is exact: the 32-value dot of a sub-block is an integer below 32·15·127 &lt; 2^24, so it is
- * formed in f32 vectors and summed across lanes in any order without a rounding, then carried on as an
- * int; the scaled sums {@code Σ scale·dot} (which may pass 2^24) stay integers, and only the float steps,
- * the two fma folds per {@code subBlocksPerFold} sub-blocks and the final subtraction, keep ggml's order.
+ * arithmetic is exact. Only the float folds are fixed: {@code fma((float) Σ scale·(q·y), d_w·d_y, acc)} and
+ * its twin for the mins, once per super-block (GEMV) or per pair of sub-blocks (GEMM), then
+ * {@code acc - accMin}. Everything inside a fold is an integer, so it may be formed in any order:
+ *
+ * <ul>
+ *   <li>the 32 bytes of a pair of sub-blocks (low nibbles: sub-block 2p, high: 2p + 1) are widened to int
+ *       lanes, split with an int mask and shift, and converted to f32 once for every activation;</li>
+ *   <li>lane l of a 16-lane f32 vector gathers {@code scale_j·(q·y)} over the values l and l + 16 of each
+ *       sub-block: at most 8·63·2·15·127 &lt; 2^24 per lane, so every product and sum is exact;</li>
+ *   <li>the lanes are summed once per fold, as ints (a super-block's sum may pass 2^24; a float sum across
+ *       lanes would also be slower, since C2 adds float lanes one after the other);</li>
+ *   <li>the 6-bit scales and mins are unpacked from two scalar loads, the mins dotted with the bsums.</li>
+ * </ul>
  */
 final class Q4KRepackedKernel implements RowKernel {
 
     /** llama-server's GEMV (one activation row): one fold per 256-value super-block. */
-    static final Q4KRepackedKernel GEMV = new Q4KRepackedKernel(8);
+    static final Q4KRepackedKernel GEMV = new Q4KRepackedKernel(false);
     /** Its GEMM (activation rows in groups of four): one fold per pair of sub-blocks. */
-    static final Q4KRepackedKernel GEMM = new Q4KRepackedKernel(2);
+    static final Q4KRepackedKernel GEMM = new Q4KRepackedKernel(true);
 
-    private static final VectorSpecies<Float> S16 = FloatVector.SPECIES_512;
-    private static final VectorSpecies<Byte> B16 = ByteVector.SPECIES_128;
+    private static final VectorSpecies<Float> F = FloatVector.SPECIES_512;
+    private static final VectorSpecies<Integer> I = IntVector.SPECIES_512;
+    private static final VectorSpecies<Byte> B = ByteVector.SPECIES_128;
+    private static final int BLOCK_BYTES = 144;
 
-    private final int subBlocksPerFold;
+    private final boolean foldPerPair;
 
-    private Q4KRepackedKernel(int subBlocksPerFold) {
-        this.subBlocksPerFold = subBlocksPerFold;
+    private Q4KRepackedKernel(boolean foldPerPair) {
+        this.foldPerPair = foldPerPair;
     }
 
     @Override
     public float dot(MemorySegment w, long o, Activation x, int n) {
+        return foldPerPair ? gemm(w, o, x, n) : gemv(w, o, x, n);
+    }
+
+    @Override
+    public void dotVectors4(MemorySegment w, long o, Activation[] xs, int from, int n, float[][] outs, int row) {
+        if (foldPerPair) {
+            gemm4(w, o, xs, from, n, outs, row);
+        } else {
+            gemv4(w, o, xs, from, n, outs, row);
+        }
+    }
+
+    private static float gemv(MemorySegment w, long o, Activation x, int n) {
         float[] xs = x.values;
         float acc = 0, accMin = 0;
         for (int b = 0; b < n / 256; b++) {
-            long blk = o + 144L * b;
-            long scales = blk + 4, qs = blk + 16;
+            long blk = o + BLOCK_BYTES * b;
+            long packed = w.get(Layouts.I64, blk + 4);
+            int packedHigh = w.get(Layouts.I32, blk + 12);
+            long scales = scales(packed, packedHigh);
+            FloatVector sum = FloatVector.zero(F);
+            for (int p = 0; p < 4; p++) {
+                // vector code written out flat: a helper that takes or returns vectors and is not inlined boxes them
+                long qs = blk + 16 + 32L * p;
+                int at = 256 * b + 64 * p;
+                IntVector q0 = (IntVector) ByteVector.fromMemorySegment(B, w, qs, Simd.LE).convertShape(VectorOperators.B2I, I, 0);
+                IntVector q1 = (IntVector) ByteVector.fromMemorySegment(B, w, qs + 16, Simd.LE).convertShape(VectorOperators.B2I, I, 0);
+                FloatVector lo = ((FloatVector) q0.and(0xF).convert(VectorOperators.I2F, 0)).mul(FloatVector.fromArray(F, xs, at));
+                lo = ((FloatVector) q1.and(0xF).convert(VectorOperators.I2F, 0)).fma(FloatVector.fromArray(F, xs, at + 16), lo);
+                FloatVector hi = ((FloatVector) q0.lanewise(VectorOperators.LSHR, 4).and(0xF).convert(VectorOperators.I2F, 0))
+                        .mul(FloatVector.fromArray(F, xs, at + 32));
+                hi = ((FloatVector) q1.lanewise(VectorOperators.LSHR, 4).and(0xF).convert(VectorOperators.I2F, 0))
+                        .fma(FloatVector.fromArray(F, xs, at + 48), hi);
+                sum = lo.fma(FloatVector.broadcast(F, (float) ((int) (scales >>> 16 * p) & 0xFF)), sum);
+                sum = hi.fma(FloatVector.broadcast(F, (float) ((int) (scales >>> 16 * p + 8) & 0xFF)), sum);
+            }
+            int isum = ((IntVector) sum.convert(VectorOperators.F2I, 0)).reduceLanes(VectorOperators.ADD);
             float dy = x.scales[b];
-            int isum = 0, minSum = 0;
-            for (int pair = 0; pair < 4; pair++) {
-                // sub-blocks 2·pair (low nibbles) and 2·pair + 1 (high nibbles) share 32 bytes
-                ByteVector q0 = ByteVector.fromMemorySegment(B16, w, qs + 32L * pair, Simd.LE);
-                ByteVector q1 = ByteVector.fromMemorySegment(B16, w, qs + 32L * pair + 16, Simd.LE);
-                int at = 256 * b + 64 * pair;
-                int lowDot = dot32(q0.and((byte) 0xF), q1.and((byte) 0xF), xs, at);
-                int highDot = dot32(q0.lanewise(VectorOperators.LSHR, 4).and((byte) 0xF),
-                        q1.lanewise(VectorOperators.LSHR, 4).and((byte) 0xF), xs, at + 32);
-                for (int half = 0; half < 2; half++) {
-                    int j = 2 * pair + half;
-                    isum += Layouts.kScale(w, scales, j) * (half == 0 ? lowDot : highDot);
-                    minSum += Layouts.kMin(w, scales, j) * (x.bsums[16 * b + 2 * j] + x.bsums[16 * b + 2 * j + 1]);
-                    if ((j + 1) % subBlocksPerFold == 0) {
-                        acc = Math.fma((float) isum, Layouts.f16(w, blk) * dy, acc);
-                        accMin = Math.fma((float) minSum, Layouts.f16(w, blk + 2) * dy, accMin);
-                        isum = 0;
-                        minSum = 0;
-                    }
-                }
+            acc = Math.fma((float) isum, Layouts.f16(w, blk) * dy, acc);
+            accMin = Math.fma((float) minSum(mins(packed, packedHigh), x.bsums, 16 * b, 0, 8), Layouts.f16(w, blk + 2) * dy, accMin);
+        }
+        return acc - accMin;
+    }
+
+    private static float gemm(MemorySegment w, long o, Activation x, int n) {
+        float[] xs = x.values;
+        float acc = 0, accMin = 0;
+        FloatVector zero = FloatVector.zero(F);
+        for (int b = 0; b < n / 256; b++) {
+            long blk = o + BLOCK_BYTES * b;
+            long packed = w.get(Layouts.I64, blk + 4);
+            int packedHigh = w.get(Layouts.I32, blk + 12);
+            long scales = scales(packed, packedHigh), mins = mins(packed, packedHigh);
+            float dy = x.scales[b], d = Layouts.f16(w, blk) * dy, dmin = Layouts.f16(w, blk + 2) * dy;
+            for (int p = 0; p < 4; p++) {
+                long qs = blk + 16 + 32L * p;
+                int at = 256 * b + 64 * p;
+                IntVector q0 = (IntVector) ByteVector.fromMemorySegment(B, w, qs, Simd.LE).convertShape(VectorOperators.B2I, I, 0);
+                IntVector q1 = (IntVector) ByteVector.fromMemorySegment(B, w, qs + 16, Simd.LE).convertShape(VectorOperators.B2I, I, 0);
+                FloatVector l0 = (FloatVector) q0.and(0xF).convert(VectorOperators.I2F, 0);
+                FloatVector l1 = (FloatVector) q1.and(0xF).convert(VectorOperators.I2F, 0);
+                FloatVector h0 = (FloatVector) q0.lanewise(VectorOperators.LSHR, 4).and(0xF).convert(VectorOperators.I2F, 0);
+                FloatVector h1 = (FloatVector) q1.lanewise(VectorOperators.LSHR, 4).and(0xF).convert(VectorOperators.I2F, 0);
+                FloatVector sl = FloatVector.broadcast(F, (float) ((int) (scales >>> 16 * p) & 0xFF));
+                FloatVector sh = FloatVector.broadcast(F, (float) ((int) (scales >>> 16 * p + 8) & 0xFF));
+                FloatVector lo, hi;
+                FloatVector sum = zero;
+                lo = l0.mul(FloatVector.fromArray(F, xs, at));
+                lo = l1.fma(FloatVector.fromArray(F, xs, at + 16), lo);
+                hi = h0.mul(FloatVector.fromArray(F, xs, at + 32));
+                hi = h1.fma(FloatVector.fromArray(F, xs, at + 48), hi);
+                sum = hi.fma(sh, lo.fma(sl, sum));
+                acc = Math.fma((float) ((IntVector) sum.convert(VectorOperators.F2I, 0)).reduceLanes(VectorOperators.ADD), d, acc);
+                accMin = Math.fma((float) minSum(mins, x.bsums, 16 * b, 2 * p, 2), dmin, accMin);
             }
         }
         return acc - accMin;
     }
 
-    /** The exact Σ q·x of 32 values: quants of two 16-byte vectors against x[at..at+32). */
-    private static int dot32(ByteVector lo, ByteVector hi, float[] x, int at) {
-        FloatVector p = ((FloatVector) lo.convertShape(VectorOperators.B2F, S16, 0)).mul(FloatVector.fromArray(S16, x, at));
-        p = ((FloatVector) hi.convertShape(VectorOperators.B2F, S16, 0)).fma(FloatVector.fromArray(S16, x, at + 16), p);
-        return (int) p.reduceLanes(VectorOperators.ADD);
+    /** Four activations through the GEMV order, each pair's quants converted once for all four. */
+    private static void gemv4(MemorySegment w, long o, Activation[] xs, int from, int n, float[][] outs, int row) {
+        Activation x0 = xs[from], x1 = xs[from + 1], x2 = xs[from + 2], x3 = xs[from + 3];
+        float[] v0 = x0.values, v1 = x1.values, v2 = x2.values, v3 = x3.values;
+        float acc0 = 0, acc1 = 0, acc2 = 0, acc3 = 0, min0 = 0, min1 = 0, min2 = 0, min3 = 0;
+        for (int b = 0; b < n / 256; b++) {
+            long blk = o + BLOCK_BYTES * b;
+            long packed = w.get(Layouts.I64, blk + 4);
+            int packedHigh = w.get(Layouts.I32, blk + 12);
+            long scales = scales(packed, packedHigh), mins = mins(packed, packedHigh);
+            FloatVector s0 = FloatVector.zero(F), s1 = s0, s2 = s0, s3 = s0;
+            for (int p = 0; p < 4; p++) {
+                long qs = blk + 16 + 32L * p;
+                int at = 256 * b + 64 * p;
+                IntVector q0 = (IntVector) ByteVector.fromMemorySegment(B, w, qs, Simd.LE).convertShape(VectorOperators.B2I, I, 0);
+                IntVector q1 = (IntVector) ByteVector.fromMemorySegment(B, w, qs + 16, Simd.LE).convertShape(VectorOperators.B2I, I, 0);
+                FloatVector l0 = (FloatVector) q0.and(0xF).convert(VectorOperators.I2F, 0);
+                FloatVector l1 = (FloatVector) q1.and(0xF).convert(VectorOperators.I2F, 0);
+                FloatVector h0 = (FloatVector) q0.lanewise(VectorOperators.LSHR, 4).and(0xF).convert(VectorOperators.I2F, 0);
+                FloatVector h1 = (FloatVector) q1.lanewise(VectorOperators.LSHR, 4).and(0xF).convert(VectorOperators.I2F, 0);
+                FloatVector sl = FloatVector.broadcast(F, (float) ((int) (scales >>> 16 * p) & 0xFF));
+                FloatVector sh = FloatVector.broadcast(F, (float) ((int) (scales >>> 16 * p + 8) & 0xFF));
+                FloatVector lo, hi;
+                lo = l0.mul(FloatVector.fromArray(F, v0, at));
+                lo = l1.fma(FloatVector.fromArray(F, v0, at + 16), lo);
+                hi = h0.mul(FloatVector.fromArray(F, v0, at + 32));
+                hi = h1.fma(FloatVector.fromArray(F, v0, at + 48), hi);
+                s0 = hi.fma(sh, lo.fma(sl, s0));
+                lo = l0.mul(FloatVector.fromArray(F, v1, at));
+                lo = l1.fma(FloatVector.fromArray(F, v1, at + 16), lo);
+                hi = h0.mul(FloatVector.fromArray(F, v1, at + 32));
+                hi = h1.fma(FloatVector.fromArray(F, v1, at + 48), hi);
+                s1 = hi.fma(sh, lo.fma(sl, s1));
+                lo = l0.mul(FloatVector.fromArray(F, v2, at));
+                lo = l1.fma(FloatVector.fromArray(F, v2, at + 16), lo);
+                hi = h0.mul(FloatVector.fromArray(F, v2, at + 32));
+                hi = h1.fma(FloatVector.fromArray(F, v2, at + 48), hi);
+                s2 = hi.fma(sh, lo.fma(sl, s2));
+                lo = l0.mul(FloatVector.fromArray(F, v3, at));
+                lo = l1.fma(FloatVector.fromArray(F, v3, at + 16), lo);
+                hi = h0.mul(FloatVector.fromArray(F, v3, at + 32));
+                hi = h1.fma(FloatVector.fromArray(F, v3, at + 48), hi);
+                s3 = hi.fma(sh, lo.fma(sl, s3));
+            }
+            float d = Layouts.f16(w, blk), dmin = Layouts.f16(w, blk + 2);
+            acc0 = Math.fma((float) ((IntVector) s0.convert(VectorOperators.F2I, 0)).reduceLanes(VectorOperators.ADD), d * x0.scales[b], acc0);
+            acc1 = Math.fma((float) ((IntVector) s1.convert(VectorOperators.F2I, 0)).reduceLanes(VectorOperators.ADD), d * x1.scales[b], acc1);
+            acc2 = Math.fma((float) ((IntVector) s2.convert(VectorOperators.F2I, 0)).reduceLanes(VectorOperators.ADD), d * x2.scales[b], acc2);
+            acc3 = Math.fma((float) ((IntVector) s3.convert(VectorOperators.F2I, 0)).reduceLanes(VectorOperators.ADD), d * x3.scales[b], acc3);
+            min0 = Math.fma((float) minSum(mins, x0.bsums, 16 * b, 0, 8), dmin * x0.scales[b], min0);
+            min1 = Math.fma((float) minSum(mins, x1.bsums, 16 * b, 0, 8), dmin * x1.scales[b], min1);
+            min2 = Math.fma((float) minSum(mins, x2.bsums, 16 * b, 0, 8), dmin * x2.scales[b], min2);
+            min3 = Math.fma((float) minSum(mins, x3.bsums, 16 * b, 0, 8), dmin * x3.scales[b], min3);
+        }
+        outs[from][row] = acc0 - min0;
+        outs[from + 1][row] = acc1 - min1;
+        outs[from + 2][row] = acc2 - min2;
+        outs[from + 3][row] = acc3 - min3;
+    }
+
+    /** Four activations through the GEMM order (one fold per pair), each pair's quants converted once. */
+    private static void gemm4(MemorySegment w, long o, Activation[] xs, int from, int n, float[][] outs, int row) {
+        Activation x0 = xs[from], x1 = xs[from + 1], x2 = xs[from + 2], x3 = xs[from + 3];
+        float[] v0 = x0.values, v1 = x1.values, v2 = x2.values, v3 = x3.values;
+        float acc0 = 0, acc1 = 0, acc2 = 0, acc3 = 0, min0 = 0, min1 = 0, min2 = 0, min3 = 0;
+        FloatVector zero = FloatVector.zero(F);
+        for (int b = 0; b < n / 256; b++) {
+            long blk = o + BLOCK_BYTES * b;
+            long packed = w.get(Layouts.I64, blk + 4);
+            int packedHigh = w.get(Layouts.I32, blk + 12);
+            long scales = scales(packed, packedHigh), mins = mins(packed, packedHigh);
+            float dw = Layouts.f16(w, blk), dminw = Layouts.f16(w, blk + 2);
+            float d0 = dw * x0.scales[b], d1 = dw * x1.scales[b], d2 = dw * x2.scales[b], d3 = dw * x3.scales[b];
+            float m0 = dminw * x0.scales[b], m1 = dminw * x1.scales[b], m2 = dminw * x2.scales[b], m3 = dminw * x3.scales[b];
+            for (int p = 0; p < 4; p++) {
+                long qs = blk + 16 + 32L * p;
+                int at = 256 * b + 64 * p;
+                IntVector q0 = (IntVector) ByteVector.fromMemorySegment(B, w, qs, Simd.LE).convertShape(VectorOperators.B2I, I, 0);
+                IntVector q1 = (IntVector) ByteVector.fromMemorySegment(B, w, qs + 16, Simd.LE).convertShape(VectorOperators.B2I, I, 0);
+                FloatVector l0 = (FloatVector) q0.and(0xF).convert(VectorOperators.I2F, 0);
+                FloatVector l1 = (FloatVector) q1.and(0xF).convert(VectorOperators.I2F, 0);
+                FloatVector h0 = (FloatVector) q0.lanewise(VectorOperators.LSHR, 4).and(0xF).convert(VectorOperators.I2F, 0);
+                FloatVector h1 = (FloatVector) q1.lanewise(VectorOperators.LSHR, 4).and(0xF).convert(VectorOperators.I2F, 0);
+                FloatVector sl = FloatVector.broadcast(F, (float) ((int) (scales >>> 16 * p) & 0xFF));
+                FloatVector sh = FloatVector.broadcast(F, (float) ((int) (scales >>> 16 * p + 8) & 0xFF));
+                FloatVector lo, hi;
+                FloatVector s0 = zero, s1 = zero, s2 = zero, s3 = zero;
+                lo = l0.mul(FloatVector.fromArray(F, v0, at));
+                lo = l1.fma(FloatVector.fromArray(F, v0, at + 16), lo);
+                hi = h0.mul(FloatVector.fromArray(F, v0, at + 32));
+                hi = h1.fma(FloatVector.fromArray(F, v0, at + 48), hi);
+                s0 = hi.fma(sh, lo.fma(sl, s0));
+                lo = l0.mul(FloatVector.fromArray(F, v1, at));
+                lo = l1.fma(FloatVector.fromArray(F, v1, at + 16), lo);
+                hi = h0.mul(FloatVector.fromArray(F, v1, at + 32));
+                hi = h1.fma(FloatVector.fromArray(F, v1, at + 48), hi);
+                s1 = hi.fma(sh, lo.fma(sl, s1));
+                lo = l0.mul(FloatVector.fromArray(F, v2, at));
+                lo = l1.fma(FloatVector.fromArray(F, v2, at + 16), lo);
+                hi = h0.mul(FloatVector.fromArray(F, v2, at + 32));
+                hi = h1.fma(FloatVector.fromArray(F, v2, at + 48), hi);
+                s2 = hi.fma(sh, lo.fma(sl, s2));
+                lo = l0.mul(FloatVector.fromArray(F, v3, at));
+                lo = l1.fma(FloatVector.fromArray(F, v3, at + 16), lo);
+                hi = h0.mul(FloatVector.fromArray(F, v3, at + 32));
+                hi = h1.fma(FloatVector.fromArray(F, v3, at + 48), hi);
+                s3 = hi.fma(sh, lo.fma(sl, s3));
+                acc0 = Math.fma((float) ((IntVector) s0.convert(VectorOperators.F2I, 0)).reduceLanes(VectorOperators.ADD), d0, acc0);
+                acc1 = Math.fma((float) ((IntVector) s1.convert(VectorOperators.F2I, 0)).reduceLanes(VectorOperators.ADD), d1, acc1);
+                acc2 = Math.fma((float) ((IntVector) s2.convert(VectorOperators.F2I, 0)).reduceLanes(VectorOperators.ADD), d2, acc2);
+                acc3 = Math.fma((float) ((IntVector) s3.convert(VectorOperators.F2I, 0)).reduceLanes(VectorOperators.ADD), d3, acc3);
+                min0 = Math.fma((float) minSum(mins, x0.bsums, 16 * b, 2 * p, 2), m0, min0);
+                min1 = Math.fma((float) minSum(mins, x1.bsums, 16 * b, 2 * p, 2), m1, min1);
+                min2 = Math.fma((float) minSum(mins, x2.bsums, 16 * b, 2 * p, 2), m2, min2);
+                min3 = Math.fma((float) minSum(mins, x3.bsums, 16 * b, 2 * p, 2), m3, min3);
+            }
+        }
+        outs[from][row] = acc0 - min0;
+        outs[from + 1][row] = acc1 - min1;
+        outs[from + 2][row] = acc2 - min2;
+        outs[from + 3][row] = acc3 - min3;
+    }
+
+    /**
+     * The eight 6-bit scales of a super-block, one per byte (scale j in byte j), from its 12 scale bytes read
+     * as {@code packed} (bytes 0-7) and {@code packedHigh} (bytes 8-11): the bits of {@link Layouts#kScale}.
+     */
+    static long scales(long packed, int packedHigh) {
+        long low = packed & 0x3F3F3F3FL;
+        long high = (packedHigh & 0x0F0F0F0F | ((int) (packed >>> 6) & 0x03030303) << 4) & 0xFFFFFFFFL;
+        return low | high << 32;
+    }
+
+    /** The eight 6-bit mins, one per byte; see {@link #scales} and {@link Layouts#kMin}. */
+    static long mins(long packed, int packedHigh) {
+        long low = packed >>> 32 & 0x3F3F3F3FL;
+        long high = (packedHigh >>> 4 & 0x0F0F0F0F | ((int) (packed >>> 38) & 0x03030303) << 4) & 0xFFFFFFFFL;
+        return low | high << 32;
+    }
+
+    /** Σ min_j·(bsums of sub-block j) over {@code count} sub-blocks from {@code first}: an exact int. */
+    private static int minSum(long mins, int[] bsums, int at, int first, int count) {
+        int sum = 0;
+        for (int j = first; j < first + count; j++) {
+            sum += ((int) (mins >>> 8 * j) & 0xFF) * (bsums[at + 2 * j] + bsums[at + 2 * j + 1]);
+        }
+        return sum;
     }
 }
