@@ -83,7 +83,12 @@ final class Q4KRepackedKernel implements RowKernel {
             int isum = ((IntVector) sum.convert(VectorOperators.F2I, 0)).reduceLanes(VectorOperators.ADD);
             float dy = x.scales[b];
             acc = Math.fma((float) isum, Layouts.f16(w, blk) * dy, acc);
-            accMin = Math.fma((float) minSum(mins(packed, packedHigh), x.bsums, 16 * b, 0, 8), Layouts.f16(w, blk + 2) * dy, accMin);
+            long mins = mins(packed, packedHigh);
+            int minSum = 0;
+            for (int j = 0, k = 16 * b; j < 8; j++, k += 2) { // scalar helpers were not inlined either
+                minSum += ((int) (mins >>> 8 * j) & 0xFF) * (x.bsums[k] + x.bsums[k + 1]);
+            }
+            accMin = Math.fma((float) minSum, Layouts.f16(w, blk + 2) * dy, accMin);
         }
         return acc - accMin;
     }
@@ -117,7 +122,8 @@ final class Q4KRepackedKernel implements RowKernel {
                 hi = h1.fma(FloatVector.fromArray(F, xs, at + 48), hi);
                 sum = hi.fma(sh, lo.fma(sl, sum));
                 acc = Math.fma((float) ((IntVector) sum.convert(VectorOperators.F2I, 0)).reduceLanes(VectorOperators.ADD), d, acc);
-                accMin = Math.fma((float) minSum(mins, x.bsums, 16 * b, 2 * p, 2), dmin, accMin);
+                int k = 16 * b + 4 * p, minLow = (int) (mins >>> 16 * p) & 0xFF, minHigh = (int) (mins >>> 16 * p + 8) & 0xFF;
+                accMin = Math.fma((float) (minLow * (x.bsums[k] + x.bsums[k + 1]) + minHigh * (x.bsums[k + 2] + x.bsums[k + 3])), dmin, accMin);
             }
         }
         return acc - accMin;
@@ -127,6 +133,7 @@ final class Q4KRepackedKernel implements RowKernel {
     private static void gemv4(MemorySegment w, long o, Activation[] xs, int from, int n, float[][] outs, int row) {
         Activation x0 = xs[from], x1 = xs[from + 1], x2 = xs[from + 2], x3 = xs[from + 3];
         float[] v0 = x0.values, v1 = x1.values, v2 = x2.values, v3 = x3.values;
+        int[] b0 = x0.bsums, b1 = x1.bsums, b2 = x2.bsums, b3 = x3.bsums;
         float acc0 = 0, acc1 = 0, acc2 = 0, acc3 = 0, min0 = 0, min1 = 0, min2 = 0, min3 = 0;
         for (int b = 0; b < n / 256; b++) {
             long blk = o + BLOCK_BYTES * b;
@@ -172,10 +179,18 @@ final class Q4KRepackedKernel implements RowKernel {
             acc1 = Math.fma((float) ((IntVector) s1.convert(VectorOperators.F2I, 0)).reduceLanes(VectorOperators.ADD), d * x1.scales[b], acc1);
             acc2 = Math.fma((float) ((IntVector) s2.convert(VectorOperators.F2I, 0)).reduceLanes(VectorOperators.ADD), d * x2.scales[b], acc2);
             acc3 = Math.fma((float) ((IntVector) s3.convert(VectorOperators.F2I, 0)).reduceLanes(VectorOperators.ADD), d * x3.scales[b], acc3);
-            min0 = Math.fma((float) minSum(mins, x0.bsums, 16 * b, 0, 8), dmin * x0.scales[b], min0);
-            min1 = Math.fma((float) minSum(mins, x1.bsums, 16 * b, 0, 8), dmin * x1.scales[b], min1);
-            min2 = Math.fma((float) minSum(mins, x2.bsums, 16 * b, 0, 8), dmin * x2.scales[b], min2);
-            min3 = Math.fma((float) minSum(mins, x3.bsums, 16 * b, 0, 8), dmin * x3.scales[b], min3);
+            int ms0 = 0, ms1 = 0, ms2 = 0, ms3 = 0;
+            for (int j = 0, k = 16 * b; j < 8; j++, k += 2) {
+                int m = (int) (mins >>> 8 * j) & 0xFF;
+                ms0 += m * (b0[k] + b0[k + 1]);
+                ms1 += m * (b1[k] + b1[k + 1]);
+                ms2 += m * (b2[k] + b2[k + 1]);
+                ms3 += m * (b3[k] + b3[k + 1]);
+            }
+            min0 = Math.fma((float) ms0, dmin * x0.scales[b], min0);
+            min1 = Math.fma((float) ms1, dmin * x1.scales[b], min1);
+            min2 = Math.fma((float) ms2, dmin * x2.scales[b], min2);
+            min3 = Math.fma((float) ms3, dmin * x3.scales[b], min3);
         }
         outs[from][row] = acc0 - min0;
         outs[from + 1][row] = acc1 - min1;
@@ -187,6 +202,7 @@ final class Q4KRepackedKernel implements RowKernel {
     private static void gemm4(MemorySegment w, long o, Activation[] xs, int from, int n, float[][] outs, int row) {
         Activation x0 = xs[from], x1 = xs[from + 1], x2 = xs[from + 2], x3 = xs[from + 3];
         float[] v0 = x0.values, v1 = x1.values, v2 = x2.values, v3 = x3.values;
+        int[] b0 = x0.bsums, b1 = x1.bsums, b2 = x2.bsums, b3 = x3.bsums;
         float acc0 = 0, acc1 = 0, acc2 = 0, acc3 = 0, min0 = 0, min1 = 0, min2 = 0, min3 = 0;
         FloatVector zero = FloatVector.zero(F);
         for (int b = 0; b < n / 256; b++) {
@@ -234,10 +250,11 @@ final class Q4KRepackedKernel implements RowKernel {
                 acc1 = Math.fma((float) ((IntVector) s1.convert(VectorOperators.F2I, 0)).reduceLanes(VectorOperators.ADD), d1, acc1);
                 acc2 = Math.fma((float) ((IntVector) s2.convert(VectorOperators.F2I, 0)).reduceLanes(VectorOperators.ADD), d2, acc2);
                 acc3 = Math.fma((float) ((IntVector) s3.convert(VectorOperators.F2I, 0)).reduceLanes(VectorOperators.ADD), d3, acc3);
-                min0 = Math.fma((float) minSum(mins, x0.bsums, 16 * b, 2 * p, 2), m0, min0);
-                min1 = Math.fma((float) minSum(mins, x1.bsums, 16 * b, 2 * p, 2), m1, min1);
-                min2 = Math.fma((float) minSum(mins, x2.bsums, 16 * b, 2 * p, 2), m2, min2);
-                min3 = Math.fma((float) minSum(mins, x3.bsums, 16 * b, 2 * p, 2), m3, min3);
+                int k = 16 * b + 4 * p, minLow = (int) (mins >>> 16 * p) & 0xFF, minHigh = (int) (mins >>> 16 * p + 8) & 0xFF;
+                min0 = Math.fma((float) (minLow * (b0[k] + b0[k + 1]) + minHigh * (b0[k + 2] + b0[k + 3])), m0, min0);
+                min1 = Math.fma((float) (minLow * (b1[k] + b1[k + 1]) + minHigh * (b1[k + 2] + b1[k + 3])), m1, min1);
+                min2 = Math.fma((float) (minLow * (b2[k] + b2[k + 1]) + minHigh * (b2[k + 2] + b2[k + 3])), m2, min2);
+                min3 = Math.fma((float) (minLow * (b3[k] + b3[k + 1]) + minHigh * (b3[k + 2] + b3[k + 3])), m3, min3);
             }
         }
         outs[from][row] = acc0 - min0;
@@ -261,14 +278,5 @@ final class Q4KRepackedKernel implements RowKernel {
         long low = packed >>> 32 & 0x3F3F3F3FL;
         long high = (packedHigh >>> 4 & 0x0F0F0F0F | ((int) (packed >>> 38) & 0x03030303) << 4) & 0xFFFFFFFFL;
         return low | high << 32;
-    }
-
-    /** Σ min_j·(bsums of sub-block j) over {@code count} sub-blocks from {@code first}: an exact int. */
-    private static int minSum(long mins, int[] bsums, int at, int first, int count) {
-        int sum = 0;
-        for (int j = first; j < first + count; j++) {
-            sum += ((int) (mins >>> 8 * j) & 0xFF) * (bsums[at + 2 * j] + bsums[at + 2 * j + 1]);
-        }
-        return sum;
     }
 }
