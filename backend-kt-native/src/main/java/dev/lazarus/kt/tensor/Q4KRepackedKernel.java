@@ -4,7 +4,9 @@ import java.lang.foreign.MemorySegment;
 import jdk.incubator.vector.ByteVector;
 import jdk.incubator.vector.FloatVector;
 import jdk.incubator.vector.IntVector;
+import jdk.incubator.vector.VectorMask;
 import jdk.incubator.vector.VectorOperators;
+import jdk.incubator.vector.VectorShuffle;
 import jdk.incubator.vector.VectorSpecies;
 
 /**
@@ -35,6 +37,12 @@ final class Q4KRepackedKernel implements RowKernel {
     private static final VectorSpecies<Integer> I = IntVector.SPECIES_512;
     private static final VectorSpecies<Byte> B = ByteVector.SPECIES_128;
     private static final int BLOCK_BYTES = 144;
+    private static final VectorMask<Float> UPPER_HALF = VectorMask.fromLong(F, 0xFF00L);
+    private static final VectorMask<Float> ODD_QUADS = VectorMask.fromLong(F, 0xF0F0L);
+    private static final VectorShuffle<Float> SWAP8 = VectorShuffle.fromOp(F, i -> i ^ 8);
+    private static final VectorShuffle<Float> SWAP4 = VectorShuffle.fromOp(F, i -> i ^ 4);
+    private static final VectorShuffle<Float> SWAP2 = VectorShuffle.fromOp(F, i -> i ^ 2);
+    private static final VectorShuffle<Float> SWAP1 = VectorShuffle.fromOp(F, i -> i ^ 1);
 
     private final boolean foldPerPair;
 
@@ -201,6 +209,7 @@ final class Q4KRepackedKernel implements RowKernel {
     /** Four activations through the GEMM order (one fold per pair), each pair's quants converted once. */
     private static void gemm4(MemorySegment w, long o, Activation[] xs, int from, int n, float[][] outs, int row) {
         Activation x0 = xs[from], x1 = xs[from + 1], x2 = xs[from + 2], x3 = xs[from + 3];
+        float[] sums = new float[16];
         float[] v0 = x0.values, v1 = x1.values, v2 = x2.values, v3 = x3.values;
         int[] b0 = x0.bsums, b1 = x1.bsums, b2 = x2.bsums, b3 = x3.bsums;
         float acc0 = 0, acc1 = 0, acc2 = 0, acc3 = 0, min0 = 0, min1 = 0, min2 = 0, min3 = 0;
@@ -246,10 +255,16 @@ final class Q4KRepackedKernel implements RowKernel {
                 hi = h0.mul(FloatVector.fromArray(F, v3, at + 32));
                 hi = h1.fma(FloatVector.fromArray(F, v3, at + 48), hi);
                 s3 = hi.fma(sh, lo.fma(sl, s3));
-                acc0 = Math.fma((float) ((IntVector) s0.convert(VectorOperators.F2I, 0)).reduceLanes(VectorOperators.ADD), d0, acc0);
-                acc1 = Math.fma((float) ((IntVector) s1.convert(VectorOperators.F2I, 0)).reduceLanes(VectorOperators.ADD), d1, acc1);
-                acc2 = Math.fma((float) ((IntVector) s2.convert(VectorOperators.F2I, 0)).reduceLanes(VectorOperators.ADD), d2, acc2);
-                acc3 = Math.fma((float) ((IntVector) s3.convert(VectorOperators.F2I, 0)).reduceLanes(VectorOperators.ADD), d3, acc3);
+                // the four pair sums (exact integers below 2^23) summed across lanes together: lanes 0, 8, 4, 12
+                FloatVector z01 = s0.blend(s1, UPPER_HALF).add(s1.blend(s0, UPPER_HALF).rearrange(SWAP8));
+                FloatVector z23 = s2.blend(s3, UPPER_HALF).add(s3.blend(s2, UPPER_HALF).rearrange(SWAP8));
+                FloatVector t = z01.blend(z23, ODD_QUADS).add(z23.blend(z01, ODD_QUADS).rearrange(SWAP4));
+                t = t.add(t.rearrange(SWAP2));
+                t.add(t.rearrange(SWAP1)).intoArray(sums, 0);
+                acc0 = Math.fma(sums[0], d0, acc0);
+                acc1 = Math.fma(sums[8], d1, acc1);
+                acc2 = Math.fma(sums[4], d2, acc2);
+                acc3 = Math.fma(sums[12], d3, acc3);
                 int k = 16 * b + 4 * p, minLow = (int) (mins >>> 16 * p) & 0xFF, minHigh = (int) (mins >>> 16 * p + 8) & 0xFF;
                 min0 = Math.fma((float) (minLow * (b0[k] + b0[k + 1]) + minHigh * (b0[k + 2] + b0[k + 3])), m0, min0);
                 min1 = Math.fma((float) (minLow * (b1[k] + b1[k + 1]) + minHigh * (b1[k + 2] + b1[k + 3])), m1, min1);
