@@ -37,6 +37,7 @@ final class Q4KRepackedKernel implements RowKernel {
     private static final VectorSpecies<Integer> I = IntVector.SPECIES_512;
     private static final VectorSpecies<Byte> B = ByteVector.SPECIES_128;
     private static final int BLOCK_BYTES = 144;
+    private static final VectorShuffle<Integer> SWAP1_INT = VectorShuffle.fromOp(I, i -> i ^ 1);
     private static final VectorMask<Float> UPPER_HALF = VectorMask.fromLong(F, 0xFF00L);
     private static final VectorMask<Float> ODD_QUADS = VectorMask.fromLong(F, 0xF0F0L);
     private static final VectorShuffle<Float> SWAP8 = VectorShuffle.fromOp(F, i -> i ^ 8);
@@ -53,6 +54,15 @@ final class Q4KRepackedKernel implements RowKernel {
     @Override
     public float dot(MemorySegment w, long o, Activation x, int n) {
         return foldPerPair ? gemm(w, o, x, n) : gemv(w, o, x, n);
+    }
+
+    @Override
+    public void dot2(MemorySegment w, long o, long rowBytes, Activation x, int n, float[] out, int row) {
+        if (foldPerPair) {
+            RowKernel.super.dot2(w, o, rowBytes, x, n, out, row);
+        } else {
+            gemv2(w, o, rowBytes, x, n, out, row);
+        }
     }
 
     @Override
@@ -99,6 +109,75 @@ final class Q4KRepackedKernel implements RowKernel {
             accMin = Math.fma((float) minSum, Layouts.f16(w, blk + 2) * dy, accMin);
         }
         return acc - accMin;
+    }
+
+    /**
+     * Two rows (at {@code o} and {@code o + rowBytes}) through the GEMV order, each sharing the activation's loads
+     * and bsums and reducing both rows' lanes together.
+     */
+    private static void gemv2(MemorySegment w, long o, long rowBytes, Activation x, int n, float[] out, int row) {
+        float[] xs = x.values;
+        int[] bs = x.bsums;
+        int[] sums = new int[16];
+        float accA = 0, accB = 0, minA = 0, minB = 0;
+        for (int b = 0; b < n / 256; b++) {
+            long blkA = o + BLOCK_BYTES * b, blkB = blkA + rowBytes;
+            long packedA = w.get(Layouts.I64, blkA + 4), packedB = w.get(Layouts.I64, blkB + 4);
+            int packedHighA = w.get(Layouts.I32, blkA + 12), packedHighB = w.get(Layouts.I32, blkB + 12);
+            superBlock2(w, blkA, blkB, scales(packedA, packedHighA), scales(packedB, packedHighB), xs, 256 * b, sums);
+            long minsA = mins(packedA, packedHighA), minsB = mins(packedB, packedHighB);
+            int minSumA = 0, minSumB = 0;
+            for (int j = 0, k = 16 * b; j < 8; j++, k += 2) {
+                int bs32 = bs[k] + bs[k + 1];
+                minSumA += ((int) (minsA >>> 8 * j) & 0xFF) * bs32;
+                minSumB += ((int) (minsB >>> 8 * j) & 0xFF) * bs32;
+            }
+            float dy = x.scales[b];
+            accA = Math.fma((float) sums[0], Layouts.f16(w, blkA) * dy, accA);
+            accB = Math.fma((float) sums[8], Layouts.f16(w, blkB) * dy, accB);
+            minA = Math.fma((float) minSumA, Layouts.f16(w, blkA + 2) * dy, minA);
+            minB = Math.fma((float) minSumB, Layouts.f16(w, blkB + 2) * dy, minB);
+        }
+        out[row] = accA - minA;
+        out[row + 1] = accB - minB;
+    }
+
+    /**
+     * The exact Σ scale·(q·y) of one super-block of each of two rows against xs[at0..at0+256) into sums[0] and
+     * sums[8]: its own method (taking and returning no vectors) so that {@link #gemv2} stays within C2's inlining
+     * budget.
+     */
+    private static void superBlock2(MemorySegment w, long blkA, long blkB, long scalesA, long scalesB, float[] xs, int at0,
+                                    int[] sums) {
+        FloatVector sumA = FloatVector.zero(F), sumB = sumA;
+        for (int p = 0; p < 4; p++) {
+            int at = at0 + 64 * p;
+            FloatVector x0 = FloatVector.fromArray(F, xs, at), x1 = FloatVector.fromArray(F, xs, at + 16);
+            FloatVector x2 = FloatVector.fromArray(F, xs, at + 32), x3 = FloatVector.fromArray(F, xs, at + 48);
+            long qsA = blkA + 16 + 32L * p;
+            IntVector q0A = (IntVector) ByteVector.fromMemorySegment(B, w, qsA, Simd.LE).convertShape(VectorOperators.B2I, I, 0);
+            IntVector q1A = (IntVector) ByteVector.fromMemorySegment(B, w, qsA + 16, Simd.LE).convertShape(VectorOperators.B2I, I, 0);
+            FloatVector loA = ((FloatVector) q0A.and(0xF).convert(VectorOperators.I2F, 0)).mul(x0);
+            loA = ((FloatVector) q1A.and(0xF).convert(VectorOperators.I2F, 0)).fma(x1, loA);
+            FloatVector hiA = ((FloatVector) q0A.lanewise(VectorOperators.LSHR, 4).and(0xF).convert(VectorOperators.I2F, 0)).mul(x2);
+            hiA = ((FloatVector) q1A.lanewise(VectorOperators.LSHR, 4).and(0xF).convert(VectorOperators.I2F, 0)).fma(x3, hiA);
+            sumA = loA.fma(FloatVector.broadcast(F, (float) ((int) (scalesA >>> 16 * p) & 0xFF)), sumA);
+            sumA = hiA.fma(FloatVector.broadcast(F, (float) ((int) (scalesA >>> 16 * p + 8) & 0xFF)), sumA);
+            long qsB = blkB + 16 + 32L * p;
+            IntVector q0B = (IntVector) ByteVector.fromMemorySegment(B, w, qsB, Simd.LE).convertShape(VectorOperators.B2I, I, 0);
+            IntVector q1B = (IntVector) ByteVector.fromMemorySegment(B, w, qsB + 16, Simd.LE).convertShape(VectorOperators.B2I, I, 0);
+            FloatVector loB = ((FloatVector) q0B.and(0xF).convert(VectorOperators.I2F, 0)).mul(x0);
+            loB = ((FloatVector) q1B.and(0xF).convert(VectorOperators.I2F, 0)).fma(x1, loB);
+            FloatVector hiB = ((FloatVector) q0B.lanewise(VectorOperators.LSHR, 4).and(0xF).convert(VectorOperators.I2F, 0)).mul(x2);
+            hiB = ((FloatVector) q1B.lanewise(VectorOperators.LSHR, 4).and(0xF).convert(VectorOperators.I2F, 0)).fma(x3, hiB);
+            sumB = loB.fma(FloatVector.broadcast(F, (float) ((int) (scalesB >>> 16 * p) & 0xFF)), sumB);
+            sumB = hiB.fma(FloatVector.broadcast(F, (float) ((int) (scalesB >>> 16 * p + 8) & 0xFF)), sumB);
+        }
+        // both rows' lanes summed together: sums of up to eight lanes stay below 2^24, the last step is in ints
+        FloatVector z = sumA.blend(sumB, UPPER_HALF).add(sumB.blend(sumA, UPPER_HALF).rearrange(SWAP8));
+        z = z.add(z.rearrange(SWAP4));
+        IntVector zi = (IntVector) z.add(z.rearrange(SWAP2)).convert(VectorOperators.F2I, 0);
+        zi.add(zi.rearrange(SWAP1_INT)).intoArray(sums, 0);
     }
 
     private static float gemm(MemorySegment w, long o, Activation x, int n) {

@@ -48,6 +48,14 @@ class Q4KRepackedKernelTest {
                     .isEqualTo(GgmlKQuantKernels.q4kRepacked(w, offset, x, cols));
             assertThat(Q4KRepackedKernel.GEMM.dot(w, offset, x, cols)).as(where + " GEMM")
                     .isEqualTo(GgmlKQuantKernels.q4kRepackedGemm(w, offset, x, cols));
+            if (r + 1 < rows) {
+                float[] pair = new float[rows];
+                long rowBytes = GgmlType.Q4_K.bytesFor(cols);
+                Q4KRepackedKernel.GEMV.dot2(w, offset, rowBytes, x, cols, pair, r);
+                assertThat(pair[r]).as(where + " GEMV of two rows, first").isEqualTo(GgmlKQuantKernels.q4kRepacked(w, offset, x, cols));
+                assertThat(pair[r + 1]).as(where + " GEMV of two rows, second")
+                        .isEqualTo(GgmlKQuantKernels.q4kRepacked(w, offset + rowBytes, x, cols));
+            }
             Activation[] four = new Activation[RowKernel.GROUP + 1];
             four[0] = x;
             for (int i = 1; i < four.length; i++) {
