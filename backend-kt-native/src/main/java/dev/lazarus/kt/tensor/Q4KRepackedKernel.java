@@ -4,6 +4,7 @@ import java.lang.foreign.MemorySegment;
 import jdk.incubator.vector.ByteVector;
 import jdk.incubator.vector.FloatVector;
 import jdk.incubator.vector.IntVector;
+import jdk.incubator.vector.LongVector;
 import jdk.incubator.vector.VectorMask;
 import jdk.incubator.vector.VectorOperators;
 import jdk.incubator.vector.VectorShuffle;
@@ -38,6 +39,8 @@ final class Q4KRepackedKernel implements RowKernel {
     private static final VectorSpecies<Byte> B = ByteVector.SPECIES_128;
     private static final int BLOCK_BYTES = 144;
     private static final VectorShuffle<Integer> SWAP1_INT = VectorShuffle.fromOp(I, i -> i ^ 1);
+    private static final VectorShuffle<Integer> EVENS_TWICE = VectorShuffle.fromOp(I, i -> 2 * (i & 7));
+    private static final VectorSpecies<Long> L2 = LongVector.SPECIES_128;
     private static final VectorMask<Float> UPPER_HALF = VectorMask.fromLong(F, 0xFF00L);
     private static final VectorMask<Float> ODD_QUADS = VectorMask.fromLong(F, 0xF0F0L);
     private static final VectorShuffle<Float> SWAP8 = VectorShuffle.fromOp(F, i -> i ^ 8);
@@ -119,24 +122,20 @@ final class Q4KRepackedKernel implements RowKernel {
         float[] xs = x.values;
         int[] bs = x.bsums;
         int[] sums = new int[16];
+        long[] mins = new long[2];
         float accA = 0, accB = 0, minA = 0, minB = 0;
         for (int b = 0; b < n / 256; b++) {
             long blkA = o + BLOCK_BYTES * b, blkB = blkA + rowBytes;
             long packedA = w.get(Layouts.I64, blkA + 4), packedB = w.get(Layouts.I64, blkB + 4);
             int packedHighA = w.get(Layouts.I32, blkA + 12), packedHighB = w.get(Layouts.I32, blkB + 12);
-            superBlock2(w, blkA, blkB, scales(packedA, packedHighA), scales(packedB, packedHighB), xs, 256 * b, sums);
-            long minsA = mins(packedA, packedHighA), minsB = mins(packedB, packedHighB);
-            int minSumA = 0, minSumB = 0;
-            for (int j = 0, k = 16 * b; j < 8; j++, k += 2) {
-                int bs32 = bs[k] + bs[k + 1];
-                minSumA += ((int) (minsA >>> 8 * j) & 0xFF) * bs32;
-                minSumB += ((int) (minsB >>> 8 * j) & 0xFF) * bs32;
-            }
+            mins[0] = mins(packedA, packedHighA);
+            mins[1] = mins(packedB, packedHighB);
+            superBlock2(w, blkA, blkB, scales(packedA, packedHighA), scales(packedB, packedHighB), mins, xs, bs, 256 * b, sums);
             float dy = x.scales[b];
             accA = Math.fma((float) sums[0], Layouts.f16(w, blkA) * dy, accA);
             accB = Math.fma((float) sums[8], Layouts.f16(w, blkB) * dy, accB);
-            minA = Math.fma((float) minSumA, Layouts.f16(w, blkA + 2) * dy, minA);
-            minB = Math.fma((float) minSumB, Layouts.f16(w, blkB + 2) * dy, minB);
+            minA = Math.fma((float) sums[4], Layouts.f16(w, blkA + 2) * dy, minA);
+            minB = Math.fma((float) sums[12], Layouts.f16(w, blkB + 2) * dy, minB);
         }
         out[row] = accA - minA;
         out[row + 1] = accB - minB;
@@ -144,11 +143,12 @@ final class Q4KRepackedKernel implements RowKernel {
 
     /**
      * The exact Σ scale·(q·y) of one super-block of each of two rows against xs[at0..at0+256) into sums[0] and
-     * sums[8]: its own method (taking and returning no vectors) so that {@link #gemv2} stays within C2's inlining
-     * budget.
+     * sums[8], and their exact Σ min·bsum (the rows' unpacked {@link #mins} in mins[0..2)) into sums[4] and
+     * sums[12]: its own method (taking and returning no vectors) so that {@link #gemv2} stays within C2's
+     * inlining budget.
      */
-    private static void superBlock2(MemorySegment w, long blkA, long blkB, long scalesA, long scalesB, float[] xs, int at0,
-                                    int[] sums) {
+    private static void superBlock2(MemorySegment w, long blkA, long blkB, long scalesA, long scalesB, long[] mins,
+                                    float[] xs, int[] bsums, int at0, int[] sums) {
         FloatVector sumA = FloatVector.zero(F), sumB = sumA;
         for (int p = 0; p < 4; p++) {
             int at = at0 + 64 * p;
@@ -173,9 +173,15 @@ final class Q4KRepackedKernel implements RowKernel {
             sumB = loB.fma(FloatVector.broadcast(F, (float) ((int) (scalesB >>> 16 * p) & 0xFF)), sumB);
             sumB = hiB.fma(FloatVector.broadcast(F, (float) ((int) (scalesB >>> 16 * p + 8) & 0xFF)), sumB);
         }
-        // both rows' lanes summed together: sums of up to eight lanes stay below 2^24, the last step is in ints
+        // the mins: lanes 0-7 min_j·bsum32_j of row A, lanes 8-15 of row B (each below 63·32·127, exact)
+        FloatVector m = (FloatVector) LongVector.fromArray(L2, mins, 0).reinterpretAsBytes().convertShape(VectorOperators.B2F, F, 0);
+        IntVector bs = IntVector.fromArray(I, bsums, at0 / 16);
+        FloatVector bs32 = (FloatVector) bs.add(bs.rearrange(SWAP1_INT)).rearrange(EVENS_TWICE).convert(VectorOperators.I2F, 0);
+        m = m.mul(bs32);
+        // both rows' lanes and mins summed together, lane 0: row A's sum, 4: A's mins, 8: B's sum, 12: B's mins;
+        // sums of up to eight lanes stay below 2^24, the last step is in ints
         FloatVector z = sumA.blend(sumB, UPPER_HALF).add(sumB.blend(sumA, UPPER_HALF).rearrange(SWAP8));
-        z = z.add(z.rearrange(SWAP4));
+        z = z.add(z.rearrange(SWAP4)).blend(m.add(m.rearrange(SWAP4)), ODD_QUADS);
         IntVector zi = (IntVector) z.add(z.rearrange(SWAP2)).convert(VectorOperators.F2I, 0);
         zi.add(zi.rearrange(SWAP1_INT)).intoArray(sums, 0);
     }
