@@ -294,73 +294,103 @@ final class Q4KRepackedKernel implements RowKernel {
     /** Four activations through the GEMM order (one fold per pair), each pair's quants converted once. */
     private static void gemm4(MemorySegment w, long o, Activation[] xs, int from, int n, float[][] outs, int row) {
         Activation x0 = xs[from], x1 = xs[from + 1], x2 = xs[from + 2], x3 = xs[from + 3];
-        float[] sums = new float[16];
-        float[] v0 = x0.values, v1 = x1.values, v2 = x2.values, v3 = x3.values;
-        int[] b0 = x0.bsums, b1 = x1.bsums, b2 = x2.bsums, b3 = x3.bsums;
+        float[] sums = new float[128];
+        long[] mins = new long[2];
         float acc0 = 0, acc1 = 0, acc2 = 0, acc3 = 0, min0 = 0, min1 = 0, min2 = 0, min3 = 0;
-        FloatVector zero = FloatVector.zero(F);
         for (int b = 0; b < n / 256; b++) {
             long blk = o + BLOCK_BYTES * b;
             long packed = w.get(Layouts.I64, blk + 4);
             int packedHigh = w.get(Layouts.I32, blk + 12);
-            long scales = scales(packed, packedHigh), mins = mins(packed, packedHigh);
+            long m = mins(packed, packedHigh);
+            // each min twice (bytes 2j and 2j + 1: min j against both 16-value bsums of sub-block j)
+            mins[0] = Long.expand(m, 0x00FF00FF00FF00FFL) * 0x0101L;
+            mins[1] = Long.expand(m >>> 32, 0x00FF00FF00FF00FFL) * 0x0101L;
+            superBlock4Pairs(w, blk, scales(packed, packedHigh), mins, x0, x1, x2, x3, 256 * b, sums);
             float dw = Layouts.f16(w, blk), dminw = Layouts.f16(w, blk + 2);
             float d0 = dw * x0.scales[b], d1 = dw * x1.scales[b], d2 = dw * x2.scales[b], d3 = dw * x3.scales[b];
             float m0 = dminw * x0.scales[b], m1 = dminw * x1.scales[b], m2 = dminw * x2.scales[b], m3 = dminw * x3.scales[b];
             for (int p = 0; p < 4; p++) {
-                long qs = blk + 16 + 32L * p;
-                int at = 256 * b + 64 * p;
-                IntVector q0 = (IntVector) ByteVector.fromMemorySegment(B, w, qs, Simd.LE).convertShape(VectorOperators.B2I, I, 0);
-                IntVector q1 = (IntVector) ByteVector.fromMemorySegment(B, w, qs + 16, Simd.LE).convertShape(VectorOperators.B2I, I, 0);
-                FloatVector l0 = (FloatVector) q0.and(0xF).convert(VectorOperators.I2F, 0);
-                FloatVector l1 = (FloatVector) q1.and(0xF).convert(VectorOperators.I2F, 0);
-                FloatVector h0 = (FloatVector) q0.lanewise(VectorOperators.LSHR, 4).and(0xF).convert(VectorOperators.I2F, 0);
-                FloatVector h1 = (FloatVector) q1.lanewise(VectorOperators.LSHR, 4).and(0xF).convert(VectorOperators.I2F, 0);
-                FloatVector sl = FloatVector.broadcast(F, (float) ((int) (scales >>> 16 * p) & 0xFF));
-                FloatVector sh = FloatVector.broadcast(F, (float) ((int) (scales >>> 16 * p + 8) & 0xFF));
-                FloatVector lo, hi;
-                FloatVector s0 = zero, s1 = zero, s2 = zero, s3 = zero;
-                lo = l0.mul(FloatVector.fromArray(F, v0, at));
-                lo = l1.fma(FloatVector.fromArray(F, v0, at + 16), lo);
-                hi = h0.mul(FloatVector.fromArray(F, v0, at + 32));
-                hi = h1.fma(FloatVector.fromArray(F, v0, at + 48), hi);
-                s0 = hi.fma(sh, lo.fma(sl, s0));
-                lo = l0.mul(FloatVector.fromArray(F, v1, at));
-                lo = l1.fma(FloatVector.fromArray(F, v1, at + 16), lo);
-                hi = h0.mul(FloatVector.fromArray(F, v1, at + 32));
-                hi = h1.fma(FloatVector.fromArray(F, v1, at + 48), hi);
-                s1 = hi.fma(sh, lo.fma(sl, s1));
-                lo = l0.mul(FloatVector.fromArray(F, v2, at));
-                lo = l1.fma(FloatVector.fromArray(F, v2, at + 16), lo);
-                hi = h0.mul(FloatVector.fromArray(F, v2, at + 32));
-                hi = h1.fma(FloatVector.fromArray(F, v2, at + 48), hi);
-                s2 = hi.fma(sh, lo.fma(sl, s2));
-                lo = l0.mul(FloatVector.fromArray(F, v3, at));
-                lo = l1.fma(FloatVector.fromArray(F, v3, at + 16), lo);
-                hi = h0.mul(FloatVector.fromArray(F, v3, at + 32));
-                hi = h1.fma(FloatVector.fromArray(F, v3, at + 48), hi);
-                s3 = hi.fma(sh, lo.fma(sl, s3));
-                // the four pair sums (exact integers below 2^23) summed across lanes together: lanes 0, 8, 4, 12
-                FloatVector z01 = s0.blend(s1, UPPER_HALF).add(s1.blend(s0, UPPER_HALF).rearrange(SWAP8));
-                FloatVector z23 = s2.blend(s3, UPPER_HALF).add(s3.blend(s2, UPPER_HALF).rearrange(SWAP8));
-                FloatVector t = z01.blend(z23, ODD_QUADS).add(z23.blend(z01, ODD_QUADS).rearrange(SWAP4));
-                t = t.add(t.rearrange(SWAP2));
-                t.add(t.rearrange(SWAP1)).intoArray(sums, 0);
-                acc0 = Math.fma(sums[0], d0, acc0);
-                acc1 = Math.fma(sums[8], d1, acc1);
-                acc2 = Math.fma(sums[4], d2, acc2);
-                acc3 = Math.fma(sums[12], d3, acc3);
-                int k = 16 * b + 4 * p, minLow = (int) (mins >>> 16 * p) & 0xFF, minHigh = (int) (mins >>> 16 * p + 8) & 0xFF;
-                min0 = Math.fma((float) (minLow * (b0[k] + b0[k + 1]) + minHigh * (b0[k + 2] + b0[k + 3])), m0, min0);
-                min1 = Math.fma((float) (minLow * (b1[k] + b1[k + 1]) + minHigh * (b1[k + 2] + b1[k + 3])), m1, min1);
-                min2 = Math.fma((float) (minLow * (b2[k] + b2[k + 1]) + minHigh * (b2[k + 2] + b2[k + 3])), m2, min2);
-                min3 = Math.fma((float) (minLow * (b3[k] + b3[k + 1]) + minHigh * (b3[k + 2] + b3[k + 3])), m3, min3);
+                acc0 = Math.fma(sums[16 * p], d0, acc0);
+                acc1 = Math.fma(sums[16 * p + 8], d1, acc1);
+                acc2 = Math.fma(sums[16 * p + 4], d2, acc2);
+                acc3 = Math.fma(sums[16 * p + 12], d3, acc3);
+                min0 = Math.fma(sums[64 + 4 * p], m0, min0);
+                min1 = Math.fma(sums[80 + 4 * p], m1, min1);
+                min2 = Math.fma(sums[96 + 4 * p], m2, min2);
+                min3 = Math.fma(sums[112 + 4 * p], m3, min3);
             }
         }
         outs[from][row] = acc0 - min0;
         outs[from + 1][row] = acc1 - min1;
         outs[from + 2][row] = acc2 - min2;
         outs[from + 3][row] = acc3 - min3;
+    }
+
+    /**
+     * One super-block against four activations, the GEMM's folds per pair of sub-blocks: pair p's exact
+     * Σ scale·(q·y) at sums[16p + 0, 8, 4, 12] (activations 0-3), activation a's pair p of exact Σ min·bsum at
+     * sums[64 + 16a + 4p]; {@code mins} holds the eight mins, each twice. Its own method, taking and returning
+     * no vectors, to keep {@link #gemm4} within C2's inlining budget.
+     */
+    private static void superBlock4Pairs(MemorySegment w, long blk, long scales, long[] mins,
+                                         Activation x0, Activation x1, Activation x2, Activation x3, int at0, float[] sums) {
+        float[] v0 = x0.values, v1 = x1.values, v2 = x2.values, v3 = x3.values;
+        FloatVector zero = FloatVector.zero(F);
+        for (int p = 0; p < 4; p++) {
+            long qs = blk + 16 + 32L * p;
+            int at = at0 + 64 * p;
+            IntVector q0 = (IntVector) ByteVector.fromMemorySegment(B, w, qs, Simd.LE).convertShape(VectorOperators.B2I, I, 0);
+            IntVector q1 = (IntVector) ByteVector.fromMemorySegment(B, w, qs + 16, Simd.LE).convertShape(VectorOperators.B2I, I, 0);
+            FloatVector l0 = (FloatVector) q0.and(0xF).convert(VectorOperators.I2F, 0);
+            FloatVector l1 = (FloatVector) q1.and(0xF).convert(VectorOperators.I2F, 0);
+            FloatVector h0 = (FloatVector) q0.lanewise(VectorOperators.LSHR, 4).and(0xF).convert(VectorOperators.I2F, 0);
+            FloatVector h1 = (FloatVector) q1.lanewise(VectorOperators.LSHR, 4).and(0xF).convert(VectorOperators.I2F, 0);
+            FloatVector sl = FloatVector.broadcast(F, (float) ((int) (scales >>> 16 * p) & 0xFF));
+            FloatVector sh = FloatVector.broadcast(F, (float) ((int) (scales >>> 16 * p + 8) & 0xFF));
+            FloatVector lo, hi;
+            FloatVector s0 = zero, s1 = zero, s2 = zero, s3 = zero;
+            lo = l0.mul(FloatVector.fromArray(F, v0, at));
+            lo = l1.fma(FloatVector.fromArray(F, v0, at + 16), lo);
+            hi = h0.mul(FloatVector.fromArray(F, v0, at + 32));
+            hi = h1.fma(FloatVector.fromArray(F, v0, at + 48), hi);
+            s0 = hi.fma(sh, lo.fma(sl, s0));
+            lo = l0.mul(FloatVector.fromArray(F, v1, at));
+            lo = l1.fma(FloatVector.fromArray(F, v1, at + 16), lo);
+            hi = h0.mul(FloatVector.fromArray(F, v1, at + 32));
+            hi = h1.fma(FloatVector.fromArray(F, v1, at + 48), hi);
+            s1 = hi.fma(sh, lo.fma(sl, s1));
+            lo = l0.mul(FloatVector.fromArray(F, v2, at));
+            lo = l1.fma(FloatVector.fromArray(F, v2, at + 16), lo);
+            hi = h0.mul(FloatVector.fromArray(F, v2, at + 32));
+            hi = h1.fma(FloatVector.fromArray(F, v2, at + 48), hi);
+            s2 = hi.fma(sh, lo.fma(sl, s2));
+            lo = l0.mul(FloatVector.fromArray(F, v3, at));
+            lo = l1.fma(FloatVector.fromArray(F, v3, at + 16), lo);
+            hi = h0.mul(FloatVector.fromArray(F, v3, at + 32));
+            hi = h1.fma(FloatVector.fromArray(F, v3, at + 48), hi);
+            s3 = hi.fma(sh, lo.fma(sl, s3));
+            // the four pair sums (exact integers below 2^23) summed across lanes together: lanes 0, 8, 4, 12
+            FloatVector z01 = s0.blend(s1, UPPER_HALF).add(s1.blend(s0, UPPER_HALF).rearrange(SWAP8));
+            FloatVector z23 = s2.blend(s3, UPPER_HALF).add(s3.blend(s2, UPPER_HALF).rearrange(SWAP8));
+            FloatVector t = z01.blend(z23, ODD_QUADS).add(z23.blend(z01, ODD_QUADS).rearrange(SWAP4));
+            t = t.add(t.rearrange(SWAP2));
+            t.add(t.rearrange(SWAP1)).intoArray(sums, 16 * p);
+        }
+        // the mins: lane i = min_(i/2) · bsum_i (below 63·16·127, exact); pair p's sum lands in lane 4p
+        FloatVector m = (FloatVector) LongVector.fromArray(L2, mins, 0).reinterpretAsBytes().convertShape(VectorOperators.B2F, F, 0);
+        int bs = at0 / 16;
+        FloatVector p0 = m.mul((FloatVector) IntVector.fromArray(I, x0.bsums, bs).convert(VectorOperators.I2F, 0));
+        FloatVector p1 = m.mul((FloatVector) IntVector.fromArray(I, x1.bsums, bs).convert(VectorOperators.I2F, 0));
+        FloatVector p2 = m.mul((FloatVector) IntVector.fromArray(I, x2.bsums, bs).convert(VectorOperators.I2F, 0));
+        FloatVector p3 = m.mul((FloatVector) IntVector.fromArray(I, x3.bsums, bs).convert(VectorOperators.I2F, 0));
+        p0 = p0.add(p0.rearrange(SWAP1));
+        p1 = p1.add(p1.rearrange(SWAP1));
+        p2 = p2.add(p2.rearrange(SWAP1));
+        p3 = p3.add(p3.rearrange(SWAP1));
+        p0.add(p0.rearrange(SWAP2)).intoArray(sums, 64);
+        p1.add(p1.rearrange(SWAP2)).intoArray(sums, 80);
+        p2.add(p2.rearrange(SWAP2)).intoArray(sums, 96);
+        p3.add(p3.rearrange(SWAP2)).intoArray(sums, 112);
     }
 
     /**
