@@ -225,70 +225,95 @@ final class Q4KRepackedKernel implements RowKernel {
     /** Four activations through the GEMV order, each pair's quants converted once for all four. */
     private static void gemv4(MemorySegment w, long o, Activation[] xs, int from, int n, float[][] outs, int row) {
         Activation x0 = xs[from], x1 = xs[from + 1], x2 = xs[from + 2], x3 = xs[from + 3];
-        float[] v0 = x0.values, v1 = x1.values, v2 = x2.values, v3 = x3.values;
-        int[] b0 = x0.bsums, b1 = x1.bsums, b2 = x2.bsums, b3 = x3.bsums;
+        int[] sums = new int[16];
+        float[] minSums = new float[16];
+        long[] mins = new long[2];
         float acc0 = 0, acc1 = 0, acc2 = 0, acc3 = 0, min0 = 0, min1 = 0, min2 = 0, min3 = 0;
         for (int b = 0; b < n / 256; b++) {
             long blk = o + BLOCK_BYTES * b;
             long packed = w.get(Layouts.I64, blk + 4);
             int packedHigh = w.get(Layouts.I32, blk + 12);
-            long scales = scales(packed, packedHigh), mins = mins(packed, packedHigh);
-            FloatVector s0 = FloatVector.zero(F), s1 = s0, s2 = s0, s3 = s0;
-            for (int p = 0; p < 4; p++) {
-                long qs = blk + 16 + 32L * p;
-                int at = 256 * b + 64 * p;
-                IntVector q0 = (IntVector) ByteVector.fromMemorySegment(B, w, qs, Simd.LE).convertShape(VectorOperators.B2I, I, 0);
-                IntVector q1 = (IntVector) ByteVector.fromMemorySegment(B, w, qs + 16, Simd.LE).convertShape(VectorOperators.B2I, I, 0);
-                FloatVector l0 = (FloatVector) q0.and(0xF).convert(VectorOperators.I2F, 0);
-                FloatVector l1 = (FloatVector) q1.and(0xF).convert(VectorOperators.I2F, 0);
-                FloatVector h0 = (FloatVector) q0.lanewise(VectorOperators.LSHR, 4).and(0xF).convert(VectorOperators.I2F, 0);
-                FloatVector h1 = (FloatVector) q1.lanewise(VectorOperators.LSHR, 4).and(0xF).convert(VectorOperators.I2F, 0);
-                FloatVector sl = FloatVector.broadcast(F, (float) ((int) (scales >>> 16 * p) & 0xFF));
-                FloatVector sh = FloatVector.broadcast(F, (float) ((int) (scales >>> 16 * p + 8) & 0xFF));
-                FloatVector lo, hi;
-                lo = l0.mul(FloatVector.fromArray(F, v0, at));
-                lo = l1.fma(FloatVector.fromArray(F, v0, at + 16), lo);
-                hi = h0.mul(FloatVector.fromArray(F, v0, at + 32));
-                hi = h1.fma(FloatVector.fromArray(F, v0, at + 48), hi);
-                s0 = hi.fma(sh, lo.fma(sl, s0));
-                lo = l0.mul(FloatVector.fromArray(F, v1, at));
-                lo = l1.fma(FloatVector.fromArray(F, v1, at + 16), lo);
-                hi = h0.mul(FloatVector.fromArray(F, v1, at + 32));
-                hi = h1.fma(FloatVector.fromArray(F, v1, at + 48), hi);
-                s1 = hi.fma(sh, lo.fma(sl, s1));
-                lo = l0.mul(FloatVector.fromArray(F, v2, at));
-                lo = l1.fma(FloatVector.fromArray(F, v2, at + 16), lo);
-                hi = h0.mul(FloatVector.fromArray(F, v2, at + 32));
-                hi = h1.fma(FloatVector.fromArray(F, v2, at + 48), hi);
-                s2 = hi.fma(sh, lo.fma(sl, s2));
-                lo = l0.mul(FloatVector.fromArray(F, v3, at));
-                lo = l1.fma(FloatVector.fromArray(F, v3, at + 16), lo);
-                hi = h0.mul(FloatVector.fromArray(F, v3, at + 32));
-                hi = h1.fma(FloatVector.fromArray(F, v3, at + 48), hi);
-                s3 = hi.fma(sh, lo.fma(sl, s3));
-            }
+            long m = mins(packed, packedHigh);
+            mins[0] = Long.expand(m, 0x00FF00FF00FF00FFL) * 0x0101L; // each min twice, as in gemm4
+            mins[1] = Long.expand(m >>> 32, 0x00FF00FF00FF00FFL) * 0x0101L;
+            superBlock4(w, blk, scales(packed, packedHigh), mins, x0, x1, x2, x3, 256 * b, sums, minSums);
             float d = Layouts.f16(w, blk), dmin = Layouts.f16(w, blk + 2);
-            acc0 = Math.fma((float) ((IntVector) s0.convert(VectorOperators.F2I, 0)).reduceLanes(VectorOperators.ADD), d * x0.scales[b], acc0);
-            acc1 = Math.fma((float) ((IntVector) s1.convert(VectorOperators.F2I, 0)).reduceLanes(VectorOperators.ADD), d * x1.scales[b], acc1);
-            acc2 = Math.fma((float) ((IntVector) s2.convert(VectorOperators.F2I, 0)).reduceLanes(VectorOperators.ADD), d * x2.scales[b], acc2);
-            acc3 = Math.fma((float) ((IntVector) s3.convert(VectorOperators.F2I, 0)).reduceLanes(VectorOperators.ADD), d * x3.scales[b], acc3);
-            int ms0 = 0, ms1 = 0, ms2 = 0, ms3 = 0;
-            for (int j = 0, k = 16 * b; j < 8; j++, k += 2) {
-                int m = (int) (mins >>> 8 * j) & 0xFF;
-                ms0 += m * (b0[k] + b0[k + 1]);
-                ms1 += m * (b1[k] + b1[k + 1]);
-                ms2 += m * (b2[k] + b2[k + 1]);
-                ms3 += m * (b3[k] + b3[k + 1]);
-            }
-            min0 = Math.fma((float) ms0, dmin * x0.scales[b], min0);
-            min1 = Math.fma((float) ms1, dmin * x1.scales[b], min1);
-            min2 = Math.fma((float) ms2, dmin * x2.scales[b], min2);
-            min3 = Math.fma((float) ms3, dmin * x3.scales[b], min3);
+            acc0 = Math.fma((float) sums[0], d * x0.scales[b], acc0);
+            acc1 = Math.fma((float) sums[8], d * x1.scales[b], acc1);
+            acc2 = Math.fma((float) sums[4], d * x2.scales[b], acc2);
+            acc3 = Math.fma((float) sums[12], d * x3.scales[b], acc3);
+            min0 = Math.fma(minSums[0], dmin * x0.scales[b], min0);
+            min1 = Math.fma(minSums[8], dmin * x1.scales[b], min1);
+            min2 = Math.fma(minSums[4], dmin * x2.scales[b], min2);
+            min3 = Math.fma(minSums[12], dmin * x3.scales[b], min3);
         }
         outs[from][row] = acc0 - min0;
         outs[from + 1][row] = acc1 - min1;
         outs[from + 2][row] = acc2 - min2;
         outs[from + 3][row] = acc3 - min3;
+    }
+
+    /**
+     * One super-block against four activations in the GEMV order: the exact Σ scale·(q·y) of activations 0-3
+     * at sums[0, 8, 4, 12], their exact Σ min·bsum at minSums[0, 8, 4, 12] ({@code mins}: each min twice, see
+     * {@link #gemm4}). Its own method, taking and returning no vectors, to stay within C2's inlining budget.
+     */
+    private static void superBlock4(MemorySegment w, long blk, long scales, long[] mins,
+                                    Activation x0, Activation x1, Activation x2, Activation x3, int at0, int[] sums,
+                                    float[] minSums) {
+        float[] v0 = x0.values, v1 = x1.values, v2 = x2.values, v3 = x3.values;
+        FloatVector s0 = FloatVector.zero(F), s1 = s0, s2 = s0, s3 = s0;
+        for (int p = 0; p < 4; p++) {
+            long qs = blk + 16 + 32L * p;
+            int at = at0 + 64 * p;
+            IntVector q0 = (IntVector) ByteVector.fromMemorySegment(B, w, qs, Simd.LE).convertShape(VectorOperators.B2I, I, 0);
+            IntVector q1 = (IntVector) ByteVector.fromMemorySegment(B, w, qs + 16, Simd.LE).convertShape(VectorOperators.B2I, I, 0);
+            FloatVector l0 = (FloatVector) q0.and(0xF).convert(VectorOperators.I2F, 0);
+            FloatVector l1 = (FloatVector) q1.and(0xF).convert(VectorOperators.I2F, 0);
+            FloatVector h0 = (FloatVector) q0.lanewise(VectorOperators.LSHR, 4).and(0xF).convert(VectorOperators.I2F, 0);
+            FloatVector h1 = (FloatVector) q1.lanewise(VectorOperators.LSHR, 4).and(0xF).convert(VectorOperators.I2F, 0);
+            FloatVector sl = FloatVector.broadcast(F, (float) ((int) (scales >>> 16 * p) & 0xFF));
+            FloatVector sh = FloatVector.broadcast(F, (float) ((int) (scales >>> 16 * p + 8) & 0xFF));
+            FloatVector lo, hi;
+            lo = l0.mul(FloatVector.fromArray(F, v0, at));
+            lo = l1.fma(FloatVector.fromArray(F, v0, at + 16), lo);
+            hi = h0.mul(FloatVector.fromArray(F, v0, at + 32));
+            hi = h1.fma(FloatVector.fromArray(F, v0, at + 48), hi);
+            s0 = hi.fma(sh, lo.fma(sl, s0));
+            lo = l0.mul(FloatVector.fromArray(F, v1, at));
+            lo = l1.fma(FloatVector.fromArray(F, v1, at + 16), lo);
+            hi = h0.mul(FloatVector.fromArray(F, v1, at + 32));
+            hi = h1.fma(FloatVector.fromArray(F, v1, at + 48), hi);
+            s1 = hi.fma(sh, lo.fma(sl, s1));
+            lo = l0.mul(FloatVector.fromArray(F, v2, at));
+            lo = l1.fma(FloatVector.fromArray(F, v2, at + 16), lo);
+            hi = h0.mul(FloatVector.fromArray(F, v2, at + 32));
+            hi = h1.fma(FloatVector.fromArray(F, v2, at + 48), hi);
+            s2 = hi.fma(sh, lo.fma(sl, s2));
+            lo = l0.mul(FloatVector.fromArray(F, v3, at));
+            lo = l1.fma(FloatVector.fromArray(F, v3, at + 16), lo);
+            hi = h0.mul(FloatVector.fromArray(F, v3, at + 32));
+            hi = h1.fma(FloatVector.fromArray(F, v3, at + 48), hi);
+            s3 = hi.fma(sh, lo.fma(sl, s3));
+        }
+        // the four lane sums together (see gemm4): sums of up to eight lanes stay below 2^24, the last step in ints
+        FloatVector z01 = s0.blend(s1, UPPER_HALF).add(s1.blend(s0, UPPER_HALF).rearrange(SWAP8));
+        FloatVector z23 = s2.blend(s3, UPPER_HALF).add(s3.blend(s2, UPPER_HALF).rearrange(SWAP8));
+        FloatVector t = z01.blend(z23, ODD_QUADS).add(z23.blend(z01, ODD_QUADS).rearrange(SWAP4));
+        IntVector ti = (IntVector) t.add(t.rearrange(SWAP2)).convert(VectorOperators.F2I, 0);
+        ti.add(ti.rearrange(SWAP1_INT)).intoArray(sums, 0);
+        // the mins: lane i = min_(i/2) · bsum_i, an activation's sixteen lanes below 2^21 in all, exact
+        FloatVector m = (FloatVector) LongVector.fromArray(L2, mins, 0).reinterpretAsBytes().convertShape(VectorOperators.B2F, F, 0);
+        int bs = at0 / 16;
+        FloatVector p0 = m.mul((FloatVector) IntVector.fromArray(I, x0.bsums, bs).convert(VectorOperators.I2F, 0));
+        FloatVector p1 = m.mul((FloatVector) IntVector.fromArray(I, x1.bsums, bs).convert(VectorOperators.I2F, 0));
+        FloatVector p2 = m.mul((FloatVector) IntVector.fromArray(I, x2.bsums, bs).convert(VectorOperators.I2F, 0));
+        FloatVector p3 = m.mul((FloatVector) IntVector.fromArray(I, x3.bsums, bs).convert(VectorOperators.I2F, 0));
+        FloatVector y01 = p0.blend(p1, UPPER_HALF).add(p1.blend(p0, UPPER_HALF).rearrange(SWAP8));
+        FloatVector y23 = p2.blend(p3, UPPER_HALF).add(p3.blend(p2, UPPER_HALF).rearrange(SWAP8));
+        FloatVector u = y01.blend(y23, ODD_QUADS).add(y23.blend(y01, ODD_QUADS).rearrange(SWAP4));
+        u = u.add(u.rearrange(SWAP2));
+        u.add(u.rearrange(SWAP1)).intoArray(minSums, 0);
     }
 
     /** Four activations through the GEMM order (one fold per pair), each pair's quants converted once. */
