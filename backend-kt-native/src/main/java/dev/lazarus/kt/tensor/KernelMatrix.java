@@ -89,18 +89,12 @@ final class KernelMatrix implements WeightMatrix {
     }
 
     /**
-     * Rows in pairs ({@link RowKernel#dot2}; a kernel may share the activation's loads and its reductions between
-     * the two): decode streams the weights from DRAM, where kernels that interleave more rows (tried: four rows
-     * per activation load, in an earlier layout) measured slower than fewer sequential streams.
+     * The whole row range to the kernel ({@link RowKernel#dotRows}; repacked Q4_K takes rows in pairs): decode
+     * streams the weights from DRAM, where kernels that interleave more rows (tried: four rows per activation
+     * load, in an earlier layout) measured slower than fewer sequential streams.
      */
     private void rows(Activation x, float[] out, int rowStart, int rowEnd) {
-        int r = rowStart;
-        for (; r + 1 < rowEnd; r += 2) {
-            kernel.dot2(data, r * rowBytes, rowBytes, x, cols, out, r);
-        }
-        if (r < rowEnd) {
-            out[r] = kernel.dot(data, r * rowBytes, x, cols);
-        }
+        kernel.dotRows(data, rowBytes, x, cols, out, rowStart, rowEnd);
     }
 
     @Override

@@ -59,12 +59,21 @@ final class Q4KRepackedKernel implements RowKernel {
         return foldPerPair ? gemm(w, o, x, n) : gemv(w, o, x, n);
     }
 
+    /** GEMV rows in pairs ({@link #gemv2}), with one scratch for the whole range. */
     @Override
-    public void dot2(MemorySegment w, long o, long rowBytes, Activation x, int n, float[] out, int row) {
+    public void dotRows(MemorySegment w, long rowBytes, Activation x, int n, float[] out, int rowStart, int rowEnd) {
         if (foldPerPair) {
-            RowKernel.super.dot2(w, o, rowBytes, x, n, out, row);
-        } else {
-            gemv2(w, o, rowBytes, x, n, out, row);
+            RowKernel.super.dotRows(w, rowBytes, x, n, out, rowStart, rowEnd);
+            return;
+        }
+        int[] sums = new int[16];
+        long[] mins = new long[2];
+        int r = rowStart;
+        for (; r + 1 < rowEnd; r += 2) {
+            gemv2(w, r * rowBytes, rowBytes, x, n, out, r, sums, mins);
+        }
+        if (r < rowEnd) {
+            out[r] = gemv(w, r * rowBytes, x, n);
         }
     }
 
@@ -118,11 +127,10 @@ final class Q4KRepackedKernel implements RowKernel {
      * Two rows (at {@code o} and {@code o + rowBytes}) through the GEMV order, each sharing the activation's loads
      * and bsums and reducing both rows' lanes together.
      */
-    private static void gemv2(MemorySegment w, long o, long rowBytes, Activation x, int n, float[] out, int row) {
+    private static void gemv2(MemorySegment w, long o, long rowBytes, Activation x, int n, float[] out, int row,
+                              int[] sums, long[] mins) {
         float[] xs = x.values;
         int[] bs = x.bsums;
-        int[] sums = new int[16];
-        long[] mins = new long[2];
         float accA = 0, accB = 0, minA = 0, minB = 0;
         for (int b = 0; b < n / 256; b++) {
             long blkA = o + BLOCK_BYTES * b, blkB = blkA + rowBytes;

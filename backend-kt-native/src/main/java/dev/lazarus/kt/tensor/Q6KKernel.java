@@ -41,7 +41,20 @@ final class Q6KKernel implements RowKernel {
 
     @Override
     public float dot(MemorySegment w, long o, Activation x, int n) {
+        return dot(w, o, x, n, new float[ACC]);
+    }
+
+    /** The rows of a range with one accumulator array (zeroed per row). */
+    @Override
+    public void dotRows(MemorySegment w, long rowBytes, Activation x, int n, float[] out, int rowStart, int rowEnd) {
         float[] acc = new float[ACC];
+        for (int r = rowStart; r < rowEnd; r++) {
+            java.util.Arrays.fill(acc, 0f);
+            out[r] = dot(w, r * rowBytes, x, n, acc);
+        }
+    }
+
+    private static float dot(MemorySegment w, long o, Activation x, int n, float[] acc) {
         for (int b = 0; b < n / 256; b++) {
             long blk = o + 210L * b;
             superBlock(w, blk, x.values, 256 * b, x.scales[b] * Layouts.f16(w, blk + 208), acc);

@@ -12,13 +12,14 @@ interface RowKernel {
     float dot(MemorySegment w, long offset, Activation x, int cols);
 
     /**
-     * out[row] and out[row + 1]: the {@link #dot}s of the rows at {@code offset} and {@code offset + rowBytes}
-     * (the decode path takes rows in pairs, so that a kernel may share the activation's loads and reductions);
-     * each must stay bit-identical to {@link #dot}.
+     * out[r] = {@link #dot} of row r (at byte {@code r · rowBytes}) for r in [rowStart, rowEnd): the decode path,
+     * one call per row range so that a kernel may take rows together (sharing the activation's loads and
+     * reductions) and allocate its scratch once; each value must stay bit-identical to {@link #dot}.
      */
-    default void dot2(MemorySegment w, long offset, long rowBytes, Activation x, int cols, float[] out, int row) {
-        out[row] = dot(w, offset, x, cols);
-        out[row + 1] = dot(w, offset + rowBytes, x, cols);
+    default void dotRows(MemorySegment w, long rowBytes, Activation x, int cols, float[] out, int rowStart, int rowEnd) {
+        for (int r = rowStart; r < rowEnd; r++) {
+            out[r] = dot(w, r * rowBytes, x, cols);
+        }
     }
 
     /**

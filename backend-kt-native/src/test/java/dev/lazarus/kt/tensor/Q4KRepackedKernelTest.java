@@ -48,13 +48,13 @@ class Q4KRepackedKernelTest {
                     .isEqualTo(GgmlKQuantKernels.q4kRepacked(w, offset, x, cols));
             assertThat(Q4KRepackedKernel.GEMM.dot(w, offset, x, cols)).as(where + " GEMM")
                     .isEqualTo(GgmlKQuantKernels.q4kRepackedGemm(w, offset, x, cols));
-            if (r + 1 < rows) {
-                float[] pair = new float[rows];
-                long rowBytes = GgmlType.Q4_K.bytesFor(cols);
-                Q4KRepackedKernel.GEMV.dot2(w, offset, rowBytes, x, cols, pair, r);
-                assertThat(pair[r]).as(where + " GEMV of two rows, first").isEqualTo(GgmlKQuantKernels.q4kRepacked(w, offset, x, cols));
-                assertThat(pair[r + 1]).as(where + " GEMV of two rows, second")
-                        .isEqualTo(GgmlKQuantKernels.q4kRepacked(w, offset + rowBytes, x, cols));
+            // the decode path: rows r.. in pairs (and an odd one at the end)
+            float[] range = new float[rows];
+            long rowBytes = GgmlType.Q4_K.bytesFor(cols);
+            Q4KRepackedKernel.GEMV.dotRows(w, rowBytes, x, cols, range, r, rows);
+            for (int q = r; q < rows; q++) {
+                assertThat(range[q]).as(where + " GEMV of rows %d..%d, row %d", r, rows, q)
+                        .isEqualTo(GgmlKQuantKernels.q4kRepacked(w, q * rowBytes, x, cols));
             }
             Activation[] four = new Activation[RowKernel.GROUP + 1];
             four[0] = x;
