@@ -19,13 +19,21 @@ import jdk.incubator.vector.VectorSpecies;
  *
  * <ul>
  *   <li>the 32 bytes of a pair of sub-blocks (low nibbles: sub-block 2p, high: 2p + 1) are widened to int
- *       lanes, split with an int mask and shift, and converted to f32 once for every activation;</li>
+ *       lanes, split with an int mask and shift (x86 has no byte shifts), and converted to f32 once for every
+ *       activation of a batch (prefill: four, {@link #dotVectors4});</li>
  *   <li>lane l of a 16-lane f32 vector gathers {@code scale_j·(q·y)} over the values l and l + 16 of each
  *       sub-block: at most 8·63·2·15·127 &lt; 2^24 per lane, so every product and sum is exact;</li>
- *   <li>the lanes are summed once per fold, as ints (a super-block's sum may pass 2^24; a float sum across
- *       lanes would also be slower, since C2 adds float lanes one after the other);</li>
- *   <li>the 6-bit scales and mins are unpacked from two scalar loads, the mins dotted with the bsums.</li>
+ *   <li>the lanes are summed once per fold, several folds together (two rows in decode, four activations in
+ *       prefill) by a blend/permute transpose: float while a partial sum covers at most eight lanes (below
+ *       2^24), ints for the last step (a super-block's sum may pass 2^24);</li>
+ *   <li>the 6-bit scales and mins are unpacked from two scalar loads (SWAR), and the mins are dotted with the
+ *       activation's bsums in the same vectors.</li>
  * </ul>
+ *
+ * <p>Written for C2: a helper that takes or returns vectors and is not inlined boxes them (measured ten times
+ * slower), and a method whose inlined vector code passes C2's node budget leaves calls uninlined; so the vector
+ * code is written out flat, one method per super-block where a row's method grew too large, with results
+ * handed back through small arrays allocated once per row range or call.
  */
 final class Q4KRepackedKernel implements RowKernel {
 
