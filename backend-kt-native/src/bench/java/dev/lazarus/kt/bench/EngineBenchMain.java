@@ -70,7 +70,9 @@ public final class EngineBenchMain {
             List<LlamaBench.Result> theirs = new ArrayList<>();
             List<String> loads = new ArrayList<>();
             try (KtEngineBench engine = new KtEngineBench(model, threads, prompt)) {
-                engine.run(Math.min(prompt, 64), 16); // JIT warm-up, not counted
+                // warm-up, not counted (llama-bench runs one too), at the measured prompt size: after a short one the JIT
+                // compiled the batched (prefill) kernels during the first measured round
+                engine.run(prompt, Math.min(gen, 64));
                 for (int r = 0; r < rounds; r++) {
                     loads.add(Machine.loadAverage().split(" ")[0]);
                     KtEngineBench.Result e = engine.run(prompt, gen);

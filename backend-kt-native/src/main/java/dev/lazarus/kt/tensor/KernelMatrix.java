@@ -100,13 +100,12 @@ final class KernelMatrix implements WeightMatrix {
     }
 
     /**
-     * One row at a time: decode streams the weights from DRAM, where kernels that interleave
-     * several rows (tried: four rows per activation load) measured slower than one sequential stream.
+     * The whole row range to the kernel ({@link RowKernel#dotRows}; repacked Q4_K takes rows in pairs): decode
+     * streams the weights from DRAM, where kernels that interleave more rows (tried: four rows per activation
+     * load, in an earlier layout) measured slower than fewer sequential streams.
      */
     private void rows(Activation x, float[] out, int rowStart, int rowEnd) {
-        for (int r = rowStart; r < rowEnd; r++) {
-            out[r] = kernel.dot(data, r * rowBytes, x, cols);
-        }
+        kernel.dotRows(data, rowBytes, x, cols, out, rowStart, rowEnd);
     }
 
     @Override

@@ -12,6 +12,17 @@ interface RowKernel {
     float dot(MemorySegment w, long offset, Activation x, int cols);
 
     /**
+     * out[r] = {@link #dot} of row r (at byte {@code r · rowBytes}) for r in [rowStart, rowEnd): the decode path,
+     * one call per row range so that a kernel may take rows together (sharing the activation's loads and
+     * reductions) and allocate its scratch once; each value must stay bit-identical to {@link #dot}.
+     */
+    default void dotRows(MemorySegment w, long rowBytes, Activation x, int cols, float[] out, int rowStart, int rowEnd) {
+        for (int r = rowStart; r < rowEnd; r++) {
+            out[r] = dot(w, r * rowBytes, x, cols);
+        }
+    }
+
+    /**
      * outs[from + i][row] = {@link #dot} of the row at {@code offset} with xs[from + i], for i <
      * {@link #GROUP}: the batched (prefill) form, which widens each weight chunk once for four
      * activations. Each product must stay bit-identical to {@link #dot}.

@@ -6,6 +6,7 @@ import dev.lazarus.kt.gguf.GgmlCodec;
 import dev.lazarus.kt.gguf.GgmlType;
 import java.lang.foreign.MemorySegment;
 import java.util.Random;
+import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 
@@ -47,6 +48,46 @@ class Q4KRepackedKernelTest {
                     .isEqualTo(GgmlKQuantKernels.q4kRepacked(w, offset, x, cols));
             assertThat(Q4KRepackedKernel.GEMM.dot(w, offset, x, cols)).as(where + " GEMM")
                     .isEqualTo(GgmlKQuantKernels.q4kRepackedGemm(w, offset, x, cols));
+            // the decode path: rows r.. in pairs (and an odd one at the end)
+            float[] range = new float[rows];
+            long rowBytes = GgmlType.Q4_K.bytesFor(cols);
+            Q4KRepackedKernel.GEMV.dotRows(w, rowBytes, x, cols, range, r, rows);
+            for (int q = r; q < rows; q++) {
+                assertThat(range[q]).as(where + " GEMV of rows %d..%d, row %d", r, rows, q)
+                        .isEqualTo(GgmlKQuantKernels.q4kRepacked(w, q * rowBytes, x, cols));
+            }
+            Activation[] four = new Activation[RowKernel.GROUP + 1];
+            four[0] = x;
+            for (int i = 1; i < four.length; i++) {
+                four[i] = Activation.allocate(VecDotType.Q8_K, cols).set(KernelEquivalenceTest.gaussian(rnd, cols));
+            }
+            float[][] gemv = new float[four.length][rows], gemm = new float[four.length][rows];
+            Q4KRepackedKernel.GEMV.dotVectors4(w, offset, four, 1, cols, gemv, r);
+            Q4KRepackedKernel.GEMM.dotVectors4(w, offset, four, 1, cols, gemm, r);
+            for (int i = 1; i < four.length; i++) {
+                assertThat(gemv[i][r]).as(where + " GEMV of four, activation " + i)
+                        .isEqualTo(GgmlKQuantKernels.q4kRepacked(w, offset, four[i], cols));
+                assertThat(gemm[i][r]).as(where + " GEMM of four, activation " + i)
+                        .isEqualTo(GgmlKQuantKernels.q4kRepackedGemm(w, offset, four[i], cols));
+            }
+        }
+    }
+
+    @Test
+    void scalesAndMinsUnpackAsGgml() {
+        Random rnd = new Random();
+        for (int t = 0; t < 1000; t++) {
+            byte[] bytes = new byte[12];
+            rnd.nextBytes(bytes);
+            MemorySegment s = MemorySegment.ofArray(bytes);
+            long packed = s.get(Layouts.I64, 0);
+            int packedHigh = s.get(Layouts.I32, 8);
+            for (int j = 0; j < 8; j++) {
+                assertThat((int) (Q4KRepackedKernel.scales(packed, packedHigh) >>> 8 * j) & 0xFF).as("scale %d of %s", j, java.util.Arrays.toString(bytes))
+                        .isEqualTo(Layouts.kScale(s, 0, j));
+                assertThat((int) (Q4KRepackedKernel.mins(packed, packedHigh) >>> 8 * j) & 0xFF).as("min %d of %s", j, java.util.Arrays.toString(bytes))
+                        .isEqualTo(Layouts.kMin(s, 0, j));
+            }
         }
     }
 }

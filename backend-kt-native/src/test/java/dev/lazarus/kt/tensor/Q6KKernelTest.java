@@ -44,6 +44,24 @@ class Q6KKernelTest {
             Activation x = Activation.allocate(VecDotType.Q8_K, cols).set(KernelEquivalenceTest.gaussian(rnd, cols));
             assertThat(Q6KKernel.INSTANCE.dot(w, offset, x, cols)).as("seed=%dL row %d of %d×%d", seed, r, rows, cols)
                     .isEqualTo(GgmlKQuantKernels.q6k(w, offset, x, cols));
+            float[] range = new float[rows];
+            long rowBytes = GgmlType.Q6_K.bytesFor(cols);
+            Q6KKernel.INSTANCE.dotRows(w, rowBytes, x, cols, range, r, rows);
+            for (int q = r; q < rows; q++) {
+                assertThat(range[q]).as("seed=%dL rows %d..%d, row %d", seed, r, rows, q)
+                        .isEqualTo(GgmlKQuantKernels.q6k(w, q * rowBytes, x, cols));
+            }
+            Activation[] four = new Activation[RowKernel.GROUP + 1];
+            four[0] = x;
+            for (int i = 1; i < four.length; i++) {
+                four[i] = Activation.allocate(VecDotType.Q8_K, cols).set(KernelEquivalenceTest.gaussian(rnd, cols));
+            }
+            float[][] outs = new float[four.length][rows];
+            Q6KKernel.INSTANCE.dotVectors4(w, offset, four, 1, cols, outs, r);
+            for (int i = 1; i < four.length; i++) {
+                assertThat(outs[i][r]).as("seed=%dL row %d of %d×%d, four activations, activation %d", seed, r, rows, cols, i)
+                        .isEqualTo(GgmlKQuantKernels.q6k(w, offset, four[i], cols));
+            }
         }
     }
 }
