@@ -178,18 +178,21 @@ extern "C" __global__ void qk_norm_rope_store(float* __restrict__ qkv, const flo
 
 // One block of ATT_THREADS threads per query head h (grouped: kv head h / (heads / kvHeads)): scores of the
 // F16-rounded query against cached keys 0..positions-1 (a warp per position), scaled softmax, probabilities
-// rounded to F16, then out[d] = sum_t p_t * v_t[d] by ATT_THREADS / valueDim groups of positions. scores holds
-// scoreStride floats per head (>= positions). headDim <= 512, valueDim <= ATT_THREADS.
+// rounded to F16, then out[d] = sum_t p_t * v_t[d], value dimensions in chunks of at most ATT_THREADS, each
+// chunk by ATT_THREADS / chunk groups of positions. Position t's keys of kv head g start at
+// t * kvHeads * headDim + g * headDim, its values at t * vStride + g * valueDim (vStride: kvHeads * valueDim for
+// a separate value cache; MLA passes the latent cache as both, vStride its row width). scores holds
+// scoreStride floats per head (>= positions). headDim <= 1024.
 extern "C" __global__ void attention(const float* __restrict__ q, const __half* __restrict__ kCache,
                                      const __half* __restrict__ vCache, float* __restrict__ scores, int scoreStride,
                                      float* __restrict__ out, int heads, int kvHeads, int headDim, int valueDim,
-                                     int positions, float scale) {
-    __shared__ float qh[512];
+                                     int vStride, int positions, float scale) {
+    __shared__ float qh[1024];
     __shared__ float red[32];
     __shared__ float part[ATT_THREADS];
     int h = blockIdx.x, tid = threadIdx.x, lane = tid & 31, warp = tid >> 5, warps = blockDim.x >> 5;
     int kvh = h / (heads / kvHeads);
-    int kw = kvHeads * headDim, vw = kvHeads * valueDim;
+    int kw = kvHeads * headDim;
     for (int i = tid; i < headDim; i += blockDim.x) qh[i] = __half2float(__float2half_rn(q[h * headDim + i]));
     __syncthreads();
     float* s = scores + (long long)h * scoreStride;
@@ -205,7 +208,7 @@ extern "C" __global__ void attention(const float* __restrict__ q, const __half* 
     float top = block_max(localMax, red); // its barriers also publish the scores written above
     float sum = 0.0f;
     for (int t = tid; t < positions; t += blockDim.x) {
-        float e = expf(s[t] - top);
+        float e = ggml_vexpf(s[t] - top); // the CPU softmax pads rows to whole vector chunks: all lanes
         s[t] = e;
         sum += e;
     }
@@ -213,19 +216,23 @@ extern "C" __global__ void attention(const float* __restrict__ q, const __half* 
     float inv = 1.0f / sum;
     for (int t = tid; t < positions; t += blockDim.x) s[t] = __half2float(__float2half_rn(s[t] * inv));
     __syncthreads();
-    int groups = blockDim.x / valueDim;
-    int g = tid / valueDim, d = tid % valueDim;
-    float acc = 0.0f;
-    if (g < groups) {
-        const __half* v = vCache + kvh * valueDim + d;
-        for (int t = g; t < positions; t += groups) acc += s[t] * __half2float(v[(long long)t * vw]);
-    }
-    part[tid] = acc;
-    __syncthreads();
-    if (tid < valueDim) {
-        float total = 0.0f;
-        for (int j = 0; j < groups; j++) total += part[j * valueDim + tid];
-        out[h * valueDim + tid] = total;
+    for (int d0 = 0; d0 < valueDim; d0 += blockDim.x) {
+        int chunk = valueDim - d0 < (int)blockDim.x ? valueDim - d0 : (int)blockDim.x;
+        int groups = blockDim.x / chunk;
+        int g = tid / chunk, d = d0 + tid % chunk;
+        float acc = 0.0f;
+        if (g < groups) {
+            const __half* v = vCache + kvh * valueDim + d;
+            for (int t = g; t < positions; t += groups) acc += s[t] * __half2float(v[(long long)t * vStride]);
+        }
+        part[tid] = acc;
+        __syncthreads();
+        if (tid < chunk) {
+            float total = 0.0f;
+            for (int j = 0; j < groups; j++) total += part[j * chunk + tid];
+            out[h * valueDim + d0 + tid] = total;
+        }
+        __syncthreads(); // part is refilled by the next chunk
     }
 }
 

@@ -130,7 +130,8 @@ static int module_token;
 static thread_local void *current;
 static long live_allocations;
 static const char *KERNELS[] = {"quantize_q8_0", "gate_up_silu_q8_0", "gemv_q8_0", "rmsnorm_q8", "gemv_q8_0_acc",
-                                "gemv3_q8_0", "gemv_f32", "gemv_f16", "qk_norm_rope_store", "attention", "add_f32"};
+                                "gemv3_q8_0", "gemv_f32", "gemv_f16", "qk_norm_rope_store", "attention", "add_f32",
+                                "mla_rope_store", "gemv_q8_0_heads"};
 
 #define NEED_CONTEXT() do { if (current != &context_token) return INVALID_CONTEXT; } while (0)
 #define ARG(type, i) (*(type *)params[i])
@@ -228,10 +229,21 @@ CUresult cuLaunchKernel(void *f, unsigned gx, unsigned gy, unsigned gz, unsigned
         body = [&] {
             attention(ARG(const float *, 0), ARG(const __half *, 1), ARG(const __half *, 2), ARG(float *, 3),
                       ARG(int, 4), ARG(float *, 5), ARG(int, 6), ARG(int, 7), ARG(int, 8), ARG(int, 9), ARG(int, 10),
-                      ARG(float, 11));
+                      ARG(int, 11), ARG(float, 12));
         };
     } else if (k == KERNELS[10]) {
         body = [&] { add_f32(ARG(float *, 0), ARG(const float *, 1), ARG(int, 2)); };
+    } else if (k == KERNELS[11]) {
+        body = [&] {
+            mla_rope_store(ARG(const float *, 0), ARG(const float *, 1), ARG(const float *, 2), ARG(const float *, 3),
+                           ARG(float *, 4), ARG(__half *, 5), ARG(float *, 6), ARG(int, 7), ARG(int, 8), ARG(int, 9),
+                           ARG(int, 10), ARG(int, 11), ARG(int, 12), ARG(int, 13), ARG(float, 14));
+        };
+    } else if (k == KERNELS[12]) {
+        body = [&] {
+            gemv_q8_0_heads(ARG(const uint8_t *, 0), ARG(const uint8_t *, 1), ARG(long long, 2), ARG(float *, 3),
+                            ARG(int, 4), ARG(int, 5), ARG(int, 6));
+        };
     } else {
         return INVALID_VALUE;
     }

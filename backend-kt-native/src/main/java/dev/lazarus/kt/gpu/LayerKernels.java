@@ -17,13 +17,15 @@ final class LayerKernels {
     /** Must match ATT_THREADS in layers.cu (its shared partial sums are sized by it). */
     private static final int ATT_THREADS = 256;
     private static final int QK = 32;
+    /** Longest attention row (a head, or MLA's latent + rope row) the kernels' shared buffers hold. */
+    static final int MAX_ROW = 1024;
 
     /** What the attention kernels need to know about a block's heads. */
     record Heads(int heads, int kvHeads, int headDim, int valueDim, int ropeDims, boolean neox, float eps) {
         Heads {
-            if (headDim > 512 || valueDim > ATT_THREADS || headDim % 2 != 0 || ropeDims > headDim) {
-                throw new IllegalArgumentException("head sizes %d/%d (rope %d) beyond the GPU kernels' limits (512/%d)"
-                        .formatted(headDim, valueDim, ropeDims, ATT_THREADS));
+            if (headDim > MAX_ROW || headDim % 2 != 0 || ropeDims > headDim) {
+                throw new IllegalArgumentException("head size %d (rope %d) beyond the GPU kernels' limit (%d)"
+                        .formatted(headDim, ropeDims, MAX_ROW));
             }
         }
 
@@ -49,6 +51,8 @@ final class LayerKernels {
     private final MemorySegment add;
     private final MemorySegment quantize;
     private final MemorySegment gateUp;
+    private final MemorySegment mlaRopeStore;
+    private final MemorySegment gemvHeads;
 
     LayerKernels(CudaDriver cu, MemorySegment module, MemorySegment stream, Arena arena) {
         this.cu = cu;
@@ -64,6 +68,8 @@ final class LayerKernels {
         this.add = cu.function(module, "add_f32");
         this.quantize = cu.function(module, "quantize_q8_0");
         this.gateUp = cu.function(module, "gate_up_silu_q8_0");
+        this.mlaRopeStore = cu.function(module, "mla_rope_store");
+        this.gemvHeads = cu.function(module, "gemv_q8_0_heads");
     }
 
     /** Whether {@link #matvec} takes matrices of {@code type}. */
@@ -109,12 +115,35 @@ final class LayerKernels {
                 .i32(h.ropeDims()).i32(h.neox() ? 1 : 0).i32(position).f32(h.eps()));
     }
 
-    /** Attention of the query heads at {@code q} over {@code positions} cached positions into {@code out}. */
-    void attention(long q, long kCache, long vCache, long scores, int scoreStride, long out, Heads h, int positions,
-                   float scale) {
+    /**
+     * Attention of the query heads at {@code q} over {@code positions} cached positions into {@code out}; a
+     * position's values are {@code vStride} halves apart ({@code kvHeads · valueDim} for a separate value cache).
+     */
+    void attention(long q, long kCache, long vCache, int vStride, long scores, int scoreStride, long out, Heads h,
+                   int positions, float scale) {
         launch(attention, h.heads(), ATT_THREADS, args.begin().ptr(q).ptr(kCache).ptr(vCache).ptr(scores)
                 .i32(scoreStride).ptr(out).i32(h.heads()).i32(h.kvHeads()).i32(h.headDim()).i32(h.valueDim())
-                .i32(positions).f32(scale));
+                .i32(vStride).i32(positions).f32(scale));
+    }
+
+    /**
+     * MLA: the rope parts of the {@code heads} queries at {@code q} rotated into {@code fullQ}'s rows, the kv_a
+     * projection at {@code kvpe} rotated, normed and stored as the cache row at {@code position} (and in kvOut).
+     */
+    void mlaRopeStore(long q, long kvpe, long kvNorm, long rope, long fullQ, long cache, long kvOut, int heads,
+                      int keyDim, int nope, int kvLora, int ropeDims, boolean neox, int position, float eps) {
+        launch(mlaRopeStore, heads + 1, NORM_THREADS, args.begin().ptr(q).ptr(kvpe).ptr(kvNorm).ptr(rope).ptr(fullQ)
+                .ptr(cache).ptr(kvOut).i32(heads).i32(keyDim).i32(nope).i32(kvLora).i32(ropeDims).i32(neox ? 1 : 0)
+                .i32(position).f32(eps));
+    }
+
+    /**
+     * Per-head products with a {@code [cols, rows, heads]} Q8_0 tensor {@code w}: {@code y[h·yStride + r] =
+     * w_h,r · x_h}, the Q8_0 activations {@code x_h} {@code xStrideBytes} apart from {@code xq} on.
+     */
+    void perHead(DeviceMatrix w, int heads, long xq, long xStrideBytes, long y, int yStride) {
+        cu.launch(gemvHeads, rowBlocks(w.rows()), heads, ROW_THREADS, 0, stream, args.begin().ptr(w.data()).ptr(xq)
+                .i64(xStrideBytes).ptr(y).i32(yStride).i32(w.rows()).i32(w.cols()).params());
     }
 
     /** {@code values} floats at {@code x} to Q8_0 at {@code xq} ({@code values % 32 == 0}). */
