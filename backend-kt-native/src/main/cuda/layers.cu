@@ -93,28 +93,61 @@ extern "C" __global__ void gemv3_q8_0(const uint8_t* __restrict__ w0, const uint
     }
 }
 
-// y[r] = w_r . x for F32 weights (the router, an F32 head): one warp per row.
-extern "C" __global__ void gemv_f32(const float* __restrict__ w, const float* __restrict__ x, float* __restrict__ y,
-                                    int rows, int cols) {
-    int r = blockIdx.x * WARPS + (threadIdx.x >> 5);
-    if (r >= rows) return;
-    const float* row = w + (long long)r * cols;
+__device__ __forceinline__ float weight_value(float w) { return w; }
+__device__ __forceinline__ float weight_value(__half w) { return __half2float(w); }
+// The activation as the CPU meets each weight type: F16 weights see it rounded to F16 (ggml's vec_dot_f16).
+__device__ __forceinline__ float activation_value(float x, const float*) { return x; }
+__device__ __forceinline__ float activation_value(float x, const __half*) { return __half2float(__float2half_rn(x)); }
+
+// Dot product of one F32 or F16 row with an f32 activation, by a whole warp.
+template <typename T>
+__device__ __forceinline__ float float_row_dot(const T* __restrict__ row, const float* __restrict__ x, int cols) {
     float acc = 0.0f;
-    for (int i = threadIdx.x & 31; i < cols; i += 32) acc += row[i] * x[i];
-    acc = warp_sum(acc);
-    if ((threadIdx.x & 31) == 0) y[r] = acc;
+    for (int i = threadIdx.x & 31; i < cols; i += 32) acc += weight_value(row[i]) * activation_value(x[i], row);
+    return warp_sum(acc);
 }
 
-// y[r] = w_r . x for F16 weights: one warp per row.
-extern "C" __global__ void gemv_f16(const __half* __restrict__ w, const float* __restrict__ x, float* __restrict__ y,
-                                    int rows, int cols) {
+template <typename T>
+__device__ __forceinline__ void gemv_float(const T* __restrict__ w, const float* __restrict__ x, float* __restrict__ y,
+                                           int rows, int cols, float alpha, int accumulate) {
     int r = blockIdx.x * WARPS + (threadIdx.x >> 5);
     if (r >= rows) return;
-    const __half* row = w + (long long)r * cols;
-    float acc = 0.0f;
-    for (int i = threadIdx.x & 31; i < cols; i += 32) acc += __half2float(row[i]) * x[i];
-    acc = warp_sum(acc);
-    if ((threadIdx.x & 31) == 0) y[r] = acc;
+    float v = float_row_dot(w + (long long)r * cols, x, cols);
+    if ((threadIdx.x & 31) == 0) y[r] = accumulate ? y[r] + alpha * v : alpha * v;
+}
+
+// y[r] = (accumulate ? y[r] : 0) + alpha * (w_r . x) for F32 weights (router, head, attention of F32 files):
+// one warp per row.
+extern "C" __global__ void gemv_f32(const float* __restrict__ w, const float* __restrict__ x, float* __restrict__ y,
+                                    int rows, int cols, float alpha, int accumulate) {
+    gemv_float(w, x, y, rows, cols, alpha, accumulate);
+}
+
+// The same for F16 weights.
+extern "C" __global__ void gemv_f16(const __half* __restrict__ w, const float* __restrict__ x, float* __restrict__ y,
+                                    int rows, int cols, float alpha, int accumulate) {
+    gemv_float(w, x, y, rows, cols, alpha, accumulate);
+}
+
+// h[r] = silu(gate_r . x) * (up_r . x) for a dense FFN of F32 or F16 weights (experts.cu has the Q8_0 one).
+template <typename T>
+__device__ __forceinline__ void gate_up_silu_float(const T* __restrict__ gate, const T* __restrict__ up,
+                                                   const float* __restrict__ x, float* __restrict__ h, int rows, int cols) {
+    int r = blockIdx.x * WARPS + (threadIdx.x >> 5);
+    if (r >= rows) return;
+    float g = float_row_dot(gate + (long long)r * cols, x, cols);
+    float u = float_row_dot(up + (long long)r * cols, x, cols);
+    if ((threadIdx.x & 31) == 0) h[r] = g / (1.0f + ggml_expf(0.0f - g, r, rows)) * u;
+}
+
+extern "C" __global__ void gate_up_silu_f32(const float* __restrict__ gate, const float* __restrict__ up,
+                                            const float* __restrict__ x, float* __restrict__ h, int rows, int cols) {
+    gate_up_silu_float(gate, up, x, h, rows, cols);
+}
+
+extern "C" __global__ void gate_up_silu_f16(const __half* __restrict__ gate, const __half* __restrict__ up,
+                                            const float* __restrict__ x, float* __restrict__ h, int rows, int cols) {
+    gate_up_silu_float(gate, up, x, h, rows, cols);
 }
 
 // One block per head of the projected [q heads | k heads | v heads]: q and k heads RMS-normed per head

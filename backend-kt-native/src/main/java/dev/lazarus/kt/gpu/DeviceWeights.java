@@ -78,11 +78,10 @@ final class DeviceWeights implements AutoCloseable {
             }
             if (!hasRouter(file, b) || hasSharedExpert(file, b)) {
                 String suffix = hasRouter(file, b) ? "_shexp" : "";
-                for (String m : List.of("ffn_gate", "ffn_up", "ffn_down")) {
-                    String why2 = requireQ8(file, blk(b, m + suffix), "the GPU SwiGLU");
-                    if (why2 != null) {
-                        return why2;
-                    }
+                String ffn = requireOneType(file, "the GPU SwiGLU", blk(b, "ffn_gate" + suffix), blk(b, "ffn_up" + suffix),
+                        blk(b, "ffn_down" + suffix));
+                if (ffn != null) {
+                    return ffn;
                 }
             }
         }
@@ -95,6 +94,21 @@ final class DeviceWeights implements AutoCloseable {
     static String requireQ8(GgufFile file, String name, String user) {
         GgmlType t = file.tensor(name).type();
         return t == GgmlType.Q8_0 ? null : name + " is " + t + " (" + user + " takes Q8_0)";
+    }
+
+    /**
+     * Null when the tensors {@code names} share one type the GPU matrix kernels take (Q8_0, F16, F32), otherwise
+     * why {@code user} cannot take them.
+     */
+    static String requireOneType(GgufFile file, String user, String... names) {
+        GgmlType first = file.tensor(names[0]).type();
+        for (String n : names) {
+            GgmlType t = file.tensor(n).type();
+            if (!LayerKernels.supports(t) || t != first) {
+                return n + " is " + t + " (" + user + " takes Q8_0, F16 or F32, one type for " + String.join(", ", names) + ")";
+            }
+        }
+        return null;
     }
 
     /** Whether block {@code b} routes to experts (the CPU path's test: leading dense blocks have no router). */

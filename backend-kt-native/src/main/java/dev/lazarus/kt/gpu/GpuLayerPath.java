@@ -225,11 +225,13 @@ public final class GpuLayerPath implements Model.ForwardPath, AutoCloseable {
         experts(b, held, w.ffn());
     }
 
-    /** {@code x += down(silu(gate · xn) * up · xn)} on the device, from the normed activation's Q8_0 form. */
+    /** {@code x += down(silu(gate · xn) * up · xn)} on the device, from the normed activation (or its Q8_0 form). */
     private void swiGlu(DeviceWeights.SwiGluMatrices ffn) {
-        kernels.gateUpSilu(ffn.gate().data(), ffn.up().data(), dXq, dH, ffn.hidden(), dim);
-        kernels.quantize(dH, dHq, ffn.hidden());
-        kernels.matvec(ffn.down(), 0, dHq, dX, 1f, true);
+        kernels.gateUpSilu(ffn.gate(), ffn.up(), dNormed, dXq, dH);
+        if (ffn.down().type() == GgmlType.Q8_0) {
+            kernels.quantize(dH, dHq, ffn.hidden());
+        }
+        kernels.matvec(ffn.down(), dH, dHq, dX, 1f, true);
     }
 
     /**

@@ -142,12 +142,19 @@ public final class GpuParityCheck {
      * bias, YaRN) or tinyLlama (dense FFN blocks only).
      */
     public static Path tinyModel(SyntheticModels.Spec spec, Path dir) {
-        return SyntheticModels.write(spec.withWeightType(GgmlType.Q8_0), dir.resolve(spec.name() + "-q8_0.gguf"));
+        return tinyModel(spec, GgmlType.Q8_0, dir);
+    }
+
+    /** Writes {@code spec} with {@code type} weights into {@code dir}. */
+    public static Path tinyModel(SyntheticModels.Spec spec, GgmlType type, Path dir) {
+        return SyntheticModels.write(spec.withWeightType(type),
+                dir.resolve(spec.name() + "-" + type.name().toLowerCase(java.util.Locale.ROOT) + ".gguf"));
     }
 
     /**
      * {@code GpuParityCheck <kernels.ptx> [model.gguf]}: with a model, its experts-only and layer-path checks;
-     * without, tinyQwen3Moe's, then the layer path on tinyDeepseek2 and on the dense tinyLlama.
+     * without, tinyQwen3Moe's and tinyDeepseek2's (Q8_0), then the layer path on the dense tinyLlama (Q8_0, F16)
+     * and on an F32 tinyQwen3Moe.
      */
     public static void main(String[] args) throws Exception {
         if (args.length < 1 || args.length > 2) {
@@ -163,8 +170,14 @@ public final class GpuParityCheck {
             ok = checkMoe(tinyModel(dir), kernels);
             System.out.println("-- tiny-deepseek2 (MLA, q LoRA, dense block 0, shared expert, sigmoid groups, YaRN)");
             ok &= checkMoe(tinyModel(SyntheticModels.tinyDeepseek2(), dir), kernels);
-            System.out.println("-- tiny-llama (dense)");
-            Result r = run(tinyModel(SyntheticModels.tinyLlama(), dir), kernels, 0.0, 48, true);
+            System.out.println("-- tiny-llama (dense), Q8_0 then F16");
+            for (GgmlType type : new GgmlType[] {GgmlType.Q8_0, GgmlType.F16}) {
+                Result r = run(tinyModel(SyntheticModels.tinyLlama(), type, dir), kernels, 0.0, 48, true);
+                System.out.println(r);
+                ok &= r.ok();
+            }
+            System.out.println("-- tiny-qwen3moe F32 (layers on the GPU, experts on the CPU: the GPU experts take Q8_0)");
+            Result r = run(tinyModel(SyntheticModels.tinyQwen3Moe(), GgmlType.F32, dir), kernels, 0.0, 48, true);
             System.out.println(r);
             ok &= r.ok();
         }

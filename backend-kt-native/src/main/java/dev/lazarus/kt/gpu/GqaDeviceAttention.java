@@ -1,5 +1,6 @@
 package dev.lazarus.kt.gpu;
 
+import dev.lazarus.kt.gguf.GgmlType;
 import dev.lazarus.kt.gguf.GgufFile;
 import dev.lazarus.kt.model.ModelConfig;
 import dev.lazarus.kt.model.RopeStyle;
@@ -9,7 +10,7 @@ import java.util.List;
 /**
  * Grouped-query attention on the GPU (llama, qwen3, qwen3moe; the CPU's GroupedQueryAttention): the q, k and v
  * projections in one launch, QK-norm and rope with the K/V store, attention over the F16 device cache, the
- * output projection added to the residual. Q8_0 projections.
+ * output projection added to the residual. Q8_0, F16 or F32 projections.
  */
 final class GqaDeviceAttention implements DeviceAttention {
 
@@ -41,13 +42,8 @@ final class GqaDeviceAttention implements DeviceAttention {
 
     /** Why block {@code b}'s attention cannot run here, or null. */
     static String unsupported(GgufFile file, int b) {
-        for (String m : List.of("attn_q", "attn_k", "attn_v", "attn_output")) {
-            String why = DeviceWeights.requireQ8(file, DeviceWeights.blk(b, m), "the GPU attention");
-            if (why != null) {
-                return why;
-            }
-        }
-        return null;
+        return DeviceWeights.requireOneType(file, "the GPU attention", DeviceWeights.blk(b, "attn_q"),
+                DeviceWeights.blk(b, "attn_k"), DeviceWeights.blk(b, "attn_v"), DeviceWeights.blk(b, "attn_output"));
     }
 
     @Override
@@ -69,11 +65,13 @@ final class GqaDeviceAttention implements DeviceAttention {
     public void forward(int b, long xn, long xq, long x, DeviceKvCaches.Copy copy, long kvOut, long rope, int position,
                         long scores, int scoreStride) {
         Weights w = blocks.get(b);
-        kernels.qkv(w.q(), w.k(), w.v(), xq, dQkv);
+        kernels.qkv(w.q(), w.k(), w.v(), xn, xq, dQkv);
         kernels.qkNormRopeStore(dQkv, w.qNorm(), w.kNorm(), rope, copy.keys(b), copy.values(b), kvOut, heads, position);
         kernels.attention(dQkv, copy.keys(b), copy.values(b), valueWidth(), scores, scoreStride, dAtt, heads,
                 position + 1, scale);
-        kernels.quantize(dAtt, dAttQ, attWidth);
+        if (w.output().type() == GgmlType.Q8_0) {
+            kernels.quantize(dAtt, dAttQ, attWidth);
+        }
         kernels.matvec(w.output(), dAtt, dAttQ, x, 1f, true);
     }
 }

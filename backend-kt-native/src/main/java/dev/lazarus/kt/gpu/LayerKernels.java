@@ -53,6 +53,8 @@ final class LayerKernels {
     private final MemorySegment gateUp;
     private final MemorySegment mlaRopeStore;
     private final MemorySegment gemvHeads;
+    private final MemorySegment gateUpF32;
+    private final MemorySegment gateUpF16;
 
     LayerKernels(CudaDriver cu, MemorySegment module, MemorySegment stream, Arena arena) {
         this.cu = cu;
@@ -70,6 +72,8 @@ final class LayerKernels {
         this.gateUp = cu.function(module, "gate_up_silu_q8_0");
         this.mlaRopeStore = cu.function(module, "mla_rope_store");
         this.gemvHeads = cu.function(module, "gemv_q8_0_heads");
+        this.gateUpF32 = cu.function(module, "gate_up_silu_f32");
+        this.gateUpF16 = cu.function(module, "gate_up_silu_f16");
     }
 
     /** Whether {@link #matvec} takes matrices of {@code type}. */
@@ -83,27 +87,46 @@ final class LayerKernels {
     }
 
     /**
-     * {@code y = m · x} ({@code x}: f32 at {@code x}, its Q8_0 form at {@code xq}); a Q8_0 matrix may add
-     * {@code alpha · m · x} to {@code y} instead ({@code accumulate}).
+     * {@code y = m · x}, or {@code y += alpha · m · x} with {@code accumulate} ({@code x}: f32 at {@code x}, its
+     * Q8_0 form at {@code xq}, which only a Q8_0 matrix reads).
      */
     void matvec(DeviceMatrix m, long x, long xq, long y, float alpha, boolean accumulate) {
-        if (m.type() == GgmlType.Q8_0) {
-            launch(gemvQ8, rowBlocks(m.rows()), ROW_THREADS, args.begin().ptr(m.data()).ptr(xq).ptr(y).i32(m.rows())
-                    .i32(m.cols()).f32(alpha).i32(accumulate ? 1 : 0));
-            return;
+        if (!supports(m.type())) {
+            throw new IllegalArgumentException("no GPU matvec for " + m.type());
         }
-        if (accumulate || alpha != 1f || !supports(m.type())) {
-            throw new IllegalArgumentException("no GPU matvec for " + m.type() + (accumulate ? " accumulating" : ""));
-        }
-        launch(m.type() == GgmlType.F32 ? gemvF32 : gemvF16, rowBlocks(m.rows()), ROW_THREADS,
-                args.begin().ptr(m.data()).ptr(x).ptr(y).i32(m.rows()).i32(m.cols()));
+        boolean q8 = m.type() == GgmlType.Q8_0;
+        MemorySegment kernel = q8 ? gemvQ8 : m.type() == GgmlType.F32 ? gemvF32 : gemvF16;
+        launch(kernel, rowBlocks(m.rows()), ROW_THREADS, args.begin().ptr(m.data()).ptr(q8 ? xq : x).ptr(y)
+                .i32(m.rows()).i32(m.cols()).f32(alpha).i32(accumulate ? 1 : 0));
     }
 
-    /** {@code y = [q · x | k · x | v · x]} for Q8_0 projections in one launch. */
-    void qkv(DeviceMatrix q, DeviceMatrix k, DeviceMatrix v, long xq, long y) {
-        int rows = q.rows() + k.rows() + v.rows();
-        launch(gemv3Q8, rowBlocks(rows), ROW_THREADS, args.begin().ptr(q.data()).ptr(k.data()).ptr(v.data())
-                .i32(q.rows()).i32(k.rows()).i32(v.rows()).ptr(xq).ptr(y).i32(q.cols()));
+    /**
+     * {@code y = [q · x | k · x | v · x]}: one launch for Q8_0 projections, three otherwise (F32, F16; the
+     * three of one block share a type).
+     */
+    void qkv(DeviceMatrix q, DeviceMatrix k, DeviceMatrix v, long x, long xq, long y) {
+        if (q.type() == GgmlType.Q8_0 && k.type() == GgmlType.Q8_0 && v.type() == GgmlType.Q8_0) {
+            int rows = q.rows() + k.rows() + v.rows();
+            launch(gemv3Q8, rowBlocks(rows), ROW_THREADS, args.begin().ptr(q.data()).ptr(k.data()).ptr(v.data())
+                    .i32(q.rows()).i32(k.rows()).i32(v.rows()).ptr(xq).ptr(y).i32(q.cols()));
+            return;
+        }
+        matvec(q, x, xq, y, 1f, false);
+        matvec(k, x, xq, y + 4L * q.rows(), 1f, false);
+        matvec(v, x, xq, y + 4L * (q.rows() + k.rows()), 1f, false);
+    }
+
+    /**
+     * {@code h = silu(gate · x) * (up · x)} for one token: Q8_0 matrices read {@code xq}, F32 and F16 ones the
+     * f32 {@code x}; {@code gate} and {@code up} share a type.
+     */
+    void gateUpSilu(DeviceMatrix gate, DeviceMatrix up, long x, long xq, long h) {
+        if (gate.type() == GgmlType.Q8_0) {
+            gateUpSilu(gate.data(), up.data(), xq, h, gate.rows(), gate.cols());
+            return;
+        }
+        launch(gate.type() == GgmlType.F32 ? gateUpF32 : gateUpF16, rowBlocks(gate.rows()), ROW_THREADS,
+                args.begin().ptr(gate.data()).ptr(up.data()).ptr(x).ptr(h).i32(gate.rows()).i32(gate.cols()));
     }
 
     /** QK-norm (weights 0: none), rope from the cos/sin table at {@code rope}, K and V stored at {@code position}. */

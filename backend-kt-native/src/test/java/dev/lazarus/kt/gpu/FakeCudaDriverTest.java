@@ -3,6 +3,7 @@ package dev.lazarus.kt.gpu;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
+import dev.lazarus.kt.gguf.GgmlType;
 import dev.lazarus.kt.synthetic.SyntheticModels;
 import java.io.IOException;
 import java.lang.foreign.Arena;
@@ -105,13 +106,14 @@ class FakeCudaDriverTest {
 
     /**
      * deepseek2 on the layer path: latent attention (q LoRA, split k_b/v_b, YaRN), the leading dense block and
-     * the shared expert on the "GPU", sigmoid group routing on the host; and a dense llama, which makes no
-     * round trip per block.
+     * the shared expert on the "GPU", sigmoid group routing on the host; a dense llama, which makes no round
+     * trip per block, in Q8_0 and F16; and F32 attention, router and head (qwen3moe, its experts on the CPU).
      */
     @ParameterizedTest
-    @ValueSource(strings = {"tinyDeepseek2:0.0", "tinyDeepseek2:0.5", "tinyDeepseek2-lite:0.5", "tinyLlama:0.0"})
-    void theLayerPathComputesDeepseek2AndDenseModelsLikeTheCpu(String modelAndShare) throws Throwable {
-        String[] parts = modelAndShare.split(":");
+    @ValueSource(strings = {"tinyDeepseek2:0.0:Q8_0", "tinyDeepseek2:0.5:Q8_0", "tinyDeepseek2-lite:0.5:Q8_0",
+                            "tinyLlama:0.0:Q8_0", "tinyLlama:0.0:F16", "tinyQwen3Moe:0.0:F32"})
+    void theLayerPathComputesDeepseek2DenseAndFloatModelsLikeTheCpu(String modelShareType) throws Throwable {
+        String[] parts = modelShareType.split(":");
         double share = Double.parseDouble(parts[1]);
         Path kernels = Files.writeString(dir.resolve("kernels.ptx"), "// fake module: the fake driver ignores it\n");
         SyntheticModels.Spec spec = SyntheticModels.preset(parts[0].replace("-lite", ""));
@@ -120,7 +122,7 @@ class FakeCudaDriverTest {
             spec = spec.withMla(new SyntheticModels.Mla(0, m.kvLoraRank(), m.qkNopeDim(), m.qkRopeDim(), m.vHeadDim(),
                     m.splitKvB())).withName("tiny-deepseek2-lite");
         }
-        Path model = GpuParityCheck.tinyModel(spec, dir);
+        Path model = GpuParityCheck.tinyModel(spec, GgmlType.valueOf(parts[2]), dir);
         GpuParityCheck.Result r = GpuParityCheck.run(model, kernels, share, 6, true);
         assertThat(r.layers()).isTrue();
         assertThat(r.gpuExperts() > 0).isEqualTo(share > 0);

@@ -32,8 +32,9 @@ class GpuLayerPathSupportTest {
         assertThat(unsupported(SyntheticModels.tinyDeepseek2().withWeightType(GgmlType.Q8_0))).isNull();
         assertThat(unsupported(SyntheticModels.tinyQwen3().withWeightType(GgmlType.Q8_0))).isNull();
         assertThat(unsupported(SyntheticModels.tinyLlama().withWeightType(GgmlType.Q8_0))).isNull();
-        assertThat(unsupported(SyntheticModels.tinyQwen3Moe())).contains("attn_q").contains("F32").contains("Q8_0");
-        assertThat(unsupported(SyntheticModels.tinyDeepseek2())).contains("F32").contains("Q8_0");
+        assertThat(unsupported(SyntheticModels.tinyQwen3Moe())).isNull(); // F32
+        assertThat(unsupported(SyntheticModels.tinyLlama().withWeightType(GgmlType.F16))).isNull();
+        assertThat(unsupported(SyntheticModels.tinyDeepseek2())).contains("attn_q_a").contains("F32").contains("Q8_0");
         SyntheticModels.Spec fused = SyntheticModels.tinyDeepseek2().withWeightType(GgmlType.Q8_0);
         fused = fused.withMla(fused.mla().withSplitKvB(false)).withName("fused-kv-b");
         assertThat(unsupported(fused)).contains("attn_kv_b");
