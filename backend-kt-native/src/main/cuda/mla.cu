@@ -1,8 +1,11 @@
-// Multi-head latent attention (deepseek2) kernels of the GPU layer path, in the absorbed form the CPU path's
-// model.LatentAttention uses when the GGUF has attn_k_b / attn_v_b: the cache row of a position is
+// Multi-head latent attention (deepseek2) kernels of the GPU layer path, in both forms of the CPU path's
+// model.LatentAttention. Absorbed (GGUFs with attn_k_b / attn_v_b): the cache row of a position is
 // [normed latent (kvLora) | rotated key (ropeDims)], shared by all heads; each head's query is mapped into
 // latent space (k_b · q_nope), attends over the rows with the latent itself as the values (layers.cu's
 // attention kernel, vStride = the row width) and the attended latent is decompressed per head (v_b).
+// Decompressed (a fused attn_kv_b): the normed latent is expanded by kv_b into per-head key and value parts,
+// each head's key completed by the shared rotated key part (mla_kv_expand_store), then plain multi-head
+// attention.
 
 #include "common.cuh"
 
@@ -16,14 +19,16 @@ __device__ __forceinline__ void rope_pair(float* x, int i, int pairs, int neox, 
     x[i1] = fmaf(x0, s, x1 * c);
 }
 
-// Blocks 0..heads-1: head h's rope part of q (at h * keyDim + nope, ropeDims wide) rotated into the tail of
-// its latent-space query, fullQ[h * (kvLora + ropeDims) + kvLora ...]. Block `heads`: the kv_a projection
-// [latent | key rope part] at kvpe: key part rotated, latent RMS-normed by kvNorm (the CPU's order: rotate,
-// then norm; the two parts are disjoint), the row stored at `position` of the F16 cache and, F16-rounded,
-// in kvOut (what the host cache gets). blockDim.x a multiple of 32, kvLora + ropeDims <= 1024.
-extern "C" __global__ void mla_rope_store(const float* __restrict__ q, const float* __restrict__ kvpe,
+// Blocks 0..heads-1: head h's rope part of q (at h * keyDim + nope, ropeDims wide) rotated into
+// qOut[h * qOutStride + qOutOffset ...]: the tail of its latent-space query (absorbed: stride kvLora +
+// ropeDims, offset kvLora) or in place (decompressed: qOut = q, stride keyDim, offset nope). Block `heads`:
+// the kv_a projection [latent | key rope part] at kvpe: key part rotated, latent RMS-normed by kvNorm (the
+// CPU's order: rotate, then norm; the two parts are disjoint); the row is stored at `position` of the F16
+// cache and, F16-rounded, in kvOut (what the host cache gets), or, without a cache (decompressed), only in
+// kvOut and unrounded, as the CPU hands it to kv_b. blockDim.x a multiple of 32, kvLora + ropeDims <= 1024.
+extern "C" __global__ void mla_rope_store(const float* q, const float* __restrict__ kvpe,
                                           const float* __restrict__ kvNorm, const float* __restrict__ rope,
-                                          float* __restrict__ fullQ, __half* __restrict__ cache,
+                                          float* qOut, int qOutStride, int qOutOffset, __half* __restrict__ cache,
                                           float* __restrict__ kvOut, int heads, int keyDim, int nope, int kvLora,
                                           int ropeDims, int neox, int position, float eps) {
     __shared__ float row[1024];
@@ -34,7 +39,7 @@ extern "C" __global__ void mla_rope_store(const float* __restrict__ q, const flo
         __syncthreads();
         for (int i = tid; i < pairs; i += blockDim.x) rope_pair(row, i, pairs, neox, rope);
         __syncthreads();
-        for (int i = tid; i < ropeDims; i += blockDim.x) fullQ[b * width + kvLora + i] = row[i];
+        for (int i = tid; i < ropeDims; i += blockDim.x) qOut[b * qOutStride + qOutOffset + i] = row[i];
         return;
     }
     float ss = 0.0f;
@@ -49,9 +54,35 @@ extern "C" __global__ void mla_rope_store(const float* __restrict__ q, const flo
     __syncthreads();
     for (int i = tid; i < width; i += blockDim.x) {
         float v = i < kvLora ? row[i] * scale * kvNorm[i] : row[i];
+        if (cache == nullptr) {
+            kvOut[i] = v;
+            continue;
+        }
         __half h = __float2half_rn(v);
         cache[(long long)position * width + i] = h;
         kvOut[i] = __half2float(h);
+    }
+}
+
+// Decompressed MLA, one block per head h: from kv = kv_b · latent (per head nope key values, then valueDim
+// values) and the rotated key part at kvpe[kvLora ...], head h's key [nope part | rope part] and value are
+// stored at `position` of the F16 caches (keys heads × (nope + ropeDims), values heads × valueDim per
+// position) and, F16-rounded, in kvOut ([keys | values], the host cache's layout).
+extern "C" __global__ void mla_kv_expand_store(const float* __restrict__ kv, const float* __restrict__ kvpe,
+                                               __half* __restrict__ kCache, __half* __restrict__ vCache,
+                                               float* __restrict__ kvOut, int heads, int nope, int valueDim,
+                                               int kvLora, int ropeDims, int position) {
+    int h = blockIdx.x, keyDim = nope + ropeDims;
+    const float* src = kv + (long long)h * (nope + valueDim);
+    for (int i = threadIdx.x; i < keyDim; i += blockDim.x) {
+        __half k = __float2half_rn(i < nope ? src[i] : kvpe[kvLora + i - nope]);
+        kCache[(long long)position * heads * keyDim + h * keyDim + i] = k;
+        kvOut[h * keyDim + i] = __half2float(k);
+    }
+    for (int i = threadIdx.x; i < valueDim; i += blockDim.x) {
+        __half v = __float2half_rn(src[nope + i]);
+        vCache[(long long)position * heads * valueDim + h * valueDim + i] = v;
+        kvOut[heads * keyDim + h * valueDim + i] = __half2float(v);
     }
 }
 

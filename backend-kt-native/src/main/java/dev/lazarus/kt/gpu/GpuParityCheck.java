@@ -153,7 +153,7 @@ public final class GpuParityCheck {
 
     /**
      * {@code GpuParityCheck <kernels.ptx> [model.gguf]}: with a model, its experts-only and layer-path checks;
-     * without, tinyQwen3Moe's and tinyDeepseek2's (Q8_0), then the layer path on the dense tinyLlama (Q8_0, F16)
+     * without, tinyQwen3Moe's and tinyDeepseek2's (Q8_0; split k_b/v_b, then a fused kv_b), then the layer path on the dense tinyLlama (Q8_0, F16)
      * and on an F32 tinyQwen3Moe.
      */
     public static void main(String[] args) throws Exception {
@@ -170,6 +170,10 @@ public final class GpuParityCheck {
             ok = checkMoe(tinyModel(dir), kernels);
             System.out.println("-- tiny-deepseek2 (MLA, q LoRA, dense block 0, shared expert, sigmoid groups, YaRN)");
             ok &= checkMoe(tinyModel(SyntheticModels.tinyDeepseek2(), dir), kernels);
+            System.out.println("-- tiny-deepseek2 with a fused attn_kv_b (decompressed MLA)");
+            SyntheticModels.Spec ds = SyntheticModels.tinyDeepseek2();
+            ok &= checkMoe(tinyModel(ds.withMla(ds.mla().withSplitKvB(false)).withName("tiny-deepseek2-fused"), dir),
+                    kernels);
             System.out.println("-- tiny-llama (dense), Q8_0 then F16");
             for (GgmlType type : new GgmlType[] {GgmlType.Q8_0, GgmlType.F16}) {
                 Result r = run(tinyModel(SyntheticModels.tinyLlama(), type, dir), kernels, 0.0, 48, true);

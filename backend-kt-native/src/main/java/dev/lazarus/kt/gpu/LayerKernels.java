@@ -1,6 +1,7 @@
 package dev.lazarus.kt.gpu;
 
 import dev.lazarus.kt.gguf.GgmlType;
+import dev.lazarus.kt.model.MlaConfig;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 
@@ -54,6 +55,7 @@ final class LayerKernels {
     private final MemorySegment mlaRopeStore;
     private final MemorySegment gemvHeads;
     private final MemorySegment gateUpF32;
+    private final MemorySegment mlaKvExpand;
     private final MemorySegment gateUpF16;
 
     LayerKernels(CudaDriver cu, MemorySegment module, MemorySegment stream, Arena arena) {
@@ -73,6 +75,7 @@ final class LayerKernels {
         this.mlaRopeStore = cu.function(module, "mla_rope_store");
         this.gemvHeads = cu.function(module, "gemv_q8_0_heads");
         this.gateUpF32 = cu.function(module, "gate_up_silu_f32");
+        this.mlaKvExpand = cu.function(module, "mla_kv_expand_store");
         this.gateUpF16 = cu.function(module, "gate_up_silu_f16");
     }
 
@@ -150,14 +153,24 @@ final class LayerKernels {
     }
 
     /**
-     * MLA: the rope parts of the {@code heads} queries at {@code q} rotated into {@code fullQ}'s rows, the kv_a
-     * projection at {@code kvpe} rotated, normed and stored as the cache row at {@code position} (and in kvOut).
+     * MLA: the rope parts of the {@code heads} queries at {@code q} rotated into {@code qOut}'s rows
+     * ({@code qOutStride} floats apart, at {@code qOutOffset}), the kv_a projection at {@code kvpe} rotated and
+     * normed, stored as the cache row at {@code position} and F16-rounded in kvOut, or without a cache (0) only
+     * in kvOut, unrounded.
      */
-    void mlaRopeStore(long q, long kvpe, long kvNorm, long rope, long fullQ, long cache, long kvOut, int heads,
-                      int keyDim, int nope, int kvLora, int ropeDims, boolean neox, int position, float eps) {
-        launch(mlaRopeStore, heads + 1, NORM_THREADS, args.begin().ptr(q).ptr(kvpe).ptr(kvNorm).ptr(rope).ptr(fullQ)
-                .ptr(cache).ptr(kvOut).i32(heads).i32(keyDim).i32(nope).i32(kvLora).i32(ropeDims).i32(neox ? 1 : 0)
-                .i32(position).f32(eps));
+    void mlaRopeStore(long q, long kvpe, long kvNorm, long rope, long qOut, int qOutStride, int qOutOffset, long cache,
+                      long kvOut, int heads, MlaConfig mla, boolean neox, int position, float eps) {
+        launch(mlaRopeStore, heads + 1, NORM_THREADS, args.begin().ptr(q).ptr(kvpe).ptr(kvNorm).ptr(rope).ptr(qOut)
+                .i32(qOutStride).i32(qOutOffset).ptr(cache).ptr(kvOut).i32(heads).i32(mla.keyDim()).i32(mla.qkNopeDim())
+                .i32(mla.kvLoraRank()).i32(mla.qkRopeDim()).i32(neox ? 1 : 0).i32(position).f32(eps));
+    }
+
+    /** Decompressed MLA: per-head keys and values from kv_b's output {@code kv} and the rotated key part in {@code kvpe}. */
+    void mlaKvExpandStore(long kv, long kvpe, long kCache, long vCache, long kvOut, int heads, MlaConfig mla,
+                          int position) {
+        launch(mlaKvExpand, heads, NORM_THREADS, args.begin().ptr(kv).ptr(kvpe).ptr(kCache).ptr(vCache).ptr(kvOut)
+                .i32(heads).i32(mla.qkNopeDim()).i32(mla.valueDim()).i32(mla.kvLoraRank()).i32(mla.qkRopeDim())
+                .i32(position));
     }
 
     /**

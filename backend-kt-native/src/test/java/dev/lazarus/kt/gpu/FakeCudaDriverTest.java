@@ -105,22 +105,26 @@ class FakeCudaDriverTest {
     }
 
     /**
-     * deepseek2 on the layer path: latent attention (q LoRA, split k_b/v_b, YaRN), the leading dense block and
+     * deepseek2 on the layer path: latent attention (q LoRA or not, split k_b/v_b or fused kv_b, YaRN), the
+     * leading dense block and
      * the shared expert on the "GPU", sigmoid group routing on the host; a dense llama, which makes no round
      * trip per block, in Q8_0 and F16; and F32 attention, router and head (qwen3moe, its experts on the CPU).
      */
     @ParameterizedTest
     @ValueSource(strings = {"tinyDeepseek2:0.0:Q8_0", "tinyDeepseek2:0.5:Q8_0", "tinyDeepseek2-lite:0.5:Q8_0",
+                            "tinyDeepseek2-fused:0.5:Q8_0",
                             "tinyLlama:0.0:Q8_0", "tinyLlama:0.0:F16", "tinyQwen3Moe:0.0:F32"})
     void theLayerPathComputesDeepseek2DenseAndFloatModelsLikeTheCpu(String modelShareType) throws Throwable {
         String[] parts = modelShareType.split(":");
         double share = Double.parseDouble(parts[1]);
         Path kernels = Files.writeString(dir.resolve("kernels.ptx"), "// fake module: the fake driver ignores it\n");
-        SyntheticModels.Spec spec = SyntheticModels.preset(parts[0].replace("-lite", ""));
+        SyntheticModels.Spec spec = SyntheticModels.preset(parts[0].replaceAll("-.*", ""));
         if (parts[0].endsWith("-lite")) { // DeepSeek-V2-Lite's form: queries by one attn_q, no q LoRA
             SyntheticModels.Mla m = spec.mla();
             spec = spec.withMla(new SyntheticModels.Mla(0, m.kvLoraRank(), m.qkNopeDim(), m.qkRopeDim(), m.vHeadDim(),
                     m.splitKvB())).withName("tiny-deepseek2-lite");
+        } else if (parts[0].endsWith("-fused")) { // older conversions: one attn_kv_b, the decompressed layout
+            spec = spec.withMla(spec.mla().withSplitKvB(false)).withName("tiny-deepseek2-fused");
         }
         Path model = GpuParityCheck.tinyModel(spec, GgmlType.valueOf(parts[2]), dir);
         GpuParityCheck.Result r = GpuParityCheck.run(model, kernels, share, 6, true);

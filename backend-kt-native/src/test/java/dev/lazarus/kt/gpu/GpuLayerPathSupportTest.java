@@ -37,7 +37,10 @@ class GpuLayerPathSupportTest {
         assertThat(unsupported(SyntheticModels.tinyDeepseek2())).contains("attn_q_a").contains("F32").contains("Q8_0");
         SyntheticModels.Spec fused = SyntheticModels.tinyDeepseek2().withWeightType(GgmlType.Q8_0);
         fused = fused.withMla(fused.mla().withSplitKvB(false)).withName("fused-kv-b");
-        assertThat(unsupported(fused)).contains("attn_kv_b");
+        assertThat(unsupported(fused)).isNull();
+        SyntheticModels.Spec odd = SyntheticModels.tinyDeepseek2().withWeightType(GgmlType.Q8_0);
+        odd = odd.withMla(new SyntheticModels.Mla(128, 128, 48, 32, 64, true)).withName("odd-mla");
+        assertThat(unsupported(odd)).contains("MLA sizes");
     }
 
     @Test
