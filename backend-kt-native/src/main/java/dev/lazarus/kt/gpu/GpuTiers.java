@@ -51,7 +51,7 @@ public final class GpuTiers {
         }
         try {
             GpuLayerPath path = GpuLayerPath.install(model, file, placement, cuda, sequences);
-            LOG.log(Level.INFO, "GPU layer path on {0}: {1} MiB of attention, norm, router and head weights",
+            LOG.log(Level.INFO, "GPU layer path on {0}: {1} MiB of attention, norm, router, dense FFN and head weights",
                     cuda.describe(), path.weightBytes() >> 20);
             return Optional.of(path);
         } catch (IllegalArgumentException e) {
