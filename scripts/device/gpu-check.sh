@@ -11,7 +11,8 @@
 # Steps: (a) nvcc compiles backend-kt-native/src/main/cuda/kernels.cu (which includes the other .cu files) to
 # one PTX module for sm_90 (SM_ARCH overrides); (b) GpuParityCheck compares logits of a tiny qwen3moe (Q8_0)
 # against the CPU path: 100 % and 30 % of the expert bytes on the GPU, then the GPU layer path (attention,
-# norms, router on the GPU) with 0 %, 30 % and 100 %; exit 1 on a mismatch; (c) SyntheticModelsMain writes
+# norms, router on the GPU) with 0 %, 30 % and 100 %; the same for a tiny deepseek2 (latent attention, dense
+# block, shared expert), then the layer path on a dense tiny llama; exit 1 on a mismatch; (c) SyntheticModelsMain writes
 # benchQwen3Moe (Q8_0) and GpuDecodeBenchmark prints decode tok/s for all experts on the CPU against 10 % and
 # 30 % of the expert bytes on the GPU, uniform against dynamic placement, without and with the GPU layer path
 # (configs named layers-...), with the GPU hit rate on expert bytes. --model names the synthetic preset
@@ -67,7 +68,7 @@ if [ "$GPU" != off ]; then
   NVCC=$(command -v nvcc || echo /usr/local/cuda/bin/nvcc)
   [ -x "$NVCC" ] || { echo "nvcc not found (PATH or /usr/local/cuda/bin)" >&2; exit 3; }
   "$NVCC" --version | tail -1
-  # one module: kernels.cu includes experts.cu and layers.cu
+  # one module: kernels.cu includes experts.cu, layers.cu and mla.cu
   "$NVCC" -ptx -O3 -arch="${SM_ARCH:-sm_90}" -o "$KERNELS" backend-kt-native/src/main/cuda/kernels.cu
   command -v nvidia-smi >/dev/null && nvidia-smi --query-gpu=name,memory.total,driver_version --format=csv,noheader
 

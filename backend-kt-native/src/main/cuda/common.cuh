@@ -49,3 +49,22 @@ __device__ __forceinline__ float row_dot(const uint8_t* __restrict__ w, const ui
     return warp_sum(acc);
 }
 
+
+// ggml_v_expf, the polynomial exp of llama.cpp's AVX-512 CPU loops, step for step (the CPU path's
+// model.GgmlExp.vexp): rows of n values take it for i < n rounded down to 16 and expf for the tail, so SiLU
+// and softmax round like the CPU path and a Q8_0 re-quantization of their output rarely lands elsewhere.
+__device__ __forceinline__ float ggml_vexpf(float x) {
+    const float shift = 0x1.8p23f;
+    float z = fmaf(x, 0x1.715476p+0f, shift);
+    float n = z - shift;
+    float b = fmaf(-n, 0x1.7f7d1cp-20f, fmaf(-n, 0x1.62e4p-1f, x));
+    if (fabsf(n) > 192.0f) return n <= 0.0f ? 0.0f : __int_as_float(0x7f800000);
+    float u = b * b;
+    float j = fmaf(fmaf(fmaf(0x1.0e4020p-7f, b, 0x1.573e2ep-5f), u, fmaf(0x1.555e66p-3f, b, 0x1.fffdb6p-2f)), u,
+                   fmaf(0x1.ffffecp-1f, b, 1.0f));
+    return ldexpf(j, (int)n);
+}
+
+__device__ __forceinline__ float ggml_expf(float x, int i, int n) {
+    return i < (n & -16) ? ggml_vexpf(x) : expf(x);
+}

@@ -32,7 +32,7 @@ extern "C" __global__ void gate_up_silu_q8_0(const uint8_t* __restrict__ gate, c
     float g = row_dot(gate + r * rowBytes, x, blocks);
     float u = row_dot(up + r * rowBytes, x, blocks);
     if ((threadIdx.x & 31) == 0) {
-        h[(long long)t * rows + r] = g / (1.0f + expf(-g)) * u;
+        h[(long long)t * rows + r] = g / (1.0f + ggml_expf(0.0f - g, r, rows)) * u;
     }
 }
 

@@ -2,3 +2,4 @@
 // together by scripts/device/gpu-check.sh (nvcc -ptx -arch=sm_90 -O3 kernels.cu -o kernels.ptx).
 #include "experts.cu"
 #include "layers.cu"
+#include "mla.cu"

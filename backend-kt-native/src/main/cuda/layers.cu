@@ -93,28 +93,61 @@ extern "C" __global__ void gemv3_q8_0(const uint8_t* __restrict__ w0, const uint
     }
 }
 
-// y[r] = w_r . x for F32 weights (the router, an F32 head): one warp per row.
-extern "C" __global__ void gemv_f32(const float* __restrict__ w, const float* __restrict__ x, float* __restrict__ y,
-                                    int rows, int cols) {
-    int r = blockIdx.x * WARPS + (threadIdx.x >> 5);
-    if (r >= rows) return;
-    const float* row = w + (long long)r * cols;
+__device__ __forceinline__ float weight_value(float w) { return w; }
+__device__ __forceinline__ float weight_value(__half w) { return __half2float(w); }
+// The activation as the CPU meets each weight type: F16 weights see it rounded to F16 (ggml's vec_dot_f16).
+__device__ __forceinline__ float activation_value(float x, const float*) { return x; }
+__device__ __forceinline__ float activation_value(float x, const __half*) { return __half2float(__float2half_rn(x)); }
+
+// Dot product of one F32 or F16 row with an f32 activation, by a whole warp.
+template <typename T>
+__device__ __forceinline__ float float_row_dot(const T* __restrict__ row, const float* __restrict__ x, int cols) {
     float acc = 0.0f;
-    for (int i = threadIdx.x & 31; i < cols; i += 32) acc += row[i] * x[i];
-    acc = warp_sum(acc);
-    if ((threadIdx.x & 31) == 0) y[r] = acc;
+    for (int i = threadIdx.x & 31; i < cols; i += 32) acc += weight_value(row[i]) * activation_value(x[i], row);
+    return warp_sum(acc);
 }
 
-// y[r] = w_r . x for F16 weights: one warp per row.
-extern "C" __global__ void gemv_f16(const __half* __restrict__ w, const float* __restrict__ x, float* __restrict__ y,
-                                    int rows, int cols) {
+template <typename T>
+__device__ __forceinline__ void gemv_float(const T* __restrict__ w, const float* __restrict__ x, float* __restrict__ y,
+                                           int rows, int cols, float alpha, int accumulate) {
     int r = blockIdx.x * WARPS + (threadIdx.x >> 5);
     if (r >= rows) return;
-    const __half* row = w + (long long)r * cols;
-    float acc = 0.0f;
-    for (int i = threadIdx.x & 31; i < cols; i += 32) acc += __half2float(row[i]) * x[i];
-    acc = warp_sum(acc);
-    if ((threadIdx.x & 31) == 0) y[r] = acc;
+    float v = float_row_dot(w + (long long)r * cols, x, cols);
+    if ((threadIdx.x & 31) == 0) y[r] = accumulate ? y[r] + alpha * v : alpha * v;
+}
+
+// y[r] = (accumulate ? y[r] : 0) + alpha * (w_r . x) for F32 weights (router, head, attention of F32 files):
+// one warp per row.
+extern "C" __global__ void gemv_f32(const float* __restrict__ w, const float* __restrict__ x, float* __restrict__ y,
+                                    int rows, int cols, float alpha, int accumulate) {
+    gemv_float(w, x, y, rows, cols, alpha, accumulate);
+}
+
+// The same for F16 weights.
+extern "C" __global__ void gemv_f16(const __half* __restrict__ w, const float* __restrict__ x, float* __restrict__ y,
+                                    int rows, int cols, float alpha, int accumulate) {
+    gemv_float(w, x, y, rows, cols, alpha, accumulate);
+}
+
+// h[r] = silu(gate_r . x) * (up_r . x) for a dense FFN of F32 or F16 weights (experts.cu has the Q8_0 one).
+template <typename T>
+__device__ __forceinline__ void gate_up_silu_float(const T* __restrict__ gate, const T* __restrict__ up,
+                                                   const float* __restrict__ x, float* __restrict__ h, int rows, int cols) {
+    int r = blockIdx.x * WARPS + (threadIdx.x >> 5);
+    if (r >= rows) return;
+    float g = float_row_dot(gate + (long long)r * cols, x, cols);
+    float u = float_row_dot(up + (long long)r * cols, x, cols);
+    if ((threadIdx.x & 31) == 0) h[r] = g / (1.0f + ggml_expf(0.0f - g, r, rows)) * u;
+}
+
+extern "C" __global__ void gate_up_silu_f32(const float* __restrict__ gate, const float* __restrict__ up,
+                                            const float* __restrict__ x, float* __restrict__ h, int rows, int cols) {
+    gate_up_silu_float(gate, up, x, h, rows, cols);
+}
+
+extern "C" __global__ void gate_up_silu_f16(const __half* __restrict__ gate, const __half* __restrict__ up,
+                                            const float* __restrict__ x, float* __restrict__ h, int rows, int cols) {
+    gate_up_silu_float(gate, up, x, h, rows, cols);
 }
 
 // One block per head of the projected [q heads | k heads | v heads]: q and k heads RMS-normed per head
@@ -178,18 +211,21 @@ extern "C" __global__ void qk_norm_rope_store(float* __restrict__ qkv, const flo
 
 // One block of ATT_THREADS threads per query head h (grouped: kv head h / (heads / kvHeads)): scores of the
 // F16-rounded query against cached keys 0..positions-1 (a warp per position), scaled softmax, probabilities
-// rounded to F16, then out[d] = sum_t p_t * v_t[d] by ATT_THREADS / valueDim groups of positions. scores holds
-// scoreStride floats per head (>= positions). headDim <= 512, valueDim <= ATT_THREADS.
+// rounded to F16, then out[d] = sum_t p_t * v_t[d], value dimensions in chunks of at most ATT_THREADS, each
+// chunk by ATT_THREADS / chunk groups of positions. Position t's keys of kv head g start at
+// t * kvHeads * headDim + g * headDim, its values at t * vStride + g * valueDim (vStride: kvHeads * valueDim for
+// a separate value cache; MLA passes the latent cache as both, vStride its row width). scores holds
+// scoreStride floats per head (>= positions). headDim <= 1024.
 extern "C" __global__ void attention(const float* __restrict__ q, const __half* __restrict__ kCache,
                                      const __half* __restrict__ vCache, float* __restrict__ scores, int scoreStride,
                                      float* __restrict__ out, int heads, int kvHeads, int headDim, int valueDim,
-                                     int positions, float scale) {
-    __shared__ float qh[512];
+                                     int vStride, int positions, float scale) {
+    __shared__ float qh[1024];
     __shared__ float red[32];
     __shared__ float part[ATT_THREADS];
     int h = blockIdx.x, tid = threadIdx.x, lane = tid & 31, warp = tid >> 5, warps = blockDim.x >> 5;
     int kvh = h / (heads / kvHeads);
-    int kw = kvHeads * headDim, vw = kvHeads * valueDim;
+    int kw = kvHeads * headDim;
     for (int i = tid; i < headDim; i += blockDim.x) qh[i] = __half2float(__float2half_rn(q[h * headDim + i]));
     __syncthreads();
     float* s = scores + (long long)h * scoreStride;
@@ -205,7 +241,7 @@ extern "C" __global__ void attention(const float* __restrict__ q, const __half* 
     float top = block_max(localMax, red); // its barriers also publish the scores written above
     float sum = 0.0f;
     for (int t = tid; t < positions; t += blockDim.x) {
-        float e = expf(s[t] - top);
+        float e = ggml_vexpf(s[t] - top); // the CPU softmax pads rows to whole vector chunks: all lanes
         s[t] = e;
         sum += e;
     }
@@ -213,19 +249,23 @@ extern "C" __global__ void attention(const float* __restrict__ q, const __half* 
     float inv = 1.0f / sum;
     for (int t = tid; t < positions; t += blockDim.x) s[t] = __half2float(__float2half_rn(s[t] * inv));
     __syncthreads();
-    int groups = blockDim.x / valueDim;
-    int g = tid / valueDim, d = tid % valueDim;
-    float acc = 0.0f;
-    if (g < groups) {
-        const __half* v = vCache + kvh * valueDim + d;
-        for (int t = g; t < positions; t += groups) acc += s[t] * __half2float(v[(long long)t * vw]);
-    }
-    part[tid] = acc;
-    __syncthreads();
-    if (tid < valueDim) {
-        float total = 0.0f;
-        for (int j = 0; j < groups; j++) total += part[j * valueDim + tid];
-        out[h * valueDim + tid] = total;
+    for (int d0 = 0; d0 < valueDim; d0 += blockDim.x) {
+        int chunk = valueDim - d0 < (int)blockDim.x ? valueDim - d0 : (int)blockDim.x;
+        int groups = blockDim.x / chunk;
+        int g = tid / chunk, d = d0 + tid % chunk;
+        float acc = 0.0f;
+        if (g < groups) {
+            const __half* v = vCache + kvh * valueDim + d;
+            for (int t = g; t < positions; t += groups) acc += s[t] * __half2float(v[(long long)t * vStride]);
+        }
+        part[tid] = acc;
+        __syncthreads();
+        if (tid < chunk) {
+            float total = 0.0f;
+            for (int j = 0; j < groups; j++) total += part[j * chunk + tid];
+            out[h * valueDim + d0 + tid] = total;
+        }
+        __syncthreads(); // part is refilled by the next chunk
     }
 }
 

@@ -130,7 +130,9 @@ static int module_token;
 static thread_local void *current;
 static long live_allocations;
 static const char *KERNELS[] = {"quantize_q8_0", "gate_up_silu_q8_0", "gemv_q8_0", "rmsnorm_q8", "gemv_q8_0_acc",
-                                "gemv3_q8_0", "gemv_f32", "gemv_f16", "qk_norm_rope_store", "attention", "add_f32"};
+                                "gemv3_q8_0", "gemv_f32", "gemv_f16", "qk_norm_rope_store", "attention", "add_f32",
+                                "mla_rope_store", "gemv_q8_0_heads", "gate_up_silu_f32", "gate_up_silu_f16",
+                                "mla_kv_expand_store"};
 
 #define NEED_CONTEXT() do { if (current != &context_token) return INVALID_CONTEXT; } while (0)
 #define ARG(type, i) (*(type *)params[i])
@@ -215,9 +217,15 @@ CUresult cuLaunchKernel(void *f, unsigned gx, unsigned gy, unsigned gz, unsigned
                        ARG(int, 4), ARG(int, 5), ARG(const uint8_t *, 6), ARG(float *, 7), ARG(int, 8));
         };
     } else if (k == KERNELS[6]) {
-        body = [&] { gemv_f32(ARG(const float *, 0), ARG(const float *, 1), ARG(float *, 2), ARG(int, 3), ARG(int, 4)); };
+        body = [&] {
+            gemv_f32(ARG(const float *, 0), ARG(const float *, 1), ARG(float *, 2), ARG(int, 3), ARG(int, 4),
+                     ARG(float, 5), ARG(int, 6));
+        };
     } else if (k == KERNELS[7]) {
-        body = [&] { gemv_f16(ARG(const __half *, 0), ARG(const float *, 1), ARG(float *, 2), ARG(int, 3), ARG(int, 4)); };
+        body = [&] {
+            gemv_f16(ARG(const __half *, 0), ARG(const float *, 1), ARG(float *, 2), ARG(int, 3), ARG(int, 4),
+                     ARG(float, 5), ARG(int, 6));
+        };
     } else if (k == KERNELS[8]) {
         body = [&] {
             qk_norm_rope_store(ARG(float *, 0), ARG(const float *, 1), ARG(const float *, 2), ARG(const float *, 3),
@@ -228,10 +236,38 @@ CUresult cuLaunchKernel(void *f, unsigned gx, unsigned gy, unsigned gz, unsigned
         body = [&] {
             attention(ARG(const float *, 0), ARG(const __half *, 1), ARG(const __half *, 2), ARG(float *, 3),
                       ARG(int, 4), ARG(float *, 5), ARG(int, 6), ARG(int, 7), ARG(int, 8), ARG(int, 9), ARG(int, 10),
-                      ARG(float, 11));
+                      ARG(int, 11), ARG(float, 12));
         };
     } else if (k == KERNELS[10]) {
         body = [&] { add_f32(ARG(float *, 0), ARG(const float *, 1), ARG(int, 2)); };
+    } else if (k == KERNELS[11]) {
+        body = [&] {
+            mla_rope_store(ARG(const float *, 0), ARG(const float *, 1), ARG(const float *, 2), ARG(const float *, 3),
+                           ARG(float *, 4), ARG(int, 5), ARG(int, 6), ARG(__half *, 7), ARG(float *, 8), ARG(int, 9),
+                           ARG(int, 10), ARG(int, 11), ARG(int, 12), ARG(int, 13), ARG(int, 14), ARG(int, 15),
+                           ARG(float, 16));
+        };
+    } else if (k == KERNELS[12]) {
+        body = [&] {
+            gemv_q8_0_heads(ARG(const uint8_t *, 0), ARG(const uint8_t *, 1), ARG(long long, 2), ARG(float *, 3),
+                            ARG(int, 4), ARG(int, 5), ARG(int, 6));
+        };
+    } else if (k == KERNELS[13]) {
+        body = [&] {
+            gate_up_silu_f32(ARG(const float *, 0), ARG(const float *, 1), ARG(const float *, 2), ARG(float *, 3),
+                             ARG(int, 4), ARG(int, 5));
+        };
+    } else if (k == KERNELS[15]) {
+        body = [&] {
+            mla_kv_expand_store(ARG(const float *, 0), ARG(const float *, 1), ARG(__half *, 2), ARG(__half *, 3),
+                                ARG(float *, 4), ARG(int, 5), ARG(int, 6), ARG(int, 7), ARG(int, 8), ARG(int, 9),
+                                ARG(int, 10));
+        };
+    } else if (k == KERNELS[14]) {
+        body = [&] {
+            gate_up_silu_f16(ARG(const __half *, 0), ARG(const __half *, 1), ARG(const float *, 2), ARG(float *, 3),
+                             ARG(int, 4), ARG(int, 5));
+        };
     } else {
         return INVALID_VALUE;
     }

@@ -132,7 +132,7 @@ final class DeviceKvCaches implements AutoCloseable {
     /** Positions {@code [from, to)} of every block from the host cache (already F16-rounded floats) to F16. */
     private void upload(KvCache cache, Copy copy, int from, int to) {
         try (Arena a = Arena.ofConfined()) {
-            MemorySegment halves = a.allocate(2L * (to - from) * Math.max(keyWidth, valueWidth), 2);
+            MemorySegment halves = a.allocate(Math.max(2, 2L * (to - from) * Math.max(keyWidth, valueWidth)), 2);
             for (int b = 0; b < blocks; b++) {
                 copyHalves(cache.keys(b), keyWidth, from, to, halves, copy.keys(b));
                 copyHalves(cache.values(b), valueWidth, from, to, halves, copy.values(b));
@@ -141,6 +141,9 @@ final class DeviceKvCaches implements AutoCloseable {
     }
 
     private void copyHalves(float[] src, int width, int from, int to, MemorySegment halves, long device) {
+        if (width == 0) {
+            return; // values that are a view of the keys (latent attention)
+        }
         int n = (to - from) * width;
         for (int i = 0; i < n; i++) {
             halves.setAtIndex(JAVA_SHORT, i, Float.floatToFloat16(src[from * width + i]));

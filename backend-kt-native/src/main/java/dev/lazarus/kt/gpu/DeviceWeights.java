@@ -10,15 +10,26 @@ import java.util.List;
 
 /**
  * Every weight the GPU layer path reads besides the routed experts, copied once from the mapped GGUF into
- * device memory in its stored layout: per block the norms, the attention projections and the router; the
- * output norm and head. Knows llama.cpp's tensor names for grouped-query attention blocks with routed
- * experts (qwen3moe, Mixtral-style llama); {@link #unsupported} says why another model cannot take this path.
+ * device memory in its stored layout: per block the norms, the router and the dense SwiGLU (a dense FFN or a
+ * shared expert), the output norm and head here; the attention weights through {@link #matrix} and
+ * {@link #vector} by the attention's own loader ({@link GqaDeviceAttention}, {@link MlaDeviceAttention}), so
+ * that everything is freed together. {@link #unsupported} says why a model cannot take this path.
  */
 final class DeviceWeights implements AutoCloseable {
 
-    /** One block's weights on the device; {@code qNorm}, {@code kNorm} are 0 without QK-norm. */
-    record Block(long attnNorm, DeviceMatrix q, DeviceMatrix k, DeviceMatrix v, DeviceMatrix output, long qNorm,
-                 long kNorm, long ffnNorm, DeviceMatrix router) {}
+    /** A SwiGLU network on the device: {@code gate}, {@code up}: hidden × dim; {@code down}: dim × hidden. */
+    record SwiGluMatrices(DeviceMatrix gate, DeviceMatrix up, DeviceMatrix down) {
+        int hidden() {
+            return gate.rows();
+        }
+    }
+
+    /**
+     * One block's norms and FFN weights. {@code router} null: a dense FFN block, {@code ffn} is that FFN;
+     * otherwise a routed-experts block and {@code ffn} its shared expert (added with weight 1, as the CPU's
+     * MoeFeedForward adds it) or null.
+     */
+    record Block(long attnNorm, long ffnNorm, DeviceMatrix router, SwiGluMatrices ffn) {}
 
     private final CudaDriver cu;
     private final MemorySegment stream;
@@ -35,9 +46,12 @@ final class DeviceWeights implements AutoCloseable {
         this.file = file;
         try {
             for (int b = 0; b < config.blockCount(); b++) {
-                blocks.add(new Block(vector(blk(b, "attn_norm")), matrix(blk(b, "attn_q")), matrix(blk(b, "attn_k")),
-                        matrix(blk(b, "attn_v")), matrix(blk(b, "attn_output")), optionalVector(blk(b, "attn_q_norm")),
-                        optionalVector(blk(b, "attn_k_norm")), vector(blk(b, "ffn_norm")), matrix(blk(b, "ffn_gate_inp"))));
+                boolean routed = hasRouter(file, b);
+                SwiGluMatrices ffn = routed
+                        ? (hasSharedExpert(file, b) ? swiGlu(b, "_shexp") : null)
+                        : swiGlu(b, "");
+                blocks.add(new Block(vector(blk(b, "attn_norm")), vector(blk(b, "ffn_norm")),
+                        routed ? matrix(blk(b, "ffn_gate_inp")) : null, ffn));
             }
             outputNorm = vector("output_norm.weight");
             output = matrix(file.findTensor("output.weight").isPresent() ? "output.weight" : "token_embd.weight");
@@ -50,33 +64,60 @@ final class DeviceWeights implements AutoCloseable {
 
     /** Why {@code file} cannot run on the GPU layer path, or null when it can. */
     static String unsupported(GgufFile file, ModelConfig config) {
-        if (config.mla() != null) {
-            return "latent attention (MLA) has no GPU kernels";
-        }
-        if (config.moe() == null) {
-            return "dense models have no expert placement";
-        }
         for (int b = 0; b < config.blockCount(); b++) {
-            if (file.findTensor(blk(b, "ffn_gate_inp")).isEmpty()) {
-                return "block " + b + " has a dense FFN";
+            String why = config.mla() != null ? MlaDeviceAttention.unsupported(file, config, b)
+                    : GqaDeviceAttention.unsupported(file, b);
+            if (why != null) {
+                return why;
             }
-            if (file.findTensor(blk(b, "ffn_gate_shexp")).isPresent()) {
-                return "shared experts have no GPU path yet";
-            }
-            for (String m : List.of("attn_q", "attn_k", "attn_v", "attn_output")) {
-                GgmlType t = file.tensor(blk(b, m)).type();
-                if (t != GgmlType.Q8_0) {
-                    return blk(b, m) + " is " + t + " (the GPU attention takes Q8_0)";
+            if (hasRouter(file, b)) {
+                GgmlType router = file.tensor(blk(b, "ffn_gate_inp")).type();
+                if (!LayerKernels.supports(router)) {
+                    return "router " + router + " has no GPU kernel";
                 }
             }
-            GgmlType router = file.tensor(blk(b, "ffn_gate_inp")).type();
-            if (!LayerKernels.supports(router)) {
-                return "router " + router + " has no GPU kernel";
+            if (!hasRouter(file, b) || hasSharedExpert(file, b)) {
+                String suffix = hasRouter(file, b) ? "_shexp" : "";
+                String ffn = requireOneType(file, "the GPU SwiGLU", blk(b, "ffn_gate" + suffix), blk(b, "ffn_up" + suffix),
+                        blk(b, "ffn_down" + suffix));
+                if (ffn != null) {
+                    return ffn;
+                }
             }
         }
         String head = file.findTensor("output.weight").isPresent() ? "output.weight" : "token_embd.weight";
         GgmlType t = file.tensor(head).type();
         return LayerKernels.supports(t) ? null : "output head " + t + " has no GPU kernel";
+    }
+
+    /** Null when tensor {@code name} is Q8_0, otherwise why {@code user} cannot take it. */
+    static String requireQ8(GgufFile file, String name, String user) {
+        GgmlType t = file.tensor(name).type();
+        return t == GgmlType.Q8_0 ? null : name + " is " + t + " (" + user + " takes Q8_0)";
+    }
+
+    /**
+     * Null when the tensors {@code names} share one type the GPU matrix kernels take (Q8_0, F16, F32), otherwise
+     * why {@code user} cannot take them.
+     */
+    static String requireOneType(GgufFile file, String user, String... names) {
+        GgmlType first = file.tensor(names[0]).type();
+        for (String n : names) {
+            GgmlType t = file.tensor(n).type();
+            if (!LayerKernels.supports(t) || t != first) {
+                return n + " is " + t + " (" + user + " takes Q8_0, F16 or F32, one type for " + String.join(", ", names) + ")";
+            }
+        }
+        return null;
+    }
+
+    /** Whether block {@code b} routes to experts (the CPU path's test: leading dense blocks have no router). */
+    static boolean hasRouter(GgufFile file, int b) {
+        return file.findTensor(blk(b, "ffn_gate_inp")).isPresent();
+    }
+
+    private static boolean hasSharedExpert(GgufFile file, int b) {
+        return file.findTensor(blk(b, "ffn_gate_shexp")).isPresent();
     }
 
     static String blk(int b, String name) {
@@ -87,17 +128,32 @@ final class DeviceWeights implements AutoCloseable {
         return blocks.get(b);
     }
 
+    /** Widest dense FFN or shared expert (0 without any): what the hidden scratch must hold besides experts. */
+    int widestFfn() {
+        int max = 0;
+        for (Block b : blocks) {
+            max = b.ffn() == null ? max : Math.max(max, b.ffn().hidden());
+        }
+        return max;
+    }
+
     long bytes() {
         return bytes;
     }
 
-    private DeviceMatrix matrix(String name) {
+    private SwiGluMatrices swiGlu(int b, String suffix) {
+        return new SwiGluMatrices(matrix(blk(b, "ffn_gate" + suffix)), matrix(blk(b, "ffn_up" + suffix)),
+                matrix(blk(b, "ffn_down" + suffix)));
+    }
+
+    /** Tensor {@code name} on the device as rows × cols of its first two dimensions (a 3-D tensor: slices behind each other). */
+    DeviceMatrix matrix(String name) {
         GgufTensorInfo t = file.tensor(name);
         return new DeviceMatrix(t.type(), upload(t), Math.toIntExact(t.dim(1)), Math.toIntExact(t.dim(0)));
     }
 
     /** A norm weight: F32 in llama.cpp's files (quantizers leave 1-D tensors alone). */
-    private long vector(String name) {
+    long vector(String name) {
         GgufTensorInfo t = file.tensor(name);
         if (t.type() != GgmlType.F32) {
             throw new IllegalArgumentException(name + " is " + t.type() + ", the GPU layer path reads F32 norms");
@@ -105,7 +161,11 @@ final class DeviceWeights implements AutoCloseable {
         return upload(t);
     }
 
-    private long optionalVector(String name) {
+    boolean has(String name) {
+        return file.findTensor(name).isPresent();
+    }
+
+    long optionalVector(String name) {
         return file.findTensor(name).isPresent() ? vector(name) : 0;
     }
 

@@ -11,7 +11,6 @@ import dev.lazarus.kt.model.KvCache;
 import dev.lazarus.kt.model.Model;
 import dev.lazarus.kt.model.ModelConfig;
 import dev.lazarus.kt.model.Rope;
-import dev.lazarus.kt.model.RopeStyle;
 import dev.lazarus.kt.model.SwiGlu;
 import dev.lazarus.kt.placement.ExpertCheckout;
 import dev.lazarus.kt.placement.ExpertPlacement;
@@ -26,14 +25,15 @@ import java.util.List;
 
 /**
  * The GPU layer path: whole decode passes on the GPU except the experts placed on the CPU. Per token the
- * embedding row and the rope table go up once; every block's norms, q/k/v projections, QK-norm, rope,
- * attention over the device KV cache, output projection and residual, FFN norm and router logits run on
- * one stream while the residual stream stays in device memory. Per MoE block the normed activation and
- * the router logits come down (one copy, one stream sync), the host routes (the CPU path's
- * {@link ExpertRouter}), launches the GPU-resident experts, which add their weighted outputs to the
- * residual on the device, and computes the CPU-tier experts on its threads meanwhile; their weighted sum
- * goes up and is added behind the GPU's. One copy of the logits (and of the new K/V, for the host cache)
- * per token at the end.
+ * embedding row and the rope table go up once; every block's norms, attention ({@link GqaDeviceAttention}:
+ * q/k/v, QK-norm, rope, attention over the device KV cache, output projection; or deepseek2's latent
+ * attention, {@link MlaDeviceAttention}), residual, FFN norm and then either a dense SwiGLU FFN or the router
+ * logits run on one stream while the residual stream stays in device memory. Per MoE block the normed
+ * activation and the router logits come down (one copy, one stream sync), the host routes (the CPU path's
+ * {@link ExpertRouter}), launches the shared expert (if any) and the GPU-resident experts, which add their
+ * (weighted) outputs to the residual on the device, and computes the CPU-tier experts on its threads
+ * meanwhile; their weighted sum goes up and is added behind the GPU's. One copy of the logits (and of the
+ * new K/V, for the host cache) per token at the end; a dense model makes no other round trip.
  *
  * <p>A batch is computed token by token (decode speed; prompts too, for now). The host {@link KvCache}
  * is kept complete, so the CPU path could take over any time. Not reentrant (like {@link Model#forward}).
@@ -55,14 +55,14 @@ public final class GpuLayerPath implements Model.ForwardPath, AutoCloseable {
     private final WeightMatrix embedding;
     private final Rope rope;
     private final ExpertRouter[] routers;
-    private final LayerKernels.Heads heads;
-    private final int blocks, dim, experts, hidden, vocab, ropeDims, attWidth, kvWidth;
-    private final float eps, scale;
+    private final DeviceAttention attention;
+    private final int blocks, dim, experts, hidden, vocab, ropeDims, keyWidth, kvWidth;
+    private final float eps;
     private final List<Long> buffers = new ArrayList<>();
     private final List<MemorySegment> pinned = new ArrayList<>();
     // device buffers; x is the residual stream, rope sits right behind it (one upload per token),
     // the router logits right behind the normed activation (one download per MoE block)
-    private final long dX, dRope, dNormed, dRouterLogits, dXq, dQkv, dAtt, dAttQ, dH, dHq, dCpuSum, dKvOut, dLogits;
+    private final long dX, dRope, dNormed, dRouterLogits, dXq, dH, dHq, dCpuSum, dKvOut, dLogits;
     private long dScores;
     private int scoreStride;
     private final MemorySegment hTokenIn, hNormed, hCpuSum, hKvOut, hLogits;
@@ -78,44 +78,40 @@ public final class GpuLayerPath implements Model.ForwardPath, AutoCloseable {
         cu.setCurrent(context);
         this.blocks = c.blockCount();
         this.dim = c.embeddingLength();
-        this.experts = c.moe().expertCount();
-        this.hidden = c.moe().expertFfnLength();
+        this.experts = c.moe() == null ? 0 : c.moe().expertCount();
         this.ropeDims = c.rope().dimensions();
-        this.heads = new LayerKernels.Heads(c.headCount(), c.headCountKv(), c.keyLength(), c.valueLength(), ropeDims,
-                c.rope().style() == RopeStyle.NEOX, c.rmsEps());
-        this.attWidth = c.headCount() * c.valueLength();
-        this.kvWidth = heads.kvWidth();
         this.eps = c.rmsEps();
-        this.scale = 1.0f / (float) Math.sqrt(c.keyLength());
         this.embedding = WeightMatrices.of(file, file.tensor("token_embd.weight"));
         this.vocab = model.vocabSize();
         this.rope = new Rope(c.rope());
         this.routers = new ExpertRouter[blocks];
         for (int b = 0; b < blocks; b++) {
-            routers[b] = new ExpertRouter(c.moe(), selectionBias(file, b));
+            routers[b] = DeviceWeights.hasRouter(file, b) ? new ExpertRouter(c.moe(), selectionBias(file, b)) : null;
         }
         this.stream = cu.createStream();
         this.kernels = new LayerKernels(cu, tier.module(), stream, arena);
         DeviceWeights w = null;
         try {
             w = new DeviceWeights(cu, stream, file, c);
+            attention = c.mla() != null ? new MlaDeviceAttention(c, w, kernels, this::device)
+                    : new GqaDeviceAttention(c, w, kernels, this::device);
+            this.keyWidth = attention.keyWidth();
+            this.kvWidth = keyWidth + attention.valueWidth();
+            this.hidden = Math.max(experts == 0 ? 0 : c.moe().expertFfnLength(), w.widestFfn());
             dX = device(dim + ropeDims);
             dRope = dX + 4L * dim;
             dNormed = device(dim + experts);
             dRouterLogits = dNormed + 4L * dim;
             dXq = device(q8Floats(dim));
-            dQkv = device(heads.qkvWidth());
-            dAtt = device(attWidth);
-            dAttQ = device(q8Floats(attWidth));
             dH = device(hidden);
             dHq = device(q8Floats(hidden));
             dCpuSum = device(dim);
-            dKvOut = device(blocks * kvWidth);
+            dKvOut = device((long) blocks * kvWidth);
             dLogits = device(vocab);
             hTokenIn = host(dim + ropeDims);
             hNormed = host(dim + experts);
             hCpuSum = host(dim);
-            hKvOut = host(blocks * kvWidth);
+            hKvOut = host((long) blocks * kvWidth);
             hLogits = host(vocab);
         } catch (RuntimeException | Error e) {
             freeBuffers();
@@ -127,13 +123,13 @@ public final class GpuLayerPath implements Model.ForwardPath, AutoCloseable {
             throw e;
         }
         this.weights = w;
-        this.kv = new DeviceKvCaches(cu, stream, blocks, c.headCountKv() * c.keyLength(),
-                c.headCountKv() * c.valueLength(), Math.max(1, sequences));
+        this.kv = new DeviceKvCaches(cu, stream, blocks, keyWidth, kvWidth - keyWidth, Math.max(1, sequences));
     }
 
     /**
      * Puts the model's layers on {@code tier}'s GPU: from the next forward pass on, {@code model} computes
-     * through this path. {@code sequences}: how many sequences keep a device KV cache at once.
+     * through this path. {@code sequences}: how many sequences keep a device KV cache at once. {@code placement}
+     * is null for a dense model (no experts to place).
      * Throws {@link IllegalArgumentException} when the model has parts the GPU kernels cannot run.
      */
     static GpuLayerPath install(Model model, GgufFile file, ExpertPlacement placement, CudaExpertTier tier,
@@ -180,8 +176,7 @@ public final class GpuLayerPath implements Model.ForwardPath, AutoCloseable {
         List<ExpertCheckout> held = new ArrayList<>(blocks);
         try {
             for (int b = 0; b < blocks; b++) {
-                attentionAndRouter(b, copy, position);
-                experts(b, held);
+                block(b, copy, position, held);
             }
             if (wantLogits) {
                 kernels.rmsNorm(dX, weights.outputNorm, dNormed, dXq, dim, eps);
@@ -212,27 +207,40 @@ public final class GpuLayerPath implements Model.ForwardPath, AutoCloseable {
         return logits;
     }
 
-    /** Block {@code b} up to its router logits, which are copied to the host with the normed activation. */
-    private void attentionAndRouter(int b, DeviceKvCaches.Copy copy, int position) {
+    /**
+     * Block {@code b}: attention and residual, then a dense FFN on the device, or the router logits, which are
+     * copied to the host with the normed activation, and the experts.
+     */
+    private void block(int b, DeviceKvCaches.Copy copy, int position, List<ExpertCheckout> held) {
         DeviceWeights.Block w = weights.block(b);
         kernels.rmsNorm(dX, w.attnNorm(), dNormed, dXq, dim, eps);
-        kernels.qkv(w.q(), w.k(), w.v(), dXq, dQkv);
-        kernels.qkNormRopeStore(dQkv, w.qNorm(), w.kNorm(), dRope, copy.keys(b), copy.values(b),
-                dKvOut + 4L * b * kvWidth, heads, position);
-        kernels.attention(dQkv, copy.keys(b), copy.values(b), dScores, scoreStride, dAtt, heads, position + 1, scale);
-        kernels.quantize(dAtt, dAttQ, attWidth);
-        kernels.matvec(w.output(), dAtt, dAttQ, dX, 1f, true);
+        attention.forward(b, dNormed, dXq, dX, copy, dKvOut + 4L * b * kvWidth, dRope, position, dScores, scoreStride);
         kernels.rmsNorm(dX, w.ffnNorm(), dNormed, dXq, dim, eps);
+        if (w.router() == null) {
+            swiGlu(w.ffn());
+            return;
+        }
         kernels.matvec(w.router(), dNormed, dXq, dRouterLogits, 1f, false);
         cu.copyToHost(hNormed, dNormed, 4L * (dim + experts), stream);
+        experts(b, held, w.ffn());
+    }
+
+    /** {@code x += down(silu(gate · xn) * up · xn)} on the device, from the normed activation (or its Q8_0 form). */
+    private void swiGlu(DeviceWeights.SwiGluMatrices ffn) {
+        kernels.gateUpSilu(ffn.gate(), ffn.up(), dNormed, dXq, dH);
+        if (ffn.down().type() == GgmlType.Q8_0) {
+            kernels.quantize(dH, dHq, ffn.hidden());
+        }
+        kernels.matvec(ffn.down(), dH, dHq, dX, 1f, true);
     }
 
     /**
-     * Routes the token on the host, launches its GPU experts (each adds weight × output to the residual),
-     * computes the CPU experts meanwhile and adds their weighted sum behind them. The checkout is held
-     * until the token's final sync: the kernels read the experts' device memory until then.
+     * Routes the token on the host, launches the shared expert (weight 1, when there is one) and the GPU
+     * experts (each adds weight × output to the residual), computes the CPU experts meanwhile and adds their
+     * weighted sum behind them. The checkout is held until the token's final sync: the kernels read the
+     * experts' device memory until then.
      */
-    private void experts(int b, List<ExpertCheckout> held) {
+    private void experts(int b, List<ExpertCheckout> held, DeviceWeights.SwiGluMatrices shared) {
         cu.synchronize(stream);
         float[] xn = new float[dim];
         float[] logits = new float[experts];
@@ -241,6 +249,9 @@ public final class GpuLayerPath implements Model.ForwardPath, AutoCloseable {
         ExpertRouter.Route route = routers[b].route(logits);
         ExpertCheckout chosen = placement.checkout(b, route.experts());
         held.add(chosen);
+        if (shared != null) {
+            swiGlu(shared);
+        }
         List<Integer> onCpu = new ArrayList<>();
         for (int j = 0; j < chosen.size(); j++) {
             if (chosen.tier(j) == Tier.GPU) {
@@ -278,7 +289,7 @@ public final class GpuLayerPath implements Model.ForwardPath, AutoCloseable {
 
     /** The position's keys and values as the device stored them (F16-rounded) into the host cache. */
     private void writeBack(KvCache cache, int position) {
-        int kw = heads.kvHeads() * heads.headDim();
+        int kw = keyWidth;
         float[] k = new float[kw];
         float[] v = new float[kvWidth - kw];
         for (int b = 0; b < blocks; b++) {
@@ -296,7 +307,7 @@ public final class GpuLayerPath implements Model.ForwardPath, AutoCloseable {
                 buffers.remove(Long.valueOf(dScores));
                 dScores = 0;
             }
-            dScores = device((long) heads.heads() * positions);
+            dScores = device((long) attention.heads() * positions);
             scoreStride = positions;
         }
     }
@@ -315,7 +326,7 @@ public final class GpuLayerPath implements Model.ForwardPath, AutoCloseable {
     }
 
     /** Floats of device memory that hold {@code values} as Q8_0 blocks (34 bytes per 32 values), rounded up. */
-    private static long q8Floats(int values) {
+    static long q8Floats(int values) {
         return ((long) values / QK * 34 + 3) / 4;
     }
 

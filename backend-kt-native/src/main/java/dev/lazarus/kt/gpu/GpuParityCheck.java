@@ -35,20 +35,33 @@ public final class GpuParityCheck {
     /**
      * Largest |logit difference| accepted from the GPU layer path, where every block's attention, norms and
      * router run on the GPU too: float reductions in another order (trees of warps against the CPU's
-     * ggml-ordered sums) and CUDA's expf in the softmax put some activations on the other side of a Q8_0
-     * rounding step, which the following layers carry on. Measured on an H100 (tinyQwen3Moe Q8_0, 48 greedy
-     * tokens): 8.8e-2, the same with 0, 30 and 100 % of the experts on the GPU (so from the layer kernels),
-     * with identical greedy tokens, which the check requires as well. A wrong kernel gives differences of
-     * order 1 and other tokens.
+     * ggml-ordered sums) leave a value an ulp off now and then, and when that value is next quantized to Q8_0
+     * it may land on the other side of a rounding step, which the following layers and positions carry on.
+     * Measured on an H100 (7 prompt + 48 greedy tokens, Q8_0): tinyQwen3Moe 8.8e-2, tinyLlama (dense) 1.0e-1,
+     * tinyDeepseek2 2.2e-1, the last exact to 1.5e-6 for 28 positions (one isolated 9.9e-2 at position 10)
+     * until a flip that the KV cache carries on, with logits of magnitude ~10. A wrong kernel gives
+     * differences of order 1 from the first position and other tokens.
      */
-    public static final float LAYER_TOLERANCE = 0.15f;
+    public static final float LAYER_TOLERANCE = 0.25f;
+
+    /**
+     * A greedy token that differs where the CPU's own logits of the two tokens are at most this far apart is a
+     * near tie, which the float differences above may flip (seen on the dense tinyLlama: CPU margin 0.023,
+     * logit differences up to 0.08); it is counted apart and not failed. A kernel bug changes tokens with
+     * clear margins.
+     */
+    public static final float NEAR_TIE = 0.05f;
 
     static final int[] PROMPT = {1, 15, 27, 99, 4, 300, 8};
 
-    /** @param gpuShare the fraction of expert bytes placed on the GPU */
-    /** @param layers whether the GPU layer path ran (attention, norms, router on the GPU too) */
+    /**
+     * @param layers          whether the GPU layer path ran (attention, norms, router on the GPU too)
+     * @param gpuShare        the fraction of expert bytes placed on the GPU
+     * @param tokenMismatches positions whose greedy token differs with a clear CPU margin (a failure)
+     * @param nearTies        positions whose greedy token differs where the CPU's margin is within {@link #NEAR_TIE}
+     */
     public record Result(boolean layers, double gpuShare, int gpuExperts, int experts, double gpuByteHitRate,
-                         float maxAbsDiff, int positions, int tokenMismatches) {
+                         float maxAbsDiff, int positions, int tokenMismatches, int nearTies) {
         public float tolerance() {
             return layers ? LAYER_TOLERANCE : TOLERANCE;
         }
@@ -59,9 +72,9 @@ public final class GpuParityCheck {
 
         @Override
         public String toString() {
-            return "%s, GPU share %.0f %% (%d/%d experts, %.1f %% of expert bytes read on GPU): max |Δlogit| %.2e (tolerance %.0e) over %d positions, %d argmax differences -> %s"
+            return "%s, GPU share %.0f %% (%d/%d experts, %.1f %% of expert bytes read on GPU): max |Δlogit| %.2e (tolerance %.2g) over %d positions, %d argmax differences (+%d near ties) -> %s"
                     .formatted(layers ? "GPU layers + experts" : "GPU experts only", gpuShare * 100, gpuExperts,
-                            experts, gpuByteHitRate * 100, maxAbsDiff, tolerance(), positions, tokenMismatches,
+                            experts, gpuByteHitRate * 100, maxAbsDiff, tolerance(), positions, tokenMismatches, nearTies,
                             ok() ? "OK" : "MISMATCH");
         }
     }
@@ -86,41 +99,96 @@ public final class GpuParityCheck {
             Model onGpu = Model.load(file, parallel);
             PlacementConfig config = PlacementConfig.cpuOnly()
                     .withGpu(GpuMode.ON, new TierBudget.Ratio(gpuShare), kernels).withGpuLayers(layers);
+            // a dense model has no placement (null, which try-with-resources skips)
             try (DeviceTier gpu = GpuTiers.open(config).orElseThrow();
                  ExpertPlacement placement = ExpertPlacement.install(onGpu, "parity", config, gpu)) {
-                if (layers && GpuTiers.installLayers(onGpu, file, placement, gpu, 1).isEmpty()) {
+                if (layers && GpuTiers.installLayers(onGpu, file, config, placement, gpu, 1).isEmpty()) {
                     throw new IllegalStateException("the GPU layer path did not install (see the log)");
                 }
                 List<float[]> actual = GreedyDecoder.run(onGpu, PROMPT, steps, tokens);
                 float maxDiff = 0;
-                int mismatches = 0;
+                int mismatches = 0, nearTies = 0;
                 for (int i = 0; i < expected.size(); i++) {
                     float[] e = expected.get(i), a = actual.get(i);
                     for (int v = 0; v < e.length; v++) {
                         float d = Math.abs(e[v] - a[v]);
                         maxDiff = Float.isNaN(d) ? Float.POSITIVE_INFINITY : Math.max(maxDiff, d);
                     }
-                    mismatches += GreedyDecoder.argmax(e) == GreedyDecoder.argmax(a) ? 0 : 1;
+                    int cpuTop = GreedyDecoder.argmax(e), gpuTop = GreedyDecoder.argmax(a);
+                    if (cpuTop != gpuTop) {
+                        if (e[cpuTop] - e[gpuTop] <= NEAR_TIE) {
+                            nearTies++;
+                        } else {
+                            mismatches++;
+                        }
+                    }
                 }
-                return new Result(layers, gpuShare, placement.current().count(Tier.GPU), placement.catalog().size(),
-                        placement.byteHitRate(Tier.GPU), maxDiff, expected.size(), mismatches);
+                return placement == null
+                        ? new Result(layers, gpuShare, 0, 0, 0, maxDiff, expected.size(), mismatches, nearTies)
+                        : new Result(layers, gpuShare, placement.current().count(Tier.GPU), placement.catalog().size(),
+                                placement.byteHitRate(Tier.GPU), maxDiff, expected.size(), mismatches, nearTies);
             }
         }
     }
 
     /** Writes the default check model (tinyQwen3Moe with Q8_0 weights, which the GPU kernels take). */
     public static Path tinyModel(Path dir) {
-        return SyntheticModels.write(SyntheticModels.tinyQwen3Moe().withWeightType(GgmlType.Q8_0),
-                dir.resolve("tiny-qwen3moe-q8_0.gguf"));
+        return tinyModel(SyntheticModels.tinyQwen3Moe(), dir);
     }
 
+    /**
+     * Writes {@code spec} with Q8_0 weights into {@code dir}: e.g. tinyDeepseek2 (latent attention with the
+     * q LoRA and split k_b/v_b, a leading dense block, a shared expert, sigmoid group routing with a selection
+     * bias, YaRN) or tinyLlama (dense FFN blocks only).
+     */
+    public static Path tinyModel(SyntheticModels.Spec spec, Path dir) {
+        return tinyModel(spec, GgmlType.Q8_0, dir);
+    }
+
+    /** Writes {@code spec} with {@code type} weights into {@code dir}. */
+    public static Path tinyModel(SyntheticModels.Spec spec, GgmlType type, Path dir) {
+        return SyntheticModels.write(spec.withWeightType(type),
+                dir.resolve(spec.name() + "-" + type.name().toLowerCase(java.util.Locale.ROOT) + ".gguf"));
+    }
+
+    /**
+     * {@code GpuParityCheck <kernels.ptx> [model.gguf]}: with a model, its experts-only and layer-path checks;
+     * without, tinyQwen3Moe's and tinyDeepseek2's (Q8_0; split k_b/v_b, then a fused kv_b), then the layer path on the dense tinyLlama (Q8_0, F16)
+     * and on an F32 tinyQwen3Moe.
+     */
     public static void main(String[] args) throws Exception {
         if (args.length < 1 || args.length > 2) {
             System.err.println("usage: GpuParityCheck <kernels.ptx> [model.gguf]");
             System.exit(2);
         }
         Path kernels = Path.of(args[0]);
-        Path model = args.length == 2 ? Path.of(args[1]) : tinyModel(Files.createTempDirectory("gpu-parity"));
+        Path dir = Files.createTempDirectory("gpu-parity");
+        boolean ok;
+        if (args.length == 2) {
+            ok = checkMoe(Path.of(args[1]), kernels);
+        } else {
+            ok = checkMoe(tinyModel(dir), kernels);
+            System.out.println("-- tiny-deepseek2 (MLA, q LoRA, dense block 0, shared expert, sigmoid groups, YaRN)");
+            ok &= checkMoe(tinyModel(SyntheticModels.tinyDeepseek2(), dir), kernels);
+            System.out.println("-- tiny-deepseek2 with a fused attn_kv_b (decompressed MLA)");
+            SyntheticModels.Spec ds = SyntheticModels.tinyDeepseek2();
+            ok &= checkMoe(tinyModel(ds.withMla(ds.mla().withSplitKvB(false)).withName("tiny-deepseek2-fused"), dir),
+                    kernels);
+            System.out.println("-- tiny-llama (dense), Q8_0 then F16");
+            for (GgmlType type : new GgmlType[] {GgmlType.Q8_0, GgmlType.F16}) {
+                Result r = run(tinyModel(SyntheticModels.tinyLlama(), type, dir), kernels, 0.0, 48, true);
+                System.out.println(r);
+                ok &= r.ok();
+            }
+            System.out.println("-- tiny-qwen3moe F32 (layers on the GPU, experts on the CPU: the GPU experts take Q8_0)");
+            Result r = run(tinyModel(SyntheticModels.tinyQwen3Moe(), GgmlType.F32, dir), kernels, 0.0, 48, true);
+            System.out.println(r);
+            ok &= r.ok();
+        }
+        System.exit(ok ? 0 : 1);
+    }
+
+    private static boolean checkMoe(Path model, Path kernels) {
         boolean ok = true;
         for (double share : new double[] {1.0, 0.3}) {
             Result r = run(model, kernels, share, 24);
@@ -132,6 +200,6 @@ public final class GpuParityCheck {
             System.out.println(r);
             ok &= r.ok() && (share == 0) == (r.gpuExperts() == 0);
         }
-        System.exit(ok ? 0 : 1);
+        return ok;
     }
 }

@@ -29,8 +29,21 @@ public final class GpuTiers {
      */
     public static Optional<GpuLayerPath> installLayers(Model model, GgufFile file, ExpertPlacement placement,
                                                        DeviceTier device, int sequences) {
-        if (placement == null || !placement.config().gpuLayers()) {
+        return placement == null ? Optional.empty() : installLayers(model, file, placement.config(), placement, device,
+                sequences);
+    }
+
+    /**
+     * As above, for dense models too: {@code placement} is null when the model has no experts to place, and
+     * the settings come from {@code config}.
+     */
+    public static Optional<GpuLayerPath> installLayers(Model model, GgufFile file, PlacementConfig config,
+                                                       ExpertPlacement placement, DeviceTier device, int sequences) {
+        if (!config.gpuLayers()) {
             return Optional.empty();
+        }
+        if (placement == null && !model.expertLayers().isEmpty()) {
+            throw new IllegalArgumentException("a model with experts needs its expert placement");
         }
         if (!(device instanceof CudaExpertTier cuda)) {
             LOG.log(Level.WARNING, "gpu-layers: on, but no CUDA tier; layers stay on the CPU");
@@ -38,7 +51,7 @@ public final class GpuTiers {
         }
         try {
             GpuLayerPath path = GpuLayerPath.install(model, file, placement, cuda, sequences);
-            LOG.log(Level.INFO, "GPU layer path on {0}: {1} MiB of attention, norm, router and head weights",
+            LOG.log(Level.INFO, "GPU layer path on {0}: {1} MiB of attention, norm, router, dense FFN and head weights",
                     cuda.describe(), path.weightBytes() >> 20);
             return Optional.of(path);
         } catch (IllegalArgumentException e) {

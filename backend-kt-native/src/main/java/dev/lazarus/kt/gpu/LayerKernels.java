@@ -1,6 +1,7 @@
 package dev.lazarus.kt.gpu;
 
 import dev.lazarus.kt.gguf.GgmlType;
+import dev.lazarus.kt.model.MlaConfig;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 
@@ -17,13 +18,15 @@ final class LayerKernels {
     /** Must match ATT_THREADS in layers.cu (its shared partial sums are sized by it). */
     private static final int ATT_THREADS = 256;
     private static final int QK = 32;
+    /** Longest attention row (a head, or MLA's latent + rope row) the kernels' shared buffers hold. */
+    static final int MAX_ROW = 1024;
 
     /** What the attention kernels need to know about a block's heads. */
     record Heads(int heads, int kvHeads, int headDim, int valueDim, int ropeDims, boolean neox, float eps) {
         Heads {
-            if (headDim > 512 || valueDim > ATT_THREADS || headDim % 2 != 0 || ropeDims > headDim) {
-                throw new IllegalArgumentException("head sizes %d/%d (rope %d) beyond the GPU kernels' limits (512/%d)"
-                        .formatted(headDim, valueDim, ropeDims, ATT_THREADS));
+            if (headDim > MAX_ROW || headDim % 2 != 0 || ropeDims > headDim) {
+                throw new IllegalArgumentException("head size %d (rope %d) beyond the GPU kernels' limit (%d)"
+                        .formatted(headDim, ropeDims, MAX_ROW));
             }
         }
 
@@ -49,6 +52,11 @@ final class LayerKernels {
     private final MemorySegment add;
     private final MemorySegment quantize;
     private final MemorySegment gateUp;
+    private final MemorySegment mlaRopeStore;
+    private final MemorySegment gemvHeads;
+    private final MemorySegment gateUpF32;
+    private final MemorySegment mlaKvExpand;
+    private final MemorySegment gateUpF16;
 
     LayerKernels(CudaDriver cu, MemorySegment module, MemorySegment stream, Arena arena) {
         this.cu = cu;
@@ -64,6 +72,11 @@ final class LayerKernels {
         this.add = cu.function(module, "add_f32");
         this.quantize = cu.function(module, "quantize_q8_0");
         this.gateUp = cu.function(module, "gate_up_silu_q8_0");
+        this.mlaRopeStore = cu.function(module, "mla_rope_store");
+        this.gemvHeads = cu.function(module, "gemv_q8_0_heads");
+        this.gateUpF32 = cu.function(module, "gate_up_silu_f32");
+        this.mlaKvExpand = cu.function(module, "mla_kv_expand_store");
+        this.gateUpF16 = cu.function(module, "gate_up_silu_f16");
     }
 
     /** Whether {@link #matvec} takes matrices of {@code type}. */
@@ -77,27 +90,46 @@ final class LayerKernels {
     }
 
     /**
-     * {@code y = m · x} ({@code x}: f32 at {@code x}, its Q8_0 form at {@code xq}); a Q8_0 matrix may add
-     * {@code alpha · m · x} to {@code y} instead ({@code accumulate}).
+     * {@code y = m · x}, or {@code y += alpha · m · x} with {@code accumulate} ({@code x}: f32 at {@code x}, its
+     * Q8_0 form at {@code xq}, which only a Q8_0 matrix reads).
      */
     void matvec(DeviceMatrix m, long x, long xq, long y, float alpha, boolean accumulate) {
-        if (m.type() == GgmlType.Q8_0) {
-            launch(gemvQ8, rowBlocks(m.rows()), ROW_THREADS, args.begin().ptr(m.data()).ptr(xq).ptr(y).i32(m.rows())
-                    .i32(m.cols()).f32(alpha).i32(accumulate ? 1 : 0));
-            return;
+        if (!supports(m.type())) {
+            throw new IllegalArgumentException("no GPU matvec for " + m.type());
         }
-        if (accumulate || alpha != 1f || !supports(m.type())) {
-            throw new IllegalArgumentException("no GPU matvec for " + m.type() + (accumulate ? " accumulating" : ""));
-        }
-        launch(m.type() == GgmlType.F32 ? gemvF32 : gemvF16, rowBlocks(m.rows()), ROW_THREADS,
-                args.begin().ptr(m.data()).ptr(x).ptr(y).i32(m.rows()).i32(m.cols()));
+        boolean q8 = m.type() == GgmlType.Q8_0;
+        MemorySegment kernel = q8 ? gemvQ8 : m.type() == GgmlType.F32 ? gemvF32 : gemvF16;
+        launch(kernel, rowBlocks(m.rows()), ROW_THREADS, args.begin().ptr(m.data()).ptr(q8 ? xq : x).ptr(y)
+                .i32(m.rows()).i32(m.cols()).f32(alpha).i32(accumulate ? 1 : 0));
     }
 
-    /** {@code y = [q · x | k · x | v · x]} for Q8_0 projections in one launch. */
-    void qkv(DeviceMatrix q, DeviceMatrix k, DeviceMatrix v, long xq, long y) {
-        int rows = q.rows() + k.rows() + v.rows();
-        launch(gemv3Q8, rowBlocks(rows), ROW_THREADS, args.begin().ptr(q.data()).ptr(k.data()).ptr(v.data())
-                .i32(q.rows()).i32(k.rows()).i32(v.rows()).ptr(xq).ptr(y).i32(q.cols()));
+    /**
+     * {@code y = [q · x | k · x | v · x]}: one launch for Q8_0 projections, three otherwise (F32, F16; the
+     * three of one block share a type).
+     */
+    void qkv(DeviceMatrix q, DeviceMatrix k, DeviceMatrix v, long x, long xq, long y) {
+        if (q.type() == GgmlType.Q8_0 && k.type() == GgmlType.Q8_0 && v.type() == GgmlType.Q8_0) {
+            int rows = q.rows() + k.rows() + v.rows();
+            launch(gemv3Q8, rowBlocks(rows), ROW_THREADS, args.begin().ptr(q.data()).ptr(k.data()).ptr(v.data())
+                    .i32(q.rows()).i32(k.rows()).i32(v.rows()).ptr(xq).ptr(y).i32(q.cols()));
+            return;
+        }
+        matvec(q, x, xq, y, 1f, false);
+        matvec(k, x, xq, y + 4L * q.rows(), 1f, false);
+        matvec(v, x, xq, y + 4L * (q.rows() + k.rows()), 1f, false);
+    }
+
+    /**
+     * {@code h = silu(gate · x) * (up · x)} for one token: Q8_0 matrices read {@code xq}, F32 and F16 ones the
+     * f32 {@code x}; {@code gate} and {@code up} share a type.
+     */
+    void gateUpSilu(DeviceMatrix gate, DeviceMatrix up, long x, long xq, long h) {
+        if (gate.type() == GgmlType.Q8_0) {
+            gateUpSilu(gate.data(), up.data(), xq, h, gate.rows(), gate.cols());
+            return;
+        }
+        launch(gate.type() == GgmlType.F32 ? gateUpF32 : gateUpF16, rowBlocks(gate.rows()), ROW_THREADS,
+                args.begin().ptr(gate.data()).ptr(up.data()).ptr(x).ptr(h).i32(gate.rows()).i32(gate.cols()));
     }
 
     /** QK-norm (weights 0: none), rope from the cos/sin table at {@code rope}, K and V stored at {@code position}. */
@@ -109,12 +141,45 @@ final class LayerKernels {
                 .i32(h.ropeDims()).i32(h.neox() ? 1 : 0).i32(position).f32(h.eps()));
     }
 
-    /** Attention of the query heads at {@code q} over {@code positions} cached positions into {@code out}. */
-    void attention(long q, long kCache, long vCache, long scores, int scoreStride, long out, Heads h, int positions,
-                   float scale) {
+    /**
+     * Attention of the query heads at {@code q} over {@code positions} cached positions into {@code out}; a
+     * position's values are {@code vStride} halves apart ({@code kvHeads · valueDim} for a separate value cache).
+     */
+    void attention(long q, long kCache, long vCache, int vStride, long scores, int scoreStride, long out, Heads h,
+                   int positions, float scale) {
         launch(attention, h.heads(), ATT_THREADS, args.begin().ptr(q).ptr(kCache).ptr(vCache).ptr(scores)
                 .i32(scoreStride).ptr(out).i32(h.heads()).i32(h.kvHeads()).i32(h.headDim()).i32(h.valueDim())
-                .i32(positions).f32(scale));
+                .i32(vStride).i32(positions).f32(scale));
+    }
+
+    /**
+     * MLA: the rope parts of the {@code heads} queries at {@code q} rotated into {@code qOut}'s rows
+     * ({@code qOutStride} floats apart, at {@code qOutOffset}), the kv_a projection at {@code kvpe} rotated and
+     * normed, stored as the cache row at {@code position} and F16-rounded in kvOut, or without a cache (0) only
+     * in kvOut, unrounded.
+     */
+    void mlaRopeStore(long q, long kvpe, long kvNorm, long rope, long qOut, int qOutStride, int qOutOffset, long cache,
+                      long kvOut, int heads, MlaConfig mla, boolean neox, int position, float eps) {
+        launch(mlaRopeStore, heads + 1, NORM_THREADS, args.begin().ptr(q).ptr(kvpe).ptr(kvNorm).ptr(rope).ptr(qOut)
+                .i32(qOutStride).i32(qOutOffset).ptr(cache).ptr(kvOut).i32(heads).i32(mla.keyDim()).i32(mla.qkNopeDim())
+                .i32(mla.kvLoraRank()).i32(mla.qkRopeDim()).i32(neox ? 1 : 0).i32(position).f32(eps));
+    }
+
+    /** Decompressed MLA: per-head keys and values from kv_b's output {@code kv} and the rotated key part in {@code kvpe}. */
+    void mlaKvExpandStore(long kv, long kvpe, long kCache, long vCache, long kvOut, int heads, MlaConfig mla,
+                          int position) {
+        launch(mlaKvExpand, heads, NORM_THREADS, args.begin().ptr(kv).ptr(kvpe).ptr(kCache).ptr(vCache).ptr(kvOut)
+                .i32(heads).i32(mla.qkNopeDim()).i32(mla.valueDim()).i32(mla.kvLoraRank()).i32(mla.qkRopeDim())
+                .i32(position));
+    }
+
+    /**
+     * Per-head products with a {@code [cols, rows, heads]} Q8_0 tensor {@code w}: {@code y[h·yStride + r] =
+     * w_h,r · x_h}, the Q8_0 activations {@code x_h} {@code xStrideBytes} apart from {@code xq} on.
+     */
+    void perHead(DeviceMatrix w, int heads, long xq, long xStrideBytes, long y, int yStride) {
+        cu.launch(gemvHeads, rowBlocks(w.rows()), heads, ROW_THREADS, 0, stream, args.begin().ptr(w.data()).ptr(xq)
+                .i64(xStrideBytes).ptr(y).i32(yStride).i32(w.rows()).i32(w.cols()).params());
     }
 
     /** {@code values} floats at {@code x} to Q8_0 at {@code xq} ({@code values % 32 == 0}). */

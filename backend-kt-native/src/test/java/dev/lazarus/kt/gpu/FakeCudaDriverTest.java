@@ -3,6 +3,8 @@ package dev.lazarus.kt.gpu;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
+import dev.lazarus.kt.gguf.GgmlType;
+import dev.lazarus.kt.synthetic.SyntheticModels;
 import java.io.IOException;
 import java.lang.foreign.Arena;
 import java.lang.foreign.FunctionDescriptor;
@@ -35,6 +37,10 @@ class FakeCudaDriverTest {
 
     @BeforeAll
     static void buildFakeDriver() throws Exception {
+        buildFakeDriver0(dir);
+    }
+
+    static void buildFakeDriver0(Path dir) throws Exception {
         library = dir.resolve("libfakecuda.so");
         Path source = Path.of("src/test/c/fake_cuda.cpp").toAbsolutePath();
         Process cc;
@@ -91,6 +97,37 @@ class FakeCudaDriverTest {
     void theLayerPathComputesTheCpuLogitsAndFreesEverything(double share) throws Throwable {
         Path kernels = Files.writeString(dir.resolve("kernels.ptx"), "// fake module: the fake driver ignores it\n");
         GpuParityCheck.Result r = GpuParityCheck.run(GpuParityCheck.tinyModel(dir), kernels, share, 6, true);
+        assertThat(r.layers()).isTrue();
+        assertThat(r.gpuExperts() > 0).isEqualTo(share > 0);
+        assertThat(r.tokenMismatches()).as(r.toString()).isZero();
+        assertThat(r.maxAbsDiff()).as(r.toString()).isLessThanOrEqualTo(GpuParityCheck.LAYER_TOLERANCE);
+        assertThat(liveAllocations()).as("device and pinned buffers left after close").isZero();
+    }
+
+    /**
+     * deepseek2 on the layer path: latent attention (q LoRA or not, split k_b/v_b or fused kv_b, YaRN), the
+     * leading dense block and
+     * the shared expert on the "GPU", sigmoid group routing on the host; a dense llama, which makes no round
+     * trip per block, in Q8_0 and F16; and F32 attention, router and head (qwen3moe, its experts on the CPU).
+     */
+    @ParameterizedTest
+    @ValueSource(strings = {"tinyDeepseek2:0.0:Q8_0", "tinyDeepseek2:0.5:Q8_0", "tinyDeepseek2-lite:0.5:Q8_0",
+                            "tinyDeepseek2-fused:0.5:Q8_0",
+                            "tinyLlama:0.0:Q8_0", "tinyLlama:0.0:F16", "tinyQwen3Moe:0.0:F32"})
+    void theLayerPathComputesDeepseek2DenseAndFloatModelsLikeTheCpu(String modelShareType) throws Throwable {
+        String[] parts = modelShareType.split(":");
+        double share = Double.parseDouble(parts[1]);
+        Path kernels = Files.writeString(dir.resolve("kernels.ptx"), "// fake module: the fake driver ignores it\n");
+        SyntheticModels.Spec spec = SyntheticModels.preset(parts[0].replaceAll("-.*", ""));
+        if (parts[0].endsWith("-lite")) { // DeepSeek-V2-Lite's form: queries by one attn_q, no q LoRA
+            SyntheticModels.Mla m = spec.mla();
+            spec = spec.withMla(new SyntheticModels.Mla(0, m.kvLoraRank(), m.qkNopeDim(), m.qkRopeDim(), m.vHeadDim(),
+                    m.splitKvB())).withName("tiny-deepseek2-lite");
+        } else if (parts[0].endsWith("-fused")) { // older conversions: one attn_kv_b, the decompressed layout
+            spec = spec.withMla(spec.mla().withSplitKvB(false)).withName("tiny-deepseek2-fused");
+        }
+        Path model = GpuParityCheck.tinyModel(spec, GgmlType.valueOf(parts[2]), dir);
+        GpuParityCheck.Result r = GpuParityCheck.run(model, kernels, share, 6, true);
         assertThat(r.layers()).isTrue();
         assertThat(r.gpuExperts() > 0).isEqualTo(share > 0);
         assertThat(r.tokenMismatches()).as(r.toString()).isZero();

@@ -27,11 +27,20 @@ class GpuLayerPathSupportTest {
     }
 
     @Test
-    void takesQwen3MoeAtQ8_0AndSaysWhyNotOtherwise() {
+    void takesQ8_0ModelsOfEveryArchitectureAndSaysWhyNotOtherwise() {
         assertThat(unsupported(SyntheticModels.tinyQwen3Moe().withWeightType(GgmlType.Q8_0))).isNull();
-        assertThat(unsupported(SyntheticModels.tinyQwen3Moe())).contains("attn_q").contains("F32").contains("Q8_0");
-        assertThat(unsupported(SyntheticModels.tinyDeepseek2().withWeightType(GgmlType.Q8_0))).contains("latent attention");
-        assertThat(unsupported(SyntheticModels.tinyQwen3().withWeightType(GgmlType.Q8_0))).contains("dense");
+        assertThat(unsupported(SyntheticModels.tinyDeepseek2().withWeightType(GgmlType.Q8_0))).isNull();
+        assertThat(unsupported(SyntheticModels.tinyQwen3().withWeightType(GgmlType.Q8_0))).isNull();
+        assertThat(unsupported(SyntheticModels.tinyLlama().withWeightType(GgmlType.Q8_0))).isNull();
+        assertThat(unsupported(SyntheticModels.tinyQwen3Moe())).isNull(); // F32
+        assertThat(unsupported(SyntheticModels.tinyLlama().withWeightType(GgmlType.F16))).isNull();
+        assertThat(unsupported(SyntheticModels.tinyDeepseek2())).contains("attn_q_a").contains("F32").contains("Q8_0");
+        SyntheticModels.Spec fused = SyntheticModels.tinyDeepseek2().withWeightType(GgmlType.Q8_0);
+        fused = fused.withMla(fused.mla().withSplitKvB(false)).withName("fused-kv-b");
+        assertThat(unsupported(fused)).isNull();
+        SyntheticModels.Spec odd = SyntheticModels.tinyDeepseek2().withWeightType(GgmlType.Q8_0);
+        odd = odd.withMla(new SyntheticModels.Mla(128, 128, 48, 32, 64, true)).withName("odd-mla");
+        assertThat(unsupported(odd)).contains("MLA sizes");
     }
 
     @Test

@@ -1,0 +1,77 @@
+package dev.lazarus.kt.gpu;
+
+import dev.lazarus.kt.gguf.GgmlType;
+import dev.lazarus.kt.gguf.GgufFile;
+import dev.lazarus.kt.model.ModelConfig;
+import dev.lazarus.kt.model.RopeStyle;
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * Grouped-query attention on the GPU (llama, qwen3, qwen3moe; the CPU's GroupedQueryAttention): the q, k and v
+ * projections in one launch, QK-norm and rope with the K/V store, attention over the F16 device cache, the
+ * output projection added to the residual. Q8_0, F16 or F32 projections.
+ */
+final class GqaDeviceAttention implements DeviceAttention {
+
+    private record Weights(DeviceMatrix q, DeviceMatrix k, DeviceMatrix v, DeviceMatrix output, long qNorm, long kNorm) {}
+
+    private final LayerKernels kernels;
+    private final LayerKernels.Heads heads;
+    private final List<Weights> blocks = new ArrayList<>();
+    private final int attWidth;
+    private final float scale;
+    private final long dQkv, dAtt, dAttQ;
+
+    GqaDeviceAttention(ModelConfig c, DeviceWeights w, LayerKernels kernels, Scratch scratch) {
+        this.kernels = kernels;
+        this.heads = new LayerKernels.Heads(c.headCount(), c.headCountKv(), c.keyLength(), c.valueLength(),
+                c.rope().dimensions(), c.rope().style() == RopeStyle.NEOX, c.rmsEps());
+        for (int b = 0; b < c.blockCount(); b++) {
+            blocks.add(new Weights(w.matrix(DeviceWeights.blk(b, "attn_q")), w.matrix(DeviceWeights.blk(b, "attn_k")),
+                    w.matrix(DeviceWeights.blk(b, "attn_v")), w.matrix(DeviceWeights.blk(b, "attn_output")),
+                    w.optionalVector(DeviceWeights.blk(b, "attn_q_norm")),
+                    w.optionalVector(DeviceWeights.blk(b, "attn_k_norm"))));
+        }
+        this.attWidth = c.headCount() * c.valueLength();
+        this.scale = 1.0f / (float) Math.sqrt(c.keyLength());
+        this.dQkv = scratch.allocate(heads.qkvWidth());
+        this.dAtt = scratch.allocate(attWidth);
+        this.dAttQ = scratch.allocate(GpuLayerPath.q8Floats(attWidth));
+    }
+
+    /** Why block {@code b}'s attention cannot run here, or null. */
+    static String unsupported(GgufFile file, int b) {
+        return DeviceWeights.requireOneType(file, "the GPU attention", DeviceWeights.blk(b, "attn_q"),
+                DeviceWeights.blk(b, "attn_k"), DeviceWeights.blk(b, "attn_v"), DeviceWeights.blk(b, "attn_output"));
+    }
+
+    @Override
+    public int keyWidth() {
+        return heads.kvHeads() * heads.headDim();
+    }
+
+    @Override
+    public int valueWidth() {
+        return heads.kvHeads() * heads.valueDim();
+    }
+
+    @Override
+    public int heads() {
+        return heads.heads();
+    }
+
+    @Override
+    public void forward(int b, long xn, long xq, long x, DeviceKvCaches.Copy copy, long kvOut, long rope, int position,
+                        long scores, int scoreStride) {
+        Weights w = blocks.get(b);
+        kernels.qkv(w.q(), w.k(), w.v(), xn, xq, dQkv);
+        kernels.qkNormRopeStore(dQkv, w.qNorm(), w.kNorm(), rope, copy.keys(b), copy.values(b), kvOut, heads, position);
+        kernels.attention(dQkv, copy.keys(b), copy.values(b), valueWidth(), scores, scoreStride, dAtt, heads,
+                position + 1, scale);
+        if (w.output().type() == GgmlType.Q8_0) {
+            kernels.quantize(dAtt, dAttQ, attWidth);
+        }
+        kernels.matvec(w.output(), dAtt, dAttQ, x, 1f, true);
+    }
+}
