@@ -59,9 +59,11 @@ final class ModelLoader {
             pageIn(file, progress);
             parallel = Parallel.ofThreads(settings.threads());
             Model model = Model.load(file, parallel);
-            gpu = model.expertLayers().isEmpty() ? null : GpuTiers.open(settings.placement()).orElse(null);
+            // a dense model needs the GPU only for the layer path; a MoE model also for its expert tier
+            boolean wantsGpu = !model.expertLayers().isEmpty() || settings.placement().gpuLayers();
+            gpu = wantsGpu ? GpuTiers.open(settings.placement()).orElse(null) : null;
             placement = ExpertPlacement.install(model, settings.modelName(), settings.placement(), gpu);
-            GpuTiers.installLayers(model, file, placement, gpu, settings.maxSequences());
+            GpuTiers.installLayers(model, file, settings.placement(), placement, gpu, settings.maxSequences());
             Tokenizer tokenizer = Tokenizers.fromMetadata(file.metadata());
             ChatTemplate template = ChatTemplate.fromMetadata(file.metadata(), tokenizer);
             int trained = model.config().contextLength();
