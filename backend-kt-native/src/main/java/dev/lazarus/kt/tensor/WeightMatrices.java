@@ -5,6 +5,7 @@ import dev.lazarus.kt.gguf.GgufException;
 import dev.lazarus.kt.gguf.GgufFile;
 import dev.lazarus.kt.gguf.GgufTensorInfo;
 import java.lang.foreign.MemorySegment;
+import java.lang.foreign.SegmentAllocator;
 import java.util.Arrays;
 
 /** Creates {@link WeightMatrix} views over tensor bytes; nothing is copied. */
@@ -31,6 +32,24 @@ public final class WeightMatrices {
             return new KernelMatrix(type, data, rows, cols, Q4KRepackedKernel.GEMV);
         }
         return of(type, data, rows, cols);
+    }
+
+    /**
+     * A routed expert's matrix copied out of {@code data} into memory from {@code alloc} (the RAM tier), 64-byte
+     * aligned: Q4_K that llama-server repacks (rows a multiple of 8) into {@link Q4KPacked}'s cheaper layout when
+     * {@code repack} (same results bit for bit), anything else as a plain copy of its bytes.
+     */
+    public static WeightMatrix copiedExpert(GgmlType type, MemorySegment data, int rows, int cols, boolean repack,
+                                            SegmentAllocator alloc) {
+        if (repack && type == GgmlType.Q4_K && rows % 8 == 0 && cols % 256 == 0) {
+            MemorySegment packed = Q4KPacked.pack(data, rows, cols, alloc);
+            return new KernelMatrix(type, packed, rows, cols, (long) (cols / 256) * Q4KPacked.QUANT_BYTES,
+                    Q4KPacked.bytes(rows, cols), new Q4KPackedKernel(Q4KPacked.headers(rows, cols)),
+                    (seg, row, dst, at) -> Q4KPacked.dequantizeRow(seg, rows, cols, row, dst, at));
+        }
+        MemorySegment copy = alloc.allocate(data.byteSize(), 64);
+        copy.copyFrom(data);
+        return expert(type, copy, rows, cols);
     }
 
     /**
