@@ -13,9 +13,10 @@ import java.lang.foreign.ValueLayout;
  * <ul>
  *   <li><b>quants</b> first, 128 bytes per 256-value super-block (super-block g = row · blocksPerRow + b at
  *       {@code 128·g}), as two 64-byte chunks (one 512-bit load each) of sixteen 32-bit lanes; nibble k of lane i
- *       of chunk c is value {@code 16·(k & 1) + i} of sub-block {@code 4c + k/2}. One load and a shift and mask
- *       per sixteen values give the int lanes directly (ggml's layout needs a byte-to-int widening per sixteen
- *       bytes). With the matrix 64-byte aligned, every chunk is;</li>
+ *       of chunk e is value {@code 16·e + i} of sub-block k. One load per 128 values and one mask per sixteen
+ *       give {@code q·16^k} in int lanes (ggml's layout needs a byte-to-int widening, a shift and a mask); see
+ *       {@link Q4KPackedKernel} for why the factor 16^k costs nothing. With the matrix 64-byte aligned, every
+ *       chunk is;</li>
  *   <li><b>headers</b> after all quants, 24 bytes per super-block: the eight 6-bit scales and eight mins one per
  *       byte (pre-unpacked), then {@code d} and {@code dmin} as f32 (converted from f16, exactly).</li>
  * </ul>
@@ -55,12 +56,10 @@ final class Q4KPacked {
             dst.set(Layouts.I64, h + 8, Q4KRepackedKernel.mins(packed, packedHigh));
             dst.set(Layouts.F32, h + 16, Layouts.f16(src, blk));
             dst.set(Layouts.F32, h + 20, Layouts.f16(src, blk + 2));
-            for (int j = 0; j < 8; j++) {
-                for (int i = 0; i < 16; i++) {
-                    int b0 = Layouts.u8(src, blk + 16 + 32L * (j / 2) + i), b1 = Layouts.u8(src, blk + 32 + 32L * (j / 2) + i);
-                    int shift = 4 * (j & 1); // ggml: sub-block j in the low (j even) or high nibbles of its pair's bytes
-                    int lo = b0 >> shift & 0xF, hi = b1 >> shift & 0xF;
-                    dst.set(ValueLayout.JAVA_BYTE, QUANT_BYTES * g + 64L * (j / 4) + 4L * i + (j & 3), (byte) (lo | hi << 4));
+            for (int j = 0; j < 8; j += 2) { // ggml: sub-block j in the low nibbles of its pair's 32 bytes, j + 1 in the high
+                for (int l = 0; l < 32; l++) {
+                    int b = Layouts.u8(src, blk + 16 + 16L * j + l);
+                    dst.set(ValueLayout.JAVA_BYTE, QUANT_BYTES * g + 64L * (l / 16) + 4L * (l & 15) + j / 2, (byte) b);
                 }
             }
         }
@@ -98,7 +97,7 @@ final class Q4KPacked {
     }
 
     private static int nibble(MemorySegment packed, long g, int j, int l) {
-        int b = Layouts.u8(packed, QUANT_BYTES * g + 64L * (j / 4) + 4L * (l & 15) + (j & 3));
-        return l < 16 ? b & 0xF : b >> 4;
+        int b = Layouts.u8(packed, QUANT_BYTES * g + 64L * (l / 16) + 4L * (l & 15) + j / 2);
+        return (j & 1) == 0 ? b & 0xF : b >> 4;
     }
 }

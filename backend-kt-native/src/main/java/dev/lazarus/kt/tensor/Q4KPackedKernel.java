@@ -12,8 +12,8 @@ import jdk.incubator.vector.VectorSpecies;
 /**
  * llama-server's repacked-Q4_K GEMV order ({@link GgmlKQuantKernels#q4kRepacked}) on the {@link Q4KPacked}
  * layout: the same exact integer sums and the same float folds as {@link Q4KRepackedKernel#GEMV}, so bit for bit
- * its results; cheaper per value: one 512-bit load per 128 values and a shift and mask per sixteen (no byte-to-int
- * widening), scales and mins one per byte and {@code d}/{@code dmin} as f32 (no unpacking per super-block).
+ * its results; cheaper per value: one 512-bit load per 128 values and a mask per sixteen (no byte-to-int widening,
+ * no shift: see {@link #UNIT}), scales and mins one per byte and {@code d}/{@code dmin} as f32 (no unpacking per super-block).
  *
  * <p>A row's offset is that of its quants ({@code row · blocksPerRow · 128}); the headers lie at
  * {@link #headers} + 24 per super-block. Written for C2 as {@link Q4KRepackedKernel} (see there): flat vector
@@ -34,6 +34,14 @@ final class Q4KPackedKernel implements RowKernel {
     private static final VectorShuffle<Float> SWAP1 = VectorShuffle.fromOp(F, i -> i ^ 1);
     private static final int Q = Q4KPacked.QUANT_BYTES;
     private static final int H = Q4KPacked.HEADER_BYTES;
+    /**
+     * Sub-block k's nibbles are masked in place, so its lanes hold {@code q·16^k} (k &lt; 7; the top nibble is
+     * shifted down, since its mask would set the sign bit): exact in f32 (4 significant bits), as are
+     * {@code (q·16^k)·y} and the sum of a sub-block's two halves ({@code 16^k·(q0·y0 + q1·y1)}, below 2^12 · 16^k).
+     * Multiplying that by {@code scale·16^-k} (exact) gives exactly {@code scale·(q0·y0 + q1·y1)}, the integer the
+     * widening kernel forms: the same sums, one shift and one conversion fewer per sixteen values.
+     */
+    private static final float[] UNIT = {1f, 0x1p-4f, 0x1p-8f, 0x1p-12f, 0x1p-16f, 0x1p-20f, 0x1p-24f, 1f};
 
     /** Byte offset of the matrix's headers in its segment. */
     private final long headers;
@@ -50,16 +58,15 @@ final class Q4KPackedKernel implements RowKernel {
         for (int b = 0; b < n / 256; b++, h += H) {
             long scales = w.get(Layouts.I64, h), mins = w.get(Layouts.I64, h + 8);
             FloatVector sum = FloatVector.zero(F);
-            for (int c = 0; c < 2; c++) {
-                IntVector v = IntVector.fromMemorySegment(I, w, o + Q * b + 64L * c, Simd.LE);
-                for (int s = 0; s < 4; s++) {
-                    int at = 256 * b + 128 * c + 32 * s;
-                    FloatVector lo = ((FloatVector) v.lanewise(VectorOperators.LSHR, 8 * s).and(0xF)
-                            .convert(VectorOperators.I2F, 0)).mul(FloatVector.fromArray(F, xs, at));
-                    lo = ((FloatVector) v.lanewise(VectorOperators.LSHR, 8 * s + 4).and(0xF).convert(VectorOperators.I2F, 0))
-                            .fma(FloatVector.fromArray(F, xs, at + 16), lo);
-                    sum = lo.fma(FloatVector.broadcast(F, (float) ((int) (scales >>> 8 * (4 * c + s)) & 0xFF)), sum);
-                }
+            IntVector v0 = IntVector.fromMemorySegment(I, w, o + Q * b, Simd.LE);
+            IntVector v1 = IntVector.fromMemorySegment(I, w, o + Q * b + 64, Simd.LE);
+            for (int k = 0; k < 8; k++) {
+                int at = 256 * b + 32 * k;
+                IntVector n0 = k < 7 ? v0.and(0xF << 4 * k) : v0.lanewise(VectorOperators.LSHR, 28);
+                IntVector n1 = k < 7 ? v1.and(0xF << 4 * k) : v1.lanewise(VectorOperators.LSHR, 28);
+                FloatVector lo = ((FloatVector) n0.convert(VectorOperators.I2F, 0)).mul(FloatVector.fromArray(F, xs, at));
+                lo = ((FloatVector) n1.convert(VectorOperators.I2F, 0)).fma(FloatVector.fromArray(F, xs, at + 16), lo);
+                sum = lo.fma(FloatVector.broadcast(F, (float) ((int) (scales >>> 8 * k) & 0xFF) * UNIT[k]), sum);
             }
             int isum = ((IntVector) sum.convert(VectorOperators.F2I, 0)).reduceLanes(VectorOperators.ADD);
             float dy = x.scales[b];
@@ -109,23 +116,21 @@ final class Q4KPackedKernel implements RowKernel {
     private static void superBlock2(MemorySegment w, long qA, long qB, long scalesA, long scalesB, long[] mins,
                                     float[] xs, int[] bsums, int at0, int[] sums) {
         FloatVector sumA = FloatVector.zero(F), sumB = sumA;
-        for (int c = 0; c < 2; c++) {
-            IntVector vA = IntVector.fromMemorySegment(I, w, qA + 64L * c, Simd.LE);
-            IntVector vB = IntVector.fromMemorySegment(I, w, qB + 64L * c, Simd.LE);
-            for (int s = 0; s < 4; s++) {
-                int at = at0 + 128 * c + 32 * s;
-                FloatVector x0 = FloatVector.fromArray(F, xs, at), x1 = FloatVector.fromArray(F, xs, at + 16);
-                FloatVector loA = ((FloatVector) vA.lanewise(VectorOperators.LSHR, 8 * s).and(0xF)
-                        .convert(VectorOperators.I2F, 0)).mul(x0);
-                loA = ((FloatVector) vA.lanewise(VectorOperators.LSHR, 8 * s + 4).and(0xF).convert(VectorOperators.I2F, 0))
-                        .fma(x1, loA);
-                sumA = loA.fma(FloatVector.broadcast(F, (float) ((int) (scalesA >>> 8 * (4 * c + s)) & 0xFF)), sumA);
-                FloatVector loB = ((FloatVector) vB.lanewise(VectorOperators.LSHR, 8 * s).and(0xF)
-                        .convert(VectorOperators.I2F, 0)).mul(x0);
-                loB = ((FloatVector) vB.lanewise(VectorOperators.LSHR, 8 * s + 4).and(0xF).convert(VectorOperators.I2F, 0))
-                        .fma(x1, loB);
-                sumB = loB.fma(FloatVector.broadcast(F, (float) ((int) (scalesB >>> 8 * (4 * c + s)) & 0xFF)), sumB);
-            }
+        IntVector a0 = IntVector.fromMemorySegment(I, w, qA, Simd.LE), a1 = IntVector.fromMemorySegment(I, w, qA + 64, Simd.LE);
+        IntVector b0 = IntVector.fromMemorySegment(I, w, qB, Simd.LE), b1 = IntVector.fromMemorySegment(I, w, qB + 64, Simd.LE);
+        for (int k = 0; k < 8; k++) {
+            int at = at0 + 32 * k;
+            FloatVector x0 = FloatVector.fromArray(F, xs, at), x1 = FloatVector.fromArray(F, xs, at + 16);
+            IntVector nA0 = k < 7 ? a0.and(0xF << 4 * k) : a0.lanewise(VectorOperators.LSHR, 28);
+            IntVector nA1 = k < 7 ? a1.and(0xF << 4 * k) : a1.lanewise(VectorOperators.LSHR, 28);
+            FloatVector loA = ((FloatVector) nA0.convert(VectorOperators.I2F, 0)).mul(x0);
+            loA = ((FloatVector) nA1.convert(VectorOperators.I2F, 0)).fma(x1, loA);
+            sumA = loA.fma(FloatVector.broadcast(F, (float) ((int) (scalesA >>> 8 * k) & 0xFF) * UNIT[k]), sumA);
+            IntVector nB0 = k < 7 ? b0.and(0xF << 4 * k) : b0.lanewise(VectorOperators.LSHR, 28);
+            IntVector nB1 = k < 7 ? b1.and(0xF << 4 * k) : b1.lanewise(VectorOperators.LSHR, 28);
+            FloatVector loB = ((FloatVector) nB0.convert(VectorOperators.I2F, 0)).mul(x0);
+            loB = ((FloatVector) nB1.convert(VectorOperators.I2F, 0)).fma(x1, loB);
+            sumB = loB.fma(FloatVector.broadcast(F, (float) ((int) (scalesB >>> 8 * k) & 0xFF) * UNIT[k]), sumB);
         }
         // lanes 0-7 min_j·bsum32_j of row A, lanes 8-15 of row B (exact), then all four sums reduced together
         FloatVector m = (FloatVector) LongVector.fromArray(L2, mins, 0).reinterpretAsBytes()
@@ -173,20 +178,20 @@ final class Q4KPackedKernel implements RowKernel {
     private static void superBlock4(MemorySegment w, long q, long scales, long[] mins,
                                     Activation x0, Activation x1, Activation x2, Activation x3, int at0, int[] sums,
                                     float[] minSums) {
-        float[] v0 = x0.values, v1 = x1.values, v2 = x2.values, v3 = x3.values;
+        float[] v0s = x0.values, v1s = x1.values, v2s = x2.values, v3s = x3.values;
         FloatVector s0 = FloatVector.zero(F), s1 = s0, s2 = s0, s3 = s0;
-        for (int c = 0; c < 2; c++) {
-            IntVector v = IntVector.fromMemorySegment(I, w, q + 64L * c, Simd.LE);
-            for (int s = 0; s < 4; s++) {
-                int at = at0 + 128 * c + 32 * s;
-                FloatVector l = (FloatVector) v.lanewise(VectorOperators.LSHR, 8 * s).and(0xF).convert(VectorOperators.I2F, 0);
-                FloatVector u = (FloatVector) v.lanewise(VectorOperators.LSHR, 8 * s + 4).and(0xF).convert(VectorOperators.I2F, 0);
-                FloatVector sc = FloatVector.broadcast(F, (float) ((int) (scales >>> 8 * (4 * c + s)) & 0xFF));
-                s0 = u.fma(FloatVector.fromArray(F, v0, at + 16), l.mul(FloatVector.fromArray(F, v0, at))).fma(sc, s0);
-                s1 = u.fma(FloatVector.fromArray(F, v1, at + 16), l.mul(FloatVector.fromArray(F, v1, at))).fma(sc, s1);
-                s2 = u.fma(FloatVector.fromArray(F, v2, at + 16), l.mul(FloatVector.fromArray(F, v2, at))).fma(sc, s2);
-                s3 = u.fma(FloatVector.fromArray(F, v3, at + 16), l.mul(FloatVector.fromArray(F, v3, at))).fma(sc, s3);
-            }
+        IntVector v0 = IntVector.fromMemorySegment(I, w, q, Simd.LE), v1 = IntVector.fromMemorySegment(I, w, q + 64, Simd.LE);
+        for (int k = 0; k < 8; k++) {
+            int at = at0 + 32 * k;
+            FloatVector l = (FloatVector) (k < 7 ? v0.and(0xF << 4 * k) : v0.lanewise(VectorOperators.LSHR, 28))
+                    .convert(VectorOperators.I2F, 0);
+            FloatVector u = (FloatVector) (k < 7 ? v1.and(0xF << 4 * k) : v1.lanewise(VectorOperators.LSHR, 28))
+                    .convert(VectorOperators.I2F, 0);
+            FloatVector sc = FloatVector.broadcast(F, (float) ((int) (scales >>> 8 * k) & 0xFF) * UNIT[k]);
+            s0 = u.fma(FloatVector.fromArray(F, v0s, at + 16), l.mul(FloatVector.fromArray(F, v0s, at))).fma(sc, s0);
+            s1 = u.fma(FloatVector.fromArray(F, v1s, at + 16), l.mul(FloatVector.fromArray(F, v1s, at))).fma(sc, s1);
+            s2 = u.fma(FloatVector.fromArray(F, v2s, at + 16), l.mul(FloatVector.fromArray(F, v2s, at))).fma(sc, s2);
+            s3 = u.fma(FloatVector.fromArray(F, v3s, at + 16), l.mul(FloatVector.fromArray(F, v3s, at))).fma(sc, s3);
         }
         FloatVector z01 = s0.blend(s1, UPPER_HALF).add(s1.blend(s0, UPPER_HALF).rearrange(SWAP8));
         FloatVector z23 = s2.blend(s3, UPPER_HALF).add(s3.blend(s2, UPPER_HALF).rearrange(SWAP8));
