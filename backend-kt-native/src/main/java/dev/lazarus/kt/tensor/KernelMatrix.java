@@ -45,14 +45,6 @@ final class KernelMatrix implements WeightMatrix {
         this(type, data, rows, cols, kernel, null, null);
     }
 
-    /**
-     * A matrix in a repacked layout of {@code type}'s numbers (the RAM tier): row r's kernel offset is
-     * {@code r · rowBytes}; the segment holds {@code bytes}.
-     */
-    KernelMatrix(GgmlType type, MemorySegment data, int rows, int cols, long rowBytes, long bytes, RowKernel kernel,
-                 RowDecoder decoder) {
-        this(type, data, rows, cols, rowBytes, bytes, kernel, null, null, decoder);
-    }
 
     /**
      * With {@code groupKernel} for the first {@code count - count % 4} vectors of a batch of {@code count ≥ 4},
@@ -65,8 +57,12 @@ final class KernelMatrix implements WeightMatrix {
                 tiledKernel, null);
     }
 
-    private KernelMatrix(GgmlType type, MemorySegment data, int rows, int cols, long rowBytes, long bytes,
-                         RowKernel kernel, RowKernel groupKernel, TiledKQuantKernel tiledKernel, RowDecoder decoder) {
+    /**
+     * A matrix in a repacked layout of {@code type}'s numbers: row r's kernel offset is {@code r · rowBytes}, the
+     * segment holds {@code bytes}, and {@code decoder} dequantizes a row.
+     */
+    KernelMatrix(GgmlType type, MemorySegment data, int rows, int cols, long rowBytes, long bytes,
+                 RowKernel kernel, RowKernel groupKernel, TiledKQuantKernel tiledKernel, RowDecoder decoder) {
         if (rows < 1 || cols < 1 || cols % type.blockSize() != 0) {
             throw new IllegalArgumentException("%s matrix of %d × %d: cols must be a positive multiple of %d"
                     .formatted(type, rows, cols, type.blockSize()));

@@ -8,19 +8,21 @@ import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.util.Random;
 import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
 import org.junit.jupiter.params.provider.ValueSource;
 
 /**
- * The RAM tier's packed Q4_K ({@link Q4KPacked}, {@link Q4KPackedKernel}) against the in-place kernels on ggml's
- * blocks: every product equal bit for bit to llama-server's repacked GEMV order, on encoded weights and on raw
+ * Packed Q4_K ({@link Q4KPacked}; the RAM tier's experts, dense matrices with {@code lazarus.kt.repack-dense})
+ * against the kernels on ggml's blocks: every product equal bit for bit to llama-server's repacked GEMV order (and
+ * its GEMM order for dense batches of four), on encoded weights and on raw
  * random blocks (all-ones quants and scales of 63 included); the layout unpacks to the original bytes and
  * dequantizes as ggml does.
  */
 class Q4KPackedKernelTest {
 
     @ParameterizedTest
-    @ValueSource(booleans = {false, true})
-    void packedMatrixComputesExactlyAsGgmlLayout(boolean rawBlocks) {
+    @CsvSource({"false, false", "true, false", "false, true", "true, true"})
+    void packedMatrixComputesExactlyAsGgmlLayout(boolean rawBlocks, boolean dense) {
         long seed = System.nanoTime();
         Random rnd = new Random(seed);
         int rows = 8 * (1 + rnd.nextInt(3));
@@ -29,11 +31,14 @@ class Q4KPackedKernelTest {
                 : GgmlCodec.encode(GgmlType.Q4_K, KernelEquivalenceTest.gaussian(rnd, rows * cols));
         MemorySegment w = MemorySegment.ofArray(bytes);
         long rowBytes = GgmlType.Q4_K.bytesFor(cols);
-        String where = "seed=%dL %d×%d".formatted(seed, rows, cols);
+        String where = "seed=%dL %d×%d %s".formatted(seed, rows, cols, dense ? "dense" : "expert");
         try (Arena arena = Arena.ofConfined()) {
-            WeightMatrix packed = WeightMatrices.copiedExpert(GgmlType.Q4_K, w, rows, cols, true, arena);
-            WeightMatrix inPlace = WeightMatrices.expert(GgmlType.Q4_K, w, rows, cols);
-            Activation[] xs = new Activation[RowKernel.GROUP + 2];
+            // dense: batches of four in llama-server's GEMM order; expert: every vector in the GEMV order
+            WeightMatrix packed = dense ? WeightMatrices.repacked(GgmlType.Q4_K, w, rows, cols, arena)
+                    : WeightMatrices.copiedExpert(GgmlType.Q4_K, w, rows, cols, true, arena);
+            WeightMatrix inPlace = dense ? WeightMatrices.of(GgmlType.Q4_K, w, rows, cols)
+                    : WeightMatrices.expert(GgmlType.Q4_K, w, rows, cols);
+            Activation[] xs = new Activation[2 * RowKernel.GROUP + 1];
             for (int i = 0; i < xs.length; i++) {
                 xs[i] = Activation.allocate(VecDotType.Q8_K, cols).set(KernelEquivalenceTest.gaussian(rnd, cols));
             }
@@ -45,19 +50,22 @@ class Q4KPackedKernelTest {
                 assertThat(out[r]).as(where + " row %d of range %d..", r, start)
                         .isEqualTo(GgmlKQuantKernels.q4kRepacked(w, r * rowBytes, xs[0], cols));
             }
-            // prefill: four activations per quant conversion, then the rest one by one
+            // prefill: four activations per quant conversion, then the last one alone
             float[][] outs = new float[xs.length][rows], reference = new float[xs.length][rows];
             packed.matmul(xs, outs, 0, rows);
             inPlace.matmul(xs, reference, 0, rows);
             for (int i = 0; i < xs.length; i++) {
                 assertThat(outs[i]).as(where + " batch vector " + i).isEqualTo(reference[i]);
-                assertThat(outs[i][rows - 1]).isEqualTo(GgmlKQuantKernels.q4kRepacked(w, (rows - 1) * rowBytes, xs[i], cols));
+                float expected = dense && i < 2 * RowKernel.GROUP
+                        ? GgmlKQuantKernels.q4kRepackedGemm(w, (rows - 1) * rowBytes, xs[i], cols)
+                        : GgmlKQuantKernels.q4kRepacked(w, (rows - 1) * rowBytes, xs[i], cols);
+                assertThat(outs[i][rows - 1]).as(where + " batch vector " + i).isEqualTo(expected);
             }
-            float[] row = new float[cols], expected = new float[cols];
+            float[] row = new float[cols], decoded = new float[cols];
             int r = rnd.nextInt(rows);
             packed.dequantizeRow(r, row, 0);
-            inPlace.dequantizeRow(r, expected, 0);
-            assertThat(row).as(where + " dequantized row " + r).isEqualTo(expected);
+            inPlace.dequantizeRow(r, decoded, 0);
+            assertThat(row).as(where + " dequantized row " + r).isEqualTo(decoded);
         }
     }
 
