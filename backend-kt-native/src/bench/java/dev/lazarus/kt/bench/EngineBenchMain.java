@@ -101,7 +101,8 @@ public final class EngineBenchMain {
                 engines.forEach(KtEngineBench::close);
             }
             for (Map.Entry<String, List<KtEngineBench.Result>> e : ours.entrySet()) {
-                String label = model.getFileName() + (expertModes.size() > 1 || !e.getKey().equals("none") ? " [" + e.getKey() + "]" : "");
+                boolean tagged = expertModes.size() > 1 || !e.getKey().equals("none");
+                String label = model.getFileName() + (tagged ? " [" + e.getKey() + "]" : "");
                 rows.add(row(label, "decode tg" + gen, e.getValue(), theirs, KtEngineBench.Result::decodeTps,
                         LlamaBench.Result::decodeTps, weights, bw, loads));
                 rows.add(row(label, "prefill pp" + prompt, e.getValue(), theirs, KtEngineBench.Result::prefillTps,

@@ -57,7 +57,8 @@ final class Q4KPackedGemmKernel implements RowKernel {
                     lo = ((FloatVector) n1.convert(VectorOperators.I2F, 0)).fma(FloatVector.fromArray(F, xs, at + 16), lo);
                     sum = lo.fma(FloatVector.broadcast(F, (float) ((int) (scales >>> 8 * k) & 0xFF) * UNIT[k]), sum);
                 }
-                acc = Math.fma((float) ((IntVector) sum.convert(VectorOperators.F2I, 0)).reduceLanes(VectorOperators.ADD), d, acc);
+                int isum = ((IntVector) sum.convert(VectorOperators.F2I, 0)).reduceLanes(VectorOperators.ADD);
+                acc = Math.fma((float) isum, d, acc);
                 int k = 16 * b + 4 * p, minLow = (int) (mins >>> 16 * p) & 0xFF, minHigh = (int) (mins >>> 16 * p + 8) & 0xFF;
                 accMin = Math.fma((float) (minLow * (x.bsums[k] + x.bsums[k + 1]) + minHigh * (x.bsums[k + 2] + x.bsums[k + 3])),
                         dmin, accMin);
