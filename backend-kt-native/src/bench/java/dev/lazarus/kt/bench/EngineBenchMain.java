@@ -24,8 +24,9 @@ import java.util.function.ToDoubleFunction;
  *
  * <pre>
  * scripts/bench-engine.sh [--models q8_0,q4_k_m] [--threads 2] [--rounds 3] [--prompt 512] [--gen 128]
- *                         [--work /tmp/lazarus-bench] [--no-llama]
+ *                         [--work /tmp/lazarus-bench] [--no-llama] [--experts none,mmap,ram,ram-copy,all]
  * </pre>
+ * {@code --experts} runs one engine per expert tier (see {@link KtEngineBench}), alternated within each round.
  * Models are the synthetic {@code benchQwen3Moe} preset: {@code q8_0} written directly, {@code q4_k_m}
  * quantized from an F16 copy with Debian's llama-quantize; any other value is taken as a GGUF path.
  */
@@ -43,6 +44,7 @@ public final class EngineBenchMain {
         boolean llama = !opt.containsKey("no-llama");
         Path work = Path.of(opt.getOrDefault("work", "/tmp/lazarus-bench"));
         List<String> models = List.of(opt.getOrDefault("models", "q8_0,q4_k_m").split(","));
+        List<String> expertModes = List.of(opt.getOrDefault("experts", "none").split(","));
 
         System.out.println("# kt-native vs llama.cpp");
         System.out.println();
@@ -66,32 +68,47 @@ public final class EngineBenchMain {
             try (GgufFile f = GgufFile.open(model)) {
                 weights = ActiveWeights.of(f);
             }
-            List<KtEngineBench.Result> ours = new ArrayList<>();
+            Map<String, List<KtEngineBench.Result>> ours = new LinkedHashMap<>();
             List<LlamaBench.Result> theirs = new ArrayList<>();
             List<String> loads = new ArrayList<>();
-            try (KtEngineBench engine = new KtEngineBench(model, threads, prompt)) {
-                // warm-up, not counted (llama-bench runs one too), at the measured prompt size: after a short one the JIT
-                // compiled the batched (prefill) kernels during the first measured round
-                engine.run(prompt, Math.min(gen, 64));
+            List<KtEngineBench> engines = new ArrayList<>();
+            try {
+                for (String mode : expertModes) {
+                    KtEngineBench engine = new KtEngineBench(model, threads, prompt, mode);
+                    engines.add(engine);
+                    // warm-up, not counted (llama-bench runs one too), at the measured prompt size: after a short one the JIT
+                    // compiled the batched (prefill) kernels during the first measured round
+                    engine.run(prompt, Math.min(gen, 64));
+                    ours.put(mode, new ArrayList<>());
+                }
                 for (int r = 0; r < rounds; r++) {
                     loads.add(Machine.loadAverage().split(" ")[0]);
-                    KtEngineBench.Result e = engine.run(prompt, gen);
-                    ours.add(e);
-                    System.out.printf(Locale.ROOT, "  [%s round %d] kt-native pp %.1f tg %.1f tok/s", name, r + 1,
-                            e.prefillTps(), e.decodeTps());
+                    System.out.printf(Locale.ROOT, "  [%s round %d]", name, r + 1);
+                    for (int i = 0; i < engines.size(); i++) {
+                        KtEngineBench.Result e = engines.get(i).run(prompt, gen);
+                        ours.get(expertModes.get(i)).add(e);
+                        System.out.printf(Locale.ROOT, " kt-native%s pp %.1f tg %.1f tok/s |",
+                                expertModes.size() > 1 ? "[" + expertModes.get(i) + "]" : "", e.prefillTps(), e.decodeTps());
+                    }
                     if (llama) {
                         LlamaBench.Result l = LlamaBench.run(model, prompt, gen, threads, 1);
                         theirs.add(l);
-                        System.out.printf(Locale.ROOT, " | llama.cpp pp %.1f tg %.1f tok/s", l.prefillTps(), l.decodeTps());
+                        System.out.printf(Locale.ROOT, " llama.cpp pp %.1f tg %.1f tok/s", l.prefillTps(), l.decodeTps());
                     }
                     System.out.println();
                 }
+            } finally {
+                engines.forEach(KtEngineBench::close);
+            }
+            for (Map.Entry<String, List<KtEngineBench.Result>> e : ours.entrySet()) {
+                boolean tagged = expertModes.size() > 1 || !e.getKey().equals("none");
+                String label = model.getFileName() + (tagged ? " [" + e.getKey() + "]" : "");
+                rows.add(row(label, "decode tg" + gen, e.getValue(), theirs, KtEngineBench.Result::decodeTps,
+                        LlamaBench.Result::decodeTps, weights, bw, loads));
+                rows.add(row(label, "prefill pp" + prompt, e.getValue(), theirs, KtEngineBench.Result::prefillTps,
+                        LlamaBench.Result::prefillTps, null, bw, loads));
             }
             String label = model.getFileName().toString();
-            rows.add(row(label, "decode tg" + gen, ours, theirs, KtEngineBench.Result::decodeTps, LlamaBench.Result::decodeTps,
-                    weights, bw, loads));
-            rows.add(row(label, "prefill pp" + prompt, ours, theirs, KtEngineBench.Result::prefillTps,
-                    LlamaBench.Result::prefillTps, null, bw, loads));
             System.out.printf(Locale.ROOT, "  %s: %.1f MB weights, %.1f MB active per token (experts %.1f MB, head %.1f MB)%n",
                     label, weights.totalBytes() / 1e6, weights.activeBytes() / 1e6, weights.expertBytesPerToken() / 1e6,
                     weights.headBytes() / 1e6);

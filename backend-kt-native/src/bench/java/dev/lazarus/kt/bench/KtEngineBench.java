@@ -2,6 +2,9 @@ package dev.lazarus.kt.bench;
 
 import dev.lazarus.kt.gguf.GgufFile;
 import dev.lazarus.kt.model.Model;
+import dev.lazarus.kt.placement.ExpertPlacement;
+import dev.lazarus.kt.placement.PlacementConfig;
+import dev.lazarus.kt.placement.TierBudget;
 import dev.lazarus.kt.runtime.EndReason;
 import dev.lazarus.kt.runtime.EngineOptions;
 import dev.lazarus.kt.runtime.InferenceEngine;
@@ -28,11 +31,41 @@ final class KtEngineBench implements AutoCloseable {
     private final int vocab;
     private final Random random = new Random(7);
 
-    KtEngineBench(Path model, int threads, int maxPrompt) {
+    private final ExpertPlacement placement;
+
+    /**
+     * {@code experts}: {@code none} (the model's own expert path), or every expert through {@link ExpertPlacement}
+     * in one tier: {@code mmap} (read in place from the mapped file), {@code ram} (copied once, repacked where a
+     * cheaper layout exists), {@code ram-copy} (copied as stored); {@code all}: as {@code ram}, and the dense
+     * matrices repacked at load too ({@code lazarus.kt.repack-dense}).
+     */
+    KtEngineBench(Path model, int threads, int maxPrompt, String experts) {
         this.file = GgufFile.open(model);
         this.parallel = Parallel.ofThreads(threads);
-        Model m = Model.load(file, parallel);
+        boolean dense = experts.equals("all");
+        if (dense) {
+            System.setProperty("lazarus.kt.repack-dense", "true");
+        }
+        Model m;
+        try {
+            m = Model.load(file, parallel);
+        } finally {
+            System.clearProperty("lazarus.kt.repack-dense");
+        }
         this.vocab = m.vocabSize();
+        this.placement = switch (experts) {
+            case "none" -> null;
+            case "mmap" -> ExpertPlacement.install(m, "bench", PlacementConfig.cpuOnly(), null);
+            case "ram", "ram-copy", "all" -> {
+                System.setProperty("lazarus.kt.ram-tier.repack", String.valueOf(!experts.equals("ram-copy")));
+                try {
+                    yield ExpertPlacement.install(m, "bench", PlacementConfig.cpuOnly().withRam(new TierBudget.Ratio(1)), null);
+                } finally {
+                    System.clearProperty("lazarus.kt.ram-tier.repack");
+                }
+            }
+            default -> throw new IllegalArgumentException("--experts: none, mmap, ram, ram-copy or all, got '" + experts + "'");
+        };
         int context = maxPrompt + 1024;
         this.engine = new InferenceEngine(m, new EngineOptions(context, 1, 4, maxPrompt, 0), parallel);
     }
@@ -114,6 +147,9 @@ final class KtEngineBench implements AutoCloseable {
     @Override
     public void close() {
         engine.close();
+        if (placement != null) {
+            placement.close();
+        }
         parallel.close();
         file.close();
     }

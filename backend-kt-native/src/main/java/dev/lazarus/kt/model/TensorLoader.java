@@ -4,6 +4,7 @@ import dev.lazarus.kt.gguf.GgufFile;
 import dev.lazarus.kt.gguf.GgufTensorInfo;
 import dev.lazarus.kt.tensor.WeightMatrices;
 import dev.lazarus.kt.tensor.WeightMatrix;
+import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import java.nio.ByteOrder;
@@ -15,7 +16,11 @@ final class TensorLoader {
     private static final ValueLayout.OfFloat LE_FLOAT = ValueLayout.JAVA_FLOAT_UNALIGNED.withOrder(ByteOrder.LITTLE_ENDIAN);
     private static final ValueLayout.OfShort LE_SHORT = ValueLayout.JAVA_SHORT_UNALIGNED.withOrder(ByteOrder.LITTLE_ENDIAN);
 
+    static final String REPACK_DENSE_PROPERTY = "lazarus.kt.repack-dense";
+
     private final GgufFile file;
+    /** Read once per model load (see {@link #matrix(GgufTensorInfo)}). */
+    private final boolean repackDense = Boolean.getBoolean(REPACK_DENSE_PROPERTY);
 
     TensorLoader(GgufFile file) {
         this.file = file;
@@ -30,11 +35,20 @@ final class TensorLoader {
     }
 
     WeightMatrix matrix(String name) {
-        return WeightMatrices.of(file, file.tensor(name));
+        return matrix(file.tensor(name));
     }
 
     Optional<WeightMatrix> optionalMatrix(String name) {
-        return file.findTensor(name).map(t -> WeightMatrices.of(file, t));
+        return file.findTensor(name).map(this::matrix);
+    }
+
+    /**
+     * A view of the mapped tensor, or with {@code -Dlazarus.kt.repack-dense=true} a copy in a cheaper layout where
+     * one exists ({@link WeightMatrices#repacked}: Q4_K; same results bit for bit), freed with the model (GC).
+     * Routed experts are repacked by the RAM tier instead (expert placement).
+     */
+    private WeightMatrix matrix(GgufTensorInfo t) {
+        return repackDense ? WeightMatrices.repacked(file, t, Arena.ofAuto()) : WeightMatrices.of(file, t);
     }
 
     /** A 1-D tensor (norm weights, biases) as f32 values, whatever its stored type. */

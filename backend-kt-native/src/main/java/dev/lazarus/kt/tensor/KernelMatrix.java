@@ -32,10 +32,19 @@ final class KernelMatrix implements WeightMatrix {
      * switches a K-quant matrix it did not repack to its tiled matmul, or null where it has no such switch.
      */
     private final TiledKQuantKernel tiledKernel;
+    /** Dequantizes a row of a repacked layout, or null for ggml's own ({@link GgmlCodec#decode}). */
+    private final RowDecoder decoder;
+
+    /** A row of a repacked layout as f32, exactly as ggml dequantizes the original row. */
+    @FunctionalInterface
+    interface RowDecoder {
+        void decode(MemorySegment data, int row, float[] dst, int dstOffset);
+    }
 
     KernelMatrix(GgmlType type, MemorySegment data, int rows, int cols, RowKernel kernel) {
         this(type, data, rows, cols, kernel, null, null);
     }
+
 
     /**
      * With {@code groupKernel} for the first {@code count - count % 4} vectors of a batch of {@code count ≥ 4},
@@ -44,6 +53,16 @@ final class KernelMatrix implements WeightMatrix {
      */
     KernelMatrix(GgmlType type, MemorySegment data, int rows, int cols, RowKernel kernel, RowKernel groupKernel,
                  TiledKQuantKernel tiledKernel) {
+        this(type, data, rows, cols, ggmlRowBytes(type, cols), ggmlRowBytes(type, cols) * rows, kernel, groupKernel,
+                tiledKernel, null);
+    }
+
+    /**
+     * A matrix in a repacked layout of {@code type}'s numbers: row r's kernel offset is {@code r · rowBytes}, the
+     * segment holds {@code bytes}, and {@code decoder} dequantizes a row.
+     */
+    KernelMatrix(GgmlType type, MemorySegment data, int rows, int cols, long rowBytes, long bytes,
+                 RowKernel kernel, RowKernel groupKernel, TiledKQuantKernel tiledKernel, RowDecoder decoder) {
         if (rows < 1 || cols < 1 || cols % type.blockSize() != 0) {
             throw new IllegalArgumentException("%s matrix of %d × %d: cols must be a positive multiple of %d"
                     .formatted(type, rows, cols, type.blockSize()));
@@ -53,10 +72,10 @@ final class KernelMatrix implements WeightMatrix {
             throw new IllegalArgumentException("%s matrix: cols %d must be a multiple of %d"
                     .formatted(type, cols, Math.max(vecDotType.blockSize(), Simd.L)));
         }
-        this.rowBytes = type.bytesFor(cols);
-        if (data.byteSize() < rowBytes * rows) {
+        this.rowBytes = rowBytes;
+        if (data.byteSize() < bytes) {
             throw new IllegalArgumentException("%s matrix of %d × %d needs %d bytes, segment has %d"
-                    .formatted(type, rows, cols, rowBytes * rows, data.byteSize()));
+                    .formatted(type, rows, cols, bytes, data.byteSize()));
         }
         this.type = type;
         this.data = data;
@@ -65,6 +84,12 @@ final class KernelMatrix implements WeightMatrix {
         this.kernel = kernel;
         this.groupKernel = groupKernel;
         this.tiledKernel = tiledKernel;
+        this.decoder = decoder;
+    }
+
+    /** ggml's bytes per row (0 for a bad {@code cols}, which the constructor then rejects with its own message). */
+    private static long ggmlRowBytes(GgmlType type, int cols) {
+        return cols > 0 && cols % type.blockSize() == 0 ? type.bytesFor(cols) : 0;
     }
 
     @Override
@@ -164,7 +189,11 @@ final class KernelMatrix implements WeightMatrix {
     @Override
     public void dequantizeRow(int row, float[] dst, int dstOffset) {
         checkRange(row, row + 1);
-        GgmlCodec.decode(type, data, row * rowBytes, dst, dstOffset, cols);
+        if (decoder != null) {
+            decoder.decode(data, row, dst, dstOffset);
+        } else {
+            GgmlCodec.decode(type, data, row * rowBytes, dst, dstOffset, cols);
+        }
     }
 
     private Activation[] scratch(int count) {

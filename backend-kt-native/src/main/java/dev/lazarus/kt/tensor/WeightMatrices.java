@@ -5,6 +5,7 @@ import dev.lazarus.kt.gguf.GgufException;
 import dev.lazarus.kt.gguf.GgufFile;
 import dev.lazarus.kt.gguf.GgufTensorInfo;
 import java.lang.foreign.MemorySegment;
+import java.lang.foreign.SegmentAllocator;
 import java.util.Arrays;
 
 /** Creates {@link WeightMatrix} views over tensor bytes; nothing is copied. */
@@ -31,6 +32,49 @@ public final class WeightMatrices {
             return new KernelMatrix(type, data, rows, cols, Q4KRepackedKernel.GEMV);
         }
         return of(type, data, rows, cols);
+    }
+
+    /**
+     * A routed expert's matrix copied out of {@code data} into memory from {@code alloc} (the RAM tier), 64-byte
+     * aligned: Q4_K that llama-server repacks (rows a multiple of 8) into {@link Q4KPacked}'s cheaper layout when
+     * {@code repack} (same results bit for bit), anything else as a plain copy of its bytes.
+     */
+    public static WeightMatrix copiedExpert(GgmlType type, MemorySegment data, int rows, int cols, boolean repack,
+                                            SegmentAllocator alloc) {
+        if (repack && packsQ4K(type, rows, cols)) {
+            return packedQ4K(data, rows, cols, alloc, false);
+        }
+        MemorySegment copy = alloc.allocate(data.byteSize(), 64);
+        copy.copyFrom(data);
+        return expert(type, copy, rows, cols);
+    }
+
+    /**
+     * A dense matrix ({@link #of}) copied into a cheaper layout from {@code alloc} where one exists, as llama-server
+     * copies weights into its CPU_REPACK buffers at load: Q4_K with rows a multiple of 8 into {@link Q4KPacked}
+     * (decode and llama-server's four-row GEMM orders, bit for bit); any other matrix stays a view of {@code data}.
+     */
+    public static WeightMatrix repacked(GgmlType type, MemorySegment data, int rows, int cols, SegmentAllocator alloc) {
+        return packsQ4K(type, rows, cols) ? packedQ4K(data, rows, cols, alloc, true) : of(type, data, rows, cols);
+    }
+
+    private static boolean packsQ4K(GgmlType type, int rows, int cols) {
+        return type == GgmlType.Q4_K && rows % 8 == 0 && cols % 256 == 0;
+    }
+
+    /** {@code withGemm}: batches of four take llama-server's GEMM order (dense matrices), else the GEMV (experts). */
+    private static WeightMatrix packedQ4K(MemorySegment data, int rows, int cols, SegmentAllocator alloc, boolean withGemm) {
+        MemorySegment packed = Q4KPacked.pack(data, rows, cols, alloc);
+        long headers = Q4KPacked.headers(rows, cols);
+        return new KernelMatrix(GgmlType.Q4_K, packed, rows, cols, (long) (cols / 256) * Q4KPacked.QUANT_BYTES,
+                Q4KPacked.bytes(rows, cols), new Q4KPackedKernel(headers), withGemm ? new Q4KPackedGemmKernel(headers) : null,
+                null, (seg, row, dst, at) -> Q4KPacked.dequantizeRow(seg, rows, cols, row, dst, at));
+    }
+
+    /** A 2-D tensor ({@link #of(GgufFile, GgufTensorInfo)}) through {@link #repacked}. */
+    public static WeightMatrix repacked(GgufFile file, GgufTensorInfo t, SegmentAllocator alloc) {
+        WeightMatrix m = of(file, t);
+        return packsQ4K(t.type(), m.rows(), m.cols()) ? repacked(t.type(), file.data(t), m.rows(), m.cols(), alloc) : m;
     }
 
     /**

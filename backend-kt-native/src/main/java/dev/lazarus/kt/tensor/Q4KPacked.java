@@ -1,0 +1,103 @@
+package dev.lazarus.kt.tensor;
+
+import dev.lazarus.kt.gguf.GgmlCodec;
+import dev.lazarus.kt.gguf.GgmlType;
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.SegmentAllocator;
+import java.lang.foreign.ValueLayout;
+
+/**
+ * A Q4_K matrix repacked once (the RAM tier) into a layout that is cheaper to decode than ggml's block and
+ * holds the same numbers, so that {@link Q4KPackedKernel} rounds exactly as {@link Q4KRepackedKernel}:
+ *
+ * <ul>
+ *   <li><b>quants</b> first, 128 bytes per 256-value super-block (super-block g = row · blocksPerRow + b at
+ *       {@code 128·g}), as two 64-byte chunks (one 512-bit load each) of sixteen 32-bit lanes; nibble k of lane i
+ *       of chunk e is value {@code 16·e + i} of sub-block k. One load per 128 values and one mask per sixteen
+ *       give {@code q·16^k} in int lanes (ggml's layout needs a byte-to-int widening, a shift and a mask); see
+ *       {@link Q4KPackedKernel} for why the factor 16^k costs nothing. With the matrix 64-byte aligned, every
+ *       chunk is;</li>
+ *   <li><b>headers</b> after all quants, 24 bytes per super-block: the eight 6-bit scales and eight mins one per
+ *       byte (pre-unpacked), then {@code d} and {@code dmin} as f32 (converted from f16, exactly).</li>
+ * </ul>
+ *
+ * <p>152 bytes per super-block against ggml's 144.
+ */
+final class Q4KPacked {
+
+    static final int QUANT_BYTES = 128;
+    static final int HEADER_BYTES = 24;
+    private static final int BLOCK_BYTES = 144;
+
+    private Q4KPacked() {
+    }
+
+    /** Bytes of a packed {@code rows × cols} matrix. */
+    static long bytes(int rows, int cols) {
+        return (long) rows * (cols / 256) * (QUANT_BYTES + HEADER_BYTES);
+    }
+
+    /** Byte offset of the headers in a packed {@code rows × cols} matrix. */
+    static long headers(int rows, int cols) {
+        return (long) rows * (cols / 256) * QUANT_BYTES;
+    }
+
+    /** {@code src} (ggml's Q4_K blocks, rows × cols) packed into a new 64-byte aligned segment from {@code alloc}. */
+    static MemorySegment pack(MemorySegment src, int rows, int cols, SegmentAllocator alloc) {
+        long blocks = (long) rows * (cols / 256);
+        MemorySegment dst = alloc.allocate(bytes(rows, cols), 64);
+        long headers = headers(rows, cols);
+        for (long g = 0; g < blocks; g++) {
+            long blk = BLOCK_BYTES * g;
+            long packed = src.get(Layouts.I64, blk + 4);
+            int packedHigh = src.get(Layouts.I32, blk + 12);
+            long h = headers + HEADER_BYTES * g;
+            dst.set(Layouts.I64, h, Q4KRepackedKernel.scales(packed, packedHigh));
+            dst.set(Layouts.I64, h + 8, Q4KRepackedKernel.mins(packed, packedHigh));
+            dst.set(Layouts.F32, h + 16, Layouts.f16(src, blk));
+            dst.set(Layouts.F32, h + 20, Layouts.f16(src, blk + 2));
+            for (int j = 0; j < 8; j += 2) { // ggml: sub-block j in the low nibbles of its pair's 32 bytes, j + 1 in the high
+                for (int l = 0; l < 32; l++) {
+                    int b = Layouts.u8(src, blk + 16 + 16L * j + l);
+                    dst.set(ValueLayout.JAVA_BYTE, QUANT_BYTES * g + 64L * (l / 16) + 4L * (l & 15) + j / 2, (byte) b);
+                }
+            }
+        }
+        return dst;
+    }
+
+    /** Super-block g of a packed matrix back in ggml's Q4_K block (144 bytes) at {@code out[at..]}. */
+    static void unpack(MemorySegment packed, long headers, long g, MemorySegment out, long at) {
+        long h = headers + HEADER_BYTES * g;
+        out.set(Layouts.I16, at, Float.floatToFloat16(packed.get(Layouts.F32, h + 16)));
+        out.set(Layouts.I16, at + 2, Float.floatToFloat16(packed.get(Layouts.F32, h + 20)));
+        for (int j = 0; j < 4; j++) { // ggml's 6-bit packing, the inverse of Layouts.kScale / kMin
+            int sc = Layouts.u8(packed, h + j), sc4 = Layouts.u8(packed, h + j + 4);
+            int m = Layouts.u8(packed, h + 8 + j), m4 = Layouts.u8(packed, h + 12 + j);
+            out.set(ValueLayout.JAVA_BYTE, at + 4 + j, (byte) (sc | (sc4 >> 4) << 6));
+            out.set(ValueLayout.JAVA_BYTE, at + 8 + j, (byte) (m | (m4 >> 4) << 6));
+            out.set(ValueLayout.JAVA_BYTE, at + 12 + j, (byte) (sc4 & 0xF | (m4 & 0xF) << 4));
+        }
+        for (int j = 0; j < 8; j += 2) {
+            for (int l = 0; l < 32; l++) {
+                int lo = nibble(packed, g, j, l), hi = nibble(packed, g, j + 1, l);
+                out.set(ValueLayout.JAVA_BYTE, at + 16 + 16L * j + l, (byte) (lo | hi << 4));
+            }
+        }
+    }
+
+    /** Row {@code row} of a packed matrix as f32 (ggml's Q4_K dequantization). */
+    static void dequantizeRow(MemorySegment packed, int rows, int cols, int row, float[] dst, int dstOffset) {
+        int nb = cols / 256;
+        MemorySegment blocks = MemorySegment.ofArray(new byte[BLOCK_BYTES * nb]);
+        for (int b = 0; b < nb; b++) {
+            unpack(packed, headers(rows, cols), (long) row * nb + b, blocks, (long) BLOCK_BYTES * b);
+        }
+        GgmlCodec.decode(GgmlType.Q4_K, blocks, 0, dst, dstOffset, cols);
+    }
+
+    private static int nibble(MemorySegment packed, long g, int j, int l) {
+        int b = Layouts.u8(packed, QUANT_BYTES * g + 64L * (l / 16) + 4L * (l & 15) + j / 2);
+        return (j & 1) == 0 ? b & 0xF : b >> 4;
+    }
+}

@@ -1,0 +1,146 @@
+package dev.lazarus.kt.tensor;
+
+import java.lang.foreign.MemorySegment;
+import jdk.incubator.vector.FloatVector;
+import jdk.incubator.vector.IntVector;
+import jdk.incubator.vector.LongVector;
+import jdk.incubator.vector.VectorMask;
+import jdk.incubator.vector.VectorOperators;
+import jdk.incubator.vector.VectorShuffle;
+import jdk.incubator.vector.VectorSpecies;
+
+/**
+ * llama-server's repacked-Q4_K GEMM order ({@link GgmlKQuantKernels#q4kRepackedGemm}: one fold per pair of
+ * sub-blocks), which it runs on the activation rows of a batch in groups of four, on the {@link Q4KPacked} layout:
+ * bit for bit {@link Q4KRepackedKernel#GEMM}. The group kernel of a dense matrix repacked at load; decode takes
+ * {@link Q4KPackedKernel}. Quants masked in place as explained at {@link Q4KPackedKernel}.
+ */
+final class Q4KPackedGemmKernel implements RowKernel {
+
+    private static final VectorSpecies<Float> F = FloatVector.SPECIES_512;
+    private static final VectorSpecies<Integer> I = IntVector.SPECIES_512;
+    private static final VectorSpecies<Long> L2 = LongVector.SPECIES_128;
+    private static final VectorMask<Float> UPPER_HALF = VectorMask.fromLong(F, 0xFF00L);
+    private static final VectorMask<Float> ODD_QUADS = VectorMask.fromLong(F, 0xF0F0L);
+    private static final VectorShuffle<Float> SWAP8 = VectorShuffle.fromOp(F, i -> i ^ 8);
+    private static final VectorShuffle<Float> SWAP4 = VectorShuffle.fromOp(F, i -> i ^ 4);
+    private static final VectorShuffle<Float> SWAP2 = VectorShuffle.fromOp(F, i -> i ^ 2);
+    private static final VectorShuffle<Float> SWAP1 = VectorShuffle.fromOp(F, i -> i ^ 1);
+    private static final int Q = Q4KPacked.QUANT_BYTES;
+    private static final int H = Q4KPacked.HEADER_BYTES;
+    /** See {@link Q4KPackedKernel}: sub-block k's lanes hold q·16^k, its scale is taken times 16^-k. */
+    private static final float[] UNIT = {1f, 0x1p-4f, 0x1p-8f, 0x1p-12f, 0x1p-16f, 0x1p-20f, 0x1p-24f, 1f};
+
+    private final long headers;
+
+    Q4KPackedGemmKernel(long headers) {
+        this.headers = headers;
+    }
+
+    @Override
+    public float dot(MemorySegment w, long o, Activation x, int n) {
+        float[] xs = x.values;
+        float acc = 0, accMin = 0;
+        long h = headers + o / Q * H;
+        for (int b = 0; b < n / 256; b++, h += H) {
+            long scales = w.get(Layouts.I64, h), mins = w.get(Layouts.I64, h + 8);
+            float dy = x.scales[b], d = w.get(Layouts.F32, h + 16) * dy, dmin = w.get(Layouts.F32, h + 20) * dy;
+            IntVector v0 = IntVector.fromMemorySegment(I, w, o + Q * b, Simd.LE);
+            IntVector v1 = IntVector.fromMemorySegment(I, w, o + Q * b + 64, Simd.LE);
+            for (int p = 0; p < 4; p++) {
+                FloatVector sum = FloatVector.zero(F);
+                for (int k = 2 * p; k < 2 * p + 2; k++) {
+                    int at = 256 * b + 32 * k;
+                    IntVector n0 = k < 7 ? v0.and(0xF << 4 * k) : v0.lanewise(VectorOperators.LSHR, 28);
+                    IntVector n1 = k < 7 ? v1.and(0xF << 4 * k) : v1.lanewise(VectorOperators.LSHR, 28);
+                    FloatVector lo = ((FloatVector) n0.convert(VectorOperators.I2F, 0)).mul(FloatVector.fromArray(F, xs, at));
+                    lo = ((FloatVector) n1.convert(VectorOperators.I2F, 0)).fma(FloatVector.fromArray(F, xs, at + 16), lo);
+                    sum = lo.fma(FloatVector.broadcast(F, (float) ((int) (scales >>> 8 * k) & 0xFF) * UNIT[k]), sum);
+                }
+                int isum = ((IntVector) sum.convert(VectorOperators.F2I, 0)).reduceLanes(VectorOperators.ADD);
+                acc = Math.fma((float) isum, d, acc);
+                int k = 16 * b + 4 * p, minLow = (int) (mins >>> 16 * p) & 0xFF, minHigh = (int) (mins >>> 16 * p + 8) & 0xFF;
+                accMin = Math.fma((float) (minLow * (x.bsums[k] + x.bsums[k + 1]) + minHigh * (x.bsums[k + 2] + x.bsums[k + 3])),
+                        dmin, accMin);
+            }
+        }
+        return acc - accMin;
+    }
+
+    /** Four activations, each chunk's quants converted once (see {@code Q4KRepackedKernel.gemm4}). */
+    @Override
+    public void dotVectors4(MemorySegment w, long o, Activation[] xs, int from, int n, float[][] outs, int row) {
+        Activation x0 = xs[from], x1 = xs[from + 1], x2 = xs[from + 2], x3 = xs[from + 3];
+        float[] sums = new float[128];
+        long[] mins = new long[2];
+        float acc0 = 0, acc1 = 0, acc2 = 0, acc3 = 0, min0 = 0, min1 = 0, min2 = 0, min3 = 0;
+        long h = headers + o / Q * H;
+        for (int b = 0; b < n / 256; b++, h += H) {
+            long m = w.get(Layouts.I64, h + 8);
+            mins[0] = Long.expand(m, 0x00FF00FF00FF00FFL) * 0x0101L; // each min twice: against both 16-value bsums
+            mins[1] = Long.expand(m >>> 32, 0x00FF00FF00FF00FFL) * 0x0101L;
+            superBlock4Pairs(w, o + Q * b, w.get(Layouts.I64, h), mins, x0, x1, x2, x3, 256 * b, sums);
+            float dw = w.get(Layouts.F32, h + 16), dminw = w.get(Layouts.F32, h + 20);
+            float d0 = dw * x0.scales[b], d1 = dw * x1.scales[b], d2 = dw * x2.scales[b], d3 = dw * x3.scales[b];
+            float m0 = dminw * x0.scales[b], m1 = dminw * x1.scales[b], m2 = dminw * x2.scales[b], m3 = dminw * x3.scales[b];
+            for (int p = 0; p < 4; p++) {
+                acc0 = Math.fma(sums[16 * p], d0, acc0);
+                acc1 = Math.fma(sums[16 * p + 8], d1, acc1);
+                acc2 = Math.fma(sums[16 * p + 4], d2, acc2);
+                acc3 = Math.fma(sums[16 * p + 12], d3, acc3);
+                min0 = Math.fma(sums[64 + 4 * p], m0, min0);
+                min1 = Math.fma(sums[80 + 4 * p], m1, min1);
+                min2 = Math.fma(sums[96 + 4 * p], m2, min2);
+                min3 = Math.fma(sums[112 + 4 * p], m3, min3);
+            }
+        }
+        outs[from][row] = acc0 - min0;
+        outs[from + 1][row] = acc1 - min1;
+        outs[from + 2][row] = acc2 - min2;
+        outs[from + 3][row] = acc3 - min3;
+    }
+
+    /** {@code Q4KRepackedKernel.superBlock4Pairs} on the packed quants at {@code q}, same output layout. */
+    private static void superBlock4Pairs(MemorySegment w, long q, long scales, long[] mins,
+                                         Activation x0, Activation x1, Activation x2, Activation x3, int at0, float[] sums) {
+        float[] v0s = x0.values, v1s = x1.values, v2s = x2.values, v3s = x3.values;
+        IntVector v0 = IntVector.fromMemorySegment(I, w, q, Simd.LE), v1 = IntVector.fromMemorySegment(I, w, q + 64, Simd.LE);
+        FloatVector zero = FloatVector.zero(F);
+        for (int p = 0; p < 4; p++) {
+            FloatVector s0 = zero, s1 = zero, s2 = zero, s3 = zero;
+            for (int k = 2 * p; k < 2 * p + 2; k++) {
+                int at = at0 + 32 * k;
+                FloatVector l = (FloatVector) (k < 7 ? v0.and(0xF << 4 * k) : v0.lanewise(VectorOperators.LSHR, 28))
+                        .convert(VectorOperators.I2F, 0);
+                FloatVector u = (FloatVector) (k < 7 ? v1.and(0xF << 4 * k) : v1.lanewise(VectorOperators.LSHR, 28))
+                        .convert(VectorOperators.I2F, 0);
+                FloatVector sc = FloatVector.broadcast(F, (float) ((int) (scales >>> 8 * k) & 0xFF) * UNIT[k]);
+                s0 = u.fma(FloatVector.fromArray(F, v0s, at + 16), l.mul(FloatVector.fromArray(F, v0s, at))).fma(sc, s0);
+                s1 = u.fma(FloatVector.fromArray(F, v1s, at + 16), l.mul(FloatVector.fromArray(F, v1s, at))).fma(sc, s1);
+                s2 = u.fma(FloatVector.fromArray(F, v2s, at + 16), l.mul(FloatVector.fromArray(F, v2s, at))).fma(sc, s2);
+                s3 = u.fma(FloatVector.fromArray(F, v3s, at + 16), l.mul(FloatVector.fromArray(F, v3s, at))).fma(sc, s3);
+            }
+            // the four pair sums (exact integers below 2^23) summed across lanes together: lanes 0, 8, 4, 12
+            FloatVector z01 = s0.blend(s1, UPPER_HALF).add(s1.blend(s0, UPPER_HALF).rearrange(SWAP8));
+            FloatVector z23 = s2.blend(s3, UPPER_HALF).add(s3.blend(s2, UPPER_HALF).rearrange(SWAP8));
+            FloatVector t = z01.blend(z23, ODD_QUADS).add(z23.blend(z01, ODD_QUADS).rearrange(SWAP4));
+            t = t.add(t.rearrange(SWAP2));
+            t.add(t.rearrange(SWAP1)).intoArray(sums, 16 * p);
+        }
+        FloatVector m = (FloatVector) LongVector.fromArray(L2, mins, 0).reinterpretAsBytes()
+                .convertShape(VectorOperators.B2F, F, 0);
+        int bs = at0 / 16;
+        FloatVector p0 = m.mul((FloatVector) IntVector.fromArray(I, x0.bsums, bs).convert(VectorOperators.I2F, 0));
+        FloatVector p1 = m.mul((FloatVector) IntVector.fromArray(I, x1.bsums, bs).convert(VectorOperators.I2F, 0));
+        FloatVector p2 = m.mul((FloatVector) IntVector.fromArray(I, x2.bsums, bs).convert(VectorOperators.I2F, 0));
+        FloatVector p3 = m.mul((FloatVector) IntVector.fromArray(I, x3.bsums, bs).convert(VectorOperators.I2F, 0));
+        p0 = p0.add(p0.rearrange(SWAP1));
+        p1 = p1.add(p1.rearrange(SWAP1));
+        p2 = p2.add(p2.rearrange(SWAP1));
+        p3 = p3.add(p3.rearrange(SWAP1));
+        p0.add(p0.rearrange(SWAP2)).intoArray(sums, 64);
+        p1.add(p1.rearrange(SWAP2)).intoArray(sums, 80);
+        p2.add(p2.rearrange(SWAP2)).intoArray(sums, 96);
+        p3.add(p3.rearrange(SWAP2)).intoArray(sums, 112);
+    }
+}
