@@ -3,6 +3,7 @@ package dev.lazarus.kt.gguf;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import java.nio.file.Files;
@@ -162,6 +163,31 @@ class GgufRoundTripTest {
                 assertThat(f.data(f.tensor("b")).toArray(ValueLayout.JAVA_FLOAT_UNALIGNED)).containsExactly(3, 4, 5);
             }
         }
+    }
+
+    @Test
+    void dataOfEveryPartIsOfTheRamTiersSegmentClassAndDiesWithTheFile() {
+        Path first = dir.resolve("seg-00001-of-00002.gguf");
+        Path second = dir.resolve("seg-00002-of-00002.gguf");
+        new GgufWriter().putU16("split.count", 2).addTensor("a", new float[] {1, 2}, new long[] {2}, GgmlType.F32).write(first);
+        new GgufWriter().putU16("split.count", 2).addTensor("b", new float[] {3}, new long[] {1}, GgmlType.F32).write(second);
+        Class<?> copyClass;
+        try (Arena arena = Arena.ofConfined()) {
+            copyClass = arena.allocate(8, 64).getClass();
+        }
+        MemorySegment b;
+        try (GgufFile f = GgufFile.open(first)) {
+            MemorySegment a = f.data(f.tensor("a"));
+            b = f.data(f.tensor("b"));
+            // one class for mapped weights and RAM-tier copies keeps the kernels' segment accesses monomorphic
+            assertThat(a.getClass()).isSameAs(copyClass);
+            assertThat(b.getClass()).isSameAs(copyClass);
+            assertThat(a.isMapped()).isFalse();
+            assertThat(a.isReadOnly()).isTrue();
+            assertThat(b.get(ValueLayout.JAVA_FLOAT_UNALIGNED, 0)).isEqualTo(3f);
+        }
+        assertThat(b.scope().isAlive()).isFalse();
+        assertThatThrownBy(() -> b.get(ValueLayout.JAVA_FLOAT_UNALIGNED, 0)).isInstanceOf(IllegalStateException.class);
     }
 
     @Test
