@@ -3,6 +3,7 @@ package dev.lazarus.kt.placement;
 import dev.lazarus.kt.model.ExpertLayer;
 import dev.lazarus.kt.model.ExpertWeights;
 import java.util.List;
+import java.util.function.ToLongFunction;
 
 /**
  * The routed experts placement works on. Layers are addressed by <em>slot</em>, their position among
@@ -63,8 +64,20 @@ public final class ExpertCatalog {
         return weights(slot, expert).bytes();
     }
 
+    /** All experts' weight bytes as stored in the file. */
     public long totalBytes() {
         return totalBytes;
+    }
+
+    /** All experts' bytes in a tier that holds each in {@code size} bytes. */
+    public long totalBytes(ToLongFunction<ExpertWeights> size) {
+        long total = 0;
+        for (ExpertLayer l : layers) {
+            for (ExpertWeights w : l.experts()) {
+                total += size.applyAsLong(w);
+            }
+        }
+        return total;
     }
 
     public int size() {

@@ -33,6 +33,7 @@ public final class ExpertPlacement implements AutoCloseable {
     private final DeviceTier device;
     private final RoutingStats stats;
     private final TierCounters counters = new TierCounters();
+    private final RamTier ramTier = RamTier.fromSystemProperties();
     private final ExpertSlots slots;
     private final long gpuBudget;
     private final long ramBudget;
@@ -51,7 +52,7 @@ public final class ExpertPlacement implements AutoCloseable {
         this.slots = new ExpertSlots(catalog.layerCount(), catalog.expertsPerLayer());
         this.worker = Executors.newSingleThreadScheduledExecutor(Thread.ofPlatform().name("kt-placement").daemon().factory());
         this.gpuBudget = device == null ? 0 : config.gpuBudget().resolve(catalog);
-        this.ramBudget = config.ramBudget().resolve(catalog);
+        this.ramBudget = config.ramBudget().resolve(catalog, ramTier::bytes);
         for (int s = 0; s < catalog.layerCount(); s++) {
             for (int e = 0; e < catalog.expertsPerLayer(); e++) {
                 slots.swap(s, e, RamTier.mapped(catalog.weights(s, e)));
@@ -132,7 +133,7 @@ public final class ExpertPlacement implements AutoCloseable {
                 case RAM -> ramBudget;
                 case MMAP -> -1;
             };
-            tiers.add(new TierStats(t.id(), now.count(t), now.bytes(catalog, t), budget, counters.computations(t),
+            tiers.add(new TierStats(t.id(), now.count(t), slots.heldBytes(t), budget, counters.computations(t),
                     counters.byteHitRate(t)));
         }
         long[][] counts = stats.counts();
@@ -161,7 +162,20 @@ public final class ExpertPlacement implements AutoCloseable {
         return new ExpertCheckout(slots, slot, experts, counters);
     }
 
-    /** Expert weight bytes read from {@code tier} since start. */
+    /**
+     * The memory the experts in {@code tier} take there now: for RAM the copies as allocated (a repacked Q4_K copy
+     * is 5.6 % larger than the file's blocks), what its budget is counted in; for the others their stored bytes.
+     */
+    public long heldBytes(Tier tier) {
+        return slots.heldBytes(tier);
+    }
+
+    /** The RAM tier's budget in bytes, counted as {@link #heldBytes}. */
+    public long ramBudget() {
+        return ramBudget;
+    }
+
+    /** Expert weight bytes (as stored in the file) read from {@code tier} since start. */
     public long bytesRead(Tier tier) {
         return counters.bytes(tier);
     }
@@ -172,7 +186,7 @@ public final class ExpertPlacement implements AutoCloseable {
     }
 
     private PlacementPlan plan(double[][] scores) {
-        return PlacementPlanner.plan(config.strategy(), catalog, gpuBudget, ramBudget, scores,
+        return PlacementPlanner.plan(config.strategy(), catalog, gpuBudget, ramBudget, ramTier::bytes, scores,
                 w -> device != null && device.supports(w));
     }
 
@@ -202,8 +216,8 @@ public final class ExpertPlacement implements AutoCloseable {
         rebalances.incrementAndGet();
         PlacementPlan now = current();
         LOG.log(moved > 0 || rebalances.get() == 1 ? Level.INFO : Level.DEBUG, "expert placement ({0}) of {1}: {2} moved; gpu {3} experts / {4} MiB, ram {5} / {6} MiB, mmap {7}",
-                config.strategy().id(), modelName, moved, now.count(Tier.GPU), now.bytes(catalog, Tier.GPU) >> 20,
-                now.count(Tier.RAM), now.bytes(catalog, Tier.RAM) >> 20, now.count(Tier.MMAP));
+                config.strategy().id(), modelName, moved, now.count(Tier.GPU), slots.heldBytes(Tier.GPU) >> 20,
+                now.count(Tier.RAM), slots.heldBytes(Tier.RAM) >> 20, now.count(Tier.MMAP));
     }
 
     /** The expert's copy in {@code tier}, or null when it cannot be made (logged; the expert stays where it is). */
@@ -211,7 +225,7 @@ public final class ExpertPlacement implements AutoCloseable {
         try {
             PlacedExpert placed = switch (tier) {
                 case GPU -> PlacedExpert.onDevice(device.upload(w));
-                case RAM -> RamTier.load(w);
+                case RAM -> ramTier.load(w);
                 case MMAP -> RamTier.mapped(w);
             };
             return placed.freedOn(worker);

@@ -37,6 +37,16 @@ final class ExpertSlots {
         return p == null ? null : p.tier();
     }
 
+    /** The memory the experts placed in {@code tier} now hold there. */
+    long heldBytes(Tier tier) {
+        long sum = 0;
+        for (int i = 0; i < slots.length(); i++) {
+            PlacedExpert p = slots.get(i);
+            sum += p != null && p.tier() == tier ? p.heldBytes() : 0;
+        }
+        return sum;
+    }
+
     /** Publishes {@code next} and releases the previous placement (if any). */
     void swap(int slot, int expert, PlacedExpert next) {
         PlacedExpert old = slots.getAndSet(slot * experts + expert, next);

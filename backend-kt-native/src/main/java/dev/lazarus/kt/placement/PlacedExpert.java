@@ -12,26 +12,32 @@ final class PlacedExpert {
 
     private final Tier tier;
     private final long bytes;
+    private final long heldBytes;
     private final SwiGlu.Weights cpu;
     private final DeviceTier.Resident device;
     private final Runnable free;
     private final AtomicInteger refs = new AtomicInteger(1);
 
-    private PlacedExpert(Tier tier, long bytes, SwiGlu.Weights cpu, DeviceTier.Resident device, Runnable free) {
+    private PlacedExpert(Tier tier, long bytes, long heldBytes, SwiGlu.Weights cpu, DeviceTier.Resident device,
+                         Runnable free) {
         this.tier = tier;
         this.bytes = bytes;
+        this.heldBytes = heldBytes;
         this.cpu = cpu;
         this.device = device;
         this.free = free;
     }
 
-    /** An expert the CPU computes (RAM copy or mapped file); {@code free} releases its memory. */
-    static PlacedExpert onCpu(Tier tier, long bytes, SwiGlu.Weights weights, Runnable free) {
-        return new PlacedExpert(tier, bytes, weights, null, free);
+    /**
+     * An expert the CPU computes (RAM copy or mapped file): {@code bytes} of weights as stored in the file,
+     * {@code heldBytes} in the tier's layout; {@code free} releases its memory.
+     */
+    static PlacedExpert onCpu(Tier tier, long bytes, long heldBytes, SwiGlu.Weights weights, Runnable free) {
+        return new PlacedExpert(tier, bytes, heldBytes, weights, null, free);
     }
 
     static PlacedExpert onDevice(DeviceTier.Resident resident) {
-        return new PlacedExpert(Tier.GPU, resident.bytes(), null, resident, resident::free);
+        return new PlacedExpert(Tier.GPU, resident.bytes(), resident.bytes(), null, resident, resident::free);
     }
 
     /**
@@ -39,15 +45,21 @@ final class PlacedExpert {
      * last (often the forward thread, which should not wait for a device free or an arena close).
      */
     PlacedExpert freedOn(java.util.concurrent.Executor reclaimer) {
-        return new PlacedExpert(tier, bytes, cpu, device, () -> reclaimer.execute(free));
+        return new PlacedExpert(tier, bytes, heldBytes, cpu, device, () -> reclaimer.execute(free));
     }
 
     Tier tier() {
         return tier;
     }
 
+    /** Weight bytes as stored in the file: what one computation reads, in the same unit in every tier (hit rates). */
     long bytes() {
         return bytes;
+    }
+
+    /** The memory this copy takes in its tier (a repacked layout may be larger than the file's). */
+    long heldBytes() {
+        return heldBytes;
     }
 
     SwiGlu.Weights cpu() {

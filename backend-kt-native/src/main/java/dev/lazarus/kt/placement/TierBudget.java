@@ -1,5 +1,8 @@
 package dev.lazarus.kt.placement;
 
+import dev.lazarus.kt.model.ExpertWeights;
+import java.util.function.ToLongFunction;
+
 /**
  * How much of the experts a tier may hold, in one of three forms resolved against the model:
  * a count per MoE layer (KTransformers' {@code --kt-num-gpu-experts}), a fraction of all expert
@@ -9,8 +12,17 @@ public sealed interface TierBudget {
 
     TierBudget NONE = new Bytes(0);
 
-    /** The budget in bytes for this model's experts. */
-    long resolve(ExpertCatalog catalog);
+    /**
+     * The budget in bytes for this model's experts, each of which takes {@code size} bytes in the tier (the RAM
+     * tier's repacked copies are larger than the file's blocks): a count per layer or a ratio then still means that
+     * many experts or that share of them, and a byte budget is a limit on the tier's memory.
+     */
+    long resolve(ExpertCatalog catalog, ToLongFunction<ExpertWeights> size);
+
+    /** {@link #resolve(ExpertCatalog, ToLongFunction)} for a tier that holds the experts as stored in the file. */
+    default long resolve(ExpertCatalog catalog) {
+        return resolve(catalog, ExpertWeights::bytes);
+    }
 
     record PerLayer(int experts) implements TierBudget {
         public PerLayer {
@@ -20,10 +32,10 @@ public sealed interface TierBudget {
         }
 
         @Override
-        public long resolve(ExpertCatalog catalog) {
+        public long resolve(ExpertCatalog catalog, ToLongFunction<ExpertWeights> size) {
             long total = 0;
             for (int slot = 0; slot < catalog.layerCount(); slot++) {
-                total += catalog.expertBytes(slot, 0) * Math.min(experts, catalog.expertsPerLayer());
+                total += size.applyAsLong(catalog.weights(slot, 0)) * Math.min(experts, catalog.expertsPerLayer());
             }
             return total;
         }
@@ -37,8 +49,8 @@ public sealed interface TierBudget {
         }
 
         @Override
-        public long resolve(ExpertCatalog catalog) {
-            return (long) Math.floor(catalog.totalBytes() * fraction);
+        public long resolve(ExpertCatalog catalog, ToLongFunction<ExpertWeights> size) {
+            return (long) Math.floor(catalog.totalBytes(size) * fraction);
         }
     }
 
@@ -50,7 +62,7 @@ public sealed interface TierBudget {
         }
 
         @Override
-        public long resolve(ExpertCatalog catalog) {
+        public long resolve(ExpertCatalog catalog, ToLongFunction<ExpertWeights> size) {
             return bytes;
         }
     }

@@ -50,6 +50,15 @@ public final class WeightMatrices {
     }
 
     /**
+     * The bytes {@link #copiedExpert} allocates for a {@code rows × cols} matrix of {@code type} stored in
+     * {@code storedBytes}: what the RAM tier holds (the packed Q4_K layout is 152 bytes per super-block, 5.6 % more
+     * than ggml's 144), so that its budget counts memory, not file bytes.
+     */
+    public static long copiedExpertBytes(GgmlType type, long storedBytes, int rows, int cols, boolean repack) {
+        return repack && packsQ4K(type, rows, cols) ? Q4KPacked.bytes(rows, cols) : storedBytes;
+    }
+
+    /**
      * A dense matrix ({@link #of}) copied into a cheaper layout from {@code alloc} where one exists, as llama-server
      * copies weights into its CPU_REPACK buffers at load: Q4_K with rows a multiple of 8 into {@link Q4KPacked}
      * (decode and llama-server's four-row GEMM orders, bit for bit); any other matrix stays a view of {@code data}.
