@@ -5,6 +5,8 @@ import dev.lazarus.kt.gguf.GgufFile;
 import dev.lazarus.kt.model.ForwardBatch;
 import dev.lazarus.kt.model.KvCache;
 import dev.lazarus.kt.model.Model;
+import dev.lazarus.kt.placement.ExpertPlacement;
+import dev.lazarus.kt.placement.PlacementConfig;
 import dev.lazarus.kt.tensor.Parallel;
 import dev.lazarus.kt.tokenizer.Tokenizer;
 import dev.lazarus.kt.tokenizer.Tokenizers;
@@ -27,11 +29,28 @@ final class EngineRunner implements AutoCloseable {
     private final GgufFile file;
     private final Model model;
     private final Tokenizer tokenizer;
+    private final ExpertPlacement placement;
 
     EngineRunner(Path gguf, Parallel parallel) {
+        this(gguf, parallel, null);
+    }
+
+    /** With the routed experts placed per {@code placement} (null: the model's own expert path, all in place). */
+    EngineRunner(Path gguf, Parallel parallel, PlacementConfig placement) {
         this.file = GgufFile.open(gguf);
-        this.model = Model.load(file, parallel);
-        this.tokenizer = Tokenizers.fromMetadata(file.metadata());
+        try {
+            this.model = Model.load(file, parallel);
+            this.tokenizer = Tokenizers.fromMetadata(file.metadata());
+            this.placement = placement == null ? null : ExpertPlacement.install(model, gguf.getFileName().toString(), placement, null);
+        } catch (RuntimeException | Error e) {
+            file.close();
+            throw e;
+        }
+    }
+
+    /** The expert placement, or null when none was asked for (or the model has no routed experts). */
+    ExpertPlacement placement() {
+        return placement;
     }
 
     Tokenizer tokenizer() {
@@ -123,6 +142,12 @@ final class EngineRunner implements AutoCloseable {
 
     @Override
     public void close() {
-        file.close();
+        try {
+            if (placement != null) {
+                placement.close();
+            }
+        } finally {
+            file.close();
+        }
     }
 }

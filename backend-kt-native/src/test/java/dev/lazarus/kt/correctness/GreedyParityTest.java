@@ -92,9 +92,16 @@ class GreedyParityTest {
     @MethodSource("models")
     void greedyContinuationsMatchLlamaServer(ParityModels arch, Format format) {
         Path model = arch.write(format, dir);
+        try (EngineRunner engine = new EngineRunner(model, parallel)) {
+            assertGreedyContinuationsMatch(engine, model, arch.arch() + " " + format);
+        }
+    }
+
+    /** Every prompt's greedy continuation by {@code engine} against llama-server's on {@code model}. */
+    static void assertGreedyContinuationsMatch(EngineRunner engine, Path model, String what) {
         List<String> failures = new ArrayList<>();
         List<String> summary = new ArrayList<>();
-        try (EngineRunner engine = new EngineRunner(model, parallel); LlamaReference llama = LlamaReference.start(model)) {
+        try (LlamaReference llama = LlamaReference.start(model)) {
             ChatTemplate template = ChatTemplate.fromMetadata(engine.file().metadata(), engine.tokenizer());
             for (Prompt prompt : ParityPrompts.all(template)) {
                 int[] ids = engine.tokenizer().encode(prompt.text(), true, true);
@@ -105,8 +112,8 @@ class GreedyParityTest {
                 compare(prompt, ours, reference.continuation(), failures, summary);
             }
         }
-        System.out.printf("%s %s:%n  %s%n", arch.arch(), format, String.join("\n  ", summary));
-        assertThat(failures).as("%s %s against llama-server", arch.arch(), format).isEmpty();
+        System.out.printf("%s:%n  %s%n", what, String.join("\n  ", summary));
+        assertThat(failures).as("%s against llama-server", what).isEmpty();
     }
 
     private static void compare(Prompt prompt, Continuation ours, Continuation theirs,

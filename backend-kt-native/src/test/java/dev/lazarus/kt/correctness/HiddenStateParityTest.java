@@ -63,10 +63,16 @@ class HiddenStateParityTest {
     @MethodSource("models")
     void everyPromptTokensFinalHiddenStateIsLlamaServers(ParityModels arch, Format format) {
         Path model = arch.write(format, dir);
+        try (EngineRunner engine = new EngineRunner(model, parallel)) {
+            assertHiddenStatesMatch(engine, model, arch.arch() + " " + format);
+        }
+    }
+
+    /** Every prompt's final hidden states by {@code engine} against llama-server's on {@code model}, bit for bit. */
+    static void assertHiddenStatesMatch(EngineRunner engine, Path model, String what) {
         List<String> failures = new ArrayList<>();
-        try (EngineRunner engine = new EngineRunner(model, parallel);
-             LlamaServerProcess llama = LlamaServerProcess.start(model, "-t", "1", "-c", "1024", "-fa", "off",
-                     "--no-warmup", "--embeddings", "--pooling", "none")) {
+        try (LlamaServerProcess llama = LlamaServerProcess.start(model, "-t", "1", "-c", "1024", "-fa", "off",
+                "--no-warmup", "--embeddings", "--pooling", "none")) {
             ChatTemplate template = ChatTemplate.fromMetadata(engine.file().metadata(), engine.tokenizer());
             for (Prompt prompt : ParityPrompts.all(template)) {
                 int[] ids = engine.tokenizer().encode(prompt.text(), true, true);
@@ -77,7 +83,7 @@ class HiddenStateParityTest {
                 firstDifference(ours, rows).ifPresent(at -> failures.add(prompt + ": " + at));
             }
         }
-        assertThat(failures).as("%s %s: hidden states against llama-server's", arch.arch(), format).isEmpty();
+        assertThat(failures).as("%s: hidden states against llama-server's", what).isEmpty();
     }
 
     /** Where the engine's hidden states first differ from llama-server's in any bit, and how many positions differ. */

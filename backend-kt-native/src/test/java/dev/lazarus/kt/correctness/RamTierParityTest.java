@@ -1,0 +1,64 @@
+package dev.lazarus.kt.correctness;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.lazarus.kt.correctness.ParityModels.Format;
+import dev.lazarus.kt.placement.ExpertPlacement;
+import dev.lazarus.kt.placement.PlacementConfig;
+import dev.lazarus.kt.placement.Tier;
+import dev.lazarus.kt.placement.TierBudget;
+import dev.lazarus.kt.tensor.Parallel;
+import dev.lazarus.kt.testsupport.LlamaCpp;
+import java.nio.file.Path;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Tag;
+import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.EnumSource;
+
+/**
+ * With every routed expert in the RAM tier, its Q4_K matrices packed ({@code Q4KPacked}: another byte layout, its
+ * own kernels), the engine still computes llama-server's numbers on llama-quantize's Q4_K_M models: every prompt
+ * token's final hidden state bit for bit (the prefill path: the packed GEMV four activations at a time) and the
+ * greedy 64-token continuations with their logprobs (decode: the packed GEMV on rows in pairs), as
+ * {@link HiddenStateParityTest} and {@link GreedyParityTest} ask of the experts read in place.
+ */
+@Tag("llama-server")
+class RamTierParityTest {
+
+    @TempDir
+    static Path dir;
+
+    static Parallel parallel;
+
+    @BeforeAll
+    static void needsLlamaCpp() {
+        LlamaCpp.require();
+        parallel = Parallel.ofThreads(2);
+    }
+
+    @AfterAll
+    static void closePool() {
+        if (parallel != null) {
+            parallel.close();
+        }
+    }
+
+    @ParameterizedTest(name = "{0} Q4_K_M, every expert packed in RAM")
+    @EnumSource(names = {"QWEN3MOE", "DEEPSEEK2"})
+    void everyExpertPackedInTheRamTierComputesLlamaServersNumbers(ParityModels arch) {
+        Path model = arch.write(Format.Q4_K_M, dir);
+        PlacementConfig allInRam = PlacementConfig.cpuOnly().withRam(new TierBudget.Ratio(1));
+        try (EngineRunner engine = new EngineRunner(model, parallel, allInRam)) {
+            ExpertPlacement placement = engine.placement();
+            assertThat(placement.current().count(Tier.RAM)).as("experts in the RAM tier").isEqualTo(placement.catalog().size());
+            // the packed layout takes 152 bytes per Q4_K super-block where ggml's takes 144: more bytes held means packed
+            assertThat(placement.heldBytes(Tier.RAM)).as("bytes the RAM tier holds: Q4_K experts packed")
+                    .isGreaterThan(placement.catalog().totalBytes());
+            String what = arch.arch() + " Q4_K_M, experts packed in RAM";
+            HiddenStateParityTest.assertHiddenStatesMatch(engine, model, what);
+            GreedyParityTest.assertGreedyContinuationsMatch(engine, model, what);
+        }
+    }
+}
