@@ -171,7 +171,7 @@ public final class ExpertPlacement implements AutoCloseable {
     }
 
     /** The RAM tier's budget in bytes, counted as {@link #heldBytes}. */
-    public long ramBudget() {
+    long ramBudget() {
         return ramBudget;
     }
 

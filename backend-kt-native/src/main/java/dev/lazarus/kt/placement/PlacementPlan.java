@@ -49,6 +49,7 @@ public final class PlacementPlan {
         return n;
     }
 
+    /** The weight bytes, as stored in the file, of the experts planned for {@code tier}. */
     public long bytes(ExpertCatalog catalog, Tier tier) {
         long sum = 0;
         for (int s = 0; s < tiers.length; s++) {
