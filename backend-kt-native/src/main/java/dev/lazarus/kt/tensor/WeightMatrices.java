@@ -124,8 +124,8 @@ public final class WeightMatrices {
             // ggml's lane orders, bit for bit: a faster vector form must keep them (see LegacyQuantKernels, GgmlKQuantKernels)
             case Q8_0 -> Q8_0Kernel.INSTANCE;
             case Q4_0, Q4_1, Q5_0, Q5_1 -> LegacyQuantKernels.ggmlOrder(type);
-            case Q4_K -> GgmlKQuantKernels::q4kInPlace; // a matrix llama-server does not repack (rows not a multiple of 8)
-            case Q5_K -> GgmlKQuantKernels::q5kInPlace;
+            case Q4_K -> Q45KKernel.Q4_K_IN_PLACE; // a matrix llama-server does not repack (rows not a multiple of 8)
+            case Q5_K -> Q45KKernel.Q5_K;
             case Q6_K -> Q6KKernel.INSTANCE;
             default -> throw new IllegalArgumentException("no kernel for weight type " + type);
         };
