@@ -7,13 +7,14 @@ import dev.lazarus.kt.testsupport.LlamaCpp;
 
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.List;
 import java.util.Locale;
 import java.util.function.Supplier;
 
 /**
  * The generated models the engine is compared on against llama-server: one architecture preset in one
- * weight format. {@code Q4_K_M} is not written by the generator but made by Debian's {@code llama-quantize}
- * from the F32 file, so the K-quant blocks (and the per-tensor type mix of the _M recipe: Q6_K for the output
+ * weight format. {@code Q4_K_M} (and {@code Q5_K_M}) is not written by the generator but made by Debian's
+ * {@code llama-quantize} from the F32 file, so the K-quant blocks (and the per-tensor type mix of the _M recipe: Q6_K for the output
  * head and some {@code attn_v}/{@code ffn_down}, fallbacks for rows that are not multiples of 256) are exactly
  * what llama.cpp users get.
  */
@@ -22,9 +23,14 @@ enum ParityModels {
     QWEN3MOE("qwen3moe", SyntheticModels::tinyQwen3Moe),
     DEEPSEEK2("deepseek2", SyntheticModels::tinyDeepseek2);
 
-    /** The weight formats compared; Q4_K_M is llama-quantize's recipe, the others are the generator's. */
+    /**
+     * The weight formats compared; Q4_K_M and Q5_K_M are llama-quantize's recipes, the others are the generator's.
+     * {@link GreedyParityTest} runs {@link #GREEDY}; {@link HiddenStateParityTest} adds Q5_K_M on one architecture.
+     */
     enum Format {
-        F32(GgmlType.F32), F16(GgmlType.F16), Q8_0(GgmlType.Q8_0), Q4_K_M(null);
+        F32(GgmlType.F32), F16(GgmlType.F16), Q8_0(GgmlType.Q8_0), Q4_K_M(null), Q5_K_M(null);
+
+        static final List<Format> GREEDY = List.of(F32, F16, Q8_0, Q4_K_M);
 
         private final GgmlType generated;
 
@@ -54,6 +60,6 @@ enum ParityModels {
         if (format.generated != null) {
             return SyntheticModels.write(preset.get().withWeightType(format.generated), target);
         }
-        return LlamaCpp.quantize(write(Format.F32, dir), target, "Q4_K_M");
+        return LlamaCpp.quantize(write(Format.F32, dir), target, format.name());
     }
 }
