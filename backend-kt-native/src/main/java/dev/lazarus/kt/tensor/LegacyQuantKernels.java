@@ -20,8 +20,8 @@ import java.nio.ByteOrder;
  * for bit is what keeps greedy continuations identical to llama-server's: a last-bit difference
  * here later flips a Q8 activation rounding and grows from there.
  *
- * <p>Q8_0 matrices run {@link Q8_0Kernel}, a vector form held bit-identical to {@link #ggmlOrder} by its
- * test; the other four types still run {@link #ggmlOrder} itself.
+ * <p>The matrices run vector forms held bit-identical to {@link #ggmlOrder} by their tests: Q8_0
+ * {@link Q8_0Kernel}, the other four {@link LegacyVectorKernel}.
  *
  * <p>{@link #reference} is the plain definition (integer block sums, one float multiply per block)
  * that the tests hold the kernel against.
@@ -54,7 +54,7 @@ final class LegacyQuantKernels {
     }
 
     /** Where a type keeps its parts within a block, and what it subtracts from its quants. */
-    private record Form(int size, boolean affine, int qhAt, int qsAt, int bias) {
+    record Form(int size, boolean affine, int qhAt, int qsAt, int bias) {
         static Form of(GgmlType type) {
             return switch (type) {
                 case Q4_0 -> new Form(18, false, -1, 2, 8);

@@ -123,7 +123,7 @@ public final class WeightMatrices {
             case BF16 -> FloatKernels::bf16;
             // ggml's lane orders, bit for bit: a faster vector form must keep them (see LegacyQuantKernels, GgmlKQuantKernels)
             case Q8_0 -> Q8_0Kernel.INSTANCE;
-            case Q4_0, Q4_1, Q5_0, Q5_1 -> LegacyQuantKernels.ggmlOrder(type);
+            case Q4_0, Q4_1, Q5_0, Q5_1 -> LegacyVectorKernel.of(type);
             case Q4_K -> Q45KKernel.Q4_K_IN_PLACE; // a matrix llama-server does not repack (rows not a multiple of 8)
             case Q5_K -> Q45KKernel.Q5_K;
             case Q6_K -> Q6KKernel.INSTANCE;

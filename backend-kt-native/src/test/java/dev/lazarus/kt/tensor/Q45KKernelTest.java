@@ -1,7 +1,5 @@
 package dev.lazarus.kt.tensor;
 
-import static org.assertj.core.api.Assertions.assertThat;
-
 import dev.lazarus.kt.gguf.GgmlCodec;
 import dev.lazarus.kt.gguf.GgmlType;
 import java.lang.foreign.MemorySegment;
@@ -35,38 +33,10 @@ class Q45KKernelTest {
         RowKernel kernel = type == GgmlType.Q5_K ? Q45KKernel.Q5_K : Q45KKernel.Q4_K_IN_PLACE;
         int rows = 1 + rnd.nextInt(9);
         int cols = 256 * (1 + rnd.nextInt(4));
-        long rowBytes = type.bytesFor(cols);
         MemorySegment w = MemorySegment.ofArray(weights(type, data, rnd, rows, cols));
-        for (int r = 0; r < rows; r++) {
-            long offset = r * rowBytes;
-            Activation x = activation(data, rnd, cols);
-            String at = "seed=%dL %s row %d of %d×%d".formatted(seed, data, r, rows, cols);
-            assertThat(kernel.dot(w, offset, x, cols)).as(at).isEqualTo(reference(type, w, offset, x, cols));
-            // the rows r.. in one range: odd and even counts as r runs
-            float[] range = new float[rows];
-            kernel.dotRows(w, rowBytes, x, cols, range, r, rows);
-            for (int q = r; q < rows; q++) {
-                assertThat(range[q]).as("%s, rows %d..%d, row %d", at, r, rows, q)
-                        .isEqualTo(reference(type, w, q * rowBytes, x, cols));
-            }
-            Activation[] five = new Activation[RowKernel.GROUP + 1];
-            five[0] = x;
-            for (int i = 1; i < five.length; i++) {
-                five[i] = activation(data, rnd, cols);
-            }
-            float[][] outs = new float[five.length][rows];
-            kernel.dotVectors4(w, offset, five, 1, cols, outs, r);
-            assertThat(outs[0][r]).as("%s: activation 0 is not in the group", at).isZero();
-            for (int i = 1; i < five.length; i++) {
-                assertThat(outs[i][r]).as("%s, four activations, activation %d", at, i)
-                        .isEqualTo(reference(type, w, offset, five[i], cols));
-            }
-        }
-    }
-
-    private static float reference(GgmlType type, MemorySegment w, long offset, Activation x, int cols) {
-        return type == GgmlType.Q5_K ? GgmlKQuantKernels.q5kInPlace(w, offset, x, cols)
-                : GgmlKQuantKernels.q4kInPlace(w, offset, x, cols);
+        RowKernel reference = type == GgmlType.Q5_K ? GgmlKQuantKernels::q5kInPlace : GgmlKQuantKernels::q4kInPlace;
+        RowKernelContract.assertBitIdentical(kernel, reference, w, type.bytesFor(cols), rows, cols,
+                () -> activation(data, rnd, cols), "seed=%dL %s".formatted(seed, data));
     }
 
     private static byte[] weights(GgmlType type, Data data, Random rnd, int rows, int cols) {
