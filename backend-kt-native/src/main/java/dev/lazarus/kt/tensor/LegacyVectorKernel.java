@@ -103,44 +103,67 @@ final class LegacyVectorKernel implements RowKernel {
         return finish(lo, hi, summs);
     }
 
-    /** Four activations against one row: each block's codes decoded once, every product exactly {@link #dot}. */
+    /**
+     * Four activations against one row, every product exactly {@link #dot}: the codes of {@link #CHUNK} blocks
+     * decoded once into a float array, then each activation's lanes accumulated from it in a method of its own (one
+     * method holding four activations' vectors is too large for C2 to inline its helpers, and boxes them).
+     */
     @Override
     public void dotVectors4(MemorySegment w, long o, Activation[] xs, int from, int n, float[][] outs, int row) {
+        float[] codes = new float[32 * CHUNK];
+        float[] acc = new float[GROUP * 32];
+        float[] summs = new float[GROUP];
+        int blocks = n / 32;
+        for (int b0 = 0; b0 < blocks; b0 += CHUNK) {
+            int b1 = Math.min(blocks, b0 + CHUNK);
+            decode(w, o, b0, b1, codes);
+            for (int i = 0; i < GROUP; i++) {
+                accumulate(w, o, codes, b0, b1, xs[from + i], acc, 32 * i, summs, i);
+            }
+        }
+        for (int i = 0; i < GROUP; i++) {
+            int a = 32 * i;
+            outs[from + i][row] = GgmlSums.hsum8(acc[a], acc[a + 4], acc[a + 8], acc[a + 12],
+                    acc[a + 16], acc[a + 20], acc[a + 24], acc[a + 28]) + summs[i];
+        }
+    }
+
+    /** Blocks per {@link #decode}: 256 values, one KiB of codes. */
+    private static final int CHUNK = 8;
+
+    /** The codes of blocks [b0, b1), bias removed, as floats: block b's 32 values at 32·(b - b0). */
+    private void decode(MemorySegment w, long o, int b0, int b1, float[] codes) {
         int size = form.size(), qsAt = form.qsAt(), qhAt = form.qhAt(), bias = form.bias();
-        boolean fifthBit = qhAt >= 0, affine = form.affine();
-        Activation x0 = xs[from], x1 = xs[from + 1], x2 = xs[from + 2], x3 = xs[from + 3];
-        FloatVector lo0 = FloatVector.zero(S16), lo1 = lo0, lo2 = lo0, lo3 = lo0, hi0 = lo0, hi1 = lo0, hi2 = lo0, hi3 = lo0;
-        float m0 = 0, m1 = 0, m2 = 0, m3 = 0;
-        for (int b = 0; b < n / 32; b++) {
+        boolean fifthBit = qhAt >= 0;
+        for (int b = b0; b < b1; b++) {
             long blk = o + (long) size * b;
             IntVector bytes = bytes(w, blk + qsAt);
             int qh = fifthBit ? w.get(Layouts.I32, blk + qhAt) : 0;
-            FloatVector qLo = codes(bytes, 0, fifthBit, qh, bias), qHi = codes(bytes, 1, fifthBit, qh, bias);
-            float dw = Layouts.f16(w, blk);
-            int a = 32 * b;
-            FloatVector d0 = FloatVector.broadcast(S16, dw * x0.scales[b]);
-            lo0 = d0.fma(quads(qLo.mul(FloatVector.fromArray(S16, x0.values, a))), lo0);
-            hi0 = d0.fma(quads(qHi.mul(FloatVector.fromArray(S16, x0.values, a + 16))), hi0);
-            FloatVector d1 = FloatVector.broadcast(S16, dw * x1.scales[b]);
-            lo1 = d1.fma(quads(qLo.mul(FloatVector.fromArray(S16, x1.values, a))), lo1);
-            hi1 = d1.fma(quads(qHi.mul(FloatVector.fromArray(S16, x1.values, a + 16))), hi1);
-            FloatVector d2 = FloatVector.broadcast(S16, dw * x2.scales[b]);
-            lo2 = d2.fma(quads(qLo.mul(FloatVector.fromArray(S16, x2.values, a))), lo2);
-            hi2 = d2.fma(quads(qHi.mul(FloatVector.fromArray(S16, x2.values, a + 16))), hi2);
-            FloatVector d3 = FloatVector.broadcast(S16, dw * x3.scales[b]);
-            lo3 = d3.fma(quads(qLo.mul(FloatVector.fromArray(S16, x3.values, a))), lo3);
-            hi3 = d3.fma(quads(qHi.mul(FloatVector.fromArray(S16, x3.values, a + 16))), hi3);
+            codes(bytes, 0, fifthBit, qh, bias).intoArray(codes, 32 * (b - b0));
+            codes(bytes, 1, fifthBit, qh, bias).intoArray(codes, 32 * (b - b0) + 16);
+        }
+    }
+
+    /** {@link #dot}'s steps for blocks [b0, b1) from decoded codes; its lanes at acc[at..at + 32), its Σ m·s at summs[i]. */
+    private void accumulate(MemorySegment w, long o, float[] codes, int b0, int b1, Activation x, float[] acc, int at,
+                            float[] summs, int i) {
+        int size = form.size();
+        boolean affine = form.affine();
+        float[] xs = x.values;
+        FloatVector lo = FloatVector.fromArray(S16, acc, at), hi = FloatVector.fromArray(S16, acc, at + 16);
+        float m = summs[i];
+        for (int b = b0; b < b1; b++) {
+            long blk = o + (long) size * b;
+            int c = 32 * (b - b0);
+            FloatVector d = FloatVector.broadcast(S16, Layouts.f16(w, blk) * x.scales[b]);
+            lo = d.fma(quads(FloatVector.fromArray(S16, codes, c).mul(FloatVector.fromArray(S16, xs, 32 * b))), lo);
+            hi = d.fma(quads(FloatVector.fromArray(S16, codes, c + 16).mul(FloatVector.fromArray(S16, xs, 32 * b + 16))), hi);
             if (affine) {
-                float mw = Layouts.f16(w, blk + 2);
-                m0 = Math.fma(mw, x0.sums[b], m0);
-                m1 = Math.fma(mw, x1.sums[b], m1);
-                m2 = Math.fma(mw, x2.sums[b], m2);
-                m3 = Math.fma(mw, x3.sums[b], m3);
+                m = Math.fma(Layouts.f16(w, blk + 2), x.sums[b], m);
             }
         }
-        outs[from][row] = finish(lo0, hi0, m0);
-        outs[from + 1][row] = finish(lo1, hi1, m1);
-        outs[from + 2][row] = finish(lo2, hi2, m2);
-        outs[from + 3][row] = finish(lo3, hi3, m3);
+        lo.intoArray(acc, at);
+        hi.intoArray(acc, at + 16);
+        summs[i] = m;
     }
 }
