@@ -73,8 +73,8 @@ final class LegacyVectorKernel implements RowKernel {
     }
 
     private static IntVector bytes(MemorySegment w, long at) {
-        return ((IntVector) ByteVector.fromMemorySegment(B16, w, at, Simd.LE).convertShape(VectorOperators.B2I, I16, 0))
-                .and(0xFF);
+        return ((IntVector) ByteVector.fromMemorySegment(B16, w, at, Simd.LE)
+                .convertShape(VectorOperators.ZERO_EXTEND_B2I, I16, 0));
     }
 
     private static float finish(FloatVector lo, FloatVector hi, float summs) {

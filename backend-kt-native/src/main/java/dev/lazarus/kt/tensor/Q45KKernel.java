@@ -150,8 +150,8 @@ final class Q45KKernel implements RowKernel {
 
     /** 16 bytes at {@code at}, zero-extended to int lanes. */
     private static IntVector widen(MemorySegment w, long at) {
-        return ((IntVector) ByteVector.fromMemorySegment(B16, w, at, Simd.LE).convertShape(VectorOperators.B2I, I16, 0))
-                .and(0xFF);
+        return ((IntVector) ByteVector.fromMemorySegment(B16, w, at, Simd.LE)
+                .convertShape(VectorOperators.ZERO_EXTEND_B2I, I16, 0));
     }
 
     /**
