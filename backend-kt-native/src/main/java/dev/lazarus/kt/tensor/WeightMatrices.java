@@ -117,7 +117,7 @@ public final class WeightMatrices {
 
     private static RowKernel vectorKernel(GgmlType type) {
         return switch (type) {
-            // ggml's vec_dot order, bit for bit (see GgmlFloatKernels)
+            // ggml's vec_dot order, bit for bit (see GgmlFloatKernels, FloatKernels)
             case F32 -> GgmlFloatKernels::f32;
             case F16 -> GgmlFloatKernels::f16;
             case BF16 -> FloatKernels::bf16;

@@ -55,13 +55,14 @@ class HiddenStateParityTest {
     }
 
     /**
-     * The same architectures and formats as {@link GreedyParityTest} ({@code -Dparity.only} narrows both), plus
-     * llama-quantize's Q5_K_M on deepseek2 (Q5_K in every matrix kind: attention, MLA heads sliced in place, shared
-     * and routed experts; the recipe's Q6_K and Q5_1 fallbacks besides), one model to keep CI short.
+     * The same architectures and formats as {@link GreedyParityTest} ({@code -Dparity.only} narrows both), plus one
+     * model each (to keep CI short) of llama-quantize's Q5_K_M on deepseek2 (Q5_K in every matrix kind: attention,
+     * MLA heads sliced in place, shared and routed experts) and of BF16 on llama.
      */
     static Stream<Arguments> models() {
-        return Stream.concat(GreedyParityTest.models(),
-                Stream.of(Arguments.of(ParityModels.DEEPSEEK2, Format.Q5_K_M)).filter(GreedyParityTest::selected));
+        Stream<Arguments> more = Stream.of(Arguments.of(ParityModels.DEEPSEEK2, Format.Q5_K_M),
+                Arguments.of(ParityModels.LLAMA, Format.BF16));
+        return Stream.concat(GreedyParityTest.models(), more.filter(GreedyParityTest::selected));
     }
 
     @ParameterizedTest(name = "{0} {1}")

@@ -25,10 +25,11 @@ enum ParityModels {
 
     /**
      * The weight formats compared; Q4_K_M and Q5_K_M are llama-quantize's recipes, the others are the generator's.
-     * {@link GreedyParityTest} runs {@link #GREEDY}; {@link HiddenStateParityTest} adds Q5_K_M on one architecture.
+     * {@link GreedyParityTest} runs {@link #GREEDY}; {@link HiddenStateParityTest} adds Q5_K_M and BF16 on one
+     * architecture each.
      */
     enum Format {
-        F32(GgmlType.F32), F16(GgmlType.F16), Q8_0(GgmlType.Q8_0), Q4_K_M(null), Q5_K_M(null);
+        F32(GgmlType.F32), F16(GgmlType.F16), Q8_0(GgmlType.Q8_0), Q4_K_M(null), Q5_K_M(null), BF16(GgmlType.BF16);
 
         static final List<Format> GREEDY = List.of(F32, F16, Q8_0, Q4_K_M);
 
