@@ -35,17 +35,7 @@ final class LegacyQuantKernels {
 
     static RowKernel ggmlOrder(GgmlType type) {
         Form f = Form.of(type);
-        return new RowKernel() {
-            @Override
-            public float dot(MemorySegment w, long offset, Activation x, int cols) {
-                return LegacyQuantKernels.dot(f, w, offset, x, cols);
-            }
-
-            @Override
-            public void dotVectors4(MemorySegment w, long offset, Activation[] xs, int from, int cols, float[][] outs, int row) {
-                dots4(f, w, offset, xs, from, cols, outs, row);
-            }
-        };
+        return (w, o, x, n) -> dot(f, w, o, x, n);
     }
 
     static RowKernel reference(GgmlType type) {
@@ -109,40 +99,6 @@ final class LegacyQuantKernels {
         }
         return GgmlSums.hsum8(a0, a1, a2, a3, a4, a5, a6, a7) + summs;
     }
-
-    /**
-     * {@link #dot} of one row with four activations: each block's quants decoded once for all four, every
-     * product keeping exactly {@link #dot}'s operations (its lanes, fmas and final sum).
-     */
-    private static void dots4(Form f, MemorySegment w, long o, Activation[] xs, int from, int n, float[][] outs, int row) {
-        int[] q = QUANTS.get();
-        float[][] acc = new float[GROUP4][8];
-        float[] summs = new float[GROUP4];
-        for (int b = 0; b < n / 32; b++) {
-            long block = o + (long) f.size() * b;
-            f.quants(w, block, q);
-            int xo = 32 * b;
-            float dw = f16(w, block);
-            float mw = f.affine() ? f16(w, block + 2) : 0;
-            for (int v = 0; v < GROUP4; v++) {
-                Activation x = xs[from + v];
-                float d = dw * x.scales[b];
-                float[] a = acc[v];
-                for (int k = 0; k < 8; k++) {
-                    a[k] = Math.fma(d, lane(q, x.values, xo, k), a[k]);
-                }
-                if (f.affine()) {
-                    summs[v] = Math.fma(mw, x.sums[b], summs[v]);
-                }
-            }
-        }
-        for (int v = 0; v < GROUP4; v++) {
-            float[] a = acc[v];
-            outs[from + v][row] = GgmlSums.hsum8(a[0], a[1], a[2], a[3], a[4], a[5], a[6], a[7]) + summs[v];
-        }
-    }
-
-    private static final int GROUP4 = RowKernel.GROUP;
 
     /** The exact integer dot of values 4k..4k+3 of a block (ggml's mul_sum_i8_pairs lane k). */
     private static float lane(int[] q, float[] xq, int xo, int k) {
