@@ -21,7 +21,8 @@ import java.nio.ByteOrder;
  * here later flips a Q8 activation rounding and grows from there.
  *
  * <p>The matrices run vector forms held bit-identical to {@link #ggmlOrder} by their tests: Q8_0
- * {@link Q8_0Kernel}, the other four {@link LegacyVectorKernel}.
+ * {@link Q8_0Kernel}, the other four {@link LegacyVectorKernel}; Q4_0 matrices that llama-server repacks take
+ * {@link Q4_0RepackedKernel}, held to {@link #q4_0Repacked}.
  *
  * <p>{@link #reference} is the plain definition (integer block sums, one float multiply per block)
  * that the tests hold the kernel against.
@@ -36,6 +37,26 @@ final class LegacyQuantKernels {
     static RowKernel ggmlOrder(GgmlType type) {
         Form f = Form.of(type);
         return (w, o, x, n) -> dot(f, w, o, x, n);
+    }
+
+    /**
+     * Q4_0 as llama-server computes the matrices it repacks on x86 ({@code q4_0_8x8_q8_0}, rows a multiple of 8):
+     * per block the exact integer dot folded by {@code fma(Σ q·y, d_w·d_x, acc)}, the accumulator being the result.
+     */
+    static float q4_0Repacked(MemorySegment w, long o, Activation x, int n) {
+        Form f = Form.of(GgmlType.Q4_0);
+        int[] q = new int[32];
+        float acc = 0;
+        for (int b = 0; b < n / 32; b++) {
+            long block = o + 18L * b;
+            f.quants(w, block, q);
+            int isum = 0;
+            for (int i = 0; i < 32; i++) {
+                isum += q[i] * (int) x.values[32 * b + i];
+            }
+            acc = Math.fma((float) isum, f16(w, block) * x.scales[b], acc);
+        }
+        return acc;
     }
 
     static RowKernel reference(GgmlType type) {

@@ -26,12 +26,11 @@ enum ParityModels {
     /**
      * The weight formats compared; those without a generated type are llama-quantize's recipes of that name.
      * {@link GreedyParityTest} runs {@link #GREEDY}; {@link HiddenStateParityTest} adds the others on one
-     * architecture each. (Not Q4_0: llama-server repacks it on x86, {@code q4_0_8x8}, whose order the engine does
-     * not follow yet.)
+     * architecture each.
      */
     enum Format {
         F32(GgmlType.F32), F16(GgmlType.F16), Q8_0(GgmlType.Q8_0), Q4_K_M(null),
-        Q5_K_M(null), BF16(GgmlType.BF16), Q4_1(null), Q5_0(null), Q5_1(null);
+        Q5_K_M(null), BF16(GgmlType.BF16), Q4_0(null), Q4_1(null), Q5_0(null), Q5_1(null);
 
         static final List<Format> GREEDY = List.of(F32, F16, Q8_0, Q4_K_M);
 

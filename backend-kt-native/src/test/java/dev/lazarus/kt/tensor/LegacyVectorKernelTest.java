@@ -13,7 +13,8 @@ import org.junit.jupiter.params.provider.MethodSource;
 /**
  * The vectorized Q4_0, Q4_1, Q5_0 and Q5_1 kernels against ggml's AVX2 order stated one value at a time
  * ({@link LegacyQuantKernels#ggmlOrder}): equal bit for bit through every {@link RowKernel} entry point, on encoded
- * weights, raw random blocks and extreme blocks (every code and fifth bit 0 or all ones, activations at ±127).
+ * weights, raw random blocks and extreme blocks (every code and fifth bit 0 or all ones, activations at ±127); and
+ * {@link Q4_0RepackedKernel} against {@link LegacyQuantKernels#q4_0Repacked} on the same data.
  */
 class LegacyVectorKernelTest {
 
@@ -35,6 +36,20 @@ class LegacyVectorKernelTest {
         VecDotType act = VecDotType.of(type);
         RowKernelContract.assertBitIdentical(LegacyVectorKernel.of(type), LegacyQuantKernels.ggmlOrder(type), w,
                 type.bytesFor(cols), rows, cols, () -> activation(act, data, rnd, cols), "seed=%dL %s".formatted(seed, data));
+    }
+
+    /** Q4_0 as llama-server runs the matrices it repacks, against its one-value-at-a-time statement. */
+    @ParameterizedTest(name = "{0}")
+    @org.junit.jupiter.params.provider.EnumSource(Data.class)
+    void repackedQ4_0RoundsExactlyAsLlamaServersRepackedOrder(Data data) {
+        long seed = System.nanoTime();
+        Random rnd = new Random(seed);
+        int rows = 1 + rnd.nextInt(9);
+        int cols = 32 * (1 + rnd.nextInt(40));
+        MemorySegment w = MemorySegment.ofArray(weights(GgmlType.Q4_0, data, rnd, rows, cols));
+        RowKernelContract.assertBitIdentical(Q4_0RepackedKernel.INSTANCE, LegacyQuantKernels::q4_0Repacked, w,
+                GgmlType.Q4_0.bytesFor(cols), rows, cols, () -> activation(VecDotType.Q8_0, data, rnd, cols),
+                "seed=%dL %s".formatted(seed, data));
     }
 
     private static byte[] weights(GgmlType type, Data data, Random rnd, int rows, int cols) {
