@@ -25,8 +25,8 @@ import org.openjdk.jmh.annotations.TearDown;
  * on the shared pool (what a decode step does), a batch of 8 vectors (prefill / batched decode), and
  * the activation conversion. Bytes per op / time gives the effective bandwidth. Run with
  * {@code ./mvnw -q -pl backend-kt-native -am -Pjmh verify -DskipTests -Djmh.args="KernelBenchmark -f 1 -wi 3 -i 5"};
- * add {@code -p impl=scalar} for the reference kernels. Q4_K with rows a multiple of 8 runs the repacked kernel
- * llama-server's order asks for; {@code -p type=Q4_K -p rows=2047} measures the in-place one instead.
+ * add {@code -p impl=scalar} for the reference kernels. Q4_K and Q4_0 with rows a multiple of 8 run the repacked
+ * kernels llama-server's order asks for; {@code -p rows=2047} measures the in-place ones instead.
  */
 @State(Scope.Benchmark)
 @BenchmarkMode(Mode.AverageTime)
