@@ -55,7 +55,7 @@ final class FloatKernels {
         return (float) sum;
     }
 
-    /** One {@code vdpbf16ps}: 32 values from {@code i}, the weights' pairs read as ints (even value in the low half). */
+    /** One {@code vdpbf16ps}: 32 values from {@code i}, the weights' pairs read as ints (even value low). */
     private static FloatVector dotPairs(MemorySegment w, long o, float[] xs, int i, FloatVector c) {
         IntVector pairs = IntVector.fromMemorySegment(I16, w, o + 2L * i, Simd.LE);
         FloatVector even = pairs.lanewise(VectorOperators.LSHL, 16).reinterpretAsFloats();

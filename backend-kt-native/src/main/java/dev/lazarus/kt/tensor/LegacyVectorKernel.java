@@ -13,10 +13,11 @@ import jdk.incubator.vector.VectorSpecies;
  * Q4_0, Q4_1, Q5_0 and Q5_1 rows in ggml's AVX2 order ({@link LegacyQuantKernels#ggmlOrder} states it one value at a
  * time), vectorized without changing a rounding. A block's sixteen code bytes widen to one int vector whose low
  * nibbles are values 0-15 and high nibbles values 16-31 (plus, for Q5, bit i of the 32-bit {@code qh} as 16); the
- * products with the activation's quants and their four-term sums are exact in f32 (|Σ| ≤ 4·31·127), so ggml's lane k
- * (values 4k..4k+3) is formed by adding neighbouring products twice, landing in lane 4k of the low (k &lt; 4) or high
- * half. The float steps keep ggml's order: {@code fma(d_w·d_x, lane, acc)} per block and lane, {@link GgmlSums#hsum8},
- * plus the affine types' {@code Σ m·s} in one scalar ({@code + 0} for the others, as ggml adds it).
+ * products with the activation's quants and their four-term sums are exact in f32 (|Σ| ≤ 4·31·127), so ggml's
+ * lane k (values 4k..4k+3) is formed by adding neighbouring products twice, landing in lane 4k of the low (k &lt; 4)
+ * or high half. The float steps keep ggml's order: {@code fma(d_w·d_x, lane, acc)} per block and lane,
+ * {@link GgmlSums#hsum8}, plus the affine types' {@code Σ m·s} in one scalar ({@code + 0} for the others, as ggml
+ * adds it).
  *
  * <p>The whole row stays in one method, its small helpers inlined (blocks of 32 values are too short for a call
  * each); the activation is read in its natural order, so Q8_1 activations need no extra layout.
@@ -78,8 +79,8 @@ final class LegacyVectorKernel implements RowKernel {
     }
 
     private static float finish(FloatVector lo, FloatVector hi, float summs) {
-        return GgmlSums.hsum8(lo.lane(0), lo.lane(4), lo.lane(8), lo.lane(12), hi.lane(0), hi.lane(4), hi.lane(8), hi.lane(12))
-                + summs;
+        return GgmlSums.hsum8(lo.lane(0), lo.lane(4), lo.lane(8), lo.lane(12),
+                hi.lane(0), hi.lane(4), hi.lane(8), hi.lane(12)) + summs;
     }
 
     @Override
@@ -144,7 +145,7 @@ final class LegacyVectorKernel implements RowKernel {
         }
     }
 
-    /** {@link #dot}'s steps for blocks [b0, b1) from decoded codes; its lanes at acc[at..at + 32), its Σ m·s at summs[i]. */
+    /** {@link #dot}'s steps for blocks [b0, b1) from decoded codes: lanes at acc[at..at + 32), Σ m·s at summs[i]. */
     private void accumulate(MemorySegment w, long o, float[] codes, int b0, int b1, Activation x, float[] acc, int at,
                             float[] summs, int i) {
         int size = form.size();
@@ -156,8 +157,11 @@ final class LegacyVectorKernel implements RowKernel {
             long blk = o + (long) size * b;
             int c = 32 * (b - b0);
             FloatVector d = FloatVector.broadcast(S16, Layouts.f16(w, blk) * x.scales[b]);
-            lo = d.fma(quads(FloatVector.fromArray(S16, codes, c).mul(FloatVector.fromArray(S16, xs, 32 * b))), lo);
-            hi = d.fma(quads(FloatVector.fromArray(S16, codes, c + 16).mul(FloatVector.fromArray(S16, xs, 32 * b + 16))), hi);
+            FloatVector pLo = FloatVector.fromArray(S16, codes, c).mul(FloatVector.fromArray(S16, xs, 32 * b));
+            FloatVector pHi = FloatVector.fromArray(S16, codes, c + 16)
+                    .mul(FloatVector.fromArray(S16, xs, 32 * b + 16));
+            lo = d.fma(quads(pLo), lo);
+            hi = d.fma(quads(pHi), hi);
             if (affine) {
                 m = Math.fma(Layouts.f16(w, blk + 2), x.sums[b], m);
             }

@@ -94,7 +94,8 @@ final class Q45KKernel implements RowKernel {
             long blk = o + (long) blockBytes * b;
             long scales = w.get(Layouts.I64, blk + 4);
             int scalesHi = w.get(Layouts.I32, blk + 12);
-            superBlock4(w, blk + qsAt, fifthBit, scales, scalesHi, x0.values, x1.values, x2.values, x3.values, 256 * b, sums);
+            superBlock4(w, blk + qsAt, fifthBit, scales, scalesHi, x0.values, x1.values, x2.values, x3.values, 256 * b,
+                    sums);
             float dw = Layouts.f16(w, blk), dminW = Layouts.f16(w, blk + 2);
             for (int i = 0; i < GROUP; i++) {
                 Activation x = xs[from + i];
@@ -114,7 +115,7 @@ final class Q45KKernel implements RowKernel {
         return fifthBit ? lanes + acc[m] : lanes + ((acc[m] + acc[m + 2]) + (acc[m + 1] + acc[m + 3]));
     }
 
-    /** The mins' term: Q5_K one integer per super-block into one scalar, Q4_K four (groups 2i and 2i+1) into four lanes. */
+    /** The mins' term: Q5_K one integer per super-block into a scalar, Q4_K four (groups 2i, 2i+1) into four lanes. */
     private void foldMins(long scales, int scalesHi, int[] bsums, int bo, float dmin, float[] acc, int at) {
         if (fifthBit) {
             int mins = 0;

@@ -14,8 +14,8 @@ import jdk.incubator.vector.VectorSpecies;
  * that one accumulator, no lanes, no horizontal sum. Its GEMV and GEMM round alike, so one kernel serves decode and
  * batches (held to llama-server's hidden states by {@code HiddenStateParityTest}'s Q4_0 model).
  *
- * <p>The integer dot is formed in f32 vectors (|Σ| ≤ 32·8·127 &lt; 2^24: exact in any order): the block's sixteen code
- * bytes widened once, low nibbles values 0-15 and high nibbles 16-31, less 8, times the activation's quants.
+ * <p>The integer dot is formed in f32 vectors (|Σ| ≤ 32·8·127 &lt; 2^24: exact in any order): the block's sixteen
+ * code bytes widened once, low nibbles values 0-15 and high nibbles 16-31, less 8, times the activation's quants.
  */
 final class Q4_0RepackedKernel implements RowKernel {
 

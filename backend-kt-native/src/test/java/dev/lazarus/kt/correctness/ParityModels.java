@@ -13,10 +13,10 @@ import java.util.function.Supplier;
 
 /**
  * The generated models the engine is compared on against llama-server: one architecture preset in one
- * weight format. {@code Q4_K_M} (and {@code Q5_K_M}) is not written by the generator but made by Debian's
- * {@code llama-quantize} from the F32 file, so the K-quant blocks (and the per-tensor type mix of the _M recipe: Q6_K for the output
- * head and some {@code attn_v}/{@code ffn_down}, fallbacks for rows that are not multiples of 256) are exactly
- * what llama.cpp users get.
+ * weight format. {@code Q4_K_M} (like the other formats without a generated type) is not written by the generator
+ * but made by Debian's {@code llama-quantize} from the F32 file, so the K-quant blocks (and the per-tensor type mix
+ * of the _M recipe: Q6_K for the output head and some {@code attn_v}/{@code ffn_down}, fallbacks for rows that are
+ * not multiples of 256) are exactly what llama.cpp users get.
  */
 enum ParityModels {
     LLAMA("llama", SyntheticModels::tinyLlama),

@@ -27,13 +27,15 @@ class FloatKernelsTest {
             MemorySegment s = MemorySegment.ofArray(bytes);
             for (int i = 0; i < rows * cols; i++) { // normal numbers only: vdpbf16ps flushes subnormals, fma does not
                 int exponent = 97 + rnd.nextInt(60);
-                s.set(Layouts.I16, 2L * i, (short) ((rnd.nextBoolean() ? 0x8000 : 0) | exponent << 7 | rnd.nextInt(128)));
+                int sign = rnd.nextBoolean() ? 0x8000 : 0;
+                s.set(Layouts.I16, 2L * i, (short) (sign | exponent << 7 | rnd.nextInt(128)));
             }
         } else {
             bytes = GgmlCodec.encode(GgmlType.BF16, KernelEquivalenceTest.gaussian(rnd, rows * cols));
         }
-        RowKernelContract.assertBitIdentical(FloatKernels::bf16, FloatKernelsTest::ggmlOrder, MemorySegment.ofArray(bytes),
-                2L * cols, rows, cols, () -> Activation.allocate(VecDotType.BF16, cols).set(spread(rnd, cols, rawBits)),
+        RowKernelContract.assertBitIdentical(FloatKernels::bf16, FloatKernelsTest::ggmlOrder,
+                MemorySegment.ofArray(bytes), 2L * cols, rows, cols,
+                () -> Activation.allocate(VecDotType.BF16, cols).set(spread(rnd, cols, rawBits)),
                 "seed=%dL %s".formatted(seed, rawBits ? "raw" : "encoded"));
     }
 

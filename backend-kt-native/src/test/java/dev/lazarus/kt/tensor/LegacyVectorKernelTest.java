@@ -35,7 +35,8 @@ class LegacyVectorKernelTest {
         MemorySegment w = MemorySegment.ofArray(weights(type, data, rnd, rows, cols));
         VecDotType act = VecDotType.of(type);
         RowKernelContract.assertBitIdentical(LegacyVectorKernel.of(type), LegacyQuantKernels.ggmlOrder(type), w,
-                type.bytesFor(cols), rows, cols, () -> activation(act, data, rnd, cols), "seed=%dL %s".formatted(seed, data));
+                type.bytesFor(cols), rows, cols, () -> activation(act, data, rnd, cols),
+                "seed=%dL %s".formatted(seed, data));
     }
 
     /** Q4_0 as llama-server runs the matrices it repacks, against its one-value-at-a-time statement. */

@@ -16,8 +16,8 @@ final class RowKernelContract {
     }
 
     /** {@code what}: the seed and data, for the failure message; {@code activations} a fresh activation per call. */
-    static void assertBitIdentical(RowKernel kernel, RowKernel reference, MemorySegment w, long rowBytes, int rows, int cols,
-                                   Supplier<Activation> activations, String what) {
+    static void assertBitIdentical(RowKernel kernel, RowKernel reference, MemorySegment w, long rowBytes, int rows,
+                                   int cols, Supplier<Activation> activations, String what) {
         for (int r = 0; r < rows; r++) {
             long offset = r * rowBytes;
             Activation x = activations.get();
