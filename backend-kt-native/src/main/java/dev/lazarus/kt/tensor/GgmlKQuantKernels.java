@@ -24,9 +24,9 @@ import java.lang.foreign.MemorySegment;
  * per value would (same total, different f32 roundings). Folded in by {@code fma(d_y·d_w, lane, acc)} and
  * summed by {@link GgmlSums#hsum8}.
  *
- * <p>These are the orders stated one value at a time. The matrices run {@link Q4KRepackedKernel} and
- * {@link Q6KKernel} instead, vector forms held bit-identical to {@link #q4kRepacked},
- * {@link #q4kRepackedGemm} and {@link #q6k} by their tests; Q5_K and in-place Q4_K still run from here.
+ * <p>These are the orders stated one value at a time. The matrices run {@link Q4KRepackedKernel},
+ * {@link Q6KKernel} and {@link Q45KKernel} instead, vector forms held bit-identical to {@link #q4kRepacked},
+ * {@link #q4kRepackedGemm}, {@link #q6k}, {@link #q4kInPlace} and {@link #q5kInPlace} by their tests.
  * A batch of 8 or more vectors on a matrix that is not repacked takes {@link TiledKQuantKernel} instead.
  */
 final class GgmlKQuantKernels {

@@ -20,8 +20,9 @@ import java.nio.ByteOrder;
  * for bit is what keeps greedy continuations identical to llama-server's: a last-bit difference
  * here later flips a Q8 activation rounding and grows from there.
  *
- * <p>Q8_0 matrices run {@link Q8_0Kernel}, a vector form held bit-identical to {@link #ggmlOrder} by its
- * test; the other four types still run {@link #ggmlOrder} itself.
+ * <p>The matrices run vector forms held bit-identical to {@link #ggmlOrder} by their tests: Q8_0
+ * {@link Q8_0Kernel}, the other four {@link LegacyVectorKernel}; Q4_0 matrices that llama-server repacks take
+ * {@link Q4_0RepackedKernel}, held to {@link #q4_0Repacked}.
  *
  * <p>{@link #reference} is the plain definition (integer block sums, one float multiply per block)
  * that the tests hold the kernel against.
@@ -35,17 +36,27 @@ final class LegacyQuantKernels {
 
     static RowKernel ggmlOrder(GgmlType type) {
         Form f = Form.of(type);
-        return new RowKernel() {
-            @Override
-            public float dot(MemorySegment w, long offset, Activation x, int cols) {
-                return LegacyQuantKernels.dot(f, w, offset, x, cols);
-            }
+        return (w, o, x, n) -> dot(f, w, o, x, n);
+    }
 
-            @Override
-            public void dotVectors4(MemorySegment w, long offset, Activation[] xs, int from, int cols, float[][] outs, int row) {
-                dots4(f, w, offset, xs, from, cols, outs, row);
+    /**
+     * Q4_0 as llama-server computes the matrices it repacks on x86 ({@code q4_0_8x8_q8_0}, rows a multiple of 8):
+     * per block the exact integer dot folded by {@code fma(Σ q·y, d_w·d_x, acc)}, the accumulator being the result.
+     */
+    static float q4_0Repacked(MemorySegment w, long o, Activation x, int n) {
+        Form f = Form.of(GgmlType.Q4_0);
+        int[] q = new int[32];
+        float acc = 0;
+        for (int b = 0; b < n / 32; b++) {
+            long block = o + 18L * b;
+            f.quants(w, block, q);
+            int isum = 0;
+            for (int i = 0; i < 32; i++) {
+                isum += q[i] * (int) x.values[32 * b + i];
             }
-        };
+            acc = Math.fma((float) isum, f16(w, block) * x.scales[b], acc);
+        }
+        return acc;
     }
 
     static RowKernel reference(GgmlType type) {
@@ -54,7 +65,7 @@ final class LegacyQuantKernels {
     }
 
     /** Where a type keeps its parts within a block, and what it subtracts from its quants. */
-    private record Form(int size, boolean affine, int qhAt, int qsAt, int bias) {
+    record Form(int size, boolean affine, int qhAt, int qsAt, int bias) {
         static Form of(GgmlType type) {
             return switch (type) {
                 case Q4_0 -> new Form(18, false, -1, 2, 8);
@@ -109,40 +120,6 @@ final class LegacyQuantKernels {
         }
         return GgmlSums.hsum8(a0, a1, a2, a3, a4, a5, a6, a7) + summs;
     }
-
-    /**
-     * {@link #dot} of one row with four activations: each block's quants decoded once for all four, every
-     * product keeping exactly {@link #dot}'s operations (its lanes, fmas and final sum).
-     */
-    private static void dots4(Form f, MemorySegment w, long o, Activation[] xs, int from, int n, float[][] outs, int row) {
-        int[] q = QUANTS.get();
-        float[][] acc = new float[GROUP4][8];
-        float[] summs = new float[GROUP4];
-        for (int b = 0; b < n / 32; b++) {
-            long block = o + (long) f.size() * b;
-            f.quants(w, block, q);
-            int xo = 32 * b;
-            float dw = f16(w, block);
-            float mw = f.affine() ? f16(w, block + 2) : 0;
-            for (int v = 0; v < GROUP4; v++) {
-                Activation x = xs[from + v];
-                float d = dw * x.scales[b];
-                float[] a = acc[v];
-                for (int k = 0; k < 8; k++) {
-                    a[k] = Math.fma(d, lane(q, x.values, xo, k), a[k]);
-                }
-                if (f.affine()) {
-                    summs[v] = Math.fma(mw, x.sums[b], summs[v]);
-                }
-            }
-        }
-        for (int v = 0; v < GROUP4; v++) {
-            float[] a = acc[v];
-            outs[from + v][row] = GgmlSums.hsum8(a[0], a[1], a[2], a[3], a[4], a[5], a[6], a[7]) + summs[v];
-        }
-    }
-
-    private static final int GROUP4 = RowKernel.GROUP;
 
     /** The exact integer dot of values 4k..4k+3 of a block (ggml's mul_sum_i8_pairs lane k). */
     private static float lane(int[] q, float[] xq, int xo, int k) {

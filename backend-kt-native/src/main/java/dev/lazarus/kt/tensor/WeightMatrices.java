@@ -20,6 +20,10 @@ public final class WeightMatrices {
             // llama-server repacks these and rounds per row in its own orders (see GgmlKQuantKernels)
             return new KernelMatrix(type, data, rows, cols, Q4KRepackedKernel.GEMV, Q4KRepackedKernel.GEMM, null);
         }
+        if (type == GgmlType.Q4_0 && rows % 8 == 0) {
+            // repacked by llama-server too (q4_0_8x8), one accumulator per row in its GEMV and GEMM alike
+            return new KernelMatrix(type, data, rows, cols, Q4_0RepackedKernel.INSTANCE, null, null);
+        }
         return new KernelMatrix(type, data, rows, cols, vectorKernel(type), null, TiledKQuantKernel.of(type));
     }
 
@@ -126,15 +130,15 @@ public final class WeightMatrices {
 
     private static RowKernel vectorKernel(GgmlType type) {
         return switch (type) {
-            // ggml's vec_dot order, bit for bit (see GgmlFloatKernels)
+            // ggml's vec_dot order, bit for bit (see GgmlFloatKernels, FloatKernels)
             case F32 -> GgmlFloatKernels::f32;
             case F16 -> GgmlFloatKernels::f16;
             case BF16 -> FloatKernels::bf16;
             // ggml's lane orders, bit for bit: a faster vector form must keep them (see LegacyQuantKernels, GgmlKQuantKernels)
             case Q8_0 -> Q8_0Kernel.INSTANCE;
-            case Q4_0, Q4_1, Q5_0, Q5_1 -> LegacyQuantKernels.ggmlOrder(type);
-            case Q4_K -> GgmlKQuantKernels::q4kInPlace; // a matrix llama-server does not repack (rows not a multiple of 8)
-            case Q5_K -> GgmlKQuantKernels::q5kInPlace;
+            case Q4_0, Q4_1, Q5_0, Q5_1 -> LegacyVectorKernel.of(type); // Q4_0: only where llama-server does not repack
+            case Q4_K -> Q45KKernel.Q4_K_IN_PLACE; // a matrix llama-server does not repack (rows not a multiple of 8)
+            case Q5_K -> Q45KKernel.Q5_K;
             case Q6_K -> Q6KKernel.INSTANCE;
             default -> throw new IllegalArgumentException("no kernel for weight type " + type);
         };

@@ -54,9 +54,18 @@ class HiddenStateParityTest {
         }
     }
 
-    /** The same architectures and formats as {@link GreedyParityTest} ({@code -Dparity.only} narrows both). */
+    /**
+     * The same architectures and formats as {@link GreedyParityTest} ({@code -Dparity.only} narrows both), plus one
+     * model each (to keep CI short) of llama-quantize's Q5_K_M on deepseek2 (Q5_K in every matrix kind: attention,
+     * MLA heads sliced in place, shared and routed experts), and of BF16 and llama-quantize's Q4_0 (repacked by
+     * llama-server), Q4_1, Q5_0 and Q5_1 on llama (the legacy types' vector kernels).
+     */
     static Stream<Arguments> models() {
-        return GreedyParityTest.models();
+        Stream<Arguments> more = Stream.of(Arguments.of(ParityModels.DEEPSEEK2, Format.Q5_K_M),
+                Arguments.of(ParityModels.LLAMA, Format.BF16), Arguments.of(ParityModels.LLAMA, Format.Q4_0),
+                Arguments.of(ParityModels.LLAMA, Format.Q4_1), Arguments.of(ParityModels.LLAMA, Format.Q5_0),
+                Arguments.of(ParityModels.LLAMA, Format.Q5_1));
+        return Stream.concat(GreedyParityTest.models(), more.filter(GreedyParityTest::selected));
     }
 
     @ParameterizedTest(name = "{0} {1}")

@@ -7,24 +7,32 @@ import dev.lazarus.kt.testsupport.LlamaCpp;
 
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.List;
 import java.util.Locale;
 import java.util.function.Supplier;
 
 /**
  * The generated models the engine is compared on against llama-server: one architecture preset in one
- * weight format. {@code Q4_K_M} is not written by the generator but made by Debian's {@code llama-quantize}
- * from the F32 file, so the K-quant blocks (and the per-tensor type mix of the _M recipe: Q6_K for the output
- * head and some {@code attn_v}/{@code ffn_down}, fallbacks for rows that are not multiples of 256) are exactly
- * what llama.cpp users get.
+ * weight format. {@code Q4_K_M} (like the other formats without a generated type) is not written by the generator
+ * but made by Debian's {@code llama-quantize} from the F32 file, so the K-quant blocks (and the per-tensor type mix
+ * of the _M recipe: Q6_K for the output head and some {@code attn_v}/{@code ffn_down}, fallbacks for rows that are
+ * not multiples of 256) are exactly what llama.cpp users get.
  */
 enum ParityModels {
     LLAMA("llama", SyntheticModels::tinyLlama),
     QWEN3MOE("qwen3moe", SyntheticModels::tinyQwen3Moe),
     DEEPSEEK2("deepseek2", SyntheticModels::tinyDeepseek2);
 
-    /** The weight formats compared; Q4_K_M is llama-quantize's recipe, the others are the generator's. */
+    /**
+     * The weight formats compared; those without a generated type are llama-quantize's recipes of that name.
+     * {@link GreedyParityTest} runs {@link #GREEDY}; {@link HiddenStateParityTest} adds the others on one
+     * architecture each.
+     */
     enum Format {
-        F32(GgmlType.F32), F16(GgmlType.F16), Q8_0(GgmlType.Q8_0), Q4_K_M(null);
+        F32(GgmlType.F32), F16(GgmlType.F16), Q8_0(GgmlType.Q8_0), Q4_K_M(null),
+        Q5_K_M(null), BF16(GgmlType.BF16), Q4_0(null), Q4_1(null), Q5_0(null), Q5_1(null);
+
+        static final List<Format> GREEDY = List.of(F32, F16, Q8_0, Q4_K_M);
 
         private final GgmlType generated;
 
@@ -54,6 +62,6 @@ enum ParityModels {
         if (format.generated != null) {
             return SyntheticModels.write(preset.get().withWeightType(format.generated), target);
         }
-        return LlamaCpp.quantize(write(Format.F32, dir), target, "Q4_K_M");
+        return LlamaCpp.quantize(write(Format.F32, dir), target, format.name());
     }
 }

@@ -25,14 +25,15 @@ import org.openjdk.jmh.annotations.TearDown;
  * on the shared pool (what a decode step does), a batch of 8 vectors (prefill / batched decode), and
  * the activation conversion. Bytes per op / time gives the effective bandwidth. Run with
  * {@code ./mvnw -q -pl backend-kt-native -am -Pjmh verify -DskipTests -Djmh.args="KernelBenchmark -f 1 -wi 3 -i 5"};
- * add {@code -p impl=scalar} for the reference kernels.
+ * add {@code -p impl=scalar} for the reference kernels. Q4_K and Q4_0 with rows a multiple of 8 run the repacked
+ * kernels llama-server's order asks for; {@code -p rows=2047} measures the in-place ones instead.
  */
 @State(Scope.Benchmark)
 @BenchmarkMode(Mode.AverageTime)
 @OutputTimeUnit(TimeUnit.MICROSECONDS)
 public class KernelBenchmark {
 
-    @Param({"F32", "F16", "BF16", "Q8_0", "Q4_K", "Q5_K", "Q6_K"})
+    @Param({"F32", "F16", "BF16", "Q8_0", "Q4_0", "Q4_1", "Q5_0", "Q5_1", "Q4_K", "Q5_K", "Q6_K"})
     public GgmlType type;
 
     @Param({"vector"})
