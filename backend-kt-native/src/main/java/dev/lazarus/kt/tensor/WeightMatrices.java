@@ -11,6 +11,13 @@ import java.util.Arrays;
 /** Creates {@link WeightMatrix} views over tensor bytes; nothing is copied. */
 public final class WeightMatrices {
 
+    /**
+     * {@code -Dlazarus.kt.q4k.int16=false}: RAM-tier Q4_K experts in {@link Q4KPacked.Order#NIBBLE_PLANES} with
+     * f32 products ({@link Q4KPackedKernel}) instead of 16-bit lanes with int16 products ({@link Q4KInt16Kernel});
+     * the same results bit for bit, kept to measure one against the other. Read at each copy.
+     */
+    public static final String INT16_PROPERTY = "lazarus.kt.q4k.int16";
+
     private WeightMatrices() {
     }
 
@@ -37,12 +44,13 @@ public final class WeightMatrices {
     /**
      * A routed expert's matrix copied out of {@code data} into memory from {@code alloc} (the RAM tier), 64-byte
      * aligned: Q4_K that llama-server repacks (rows a multiple of 8) into {@link Q4KPacked}'s cheaper layout when
-     * {@code repack} (same results bit for bit), anything else as a plain copy of its bytes.
+     * {@code repack} (same results bit for bit; int16 products unless {@link #INT16_PROPERTY} is false), anything
+     * else as a plain copy of its bytes.
      */
     public static WeightMatrix copiedExpert(GgmlType type, MemorySegment data, int rows, int cols, boolean repack,
                                             SegmentAllocator alloc) {
         if (repack && packsQ4K(type, rows, cols)) {
-            return packedQ4K(data, rows, cols, alloc, false);
+            return packedQ4K(data, rows, cols, alloc, false, Boolean.parseBoolean(System.getProperty(INT16_PROPERTY, "true")));
         }
         MemorySegment copy = alloc.allocate(data.byteSize(), 64);
         copy.copyFrom(data);
@@ -55,7 +63,7 @@ public final class WeightMatrices {
      * (decode and llama-server's four-row GEMM orders, bit for bit); any other matrix stays a view of {@code data}.
      */
     public static WeightMatrix repacked(GgmlType type, MemorySegment data, int rows, int cols, SegmentAllocator alloc) {
-        return packsQ4K(type, rows, cols) ? packedQ4K(data, rows, cols, alloc, true) : of(type, data, rows, cols);
+        return packsQ4K(type, rows, cols) ? packedQ4K(data, rows, cols, alloc, true, false) : of(type, data, rows, cols);
     }
 
     private static boolean packsQ4K(GgmlType type, int rows, int cols) {
@@ -63,12 +71,22 @@ public final class WeightMatrices {
     }
 
     /** {@code withGemm}: batches of four take llama-server's GEMM order (dense matrices), else the GEMV (experts). */
-    private static WeightMatrix packedQ4K(MemorySegment data, int rows, int cols, SegmentAllocator alloc, boolean withGemm) {
-        MemorySegment packed = Q4KPacked.pack(data, rows, cols, alloc);
+    /**
+     * {@code int16}: {@link Q4KPacked.Order#SHORT_LANES} and {@link Q4KInt16Kernel}, else the nibble planes, which
+     * {@link Q4KPackedGemmKernel}'s GEMM order ({@code withGemm}, dense matrices) is written for.
+     */
+    static WeightMatrix packedQ4K(MemorySegment data, int rows, int cols, SegmentAllocator alloc, boolean withGemm,
+                                  boolean int16) {
+        if (withGemm && int16) {
+            throw new IllegalArgumentException("no GEMM kernel on 16-bit lanes");
+        }
+        Q4KPacked.Order order = int16 ? Q4KPacked.Order.SHORT_LANES : Q4KPacked.Order.NIBBLE_PLANES;
+        MemorySegment packed = Q4KPacked.pack(data, rows, cols, order, alloc);
         long headers = Q4KPacked.headers(rows, cols);
+        RowKernel kernel = int16 ? new Q4KInt16Kernel(headers) : new Q4KPackedKernel(headers);
         return new KernelMatrix(GgmlType.Q4_K, packed, rows, cols, (long) (cols / 256) * Q4KPacked.QUANT_BYTES,
-                Q4KPacked.bytes(rows, cols), new Q4KPackedKernel(headers), withGemm ? new Q4KPackedGemmKernel(headers) : null,
-                null, (seg, row, dst, at) -> Q4KPacked.dequantizeRow(seg, rows, cols, row, dst, at));
+                Q4KPacked.bytes(rows, cols), kernel, withGemm ? new Q4KPackedGemmKernel(headers) : null,
+                null, (seg, row, dst, at) -> Q4KPacked.dequantizeRow(seg, rows, cols, order, row, dst, at));
     }
 
     /** A 2-D tensor ({@link #of(GgufFile, GgufTensorInfo)}) through {@link #repacked}. */
