@@ -10,6 +10,7 @@ import dev.lazarus.kt.runtime.EngineOptions;
 import dev.lazarus.kt.runtime.InferenceEngine;
 import dev.lazarus.kt.runtime.SequenceListener;
 import dev.lazarus.kt.tensor.Parallel;
+import dev.lazarus.kt.tensor.WeightMatrices;
 import java.nio.file.Path;
 import java.util.Random;
 import java.util.concurrent.CompletableFuture;
@@ -36,8 +37,9 @@ final class KtEngineBench implements AutoCloseable {
     /**
      * {@code experts}: {@code none} (the model's own expert path), or every expert through {@link ExpertPlacement}
      * in one tier: {@code mmap} (read in place from the mapped file), {@code ram} (copied once, repacked where a
-     * cheaper layout exists), {@code ram-copy} (copied as stored); {@code all}: as {@code ram}, and the dense
-     * matrices repacked at load too ({@code lazarus.kt.repack-dense}).
+     * cheaper layout exists), {@code ram-f32} (as {@code ram}, Q4_K with f32 products on nibble planes instead of
+     * int16 products: {@code lazarus.kt.q4k.int16=false}), {@code ram-copy} (copied as stored); {@code all}: as
+     * {@code ram}, and the dense matrices repacked at load too ({@code lazarus.kt.repack-dense}).
      */
     KtEngineBench(Path model, int threads, int maxPrompt, String experts) {
         this.file = GgufFile.open(model);
@@ -56,15 +58,18 @@ final class KtEngineBench implements AutoCloseable {
         this.placement = switch (experts) {
             case "none" -> null;
             case "mmap" -> ExpertPlacement.install(m, "bench", PlacementConfig.cpuOnly(), null);
-            case "ram", "ram-copy", "all" -> {
+            case "ram", "ram-f32", "ram-copy", "all" -> {
                 System.setProperty("lazarus.kt.ram-tier.repack", String.valueOf(!experts.equals("ram-copy")));
+                System.setProperty(WeightMatrices.INT16_PROPERTY, String.valueOf(!experts.equals("ram-f32")));
                 try {
                     yield ExpertPlacement.install(m, "bench", PlacementConfig.cpuOnly().withRam(new TierBudget.Ratio(1)), null);
                 } finally {
                     System.clearProperty("lazarus.kt.ram-tier.repack");
+                    System.clearProperty(WeightMatrices.INT16_PROPERTY);
                 }
             }
-            default -> throw new IllegalArgumentException("--experts: none, mmap, ram, ram-copy or all, got '" + experts + "'");
+            default -> throw new IllegalArgumentException(
+                    "--experts: none, mmap, ram, ram-f32, ram-copy or all, got '" + experts + "'");
         };
         int context = maxPrompt + 1024;
         this.engine = new InferenceEngine(m, new EngineOptions(context, 1, 4, maxPrompt, 0), parallel);

@@ -32,6 +32,12 @@ public final class Activation {
      * {@link Q4KInt16Kernel} multiplies each nibble plane with one load.
      */
     final short[] int16;
+    /**
+     * Q8_K: the quants once more as shorts in the order of ggml's Q4_K quant bytes read as shorts (see
+     * {@link Q4KInt16InPlaceKernel}): value {@code 2·(t mod 16) + p / 2} of sub-block {@code 2·(2v + t / 16) + p mod 2}
+     * at {@code 128v + 32p + t}.
+     */
+    final short[] int16InPlace;
 
     private Activation(VecDotType type, int capacity) {
         if (capacity % type.blockSize() != 0) {
@@ -45,6 +51,7 @@ public final class Activation {
         this.sums = new float[type == VecDotType.Q8_1 ? capacity / 32 : 0];
         this.byLane = new float[type == VecDotType.Q8_0 ? capacity : 0];
         this.int16 = new short[type == VecDotType.Q8_K ? capacity : 0];
+        this.int16InPlace = new short[type == VecDotType.Q8_K ? capacity : 0];
     }
 
     public static Activation allocate(VecDotType type, int capacity) {
@@ -174,6 +181,7 @@ public final class Activation {
             Arrays.fill(values, o, o + 256, 0f);
             Arrays.fill(bsums, 16 * b, 16 * b + 16, 0);
             Arrays.fill(int16, o, o + 256, (short) 0);
+            Arrays.fill(int16InPlace, o, o + 256, (short) 0);
             return;
         }
         float iscale = -127f / max;
@@ -190,13 +198,15 @@ public final class Activation {
         int16Lanes(b);
     }
 
-    /** {@link #int16} of super-block b from its quants in {@link #values}. */
+    /** {@link #int16} and {@link #int16InPlace} of super-block b from its quants in {@link #values}. */
     private void int16Lanes(int b) {
         int o = 256 * b;
         for (int c = 0; c < 2; c++) {
             for (int p = 0; p < 4; p++) {
                 for (int t = 0; t < 32; t++) {
                     int16[o + 32 * (4 * c + p) + t] = (short) values[o + 32 * (t & 7) + 16 * c + 4 * p + (t >> 3)];
+                    int16InPlace[o + 128 * c + 32 * p + t] =
+                            (short) values[o + 32 * (2 * (2 * c + (t >> 4)) + (p & 1)) + 2 * (t & 15) + (p >> 1)];
                 }
             }
         }

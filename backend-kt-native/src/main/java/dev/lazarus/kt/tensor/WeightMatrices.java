@@ -12,9 +12,11 @@ import java.util.Arrays;
 public final class WeightMatrices {
 
     /**
-     * {@code -Dlazarus.kt.q4k.int16=false}: RAM-tier Q4_K experts in {@link Q4KPacked.Order#NIBBLE_PLANES} with
-     * f32 products ({@link Q4KPackedKernel}) instead of 16-bit lanes with int16 products ({@link Q4KInt16Kernel});
-     * the same results bit for bit, kept to measure one against the other. Read at each copy.
+     * {@code -Dlazarus.kt.q4k.int16=false}: Q4_K decode with f32 products instead of int16 products: RAM-tier
+     * experts in {@link Q4KPacked.Order#NIBBLE_PLANES} ({@link Q4KPackedKernel}) instead of 16-bit lanes
+     * ({@link Q4KInt16Kernel}), matrices read in place through {@link Q4KRepackedKernel#GEMV} instead of
+     * {@link Q4KInt16InPlaceKernel}. The same results bit for bit, kept to measure one against the other; read
+     * whenever a matrix is made.
      */
     public static final String INT16_PROPERTY = "lazarus.kt.q4k.int16";
 
@@ -25,7 +27,7 @@ public final class WeightMatrices {
     public static WeightMatrix of(GgmlType type, MemorySegment data, int rows, int cols) {
         if (type == GgmlType.Q4_K && rows % 8 == 0) {
             // llama-server repacks these and rounds per row in its own orders (see GgmlKQuantKernels)
-            return new KernelMatrix(type, data, rows, cols, Q4KRepackedKernel.GEMV, Q4KRepackedKernel.GEMM, null);
+            return new KernelMatrix(type, data, rows, cols, q4kInPlace(), Q4KRepackedKernel.GEMM, null);
         }
         return new KernelMatrix(type, data, rows, cols, vectorKernel(type), null, TiledKQuantKernel.of(type));
     }
@@ -36,9 +38,18 @@ public final class WeightMatrices {
      */
     public static WeightMatrix expert(GgmlType type, MemorySegment data, int rows, int cols) {
         if (type == GgmlType.Q4_K && rows % 8 == 0) {
-            return new KernelMatrix(type, data, rows, cols, Q4KRepackedKernel.GEMV);
+            return new KernelMatrix(type, data, rows, cols, q4kInPlace());
         }
         return of(type, data, rows, cols);
+    }
+
+    /** The GEMV order on ggml's blocks, decode in int16 products unless {@link #INT16_PROPERTY} is false. */
+    private static RowKernel q4kInPlace() {
+        return int16() ? Q4KInt16InPlaceKernel.INSTANCE : Q4KRepackedKernel.GEMV;
+    }
+
+    private static boolean int16() {
+        return Boolean.parseBoolean(System.getProperty(INT16_PROPERTY, "true"));
     }
 
     /**
@@ -50,7 +61,7 @@ public final class WeightMatrices {
     public static WeightMatrix copiedExpert(GgmlType type, MemorySegment data, int rows, int cols, boolean repack,
                                             SegmentAllocator alloc) {
         if (repack && packsQ4K(type, rows, cols)) {
-            return packedQ4K(data, rows, cols, alloc, false, Boolean.parseBoolean(System.getProperty(INT16_PROPERTY, "true")));
+            return packedQ4K(data, rows, cols, alloc, false, int16());
         }
         MemorySegment copy = alloc.allocate(data.byteSize(), 64);
         copy.copyFrom(data);

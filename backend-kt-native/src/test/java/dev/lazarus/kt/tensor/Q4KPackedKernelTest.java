@@ -72,7 +72,10 @@ class Q4KPackedKernelTest {
         }
     }
 
-    /** The extremes of the int16 sums: every nibble 15 and every scale 63, against all -128 and all 127. */
+    /**
+     * The extremes of the int16 sums: every nibble 15 and every scale 63, against all -128 and all 127, packed and
+     * in place ({@link Q4KInt16InPlaceKernel}).
+     */
     @ParameterizedTest
     @ValueSource(ints = {-128, 127})
     void extremeBlocksStayExact(int quant) {
@@ -98,8 +101,11 @@ class Q4KPackedKernelTest {
                 float expected = GgmlKQuantKernels.q4kRepacked(w, 0, x, cols);
                 // Σ 63·15·q over 256 values per super-block, d·dy 0.5 then 0.25, less the mins' 63·q (dmin·dy 0.25, 0.125)
                 assertThat((double) expected).isCloseTo(256.0 * 63 * quant * (15 * 0.75 - 0.375), within(256.0 * 63 * 128 * 1e-5));
+                float[] inPlace = new float[rows];
+                Q4KInt16InPlaceKernel.INSTANCE.dotRows(w, rowBytes, x, cols, inPlace, 0, rows);
                 for (int r = 0; r < rows; r++) {
                     assertThat(out[r]).as("int16 %s row %d", int16, r).isEqualTo(GgmlKQuantKernels.q4kRepacked(w, r * rowBytes, x, cols));
+                    assertThat(inPlace[r]).as("in place, row %d", r).isEqualTo(out[r]);
                     for (float[] o : outs) {
                         assertThat(o[r]).as("int16 %s batch row %d", int16, r).isEqualTo(out[r]);
                     }
@@ -128,7 +134,7 @@ class Q4KPackedKernelTest {
     }
 
     /** Raw int8 quants over the whole range, every fourth super-block all -128 or all 127. */
-    private static Activation rawActivation(Random rnd, int cols) {
+    static Activation rawActivation(Random rnd, int cols) {
         byte[] quants = new byte[cols];
         rnd.nextBytes(quants);
         float[] scales = new float[cols / 256];

@@ -25,7 +25,8 @@ import org.openjdk.jmh.annotations.TearDown;
  * on the shared pool (what a decode step does), a batch of 8 vectors (prefill / batched decode), and
  * the activation conversion. Bytes per op / time gives the effective bandwidth. Run with
  * {@code ./mvnw -q -pl backend-kt-native -am -Pjmh verify -DskipTests -Djmh.args="KernelBenchmark -f 1 -wi 3 -i 5"};
- * add {@code -p impl=scalar} for the reference kernels.
+ * add {@code -p impl=scalar} for the reference kernels, {@code -p type=Q4_K -p impl=ram-int16,ram-f32} for the RAM
+ * tier's packed Q4_K kernels (int16 products on 16-bit lanes, f32 products on nibble planes: {@code WeightMatrices.INT16_PROPERTY}).
  */
 @State(Scope.Benchmark)
 @BenchmarkMode(Mode.AverageTime)
@@ -64,7 +65,18 @@ public class KernelBenchmark {
         // off-heap and page-aligned, like a mapped GGUF tensor
         MemorySegment data = arena.allocate(bytes.length, 4096);
         MemorySegment.copy(MemorySegment.ofArray(bytes), 0, data, 0, bytes.length);
-        matrix = "scalar".equals(impl) ? WeightMatrices.scalar(type, data, rows, cols) : WeightMatrices.of(type, data, rows, cols);
+        matrix = switch (impl) {
+            case "scalar" -> WeightMatrices.scalar(type, data, rows, cols);
+            case "ram-int16", "ram-f32" -> {
+                System.setProperty(WeightMatrices.INT16_PROPERTY, String.valueOf(impl.equals("ram-int16")));
+                try {
+                    yield WeightMatrices.copiedExpert(type, data, rows, cols, true, arena);
+                } finally {
+                    System.clearProperty(WeightMatrices.INT16_PROPERTY);
+                }
+            }
+            default -> WeightMatrices.of(type, data, rows, cols);
+        };
         x = new float[cols];
         batch = new float[8][cols];
         for (int i = 0; i < cols; i++) {
