@@ -25,8 +25,9 @@ import org.openjdk.jmh.annotations.TearDown;
  * on the shared pool (what a decode step does), a batch of 8 vectors (prefill / batched decode), and
  * the activation conversion. Bytes per op / time gives the effective bandwidth. Run with
  * {@code ./mvnw -q -pl backend-kt-native -am -Pjmh verify -DskipTests -Djmh.args="KernelBenchmark -f 1 -wi 3 -i 5"};
- * add {@code -p impl=scalar} for the reference kernels, {@code -p type=Q4_K -p impl=ram-int16,ram-f32} for the RAM
- * tier's packed Q4_K kernels (int16 products on 16-bit lanes, f32 products on nibble planes: {@code WeightMatrices.INT16_PROPERTY}).
+ * add {@code -p impl=scalar} for the reference kernels; {@code -p type=Q4_K -p impl=vector,vector-f32,ram,ram-f32} for
+ * Q4_K in place and in the RAM tier's packed layout, decode in int16 or (-f32) f32 products
+ * ({@code WeightMatrices.INT16_PROPERTY}).
  */
 @State(Scope.Benchmark)
 @BenchmarkMode(Mode.AverageTime)
@@ -65,18 +66,17 @@ public class KernelBenchmark {
         // off-heap and page-aligned, like a mapped GGUF tensor
         MemorySegment data = arena.allocate(bytes.length, 4096);
         MemorySegment.copy(MemorySegment.ofArray(bytes), 0, data, 0, bytes.length);
-        matrix = switch (impl) {
-            case "scalar" -> WeightMatrices.scalar(type, data, rows, cols);
-            case "ram-int16", "ram-f32" -> {
-                System.setProperty(WeightMatrices.INT16_PROPERTY, String.valueOf(impl.equals("ram-int16")));
-                try {
-                    yield WeightMatrices.copiedExpert(type, data, rows, cols, true, arena);
-                } finally {
-                    System.clearProperty(WeightMatrices.INT16_PROPERTY);
-                }
-            }
-            default -> WeightMatrices.of(type, data, rows, cols);
-        };
+        // "-f32": Q4_K decode in f32 products instead of int16 ones (WeightMatrices.INT16_PROPERTY false)
+        System.setProperty(WeightMatrices.INT16_PROPERTY, String.valueOf(!impl.endsWith("-f32")));
+        try {
+            matrix = switch (impl.replace("-f32", "")) {
+                case "scalar" -> WeightMatrices.scalar(type, data, rows, cols);
+                case "ram" -> WeightMatrices.copiedExpert(type, data, rows, cols, true, arena);
+                default -> WeightMatrices.of(type, data, rows, cols);
+            };
+        } finally {
+            System.clearProperty(WeightMatrices.INT16_PROPERTY);
+        }
         x = new float[cols];
         batch = new float[8][cols];
         for (int i = 0; i < cols; i++) {
