@@ -30,26 +30,29 @@ final class Q4KPacked {
     /** Where value l of sub-block j of a super-block lies in its 128 quant bytes. */
     enum Order {
         /** Nibble j of 32-bit lane {@code l mod 16} of 64-byte chunk {@code l / 16}. */
-        NIBBLE_PLANES {
-            @Override
-            int bit(int j, int l) {
-                return 8 * (64 * (l / 16) + 4 * (l & 15)) + 4 * j;
-            }
-        },
+        NIBBLE_PLANES((j, l) -> 8 * (64 * (l / 16) + 4 * (l & 15)) + 4 * j),
         /**
          * Nibble {@code p = (l / 4) mod 4} of 16-bit lane {@code 8·(l mod 4) + j} of 64-byte chunk {@code l / 16}:
          * every lane of every nibble plane holds values of one sub-block (lane mod 8), so a lane's eight products
          * per super-block share one scale (see {@link Q4KInt16Kernel}).
          */
-        SHORT_LANES {
-            @Override
-            int bit(int j, int l) {
-                return 8 * (64 * (l / 16) + 2 * (8 * (l & 3) + j)) + 4 * ((l >> 2) & 3);
+        SHORT_LANES((j, l) -> 8 * (64 * (l / 16) + 2 * (8 * (l & 3) + j)) + 4 * ((l >> 2) & 3));
+
+        /** Bit offset of value l of sub-block j at {@code 32·j + l}. */
+        private final int[] bits = new int[256];
+
+        Order(java.util.function.IntBinaryOperator bit) {
+            for (int j = 0; j < 8; j++) {
+                for (int l = 0; l < 32; l++) {
+                    bits[32 * j + l] = bit.applyAsInt(j, l);
+                }
             }
-        };
+        }
 
         /** Bit offset of the nibble in the super-block's quants. */
-        abstract int bit(int j, int l);
+        int bit(int j, int l) {
+            return bits[32 * j + l];
+        }
     }
 
     static final int QUANT_BYTES = 128;
@@ -74,6 +77,7 @@ final class Q4KPacked {
         long blocks = (long) rows * (cols / 256);
         MemorySegment dst = alloc.allocate(bytes(rows, cols), 64);
         long headers = headers(rows, cols);
+        byte[] quants = new byte[QUANT_BYTES];
         for (long g = 0; g < blocks; g++) {
             long blk = BLOCK_BYTES * g;
             long packed = src.get(Layouts.I64, blk + 4);
@@ -83,7 +87,7 @@ final class Q4KPacked {
             dst.set(Layouts.I64, h + 8, Q4KRepackedKernel.mins(packed, packedHigh));
             dst.set(Layouts.F32, h + 16, Layouts.f16(src, blk));
             dst.set(Layouts.F32, h + 20, Layouts.f16(src, blk + 2));
-            byte[] quants = new byte[QUANT_BYTES];
+            java.util.Arrays.fill(quants, (byte) 0);
             for (int j = 0; j < 8; j++) { // ggml: sub-block j in the low nibbles of its pair's 32 bytes if even, else the high
                 for (int l = 0; l < 32; l++) {
                     int q = Layouts.u8(src, blk + 16 + 16L * (j & ~1) + l) >> 4 * (j & 1) & 0xF;
