@@ -51,12 +51,35 @@ final class Q4KInt16Kernel implements RowKernel {
         this.headers = headers;
     }
 
-    /** One row: {@link #dotRows} on the row paired with itself (only an odd row out takes it). */
+    /** One row (an odd row out of {@link #dotRows}; batches of two or three activations): the same folds. */
     @Override
     public float dot(MemorySegment w, long o, Activation x, int n) {
-        float[] out = new float[1];
-        pairs(w, o, o, x, n, out, 0, 0, new int[16], new long[4]);
-        return out[0];
+        float acc = 0, accMin = 0;
+        long h = headers + o / Q * H;
+        for (int b = 0; b < n / 256; b++, h += H) {
+            int isum = superBlock(w, o + Q * b, w.get(Layouts.I64, h), x.int16, 256 * b);
+            float dy = x.scales[b];
+            acc = Math.fma((float) isum, w.get(Layouts.F32, h + 16) * dy, acc);
+            accMin = Math.fma((float) minSum(w.get(Layouts.I64, h + 8), x.bsums, b), w.get(Layouts.F32, h + 20) * dy, accMin);
+        }
+        return acc - accMin;
+    }
+
+    /** Σ scale·(q·y) of one super-block of one row (quants at q), as {@link #superBlock2} forms it. */
+    private static int superBlock(MemorySegment w, long q, long scales, short[] ys, int at) {
+        ShortVector v0 = ShortVector.fromMemorySegment(S, w, q, Simd.LE), v1 = ShortVector.fromMemorySegment(S, w, q + 64, Simd.LE);
+        ShortVector acc = v0.and(NIBBLE).mul(ShortVector.fromArray(S, ys, at));
+        for (int k = 1; k < 8; k++) {
+            ShortVector v = k < 4 ? v0 : v1;
+            int shift = 4 * (k & 3);
+            ShortVector p = shift == 0 ? v.and(NIBBLE)
+                    : shift == 12 ? v.lanewise(VectorOperators.LSHR, 12) : v.lanewise(VectorOperators.LSHR, shift).and(NIBBLE);
+            acc = acc.add(p.mul(ShortVector.fromArray(S, ys, at + 32 * k)));
+        }
+        IntVector sc = (IntVector) LongVector.broadcast(L2, scales).reinterpretAsBytes()
+                .convertShape(VectorOperators.B2I, I, 0);
+        return ((IntVector) acc.convertShape(VectorOperators.S2I, I, 0)).add((IntVector) acc.convertShape(VectorOperators.S2I, I, 1))
+                .mul(sc).reduceLanes(VectorOperators.ADD);
     }
 
     /** Rows in pairs ({@link #superBlock2}), with one scratch for the whole range. */

@@ -96,8 +96,10 @@ class Q4KPackedKernelTest {
                 WeightMatrix packed = WeightMatrices.packedQ4K(w, rows, cols, arena, false, int16);
                 float[] out = new float[rows];
                 packed.matvec(x, out, 0, rows);
-                float[][] outs = new float[RowKernel.GROUP][rows];
+                // four activations through the batched form, then two through the one-row form
+                float[][] outs = new float[RowKernel.GROUP + 2][rows];
                 packed.matmul(new Activation[] {x, x, x, x}, outs, 0, rows);
+                packed.matmul(new Activation[] {x, x}, new float[][] {outs[4], outs[5]}, 0, rows);
                 float expected = GgmlKQuantKernels.q4kRepacked(w, 0, x, cols);
                 // Σ 63·15·q over 256 values per super-block, d·dy 0.5 then 0.25, less the mins' 63·q (dmin·dy 0.25, 0.125)
                 assertThat((double) expected).isCloseTo(256.0 * 63 * quant * (15 * 0.75 - 0.375), within(256.0 * 63 * 128 * 1e-5));
