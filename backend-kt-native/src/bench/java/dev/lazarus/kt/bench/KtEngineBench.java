@@ -10,6 +10,7 @@ import dev.lazarus.kt.runtime.EngineOptions;
 import dev.lazarus.kt.runtime.InferenceEngine;
 import dev.lazarus.kt.runtime.SequenceListener;
 import dev.lazarus.kt.tensor.Parallel;
+import dev.lazarus.kt.tensor.WeightMatrices;
 import java.nio.file.Path;
 import java.util.Random;
 import java.util.concurrent.CompletableFuture;
@@ -37,11 +38,31 @@ final class KtEngineBench implements AutoCloseable {
      * {@code experts}: {@code none} (the model's own expert path), or every expert through {@link ExpertPlacement}
      * in one tier: {@code mmap} (read in place from the mapped file), {@code ram} (copied once, repacked where a
      * cheaper layout exists), {@code ram-copy} (copied as stored); {@code all}: as {@code ram}, and the dense
-     * matrices repacked at load too ({@code lazarus.kt.repack-dense}).
+     * matrices repacked at load too ({@code lazarus.kt.repack-dense}). A suffix {@code -f32} (e.g. {@code mmap-f32},
+     * {@code ram-f32}) makes the engine with Q4_K decode in f32 products instead of int16 ones
+     * ({@link WeightMatrices#INT16_PROPERTY} false), to measure one against the other.
      */
     KtEngineBench(Path model, int threads, int maxPrompt, String experts) {
         this.file = GgufFile.open(model);
         this.parallel = Parallel.ofThreads(threads);
+        boolean f32 = experts.endsWith("-f32");
+        Loaded loaded;
+        System.setProperty(WeightMatrices.INT16_PROPERTY, String.valueOf(!f32));
+        try {
+            loaded = load(f32 ? experts.substring(0, experts.length() - 4) : experts);
+        } finally {
+            System.clearProperty(WeightMatrices.INT16_PROPERTY);
+        }
+        this.placement = loaded.placement();
+        this.vocab = loaded.model().vocabSize();
+        int context = maxPrompt + 1024;
+        this.engine = new InferenceEngine(loaded.model(), new EngineOptions(context, 1, 4, maxPrompt, 0), parallel);
+    }
+
+    /** A model and its expert placement (null: the model's own expert path). */
+    private record Loaded(Model model, ExpertPlacement placement) {}
+
+    private Loaded load(String experts) {
         boolean dense = experts.equals("all");
         if (dense) {
             System.setProperty("lazarus.kt.repack-dense", "true");
@@ -52,8 +73,7 @@ final class KtEngineBench implements AutoCloseable {
         } finally {
             System.clearProperty("lazarus.kt.repack-dense");
         }
-        this.vocab = m.vocabSize();
-        this.placement = switch (experts) {
+        return new Loaded(m, switch (experts) {
             case "none" -> null;
             case "mmap" -> ExpertPlacement.install(m, "bench", PlacementConfig.cpuOnly(), null);
             case "ram", "ram-copy", "all" -> {
@@ -64,10 +84,9 @@ final class KtEngineBench implements AutoCloseable {
                     System.clearProperty("lazarus.kt.ram-tier.repack");
                 }
             }
-            default -> throw new IllegalArgumentException("--experts: none, mmap, ram, ram-copy or all, got '" + experts + "'");
-        };
-        int context = maxPrompt + 1024;
-        this.engine = new InferenceEngine(m, new EngineOptions(context, 1, 4, maxPrompt, 0), parallel);
+            default -> throw new IllegalArgumentException(
+                    "--experts: none, mmap, ram, ram-copy or all (each with -f32 or not), got '" + experts + "'");
+        });
     }
 
     Result run(int prompt, int gen) {

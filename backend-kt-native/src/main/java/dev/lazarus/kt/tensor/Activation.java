@@ -26,6 +26,18 @@ public final class Activation {
      * the integer dot of values 4k..4k+3), so that {@link Q8_0Kernel} forms its lanes without shuffles.
      */
     final float[] byLane;
+    /**
+     * Q8_K: the quants once more as shorts, each super-block in the order of {@link Q4KPacked.Order#SHORT_LANES}
+     * (value {@code 16c + 4p + (t / 8)} of sub-block {@code t mod 8} at {@code 32·(4c + p) + t}), so that
+     * {@link Q4KInt16Kernel} multiplies each nibble plane with one load.
+     */
+    final short[] int16;
+    /**
+     * Q8_K: the quants once more as shorts in the order of ggml's Q4_K quant bytes read as shorts (see
+     * {@link Q4KInt16InPlaceKernel}): value {@code 2·(t mod 16) + p / 2} of sub-block {@code 2·(2v + t / 16) + p mod 2}
+     * at {@code 128v + 32p + t}.
+     */
+    final short[] int16InPlace;
 
     private Activation(VecDotType type, int capacity) {
         if (capacity % type.blockSize() != 0) {
@@ -38,6 +50,8 @@ public final class Activation {
         this.bsums = new int[type == VecDotType.Q8_K ? capacity / 16 : 0];
         this.sums = new float[type == VecDotType.Q8_1 ? capacity / 32 : 0];
         this.byLane = new float[type == VecDotType.Q8_0 ? capacity : 0];
+        this.int16 = new short[type == VecDotType.Q8_K ? capacity : 0];
+        this.int16InPlace = new short[type == VecDotType.Q8_K ? capacity : 0];
     }
 
     public static Activation allocate(VecDotType type, int capacity) {
@@ -166,6 +180,8 @@ public final class Activation {
             scales[b] = 0;
             Arrays.fill(values, o, o + 256, 0f);
             Arrays.fill(bsums, 16 * b, 16 * b + 16, 0);
+            Arrays.fill(int16, o, o + 256, (short) 0);
+            Arrays.fill(int16InPlace, o, o + 256, (short) 0);
             return;
         }
         float iscale = -127f / max;
@@ -179,5 +195,38 @@ public final class Activation {
             bsums[16 * b + g] = sum;
         }
         scales[b] = 1 / iscale;
+        int16Lanes(b);
+    }
+
+    /** {@link #int16} and {@link #int16InPlace} of super-block b from its quants in {@link #values}. */
+    private void int16Lanes(int b) {
+        int o = 256 * b;
+        for (int c = 0; c < 2; c++) {
+            for (int p = 0; p < 4; p++) {
+                for (int t = 0; t < 32; t++) {
+                    int16[o + 32 * (4 * c + p) + t] = (short) values[o + 32 * (t & 7) + 16 * c + 4 * p + (t >> 3)];
+                    int16InPlace[o + 128 * c + 32 * p + t] =
+                            (short) values[o + 32 * (2 * (2 * c + (t >> 4)) + (p & 1)) + 2 * (t & 15) + (p >> 1)];
+                }
+            }
+        }
+    }
+
+    /**
+     * A Q8_K activation with the given int8 quants (any, -128 included, which quantizing never gives) and scales
+     * per 256: for tests of the kernels' integer ranges.
+     */
+    static Activation ofQ8K(byte[] quants, float[] superBlockScales) {
+        Activation a = new Activation(VecDotType.Q8_K, quants.length);
+        a.length = quants.length;
+        for (int b = 0; b < quants.length / 256; b++) {
+            a.scales[b] = superBlockScales[b];
+            for (int i = 256 * b; i < 256 * b + 256; i++) {
+                a.values[i] = quants[i];
+                a.bsums[i / 16] += quants[i];
+            }
+            a.int16Lanes(b);
+        }
+        return a;
     }
 }

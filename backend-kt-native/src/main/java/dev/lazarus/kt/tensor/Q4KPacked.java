@@ -21,9 +21,39 @@ import java.lang.foreign.ValueLayout;
  *       byte (pre-unpacked), then {@code d} and {@code dmin} as f32 (converted from f16, exactly).</li>
  * </ul>
  *
- * <p>152 bytes per super-block against ggml's 144.
+ * <p>152 bytes per super-block against ggml's 144. The quants come in one of two {@link Order}s: the nibble planes
+ * above ({@link Q4KPackedKernel}, f32 products), or 16-bit lanes that each hold one sub-block
+ * ({@link Q4KInt16Kernel}, int16 products); the headers are the same.
  */
 final class Q4KPacked {
+
+    /** Where value l of sub-block j of a super-block lies in its 128 quant bytes. */
+    enum Order {
+        /** Nibble j of 32-bit lane {@code l mod 16} of 64-byte chunk {@code l / 16}. */
+        NIBBLE_PLANES((j, l) -> 8 * (64 * (l / 16) + 4 * (l & 15)) + 4 * j),
+        /**
+         * Nibble {@code p = (l / 4) mod 4} of 16-bit lane {@code 8·(l mod 4) + j} of 64-byte chunk {@code l / 16}:
+         * every lane of every nibble plane holds values of one sub-block (lane mod 8), so a lane's eight products
+         * per super-block share one scale (see {@link Q4KInt16Kernel}).
+         */
+        SHORT_LANES((j, l) -> 8 * (64 * (l / 16) + 2 * (8 * (l & 3) + j)) + 4 * ((l >> 2) & 3));
+
+        /** Bit offset of value l of sub-block j at {@code 32·j + l}. */
+        private final int[] bits = new int[256];
+
+        Order(java.util.function.IntBinaryOperator bit) {
+            for (int j = 0; j < 8; j++) {
+                for (int l = 0; l < 32; l++) {
+                    bits[32 * j + l] = bit.applyAsInt(j, l);
+                }
+            }
+        }
+
+        /** Bit offset of the nibble in the super-block's quants. */
+        int bit(int j, int l) {
+            return bits[32 * j + l];
+        }
+    }
 
     static final int QUANT_BYTES = 128;
     static final int HEADER_BYTES = 24;
@@ -42,11 +72,12 @@ final class Q4KPacked {
         return (long) rows * (cols / 256) * QUANT_BYTES;
     }
 
-    /** {@code src} (ggml's Q4_K blocks, rows × cols) packed into a new 64-byte aligned segment from {@code alloc}. */
-    static MemorySegment pack(MemorySegment src, int rows, int cols, SegmentAllocator alloc) {
+    /** {@code src} (ggml's Q4_K blocks, rows × cols) packed in {@code order} into a new 64-byte aligned segment. */
+    static MemorySegment pack(MemorySegment src, int rows, int cols, Order order, SegmentAllocator alloc) {
         long blocks = (long) rows * (cols / 256);
         MemorySegment dst = alloc.allocate(bytes(rows, cols), 64);
         long headers = headers(rows, cols);
+        byte[] quants = new byte[QUANT_BYTES];
         for (long g = 0; g < blocks; g++) {
             long blk = BLOCK_BYTES * g;
             long packed = src.get(Layouts.I64, blk + 4);
@@ -56,18 +87,21 @@ final class Q4KPacked {
             dst.set(Layouts.I64, h + 8, Q4KRepackedKernel.mins(packed, packedHigh));
             dst.set(Layouts.F32, h + 16, Layouts.f16(src, blk));
             dst.set(Layouts.F32, h + 20, Layouts.f16(src, blk + 2));
-            for (int j = 0; j < 8; j += 2) { // ggml: sub-block j in the low nibbles of its pair's 32 bytes, j + 1 in the high
+            java.util.Arrays.fill(quants, (byte) 0);
+            for (int j = 0; j < 8; j++) { // ggml: sub-block j in the low nibbles of its pair's 32 bytes if even, else the high
                 for (int l = 0; l < 32; l++) {
-                    int b = Layouts.u8(src, blk + 16 + 16L * j + l);
-                    dst.set(ValueLayout.JAVA_BYTE, QUANT_BYTES * g + 64L * (l / 16) + 4L * (l & 15) + j / 2, (byte) b);
+                    int q = Layouts.u8(src, blk + 16 + 16L * (j & ~1) + l) >> 4 * (j & 1) & 0xF;
+                    int bit = order.bit(j, l);
+                    quants[bit / 8] |= (byte) (q << (bit & 7));
                 }
             }
+            MemorySegment.copy(quants, 0, dst, ValueLayout.JAVA_BYTE, QUANT_BYTES * g, QUANT_BYTES);
         }
         return dst;
     }
 
     /** Super-block g of a packed matrix back in ggml's Q4_K block (144 bytes) at {@code out[at..]}. */
-    static void unpack(MemorySegment packed, long headers, long g, MemorySegment out, long at) {
+    static void unpack(MemorySegment packed, long headers, long g, Order order, MemorySegment out, long at) {
         long h = headers + HEADER_BYTES * g;
         out.set(Layouts.I16, at, Float.floatToFloat16(packed.get(Layouts.F32, h + 16)));
         out.set(Layouts.I16, at + 2, Float.floatToFloat16(packed.get(Layouts.F32, h + 20)));
@@ -80,24 +114,24 @@ final class Q4KPacked {
         }
         for (int j = 0; j < 8; j += 2) {
             for (int l = 0; l < 32; l++) {
-                int lo = nibble(packed, g, j, l), hi = nibble(packed, g, j + 1, l);
+                int lo = nibble(packed, g, order, j, l), hi = nibble(packed, g, order, j + 1, l);
                 out.set(ValueLayout.JAVA_BYTE, at + 16 + 16L * j + l, (byte) (lo | hi << 4));
             }
         }
     }
 
     /** Row {@code row} of a packed matrix as f32 (ggml's Q4_K dequantization). */
-    static void dequantizeRow(MemorySegment packed, int rows, int cols, int row, float[] dst, int dstOffset) {
+    static void dequantizeRow(MemorySegment packed, int rows, int cols, Order order, int row, float[] dst, int dstOffset) {
         int nb = cols / 256;
         MemorySegment blocks = MemorySegment.ofArray(new byte[BLOCK_BYTES * nb]);
         for (int b = 0; b < nb; b++) {
-            unpack(packed, headers(rows, cols), (long) row * nb + b, blocks, (long) BLOCK_BYTES * b);
+            unpack(packed, headers(rows, cols), (long) row * nb + b, order, blocks, (long) BLOCK_BYTES * b);
         }
         GgmlCodec.decode(GgmlType.Q4_K, blocks, 0, dst, dstOffset, cols);
     }
 
-    private static int nibble(MemorySegment packed, long g, int j, int l) {
-        int b = Layouts.u8(packed, QUANT_BYTES * g + 64L * (l / 16) + 4L * (l & 15) + j / 2);
-        return (j & 1) == 0 ? b & 0xF : b >> 4;
+    private static int nibble(MemorySegment packed, long g, Order order, int j, int l) {
+        int bit = order.bit(j, l);
+        return Layouts.u8(packed, QUANT_BYTES * g + bit / 8) >> (bit & 7) & 0xF;
     }
 }

@@ -11,6 +11,15 @@ import java.util.Arrays;
 /** Creates {@link WeightMatrix} views over tensor bytes; nothing is copied. */
 public final class WeightMatrices {
 
+    /**
+     * {@code -Dlazarus.kt.q4k.int16=false}: Q4_K decode with f32 products instead of int16 products: RAM-tier
+     * experts in {@link Q4KPacked.Order#NIBBLE_PLANES} ({@link Q4KPackedKernel}) instead of 16-bit lanes
+     * ({@link Q4KInt16Kernel}), matrices read in place through {@link Q4KRepackedKernel#GEMV} instead of
+     * {@link Q4KInt16InPlaceKernel}. The same results bit for bit, kept to measure one against the other; read
+     * whenever a matrix is made.
+     */
+    public static final String INT16_PROPERTY = "lazarus.kt.q4k.int16";
+
     private WeightMatrices() {
     }
 
@@ -18,7 +27,7 @@ public final class WeightMatrices {
     public static WeightMatrix of(GgmlType type, MemorySegment data, int rows, int cols) {
         if (type == GgmlType.Q4_K && rows % 8 == 0) {
             // llama-server repacks these and rounds per row in its own orders (see GgmlKQuantKernels)
-            return new KernelMatrix(type, data, rows, cols, Q4KRepackedKernel.GEMV, Q4KRepackedKernel.GEMM, null);
+            return new KernelMatrix(type, data, rows, cols, q4kInPlace(), Q4KRepackedKernel.GEMM, null);
         }
         if (type == GgmlType.Q4_0 && rows % 8 == 0) {
             // repacked by llama-server too (q4_0_8x8), one accumulator per row in its GEMV and GEMM alike
@@ -33,20 +42,30 @@ public final class WeightMatrices {
      */
     public static WeightMatrix expert(GgmlType type, MemorySegment data, int rows, int cols) {
         if (type == GgmlType.Q4_K && rows % 8 == 0) {
-            return new KernelMatrix(type, data, rows, cols, Q4KRepackedKernel.GEMV);
+            return new KernelMatrix(type, data, rows, cols, q4kInPlace());
         }
         return of(type, data, rows, cols);
+    }
+
+    /** The GEMV order on ggml's blocks, decode in int16 products unless {@link #INT16_PROPERTY} is false. */
+    private static RowKernel q4kInPlace() {
+        return int16() ? Q4KInt16InPlaceKernel.INSTANCE : Q4KRepackedKernel.GEMV;
+    }
+
+    private static boolean int16() {
+        return Boolean.parseBoolean(System.getProperty(INT16_PROPERTY, "true"));
     }
 
     /**
      * A routed expert's matrix copied out of {@code data} into memory from {@code alloc} (the RAM tier), 64-byte
      * aligned: Q4_K that llama-server repacks (rows a multiple of 8) into {@link Q4KPacked}'s cheaper layout when
-     * {@code repack} (same results bit for bit), anything else as a plain copy of its bytes.
+     * {@code repack} (same results bit for bit; int16 products unless {@link #INT16_PROPERTY} is false), anything
+     * else as a plain copy of its bytes.
      */
     public static WeightMatrix copiedExpert(GgmlType type, MemorySegment data, int rows, int cols, boolean repack,
                                             SegmentAllocator alloc) {
         if (repack && packsQ4K(type, rows, cols)) {
-            return packedQ4K(data, rows, cols, alloc, false);
+            return packedQ4K(data, rows, cols, alloc, false, int16());
         }
         MemorySegment copy = alloc.allocate(data.byteSize(), 64);
         copy.copyFrom(data);
@@ -68,7 +87,7 @@ public final class WeightMatrices {
      * (decode and llama-server's four-row GEMM orders, bit for bit); any other matrix stays a view of {@code data}.
      */
     public static WeightMatrix repacked(GgmlType type, MemorySegment data, int rows, int cols, SegmentAllocator alloc) {
-        return packsQ4K(type, rows, cols) ? packedQ4K(data, rows, cols, alloc, true) : of(type, data, rows, cols);
+        return packsQ4K(type, rows, cols) ? packedQ4K(data, rows, cols, alloc, true, false) : of(type, data, rows, cols);
     }
 
     private static boolean packsQ4K(GgmlType type, int rows, int cols) {
@@ -76,12 +95,22 @@ public final class WeightMatrices {
     }
 
     /** {@code withGemm}: batches of four take llama-server's GEMM order (dense matrices), else the GEMV (experts). */
-    private static WeightMatrix packedQ4K(MemorySegment data, int rows, int cols, SegmentAllocator alloc, boolean withGemm) {
-        MemorySegment packed = Q4KPacked.pack(data, rows, cols, alloc);
+    /**
+     * {@code int16}: {@link Q4KPacked.Order#SHORT_LANES} and {@link Q4KInt16Kernel}, else the nibble planes, which
+     * {@link Q4KPackedGemmKernel}'s GEMM order ({@code withGemm}, dense matrices) is written for.
+     */
+    static WeightMatrix packedQ4K(MemorySegment data, int rows, int cols, SegmentAllocator alloc, boolean withGemm,
+                                  boolean int16) {
+        if (withGemm && int16) {
+            throw new IllegalArgumentException("no GEMM kernel on 16-bit lanes");
+        }
+        Q4KPacked.Order order = int16 ? Q4KPacked.Order.SHORT_LANES : Q4KPacked.Order.NIBBLE_PLANES;
+        MemorySegment packed = Q4KPacked.pack(data, rows, cols, order, alloc);
         long headers = Q4KPacked.headers(rows, cols);
+        RowKernel kernel = int16 ? new Q4KInt16Kernel(headers) : new Q4KPackedKernel(headers);
         return new KernelMatrix(GgmlType.Q4_K, packed, rows, cols, (long) (cols / 256) * Q4KPacked.QUANT_BYTES,
-                Q4KPacked.bytes(rows, cols), new Q4KPackedKernel(headers), withGemm ? new Q4KPackedGemmKernel(headers) : null,
-                null, (seg, row, dst, at) -> Q4KPacked.dequantizeRow(seg, rows, cols, row, dst, at));
+                Q4KPacked.bytes(rows, cols), kernel, withGemm ? new Q4KPackedGemmKernel(headers) : null,
+                null, (seg, row, dst, at) -> Q4KPacked.dequantizeRow(seg, rows, cols, order, row, dst, at));
     }
 
     /** A 2-D tensor ({@link #of(GgufFile, GgufTensorInfo)}) through {@link #repacked}. */

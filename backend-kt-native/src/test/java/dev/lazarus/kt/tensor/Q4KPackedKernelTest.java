@@ -1,6 +1,7 @@
 package dev.lazarus.kt.tensor;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.within;
 
 import dev.lazarus.kt.gguf.GgmlCodec;
 import dev.lazarus.kt.gguf.GgmlType;
@@ -14,15 +15,17 @@ import org.junit.jupiter.params.provider.ValueSource;
 /**
  * Packed Q4_K ({@link Q4KPacked}; the RAM tier's experts, dense matrices with {@code lazarus.kt.repack-dense})
  * against the kernels on ggml's blocks: every product equal bit for bit to llama-server's repacked GEMV order (and
- * its GEMM order for dense batches of four), on encoded weights and on raw
- * random blocks (all-ones quants and scales of 63 included); the layout unpacks to the original bytes and
- * dequantizes as ggml does.
+ * its GEMM order for dense batches of four), in both quant orders (f32 products on nibble planes, int16 products on
+ * 16-bit lanes), on encoded weights and on raw random blocks (all-ones quants and scales of 63 included) against
+ * quantized activations and raw int8 ones (-128 and 127 included); the layout unpacks to the original bytes and
+ * dequantizes as ggml does. Fresh random data on each run (the seed is in every message).
  */
 class Q4KPackedKernelTest {
 
     @ParameterizedTest
-    @CsvSource({"false, false", "true, false", "false, true", "true, true"})
-    void packedMatrixComputesExactlyAsGgmlLayout(boolean rawBlocks, boolean dense) {
+    @CsvSource({"false, false, false", "true, false, false", "false, false, true", "true, false, true",
+            "false, true, false", "true, true, false"})
+    void packedMatrixComputesExactlyAsGgmlLayout(boolean rawBlocks, boolean dense, boolean int16) {
         long seed = System.nanoTime();
         Random rnd = new Random(seed);
         int rows = 8 * (1 + rnd.nextInt(3));
@@ -31,16 +34,16 @@ class Q4KPackedKernelTest {
                 : GgmlCodec.encode(GgmlType.Q4_K, KernelEquivalenceTest.gaussian(rnd, rows * cols));
         MemorySegment w = MemorySegment.ofArray(bytes);
         long rowBytes = GgmlType.Q4_K.bytesFor(cols);
-        String where = "seed=%dL %d×%d %s".formatted(seed, rows, cols, dense ? "dense" : "expert");
+        String where = "seed=%dL %d×%d %s%s".formatted(seed, rows, cols, dense ? "dense" : "expert", int16 ? " int16" : "");
         try (Arena arena = Arena.ofConfined()) {
             // dense: batches of four in llama-server's GEMM order; expert: every vector in the GEMV order
-            WeightMatrix packed = dense ? WeightMatrices.repacked(GgmlType.Q4_K, w, rows, cols, arena)
-                    : WeightMatrices.copiedExpert(GgmlType.Q4_K, w, rows, cols, true, arena);
+            WeightMatrix packed = WeightMatrices.packedQ4K(w, rows, cols, arena, dense, int16);
             WeightMatrix inPlace = dense ? WeightMatrices.of(GgmlType.Q4_K, w, rows, cols)
                     : WeightMatrices.expert(GgmlType.Q4_K, w, rows, cols);
             Activation[] xs = new Activation[2 * RowKernel.GROUP + 1];
             for (int i = 0; i < xs.length; i++) {
-                xs[i] = Activation.allocate(VecDotType.Q8_K, cols).set(KernelEquivalenceTest.gaussian(rnd, cols));
+                xs[i] = rawBlocks && i % 2 == 1 ? rawActivation(rnd, cols)
+                        : Activation.allocate(VecDotType.Q8_K, cols).set(KernelEquivalenceTest.gaussian(rnd, cols));
             }
             // decode: a row range from an odd start (rows in pairs, an odd one at the end)
             int start = rnd.nextInt(rows);
@@ -69,23 +72,81 @@ class Q4KPackedKernelTest {
         }
     }
 
+    /**
+     * The extremes of the int16 sums: every nibble 15 and every scale 63, against all -128 and all 127, packed and
+     * in place ({@link Q4KInt16InPlaceKernel}).
+     */
     @ParameterizedTest
-    @ValueSource(booleans = {false, true})
-    void layoutUnpacksToTheOriginalBlocks(boolean rawBlocks) {
+    @ValueSource(ints = {-128, 127})
+    void extremeBlocksStayExact(int quant) {
+        int rows = 8, cols = 512;
+        byte[] bytes = new byte[(int) GgmlType.Q4_K.bytesFor((long) rows * cols)];
+        java.util.Arrays.fill(bytes, (byte) -1);
+        MemorySegment w = MemorySegment.ofArray(bytes);
+        for (long blk = 0; blk < bytes.length; blk += 144) {
+            w.set(Layouts.I16, blk, Float.floatToFloat16(0.5f));
+            w.set(Layouts.I16, blk + 2, Float.floatToFloat16(0.25f));
+        }
+        byte[] quants = new byte[cols];
+        java.util.Arrays.fill(quants, (byte) quant);
+        Activation x = Activation.ofQ8K(quants, new float[] {1f, 0.5f});
+        long rowBytes = GgmlType.Q4_K.bytesFor(cols);
+        try (Arena arena = Arena.ofConfined()) {
+            for (boolean int16 : new boolean[] {false, true}) {
+                WeightMatrix packed = WeightMatrices.packedQ4K(w, rows, cols, arena, false, int16);
+                float[] out = new float[rows];
+                packed.matvec(x, out, 0, rows);
+                // four activations through the batched form, then two through the one-row form
+                float[][] outs = new float[RowKernel.GROUP + 2][rows];
+                packed.matmul(new Activation[] {x, x, x, x}, outs, 0, rows);
+                packed.matmul(new Activation[] {x, x}, new float[][] {outs[4], outs[5]}, 0, rows);
+                float expected = GgmlKQuantKernels.q4kRepacked(w, 0, x, cols);
+                // Σ 63·15·q over 256 values per super-block, d·dy 0.5 then 0.25, less the mins' 63·q (dmin·dy 0.25, 0.125)
+                assertThat((double) expected).isCloseTo(256.0 * 63 * quant * (15 * 0.75 - 0.375), within(256.0 * 63 * 128 * 1e-5));
+                float[] inPlace = new float[rows];
+                Q4KInt16InPlaceKernel.INSTANCE.dotRows(w, rowBytes, x, cols, inPlace, 0, rows);
+                for (int r = 0; r < rows; r++) {
+                    assertThat(out[r]).as("int16 %s row %d", int16, r).isEqualTo(GgmlKQuantKernels.q4kRepacked(w, r * rowBytes, x, cols));
+                    assertThat(inPlace[r]).as("in place, row %d", r).isEqualTo(out[r]);
+                    for (float[] o : outs) {
+                        assertThat(o[r]).as("int16 %s batch row %d", int16, r).isEqualTo(out[r]);
+                    }
+                }
+            }
+        }
+    }
+
+    @ParameterizedTest
+    @CsvSource({"false, NIBBLE_PLANES", "true, NIBBLE_PLANES", "false, SHORT_LANES", "true, SHORT_LANES"})
+    void layoutUnpacksToTheOriginalBlocks(boolean rawBlocks, Q4KPacked.Order order) {
         long seed = System.nanoTime();
         Random rnd = new Random(seed);
         int rows = 8, cols = 512;
         byte[] bytes = rawBlocks ? rawBlocks(rnd, rows, cols)
                 : GgmlCodec.encode(GgmlType.Q4_K, KernelEquivalenceTest.gaussian(rnd, rows * cols));
         try (Arena arena = Arena.ofConfined()) {
-            MemorySegment packed = Q4KPacked.pack(MemorySegment.ofArray(bytes), rows, cols, arena);
+            MemorySegment packed = Q4KPacked.pack(MemorySegment.ofArray(bytes), rows, cols, order, arena);
             assertThat(packed.address() % 64).isZero();
             byte[] back = new byte[bytes.length];
             for (int g = 0; g < rows * cols / 256; g++) {
-                Q4KPacked.unpack(packed, Q4KPacked.headers(rows, cols), g, MemorySegment.ofArray(back), 144L * g);
+                Q4KPacked.unpack(packed, Q4KPacked.headers(rows, cols), g, order, MemorySegment.ofArray(back), 144L * g);
             }
             assertThat(back).as("seed=%dL", seed).isEqualTo(bytes);
         }
+    }
+
+    /** Raw int8 quants over the whole range, every fourth super-block all -128 or all 127. */
+    static Activation rawActivation(Random rnd, int cols) {
+        byte[] quants = new byte[cols];
+        rnd.nextBytes(quants);
+        float[] scales = new float[cols / 256];
+        for (int b = 0; b < scales.length; b++) {
+            scales[b] = (float) Math.abs(rnd.nextGaussian()) / 127;
+            if (rnd.nextInt(4) == 0) {
+                java.util.Arrays.fill(quants, 256 * b, 256 * b + 256, (byte) (rnd.nextBoolean() ? -128 : 127));
+            }
+        }
+        return Activation.ofQ8K(quants, scales);
     }
 
     private static byte[] rawBlocks(Random rnd, int rows, int cols) {

@@ -13,7 +13,8 @@ import org.junit.jupiter.params.provider.ValueSource;
 /**
  * The vectorized repacked-Q4_K kernels against llama-server's GEMV and GEMM orders stated one value at a
  * time ({@link GgmlKQuantKernels}): equal bit for bit, on encoded weights and on raw random blocks (all-ones
- * quants and 6-bit scales of 63 included, whose scaled sums pass 2^24).
+ * quants and 6-bit scales of 63 included, whose scaled sums pass 2^24); decode's int16 form on ggml's blocks
+ * ({@link Q4KInt16InPlaceKernel}) also against raw int8 activations (-128 and 127 included).
  */
 class Q4KRepackedKernelTest {
 
@@ -55,6 +56,15 @@ class Q4KRepackedKernelTest {
             for (int q = r; q < rows; q++) {
                 assertThat(range[q]).as(where + " GEMV of rows %d..%d, row %d", r, rows, q)
                         .isEqualTo(GgmlKQuantKernels.q4kRepacked(w, q * rowBytes, x, cols));
+            }
+            Activation raw = Q4KPackedKernelTest.rawActivation(rnd, cols);
+            for (Activation y : new Activation[] {x, raw}) {
+                float[] int16 = new float[rows];
+                Q4KInt16InPlaceKernel.INSTANCE.dotRows(w, rowBytes, y, cols, int16, r, rows);
+                for (int q = r; q < rows; q++) {
+                    assertThat(int16[q]).as(where + " int16 GEMV of rows %d..%d, row %d%s", r, rows, q, y == raw ? " raw" : "")
+                            .isEqualTo(GgmlKQuantKernels.q4kRepacked(w, q * rowBytes, y, cols));
+                }
             }
             Activation[] four = new Activation[RowKernel.GROUP + 1];
             four[0] = x;

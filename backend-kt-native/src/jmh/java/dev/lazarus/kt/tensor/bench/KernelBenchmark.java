@@ -26,7 +26,9 @@ import org.openjdk.jmh.annotations.TearDown;
  * the activation conversion. Bytes per op / time gives the effective bandwidth. Run with
  * {@code ./mvnw -q -pl backend-kt-native -am -Pjmh verify -DskipTests -Djmh.args="KernelBenchmark -f 1 -wi 3 -i 5"};
  * add {@code -p impl=scalar} for the reference kernels. Q4_K and Q4_0 with rows a multiple of 8 run the repacked
- * kernels llama-server's order asks for; {@code -p rows=2047} measures the in-place ones instead.
+ * kernels llama-server's order asks for; {@code -p rows=2047} measures the in-place ones instead;
+ * {@code -p type=Q4_K -p impl=vector,vector-f32,ram,ram-f32} Q4_K in place and in the RAM tier's packed layout,
+ * decode in int16 or (-f32) f32 products ({@code WeightMatrices.INT16_PROPERTY}).
  */
 @State(Scope.Benchmark)
 @BenchmarkMode(Mode.AverageTime)
@@ -65,7 +67,17 @@ public class KernelBenchmark {
         // off-heap and page-aligned, like a mapped GGUF tensor
         MemorySegment data = arena.allocate(bytes.length, 4096);
         MemorySegment.copy(MemorySegment.ofArray(bytes), 0, data, 0, bytes.length);
-        matrix = "scalar".equals(impl) ? WeightMatrices.scalar(type, data, rows, cols) : WeightMatrices.of(type, data, rows, cols);
+        // "-f32": Q4_K decode in f32 products instead of int16 ones (WeightMatrices.INT16_PROPERTY false)
+        System.setProperty(WeightMatrices.INT16_PROPERTY, String.valueOf(!impl.endsWith("-f32")));
+        try {
+            matrix = switch (impl.replace("-f32", "")) {
+                case "scalar" -> WeightMatrices.scalar(type, data, rows, cols);
+                case "ram" -> WeightMatrices.copiedExpert(type, data, rows, cols, true, arena);
+                default -> WeightMatrices.of(type, data, rows, cols);
+            };
+        } finally {
+            System.clearProperty(WeightMatrices.INT16_PROPERTY);
+        }
         x = new float[cols];
         batch = new float[8][cols];
         for (int i = 0; i < cols; i++) {

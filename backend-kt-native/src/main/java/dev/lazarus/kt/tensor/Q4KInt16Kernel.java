@@ -1,0 +1,239 @@
+package dev.lazarus.kt.tensor;
+
+import java.lang.foreign.MemorySegment;
+import jdk.incubator.vector.IntVector;
+import jdk.incubator.vector.LongVector;
+import jdk.incubator.vector.ShortVector;
+import jdk.incubator.vector.VectorMask;
+import jdk.incubator.vector.VectorOperators;
+import jdk.incubator.vector.VectorShuffle;
+import jdk.incubator.vector.VectorSpecies;
+
+/**
+ * llama-server's repacked-Q4_K GEMV order ({@link GgmlKQuantKernels#q4kRepacked}) on {@link Q4KPacked}'s
+ * {@link Q4KPacked.Order#SHORT_LANES} layout with 16-bit integer products: bit for bit the results of
+ * {@link Q4KPackedKernel}, at about half its operations per value.
+ *
+ * <p>The Vector API has no int8 dot product, but {@code q·y} (q 0..15, y an int8 Q8_K quant) fits in 16 bits
+ * ({@code |q·y| ≤ 1920}) and eight of them still do ({@code ≤ 15360}). Every lane of a super-block's quants holds
+ * one sub-block (lane mod 8), so a row's 32-lane short accumulator takes one multiply and one add per 32 values,
+ * each lane summing its eight products exactly, against the activation's {@link Activation#int16} copy in the
+ * same order. Per super-block the accumulator is widened to int once, multiplied by the lane's sub-block scale
+ * and reduced; nibble planes are taken out with a shift and a mask (none for the lowest, no mask for the top).
+ * The float folds ({@code d·dy}, {@code dmin·dy}) are those of the GEMV order.
+ *
+ * <p>Written for C2 as {@link Q4KRepackedKernel} (see there): flat vector code, one method per super-block, no
+ * vector crossing a call. A row's offset is that of its quants; its headers lie at {@link #headers} + 24 per
+ * super-block.
+ */
+final class Q4KInt16Kernel implements RowKernel {
+
+    private static final VectorSpecies<Short> S = ShortVector.SPECIES_512;
+    private static final VectorSpecies<Integer> I = IntVector.SPECIES_512;
+    private static final VectorSpecies<Long> L2 = LongVector.SPECIES_128;
+    private static final VectorShuffle<Integer> SWAP1 = VectorShuffle.fromOp(I, i -> i ^ 1);
+    private static final VectorShuffle<Integer> SWAP2 = VectorShuffle.fromOp(I, i -> i ^ 2);
+    private static final VectorShuffle<Integer> SWAP4 = VectorShuffle.fromOp(I, i -> i ^ 4);
+    private static final VectorShuffle<Integer> SWAP8 = VectorShuffle.fromOp(I, i -> i ^ 8);
+    private static final VectorShuffle<Integer> EVENS_TWICE = VectorShuffle.fromOp(I, i -> 2 * (i & 7));
+    private static final VectorShuffle<Integer> LOW_TWICE = VectorShuffle.fromOp(I, i -> i & 7);
+    private static final VectorShuffle<Integer> HIGH_TWICE = VectorShuffle.fromOp(I, i -> 8 + (i & 7));
+    private static final VectorMask<Integer> UPPER_HALF = VectorMask.fromLong(I, 0xFF00L);
+    private static final VectorMask<Integer> ODD_QUADS = VectorMask.fromLong(I, 0xF0F0L);
+    private static final short NIBBLE = 0xF;
+    private static final int Q = Q4KPacked.QUANT_BYTES;
+    private static final int H = Q4KPacked.HEADER_BYTES;
+
+    /** Byte offset of the matrix's headers in its segment. */
+    private final long headers;
+
+    Q4KInt16Kernel(long headers) {
+        this.headers = headers;
+    }
+
+    /** One row (an odd row out of {@link #dotRows}; batches of two or three activations): the same folds. */
+    @Override
+    public float dot(MemorySegment w, long o, Activation x, int n) {
+        float acc = 0, accMin = 0;
+        long h = headers + o / Q * H;
+        for (int b = 0; b < n / 256; b++, h += H) {
+            int isum = superBlock(w, o + Q * b, w.get(Layouts.I64, h), x.int16, 256 * b);
+            float dy = x.scales[b];
+            acc = Math.fma((float) isum, w.get(Layouts.F32, h + 16) * dy, acc);
+            accMin = Math.fma((float) minSum(w.get(Layouts.I64, h + 8), x.bsums, b), w.get(Layouts.F32, h + 20) * dy, accMin);
+        }
+        return acc - accMin;
+    }
+
+    /** Σ scale·(q·y) of one super-block of one row (quants at q), as {@link #superBlock2} forms it. */
+    private static int superBlock(MemorySegment w, long q, long scales, short[] ys, int at) {
+        ShortVector v0 = ShortVector.fromMemorySegment(S, w, q, Simd.LE), v1 = ShortVector.fromMemorySegment(S, w, q + 64, Simd.LE);
+        ShortVector acc = v0.and(NIBBLE).mul(ShortVector.fromArray(S, ys, at));
+        for (int k = 1; k < 8; k++) {
+            ShortVector v = k < 4 ? v0 : v1;
+            int shift = 4 * (k & 3);
+            ShortVector p = shift == 0 ? v.and(NIBBLE)
+                    : shift == 12 ? v.lanewise(VectorOperators.LSHR, 12) : v.lanewise(VectorOperators.LSHR, shift).and(NIBBLE);
+            acc = acc.add(p.mul(ShortVector.fromArray(S, ys, at + 32 * k)));
+        }
+        IntVector sc = (IntVector) LongVector.broadcast(L2, scales).reinterpretAsBytes()
+                .convertShape(VectorOperators.B2I, I, 0);
+        return ((IntVector) acc.convertShape(VectorOperators.S2I, I, 0)).add((IntVector) acc.convertShape(VectorOperators.S2I, I, 1))
+                .mul(sc).reduceLanes(VectorOperators.ADD);
+    }
+
+    /** Rows in pairs ({@link #superBlock2}), with one scratch for the whole range. */
+    @Override
+    public void dotRows(MemorySegment w, long rowBytes, Activation x, int n, float[] out, int rowStart, int rowEnd) {
+        int[] sums = new int[16];
+        long[] headerWords = new long[4];
+        int r = rowStart;
+        for (; r + 1 < rowEnd; r += 2) {
+            pairs(w, r * rowBytes, (r + 1) * rowBytes, x, n, out, r, r + 1, sums, headerWords);
+        }
+        if (r < rowEnd) {
+            out[r] = dot(w, r * rowBytes, x, n);
+        }
+    }
+
+    /** Rows at oA and oB into out[rA] and out[rB]; {@code headerWords}: scratch for the scales and mins of both. */
+    private void pairs(MemorySegment w, long oA, long oB, Activation x, int n, float[] out, int rA, int rB, int[] sums,
+                       long[] headerWords) {
+        long hA = headers + oA / Q * H, hB = headers + oB / Q * H;
+        float accA = 0, accB = 0, minA = 0, minB = 0;
+        for (int b = 0; b < n / 256; b++, hA += H, hB += H) {
+            headerWords[0] = w.get(Layouts.I64, hA);
+            headerWords[1] = w.get(Layouts.I64, hB);
+            headerWords[2] = w.get(Layouts.I64, hA + 8);
+            headerWords[3] = w.get(Layouts.I64, hB + 8);
+            superBlock2(w, oA + Q * b, oB + Q * b, headerWords, x.int16, x.bsums, 256 * b, sums);
+            float dy = x.scales[b];
+            accA = Math.fma((float) sums[0], w.get(Layouts.F32, hA + 16) * dy, accA);
+            accB = Math.fma((float) sums[8], w.get(Layouts.F32, hB + 16) * dy, accB);
+            minA = Math.fma((float) sums[4], w.get(Layouts.F32, hA + 20) * dy, minA);
+            minB = Math.fma((float) sums[12], w.get(Layouts.F32, hB + 20) * dy, minB);
+        }
+        out[rA] = accA - minA;
+        out[rB] = accB - minB;
+    }
+
+    /**
+     * Σ scale·(q·y) of one super-block of each of two rows (quants at qA, qB) into sums[0] and sums[8], their
+     * Σ min·bsum into sums[4] and sums[12], all in int lanes (exact) and reduced together; {@code headerWords}:
+     * the scales of A and B, then their mins.
+     */
+    private static void superBlock2(MemorySegment w, long qA, long qB, long[] headerWords,
+                                    short[] ys, int[] bsums, int at, int[] sums) {
+        ShortVector a0 = ShortVector.fromMemorySegment(S, w, qA, Simd.LE), a1 = ShortVector.fromMemorySegment(S, w, qA + 64, Simd.LE);
+        ShortVector b0 = ShortVector.fromMemorySegment(S, w, qB, Simd.LE), b1 = ShortVector.fromMemorySegment(S, w, qB + 64, Simd.LE);
+        ShortVector y = ShortVector.fromArray(S, ys, at);
+        ShortVector accA = a0.and(NIBBLE).mul(y), accB = b0.and(NIBBLE).mul(y);
+        y = ShortVector.fromArray(S, ys, at + 32);
+        accA = accA.add(a0.lanewise(VectorOperators.LSHR, 4).and(NIBBLE).mul(y));
+        accB = accB.add(b0.lanewise(VectorOperators.LSHR, 4).and(NIBBLE).mul(y));
+        y = ShortVector.fromArray(S, ys, at + 64);
+        accA = accA.add(a0.lanewise(VectorOperators.LSHR, 8).and(NIBBLE).mul(y));
+        accB = accB.add(b0.lanewise(VectorOperators.LSHR, 8).and(NIBBLE).mul(y));
+        y = ShortVector.fromArray(S, ys, at + 96);
+        accA = accA.add(a0.lanewise(VectorOperators.LSHR, 12).mul(y));
+        accB = accB.add(b0.lanewise(VectorOperators.LSHR, 12).mul(y));
+        y = ShortVector.fromArray(S, ys, at + 128);
+        accA = accA.add(a1.and(NIBBLE).mul(y));
+        accB = accB.add(b1.and(NIBBLE).mul(y));
+        y = ShortVector.fromArray(S, ys, at + 160);
+        accA = accA.add(a1.lanewise(VectorOperators.LSHR, 4).and(NIBBLE).mul(y));
+        accB = accB.add(b1.lanewise(VectorOperators.LSHR, 4).and(NIBBLE).mul(y));
+        y = ShortVector.fromArray(S, ys, at + 192);
+        accA = accA.add(a1.lanewise(VectorOperators.LSHR, 8).and(NIBBLE).mul(y));
+        accB = accB.add(b1.lanewise(VectorOperators.LSHR, 8).and(NIBBLE).mul(y));
+        y = ShortVector.fromArray(S, ys, at + 224);
+        accA = accA.add(a1.lanewise(VectorOperators.LSHR, 12).mul(y));
+        accB = accB.add(b1.lanewise(VectorOperators.LSHR, 12).mul(y));
+        // int lane l: the short lanes l and l + 16, both of sub-block l mod 8; scales of row A in 0-7, B in 8-15
+        IntVector sc = (IntVector) LongVector.fromArray(L2, headerWords, 0).reinterpretAsBytes()
+                .convertShape(VectorOperators.B2I, I, 0);
+        IntVector sA = ((IntVector) accA.convertShape(VectorOperators.S2I, I, 0))
+                .add((IntVector) accA.convertShape(VectorOperators.S2I, I, 1)).mul(sc.rearrange(LOW_TWICE));
+        IntVector sB = ((IntVector) accB.convertShape(VectorOperators.S2I, I, 0))
+                .add((IntVector) accB.convertShape(VectorOperators.S2I, I, 1)).mul(sc.rearrange(HIGH_TWICE));
+        // lanes 0-7 min_j·bsum32_j of row A, lanes 8-15 of row B, then all four sums reduced together
+        IntVector m = (IntVector) LongVector.fromArray(L2, headerWords, 2).reinterpretAsBytes()
+                .convertShape(VectorOperators.B2I, I, 0);
+        IntVector bs = IntVector.fromArray(I, bsums, at / 16);
+        m = m.mul(bs.add(bs.rearrange(SWAP1)).rearrange(EVENS_TWICE));
+        IntVector z = sA.blend(sB, UPPER_HALF).add(sB.blend(sA, UPPER_HALF).rearrange(SWAP8));
+        z = z.add(z.rearrange(SWAP4)).blend(m.add(m.rearrange(SWAP4)), ODD_QUADS);
+        z = z.add(z.rearrange(SWAP2));
+        z.add(z.rearrange(SWAP1)).intoArray(sums, 0);
+    }
+
+    /** Four activations through the GEMV order (routed experts in prefill), each nibble plane taken out once. */
+    @Override
+    public void dotVectors4(MemorySegment w, long o, Activation[] xs, int from, int n, float[][] outs, int row) {
+        Activation x0 = xs[from], x1 = xs[from + 1], x2 = xs[from + 2], x3 = xs[from + 3];
+        int[] sums = new int[16];
+        float acc0 = 0, acc1 = 0, acc2 = 0, acc3 = 0, min0 = 0, min1 = 0, min2 = 0, min3 = 0;
+        long h = headers + o / Q * H;
+        for (int b = 0; b < n / 256; b++, h += H) {
+            superBlock4(w, o + Q * b, w.get(Layouts.I64, h), x0, x1, x2, x3, 256 * b, sums);
+            float d = w.get(Layouts.F32, h + 16), dmin = w.get(Layouts.F32, h + 20);
+            acc0 = Math.fma((float) sums[0], d * x0.scales[b], acc0);
+            acc1 = Math.fma((float) sums[8], d * x1.scales[b], acc1);
+            acc2 = Math.fma((float) sums[4], d * x2.scales[b], acc2);
+            acc3 = Math.fma((float) sums[12], d * x3.scales[b], acc3);
+            long m = w.get(Layouts.I64, h + 8);
+            min0 = Math.fma((float) minSum(m, x0.bsums, b), dmin * x0.scales[b], min0);
+            min1 = Math.fma((float) minSum(m, x1.bsums, b), dmin * x1.scales[b], min1);
+            min2 = Math.fma((float) minSum(m, x2.bsums, b), dmin * x2.scales[b], min2);
+            min3 = Math.fma((float) minSum(m, x3.bsums, b), dmin * x3.scales[b], min3);
+        }
+        outs[from][row] = acc0 - min0;
+        outs[from + 1][row] = acc1 - min1;
+        outs[from + 2][row] = acc2 - min2;
+        outs[from + 3][row] = acc3 - min3;
+    }
+
+    /** Σ min_j·(bsum_2j + bsum_2j+1) of super-block b (exact). */
+    private static int minSum(long mins, int[] bsums, int b) {
+        int sum = 0;
+        for (int j = 0, k = 16 * b; j < 8; j++, k += 2) {
+            sum += ((int) (mins >>> 8 * j) & 0xFF) * (bsums[k] + bsums[k + 1]);
+        }
+        return sum;
+    }
+
+    /**
+     * Σ scale·(q·y) of one super-block (quants at q) against four activations into sums[0], sums[8], sums[4] and
+     * sums[12], the nibble planes taken out once for all four.
+     */
+    private static void superBlock4(MemorySegment w, long q, long scales, Activation x0, Activation x1, Activation x2,
+                                    Activation x3, int at, int[] sums) {
+        short[] y0 = x0.int16, y1 = x1.int16, y2 = x2.int16, y3 = x3.int16;
+        ShortVector v0 = ShortVector.fromMemorySegment(S, w, q, Simd.LE), v1 = ShortVector.fromMemorySegment(S, w, q + 64, Simd.LE);
+        ShortVector p = v0.and(NIBBLE);
+        ShortVector s0 = p.mul(ShortVector.fromArray(S, y0, at)), s1 = p.mul(ShortVector.fromArray(S, y1, at));
+        ShortVector s2 = p.mul(ShortVector.fromArray(S, y2, at)), s3 = p.mul(ShortVector.fromArray(S, y3, at));
+        for (int k = 1; k < 8; k++) {
+            ShortVector v = k < 4 ? v0 : v1;
+            int shift = 4 * (k & 3);
+            p = shift == 0 ? v.and(NIBBLE)
+                    : shift == 12 ? v.lanewise(VectorOperators.LSHR, 12) : v.lanewise(VectorOperators.LSHR, shift).and(NIBBLE);
+            int a = at + 32 * k;
+            s0 = s0.add(p.mul(ShortVector.fromArray(S, y0, a)));
+            s1 = s1.add(p.mul(ShortVector.fromArray(S, y1, a)));
+            s2 = s2.add(p.mul(ShortVector.fromArray(S, y2, a)));
+            s3 = s3.add(p.mul(ShortVector.fromArray(S, y3, a)));
+        }
+        IntVector sc = (IntVector) LongVector.broadcast(L2, scales).reinterpretAsBytes()
+                .convertShape(VectorOperators.B2I, I, 0);
+        IntVector i0 = ((IntVector) s0.convertShape(VectorOperators.S2I, I, 0)).add((IntVector) s0.convertShape(VectorOperators.S2I, I, 1)).mul(sc);
+        IntVector i1 = ((IntVector) s1.convertShape(VectorOperators.S2I, I, 0)).add((IntVector) s1.convertShape(VectorOperators.S2I, I, 1)).mul(sc);
+        IntVector i2 = ((IntVector) s2.convertShape(VectorOperators.S2I, I, 0)).add((IntVector) s2.convertShape(VectorOperators.S2I, I, 1)).mul(sc);
+        IntVector i3 = ((IntVector) s3.convertShape(VectorOperators.S2I, I, 0)).add((IntVector) s3.convertShape(VectorOperators.S2I, I, 1)).mul(sc);
+        IntVector z01 = i0.blend(i1, UPPER_HALF).add(i1.blend(i0, UPPER_HALF).rearrange(SWAP8));
+        IntVector z23 = i2.blend(i3, UPPER_HALF).add(i3.blend(i2, UPPER_HALF).rearrange(SWAP8));
+        IntVector t = z01.blend(z23, ODD_QUADS).add(z23.blend(z01, ODD_QUADS).rearrange(SWAP4));
+        t = t.add(t.rearrange(SWAP2));
+        t.add(t.rearrange(SWAP1)).intoArray(sums, 0);
+    }
+}
