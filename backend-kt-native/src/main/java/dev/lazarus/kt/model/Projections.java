@@ -11,6 +11,12 @@ import dev.lazarus.kt.tensor.WeightMatrix;
  */
 final class Projections {
 
+    /**
+     * Products of at most this many weights × vectors run on the calling thread: a MoE router (32 × 1024 in the
+     * bench model, a few microseconds) costs less than handing a parallel pass to the pool and waiting for it.
+     */
+    static final long SERIAL_WORK = 1 << 16;
+
     private Projections() {}
 
     static float[][] apply(Parallel parallel, WeightMatrix w, float[][] xs) {
@@ -39,7 +45,17 @@ final class Projections {
                 as[m] = Activation.convertAll(parallel, ws[m].vecDotType(), xs, ws[m].cols());
             }
         }
-        RowSplitter.run(parallel, rows, (m, from, to) -> ws[m].matmul(as[m], outs[m], from, to));
+        long work = 0;
+        for (int m = 0; m < ws.length; m++) {
+            work += (long) rows[m] * ws[m].cols() * xs.length;
+        }
+        if (work <= SERIAL_WORK) {
+            for (int m = 0; m < ws.length; m++) {
+                ws[m].matmul(as[m], outs[m], 0, rows[m]);
+            }
+        } else {
+            RowSplitter.run(parallel, rows, (m, from, to) -> ws[m].matmul(as[m], outs[m], from, to));
+        }
         return outs;
     }
 }
