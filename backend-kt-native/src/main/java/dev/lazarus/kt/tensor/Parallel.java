@@ -4,7 +4,6 @@ import java.lang.management.ManagementFactory;
 import java.lang.management.OperatingSystemMXBean;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.locks.LockSupport;
 
 /**
@@ -26,15 +25,6 @@ public final class Parallel implements AutoCloseable {
     }
 
     /**
-     * Chunks are guided: each claim takes {@code remaining / (GUIDE · threads)} units, at least
-     * {@code units / (MIN_CHUNKS_PER_THREAD · threads)}. The first claims are large (few claims per pass), the
-     * last ones small, so the thread that finishes first waits at most one small chunk for the other at the end
-     * of a pass. Fixed chunks of an eighth of a pass (the earlier split) left one thread idle for 9 % of a decode
-     * step at two threads (JFR, Q4_K_M bench model).
-     */
-    private static final int GUIDE = 2;
-    private static final int MIN_CHUNKS_PER_THREAD = 16;
-    /**
      * How long an idle worker or a waiting caller polls before it parks (system property
      * {@code lazarus.kt.parallel.spin-micros}, default 50), while the machine is not oversubscribed.
      * When the load average exceeds twice the processors (our own busy threads count in it), a
@@ -52,7 +42,7 @@ public final class Parallel implements AutoCloseable {
 
     private final int threads;
     private final Worker[] workers;
-    private final ConcurrentLinkedQueue<Job> jobs = new ConcurrentLinkedQueue<>();
+    private final ConcurrentLinkedQueue<PhasedJob> jobs = new ConcurrentLinkedQueue<>();
     private volatile boolean closed;
 
     private Parallel(int threads, String name) {
@@ -94,17 +84,50 @@ public final class Parallel implements AutoCloseable {
         if (n <= 0) {
             return;
         }
-        int units = (n + grain - 1) / grain;
-        if (workers.length == 0 || units == 1 || closed) {
+        if (workers.length == 0 || n <= grain || closed) {
             body.run(0, n);
             return;
         }
-        Job job = new Job(body, n, grain, units, threads);
-        jobs.add(job);
-        wakeWorkers(Math.min(workers.length, units - 1));
-        job.work();
-        jobs.remove(job);
-        job.awaitDone();
+        run(new PhasedJob(new PhasedBody() {
+            @Override
+            public int open(int phase) {
+                return n;
+            }
+
+            @Override
+            public void run(int phase, int from, int to) {
+                body.run(from, to);
+            }
+        }, 1, grain, threads), (n + grain - 1) / grain - 1);
+    }
+
+    /**
+     * Runs {@code phases} phases of {@code body} one after the other on the pool's threads, each phase's indices
+     * in chunks, and returns when the last is done. One call instead of a {@link #forRange} per phase: the
+     * threads do not return to the caller between phases (and are not handed the next pass, or parked and woken,
+     * in between), and the serial work between two phases runs on whichever thread finished the earlier one.
+     */
+    public void forPhases(int phases, PhasedBody body) {
+        if (workers.length == 0 || closed) {
+            for (int p = 0; p < phases; p++) {
+                int n = body.open(p);
+                if (n > 0) {
+                    body.run(p, 0, n);
+                }
+            }
+            return;
+        }
+        run(new PhasedJob(body, phases, 1, threads), workers.length);
+    }
+
+    private void run(PhasedJob job, int helpers) {
+        if (!job.isOver()) {
+            jobs.add(job);
+            wakeWorkers(Math.min(workers.length, helpers));
+            job.work();
+            jobs.remove(job);
+            job.awaitDone(spinNanos());
+        }
         job.rethrow();
     }
 
@@ -140,82 +163,6 @@ public final class Parallel implements AutoCloseable {
         }
     }
 
-    /** One forRange call: units claimed in guided chunks by whoever comes first, and a count of those not yet finished. */
-    private static final class Job {
-        private final IntRangeBody body;
-        private final int n, grain, units, divisor, minChunk;
-        private final AtomicInteger next = new AtomicInteger();
-        private final AtomicInteger unfinished;
-        private volatile Thread waiter;
-        private volatile Throwable failure;
-
-        Job(IntRangeBody body, int n, int grain, int units, int threads) {
-            this.body = body;
-            this.n = n;
-            this.grain = grain;
-            this.units = units;
-            this.divisor = GUIDE * threads;
-            this.minChunk = Math.max(1, units / (MIN_CHUNKS_PER_THREAD * threads));
-            this.unfinished = new AtomicInteger(units);
-        }
-
-        boolean hasChunks() {
-            return next.get() < units;
-        }
-
-        /** Runs chunks until none is left to claim. */
-        void work() {
-            for (int from = next.get(); from < units; from = next.get()) {
-                int to = Math.min(units, from + Math.max(minChunk, (units - from) / divisor));
-                if (!next.compareAndSet(from, to)) {
-                    continue;
-                }
-                try {
-                    if (failure == null) {
-                        body.run(from * grain, Math.min(n, to * grain));
-                    }
-                } catch (Throwable t) {
-                    if (failure == null) {
-                        failure = t;
-                    }
-                } finally {
-                    if (unfinished.addAndGet(from - to) == 0) {
-                        Thread w = waiter;
-                        if (w != null) {
-                            LockSupport.unpark(w);
-                        }
-                    }
-                }
-            }
-        }
-
-        void awaitDone() {
-            long spinUntil = System.nanoTime() + spinNanos();
-            while (unfinished.get() > 0) {
-                if (System.nanoTime() < spinUntil) {
-                    Thread.onSpinWait();
-                    continue;
-                }
-                waiter = Thread.currentThread();
-                // re-checked after publishing the waiter: the last chunk either sees it or finished before
-                while (unfinished.get() > 0) {
-                    LockSupport.park(this);
-                }
-            }
-        }
-
-        void rethrow() {
-            Throwable t = failure;
-            if (t instanceof RuntimeException re) {
-                throw re;
-            } else if (t instanceof Error err) {
-                throw err;
-            } else if (t != null) {
-                throw new IllegalStateException(t);
-            }
-        }
-    }
-
     private final class Worker implements Runnable {
         volatile boolean parked;
         Thread thread;
@@ -224,9 +171,9 @@ public final class Parallel implements AutoCloseable {
         public void run() {
             long idleSince = System.nanoTime();
             while (!closed) {
-                Job job = jobs.peek();
+                PhasedJob job = jobs.peek();
                 if (job != null) {
-                    if (job.hasChunks()) {
+                    if (job.hasWork()) {
                         job.work();
                     } else {
                         jobs.remove(job);
