@@ -2,9 +2,9 @@ package dev.lazarus.kt.model;
 
 import dev.lazarus.kt.tensor.Activation;
 import dev.lazarus.kt.tensor.Parallel;
+import dev.lazarus.kt.tensor.Signal;
 import dev.lazarus.kt.tensor.WeightMatrix;
 import java.util.concurrent.atomic.AtomicIntegerArray;
-import java.util.concurrent.atomic.AtomicReferenceArray;
 
 /**
  * SwiGLU feed-forward networks, {@code down(silu(gate·x) * up·x)}, applied to groups of vectors in
@@ -43,8 +43,9 @@ public final class SwiGlu {
         private final Activation[][] gateIn, upIn;
         /** Hidden rows of each network not yet computed. */
         private final AtomicIntegerArray pendingHidden;
-        /** Each network's hidden vectors converted for down; set (once its hidden rows are done) before down starts. */
-        private final AtomicReferenceArray<Activation[]> downIn;
+        /** Each network's hidden vectors converted for down: set once its hidden rows are done, then {@link #ready} opens. */
+        private final Activation[][] downIn;
+        private final Signal[] ready;
         private volatile boolean failed;
 
         Pass(Parallel parallel, Weights[] nets, float[][][] inputs) {
@@ -59,7 +60,8 @@ public final class SwiGlu {
             this.gateIn = new Activation[jobs][];
             this.upIn = new Activation[jobs][];
             this.pendingHidden = new AtomicIntegerArray(jobs);
-            this.downIn = new AtomicReferenceArray<>(jobs);
+            this.downIn = new Activation[jobs][];
+            this.ready = new Signal[jobs];
             for (int j = 0; j < jobs; j++) {
                 int tokens = inputs[j].length;
                 int hiddenRows = nets[j].hidden();
@@ -68,6 +70,7 @@ public final class SwiGlu {
                 hidden[j] = new float[tokens][hiddenRows];
                 out[j] = new float[tokens][nets[j].down().rows()];
                 pendingHidden.set(j, hiddenRows);
+                ready[j] = new Signal();
                 // activations are converted once per call, not once per row chunk
                 WeightMatrix g = nets[j].gate(), u = nets[j].up();
                 gateIn[j] = Activation.convertAll(parallel, g.vecDotType(), inputs[j], g.cols());
@@ -105,31 +108,25 @@ public final class SwiGlu {
                 }
                 if (pendingHidden.addAndGet(j, from - to) == 0) {
                     WeightMatrix down = nets[j].down();
-                    downIn.set(j, Activation.convertAll(parallel, down.vecDotType(), hidden[j], down.cols()));
+                    downIn[j] = Activation.convertAll(parallel, down.vecDotType(), hidden[j], down.cols());
+                    ready[j].open();
                 }
             } catch (RuntimeException | Error e) {
                 failed = true;
+                for (Signal r : ready) {
+                    r.open();
+                }
                 throw e;
             }
         }
 
         private void outputRows(int j, int from, int to) {
-            Activation[] in;
             // the hidden rows of j were all claimed before any output row, by threads that are computing them now
-            for (int spins = 0; (in = downIn.get(j)) == null; spins++) {
-                if (failed) {
-                    return; // the failure reaches the caller through the pool
-                }
-                if (spins < SPINS_BEFORE_YIELD) {
-                    Thread.onSpinWait();
-                } else {
-                    Thread.yield();
-                }
+            ready[j].await();
+            if (failed) {
+                return; // the failure reaches the caller through the pool
             }
-            nets[j].down().matmul(in, out[j], from, to);
+            nets[j].down().matmul(downIn[j], out[j], from, to);
         }
     }
-
-    /** Busy-wait steps before a thread waiting for another's hidden rows yields its core (a loaded machine). */
-    private static final int SPINS_BEFORE_YIELD = 1 << 12;
 }

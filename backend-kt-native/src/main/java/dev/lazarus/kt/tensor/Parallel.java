@@ -132,7 +132,7 @@ public final class Parallel implements AutoCloseable {
     }
 
     /** {@link #SPIN_NANOS}, or 0 while the load average (checked once a second) exceeds twice the processors. */
-    private static long spinNanos() {
+    static long spinNanos() {
         long now = System.nanoTime();
         if (now - loadCheckedAt > LOAD_CHECK_NANOS) {
             loadCheckedAt = now;

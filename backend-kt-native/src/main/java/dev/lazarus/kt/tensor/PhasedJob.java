@@ -18,14 +18,14 @@ final class PhasedJob {
 
     private static final int GUIDE = 2;
     private static final int MIN_CHUNKS_PER_THREAD = 16;
-    /** Busy-wait steps before a thread waiting for the next phase yields its core (a loaded machine). */
-    private static final int SPINS_BEFORE_YIELD = 1 << 12;
 
     /** One phase: {@code units} chunks-to-be of {@code grain} indices, the next unclaimed one and the count not done. */
     private static final class Phase {
         final int index, n, units, minChunk;
         final AtomicInteger next = new AtomicInteger();
         final AtomicInteger unfinished;
+        /** Opened once the next phase is published (or the job is over). */
+        final Signal ended = new Signal();
 
         Phase(int index, int n, int grain, int threads) {
             this.index = index;
@@ -90,6 +90,7 @@ final class PhasedJob {
             if (p.unfinished.addAndGet(from - to) == 0) {
                 Phase next = failure == null ? open(p.index + 1) : null;
                 current = next;
+                p.ended.open();
                 if (next == null) {
                     Thread w = waiter;
                     if (w != null) {
@@ -116,13 +117,7 @@ final class PhasedJob {
     }
 
     private void awaitNextPhase(Phase p) {
-        for (int spins = 0; current == p; spins++) {
-            if (spins < SPINS_BEFORE_YIELD) {
-                Thread.onSpinWait();
-            } else {
-                Thread.yield();
-            }
-        }
+        p.ended.await();
     }
 
     /** Waits (spinning for {@code spinNanos}, then parked) until the job is over. */
