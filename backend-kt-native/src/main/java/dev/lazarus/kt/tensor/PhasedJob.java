@@ -10,13 +10,15 @@ import java.util.concurrent.locks.LockSupport;
  *
  * <p>Guided chunks: each claim takes {@code remaining / (GUIDE · threads)} units, at least
  * {@code units / (MIN_CHUNKS_PER_THREAD · threads)}, so the first claims are large (few per phase) and the
- * last small: the thread that runs out of work first waits at most one small chunk for the other. Fixed
- * chunks of an eighth of a pass (the earlier split) left one of two threads idle for 9 % of a decode step
- * (JFR, Q4_K_M bench model).
+ * last small: the thread that runs out of work first waits at most one small chunk for the other. With fixed
+ * chunks of an eighth of a pass (the earlier split) the caller waited for the worker 9 % of a decode step at
+ * two threads, and the worker idled 12 % (JFR, Q4_K_M bench model, quiet machine). The first chunk stays
+ * at an eighth of the phase at two threads: a thread that is preempted while holding a larger one (a
+ * shared, oversubscribed machine) would stall the phase for longer.
  */
 final class PhasedJob {
 
-    private static final int GUIDE = 2;
+    private static final int GUIDE = 4;
     private static final int MIN_CHUNKS_PER_THREAD = 16;
 
     /** One phase: {@code units} chunks-to-be of {@code grain} indices, the next unclaimed one and the count not done. */
