@@ -12,11 +12,13 @@ import java.util.concurrent.locks.LockSupport;
  * inside a body) cannot deadlock even when every worker is busy: an unclaimed chunk is simply run
  * by the caller.
  *
- * <p>A decode step is dozens of short parallel passes a few microseconds apart, so handing work
+ * <p>A decode step is a few dozen short parallel phases a few microseconds apart, so handing work
  * over through an executor queue and a latch (a futex wake-up per worker per pass, tens of
  * microseconds each) costs as much as the work. Instead workers and waiting callers spin for a
- * short while ({@link #SPIN_NANOS}, unless the machine is oversubscribed) before they park: back-to-back passes never sleep, an idle pool
- * stops burning CPU almost at once (which matters on a shared machine).
+ * short while ({@link #SPIN_NANOS}, unless the machine is oversubscribed) before they park: back-to-back
+ * passes never sleep, an idle pool stops burning CPU almost at once (which matters on a shared machine).
+ * Phases that follow each other (attention's projections, heads and output) go in one
+ * {@link #forPhases} call, so the threads stay in it between them; chunks are guided ({@link PhasedJob}).
  */
 public final class Parallel implements AutoCloseable {
 
