@@ -1,6 +1,7 @@
 package dev.lazarus.kt.model;
 
 import dev.lazarus.kt.tensor.GgmlSums;
+import java.util.Arrays;
 import jdk.incubator.vector.FloatVector;
 import jdk.incubator.vector.VectorSpecies;
 
@@ -23,6 +24,21 @@ final class AttentionKernel {
     private static final int LANES = 16;
     private static final VectorSpecies<Float> S16 = FloatVector.SPECIES_512;
 
+    /**
+     * Per-thread buffers, grown on demand: a decode step attends every head of every layer, and allocating
+     * (and zeroing) the value accumulators, 16 KB per head at 64 values, each time showed in the profile.
+     */
+    private static final ThreadLocal<Scratch> SCRATCH = ThreadLocal.withInitial(Scratch::new);
+
+    private static final class Scratch {
+        float[] query = new float[0], scores = new float[0], acc = new float[0];
+        final float[] lanes = new float[LANES];
+
+        static float[] atLeast(float[] a, int n) {
+            return a.length >= n ? a : new float[Math.max(n, 2 * a.length)];
+        }
+    }
+
     private AttentionKernel() {}
 
     /**
@@ -35,19 +51,22 @@ final class AttentionKernel {
                        float[] keys, int kOff, int kStride,
                        float[] values, int vOff, int vStride, int vDim,
                        int positions, float scale, float[] out, int outOff) {
-        float[] qh = new float[dim];
+        Scratch s = SCRATCH.get();
+        float[] qh = s.query = Scratch.atLeast(s.query, dim);
         for (int i = 0; i < dim; i++) {
             qh[i] = Numerics.roundToF16(q[qOff + i]);
         }
-        float[] scores = new float[positions];
+        float[] scores = s.scores = Scratch.atLeast(s.scores, positions);
         for (int t = 0; t < positions; t++) {
-            scores[t] = keyDot(qh, keys, t * kStride + kOff, dim);
+            scores[t] = keyDot(qh, keys, t * kStride + kOff, dim, s.lanes);
         }
         Numerics.softmax(scores, positions, scale);
         for (int t = 0; t < positions; t++) {
             scores[t] = Numerics.roundToF16(scores[t]);
         }
-        valueDots(scores, positions, values, vOff, vStride, vDim, out, outOff);
+        float[] acc = s.acc = Scratch.atLeast(s.acc, 4 * LANES * vDim);
+        Arrays.fill(acc, 0, 4 * LANES * vDim, 0f);
+        valueDots(scores, positions, values, vOff, vStride, vDim, out, outOff, acc, s.lanes);
     }
 
     /**
@@ -56,6 +75,10 @@ final class AttentionKernel {
      * (0+2) + (1+3), {@link GgmlSums#reduce16}, then the scalar tail past a multiple of 64 in double.
      */
     static float keyDot(float[] q, float[] keys, int kOff, int dim) {
+        return keyDot(q, keys, kOff, dim, new float[LANES]);
+    }
+
+    private static float keyDot(float[] q, float[] keys, int kOff, int dim, float[] lanes) {
         FloatVector s0 = FloatVector.zero(S16), s1 = s0, s2 = s0, s3 = s0;
         int vectorEnd = dim & -64;
         for (int i = 0; i < vectorEnd; i += 64) {
@@ -64,7 +87,6 @@ final class AttentionKernel {
             s2 = FloatVector.fromArray(S16, q, i + 32).fma(FloatVector.fromArray(S16, keys, kOff + i + 32), s2);
             s3 = FloatVector.fromArray(S16, q, i + 48).fma(FloatVector.fromArray(S16, keys, kOff + i + 48), s3);
         }
-        float[] lanes = new float[LANES];
         s0.add(s2).add(s1.add(s3)).intoArray(lanes, 0);
         double total = GgmlSums.reduce16(lanes, 0);
         for (int i = vectorEnd; i < dim; i++) {
@@ -82,7 +104,12 @@ final class AttentionKernel {
      */
     static void valueDots(float[] p, int positions, float[] values, int vOff, int vStride, int vDim,
                           float[] out, int outOff) {
-        float[] acc = new float[4 * LANES * vDim];
+        valueDots(p, positions, values, vOff, vStride, vDim, out, outOff, new float[4 * LANES * vDim], new float[LANES]);
+    }
+
+    /** As above with zeroed accumulators ({@code 4 · 16 · vDim} of them) and 16 lanes of scratch from the caller. */
+    private static void valueDots(float[] p, int positions, float[] values, int vOff, int vStride, int vDim,
+                                  float[] out, int outOff, float[] acc, float[] lanes) {
         int vectorDims = vDim - vDim % LANES;
         for (int t = 0; t < positions; t++) {
             int slot = ((t / LANES) & 3) * LANES + (t & (LANES - 1));
@@ -98,7 +125,6 @@ final class AttentionKernel {
                 acc[at + d] = Math.fma(pt, values[row + d], acc[at + d]);
             }
         }
-        float[] lanes = new float[LANES];
         for (int d = 0; d < vDim; d++) {
             for (int l = 0; l < LANES; l++) {
                 lanes[l] = (acc[l * vDim + d] + acc[(2 * LANES + l) * vDim + d])

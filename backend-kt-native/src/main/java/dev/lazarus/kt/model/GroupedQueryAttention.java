@@ -1,6 +1,7 @@
 package dev.lazarus.kt.model;
 
 import dev.lazarus.kt.tensor.Parallel;
+import dev.lazarus.kt.tensor.PhasedBody;
 import dev.lazarus.kt.tensor.WeightMatrix;
 
 /**
@@ -50,23 +51,79 @@ final class GroupedQueryAttention implements Attention {
         return kvHeads * valueDim;
     }
 
+    /**
+     * One parallel call in three phases: the Q, K and V rows; every (token, head) attention; the output rows.
+     * Between them, on whichever thread finished the phase before: QK-norm, rope and the cache store, then
+     * the conversion of the attended vectors for the output matrix.
+     */
     @Override
     public float[][] forward(ForwardBatch batch, float[][] ropeTables, float[][] xn) {
-        int n = batch.size();
-        float[][][] p = Projections.applyAll(parallel, qkv, xn);
-        float[][] q = p[0];
-        float[][] k = p[1];
-        float[][] v = p[2];
-        for (int i = 0; i < n; i++) {
-            normalizeHeads(q[i], heads, qNorm);
-            normalizeHeads(k[i], kvHeads, kNorm);
-            rope.apply(q[i], 0, heads, headDim, ropeTables[i]);
-            rope.apply(k[i], 0, kvHeads, headDim, ropeTables[i]);
-            batch.caches()[i].store(block, batch.positions()[i], k[i], 0, v[i], 0);
+        Step step = new Step(batch, ropeTables, xn);
+        parallel.forPhases(3, step);
+        return step.out.outputs()[0];
+    }
+
+    /** The buffers of one {@link #forward} and its phases. */
+    private final class Step implements PhasedBody {
+
+        private final ForwardBatch batch;
+        private final float[][] ropeTables;
+        private final float[][] xn;
+        private final float[][] attended;
+        private Projections qkvRows;
+        private float[][] q;
+        private Projections out;
+
+        Step(ForwardBatch batch, float[][] ropeTables, float[][] xn) {
+            this.batch = batch;
+            this.ropeTables = ropeTables;
+            this.xn = xn;
+            this.attended = new float[batch.size()][heads * valueDim];
         }
-        float[][] attended = new float[n][heads * valueDim];
-        int group = heads / kvHeads;
-        parallel.forRange(n * heads, (from, to) -> {
+
+        @Override
+        public int open(int phase) {
+            return switch (phase) {
+                case 0 -> {
+                    qkvRows = new Projections(parallel, qkv, xn);
+                    yield qkvRows.rows();
+                }
+                case 1 -> {
+                    storeKeysAndValues();
+                    yield batch.size() * heads;
+                }
+                default -> {
+                    out = new Projections(parallel, new WeightMatrix[] {output}, attended);
+                    yield out.rows();
+                }
+            };
+        }
+
+        @Override
+        public void run(int phase, int from, int to) {
+            switch (phase) {
+                case 0 -> qkvRows.run(from, to);
+                case 1 -> attend(from, to);
+                default -> out.run(from, to);
+            }
+        }
+
+        private void storeKeysAndValues() {
+            float[][][] p = qkvRows.outputs();
+            q = p[0];
+            float[][] k = p[1];
+            float[][] v = p[2];
+            for (int i = 0; i < batch.size(); i++) {
+                normalizeHeads(q[i], heads, qNorm);
+                normalizeHeads(k[i], kvHeads, kNorm);
+                rope.apply(q[i], 0, heads, headDim, ropeTables[i]);
+                rope.apply(k[i], 0, kvHeads, headDim, ropeTables[i]);
+                batch.caches()[i].store(block, batch.positions()[i], k[i], 0, v[i], 0);
+            }
+        }
+
+        private void attend(int from, int to) {
+            int group = heads / kvHeads;
             for (int task = from; task < to; task++) {
                 int i = task / heads;
                 int h = task % heads;
@@ -77,8 +134,7 @@ final class GroupedQueryAttention implements Attention {
                         cache.values(block), kvh * valueDim, valueWidth(), valueDim,
                         batch.positions()[i] + 1, scale, attended[i], h * valueDim);
             }
-        });
-        return Projections.apply(parallel, output, attended);
+        }
     }
 
     private void normalizeHeads(float[] x, int count, float[] weight) {

@@ -16,30 +16,40 @@ final class RowSplitter {
         void rows(int job, int rowStart, int rowEnd);
     }
 
-    private RowSplitter() {}
+    /** {@code starts[j]}: the first virtual row of job j; {@code starts[jobs]}: the total. */
+    private final int[] starts;
 
-    static void run(Parallel parallel, int[] rowsPerJob, RowJob body) {
-        int jobs = rowsPerJob.length;
-        int[] starts = new int[jobs + 1];
-        for (int j = 0; j < jobs; j++) {
+    RowSplitter(int[] rowsPerJob) {
+        starts = new int[rowsPerJob.length + 1];
+        for (int j = 0; j < rowsPerJob.length; j++) {
             starts[j + 1] = starts[j] + rowsPerJob[j];
         }
-        int total = starts[jobs];
-        if (total == 0) {
-            return;
+    }
+
+    static void run(Parallel parallel, int[] rowsPerJob, RowJob body) {
+        RowSplitter rows = new RowSplitter(rowsPerJob);
+        if (rows.total() > 0) {
+            parallel.forRange(rows.total(), (from, to) -> rows.run(from, to, body));
         }
-        parallel.forRange(total, (from, to) -> {
-            int j = 0;
-            while (starts[j + 1] <= from) {
-                j++;
+    }
+
+    /** All jobs' rows together. */
+    int total() {
+        return starts[starts.length - 1];
+    }
+
+    /** Runs virtual rows {@code [from, to)}: the part of each job they cover, jobs in order. */
+    void run(int from, int to, RowJob body) {
+        int j = 0;
+        while (starts[j + 1] <= from) {
+            j++;
+        }
+        for (int at = from; at < to; j++) {
+            int end = Math.min(to, starts[j + 1]);
+            if (end > at) {
+                body.rows(j, at - starts[j], end - starts[j]);
             }
-            for (int at = from; at < to; j++) {
-                int end = Math.min(to, starts[j + 1]);
-                if (end > at) {
-                    body.rows(j, at - starts[j], end - starts[j]);
-                }
-                at = Math.max(at, end);
-            }
-        });
+            at = Math.max(at, end);
+        }
     }
 }

@@ -2,13 +2,19 @@ package dev.lazarus.kt.model;
 
 import dev.lazarus.kt.tensor.Activation;
 import dev.lazarus.kt.tensor.Parallel;
+import dev.lazarus.kt.tensor.Signal;
 import dev.lazarus.kt.tensor.WeightMatrix;
+import java.util.concurrent.atomic.AtomicIntegerArray;
 
 /**
  * SwiGLU feed-forward networks, {@code down(silu(gate·x) * up·x)}, applied to groups of vectors in
- * two parallel passes: gate, up and the activation fused per hidden row, then down. A routed expert,
- * a shared expert and a dense FFN are all this; with many experts each gets its own group of
- * tokens and every expert's weights are read once for its whole group.
+ * ONE parallel pass: the hidden rows of every network (gate, up and the activation fused per row),
+ * then the output rows of every network. A thread that reaches network j's down rows waits only for
+ * j's own hidden rows, which the pass ordered before all down rows, so in a decode step with several
+ * routed experts the threads move on to the next expert instead of meeting at a barrier; whichever
+ * thread finishes j's last hidden rows converts j's hidden vectors for down. A routed expert, a shared
+ * expert and a dense FFN are all this; with many experts each gets its own group of tokens and every
+ * expert's weights are read once for its whole group.
  */
 public final class SwiGlu {
 
@@ -23,44 +29,104 @@ public final class SwiGlu {
 
     /** {@code result[j][t]} = network {@code nets[j]} applied to {@code inputs[j][t]}. */
     public static float[][][] apply(Parallel parallel, Weights[] nets, float[][][] inputs) {
-        int jobs = nets.length;
-        float[][][] gate = new float[jobs][][];
-        float[][][] up = new float[jobs][][];
-        float[][][] hidden = new float[jobs][][];
-        float[][][] out = new float[jobs][][];
-        int[] hiddenRows = new int[jobs];
-        int[] outRows = new int[jobs];
-        for (int j = 0; j < jobs; j++) {
-            int tokens = inputs[j].length;
-            hiddenRows[j] = nets[j].hidden();
-            outRows[j] = nets[j].down().rows();
-            gate[j] = new float[tokens][hiddenRows[j]];
-            up[j] = new float[tokens][hiddenRows[j]];
-            hidden[j] = new float[tokens][hiddenRows[j]];
-            out[j] = new float[tokens][outRows[j]];
-        }
-        // activations are converted once per pass, not once per row chunk
-        Activation[][] gateIn = new Activation[jobs][];
-        Activation[][] upIn = new Activation[jobs][];
-        for (int j = 0; j < jobs; j++) {
-            WeightMatrix g = nets[j].gate(), u = nets[j].up();
-            gateIn[j] = Activation.convertAll(parallel, g.vecDotType(), inputs[j], g.cols());
-            upIn[j] = u.vecDotType() == g.vecDotType() ? gateIn[j] : Activation.convertAll(parallel, u.vecDotType(), inputs[j], u.cols());
-        }
-        RowSplitter.run(parallel, hiddenRows, (j, from, to) -> {
-            nets[j].gate().matmul(gateIn[j], gate[j], from, to);
-            nets[j].up().matmul(upIn[j], up[j], from, to);
-            for (int t = 0; t < inputs[j].length; t++) {
-                for (int r = from; r < to; r++) {
-                    hidden[j][t][r] = Numerics.silu(gate[j][t][r], r, hiddenRows[j]) * up[j][t][r];
-                }
+        return new Pass(parallel, nets, inputs).run();
+    }
+
+    /** The buffers and hand-offs of one {@link #apply} call. */
+    private static final class Pass {
+
+        private final Parallel parallel;
+        private final Weights[] nets;
+        private final float[][][] inputs;
+        private final int jobs;
+        private final float[][][] gate, up, hidden, out;
+        private final Activation[][] gateIn, upIn;
+        /** Hidden rows of each network not yet computed. */
+        private final AtomicIntegerArray pendingHidden;
+        /** Each network's hidden vectors converted for down: set once its hidden rows are done, then {@link #ready} opens. */
+        private final Activation[][] downIn;
+        private final Signal[] ready;
+        private volatile boolean failed;
+
+        Pass(Parallel parallel, Weights[] nets, float[][][] inputs) {
+            this.parallel = parallel;
+            this.nets = nets;
+            this.inputs = inputs;
+            this.jobs = nets.length;
+            this.gate = new float[jobs][][];
+            this.up = new float[jobs][][];
+            this.hidden = new float[jobs][][];
+            this.out = new float[jobs][][];
+            this.gateIn = new Activation[jobs][];
+            this.upIn = new Activation[jobs][];
+            this.pendingHidden = new AtomicIntegerArray(jobs);
+            this.downIn = new Activation[jobs][];
+            this.ready = new Signal[jobs];
+            for (int j = 0; j < jobs; j++) {
+                int tokens = inputs[j].length;
+                int hiddenRows = nets[j].hidden();
+                gate[j] = new float[tokens][hiddenRows];
+                up[j] = new float[tokens][hiddenRows];
+                hidden[j] = new float[tokens][hiddenRows];
+                out[j] = new float[tokens][nets[j].down().rows()];
+                pendingHidden.set(j, hiddenRows);
+                ready[j] = new Signal();
+                // activations are converted once per call, not once per row chunk
+                WeightMatrix g = nets[j].gate(), u = nets[j].up();
+                gateIn[j] = Activation.convertAll(parallel, g.vecDotType(), inputs[j], g.cols());
+                upIn[j] = u.vecDotType() == g.vecDotType() ? gateIn[j]
+                        : Activation.convertAll(parallel, u.vecDotType(), inputs[j], u.cols());
             }
-        });
-        Activation[][] downIn = new Activation[jobs][];
-        for (int j = 0; j < jobs; j++) {
-            downIn[j] = Activation.convertAll(parallel, nets[j].down().vecDotType(), hidden[j], nets[j].down().cols());
         }
-        RowSplitter.run(parallel, outRows, (j, from, to) -> nets[j].down().matmul(downIn[j], out[j], from, to));
-        return out;
+
+        float[][][] run() {
+            // rows [0, jobs): each network's hidden rows; [jobs, 2·jobs): each network's output rows
+            int[] rows = new int[2 * jobs];
+            for (int j = 0; j < jobs; j++) {
+                rows[j] = nets[j].hidden();
+                rows[jobs + j] = nets[j].down().rows();
+            }
+            RowSplitter.run(parallel, rows, (s, from, to) -> {
+                if (s < jobs) {
+                    hiddenRows(s, from, to);
+                } else {
+                    outputRows(s - jobs, from, to);
+                }
+            });
+            return out;
+        }
+
+        private void hiddenRows(int j, int from, int to) {
+            try {
+                nets[j].gate().matmul(gateIn[j], gate[j], from, to);
+                nets[j].up().matmul(upIn[j], up[j], from, to);
+                int n = nets[j].hidden();
+                for (int t = 0; t < inputs[j].length; t++) {
+                    for (int r = from; r < to; r++) {
+                        hidden[j][t][r] = Numerics.silu(gate[j][t][r], r, n) * up[j][t][r];
+                    }
+                }
+                if (pendingHidden.addAndGet(j, from - to) == 0) {
+                    WeightMatrix down = nets[j].down();
+                    downIn[j] = Activation.convertAll(parallel, down.vecDotType(), hidden[j], down.cols());
+                    ready[j].open();
+                }
+            } catch (RuntimeException | Error e) {
+                failed = true;
+                for (Signal r : ready) {
+                    r.open();
+                }
+                throw e;
+            }
+        }
+
+        private void outputRows(int j, int from, int to) {
+            // the hidden rows of j were all claimed before any output row, by threads that are computing them now
+            ready[j].await();
+            if (failed) {
+                return; // the failure reaches the caller through the pool
+            }
+            nets[j].down().matmul(downIn[j], out[j], from, to);
+        }
     }
 }

@@ -4,7 +4,6 @@ import java.lang.management.ManagementFactory;
 import java.lang.management.OperatingSystemMXBean;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.locks.LockSupport;
 
 /**
@@ -13,11 +12,13 @@ import java.util.concurrent.locks.LockSupport;
  * inside a body) cannot deadlock even when every worker is busy: an unclaimed chunk is simply run
  * by the caller.
  *
- * <p>A decode step is dozens of short parallel passes a few microseconds apart, so handing work
+ * <p>A decode step is a few dozen short parallel phases a few microseconds apart, so handing work
  * over through an executor queue and a latch (a futex wake-up per worker per pass, tens of
  * microseconds each) costs as much as the work. Instead workers and waiting callers spin for a
- * short while ({@link #SPIN_NANOS}, unless the machine is oversubscribed) before they park: back-to-back passes never sleep, an idle pool
- * stops burning CPU almost at once (which matters on a shared machine).
+ * short while ({@link #SPIN_NANOS}, unless the machine is oversubscribed) before they park: back-to-back
+ * passes never sleep, an idle pool stops burning CPU almost at once (which matters on a shared machine).
+ * Phases that follow each other (attention's projections, heads and output) go in one
+ * {@link #forPhases} call, so the threads stay in it between them; chunks are guided ({@link PhasedJob}).
  */
 public final class Parallel implements AutoCloseable {
 
@@ -25,8 +26,6 @@ public final class Parallel implements AutoCloseable {
         static final Parallel INSTANCE = new Parallel(Runtime.getRuntime().availableProcessors(), "kt-shared");
     }
 
-    /** Chunks per thread: more than one so that uneven chunks (or a slow thread) balance out. */
-    private static final int CHUNKS_PER_THREAD = 4;
     /**
      * How long an idle worker or a waiting caller polls before it parks (system property
      * {@code lazarus.kt.parallel.spin-micros}, default 50), while the machine is not oversubscribed.
@@ -45,7 +44,7 @@ public final class Parallel implements AutoCloseable {
 
     private final int threads;
     private final Worker[] workers;
-    private final ConcurrentLinkedQueue<Job> jobs = new ConcurrentLinkedQueue<>();
+    private final ConcurrentLinkedQueue<PhasedJob> jobs = new ConcurrentLinkedQueue<>();
     private volatile boolean closed;
 
     private Parallel(int threads, String name) {
@@ -87,23 +86,55 @@ public final class Parallel implements AutoCloseable {
         if (n <= 0) {
             return;
         }
-        int units = (n + grain - 1) / grain;
-        int chunks = Math.min(units, threads * CHUNKS_PER_THREAD);
-        if (workers.length == 0 || chunks == 1 || closed) {
+        if (workers.length == 0 || n <= grain || closed) {
             body.run(0, n);
             return;
         }
-        Job job = new Job(body, n, grain, units, chunks);
-        jobs.add(job);
-        wakeWorkers(Math.min(workers.length, chunks - 1));
-        job.work();
-        jobs.remove(job);
-        job.awaitDone();
+        run(new PhasedJob(new PhasedBody() {
+            @Override
+            public int open(int phase) {
+                return n;
+            }
+
+            @Override
+            public void run(int phase, int from, int to) {
+                body.run(from, to);
+            }
+        }, 1, grain, threads), (n + grain - 1) / grain - 1);
+    }
+
+    /**
+     * Runs {@code phases} phases of {@code body} one after the other on the pool's threads, each phase's indices
+     * in chunks, and returns when the last is done. One call instead of a {@link #forRange} per phase: the
+     * threads do not return to the caller between phases (and are not handed the next pass, or parked and woken,
+     * in between), and the serial work between two phases runs on whichever thread finished the earlier one.
+     */
+    public void forPhases(int phases, PhasedBody body) {
+        if (workers.length == 0 || closed) {
+            for (int p = 0; p < phases; p++) {
+                int n = body.open(p);
+                if (n > 0) {
+                    body.run(p, 0, n);
+                }
+            }
+            return;
+        }
+        run(new PhasedJob(body, phases, 1, threads), workers.length);
+    }
+
+    private void run(PhasedJob job, int helpers) {
+        if (!job.isOver()) {
+            jobs.add(job);
+            wakeWorkers(Math.min(workers.length, helpers));
+            job.work();
+            jobs.remove(job);
+            job.awaitDone(spinNanos());
+        }
         job.rethrow();
     }
 
     /** {@link #SPIN_NANOS}, or 0 while the load average (checked once a second) exceeds twice the processors. */
-    private static long spinNanos() {
+    static long spinNanos() {
         long now = System.nanoTime();
         if (now - loadCheckedAt > LOAD_CHECK_NANOS) {
             loadCheckedAt = now;
@@ -134,79 +165,6 @@ public final class Parallel implements AutoCloseable {
         }
     }
 
-    /** One forRange call: chunks claimed by whoever comes first, and a count of those not yet finished. */
-    private static final class Job {
-        private final IntRangeBody body;
-        private final int n, grain, units, chunks;
-        private final AtomicInteger next = new AtomicInteger();
-        private final AtomicInteger unfinished;
-        private volatile Thread waiter;
-        private volatile Throwable failure;
-
-        Job(IntRangeBody body, int n, int grain, int units, int chunks) {
-            this.body = body;
-            this.n = n;
-            this.grain = grain;
-            this.units = units;
-            this.chunks = chunks;
-            this.unfinished = new AtomicInteger(chunks);
-        }
-
-        boolean hasChunks() {
-            return next.get() < chunks;
-        }
-
-        /** Runs chunks until none is left to claim. */
-        void work() {
-            for (int c; (c = next.getAndIncrement()) < chunks; ) {
-                try {
-                    if (failure == null) {
-                        int start = (int) ((long) units * c / chunks) * grain;
-                        int end = Math.min(n, (int) ((long) units * (c + 1) / chunks) * grain);
-                        body.run(start, end);
-                    }
-                } catch (Throwable t) {
-                    if (failure == null) {
-                        failure = t;
-                    }
-                } finally {
-                    if (unfinished.decrementAndGet() == 0) {
-                        Thread w = waiter;
-                        if (w != null) {
-                            LockSupport.unpark(w);
-                        }
-                    }
-                }
-            }
-        }
-
-        void awaitDone() {
-            long spinUntil = System.nanoTime() + spinNanos();
-            while (unfinished.get() > 0) {
-                if (System.nanoTime() < spinUntil) {
-                    Thread.onSpinWait();
-                    continue;
-                }
-                waiter = Thread.currentThread();
-                // re-checked after publishing the waiter: the last chunk either sees it or finished before
-                while (unfinished.get() > 0) {
-                    LockSupport.park(this);
-                }
-            }
-        }
-
-        void rethrow() {
-            Throwable t = failure;
-            if (t instanceof RuntimeException re) {
-                throw re;
-            } else if (t instanceof Error err) {
-                throw err;
-            } else if (t != null) {
-                throw new IllegalStateException(t);
-            }
-        }
-    }
-
     private final class Worker implements Runnable {
         volatile boolean parked;
         Thread thread;
@@ -215,9 +173,9 @@ public final class Parallel implements AutoCloseable {
         public void run() {
             long idleSince = System.nanoTime();
             while (!closed) {
-                Job job = jobs.peek();
+                PhasedJob job = jobs.peek();
                 if (job != null) {
-                    if (job.hasChunks()) {
+                    if (job.hasWork()) {
                         job.work();
                     } else {
                         jobs.remove(job);

@@ -64,6 +64,80 @@ class ParallelTest {
     }
 
     @Test
+    void phasesRunInOrderWithTheirOpeningOnceEach() {
+        for (int threads : new int[] {1, 3}) {
+            try (Parallel p = Parallel.ofThreads(threads)) {
+                int[] sizes = {40, 0, 1, 333};
+                AtomicIntegerArray done = new AtomicIntegerArray(sizes.length);
+                AtomicIntegerArray opened = new AtomicIntegerArray(sizes.length);
+                AtomicIntegerArray early = new AtomicIntegerArray(sizes.length);
+                p.forPhases(sizes.length, new PhasedBody() {
+                    @Override
+                    public int open(int phase) {
+                        opened.incrementAndGet(phase);
+                        if (phase > 0 && done.get(phase - 1) != sizes[phase - 1]) {
+                            early.incrementAndGet(phase);
+                        }
+                        return sizes[phase];
+                    }
+
+                    @Override
+                    public void run(int phase, int from, int to) {
+                        for (int q = 0; q < phase; q++) {
+                            if (done.get(q) != sizes[q]) {
+                                early.incrementAndGet(phase);
+                            }
+                        }
+                        done.addAndGet(phase, to - from);
+                    }
+                });
+                for (int q = 0; q < sizes.length; q++) {
+                    assertThat(opened.get(q)).as("openings of phase %d", q).isEqualTo(1);
+                    assertThat(done.get(q)).as("indices of phase %d", q).isEqualTo(sizes[q]);
+                    assertThat(early.get(q)).as("phase %d started before the earlier ones ended", q).isZero();
+                }
+            }
+        }
+    }
+
+    @Test
+    void aFailureInAPhaseOrItsOpeningReachesTheCallerAndEndsTheCall() {
+        try (Parallel p = Parallel.ofThreads(3)) {
+            AtomicIntegerArray later = new AtomicIntegerArray(1);
+            assertThatThrownBy(() -> p.forPhases(3, new PhasedBody() {
+                @Override
+                public int open(int phase) {
+                    if (phase == 1) {
+                        throw new IllegalStateException("cannot open " + phase);
+                    }
+                    return 100;
+                }
+
+                @Override
+                public void run(int phase, int from, int to) {
+                    if (phase == 2) {
+                        later.incrementAndGet(0);
+                    }
+                }
+            })).isInstanceOf(IllegalStateException.class).hasMessageContaining("cannot open 1");
+            assertThat(later.get(0)).isZero();
+            assertThatThrownBy(() -> p.forPhases(2, new PhasedBody() {
+                @Override
+                public int open(int phase) {
+                    return 50;
+                }
+
+                @Override
+                public void run(int phase, int from, int to) {
+                    if (phase == 0 && from > 0) {
+                        throw new IllegalArgumentException("boom at " + from);
+                    }
+                }
+            })).isInstanceOf(IllegalArgumentException.class).hasMessageContaining("boom");
+        }
+    }
+
+    @Test
     void sharedPoolHasOneThreadPerProcessor() {
         assertThat(Parallel.shared().threads()).isEqualTo(Runtime.getRuntime().availableProcessors());
         assertThatThrownBy(() -> Parallel.ofThreads(0)).isInstanceOf(IllegalArgumentException.class);
