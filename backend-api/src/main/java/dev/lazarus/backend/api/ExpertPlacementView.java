@@ -39,7 +39,8 @@ public interface ExpertPlacementView {
     /**
      * @param tier         {@code gpu}, {@code ram} or {@code mmap}
      * @param experts      experts placed in this tier now
-     * @param bytes        their weight bytes
+     * @param bytes        the bytes their weights take in this tier (the RAM tier counts its repacked copies,
+     *                     which may be larger than the GGUF blocks)
      * @param budgetBytes  what the tier may hold; -1 when unbounded
      * @param computations expert computations served by this tier since start
      * @param byteHitRate  share of all expert weight bytes read since start that this tier served (0..1)
