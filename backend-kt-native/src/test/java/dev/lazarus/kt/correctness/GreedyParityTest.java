@@ -4,12 +4,7 @@ import dev.lazarus.kt.chat.ChatTemplate;
 import dev.lazarus.kt.correctness.Continuation.Candidate;
 import dev.lazarus.kt.correctness.ParityModels.Format;
 import dev.lazarus.kt.correctness.ParityPrompts.Prompt;
-import dev.lazarus.kt.tensor.Parallel;
-import dev.lazarus.kt.testsupport.LlamaCpp;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Tag;
-import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.Arguments;
 import org.junit.jupiter.params.provider.MethodSource;
@@ -55,31 +50,13 @@ import static org.assertj.core.api.Assertions.assertThat;
  * experts), the Q6_K vec_dot lane order and the rope's {@code cosf}/{@code sinf} were found.
  */
 @Tag("llama-server")
-class GreedyParityTest {
+class GreedyParityTest extends EngineParityFixture {
 
     static final int TOKENS = 64;
     static final int TOP = 5;
 
     /** The |Δ logprob| allowed for llama-server's reported top candidates, every format. */
     static final double TOLERANCE = 1e-4;
-
-    @TempDir
-    static Path dir;
-
-    static Parallel parallel;
-
-    @BeforeAll
-    static void needsLlamaCpp() {
-        LlamaCpp.require();
-        parallel = Parallel.ofThreads(2);
-    }
-
-    @AfterAll
-    static void closePool() {
-        if (parallel != null) {
-            parallel.close();
-        }
-    }
 
     /** Every architecture in every format; {@code -Dparity.only=<regex>} (e.g. {@code "LLAMA Q8_0"}) narrows it when debugging. */
     static Stream<Arguments> models() {

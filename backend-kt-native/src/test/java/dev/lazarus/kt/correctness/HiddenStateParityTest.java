@@ -3,13 +3,8 @@ package dev.lazarus.kt.correctness;
 import dev.lazarus.kt.chat.ChatTemplate;
 import dev.lazarus.kt.correctness.ParityModels.Format;
 import dev.lazarus.kt.correctness.ParityPrompts.Prompt;
-import dev.lazarus.kt.tensor.Parallel;
-import dev.lazarus.kt.testsupport.LlamaCpp;
 import dev.lazarus.kt.testsupport.LlamaServerProcess;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Tag;
-import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.Arguments;
 import org.junit.jupiter.params.provider.MethodSource;
@@ -34,25 +29,7 @@ import static org.assertj.core.api.Assertions.assertThat;
  * NAME=q8_0} (an f16 activation scale hides last-bit differences) bisects the tensor.
  */
 @Tag("llama-server")
-class HiddenStateParityTest {
-
-    @TempDir
-    static Path dir;
-
-    static Parallel parallel;
-
-    @BeforeAll
-    static void needsLlamaCpp() {
-        LlamaCpp.require();
-        parallel = Parallel.ofThreads(2);
-    }
-
-    @AfterAll
-    static void closePool() {
-        if (parallel != null) {
-            parallel.close();
-        }
-    }
+class HiddenStateParityTest extends EngineParityFixture {
 
     /**
      * The same architectures and formats as {@link GreedyParityTest} ({@code -Dparity.only} narrows both), plus one

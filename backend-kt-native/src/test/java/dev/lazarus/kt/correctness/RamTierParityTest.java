@@ -7,13 +7,8 @@ import dev.lazarus.kt.placement.ExpertPlacement;
 import dev.lazarus.kt.placement.PlacementConfig;
 import dev.lazarus.kt.placement.Tier;
 import dev.lazarus.kt.placement.TierBudget;
-import dev.lazarus.kt.tensor.Parallel;
-import dev.lazarus.kt.testsupport.LlamaCpp;
 import java.nio.file.Path;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Tag;
-import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
 
@@ -25,25 +20,7 @@ import org.junit.jupiter.params.provider.EnumSource;
  * {@link HiddenStateParityTest} and {@link GreedyParityTest} ask of the experts read in place.
  */
 @Tag("llama-server")
-class RamTierParityTest {
-
-    @TempDir
-    static Path dir;
-
-    static Parallel parallel;
-
-    @BeforeAll
-    static void needsLlamaCpp() {
-        LlamaCpp.require();
-        parallel = Parallel.ofThreads(2);
-    }
-
-    @AfterAll
-    static void closePool() {
-        if (parallel != null) {
-            parallel.close();
-        }
-    }
+class RamTierParityTest extends EngineParityFixture {
 
     @ParameterizedTest(name = "{0} Q4_K_M, every expert packed in RAM")
     @EnumSource(names = {"QWEN3MOE", "DEEPSEEK2"})
