@@ -20,6 +20,11 @@ import jdk.incubator.vector.VectorSpecies;
  * then a scalar tail past a multiple of 64. The masked padding llama-server adds to its KV cache (to a
  * multiple of 256 positions) only adds exact zeros, so the value product sums just the real positions,
  * with no tail.
+ *
+ * <p>The same operations are vectorized across what is independent: the key dots' horizontal sums across 16
+ * positions ({@link #keyDots16}), the value dots across outputs with each accumulator slot kept in a register
+ * over its positions ({@link #valueColumns}), the softmax across positions. No float differs from the
+ * one-product-at-a-time statement of ggml's order (AttentionKernelTest, NumericsTest).
  */
 final class AttentionKernel {
 
@@ -39,7 +44,8 @@ final class AttentionKernel {
 
     /**
      * Per-thread buffers, grown on demand: a decode step attends every head of every layer, and allocating
-     * (and zeroing) the value accumulators, 16 KB per head at 64 values, each time showed in the profile.
+     * them per head showed in the profile. {@code lanes}: 16 × 16 position sums of the key dots, or 4 × 16 lane
+     * vectors of the value dots; {@code acc}: the accumulators of the position-major value dots.
      */
     private static final ThreadLocal<Scratch> SCRATCH = ThreadLocal.withInitial(Scratch::new);
 
@@ -357,7 +363,11 @@ final class AttentionKernel {
         return FloatVector.fromArray(S16, lanes, l * LANES);
     }
 
-    /** As above with zeroed accumulators ({@code 4 · 16 · vDim} of them) and 16 lanes of scratch from the caller. */
+    /**
+     * {@link #valueDots} position by position, for any vDim (used when it is not a multiple of 16): the 64 slots'
+     * accumulators of every output in {@code acc} ({@code 4 · 16 · vDim}, zeroed by the caller), 16 lanes of
+     * scratch in {@code lanes}.
+     */
     private static void valueDots(float[] p, int positions, float[] values, int vOff, int vStride, int vDim,
                                   float[] out, int outOff, float[] acc, float[] lanes) {
         int vectorDims = vDim - vDim % LANES;
