@@ -1,5 +1,10 @@
 package dev.lazarus.kt.model;
 
+import jdk.incubator.vector.FloatVector;
+import jdk.incubator.vector.IntVector;
+import jdk.incubator.vector.VectorOperators;
+import jdk.incubator.vector.VectorSpecies;
+
 /**
  * The exponential as llama-server's CPU backend computes it, so that softmax and SiLU round like
  * llama.cpp bit for bit. ggml's AVX-512 build (the zen4 variant llama-server loads here) evaluates
@@ -15,6 +20,7 @@ final class GgmlExp {
     /** Lanes of ggml's AVX-512 vector loops: rows are processed in chunks of this many from index 0. */
     static final int LANES = 16;
 
+    private static final VectorSpecies<Float> S16 = FloatVector.SPECIES_512;
     private static final float SHIFT = 0x1.8p23f;
 
     private GgmlExp() {}
@@ -33,6 +39,31 @@ final class GgmlExp {
                 u,
                 Math.fma(0x1.ffffecp-1f, b, 1.0f));
         return Math.scalb(j, (int) n);
+    }
+
+    /**
+     * {@code x[c..c+16) = vexp(x - max)}: {@link #vexp} in 16 lanes, the same operations lane-wise, where every
+     * lane's power of two {@code n} is a normal float (-126..127: then {@code j · 2^n}, rounded once, is what
+     * {@link Math#scalb} gives), and lane by lane otherwise (a lane that underflows or saturates: a probability
+     * below 1e-38 in a softmax).
+     */
+    static void vexpMinus16(float[] x, int c, float max) {
+        FloatVector v = FloatVector.fromArray(S16, x, c).sub(max);
+        FloatVector n = v.fma(0x1.715476p+0f, SHIFT).sub(SHIFT);
+        if (!n.compare(VectorOperators.GE, -126f).and(n.compare(VectorOperators.LE, 127f)).allTrue()) {
+            for (int l = 0; l < LANES; l++) {
+                x[c + l] = vexp(x[c + l] - max);
+            }
+            return;
+        }
+        FloatVector minusN = n.neg();
+        FloatVector b = minusN.fma(FloatVector.broadcast(S16, 0x1.7f7d1cp-20f), minusN.fma(FloatVector.broadcast(S16, 0x1.62e4p-1f), v));
+        FloatVector u = b.mul(b);
+        FloatVector j = b.fma(0x1.0e4020p-7f, 0x1.573e2ep-5f).fma(u, b.fma(0x1.555e66p-3f, 0x1.fffdb6p-2f))
+                .fma(u, b.fma(0x1.ffffecp-1f, 1.0f));
+        FloatVector twoToN = ((IntVector) n.convert(VectorOperators.F2I, 0)).add(127)
+                .lanewise(VectorOperators.LSHL, 23).reinterpretAsFloats();
+        j.mul(twoToN).intoArray(x, c);
     }
 
     /** The C library's expf (the scalar tail of ggml's loops). */

@@ -1,6 +1,9 @@
 package dev.lazarus.kt.model;
 
 import dev.lazarus.kt.tensor.GgmlSums;
+import jdk.incubator.vector.FloatVector;
+import jdk.incubator.vector.VectorOperators;
+import jdk.incubator.vector.VectorSpecies;
 
 /**
  * The element-wise maths of the forward pass, written to round like ggml's CPU ops: sums of
@@ -8,6 +11,8 @@ import dev.lazarus.kt.tensor.GgmlSums;
  * These loops are O(dim) per token; the matrix products, where time goes, live in the kernels.
  */
 public final class Numerics {
+
+    private static final VectorSpecies<Float> F = FloatVector.SPECIES_PREFERRED;
 
     private Numerics() {}
 
@@ -30,30 +35,53 @@ public final class Numerics {
      * In-place softmax of {@code x[0..n)} after multiplying by {@code scale}, as ggml's soft_max op on the
      * CPU: exponentials by {@link GgmlExp} (vector lanes in chunks of 16, the C library for the tail), each
      * chunk summed across its lanes in f32 and the chunk sums in double, then one multiply by the f32
-     * inverse. Masked (future) positions, which llama.cpp adds as -inf, would contribute exact zeros.
+     * inverse. Masked (future) positions, which llama.cpp adds as -inf, would contribute exact zeros. The
+     * element-wise steps run in vector lanes (the same IEEE operations), the sums in their fixed order.
      */
     public static void softmax(float[] x, int n, float scale) {
-        float max = Float.NEGATIVE_INFINITY;
-        for (int i = 0; i < n; i++) {
-            x[i] *= scale;
-            max = Math.max(max, x[i]);
-        }
+        float max = scaleAndMax(x, n, scale);
         double sum = 0;
-        float[] lanes = new float[GgmlExp.LANES];
-        // a partial last chunk of a row padded with masked positions (llama-server's KV cache is padded to
-        // a multiple of 256) runs through the vector loop too, its padding adding zeros
-        for (int c = 0; c < n; c += GgmlExp.LANES) {
-            for (int l = 0; l < GgmlExp.LANES; l++) {
-                lanes[l] = c + l < n ? GgmlExp.vexp(x[c + l] - max) : 0f;
-                if (c + l < n) {
-                    x[c + l] = lanes[l];
-                }
+        int c = 0;
+        for (; c + GgmlExp.LANES <= n; c += GgmlExp.LANES) {
+            GgmlExp.vexpMinus16(x, c, max);
+            sum += GgmlSums.reduce16(x, c);
+        }
+        if (c < n) {
+            // a partial last chunk of a row padded with masked positions (llama-server's KV cache is padded to
+            // a multiple of 256) runs through the vector loop too, its padding adding zeros
+            float[] lanes = new float[GgmlExp.LANES];
+            for (int l = 0; c + l < n; l++) {
+                lanes[l] = x[c + l] = GgmlExp.vexp(x[c + l] - max);
             }
             sum += GgmlSums.reduce16(lanes, 0);
         }
-        float inv = (float) (1.0 / sum);
-        for (int i = 0; i < n; i++) {
-            x[i] *= inv;
+        scale(x, n, (float) (1.0 / sum));
+    }
+
+    /** {@code x[i] *= scale} for i in [0, n), returning the largest product (max is exact in any order). */
+    private static float scaleAndMax(float[] x, int n, float scale) {
+        FloatVector maxes = FloatVector.broadcast(F, Float.NEGATIVE_INFINITY);
+        int i = 0;
+        for (; i + F.length() <= n; i += F.length()) {
+            FloatVector v = FloatVector.fromArray(F, x, i).mul(scale);
+            v.intoArray(x, i);
+            maxes = maxes.max(v);
+        }
+        float max = maxes.reduceLanes(VectorOperators.MAX);
+        for (; i < n; i++) {
+            x[i] *= scale;
+            max = Math.max(max, x[i]);
+        }
+        return max;
+    }
+
+    private static void scale(float[] x, int n, float scale) {
+        int i = 0;
+        for (; i + F.length() <= n; i += F.length()) {
+            FloatVector.fromArray(F, x, i).mul(scale).intoArray(x, i);
+        }
+        for (; i < n; i++) {
+            x[i] *= scale;
         }
     }
 

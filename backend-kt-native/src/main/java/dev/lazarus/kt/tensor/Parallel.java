@@ -37,6 +37,15 @@ public final class Parallel implements AutoCloseable {
      */
     private static final long SPIN_NANOS = TimeUnit.MICROSECONDS.toNanos(
             Long.getLong("lazarus.kt.parallel.spin-micros", 50));
+    /**
+     * How long a thread waiting INSIDE a call (for the next phase, an expert's hidden rows, the call's last chunk)
+     * polls before it parks even while the machine is oversubscribed (system property
+     * {@code lazarus.kt.parallel.in-call-spin-micros}, default 10). Such a wait is for one small guided chunk of a
+     * thread that is running now: a few microseconds, while parking costs a futex wake-up of the waiter that the
+     * scheduler may serve only much later. An idle worker between calls still parks at once under load.
+     */
+    private static final long IN_CALL_SPIN_NANOS = TimeUnit.MICROSECONDS.toNanos(
+            Long.getLong("lazarus.kt.parallel.in-call-spin-micros", 10));
     private static final long LOAD_CHECK_NANOS = TimeUnit.SECONDS.toNanos(1);
     private static final OperatingSystemMXBean OS = ManagementFactory.getOperatingSystemMXBean();
     private static volatile long spinNanos = SPIN_NANOS;
@@ -128,7 +137,7 @@ public final class Parallel implements AutoCloseable {
             wakeWorkers(Math.min(workers.length, helpers));
             job.work();
             jobs.remove(job);
-            job.awaitDone(spinNanos());
+            job.awaitDone(inCallSpinNanos());
         }
         job.rethrow();
     }
@@ -142,6 +151,11 @@ public final class Parallel implements AutoCloseable {
             spinNanos = load > 2 * OS.getAvailableProcessors() ? 0 : SPIN_NANOS;
         }
         return spinNanos;
+    }
+
+    /** How long a wait inside a call polls: {@link #spinNanos()}, but at least {@link #IN_CALL_SPIN_NANOS}. */
+    static long inCallSpinNanos() {
+        return Math.max(spinNanos(), IN_CALL_SPIN_NANOS);
     }
 
     private void wakeWorkers(int wanted) {

@@ -5,9 +5,8 @@ import java.util.concurrent.locks.LockSupport;
 
 /**
  * A one-shot signal between the threads of one parallel call (a phase ended, an expert's hidden rows are done).
- * A waiter polls for as long as the pool's threads spin before they park (none while the machine is
- * oversubscribed, where a spinning thread takes CPU from the one it waits for), then parks until
- * {@link #open()}.
+ * A waiter polls for as long as a wait inside a call does ({@link Parallel#inCallSpinNanos()}: the pool's spin,
+ * or a short fixed one while the machine is oversubscribed), then parks until {@link #open()}.
  */
 public final class Signal {
 
@@ -31,7 +30,7 @@ public final class Signal {
         if (open) {
             return;
         }
-        long spinUntil = System.nanoTime() + Parallel.spinNanos();
+        long spinUntil = System.nanoTime() + Parallel.inCallSpinNanos();
         while (!open && System.nanoTime() < spinUntil) {
             Thread.onSpinWait();
         }

@@ -14,7 +14,7 @@ import org.junit.jupiter.params.provider.CsvSource;
 class AttentionKernelTest {
 
     @ParameterizedTest
-    @CsvSource({"64, 1", "128, 7", "128, 200", "192, 65", "80, 33", "512, 130"})
+    @CsvSource({"64, 1", "64, 16", "128, 7", "128, 200", "192, 65", "80, 33", "512, 130", "72, 47", "576, 35"})
     void productsFollowGgmlOrderBitForBit(int dim, int positions) {
         long seed = System.nanoTime();
         Random rnd = new Random(seed);
@@ -22,6 +22,13 @@ class AttentionKernelTest {
         float[] keys = f16s(rnd, positions * dim + 3);
         for (int t = 0; t < positions; t++) {
             assertThat(AttentionKernel.keyDot(q, keys, t * dim + 3, dim)).as("seed=%dL key %d", seed, t)
+                    .isEqualTo(reference(q, 0, 1, keys, t * dim + 3, 1, dim, dim & -64));
+        }
+        // all positions at once: 16 at a time (dimensions that are multiples of 64), the rest one by one
+        float[] scores = new float[positions + 1];
+        AttentionKernel.keyDots(q, dim, keys, 3, dim, positions, scores);
+        for (int t = 0; t < positions; t++) {
+            assertThat(scores[t]).as("seed=%dL keys at once, key %d", seed, t)
                     .isEqualTo(reference(q, 0, 1, keys, t * dim + 3, 1, dim, dim & -64));
         }
         int vStride = dim + 5;
