@@ -20,6 +20,13 @@ public final class WeightMatrices {
      */
     public static final String INT16_PROPERTY = "lazarus.kt.q4k.int16";
 
+    /**
+     * {@code -Dlazarus.kt.q6k.int16=false}: Q6_K decode in f32 products ({@link Q6KKernel}) instead of int16 products
+     * ({@link Q6KInt16Kernel}); the same results bit for bit, kept to measure one against the other; read whenever a
+     * matrix is made.
+     */
+    public static final String Q6K_INT16_PROPERTY = "lazarus.kt.q6k.int16";
+
     private WeightMatrices() {
     }
 
@@ -168,7 +175,8 @@ public final class WeightMatrices {
             case Q4_0, Q4_1, Q5_0, Q5_1 -> LegacyVectorKernel.of(type); // Q4_0: only where llama-server does not repack
             case Q4_K -> Q45KKernel.Q4_K_IN_PLACE; // a matrix llama-server does not repack (rows not a multiple of 8)
             case Q5_K -> Q45KKernel.Q5_K;
-            case Q6_K -> Q6KKernel.INSTANCE;
+            case Q6_K -> Boolean.parseBoolean(System.getProperty(Q6K_INT16_PROPERTY, "true"))
+                    ? Q6KInt16Kernel.INSTANCE : Q6KKernel.INSTANCE;
             default -> throw new IllegalArgumentException("no kernel for weight type " + type);
         };
     }

@@ -1,67 +1,72 @@
 package dev.lazarus.kt.tensor;
 
-import static org.assertj.core.api.Assertions.assertThat;
-
 import dev.lazarus.kt.gguf.GgmlCodec;
 import dev.lazarus.kt.gguf.GgmlType;
 import java.lang.foreign.MemorySegment;
+import java.util.Arrays;
 import java.util.Random;
+import java.util.stream.Stream;
 import org.junit.jupiter.params.ParameterizedTest;
-import org.junit.jupiter.params.provider.ValueSource;
+import org.junit.jupiter.params.provider.Arguments;
+import org.junit.jupiter.params.provider.MethodSource;
 
 /**
- * The vectorized Q6_K kernel against ggml's vec_dot_q6_K_q8_K order stated one value at a time
- * ({@link GgmlKQuantKernels#q6k}): equal bit for bit, on encoded weights and on raw random blocks (scales
- * of -128 and the extreme quants included, where a lane's integer sum passes 2^24).
+ * The vectorized Q6_K kernels (f32 and int16 products) against ggml's vec_dot_q6_K_q8_K order stated one value at a
+ * time ({@link GgmlKQuantKernels#q6k}): equal bit for bit through every {@link RowKernel} entry point, on encoded
+ * weights, on raw random blocks, and on extreme blocks (every code 0 or 63, scales -128 or 127, every activation
+ * quant -128 or 127 with one sign per super-block) where a lane's integer sum passes 2^24 and the int16 kernel's
+ * short sums reach their bound of ±32256.
  */
 class Q6KKernelTest {
 
-    @ParameterizedTest
-    @ValueSource(booleans = {false, true})
-    void vectorFormRoundsExactlyAsGgmlOrder(boolean rawBlocks) {
+    enum Data { ENCODED, RAW, EXTREME }
+
+    static Stream<Arguments> cases() {
+        return Stream.of("f32", "int16")
+                .flatMap(kernel -> Arrays.stream(Data.values()).map(data -> Arguments.of(kernel, data)));
+    }
+
+    @ParameterizedTest(name = "{0} {1}")
+    @MethodSource("cases")
+    void vectorFormRoundsExactlyAsGgmlOrder(String kernelName, Data data) {
         long seed = System.nanoTime();
         Random rnd = new Random(seed);
+        RowKernel kernel = kernelName.equals("int16") ? Q6KInt16Kernel.INSTANCE : Q6KKernel.INSTANCE;
         int rows = 1 + rnd.nextInt(9);
         int cols = 256 * (1 + rnd.nextInt(4));
-        byte[] bytes;
-        if (rawBlocks) {
-            bytes = new byte[(int) GgmlType.Q6_K.bytesFor((long) rows * cols)];
-            rnd.nextBytes(bytes);
-            MemorySegment s = MemorySegment.ofArray(bytes);
-            for (long blk = 0; blk < bytes.length; blk += 210) {
-                if (rnd.nextInt(4) == 0) { // extreme quants (0 or 63) and scales of -128 throughout
-                    java.util.Arrays.fill(bytes, (int) blk, (int) blk + 192, (byte) (rnd.nextBoolean() ? 0 : -1));
-                    java.util.Arrays.fill(bytes, (int) blk + 192, (int) blk + 208, (byte) -128);
-                }
-                s.set(Layouts.I16, blk + 208, Float.floatToFloat16((float) (rnd.nextGaussian() * 0.01)));
-            }
-        } else {
-            bytes = GgmlCodec.encode(GgmlType.Q6_K, KernelEquivalenceTest.gaussian(rnd, rows * cols));
+        MemorySegment w = MemorySegment.ofArray(weights(data, rnd, rows, cols));
+        RowKernelContract.assertBitIdentical(kernel, GgmlKQuantKernels::q6k, w, GgmlType.Q6_K.bytesFor(cols), rows,
+                cols, () -> activation(data, rnd, cols), "seed=%dL %s".formatted(seed, data));
+    }
+
+    private static byte[] weights(Data data, Random rnd, int rows, int cols) {
+        if (data == Data.ENCODED) {
+            return GgmlCodec.encode(GgmlType.Q6_K, KernelEquivalenceTest.gaussian(rnd, rows * cols));
         }
-        MemorySegment w = MemorySegment.ofArray(bytes);
-        for (int r = 0; r < rows; r++) {
-            long offset = r * GgmlType.Q6_K.bytesFor(cols);
-            Activation x = Activation.allocate(VecDotType.Q8_K, cols).set(KernelEquivalenceTest.gaussian(rnd, cols));
-            assertThat(Q6KKernel.INSTANCE.dot(w, offset, x, cols)).as("seed=%dL row %d of %d×%d", seed, r, rows, cols)
-                    .isEqualTo(GgmlKQuantKernels.q6k(w, offset, x, cols));
-            float[] range = new float[rows];
-            long rowBytes = GgmlType.Q6_K.bytesFor(cols);
-            Q6KKernel.INSTANCE.dotRows(w, rowBytes, x, cols, range, r, rows);
-            for (int q = r; q < rows; q++) {
-                assertThat(range[q]).as("seed=%dL rows %d..%d, row %d", seed, r, rows, q)
-                        .isEqualTo(GgmlKQuantKernels.q6k(w, q * rowBytes, x, cols));
+        byte[] bytes = new byte[(int) GgmlType.Q6_K.bytesFor((long) rows * cols)];
+        rnd.nextBytes(bytes);
+        MemorySegment s = MemorySegment.ofArray(bytes);
+        for (int blk = 0; blk < bytes.length; blk += 210) {
+            if (data == Data.EXTREME) {
+                Arrays.fill(bytes, blk, blk + 192, (byte) (rnd.nextBoolean() ? 0 : -1));
+                Arrays.fill(bytes, blk + 192, blk + 208, (byte) (rnd.nextBoolean() ? -128 : 127));
             }
-            Activation[] four = new Activation[RowKernel.GROUP + 1];
-            four[0] = x;
-            for (int i = 1; i < four.length; i++) {
-                four[i] = Activation.allocate(VecDotType.Q8_K, cols).set(KernelEquivalenceTest.gaussian(rnd, cols));
-            }
-            float[][] outs = new float[four.length][rows];
-            Q6KKernel.INSTANCE.dotVectors4(w, offset, four, 1, cols, outs, r);
-            for (int i = 1; i < four.length; i++) {
-                assertThat(outs[i][r]).as("seed=%dL row %d of %d×%d, four activations, activation %d", seed, r, rows, cols, i)
-                        .isEqualTo(GgmlKQuantKernels.q6k(w, offset, four[i], cols));
-            }
+            s.set(Layouts.I16, blk + 208, Float.floatToFloat16((float) (rnd.nextGaussian() * 0.01)));
         }
+        return bytes;
+    }
+
+    /** Extreme: raw quants, every one -128 (which quantizing never gives) or 127, one per super-block. */
+    private static Activation activation(Data data, Random rnd, int cols) {
+        if (data != Data.EXTREME) {
+            return Activation.allocate(VecDotType.Q8_K, cols).set(KernelEquivalenceTest.gaussian(rnd, cols));
+        }
+        byte[] quants = new byte[cols];
+        float[] scales = new float[cols / 256];
+        for (int b = 0; b < scales.length; b++) {
+            Arrays.fill(quants, 256 * b, 256 * b + 256, (byte) (rnd.nextBoolean() ? -128 : 127));
+            scales[b] = (float) Math.abs(rnd.nextGaussian()) * 0.01f;
+        }
+        return Activation.ofQ8K(quants, scales);
     }
 }
