@@ -79,10 +79,9 @@ final class Q6KInt16Kernel implements RowKernel {
         return lanesSum(acc, 0);
     }
 
-    /** Rows in pairs, their lanes folded together (row A in float lanes 0-7, B in 8-15); one scratch per range. */
+    /** Rows in pairs ({@link #superBlock2}), with one scratch for the whole range. */
     @Override
     public void dotRows(MemorySegment w, long rowBytes, Activation x, int n, float[] out, int rowStart, int rowEnd) {
-        int[] lanes = new int[2 * LANES];
         float[] acc = new float[LANES];
         int r = rowStart;
         for (; r + 1 < rowEnd; r += 2) {
@@ -90,10 +89,9 @@ final class Q6KInt16Kernel implements RowKernel {
             long o = r * rowBytes;
             for (int b = 0; b < n / 256; b++) {
                 long blkA = o + BLOCK_BYTES * b, blkB = blkA + rowBytes;
-                superBlock(w, blkA, x.int16Q6K, x.bsums, 256 * b, lanes, 0);
-                superBlock(w, blkB, x.int16Q6K, x.bsums, 256 * b, lanes, LANES);
                 float dy = x.scales[b];
-                fold2(lanes, dy * Layouts.f16(w, blkA + 208), dy * Layouts.f16(w, blkB + 208), acc);
+                superBlock2(w, blkA, blkB, x.int16Q6K, x.bsums, 256 * b,
+                        dy * Layouts.f16(w, blkA + 208), dy * Layouts.f16(w, blkB + 208), acc);
             }
             out[r] = lanesSum(acc, 0);
             out[r + 1] = lanesSum(acc, 8);
@@ -112,13 +110,6 @@ final class Q6KInt16Kernel implements RowKernel {
     private static float lanesSum(float[] acc, int at) {
         return GgmlSums.hsum8(acc[at], acc[at + 1], acc[at + 2], acc[at + 3],
                 acc[at + 4], acc[at + 5], acc[at + 6], acc[at + 7]);
-    }
-
-    /** acc[k] += dA·laneA_k, acc[8 + k] += dB·laneB_k, from two rows' lanes (row A at 0, B at {@link #LANES}). */
-    private static void fold2(int[] lanes, float dA, float dB, float[] acc) {
-        IntVector z = IntVector.fromArray(I, lanes, 0).blend(IntVector.fromArray(I, lanes, LANES), UPPER_HALF_I);
-        FloatVector d = FloatVector.broadcast(F, dA).blend(FloatVector.broadcast(F, dB), UPPER_HALF_F);
-        d.fma((FloatVector) z.convert(VectorOperators.I2F, 0), FloatVector.fromArray(F, acc, 0)).intoArray(acc, 0);
     }
 
     /**
@@ -152,5 +143,63 @@ final class Q6KInt16Kernel implements RowKernel {
                     .mul(sc.rearrange(h == 0 ? SCALES_01 : SCALES_11)));
         }
         acc.add(acc.rearrange(SWAP8)).sub(offsets).intoArray(lanes, lanesAt);
+    }
+
+    /**
+     * {@link #superBlock} of the super-blocks at blkA and blkB of two rows, sharing the activation's loads, folded
+     * at once: acc[k] += dA·laneA_k, acc[8 + k] += dB·laneB_k.
+     */
+    private static void superBlock2(MemorySegment w, long blkA, long blkB, short[] ys, int[] bsums, int at, float dA,
+                                    float dB, float[] acc) {
+        IntVector scA = (IntVector) ByteVector.fromMemorySegment(B16, w, blkA + 192, Simd.LE)
+                .convertShape(VectorOperators.B2I, I, 0);
+        IntVector scB = (IntVector) ByteVector.fromMemorySegment(B16, w, blkB + 192, Simd.LE)
+                .convertShape(VectorOperators.B2I, I, 0);
+        ShortVector qhA = ShortVector.fromMemorySegment(S, w, blkA + 128, Simd.LE);
+        ShortVector qhB = ShortVector.fromMemorySegment(S, w, blkB + 128, Simd.LE);
+        IntVector accA = IntVector.zero(I), accB = accA;
+        for (int h = 0; h < 2; h++) {
+            VectorShuffle<Short> half = h == 0 ? QH_HALF0 : QH_HALF1;
+            ShortVector qlA = ShortVector.fromMemorySegment(S, w, blkA + 64L * h, Simd.LE);
+            ShortVector qlB = ShortVector.fromMemorySegment(S, w, blkB + 64L * h, Simd.LE);
+            ShortVector hbA = qhA.rearrange(half).lanewise(VectorOperators.LSHR, QH_ALIGN);
+            ShortVector hbB = qhB.rearrange(half).lanewise(VectorOperators.LSHR, QH_ALIGN);
+            int a = at + 128 * h;
+            ShortVector y0 = ShortVector.fromArray(S, ys, a), y2 = ShortVector.fromArray(S, ys, a + 64);
+            ShortVector evenA = qlA.and(NIBBLE).or(hbA.lanewise(VectorOperators.LSHL, 4).and(HIGH_BITS)).mul(y0)
+                    .add(qlA.lanewise(VectorOperators.LSHR, 8).and(NIBBLE)
+                            .or(hbA.lanewise(VectorOperators.LSHR, 4).and(HIGH_BITS)).mul(y2));
+            ShortVector evenB = qlB.and(NIBBLE).or(hbB.lanewise(VectorOperators.LSHL, 4).and(HIGH_BITS)).mul(y0)
+                    .add(qlB.lanewise(VectorOperators.LSHR, 8).and(NIBBLE)
+                            .or(hbB.lanewise(VectorOperators.LSHR, 4).and(HIGH_BITS)).mul(y2));
+            ShortVector y1 = ShortVector.fromArray(S, ys, a + 32), y3 = ShortVector.fromArray(S, ys, a + 96);
+            ShortVector oddA = qlA.lanewise(VectorOperators.LSHR, 4).and(NIBBLE).or(hbA.and(HIGH_BITS)).mul(y1)
+                    .add(qlA.lanewise(VectorOperators.LSHR, 12)
+                            .or(hbA.lanewise(VectorOperators.LSHR, 8).and(HIGH_BITS)).mul(y3));
+            ShortVector oddB = qlB.lanewise(VectorOperators.LSHR, 4).and(NIBBLE).or(hbB.and(HIGH_BITS)).mul(y1)
+                    .add(qlB.lanewise(VectorOperators.LSHR, 12)
+                            .or(hbB.lanewise(VectorOperators.LSHR, 8).and(HIGH_BITS)).mul(y3));
+            VectorShuffle<Integer> evenScales = h == 0 ? SCALES_00 : SCALES_10, oddScales = h == 0 ? SCALES_01 : SCALES_11;
+            IntVector x = evenA.reinterpretAsInts();
+            accA = accA.add(x.lanewise(VectorOperators.LSHL, 16).add(x).lanewise(VectorOperators.ASHR, 16)
+                    .mul(scA.rearrange(evenScales)));
+            x = oddA.reinterpretAsInts();
+            accA = accA.add(x.lanewise(VectorOperators.LSHL, 16).add(x).lanewise(VectorOperators.ASHR, 16)
+                    .mul(scA.rearrange(oddScales)));
+            x = evenB.reinterpretAsInts();
+            accB = accB.add(x.lanewise(VectorOperators.LSHL, 16).add(x).lanewise(VectorOperators.ASHR, 16)
+                    .mul(scB.rearrange(evenScales)));
+            x = oddB.reinterpretAsInts();
+            accB = accB.add(x.lanewise(VectorOperators.LSHL, 16).add(x).lanewise(VectorOperators.ASHR, 16)
+                    .mul(scB.rearrange(oddScales)));
+        }
+        // lanes 0-7: ggml's lanes of row A, 8-15 of row B, each less its offset term
+        IntVector bs = IntVector.fromArray(I, bsums, at / 16);
+        IntVector tA = scA.mul(bs), tB = scB.mul(bs);
+        IntVector offsets = tA.add(tA.rearrange(SWAP1)).rearrange(EVENS_TWICE)
+                .blend(tB.add(tB.rearrange(SWAP1)).rearrange(EVENS_TWICE), UPPER_HALF_I).lanewise(VectorOperators.LSHL, 5);
+        IntVector z = accA.blend(accB, UPPER_HALF_I).add(accB.blend(accA, UPPER_HALF_I).rearrange(SWAP8)).sub(offsets);
+        FloatVector d = FloatVector.broadcast(F, dA).blend(FloatVector.broadcast(F, dB), UPPER_HALF_F);
+        d.fma((FloatVector) z.convert(VectorOperators.I2F, 0), FloatVector.fromArray(F, acc, 0)).intoArray(acc, 0);
     }
 }
