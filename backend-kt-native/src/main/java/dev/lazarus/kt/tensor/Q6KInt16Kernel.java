@@ -46,21 +46,21 @@ final class Q6KInt16Kernel implements RowKernel {
     private static final ShortVector QH_ALIGN = ShortVector.fromArray(S, new short[] {
             0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2}, 0);
     /** Int lane m of half h and plane parity p takes the scale of sub-block 8h + 4p + m / 4. */
-    private static final VectorShuffle<Integer> SCALES_00 = VectorShuffle.fromOp(I, i -> i >> 2);
-    private static final VectorShuffle<Integer> SCALES_01 = VectorShuffle.fromOp(I, i -> 4 + (i >> 2));
-    private static final VectorShuffle<Integer> SCALES_10 = VectorShuffle.fromOp(I, i -> 8 + (i >> 2));
-    private static final VectorShuffle<Integer> SCALES_11 = VectorShuffle.fromOp(I, i -> 12 + (i >> 2));
-    private static final VectorShuffle<Integer> SWAP1 = VectorShuffle.fromOp(I, i -> i ^ 1);
-    private static final VectorShuffle<Integer> SWAP8 = VectorShuffle.fromOp(I, i -> i ^ 8);
+    static final VectorShuffle<Integer> SCALES_00 = VectorShuffle.fromOp(I, i -> i >> 2);
+    static final VectorShuffle<Integer> SCALES_01 = VectorShuffle.fromOp(I, i -> 4 + (i >> 2));
+    static final VectorShuffle<Integer> SCALES_10 = VectorShuffle.fromOp(I, i -> 8 + (i >> 2));
+    static final VectorShuffle<Integer> SCALES_11 = VectorShuffle.fromOp(I, i -> 12 + (i >> 2));
+    static final VectorShuffle<Integer> SWAP1 = VectorShuffle.fromOp(I, i -> i ^ 1);
+    static final VectorShuffle<Integer> SWAP8 = VectorShuffle.fromOp(I, i -> i ^ 8);
     /** Lane k (and 8 + k) takes lane 2k: the offset term of ggml's lane k. */
-    private static final VectorShuffle<Integer> EVENS_TWICE = VectorShuffle.fromOp(I, i -> 2 * (i & 7));
-    private static final VectorMask<Integer> UPPER_HALF_I = VectorMask.fromLong(I, 0xFF00L);
-    private static final VectorMask<Float> UPPER_HALF_F = VectorMask.fromLong(F, 0xFF00L);
+    static final VectorShuffle<Integer> EVENS_TWICE = VectorShuffle.fromOp(I, i -> 2 * (i & 7));
+    static final VectorMask<Integer> UPPER_HALF_I = VectorMask.fromLong(I, 0xFF00L);
+    static final VectorMask<Float> UPPER_HALF_F = VectorMask.fromLong(F, 0xFF00L);
     private static final short NIBBLE = 0xF;
     private static final short HIGH_BITS = 0x30;
     private static final int BLOCK_BYTES = 210;
     /** Int lanes per row and super-block: ggml's lanes 0-7, then the same again. */
-    private static final int LANES = 16;
+    static final int LANES = 16;
 
     private Q6KInt16Kernel() {
     }
@@ -107,7 +107,7 @@ final class Q6KInt16Kernel implements RowKernel {
         Q6KKernel.INSTANCE.dotVectors4(w, o, xs, from, n, outs, row);
     }
 
-    private static float lanesSum(float[] acc, int at) {
+    static float lanesSum(float[] acc, int at) {
         return GgmlSums.hsum8(acc[at], acc[at + 1], acc[at + 2], acc[at + 3],
                 acc[at + 4], acc[at + 5], acc[at + 6], acc[at + 7]);
     }
@@ -119,8 +119,6 @@ final class Q6KInt16Kernel implements RowKernel {
     private static void superBlock(MemorySegment w, long blk, short[] ys, int[] bsums, int at, int[] lanes, int lanesAt) {
         IntVector sc = (IntVector) ByteVector.fromMemorySegment(B16, w, blk + 192, Simd.LE)
                 .convertShape(VectorOperators.B2I, I, 0);
-        IntVector terms = sc.mul(IntVector.fromArray(I, bsums, at / 16));
-        IntVector offsets = terms.add(terms.rearrange(SWAP1)).rearrange(EVENS_TWICE).lanewise(VectorOperators.LSHL, 5);
         ShortVector qh = ShortVector.fromMemorySegment(S, w, blk + 128, Simd.LE);
         IntVector acc = IntVector.zero(I);
         for (int h = 0; h < 2; h++) {
@@ -142,6 +140,8 @@ final class Q6KInt16Kernel implements RowKernel {
             acc = acc.add(x.lanewise(VectorOperators.LSHL, 16).add(x).lanewise(VectorOperators.ASHR, 16)
                     .mul(sc.rearrange(h == 0 ? SCALES_01 : SCALES_11)));
         }
+        IntVector terms = sc.mul(IntVector.fromArray(I, bsums, at / 16));
+        IntVector offsets = terms.add(terms.rearrange(SWAP1)).rearrange(EVENS_TWICE).lanewise(VectorOperators.LSHL, 5);
         acc.add(acc.rearrange(SWAP8)).sub(offsets).intoArray(lanes, lanesAt);
     }
 
