@@ -24,7 +24,7 @@ import java.util.function.ToDoubleFunction;
  *
  * <pre>
  * scripts/bench-engine.sh [--models q8_0,q4_k_m] [--threads 2] [--rounds 3] [--prompt 512] [--gen 128]
- *                         [--work /tmp/lazarus-bench] [--no-llama] [--experts none,mmap,ram,ram-copy,all (-f32 each)]
+ *                         [--work /tmp/lazarus-bench] [--no-llama] [--experts none,mmap,ram,ram-copy,all (-f32, -q6f32 each)]
  * </pre>
  * {@code --experts} runs one engine per expert tier (see {@link KtEngineBench}), alternated within each round.
  * Models are the synthetic {@code benchQwen3Moe} preset: {@code q8_0} written directly, {@code q4_k_m}

@@ -40,18 +40,21 @@ final class KtEngineBench implements AutoCloseable {
      * cheaper layout exists), {@code ram-copy} (copied as stored); {@code all}: as {@code ram}, and the dense
      * matrices repacked at load too ({@code lazarus.kt.repack-dense}). A suffix {@code -f32} (e.g. {@code mmap-f32},
      * {@code ram-f32}) makes the engine with Q4_K decode in f32 products instead of int16 ones
-     * ({@link WeightMatrices#INT16_PROPERTY} false), to measure one against the other.
+     * ({@link WeightMatrices#INT16_PROPERTY} false), to measure one against the other; {@code -q6f32} the same for
+     * Q6_K ({@link WeightMatrices#Q6K_INT16_PROPERTY} false).
      */
     KtEngineBench(Path model, int threads, int maxPrompt, String experts) {
         this.file = GgufFile.open(model);
         this.parallel = Parallel.ofThreads(threads);
-        boolean f32 = experts.endsWith("-f32");
+        boolean f32 = experts.endsWith("-f32"), q6f32 = experts.endsWith("-q6f32");
         Loaded loaded;
         System.setProperty(WeightMatrices.INT16_PROPERTY, String.valueOf(!f32));
+        System.setProperty(WeightMatrices.Q6K_INT16_PROPERTY, String.valueOf(!q6f32));
         try {
-            loaded = load(f32 ? experts.substring(0, experts.length() - 4) : experts);
+            loaded = load(experts.replaceFirst("-(q6)?f32$", ""));
         } finally {
             System.clearProperty(WeightMatrices.INT16_PROPERTY);
+            System.clearProperty(WeightMatrices.Q6K_INT16_PROPERTY);
         }
         this.placement = loaded.placement();
         this.vocab = loaded.model().vocabSize();

@@ -38,6 +38,12 @@ public final class Activation {
      * at {@code 128v + 32p + t}.
      */
     final short[] int16InPlace;
+    /**
+     * Q8_K: the quants once more as shorts in the order of ggml's Q6_K {@code ql} bytes read as shorts (see
+     * {@link Q6KInt16Kernel}): value {@code 128h + 32·(t / 16 + 2·(p mod 2)) + 2·(t mod 16) + p / 2} at
+     * {@code 128h + 32p + t}.
+     */
+    final short[] int16Q6K;
 
     private Activation(VecDotType type, int capacity) {
         if (capacity % type.blockSize() != 0) {
@@ -52,6 +58,7 @@ public final class Activation {
         this.byLane = new float[type == VecDotType.Q8_0 ? capacity : 0];
         this.int16 = new short[type == VecDotType.Q8_K ? capacity : 0];
         this.int16InPlace = new short[type == VecDotType.Q8_K ? capacity : 0];
+        this.int16Q6K = new short[type == VecDotType.Q8_K ? capacity : 0];
     }
 
     public static Activation allocate(VecDotType type, int capacity) {
@@ -182,6 +189,7 @@ public final class Activation {
             Arrays.fill(bsums, 16 * b, 16 * b + 16, 0);
             Arrays.fill(int16, o, o + 256, (short) 0);
             Arrays.fill(int16InPlace, o, o + 256, (short) 0);
+            Arrays.fill(int16Q6K, o, o + 256, (short) 0);
             return;
         }
         float iscale = -127f / max;
@@ -198,7 +206,7 @@ public final class Activation {
         int16Lanes(b);
     }
 
-    /** {@link #int16} and {@link #int16InPlace} of super-block b from its quants in {@link #values}. */
+    /** {@link #int16}, {@link #int16InPlace} and {@link #int16Q6K} of super-block b from its quants in {@link #values}. */
     private void int16Lanes(int b) {
         int o = 256 * b;
         for (int c = 0; c < 2; c++) {
@@ -207,6 +215,8 @@ public final class Activation {
                     int16[o + 32 * (4 * c + p) + t] = (short) values[o + 32 * (t & 7) + 16 * c + 4 * p + (t >> 3)];
                     int16InPlace[o + 128 * c + 32 * p + t] =
                             (short) values[o + 32 * (2 * (2 * c + (t >> 4)) + (p & 1)) + 2 * (t & 15) + (p >> 1)];
+                    int16Q6K[o + 128 * c + 32 * p + t] =
+                            (short) values[o + 128 * c + 32 * ((t >> 4) + 2 * (p & 1)) + 2 * (t & 15) + (p >> 1)];
                 }
             }
         }

@@ -37,9 +37,24 @@ final class TiledKQuantKernel implements RowKernel {
     private static final TiledKQuantKernel Q6_K = new TiledKQuantKernel(GgmlType.Q6_K);
 
     private final GgmlType type;
+    /** Q6_K in {@link Q6KPacked}'s layout: the byte offset of its headers; -1 for ggml's blocks. */
+    private final long packedHeaders;
+    /** Bytes between a row's super-blocks (their quants, for the packed layout). */
+    private final int stride;
 
     private TiledKQuantKernel(GgmlType type) {
+        this(type, -1, type.typeSize());
+    }
+
+    private TiledKQuantKernel(GgmlType type, long packedHeaders, int stride) {
         this.type = type;
+        this.packedHeaders = packedHeaders;
+        this.stride = stride;
+    }
+
+    /** The Q6_K tiled kernel on a {@link Q6KPacked} matrix (RAM-tier experts) whose headers start at {@code headers}. */
+    static TiledKQuantKernel q6kPacked(long headers) {
+        return new TiledKQuantKernel(GgmlType.Q6_K, headers, Q6KPacked.CODE_BYTES);
     }
 
     /** The tiled kernel of {@code type}, or null where llama.cpp has none this engine runs. */
@@ -57,7 +72,7 @@ final class TiledKQuantKernel implements RowKernel {
         float[] q = QUANTS.get();
         float acc = 0;
         for (int b = 0; b < n / 256; b++) {
-            long blk = o + (long) type.typeSize() * b;
+            long blk = o + (long) stride * b;
             decode(w, blk, q);
             acc = Math.fma(superBlock(w, blk, q, x, b), x.scales[b], acc);
         }
@@ -72,7 +87,7 @@ final class TiledKQuantKernel implements RowKernel {
         float[] q = QUANTS.get();
         float[] acc = new float[count];
         for (int b = 0; b < n / 256; b++) {
-            long blk = o + (long) type.typeSize() * b;
+            long blk = o + (long) stride * b;
             decode(w, blk, q);
             for (int i = 0; i < count; i++) {
                 acc[i] = Math.fma(superBlock(w, blk, q, xs[i], b), xs[i].scales[b], acc[i]);
@@ -85,6 +100,10 @@ final class TiledKQuantKernel implements RowKernel {
 
     /** The super-block's 256 quants as floats: Q4_K/Q5_K codes, Q6_K codes less 32. */
     private void decode(MemorySegment w, long blk, float[] q) {
+        if (packedHeaders >= 0) {
+            Q6KPacked.decodeCodes(w, blk, q);
+            return;
+        }
         if (type == GgmlType.Q6_K) {
             for (int h = 0; h < 2; h++) {
                 for (int g = 0; g < 4; g++) {
@@ -116,11 +135,13 @@ final class TiledKQuantKernel implements RowKernel {
      */
     private float superBlock(MemorySegment w, long blk, float[] q, Activation x, int b) {
         if (type == GgmlType.Q6_K) {
+            // the scales and d of ggml's block, or of the packed header (d stored as the f32 of ggml's f16)
+            long scales = packedHeaders < 0 ? blk + 192 : packedHeaders + blk / stride * Q6KPacked.HEADER_BYTES;
             int s1 = 0;
             for (int s = 0; s < 16; s++) {
-                s1 += Layouts.i8(w, blk + 192 + s) * exactDot(q, 16 * s, x.values, 256 * b + 16 * s, 16);
+                s1 += Layouts.i8(w, scales + s) * exactDot(q, 16 * s, x.values, 256 * b + 16 * s, 16);
             }
-            return f16(w, blk + 208) * (float) s1;
+            return (packedHeaders < 0 ? f16(w, blk + 208) : w.get(Layouts.F32, scales + 16)) * (float) s1;
         }
         long scales = blk + 4;
         int s1 = 0, s2 = 0;

@@ -20,6 +20,13 @@ public final class WeightMatrices {
      */
     public static final String INT16_PROPERTY = "lazarus.kt.q4k.int16";
 
+    /**
+     * {@code -Dlazarus.kt.q6k.int16=false}: Q6_K decode in f32 products ({@link Q6KKernel}) instead of int16 products
+     * ({@link Q6KInt16Kernel}), and RAM-tier Q6_K experts as plain copies instead of {@link Q6KPacked}; the same
+     * results bit for bit, kept to measure one against the other; read whenever a matrix is made.
+     */
+    public static final String Q6K_INT16_PROPERTY = "lazarus.kt.q6k.int16";
+
     private WeightMatrices() {
     }
 
@@ -59,13 +66,17 @@ public final class WeightMatrices {
     /**
      * A routed expert's matrix copied out of {@code data} into memory from {@code alloc} (the RAM tier), 64-byte
      * aligned: Q4_K that llama-server repacks (rows a multiple of 8) into {@link Q4KPacked}'s cheaper layout when
-     * {@code repack} (same results bit for bit; int16 products unless {@link #INT16_PROPERTY} is false), anything
-     * else as a plain copy of its bytes.
+     * {@code repack} (same results bit for bit; int16 products unless {@link #INT16_PROPERTY} is false), Q6_K into
+     * {@link Q6KPacked}'s when {@code repack} (unless {@link #Q6K_INT16_PROPERTY} is false), anything else as a plain
+     * copy of its bytes.
      */
     public static WeightMatrix copiedExpert(GgmlType type, MemorySegment data, int rows, int cols, boolean repack,
                                             SegmentAllocator alloc) {
         if (repack && packsQ4K(type, rows, cols)) {
             return packedQ4K(data, rows, cols, alloc, false, int16());
+        }
+        if (repack && packsQ6K(type)) {
+            return packedQ6K(data, rows, cols, alloc);
         }
         MemorySegment copy = alloc.allocate(data.byteSize(), 64);
         copy.copyFrom(data);
@@ -75,10 +86,13 @@ public final class WeightMatrices {
     /**
      * The bytes {@link #copiedExpert} allocates for a {@code rows × cols} matrix of {@code type} stored in
      * {@code storedBytes}: what the RAM tier holds (the packed Q4_K layout is 152 bytes per super-block, 5.6 % more
-     * than ggml's 144), so that its budget counts memory, not file bytes.
+     * than ggml's 144; the packed Q6_K one 276, 31 % more than 210), so that its budget counts memory, not file bytes.
      */
     public static long copiedExpertBytes(GgmlType type, long storedBytes, int rows, int cols, boolean repack) {
-        return repack && packsQ4K(type, rows, cols) ? Q4KPacked.bytes(rows, cols) : storedBytes;
+        if (repack && packsQ4K(type, rows, cols)) {
+            return Q4KPacked.bytes(rows, cols);
+        }
+        return repack && packsQ6K(type) ? Q6KPacked.bytes(rows, cols) : storedBytes;
     }
 
     /**
@@ -88,6 +102,27 @@ public final class WeightMatrices {
      */
     public static WeightMatrix repacked(GgmlType type, MemorySegment data, int rows, int cols, SegmentAllocator alloc) {
         return packsQ4K(type, rows, cols) ? packedQ4K(data, rows, cols, alloc, true, false) : of(type, data, rows, cols);
+    }
+
+    /** Q6_K experts are packed for {@link Q6KPackedKernel} (int16 products) unless {@link #Q6K_INT16_PROPERTY} is false. */
+    private static boolean packsQ6K(GgmlType type) {
+        return type == GgmlType.Q6_K && q6kInt16();
+    }
+
+    private static boolean q6kInt16() {
+        return Boolean.parseBoolean(System.getProperty(Q6K_INT16_PROPERTY, "true"));
+    }
+
+    /**
+     * A Q6_K matrix copied into {@link Q6KPacked}'s layout (same results bit for bit, 276 bytes per super-block); batches
+     * of {@link TiledKQuantKernel#MIN_BATCH} take llama-server's tiled order on it, as the in-place matrix does.
+     */
+    static WeightMatrix packedQ6K(MemorySegment data, int rows, int cols, SegmentAllocator alloc) {
+        MemorySegment packed = Q6KPacked.pack(data, rows, cols, alloc);
+        return new KernelMatrix(GgmlType.Q6_K, packed, rows, cols, (long) (cols / 256) * Q6KPacked.CODE_BYTES,
+                Q6KPacked.bytes(rows, cols), new Q6KPackedKernel(Q6KPacked.headers(rows, cols)), null,
+                TiledKQuantKernel.q6kPacked(Q6KPacked.headers(rows, cols)),
+                (seg, row, dst, at) -> Q6KPacked.dequantizeRow(seg, rows, cols, row, dst, at));
     }
 
     private static boolean packsQ4K(GgmlType type, int rows, int cols) {
@@ -168,7 +203,7 @@ public final class WeightMatrices {
             case Q4_0, Q4_1, Q5_0, Q5_1 -> LegacyVectorKernel.of(type); // Q4_0: only where llama-server does not repack
             case Q4_K -> Q45KKernel.Q4_K_IN_PLACE; // a matrix llama-server does not repack (rows not a multiple of 8)
             case Q5_K -> Q45KKernel.Q5_K;
-            case Q6_K -> Q6KKernel.INSTANCE;
+            case Q6_K -> q6kInt16() ? Q6KInt16Kernel.INSTANCE : Q6KKernel.INSTANCE;
             default -> throw new IllegalArgumentException("no kernel for weight type " + type);
         };
     }

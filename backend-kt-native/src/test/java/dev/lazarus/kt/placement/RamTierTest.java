@@ -20,8 +20,8 @@ import org.junit.jupiter.api.io.TempDir;
 /** The RAM tier is sized, budgeted and reported in the bytes its copies take, repacked ones included. */
 class RamTierTest {
 
-    /** ggml's Q4_K super-block against the packed one ({@code Q4KPacked}). */
-    static final long Q4K_BLOCK = 144, PACKED_BLOCK = 152;
+    /** ggml's Q4_K super-block against the packed one ({@code Q4KPacked}), and the packed Q6_K one ({@code Q6KPacked}). */
+    static final long Q4K_BLOCK = 144, PACKED_BLOCK = 152, PACKED_Q6K_BLOCK = 276;
 
     @TempDir
     Path dir;
@@ -45,7 +45,7 @@ class RamTierTest {
     void aPackedCopyIsSizedAsAllocatedAndLargerThanTheFilesBlocks() {
         ExpertWeights w = q4kmExpert();
         long packedQ4k = 256L * PACKED_BLOCK; // 256 rows of one super-block each
-        long expected = 2 * packedQ4k + w.down().bytes();
+        long expected = 2 * packedQ4k + 256L * PACKED_Q6K_BLOCK;
         assertThat(w.gate().bytes()).isEqualTo(256L * Q4K_BLOCK);
 
         RamTier tier = new RamTier(true);
@@ -63,6 +63,9 @@ class RamTierTest {
             placed.cpu().gate().matvec(x, copied, 0, 256);
             w.gate().matrix().matvec(x, inPlace, 0, 256);
             assertThat(copied).as("the packed copy computes the stored matrix").isEqualTo(inPlace);
+            placed.cpu().down().matvec(x, copied, 0, 256);
+            w.down().matrix().matvec(x, inPlace, 0, 256);
+            assertThat(copied).as("the packed Q6_K copy computes the stored matrix").isEqualTo(inPlace);
         } finally {
             placed.release();
         }

@@ -4,64 +4,132 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.lazarus.kt.gguf.GgmlCodec;
 import dev.lazarus.kt.gguf.GgmlType;
+import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
+import java.lang.foreign.SegmentAllocator;
+import java.util.Arrays;
 import java.util.Random;
+import java.util.stream.Stream;
 import org.junit.jupiter.params.ParameterizedTest;
-import org.junit.jupiter.params.provider.ValueSource;
+import org.junit.jupiter.params.provider.Arguments;
+import org.junit.jupiter.params.provider.EnumSource;
+import org.junit.jupiter.params.provider.MethodSource;
 
 /**
- * The vectorized Q6_K kernel against ggml's vec_dot_q6_K_q8_K order stated one value at a time
- * ({@link GgmlKQuantKernels#q6k}): equal bit for bit, on encoded weights and on raw random blocks (scales
- * of -128 and the extreme quants included, where a lane's integer sum passes 2^24).
+ * The vectorized Q6_K kernels (f32 and int16 products on ggml's blocks, int16 on the RAM tier's {@link Q6KPacked})
+ * against ggml's vec_dot_q6_K_q8_K order stated one value at a time ({@link GgmlKQuantKernels#q6k}): equal bit for
+ * bit through every {@link RowKernel} entry point, on encoded
+ * weights, on raw random blocks, and on extreme blocks (every code 0 or 63, scales -128 or 127, every activation
+ * quant -128 or 127 with one sign per super-block) where a lane's integer sum passes 2^24 and the int16 kernel's
+ * short sums reach their bound of ±32256.
  */
 class Q6KKernelTest {
 
-    @ParameterizedTest
-    @ValueSource(booleans = {false, true})
-    void vectorFormRoundsExactlyAsGgmlOrder(boolean rawBlocks) {
+    enum Data { ENCODED, RAW, EXTREME }
+
+    static Stream<Arguments> cases() {
+        return Stream.of("f32", "int16", "packed")
+                .flatMap(kernel -> Arrays.stream(Data.values()).map(data -> Arguments.of(kernel, data)));
+    }
+
+    @ParameterizedTest(name = "{0} {1}")
+    @MethodSource("cases")
+    void vectorFormRoundsExactlyAsGgmlOrder(String kernelName, Data data) {
         long seed = System.nanoTime();
         Random rnd = new Random(seed);
         int rows = 1 + rnd.nextInt(9);
         int cols = 256 * (1 + rnd.nextInt(4));
-        byte[] bytes;
-        if (rawBlocks) {
-            bytes = new byte[(int) GgmlType.Q6_K.bytesFor((long) rows * cols)];
-            rnd.nextBytes(bytes);
-            MemorySegment s = MemorySegment.ofArray(bytes);
-            for (long blk = 0; blk < bytes.length; blk += 210) {
-                if (rnd.nextInt(4) == 0) { // extreme quants (0 or 63) and scales of -128 throughout
-                    java.util.Arrays.fill(bytes, (int) blk, (int) blk + 192, (byte) (rnd.nextBoolean() ? 0 : -1));
-                    java.util.Arrays.fill(bytes, (int) blk + 192, (int) blk + 208, (byte) -128);
-                }
-                s.set(Layouts.I16, blk + 208, Float.floatToFloat16((float) (rnd.nextGaussian() * 0.01)));
-            }
-        } else {
-            bytes = GgmlCodec.encode(GgmlType.Q6_K, KernelEquivalenceTest.gaussian(rnd, rows * cols));
+        MemorySegment w = MemorySegment.ofArray(weights(data, rnd, rows, cols));
+        String what = "seed=%dL %s".formatted(seed, data);
+        if (kernelName.equals("packed")) {
+            // the packed rows against the reference on the ggml blocks they came from: row r's codes at r·256·nb
+            MemorySegment packed = Q6KPacked.pack(w, rows, cols, Arena.ofAuto());
+            RowKernel reference = (seg, offset, x, n) -> GgmlKQuantKernels.q6k(w, offset / 256 * 210, x, n);
+            RowKernelContract.assertBitIdentical(new Q6KPackedKernel(Q6KPacked.headers(rows, cols)), reference, packed,
+                    (cols / 256) * Q6KPacked.CODE_BYTES, rows, cols, () -> activation(data, rnd, cols), what);
+            return;
         }
-        MemorySegment w = MemorySegment.ofArray(bytes);
-        for (int r = 0; r < rows; r++) {
-            long offset = r * GgmlType.Q6_K.bytesFor(cols);
-            Activation x = Activation.allocate(VecDotType.Q8_K, cols).set(KernelEquivalenceTest.gaussian(rnd, cols));
-            assertThat(Q6KKernel.INSTANCE.dot(w, offset, x, cols)).as("seed=%dL row %d of %d×%d", seed, r, rows, cols)
-                    .isEqualTo(GgmlKQuantKernels.q6k(w, offset, x, cols));
-            float[] range = new float[rows];
-            long rowBytes = GgmlType.Q6_K.bytesFor(cols);
-            Q6KKernel.INSTANCE.dotRows(w, rowBytes, x, cols, range, r, rows);
-            for (int q = r; q < rows; q++) {
-                assertThat(range[q]).as("seed=%dL rows %d..%d, row %d", seed, r, rows, q)
-                        .isEqualTo(GgmlKQuantKernels.q6k(w, q * rowBytes, x, cols));
+        RowKernel kernel = kernelName.equals("int16") ? Q6KInt16Kernel.INSTANCE : Q6KKernel.INSTANCE;
+        RowKernelContract.assertBitIdentical(kernel, GgmlKQuantKernels::q6k, w, GgmlType.Q6_K.bytesFor(cols), rows,
+                cols, () -> activation(data, rnd, cols), what);
+    }
+
+    /**
+     * The RAM tier's packed matrix ({@link WeightMatrices#copiedExpert}): the budgeted size, every row of a range and
+     * a prefill batch as the in-place matrix computes them, and rows that dequantize as ggml's blocks do.
+     */
+    @ParameterizedTest
+    @EnumSource(Data.class)
+    void ramTierPacksQ6KExactly(Data data) {
+        long seed = System.nanoTime();
+        Random rnd = new Random(seed);
+        int rows = 1 + rnd.nextInt(9);
+        int cols = 256 * (1 + rnd.nextInt(4));
+        MemorySegment w = MemorySegment.ofArray(weights(data, rnd, rows, cols));
+        String where = "seed=%dL %s %d×%d".formatted(seed, data, rows, cols);
+        try (Arena arena = Arena.ofConfined()) {
+            long[] allocated = {0};
+            SegmentAllocator counting = (size, alignment) -> {
+                allocated[0] += size;
+                return arena.allocate(size, alignment);
+            };
+            WeightMatrix packed = WeightMatrices.copiedExpert(GgmlType.Q6_K, w, rows, cols, true, counting);
+            WeightMatrix inPlace = WeightMatrices.expert(GgmlType.Q6_K, w, rows, cols);
+            assertThat(allocated[0]).as(where + " bytes held")
+                    .isEqualTo(WeightMatrices.copiedExpertBytes(GgmlType.Q6_K, w.byteSize(), rows, cols, true))
+                    .isEqualTo((long) rows * (cols / 256) * 276);
+            Activation[] xs = new Activation[2 * RowKernel.GROUP + 1];
+            for (int i = 0; i < xs.length; i++) {
+                xs[i] = activation(data, rnd, cols);
             }
-            Activation[] four = new Activation[RowKernel.GROUP + 1];
-            four[0] = x;
-            for (int i = 1; i < four.length; i++) {
-                four[i] = Activation.allocate(VecDotType.Q8_K, cols).set(KernelEquivalenceTest.gaussian(rnd, cols));
+            int start = rnd.nextInt(rows);
+            float[] out = new float[rows], expected = new float[rows];
+            packed.matvec(xs[0], out, start, rows);
+            inPlace.matvec(xs[0], expected, start, rows);
+            assertThat(out).as(where + " rows from " + start).isEqualTo(expected);
+            float[][] outs = new float[xs.length][rows], reference = new float[xs.length][rows];
+            packed.matmul(xs, outs, 0, rows);
+            inPlace.matmul(xs, reference, 0, rows);
+            for (int i = 0; i < xs.length; i++) {
+                assertThat(outs[i]).as(where + " batch vector " + i).isEqualTo(reference[i]);
             }
-            float[][] outs = new float[four.length][rows];
-            Q6KKernel.INSTANCE.dotVectors4(w, offset, four, 1, cols, outs, r);
-            for (int i = 1; i < four.length; i++) {
-                assertThat(outs[i][r]).as("seed=%dL row %d of %d×%d, four activations, activation %d", seed, r, rows, cols, i)
-                        .isEqualTo(GgmlKQuantKernels.q6k(w, offset, four[i], cols));
+            float[] row = new float[cols], decoded = new float[cols];
+            for (int r = 0; r < rows; r++) {
+                packed.dequantizeRow(r, row, 0);
+                inPlace.dequantizeRow(r, decoded, 0);
+                assertThat(row).as(where + " dequantized row " + r).isEqualTo(decoded);
             }
         }
+    }
+
+    private static byte[] weights(Data data, Random rnd, int rows, int cols) {
+        if (data == Data.ENCODED) {
+            return GgmlCodec.encode(GgmlType.Q6_K, KernelEquivalenceTest.gaussian(rnd, rows * cols));
+        }
+        byte[] bytes = new byte[(int) GgmlType.Q6_K.bytesFor((long) rows * cols)];
+        rnd.nextBytes(bytes);
+        MemorySegment s = MemorySegment.ofArray(bytes);
+        for (int blk = 0; blk < bytes.length; blk += 210) {
+            if (data == Data.EXTREME) {
+                Arrays.fill(bytes, blk, blk + 192, (byte) (rnd.nextBoolean() ? 0 : -1));
+                Arrays.fill(bytes, blk + 192, blk + 208, (byte) (rnd.nextBoolean() ? -128 : 127));
+            }
+            s.set(Layouts.I16, blk + 208, Float.floatToFloat16((float) (rnd.nextGaussian() * 0.01)));
+        }
+        return bytes;
+    }
+
+    /** Extreme: raw quants, every one -128 (which quantizing never gives) or 127, one per super-block. */
+    private static Activation activation(Data data, Random rnd, int cols) {
+        if (data != Data.EXTREME) {
+            return Activation.allocate(VecDotType.Q8_K, cols).set(KernelEquivalenceTest.gaussian(rnd, cols));
+        }
+        byte[] quants = new byte[cols];
+        float[] scales = new float[cols / 256];
+        for (int b = 0; b < scales.length; b++) {
+            Arrays.fill(quants, 256 * b, 256 * b + 256, (byte) (rnd.nextBoolean() ? -128 : 127));
+            scales[b] = (float) Math.abs(rnd.nextGaussian()) * 0.01f;
+        }
+        return Activation.ofQ8K(quants, scales);
     }
 }

@@ -28,7 +28,8 @@ import org.openjdk.jmh.annotations.TearDown;
  * add {@code -p impl=scalar} for the reference kernels. Q4_K and Q4_0 with rows a multiple of 8 run the repacked
  * kernels llama-server's order asks for; {@code -p rows=2047} measures the in-place ones instead;
  * {@code -p type=Q4_K -p impl=vector,vector-f32,ram,ram-f32} Q4_K in place and in the RAM tier's packed layout,
- * decode in int16 or (-f32) f32 products ({@code WeightMatrices.INT16_PROPERTY}).
+ * decode in int16 or (-f32) f32 products ({@code WeightMatrices.INT16_PROPERTY}); the same for Q6_K
+ * ({@code WeightMatrices.Q6K_INT16_PROPERTY}; {@code ram-f32} is then a plain copy).
  */
 @State(Scope.Benchmark)
 @BenchmarkMode(Mode.AverageTime)
@@ -67,8 +68,9 @@ public class KernelBenchmark {
         // off-heap and page-aligned, like a mapped GGUF tensor
         MemorySegment data = arena.allocate(bytes.length, 4096);
         MemorySegment.copy(MemorySegment.ofArray(bytes), 0, data, 0, bytes.length);
-        // "-f32": Q4_K decode in f32 products instead of int16 ones (WeightMatrices.INT16_PROPERTY false)
+        // "-f32": Q4_K and Q6_K decode in f32 products instead of int16 ones (WeightMatrices.INT16_PROPERTY false)
         System.setProperty(WeightMatrices.INT16_PROPERTY, String.valueOf(!impl.endsWith("-f32")));
+        System.setProperty(WeightMatrices.Q6K_INT16_PROPERTY, String.valueOf(!impl.endsWith("-f32")));
         try {
             matrix = switch (impl.replace("-f32", "")) {
                 case "scalar" -> WeightMatrices.scalar(type, data, rows, cols);
@@ -77,6 +79,7 @@ public class KernelBenchmark {
             };
         } finally {
             System.clearProperty(WeightMatrices.INT16_PROPERTY);
+            System.clearProperty(WeightMatrices.Q6K_INT16_PROPERTY);
         }
         x = new float[cols];
         batch = new float[8][cols];

@@ -1,0 +1,207 @@
+package dev.lazarus.kt.tensor;
+
+import java.lang.foreign.MemorySegment;
+import jdk.incubator.vector.ByteVector;
+import jdk.incubator.vector.FloatVector;
+import jdk.incubator.vector.IntVector;
+import jdk.incubator.vector.ShortVector;
+import jdk.incubator.vector.VectorMask;
+import jdk.incubator.vector.VectorOperators;
+import jdk.incubator.vector.VectorShuffle;
+import jdk.incubator.vector.VectorSpecies;
+
+/**
+ * Q6_K rows in llama-server's {@code vec_dot_q6_K_q8_K} order ({@link GgmlKQuantKernels#q6k}) with 16-bit integer
+ * products, on ggml's own blocks (dense matrices, memory-mapped experts; the RAM tier's packed copies take
+ * {@link Q6KPackedKernel}, which shares this class's lane order and constants): bit for bit the results of
+ * {@link Q6KKernel}, since everything up to ggml's eight integer lanes per super-block is exact.
+ *
+ * <p>The unsigned 6-bit code times an int8 quant fits in 16 bits ({@code |q·y| ≤ 63·128 = 8064}) and four such
+ * products still do ({@code ≤ 32256}). A half super-block's 64 {@code ql} bytes read as 32 shorts: nibble p of short
+ * t is the low bits of value {@code e = 2·(t mod 16) + p / 2} of the 32-value group {@code g = t / 16 + 2·(p mod 2)}
+ * (its {@code qh} bits: bits {@code 2g} of byte e of the half's 32 {@code qh} bytes, which the same 16 shorts hold
+ * for both halves of the vector once their copy in the upper lanes is shifted right by 2). So planes p and p + 2
+ * give every lane the same group and 16-value sub-block: their products are added in shorts (two per lane), the
+ * neighbouring lanes summed into int lanes ({@code ((x << 16) + x) >> 16}: lane m holds values 4k..4k+3, k = m mod 8,
+ * of one sub-block: exactly a piece of ggml's lane k), multiplied by the sub-block scale and accumulated. The -32
+ * offset comes off through the activation's 16-value sums as in ggml; the float steps are ggml's:
+ * {@code fma(d_y·d_w, (float) lane, acc)} per super-block and lane, then {@link GgmlSums#hsum8}. The activation comes
+ * in {@link Activation#int16Q6K}, the quants in this order.
+ *
+ * <p>Written for C2 as {@link Q6KKernel} is: one method per super-block, no vector crosses a call (a single row's
+ * integer lanes go through a small int array to the float fold), scratch allocated once per row range. Decode takes
+ * rows in pairs: the activation's loads shared, one conversion and fma for both rows' lanes. Four activations
+ * (prefill) keep {@link Q6KKernel}'s f32 form.
+ */
+final class Q6KInt16Kernel implements RowKernel {
+
+    static final Q6KInt16Kernel INSTANCE = new Q6KInt16Kernel();
+
+    private static final VectorSpecies<Short> S = ShortVector.SPECIES_512;
+    private static final VectorSpecies<Integer> I = IntVector.SPECIES_512;
+    private static final VectorSpecies<Float> F = FloatVector.SPECIES_512;
+    private static final VectorSpecies<Byte> B16 = ByteVector.SPECIES_128;
+    /** The 16 {@code qh} shorts of the first, resp. second half super-block, in both halves of a vector. */
+    private static final VectorShuffle<Short> QH_HALF0 = VectorShuffle.fromOp(S, i -> i & 15);
+    private static final VectorShuffle<Short> QH_HALF1 = VectorShuffle.fromOp(S, i -> 16 + (i & 15));
+    /** Upper lanes (groups 1 and 3) shifted right by 2, so that every lane's bits sit where the lower lanes' do. */
+    private static final ShortVector QH_ALIGN = ShortVector.fromArray(S, new short[] {
+            0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2}, 0);
+    /** Int lane m of half h and plane parity p takes the scale of sub-block 8h + 4p + m / 4. */
+    static final VectorShuffle<Integer> SCALES_00 = VectorShuffle.fromOp(I, i -> i >> 2);
+    static final VectorShuffle<Integer> SCALES_01 = VectorShuffle.fromOp(I, i -> 4 + (i >> 2));
+    static final VectorShuffle<Integer> SCALES_10 = VectorShuffle.fromOp(I, i -> 8 + (i >> 2));
+    static final VectorShuffle<Integer> SCALES_11 = VectorShuffle.fromOp(I, i -> 12 + (i >> 2));
+    static final VectorShuffle<Integer> SWAP1 = VectorShuffle.fromOp(I, i -> i ^ 1);
+    static final VectorShuffle<Integer> SWAP8 = VectorShuffle.fromOp(I, i -> i ^ 8);
+    /** Lane k (and 8 + k) takes lane 2k: the offset term of ggml's lane k. */
+    static final VectorShuffle<Integer> EVENS_TWICE = VectorShuffle.fromOp(I, i -> 2 * (i & 7));
+    static final VectorMask<Integer> UPPER_HALF_I = VectorMask.fromLong(I, 0xFF00L);
+    static final VectorMask<Float> UPPER_HALF_F = VectorMask.fromLong(F, 0xFF00L);
+    private static final short NIBBLE = 0xF;
+    private static final short HIGH_BITS = 0x30;
+    private static final int BLOCK_BYTES = 210;
+    /** Int lanes per row and super-block: ggml's lanes 0-7, then the same again. */
+    static final int LANES = 16;
+
+    private Q6KInt16Kernel() {
+    }
+
+    @Override
+    public float dot(MemorySegment w, long o, Activation x, int n) {
+        int[] lanes = new int[LANES];
+        float[] acc = new float[LANES];
+        for (int b = 0; b < n / 256; b++) {
+            long blk = o + BLOCK_BYTES * b;
+            superBlock(w, blk, x.int16Q6K, x.bsums, 256 * b, lanes, 0);
+            float d = x.scales[b] * Layouts.f16(w, blk + 208);
+            FloatVector.broadcast(F, d).fma((FloatVector) IntVector.fromArray(I, lanes, 0).convert(VectorOperators.I2F, 0),
+                    FloatVector.fromArray(F, acc, 0)).intoArray(acc, 0);
+        }
+        return lanesSum(acc, 0);
+    }
+
+    /** Rows in pairs ({@link #superBlock2}), with one scratch for the whole range. */
+    @Override
+    public void dotRows(MemorySegment w, long rowBytes, Activation x, int n, float[] out, int rowStart, int rowEnd) {
+        float[] acc = new float[LANES];
+        int r = rowStart;
+        for (; r + 1 < rowEnd; r += 2) {
+            java.util.Arrays.fill(acc, 0f);
+            long o = r * rowBytes;
+            for (int b = 0; b < n / 256; b++) {
+                long blkA = o + BLOCK_BYTES * b, blkB = blkA + rowBytes;
+                float dy = x.scales[b];
+                superBlock2(w, blkA, blkB, x.int16Q6K, x.bsums, 256 * b,
+                        dy * Layouts.f16(w, blkA + 208), dy * Layouts.f16(w, blkB + 208), acc);
+            }
+            out[r] = lanesSum(acc, 0);
+            out[r + 1] = lanesSum(acc, 8);
+        }
+        if (r < rowEnd) {
+            out[r] = dot(w, r * rowBytes, x, n);
+        }
+    }
+
+    /** Four activations: the f32 form, which assembles each code once for all four. */
+    @Override
+    public void dotVectors4(MemorySegment w, long o, Activation[] xs, int from, int n, float[][] outs, int row) {
+        Q6KKernel.INSTANCE.dotVectors4(w, o, xs, from, n, outs, row);
+    }
+
+    static float lanesSum(float[] acc, int at) {
+        return GgmlSums.hsum8(acc[at], acc[at + 1], acc[at + 2], acc[at + 3],
+                acc[at + 4], acc[at + 5], acc[at + 6], acc[at + 7]);
+    }
+
+    /**
+     * lanes[at + k] (and lanes[at + 8 + k]) = ggml's integer lane k of the super-block at blk: Σ scale·q·y over
+     * values 4k..4k+3 of its eight groups less {@code 32·(scale_2k·bsum_2k + scale_2k+1·bsum_2k+1)}.
+     */
+    private static void superBlock(MemorySegment w, long blk, short[] ys, int[] bsums, int at, int[] lanes, int lanesAt) {
+        IntVector sc = (IntVector) ByteVector.fromMemorySegment(B16, w, blk + 192, Simd.LE)
+                .convertShape(VectorOperators.B2I, I, 0);
+        ShortVector qh = ShortVector.fromMemorySegment(S, w, blk + 128, Simd.LE);
+        IntVector acc = IntVector.zero(I);
+        for (int h = 0; h < 2; h++) {
+            ShortVector ql = ShortVector.fromMemorySegment(S, w, blk + 64L * h, Simd.LE);
+            ShortVector hb = qh.rearrange(h == 0 ? QH_HALF0 : QH_HALF1).lanewise(VectorOperators.LSHR, QH_ALIGN);
+            int a = at + 128 * h;
+            // planes 0 and 2: groups 0 | 1 (lower | upper lanes); planes 1 and 3: groups 2 | 3
+            ShortVector q0 = ql.and(NIBBLE).or(hb.lanewise(VectorOperators.LSHL, 4).and(HIGH_BITS));
+            ShortVector q2 = ql.lanewise(VectorOperators.LSHR, 8).and(NIBBLE)
+                    .or(hb.lanewise(VectorOperators.LSHR, 4).and(HIGH_BITS));
+            ShortVector even = q0.mul(ShortVector.fromArray(S, ys, a)).add(q2.mul(ShortVector.fromArray(S, ys, a + 64)));
+            ShortVector q1 = ql.lanewise(VectorOperators.LSHR, 4).and(NIBBLE).or(hb.and(HIGH_BITS));
+            ShortVector q3 = ql.lanewise(VectorOperators.LSHR, 12).or(hb.lanewise(VectorOperators.LSHR, 8).and(HIGH_BITS));
+            ShortVector odd = q1.mul(ShortVector.fromArray(S, ys, a + 32)).add(q3.mul(ShortVector.fromArray(S, ys, a + 96)));
+            IntVector x = even.reinterpretAsInts();
+            acc = acc.add(x.lanewise(VectorOperators.LSHL, 16).add(x).lanewise(VectorOperators.ASHR, 16)
+                    .mul(sc.rearrange(h == 0 ? SCALES_00 : SCALES_10)));
+            x = odd.reinterpretAsInts();
+            acc = acc.add(x.lanewise(VectorOperators.LSHL, 16).add(x).lanewise(VectorOperators.ASHR, 16)
+                    .mul(sc.rearrange(h == 0 ? SCALES_01 : SCALES_11)));
+        }
+        IntVector terms = sc.mul(IntVector.fromArray(I, bsums, at / 16));
+        IntVector offsets = terms.add(terms.rearrange(SWAP1)).rearrange(EVENS_TWICE).lanewise(VectorOperators.LSHL, 5);
+        acc.add(acc.rearrange(SWAP8)).sub(offsets).intoArray(lanes, lanesAt);
+    }
+
+    /**
+     * {@link #superBlock} of the super-blocks at blkA and blkB of two rows, sharing the activation's loads, folded
+     * at once: acc[k] += dA·laneA_k, acc[8 + k] += dB·laneB_k.
+     */
+    private static void superBlock2(MemorySegment w, long blkA, long blkB, short[] ys, int[] bsums, int at, float dA,
+                                    float dB, float[] acc) {
+        IntVector scA = (IntVector) ByteVector.fromMemorySegment(B16, w, blkA + 192, Simd.LE)
+                .convertShape(VectorOperators.B2I, I, 0);
+        IntVector scB = (IntVector) ByteVector.fromMemorySegment(B16, w, blkB + 192, Simd.LE)
+                .convertShape(VectorOperators.B2I, I, 0);
+        ShortVector qhA = ShortVector.fromMemorySegment(S, w, blkA + 128, Simd.LE);
+        ShortVector qhB = ShortVector.fromMemorySegment(S, w, blkB + 128, Simd.LE);
+        IntVector accA = IntVector.zero(I), accB = accA;
+        for (int h = 0; h < 2; h++) {
+            VectorShuffle<Short> half = h == 0 ? QH_HALF0 : QH_HALF1;
+            ShortVector qlA = ShortVector.fromMemorySegment(S, w, blkA + 64L * h, Simd.LE);
+            ShortVector qlB = ShortVector.fromMemorySegment(S, w, blkB + 64L * h, Simd.LE);
+            ShortVector hbA = qhA.rearrange(half).lanewise(VectorOperators.LSHR, QH_ALIGN);
+            ShortVector hbB = qhB.rearrange(half).lanewise(VectorOperators.LSHR, QH_ALIGN);
+            int a = at + 128 * h;
+            ShortVector y0 = ShortVector.fromArray(S, ys, a), y2 = ShortVector.fromArray(S, ys, a + 64);
+            ShortVector evenA = qlA.and(NIBBLE).or(hbA.lanewise(VectorOperators.LSHL, 4).and(HIGH_BITS)).mul(y0)
+                    .add(qlA.lanewise(VectorOperators.LSHR, 8).and(NIBBLE)
+                            .or(hbA.lanewise(VectorOperators.LSHR, 4).and(HIGH_BITS)).mul(y2));
+            ShortVector evenB = qlB.and(NIBBLE).or(hbB.lanewise(VectorOperators.LSHL, 4).and(HIGH_BITS)).mul(y0)
+                    .add(qlB.lanewise(VectorOperators.LSHR, 8).and(NIBBLE)
+                            .or(hbB.lanewise(VectorOperators.LSHR, 4).and(HIGH_BITS)).mul(y2));
+            ShortVector y1 = ShortVector.fromArray(S, ys, a + 32), y3 = ShortVector.fromArray(S, ys, a + 96);
+            ShortVector oddA = qlA.lanewise(VectorOperators.LSHR, 4).and(NIBBLE).or(hbA.and(HIGH_BITS)).mul(y1)
+                    .add(qlA.lanewise(VectorOperators.LSHR, 12)
+                            .or(hbA.lanewise(VectorOperators.LSHR, 8).and(HIGH_BITS)).mul(y3));
+            ShortVector oddB = qlB.lanewise(VectorOperators.LSHR, 4).and(NIBBLE).or(hbB.and(HIGH_BITS)).mul(y1)
+                    .add(qlB.lanewise(VectorOperators.LSHR, 12)
+                            .or(hbB.lanewise(VectorOperators.LSHR, 8).and(HIGH_BITS)).mul(y3));
+            VectorShuffle<Integer> evenScales = h == 0 ? SCALES_00 : SCALES_10, oddScales = h == 0 ? SCALES_01 : SCALES_11;
+            IntVector x = evenA.reinterpretAsInts();
+            accA = accA.add(x.lanewise(VectorOperators.LSHL, 16).add(x).lanewise(VectorOperators.ASHR, 16)
+                    .mul(scA.rearrange(evenScales)));
+            x = oddA.reinterpretAsInts();
+            accA = accA.add(x.lanewise(VectorOperators.LSHL, 16).add(x).lanewise(VectorOperators.ASHR, 16)
+                    .mul(scA.rearrange(oddScales)));
+            x = evenB.reinterpretAsInts();
+            accB = accB.add(x.lanewise(VectorOperators.LSHL, 16).add(x).lanewise(VectorOperators.ASHR, 16)
+                    .mul(scB.rearrange(evenScales)));
+            x = oddB.reinterpretAsInts();
+            accB = accB.add(x.lanewise(VectorOperators.LSHL, 16).add(x).lanewise(VectorOperators.ASHR, 16)
+                    .mul(scB.rearrange(oddScales)));
+        }
+        // lanes 0-7: ggml's lanes of row A, 8-15 of row B, each less its offset term
+        IntVector bs = IntVector.fromArray(I, bsums, at / 16);
+        IntVector tA = scA.mul(bs), tB = scB.mul(bs);
+        IntVector offsets = tA.add(tA.rearrange(SWAP1)).rearrange(EVENS_TWICE)
+                .blend(tB.add(tB.rearrange(SWAP1)).rearrange(EVENS_TWICE), UPPER_HALF_I).lanewise(VectorOperators.LSHL, 5);
+        IntVector z = accA.blend(accB, UPPER_HALF_I).add(accB.blend(accA, UPPER_HALF_I).rearrange(SWAP8)).sub(offsets);
+        FloatVector d = FloatVector.broadcast(F, dA).blend(FloatVector.broadcast(F, dB), UPPER_HALF_F);
+        d.fma((FloatVector) z.convert(VectorOperators.I2F, 0), FloatVector.fromArray(F, acc, 0)).intoArray(acc, 0);
+    }
+}

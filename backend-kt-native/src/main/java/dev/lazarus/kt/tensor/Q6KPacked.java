@@ -1,0 +1,118 @@
+package dev.lazarus.kt.tensor;
+
+import dev.lazarus.kt.gguf.GgmlCodec;
+import dev.lazarus.kt.gguf.GgmlType;
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.SegmentAllocator;
+import java.lang.foreign.ValueLayout;
+
+/**
+ * A Q6_K matrix repacked once (the RAM tier) with each 6-bit code in a byte of its own, so that
+ * {@link Q6KPackedKernel} widens 32 codes with one load where ggml's block needs two loads, a permute and about
+ * nine shifts, masks and ors per 32; the numbers, and so every result, are those of ggml's block:
+ *
+ * <ul>
+ *   <li><b>codes</b> first, 256 bytes per 256-value super-block (super-block g = row · blocksPerRow + b at
+ *       {@code 256·g}), in the order of {@link Activation#int16Q6K}: byte {@code 128h + 32p + t} holds value
+ *       {@code 128h + 32·(t / 16 + 2·(p mod 2)) + 2·(t mod 16) + p / 2} (the code ggml's in-place kernel
+ *       assembles for lane t of nibble plane p of half h, see {@link Q6KInt16Kernel}). With the matrix 64-byte
+ *       aligned, every 32-byte run is;</li>
+ *   <li><b>headers</b> after all codes, 20 bytes per super-block: the sixteen int8 scales as stored, then
+ *       {@code d} as f32 (converted from f16, exactly).</li>
+ * </ul>
+ *
+ * <p>276 bytes per super-block against ggml's 210 (31 % more): the RAM tier's budget counts them
+ * ({@link WeightMatrices#copiedExpertBytes}).
+ */
+final class Q6KPacked {
+
+    static final int CODE_BYTES = 256;
+    static final int HEADER_BYTES = 20;
+    private static final int BLOCK_BYTES = 210;
+    /** Value index (in ggml's super-block) of each code byte. */
+    private static final int[] VALUE_AT = new int[CODE_BYTES];
+
+    static {
+        for (int h = 0; h < 2; h++) {
+            for (int p = 0; p < 4; p++) {
+                for (int t = 0; t < 32; t++) {
+                    VALUE_AT[128 * h + 32 * p + t] = 128 * h + 32 * ((t >> 4) + 2 * (p & 1)) + 2 * (t & 15) + (p >> 1);
+                }
+            }
+        }
+    }
+
+    private Q6KPacked() {
+    }
+
+    /** Bytes of a packed {@code rows × cols} matrix. */
+    static long bytes(int rows, int cols) {
+        return (long) rows * (cols / 256) * (CODE_BYTES + HEADER_BYTES);
+    }
+
+    /** Byte offset of the headers in a packed {@code rows × cols} matrix. */
+    static long headers(int rows, int cols) {
+        return (long) rows * (cols / 256) * CODE_BYTES;
+    }
+
+    /** {@code src} (ggml's Q6_K blocks, rows × cols) packed into a new 64-byte aligned segment. */
+    static MemorySegment pack(MemorySegment src, int rows, int cols, SegmentAllocator alloc) {
+        long blocks = (long) rows * (cols / 256);
+        MemorySegment dst = alloc.allocate(bytes(rows, cols), 64);
+        long headers = headers(rows, cols);
+        byte[] codes = new byte[CODE_BYTES];
+        for (long g = 0; g < blocks; g++) {
+            long blk = BLOCK_BYTES * g;
+            for (int i = 0; i < CODE_BYTES; i++) {
+                codes[i] = (byte) code(src, blk, VALUE_AT[i]);
+            }
+            MemorySegment.copy(codes, 0, dst, ValueLayout.JAVA_BYTE, CODE_BYTES * g, CODE_BYTES);
+            long h = headers + HEADER_BYTES * g;
+            MemorySegment.copy(src, blk + 192, dst, h, 16);
+            dst.set(Layouts.F32, h + 16, Layouts.f16(src, blk + 208));
+        }
+        return dst;
+    }
+
+    /** Row {@code row} of a packed matrix as f32 (ggml's Q6_K dequantization of the block it came from). */
+    static void dequantizeRow(MemorySegment packed, int rows, int cols, int row, float[] dst, int dstOffset) {
+        int nb = cols / 256;
+        MemorySegment blocks = MemorySegment.ofArray(new byte[BLOCK_BYTES * nb]);
+        long headers = headers(rows, cols);
+        for (int b = 0; b < nb; b++) {
+            long g = (long) row * nb + b, blk = (long) BLOCK_BYTES * b;
+            for (int i = 0; i < CODE_BYTES; i++) {
+                setCode(blocks, blk, VALUE_AT[i], Layouts.u8(packed, CODE_BYTES * g + i));
+            }
+            long h = headers + HEADER_BYTES * g;
+            MemorySegment.copy(packed, h, blocks, blk + 192, 16);
+            blocks.set(Layouts.I16, blk + 208, Float.floatToFloat16(packed.get(Layouts.F32, h + 16)));
+        }
+        GgmlCodec.decode(GgmlType.Q6_K, blocks, 0, dst, dstOffset, cols);
+    }
+
+    /** The 256 codes of the super-block whose codes start at {@code at}, less 32, as floats by value index. */
+    static void decodeCodes(MemorySegment packed, long at, float[] q) {
+        for (int i = 0; i < CODE_BYTES; i++) {
+            q[VALUE_AT[i]] = Layouts.u8(packed, at + i) - 32;
+        }
+    }
+
+    /**
+     * ggml's code of value v = 128h + 32g + e of the block at blk: the low nibble (g &lt; 2) or high nibble of
+     * {@code ql[64h + 32·(g mod 2) + e]}, and bits 2g..2g+1 of {@code qh[32h + e]} above it.
+     */
+    private static int code(MemorySegment s, long blk, int v) {
+        int h = v >> 7, g = (v >> 5) & 3, e = v & 31;
+        int low = Layouts.u8(s, blk + 64L * h + 32L * (g & 1) + e) >> 4 * (g >> 1) & 0xF;
+        return low | (Layouts.u8(s, blk + 128 + 32L * h + e) >> 2 * g & 3) << 4;
+    }
+
+    /** The inverse of {@link #code}: ors the code's bits into a zeroed block. */
+    private static void setCode(MemorySegment s, long blk, int v, int code) {
+        int h = v >> 7, g = (v >> 5) & 3, e = v & 31;
+        long ql = blk + 64L * h + 32L * (g & 1) + e, qh = blk + 128 + 32L * h + e;
+        s.set(ValueLayout.JAVA_BYTE, ql, (byte) (Layouts.u8(s, ql) | (code & 0xF) << 4 * (g >> 1)));
+        s.set(ValueLayout.JAVA_BYTE, qh, (byte) (Layouts.u8(s, qh) | (code >> 4) << 2 * g));
+    }
+}

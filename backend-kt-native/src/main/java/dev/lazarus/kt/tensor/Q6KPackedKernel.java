@@ -1,0 +1,156 @@
+package dev.lazarus.kt.tensor;
+
+import java.lang.foreign.MemorySegment;
+import jdk.incubator.vector.ByteVector;
+import jdk.incubator.vector.FloatVector;
+import jdk.incubator.vector.IntVector;
+import jdk.incubator.vector.ShortVector;
+import jdk.incubator.vector.VectorOperators;
+import jdk.incubator.vector.VectorShuffle;
+import jdk.incubator.vector.VectorSpecies;
+
+/**
+ * {@link Q6KInt16Kernel} on {@link Q6KPacked}'s layout: the same short lanes, products, integer lanes and float
+ * folds (bit for bit its results, so llama-server's {@code vec_dot_q6_K_q8_K} order), with each plane's 32 codes
+ * one byte-to-short load instead of being assembled from {@code ql} and {@code qh}. A row's offset is that of its
+ * codes; its headers lie at {@link #headers} + 20 per super-block.
+ */
+final class Q6KPackedKernel implements RowKernel {
+
+    private static final VectorSpecies<Short> S = ShortVector.SPECIES_512;
+    private static final VectorSpecies<Integer> I = IntVector.SPECIES_512;
+    private static final VectorSpecies<Float> F = FloatVector.SPECIES_512;
+    private static final VectorSpecies<Byte> B16 = ByteVector.SPECIES_128;
+    private static final VectorSpecies<Byte> B32 = ByteVector.SPECIES_256;
+    private static final int C = Q6KPacked.CODE_BYTES;
+    private static final int H = Q6KPacked.HEADER_BYTES;
+
+    /** Byte offset of the matrix's headers in its segment. */
+    private final long headers;
+
+    Q6KPackedKernel(long headers) {
+        this.headers = headers;
+    }
+
+    @Override
+    public float dot(MemorySegment w, long o, Activation x, int n) {
+        int[] lanes = new int[Q6KInt16Kernel.LANES];
+        float[] acc = new float[Q6KInt16Kernel.LANES];
+        long h = headers + o / C * H;
+        for (int b = 0; b < n / 256; b++, h += H) {
+            superBlock(w, o + (long) C * b, h, x.int16Q6K, x.bsums, 256 * b, lanes);
+            float d = x.scales[b] * w.get(Layouts.F32, h + 16);
+            FloatVector.broadcast(F, d).fma((FloatVector) IntVector.fromArray(I, lanes, 0).convert(VectorOperators.I2F, 0),
+                    FloatVector.fromArray(F, acc, 0)).intoArray(acc, 0);
+        }
+        return Q6KInt16Kernel.lanesSum(acc, 0);
+    }
+
+    /** Rows in pairs ({@link #superBlock2}), with one scratch for the whole range. */
+    @Override
+    public void dotRows(MemorySegment w, long rowBytes, Activation x, int n, float[] out, int rowStart, int rowEnd) {
+        float[] acc = new float[Q6KInt16Kernel.LANES];
+        int r = rowStart;
+        for (; r + 1 < rowEnd; r += 2) {
+            java.util.Arrays.fill(acc, 0f);
+            long oA = r * rowBytes, oB = oA + rowBytes;
+            long hA = headers + oA / C * H, hB = headers + oB / C * H;
+            for (int b = 0; b < n / 256; b++, hA += H, hB += H) {
+                float dy = x.scales[b];
+                superBlock2(w, oA + (long) C * b, oB + (long) C * b, hA, hB, x.int16Q6K, x.bsums, 256 * b,
+                        dy * w.get(Layouts.F32, hA + 16), dy * w.get(Layouts.F32, hB + 16), acc);
+            }
+            out[r] = Q6KInt16Kernel.lanesSum(acc, 0);
+            out[r + 1] = Q6KInt16Kernel.lanesSum(acc, 8);
+        }
+        if (r < rowEnd) {
+            out[r] = dot(w, r * rowBytes, x, n);
+        }
+    }
+
+    /** lanes[k] (and lanes[8 + k]) = ggml's integer lane k of the super-block with codes at q, headers at hd. */
+    private static void superBlock(MemorySegment w, long q, long hd, short[] ys, int[] bsums, int at, int[] lanes) {
+        IntVector sc = (IntVector) ByteVector.fromMemorySegment(B16, w, hd, Simd.LE).convertShape(VectorOperators.B2I, I, 0);
+        IntVector acc = IntVector.zero(I);
+        for (int h = 0; h < 2; h++) {
+            int a = at + 128 * h;
+            long c = q + 128L * h;
+            ShortVector even = ((ShortVector) ByteVector.fromMemorySegment(B32, w, c, Simd.LE)
+                    .convertShape(VectorOperators.B2S, S, 0)).mul(ShortVector.fromArray(S, ys, a))
+                    .add(((ShortVector) ByteVector.fromMemorySegment(B32, w, c + 64, Simd.LE)
+                            .convertShape(VectorOperators.B2S, S, 0)).mul(ShortVector.fromArray(S, ys, a + 64)));
+            ShortVector odd = ((ShortVector) ByteVector.fromMemorySegment(B32, w, c + 32, Simd.LE)
+                    .convertShape(VectorOperators.B2S, S, 0)).mul(ShortVector.fromArray(S, ys, a + 32))
+                    .add(((ShortVector) ByteVector.fromMemorySegment(B32, w, c + 96, Simd.LE)
+                            .convertShape(VectorOperators.B2S, S, 0)).mul(ShortVector.fromArray(S, ys, a + 96)));
+            // as Q6KInt16Kernel: neighbouring shorts summed into int lanes, scaled
+            IntVector x = even.reinterpretAsInts();
+            acc = acc.add(x.lanewise(VectorOperators.LSHL, 16).add(x).lanewise(VectorOperators.ASHR, 16)
+                    .mul(sc.rearrange(h == 0 ? Q6KInt16Kernel.SCALES_00 : Q6KInt16Kernel.SCALES_10)));
+            x = odd.reinterpretAsInts();
+            acc = acc.add(x.lanewise(VectorOperators.LSHL, 16).add(x).lanewise(VectorOperators.ASHR, 16)
+                    .mul(sc.rearrange(h == 0 ? Q6KInt16Kernel.SCALES_01 : Q6KInt16Kernel.SCALES_11)));
+        }
+        IntVector terms = sc.mul(IntVector.fromArray(I, bsums, at / 16));
+        IntVector offsets = terms.add(terms.rearrange(Q6KInt16Kernel.SWAP1)).rearrange(Q6KInt16Kernel.EVENS_TWICE)
+                .lanewise(VectorOperators.LSHL, 5);
+        acc.add(acc.rearrange(Q6KInt16Kernel.SWAP8)).sub(offsets).intoArray(lanes, 0);
+    }
+
+    /**
+     * {@link #superBlock} of two rows (codes at qA, qB; headers at hA, hB), sharing the activation's loads, folded at
+     * once: acc[k] += dA·laneA_k, acc[8 + k] += dB·laneB_k.
+     */
+    private static void superBlock2(MemorySegment w, long qA, long qB, long hA, long hB, short[] ys, int[] bsums, int at,
+                                    float dA, float dB, float[] acc) {
+        IntVector scA = (IntVector) ByteVector.fromMemorySegment(B16, w, hA, Simd.LE).convertShape(VectorOperators.B2I, I, 0);
+        IntVector scB = (IntVector) ByteVector.fromMemorySegment(B16, w, hB, Simd.LE).convertShape(VectorOperators.B2I, I, 0);
+        IntVector accA = IntVector.zero(I), accB = accA;
+        for (int h = 0; h < 2; h++) {
+            int a = at + 128 * h;
+            long cA = qA + 128L * h, cB = qB + 128L * h;
+            ShortVector y0 = ShortVector.fromArray(S, ys, a), y1 = ShortVector.fromArray(S, ys, a + 32);
+            ShortVector y2 = ShortVector.fromArray(S, ys, a + 64), y3 = ShortVector.fromArray(S, ys, a + 96);
+            ShortVector evenA = ((ShortVector) ByteVector.fromMemorySegment(B32, w, cA, Simd.LE)
+                    .convertShape(VectorOperators.B2S, S, 0)).mul(y0)
+                    .add(((ShortVector) ByteVector.fromMemorySegment(B32, w, cA + 64, Simd.LE)
+                            .convertShape(VectorOperators.B2S, S, 0)).mul(y2));
+            ShortVector oddA = ((ShortVector) ByteVector.fromMemorySegment(B32, w, cA + 32, Simd.LE)
+                    .convertShape(VectorOperators.B2S, S, 0)).mul(y1)
+                    .add(((ShortVector) ByteVector.fromMemorySegment(B32, w, cA + 96, Simd.LE)
+                            .convertShape(VectorOperators.B2S, S, 0)).mul(y3));
+            ShortVector evenB = ((ShortVector) ByteVector.fromMemorySegment(B32, w, cB, Simd.LE)
+                    .convertShape(VectorOperators.B2S, S, 0)).mul(y0)
+                    .add(((ShortVector) ByteVector.fromMemorySegment(B32, w, cB + 64, Simd.LE)
+                            .convertShape(VectorOperators.B2S, S, 0)).mul(y2));
+            ShortVector oddB = ((ShortVector) ByteVector.fromMemorySegment(B32, w, cB + 32, Simd.LE)
+                    .convertShape(VectorOperators.B2S, S, 0)).mul(y1)
+                    .add(((ShortVector) ByteVector.fromMemorySegment(B32, w, cB + 96, Simd.LE)
+                            .convertShape(VectorOperators.B2S, S, 0)).mul(y3));
+            VectorShuffle<Integer> evenScales = h == 0 ? Q6KInt16Kernel.SCALES_00 : Q6KInt16Kernel.SCALES_10;
+            VectorShuffle<Integer> oddScales = h == 0 ? Q6KInt16Kernel.SCALES_01 : Q6KInt16Kernel.SCALES_11;
+            IntVector x = evenA.reinterpretAsInts();
+            accA = accA.add(x.lanewise(VectorOperators.LSHL, 16).add(x).lanewise(VectorOperators.ASHR, 16)
+                    .mul(scA.rearrange(evenScales)));
+            x = oddA.reinterpretAsInts();
+            accA = accA.add(x.lanewise(VectorOperators.LSHL, 16).add(x).lanewise(VectorOperators.ASHR, 16)
+                    .mul(scA.rearrange(oddScales)));
+            x = evenB.reinterpretAsInts();
+            accB = accB.add(x.lanewise(VectorOperators.LSHL, 16).add(x).lanewise(VectorOperators.ASHR, 16)
+                    .mul(scB.rearrange(evenScales)));
+            x = oddB.reinterpretAsInts();
+            accB = accB.add(x.lanewise(VectorOperators.LSHL, 16).add(x).lanewise(VectorOperators.ASHR, 16)
+                    .mul(scB.rearrange(oddScales)));
+        }
+        // the fold of Q6KInt16Kernel.superBlock2: row A in lanes 0-7, B in 8-15
+        IntVector bs = IntVector.fromArray(I, bsums, at / 16);
+        IntVector tA = scA.mul(bs), tB = scB.mul(bs);
+        IntVector offsets = tA.add(tA.rearrange(Q6KInt16Kernel.SWAP1)).rearrange(Q6KInt16Kernel.EVENS_TWICE)
+                .blend(tB.add(tB.rearrange(Q6KInt16Kernel.SWAP1)).rearrange(Q6KInt16Kernel.EVENS_TWICE),
+                        Q6KInt16Kernel.UPPER_HALF_I).lanewise(VectorOperators.LSHL, 5);
+        IntVector z = accA.blend(accB, Q6KInt16Kernel.UPPER_HALF_I)
+                .add(accB.blend(accA, Q6KInt16Kernel.UPPER_HALF_I).rearrange(Q6KInt16Kernel.SWAP8)).sub(offsets);
+        FloatVector d = FloatVector.broadcast(F, dA).blend(FloatVector.broadcast(F, dB), Q6KInt16Kernel.UPPER_HALF_F);
+        d.fma((FloatVector) z.convert(VectorOperators.I2F, 0), FloatVector.fromArray(F, acc, 0)).intoArray(acc, 0);
+    }
+}
