@@ -62,25 +62,40 @@ final class Q8_0Kernel implements RowKernel {
         return finish(acc);
     }
 
-    /** Four activations against one row: each block's quants unpacked once, every product exactly {@link #dot}. */
+    /**
+     * Four activations against one row, every product exactly {@link #dot}: two {@link #pair}s, each block's quants
+     * unpacked once per pair.
+     *
+     * <p>Not all four in one method (as before): that method's parse reached about 22,500 C2 nodes, past the 18,000 at
+     * which C2 stops inlining methods that are not the JDK's own ({@code NodeCountInliningCutoff}); C2 then leaves the
+     * vector-passing helpers {@link #lanes} / {@link #finish} out of line and boxes every vector they take. Alone in the
+     * JVM it got away with it (only {@link #finish}, after the loop, was cut off), but once the JDK's shared Vector
+     * API call sites ({@code FloatVector.fma}, {@code IntVector.lanewise}) had also seen the 512-bit vectors of every
+     * other kernel, C2 inlined those for both shapes, ran out sooner and cut off {@link #lanes} inside the loop: Q8_0
+     * prefill 4-7x slower whenever a Q4_K model had run first (docs/benchmarks.md, "Q8_0 prefill no longer depends
+     * on what ran before"). A pair parses to about 16,000 nodes even then.
+     */
     @Override
     public void dotVectors4(MemorySegment w, long o, Activation[] xs, int from, int n, float[][] outs, int row) {
-        Activation x0 = xs[from], x1 = xs[from + 1], x2 = xs[from + 2], x3 = xs[from + 3];
-        FloatVector acc0 = FloatVector.zero(F8), acc1 = acc0, acc2 = acc0, acc3 = acc0;
+        pair(w, o, xs[from], xs[from + 1], n, outs[from], outs[from + 1], row);
+        pair(w, o, xs[from + 2], xs[from + 3], n, outs[from + 2], outs[from + 3], row);
+    }
+
+    /** outX[row], outY[row] = {@link #dot} of the row at {@code o} with x and with y. */
+    private static void pair(MemorySegment w, long o, Activation x, Activation y, int n, float[] outX, float[] outY,
+                             int row) {
+        float[] xs = x.byLane, ys = y.byLane;
+        FloatVector accX = FloatVector.zero(F8), accY = accX;
         for (int b = 0; b < n / 32; b++) {
             long blk = o + 34L * b;
             IntVector p = packed(w, blk);
             FloatVector q0 = quant(p, 0), q1 = quant(p, 1), q2 = quant(p, 2), q3 = quant(p, 3);
             float dw = Layouts.f16(w, blk);
             int at = 32 * b;
-            acc0 = FloatVector.broadcast(F8, dw * x0.scales[b]).fma(lanes(q0, q1, q2, q3, x0.byLane, at), acc0);
-            acc1 = FloatVector.broadcast(F8, dw * x1.scales[b]).fma(lanes(q0, q1, q2, q3, x1.byLane, at), acc1);
-            acc2 = FloatVector.broadcast(F8, dw * x2.scales[b]).fma(lanes(q0, q1, q2, q3, x2.byLane, at), acc2);
-            acc3 = FloatVector.broadcast(F8, dw * x3.scales[b]).fma(lanes(q0, q1, q2, q3, x3.byLane, at), acc3);
+            accX = FloatVector.broadcast(F8, dw * x.scales[b]).fma(lanes(q0, q1, q2, q3, xs, at), accX);
+            accY = FloatVector.broadcast(F8, dw * y.scales[b]).fma(lanes(q0, q1, q2, q3, ys, at), accY);
         }
-        outs[from][row] = finish(acc0);
-        outs[from + 1][row] = finish(acc1);
-        outs[from + 2][row] = finish(acc2);
-        outs[from + 3][row] = finish(acc3);
+        outX[row] = finish(accX);
+        outY[row] = finish(accY);
     }
 }
