@@ -3,7 +3,8 @@
 # round; prints a Markdown table (see docs/benchmarks.md). Never part of the test suite.
 #
 #   scripts/bench-engine.sh [--models q8_0,q4_k_m|<gguf>,...] [--threads N] [--rounds R]
-#                           [--prompt 512] [--gen 128] [--work /tmp/lazarus-bench] [--no-llama]
+#                           [--prompt 512] [--gen 128] [--work /tmp/lazarus-bench] [--no-llama] [--fork]
+# --fork: each model in a JVM of its own (see EngineBenchMain); without it all models share one JVM.
 #
 # llama.cpp runs from the Debian chroot made by scripts/llama-server-chroot.sh setup (as root);
 # LAZARUS_CHROOT points at it (default <repo>/.chroot/sid). The synthetic models are generated into

@@ -6,6 +6,7 @@ import dev.lazarus.kt.synthetic.SyntheticModels;
 import dev.lazarus.kt.tensor.Parallel;
 import dev.lazarus.kt.testsupport.LlamaCpp;
 import java.io.IOException;
+import java.lang.management.ManagementFactory;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.OffsetDateTime;
@@ -25,8 +26,12 @@ import java.util.function.ToDoubleFunction;
  * <pre>
  * scripts/bench-engine.sh [--models q8_0,q4_k_m] [--threads 2] [--rounds 3] [--prompt 512] [--gen 128]
  *                         [--work /tmp/lazarus-bench] [--no-llama] [--experts none,mmap,ram,ram-copy,all (-f32, -q6f32 each)]
+ *                         [--fork]
  * </pre>
  * {@code --experts} runs one engine per expert tier (see {@link KtEngineBench}), alternated within each round.
+ * {@code --fork} runs each model in a JVM of its own (same JVM options and class path, one after the other), so
+ * that no model's numbers depend on the JIT profiles another model left behind; without it the models run in
+ * sequence in this JVM, as a gateway serving several models would.
  * Models are the synthetic {@code benchQwen3Moe} preset: {@code q8_0} written directly, {@code q4_k_m}
  * quantized from an F16 copy with Debian's llama-quantize; any other value is taken as a GGUF path.
  */
@@ -37,6 +42,10 @@ public final class EngineBenchMain {
 
     public static void main(String[] args) throws IOException {
         Map<String, String> opt = options(args);
+        if (opt.containsKey("fork")) {
+            fork(args, List.of(opt.getOrDefault("models", "q8_0,q4_k_m").split(",")));
+            return;
+        }
         int threads = Integer.parseInt(opt.getOrDefault("threads", Integer.toString(Runtime.getRuntime().availableProcessors())));
         int rounds = Integer.parseInt(opt.getOrDefault("rounds", "3"));
         int prompt = Integer.parseInt(opt.getOrDefault("prompt", "512"));
@@ -119,6 +128,33 @@ public final class EngineBenchMain {
         rows.forEach(System.out::println);
         System.out.println();
         System.out.println("- load after: " + Machine.loadAverage());
+    }
+
+    /** This benchmark once per model, each in a child JVM with this one's options, class path and arguments. */
+    private static void fork(String[] args, List<String> models) throws IOException {
+        for (String model : models) {
+            List<String> command = new ArrayList<>();
+            command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
+            command.addAll(ManagementFactory.getRuntimeMXBean().getInputArguments());
+            command.addAll(List.of("-cp", System.getProperty("java.class.path"), EngineBenchMain.class.getName()));
+            for (int i = 0; i < args.length; i++) {
+                switch (args[i]) {
+                    case "--fork" -> { }
+                    case "--models" -> i++;
+                    default -> command.add(args[i]);
+                }
+            }
+            command.addAll(List.of("--models", model.trim()));
+            try {
+                int exit = new ProcessBuilder(command).inheritIO().start().waitFor();
+                if (exit != 0) {
+                    throw new IllegalStateException("benchmark of " + model + " exited with " + exit);
+                }
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                throw new IllegalStateException("interrupted while benchmarking " + model, e);
+            }
+        }
     }
 
     private static <E, L> String row(String model, String test, List<E> ours, List<L> theirs, ToDoubleFunction<E> o,

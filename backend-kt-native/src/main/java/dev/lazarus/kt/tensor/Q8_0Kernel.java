@@ -1,9 +1,12 @@
 package dev.lazarus.kt.tensor;
 
+import static jdk.incubator.vector.VectorOperators.ASHR;
+import static jdk.incubator.vector.VectorOperators.I2F;
+import static jdk.incubator.vector.VectorOperators.LSHL;
+
 import java.lang.foreign.MemorySegment;
 import jdk.incubator.vector.FloatVector;
 import jdk.incubator.vector.IntVector;
-import jdk.incubator.vector.VectorOperators;
 import jdk.incubator.vector.VectorSpecies;
 
 /**
@@ -14,6 +17,18 @@ import jdk.incubator.vector.VectorSpecies;
  * quants in the same order ({@link Activation#byLane}). Products and their four-term sums are exact in f32
  * (|Σ| ≤ 4·128·127 &lt; 2^24), so only the float steps must keep ggml's order, and they do: one
  * {@code fma(d_w·d_x, lane, acc)} per block and lane, {@link GgmlSums#hsum8} at the end.
+ *
+ * <p>No vector crosses a call here (each method states its vector steps itself, as {@link Q6KKernel} does): C2
+ * boxes a vector that a helper it did not inline takes or returns, at every call, and whether it inlines one is
+ * not this class's to decide. It did not, in a JVM that had run a Q4_K model first: the 512-bit vectors of those
+ * kernels reach the JDK's shared Vector API call sites ({@code FloatVector.fma}, {@code IntVector.lanewise}), C2
+ * then inlines those for both shapes and the four-activation method (22,500 nodes even alone) passed the 18,000 at
+ * which C2 stops inlining anything but the JDK's own methods ({@code NodeCountInliningCutoff}), cutting off the
+ * lane helper inside the loop: prefill 4-7x slower. A helper C2 had compiled on its own first (the decode kernel's
+ * quant unpacking, called from C1 code while the callers warmed up) was also refused later as "already compiled into
+ * a big method": decode at 2 tok/s. Four activations go as two pairs (about 16,000 nodes with both shapes seen).
+ * See docs/benchmarks.md, "Kernel speed no longer depends on what ran before in the JVM", and
+ * {@code KernelInliningTest}.
  */
 final class Q8_0Kernel implements RowKernel {
 
@@ -25,62 +40,69 @@ final class Q8_0Kernel implements RowKernel {
     private Q8_0Kernel() {
     }
 
-    /** Byte {@code j} (0..3) of every int lane, sign-extended, as floats. */
-    private static FloatVector quant(IntVector packed, int j) {
-        IntVector v = j == 3 ? packed : packed.lanewise(VectorOperators.LSHL, 24 - 8 * j);
-        return (FloatVector) v.lanewise(VectorOperators.ASHR, 24).convert(VectorOperators.I2F, 0);
-    }
-
-    private static IntVector packed(MemorySegment w, long blk) {
-        return IntVector.fromMemorySegment(I8, w, blk + 2, Simd.LE);
-    }
-
-    /** The eight exact lane sums of a block against the activation's quants at {@code at}. */
-    private static FloatVector lanes(FloatVector q0, FloatVector q1, FloatVector q2, FloatVector q3, float[] x, int at) {
-        FloatVector l = q0.mul(FloatVector.fromArray(F8, x, at));
-        l = q1.fma(FloatVector.fromArray(F8, x, at + 8), l);
-        l = q2.fma(FloatVector.fromArray(F8, x, at + 16), l);
-        return q3.fma(FloatVector.fromArray(F8, x, at + 24), l);
-    }
-
-    private static float finish(FloatVector acc) {
-        // + 0f: ggml adds its (here zero) affine term, which turns a -0 sum into +0
-        return GgmlSums.hsum8(acc.lane(0), acc.lane(1), acc.lane(2), acc.lane(3),
-                acc.lane(4), acc.lane(5), acc.lane(6), acc.lane(7)) + 0f;
-    }
-
     @Override
     public float dot(MemorySegment w, long o, Activation x, int n) {
         float[] xs = x.byLane;
         FloatVector acc = FloatVector.zero(F8);
         for (int b = 0; b < n / 32; b++) {
             long blk = o + 34L * b;
-            IntVector p = packed(w, blk);
-            FloatVector l = lanes(quant(p, 0), quant(p, 1), quant(p, 2), quant(p, 3), xs, 32 * b);
+            // byte j of every int lane, sign-extended, as floats: value 4k + j of the block in lane k
+            IntVector p = IntVector.fromMemorySegment(I8, w, blk + 2, Simd.LE);
+            FloatVector q0 = (FloatVector) p.lanewise(LSHL, 24).lanewise(ASHR, 24).convert(I2F, 0);
+            FloatVector q1 = (FloatVector) p.lanewise(LSHL, 16).lanewise(ASHR, 24).convert(I2F, 0);
+            FloatVector q2 = (FloatVector) p.lanewise(LSHL, 8).lanewise(ASHR, 24).convert(I2F, 0);
+            FloatVector q3 = (FloatVector) p.lanewise(ASHR, 24).convert(I2F, 0);
+            // the eight exact lane sums
+            int at = 32 * b;
+            FloatVector l = q0.mul(FloatVector.fromArray(F8, xs, at));
+            l = q1.fma(FloatVector.fromArray(F8, xs, at + 8), l);
+            l = q2.fma(FloatVector.fromArray(F8, xs, at + 16), l);
+            l = q3.fma(FloatVector.fromArray(F8, xs, at + 24), l);
             acc = FloatVector.broadcast(F8, Layouts.f16(w, blk) * x.scales[b]).fma(l, acc);
         }
-        return finish(acc);
+        // + 0f: ggml adds its (here zero) affine term, which turns a -0 sum into +0
+        return GgmlSums.hsum8(acc.lane(0), acc.lane(1), acc.lane(2), acc.lane(3),
+                acc.lane(4), acc.lane(5), acc.lane(6), acc.lane(7)) + 0f;
     }
 
-    /** Four activations against one row: each block's quants unpacked once, every product exactly {@link #dot}. */
+    /**
+     * Four activations against one row, every product exactly {@link #dot}: two {@link #pair}s, each block's quants
+     * unpacked once per pair.
+     */
     @Override
     public void dotVectors4(MemorySegment w, long o, Activation[] xs, int from, int n, float[][] outs, int row) {
-        Activation x0 = xs[from], x1 = xs[from + 1], x2 = xs[from + 2], x3 = xs[from + 3];
-        FloatVector acc0 = FloatVector.zero(F8), acc1 = acc0, acc2 = acc0, acc3 = acc0;
+        pair(w, o, xs[from], xs[from + 1], n, outs[from], outs[from + 1], row);
+        pair(w, o, xs[from + 2], xs[from + 3], n, outs[from + 2], outs[from + 3], row);
+    }
+
+    /** outX[row], outY[row] = {@link #dot} of the row at {@code o} with x and with y: its steps, twice. */
+    private static void pair(MemorySegment w, long o, Activation x, Activation y, int n, float[] outX, float[] outY,
+                             int row) {
+        float[] xs = x.byLane, ys = y.byLane;
+        FloatVector accX = FloatVector.zero(F8), accY = accX;
         for (int b = 0; b < n / 32; b++) {
             long blk = o + 34L * b;
-            IntVector p = packed(w, blk);
-            FloatVector q0 = quant(p, 0), q1 = quant(p, 1), q2 = quant(p, 2), q3 = quant(p, 3);
-            float dw = Layouts.f16(w, blk);
+            IntVector p = IntVector.fromMemorySegment(I8, w, blk + 2, Simd.LE);
+            FloatVector q0 = (FloatVector) p.lanewise(LSHL, 24).lanewise(ASHR, 24).convert(I2F, 0);
+            FloatVector q1 = (FloatVector) p.lanewise(LSHL, 16).lanewise(ASHR, 24).convert(I2F, 0);
+            FloatVector q2 = (FloatVector) p.lanewise(LSHL, 8).lanewise(ASHR, 24).convert(I2F, 0);
+            FloatVector q3 = (FloatVector) p.lanewise(ASHR, 24).convert(I2F, 0);
             int at = 32 * b;
-            acc0 = FloatVector.broadcast(F8, dw * x0.scales[b]).fma(lanes(q0, q1, q2, q3, x0.byLane, at), acc0);
-            acc1 = FloatVector.broadcast(F8, dw * x1.scales[b]).fma(lanes(q0, q1, q2, q3, x1.byLane, at), acc1);
-            acc2 = FloatVector.broadcast(F8, dw * x2.scales[b]).fma(lanes(q0, q1, q2, q3, x2.byLane, at), acc2);
-            acc3 = FloatVector.broadcast(F8, dw * x3.scales[b]).fma(lanes(q0, q1, q2, q3, x3.byLane, at), acc3);
+            FloatVector lx = q0.mul(FloatVector.fromArray(F8, xs, at));
+            lx = q1.fma(FloatVector.fromArray(F8, xs, at + 8), lx);
+            lx = q2.fma(FloatVector.fromArray(F8, xs, at + 16), lx);
+            lx = q3.fma(FloatVector.fromArray(F8, xs, at + 24), lx);
+            FloatVector ly = q0.mul(FloatVector.fromArray(F8, ys, at));
+            ly = q1.fma(FloatVector.fromArray(F8, ys, at + 8), ly);
+            ly = q2.fma(FloatVector.fromArray(F8, ys, at + 16), ly);
+            ly = q3.fma(FloatVector.fromArray(F8, ys, at + 24), ly);
+            float dw = Layouts.f16(w, blk);
+            accX = FloatVector.broadcast(F8, dw * x.scales[b]).fma(lx, accX);
+            accY = FloatVector.broadcast(F8, dw * y.scales[b]).fma(ly, accY);
         }
-        outs[from][row] = finish(acc0);
-        outs[from + 1][row] = finish(acc1);
-        outs[from + 2][row] = finish(acc2);
-        outs[from + 3][row] = finish(acc3);
+        outX[row] = GgmlSums.hsum8(accX.lane(0), accX.lane(1), accX.lane(2), accX.lane(3),
+                accX.lane(4), accX.lane(5), accX.lane(6), accX.lane(7)) + 0f;
+        outY[row] = GgmlSums.hsum8(accY.lane(0), accY.lane(1), accY.lane(2), accY.lane(3),
+                accY.lane(4), accY.lane(5), accY.lane(6), accY.lane(7)) + 0f;
     }
 }
