@@ -1,10 +1,17 @@
 package dev.lazarus.kt.tensor;
 
+import static dev.lazarus.kt.tensor.Lanes16.I_EVENS_TWICE;
+import static dev.lazarus.kt.tensor.Lanes16.I_ODD_QUADS;
+import static dev.lazarus.kt.tensor.Lanes16.I_SWAP1;
+import static dev.lazarus.kt.tensor.Lanes16.I_SWAP2;
+import static dev.lazarus.kt.tensor.Lanes16.I_SWAP4;
+import static dev.lazarus.kt.tensor.Lanes16.I_SWAP8;
+import static dev.lazarus.kt.tensor.Lanes16.I_UPPER_HALF;
+
 import java.lang.foreign.MemorySegment;
 import jdk.incubator.vector.IntVector;
 import jdk.incubator.vector.LongVector;
 import jdk.incubator.vector.ShortVector;
-import jdk.incubator.vector.VectorMask;
 import jdk.incubator.vector.VectorOperators;
 import jdk.incubator.vector.VectorShuffle;
 import jdk.incubator.vector.VectorSpecies;
@@ -30,18 +37,11 @@ final class Q4KInt16InPlaceKernel implements RowKernel {
     private static final VectorSpecies<Short> S = ShortVector.SPECIES_512;
     private static final VectorSpecies<Integer> I = IntVector.SPECIES_512;
     private static final VectorSpecies<Long> L2 = LongVector.SPECIES_128;
-    private static final VectorShuffle<Integer> SWAP1 = VectorShuffle.fromOp(I, i -> i ^ 1);
-    private static final VectorShuffle<Integer> SWAP2 = VectorShuffle.fromOp(I, i -> i ^ 2);
-    private static final VectorShuffle<Integer> SWAP4 = VectorShuffle.fromOp(I, i -> i ^ 4);
-    private static final VectorShuffle<Integer> SWAP8 = VectorShuffle.fromOp(I, i -> i ^ 8);
-    private static final VectorShuffle<Integer> EVENS_TWICE = VectorShuffle.fromOp(I, i -> 2 * (i & 7));
     /** From a row's eight scales in lanes 0-7 (and again in 8-15): sub-blocks 4v + k (lanes 0-7), 4v + k + 2 (8-15). */
     private static final VectorShuffle<Integer> SUB_0_2 = VectorShuffle.fromOp(I, i -> i < 8 ? 0 : 2);
     private static final VectorShuffle<Integer> SUB_1_3 = VectorShuffle.fromOp(I, i -> i < 8 ? 1 : 3);
     private static final VectorShuffle<Integer> SUB_4_6 = VectorShuffle.fromOp(I, i -> i < 8 ? 4 : 6);
     private static final VectorShuffle<Integer> SUB_5_7 = VectorShuffle.fromOp(I, i -> i < 8 ? 5 : 7);
-    private static final VectorMask<Integer> UPPER_HALF = VectorMask.fromLong(I, 0xFF00L);
-    private static final VectorMask<Integer> ODD_QUADS = VectorMask.fromLong(I, 0xF0F0L);
     private static final short NIBBLE = 0xF;
     private static final int BLOCK_BYTES = 144;
 
@@ -147,10 +147,10 @@ final class Q4KInt16InPlaceKernel implements RowKernel {
         IntVector m = (IntVector) LongVector.fromArray(L2, headerWords, 2).reinterpretAsBytes()
                 .convertShape(VectorOperators.B2I, I, 0);
         IntVector bs = IntVector.fromArray(I, bsums, at / 16);
-        m = m.mul(bs.add(bs.rearrange(SWAP1)).rearrange(EVENS_TWICE));
-        IntVector z = sA.blend(sB, UPPER_HALF).add(sB.blend(sA, UPPER_HALF).rearrange(SWAP8));
-        z = z.add(z.rearrange(SWAP4)).blend(m.add(m.rearrange(SWAP4)), ODD_QUADS);
-        z = z.add(z.rearrange(SWAP2));
-        z.add(z.rearrange(SWAP1)).intoArray(sums, 0);
+        m = m.mul(bs.add(bs.rearrange(I_SWAP1)).rearrange(I_EVENS_TWICE));
+        IntVector z = sA.blend(sB, I_UPPER_HALF).add(sB.blend(sA, I_UPPER_HALF).rearrange(I_SWAP8));
+        z = z.add(z.rearrange(I_SWAP4)).blend(m.add(m.rearrange(I_SWAP4)), I_ODD_QUADS);
+        z = z.add(z.rearrange(I_SWAP2));
+        z.add(z.rearrange(I_SWAP1)).intoArray(sums, 0);
     }
 }

@@ -1,10 +1,17 @@
 package dev.lazarus.kt.tensor;
 
+import static dev.lazarus.kt.tensor.Lanes16.I_EVENS_TWICE;
+import static dev.lazarus.kt.tensor.Lanes16.I_ODD_QUADS;
+import static dev.lazarus.kt.tensor.Lanes16.I_SWAP1;
+import static dev.lazarus.kt.tensor.Lanes16.I_SWAP2;
+import static dev.lazarus.kt.tensor.Lanes16.I_SWAP4;
+import static dev.lazarus.kt.tensor.Lanes16.I_SWAP8;
+import static dev.lazarus.kt.tensor.Lanes16.I_UPPER_HALF;
+
 import java.lang.foreign.MemorySegment;
 import jdk.incubator.vector.IntVector;
 import jdk.incubator.vector.LongVector;
 import jdk.incubator.vector.ShortVector;
-import jdk.incubator.vector.VectorMask;
 import jdk.incubator.vector.VectorOperators;
 import jdk.incubator.vector.VectorShuffle;
 import jdk.incubator.vector.VectorSpecies;
@@ -31,15 +38,8 @@ final class Q4KInt16Kernel implements RowKernel {
     private static final VectorSpecies<Short> S = ShortVector.SPECIES_512;
     private static final VectorSpecies<Integer> I = IntVector.SPECIES_512;
     private static final VectorSpecies<Long> L2 = LongVector.SPECIES_128;
-    private static final VectorShuffle<Integer> SWAP1 = VectorShuffle.fromOp(I, i -> i ^ 1);
-    private static final VectorShuffle<Integer> SWAP2 = VectorShuffle.fromOp(I, i -> i ^ 2);
-    private static final VectorShuffle<Integer> SWAP4 = VectorShuffle.fromOp(I, i -> i ^ 4);
-    private static final VectorShuffle<Integer> SWAP8 = VectorShuffle.fromOp(I, i -> i ^ 8);
-    private static final VectorShuffle<Integer> EVENS_TWICE = VectorShuffle.fromOp(I, i -> 2 * (i & 7));
     private static final VectorShuffle<Integer> LOW_TWICE = VectorShuffle.fromOp(I, i -> i & 7);
     private static final VectorShuffle<Integer> HIGH_TWICE = VectorShuffle.fromOp(I, i -> 8 + (i & 7));
-    private static final VectorMask<Integer> UPPER_HALF = VectorMask.fromLong(I, 0xFF00L);
-    private static final VectorMask<Integer> ODD_QUADS = VectorMask.fromLong(I, 0xF0F0L);
     private static final short NIBBLE = 0xF;
     private static final int Q = Q4KPacked.QUANT_BYTES;
     private static final int H = Q4KPacked.HEADER_BYTES;
@@ -160,11 +160,11 @@ final class Q4KInt16Kernel implements RowKernel {
         IntVector m = (IntVector) LongVector.fromArray(L2, headerWords, 2).reinterpretAsBytes()
                 .convertShape(VectorOperators.B2I, I, 0);
         IntVector bs = IntVector.fromArray(I, bsums, at / 16);
-        m = m.mul(bs.add(bs.rearrange(SWAP1)).rearrange(EVENS_TWICE));
-        IntVector z = sA.blend(sB, UPPER_HALF).add(sB.blend(sA, UPPER_HALF).rearrange(SWAP8));
-        z = z.add(z.rearrange(SWAP4)).blend(m.add(m.rearrange(SWAP4)), ODD_QUADS);
-        z = z.add(z.rearrange(SWAP2));
-        z.add(z.rearrange(SWAP1)).intoArray(sums, 0);
+        m = m.mul(bs.add(bs.rearrange(I_SWAP1)).rearrange(I_EVENS_TWICE));
+        IntVector z = sA.blend(sB, I_UPPER_HALF).add(sB.blend(sA, I_UPPER_HALF).rearrange(I_SWAP8));
+        z = z.add(z.rearrange(I_SWAP4)).blend(m.add(m.rearrange(I_SWAP4)), I_ODD_QUADS);
+        z = z.add(z.rearrange(I_SWAP2));
+        z.add(z.rearrange(I_SWAP1)).intoArray(sums, 0);
     }
 
     /** Four activations through the GEMV order (routed experts in prefill), each nibble plane taken out once. */
@@ -230,10 +230,10 @@ final class Q4KInt16Kernel implements RowKernel {
         IntVector i1 = ((IntVector) s1.convertShape(VectorOperators.S2I, I, 0)).add((IntVector) s1.convertShape(VectorOperators.S2I, I, 1)).mul(sc);
         IntVector i2 = ((IntVector) s2.convertShape(VectorOperators.S2I, I, 0)).add((IntVector) s2.convertShape(VectorOperators.S2I, I, 1)).mul(sc);
         IntVector i3 = ((IntVector) s3.convertShape(VectorOperators.S2I, I, 0)).add((IntVector) s3.convertShape(VectorOperators.S2I, I, 1)).mul(sc);
-        IntVector z01 = i0.blend(i1, UPPER_HALF).add(i1.blend(i0, UPPER_HALF).rearrange(SWAP8));
-        IntVector z23 = i2.blend(i3, UPPER_HALF).add(i3.blend(i2, UPPER_HALF).rearrange(SWAP8));
-        IntVector t = z01.blend(z23, ODD_QUADS).add(z23.blend(z01, ODD_QUADS).rearrange(SWAP4));
-        t = t.add(t.rearrange(SWAP2));
-        t.add(t.rearrange(SWAP1)).intoArray(sums, 0);
+        IntVector z01 = i0.blend(i1, I_UPPER_HALF).add(i1.blend(i0, I_UPPER_HALF).rearrange(I_SWAP8));
+        IntVector z23 = i2.blend(i3, I_UPPER_HALF).add(i3.blend(i2, I_UPPER_HALF).rearrange(I_SWAP8));
+        IntVector t = z01.blend(z23, I_ODD_QUADS).add(z23.blend(z01, I_ODD_QUADS).rearrange(I_SWAP4));
+        t = t.add(t.rearrange(I_SWAP2));
+        t.add(t.rearrange(I_SWAP1)).intoArray(sums, 0);
     }
 }

@@ -1,12 +1,17 @@
 package dev.lazarus.kt.tensor;
 
+import static dev.lazarus.kt.tensor.Lanes16.F_ODD_QUADS;
+import static dev.lazarus.kt.tensor.Lanes16.F_SWAP1;
+import static dev.lazarus.kt.tensor.Lanes16.F_SWAP2;
+import static dev.lazarus.kt.tensor.Lanes16.F_SWAP4;
+import static dev.lazarus.kt.tensor.Lanes16.F_SWAP8;
+import static dev.lazarus.kt.tensor.Lanes16.F_UPPER_HALF;
+
 import java.lang.foreign.MemorySegment;
 import jdk.incubator.vector.FloatVector;
 import jdk.incubator.vector.IntVector;
 import jdk.incubator.vector.LongVector;
-import jdk.incubator.vector.VectorMask;
 import jdk.incubator.vector.VectorOperators;
-import jdk.incubator.vector.VectorShuffle;
 import jdk.incubator.vector.VectorSpecies;
 
 /**
@@ -20,16 +25,10 @@ final class Q4KPackedGemmKernel implements RowKernel {
     private static final VectorSpecies<Float> F = FloatVector.SPECIES_512;
     private static final VectorSpecies<Integer> I = IntVector.SPECIES_512;
     private static final VectorSpecies<Long> L2 = LongVector.SPECIES_128;
-    private static final VectorMask<Float> UPPER_HALF = VectorMask.fromLong(F, 0xFF00L);
-    private static final VectorMask<Float> ODD_QUADS = VectorMask.fromLong(F, 0xF0F0L);
-    private static final VectorShuffle<Float> SWAP8 = VectorShuffle.fromOp(F, i -> i ^ 8);
-    private static final VectorShuffle<Float> SWAP4 = VectorShuffle.fromOp(F, i -> i ^ 4);
-    private static final VectorShuffle<Float> SWAP2 = VectorShuffle.fromOp(F, i -> i ^ 2);
-    private static final VectorShuffle<Float> SWAP1 = VectorShuffle.fromOp(F, i -> i ^ 1);
     private static final int Q = Q4KPacked.QUANT_BYTES;
     private static final int H = Q4KPacked.HEADER_BYTES;
-    /** See {@link Q4KPackedKernel}: sub-block k's lanes hold q·16^k, its scale is taken times 16^-k. */
-    private static final float[] UNIT = {1f, 0x1p-4f, 0x1p-8f, 0x1p-12f, 0x1p-16f, 0x1p-20f, 0x1p-24f, 1f};
+    /** Sub-block k's lanes hold q·16^k, its scale is taken times 16^-k: see {@link Q4KPackedKernel#UNIT}. */
+    private static final float[] UNIT = Q4KPackedKernel.UNIT;
 
     private final long headers;
 
@@ -121,11 +120,11 @@ final class Q4KPackedGemmKernel implements RowKernel {
                 s3 = u.fma(FloatVector.fromArray(F, v3s, at + 16), l.mul(FloatVector.fromArray(F, v3s, at))).fma(sc, s3);
             }
             // the four pair sums (exact integers below 2^23) summed across lanes together: lanes 0, 8, 4, 12
-            FloatVector z01 = s0.blend(s1, UPPER_HALF).add(s1.blend(s0, UPPER_HALF).rearrange(SWAP8));
-            FloatVector z23 = s2.blend(s3, UPPER_HALF).add(s3.blend(s2, UPPER_HALF).rearrange(SWAP8));
-            FloatVector t = z01.blend(z23, ODD_QUADS).add(z23.blend(z01, ODD_QUADS).rearrange(SWAP4));
-            t = t.add(t.rearrange(SWAP2));
-            t.add(t.rearrange(SWAP1)).intoArray(sums, 16 * p);
+            FloatVector z01 = s0.blend(s1, F_UPPER_HALF).add(s1.blend(s0, F_UPPER_HALF).rearrange(F_SWAP8));
+            FloatVector z23 = s2.blend(s3, F_UPPER_HALF).add(s3.blend(s2, F_UPPER_HALF).rearrange(F_SWAP8));
+            FloatVector t = z01.blend(z23, F_ODD_QUADS).add(z23.blend(z01, F_ODD_QUADS).rearrange(F_SWAP4));
+            t = t.add(t.rearrange(F_SWAP2));
+            t.add(t.rearrange(F_SWAP1)).intoArray(sums, 16 * p);
         }
         FloatVector m = (FloatVector) LongVector.fromArray(L2, mins, 0).reinterpretAsBytes()
                 .convertShape(VectorOperators.B2F, F, 0);
@@ -134,13 +133,13 @@ final class Q4KPackedGemmKernel implements RowKernel {
         FloatVector p1 = m.mul((FloatVector) IntVector.fromArray(I, x1.bsums, bs).convert(VectorOperators.I2F, 0));
         FloatVector p2 = m.mul((FloatVector) IntVector.fromArray(I, x2.bsums, bs).convert(VectorOperators.I2F, 0));
         FloatVector p3 = m.mul((FloatVector) IntVector.fromArray(I, x3.bsums, bs).convert(VectorOperators.I2F, 0));
-        p0 = p0.add(p0.rearrange(SWAP1));
-        p1 = p1.add(p1.rearrange(SWAP1));
-        p2 = p2.add(p2.rearrange(SWAP1));
-        p3 = p3.add(p3.rearrange(SWAP1));
-        p0.add(p0.rearrange(SWAP2)).intoArray(sums, 64);
-        p1.add(p1.rearrange(SWAP2)).intoArray(sums, 80);
-        p2.add(p2.rearrange(SWAP2)).intoArray(sums, 96);
-        p3.add(p3.rearrange(SWAP2)).intoArray(sums, 112);
+        p0 = p0.add(p0.rearrange(F_SWAP1));
+        p1 = p1.add(p1.rearrange(F_SWAP1));
+        p2 = p2.add(p2.rearrange(F_SWAP1));
+        p3 = p3.add(p3.rearrange(F_SWAP1));
+        p0.add(p0.rearrange(F_SWAP2)).intoArray(sums, 64);
+        p1.add(p1.rearrange(F_SWAP2)).intoArray(sums, 80);
+        p2.add(p2.rearrange(F_SWAP2)).intoArray(sums, 96);
+        p3.add(p3.rearrange(F_SWAP2)).intoArray(sums, 112);
     }
 }

@@ -1,12 +1,19 @@
 package dev.lazarus.kt.tensor;
 
+import static dev.lazarus.kt.tensor.Lanes16.F_ODD_QUADS;
+import static dev.lazarus.kt.tensor.Lanes16.F_SWAP1;
+import static dev.lazarus.kt.tensor.Lanes16.F_SWAP2;
+import static dev.lazarus.kt.tensor.Lanes16.F_SWAP4;
+import static dev.lazarus.kt.tensor.Lanes16.F_SWAP8;
+import static dev.lazarus.kt.tensor.Lanes16.F_UPPER_HALF;
+import static dev.lazarus.kt.tensor.Lanes16.I_EVENS_TWICE;
+import static dev.lazarus.kt.tensor.Lanes16.I_SWAP1;
+
 import java.lang.foreign.MemorySegment;
 import jdk.incubator.vector.FloatVector;
 import jdk.incubator.vector.IntVector;
 import jdk.incubator.vector.LongVector;
-import jdk.incubator.vector.VectorMask;
 import jdk.incubator.vector.VectorOperators;
-import jdk.incubator.vector.VectorShuffle;
 import jdk.incubator.vector.VectorSpecies;
 
 /**
@@ -24,14 +31,6 @@ final class Q4KPackedKernel implements RowKernel {
     private static final VectorSpecies<Float> F = FloatVector.SPECIES_512;
     private static final VectorSpecies<Integer> I = IntVector.SPECIES_512;
     private static final VectorSpecies<Long> L2 = LongVector.SPECIES_128;
-    private static final VectorShuffle<Integer> SWAP1_INT = VectorShuffle.fromOp(I, i -> i ^ 1);
-    private static final VectorShuffle<Integer> EVENS_TWICE = VectorShuffle.fromOp(I, i -> 2 * (i & 7));
-    private static final VectorMask<Float> UPPER_HALF = VectorMask.fromLong(F, 0xFF00L);
-    private static final VectorMask<Float> ODD_QUADS = VectorMask.fromLong(F, 0xF0F0L);
-    private static final VectorShuffle<Float> SWAP8 = VectorShuffle.fromOp(F, i -> i ^ 8);
-    private static final VectorShuffle<Float> SWAP4 = VectorShuffle.fromOp(F, i -> i ^ 4);
-    private static final VectorShuffle<Float> SWAP2 = VectorShuffle.fromOp(F, i -> i ^ 2);
-    private static final VectorShuffle<Float> SWAP1 = VectorShuffle.fromOp(F, i -> i ^ 1);
     private static final int Q = Q4KPacked.QUANT_BYTES;
     private static final int H = Q4KPacked.HEADER_BYTES;
     /**
@@ -41,7 +40,7 @@ final class Q4KPackedKernel implements RowKernel {
      * Multiplying that by {@code scale·16^-k} (exact) gives exactly {@code scale·(q0·y0 + q1·y1)}, the integer the
      * widening kernel forms: the same sums, one shift and one conversion fewer per sixteen values.
      */
-    private static final float[] UNIT = {1f, 0x1p-4f, 0x1p-8f, 0x1p-12f, 0x1p-16f, 0x1p-20f, 0x1p-24f, 1f};
+    static final float[] UNIT = {1f, 0x1p-4f, 0x1p-8f, 0x1p-12f, 0x1p-16f, 0x1p-20f, 0x1p-24f, 1f};
 
     /** Byte offset of the matrix's headers in its segment. */
     private final long headers;
@@ -136,12 +135,12 @@ final class Q4KPackedKernel implements RowKernel {
         FloatVector m = (FloatVector) LongVector.fromArray(L2, mins, 0).reinterpretAsBytes()
                 .convertShape(VectorOperators.B2F, F, 0);
         IntVector bs = IntVector.fromArray(I, bsums, at0 / 16);
-        FloatVector bs32 = (FloatVector) bs.add(bs.rearrange(SWAP1_INT)).rearrange(EVENS_TWICE).convert(VectorOperators.I2F, 0);
+        FloatVector bs32 = (FloatVector) bs.add(bs.rearrange(I_SWAP1)).rearrange(I_EVENS_TWICE).convert(VectorOperators.I2F, 0);
         m = m.mul(bs32);
-        FloatVector z = sumA.blend(sumB, UPPER_HALF).add(sumB.blend(sumA, UPPER_HALF).rearrange(SWAP8));
-        z = z.add(z.rearrange(SWAP4)).blend(m.add(m.rearrange(SWAP4)), ODD_QUADS);
-        IntVector zi = (IntVector) z.add(z.rearrange(SWAP2)).convert(VectorOperators.F2I, 0);
-        zi.add(zi.rearrange(SWAP1_INT)).intoArray(sums, 0);
+        FloatVector z = sumA.blend(sumB, F_UPPER_HALF).add(sumB.blend(sumA, F_UPPER_HALF).rearrange(F_SWAP8));
+        z = z.add(z.rearrange(F_SWAP4)).blend(m.add(m.rearrange(F_SWAP4)), F_ODD_QUADS);
+        IntVector zi = (IntVector) z.add(z.rearrange(F_SWAP2)).convert(VectorOperators.F2I, 0);
+        zi.add(zi.rearrange(I_SWAP1)).intoArray(sums, 0);
     }
 
     /** Four activations through the GEMV order (routed experts in prefill), each chunk's quants converted once. */
@@ -193,11 +192,11 @@ final class Q4KPackedKernel implements RowKernel {
             s2 = u.fma(FloatVector.fromArray(F, v2s, at + 16), l.mul(FloatVector.fromArray(F, v2s, at))).fma(sc, s2);
             s3 = u.fma(FloatVector.fromArray(F, v3s, at + 16), l.mul(FloatVector.fromArray(F, v3s, at))).fma(sc, s3);
         }
-        FloatVector z01 = s0.blend(s1, UPPER_HALF).add(s1.blend(s0, UPPER_HALF).rearrange(SWAP8));
-        FloatVector z23 = s2.blend(s3, UPPER_HALF).add(s3.blend(s2, UPPER_HALF).rearrange(SWAP8));
-        FloatVector t = z01.blend(z23, ODD_QUADS).add(z23.blend(z01, ODD_QUADS).rearrange(SWAP4));
-        IntVector ti = (IntVector) t.add(t.rearrange(SWAP2)).convert(VectorOperators.F2I, 0);
-        ti.add(ti.rearrange(SWAP1_INT)).intoArray(sums, 0);
+        FloatVector z01 = s0.blend(s1, F_UPPER_HALF).add(s1.blend(s0, F_UPPER_HALF).rearrange(F_SWAP8));
+        FloatVector z23 = s2.blend(s3, F_UPPER_HALF).add(s3.blend(s2, F_UPPER_HALF).rearrange(F_SWAP8));
+        FloatVector t = z01.blend(z23, F_ODD_QUADS).add(z23.blend(z01, F_ODD_QUADS).rearrange(F_SWAP4));
+        IntVector ti = (IntVector) t.add(t.rearrange(F_SWAP2)).convert(VectorOperators.F2I, 0);
+        ti.add(ti.rearrange(I_SWAP1)).intoArray(sums, 0);
         FloatVector m = (FloatVector) LongVector.fromArray(L2, mins, 0).reinterpretAsBytes()
                 .convertShape(VectorOperators.B2F, F, 0);
         int bs = at0 / 16;
@@ -205,10 +204,10 @@ final class Q4KPackedKernel implements RowKernel {
         FloatVector p1 = m.mul((FloatVector) IntVector.fromArray(I, x1.bsums, bs).convert(VectorOperators.I2F, 0));
         FloatVector p2 = m.mul((FloatVector) IntVector.fromArray(I, x2.bsums, bs).convert(VectorOperators.I2F, 0));
         FloatVector p3 = m.mul((FloatVector) IntVector.fromArray(I, x3.bsums, bs).convert(VectorOperators.I2F, 0));
-        FloatVector y01 = p0.blend(p1, UPPER_HALF).add(p1.blend(p0, UPPER_HALF).rearrange(SWAP8));
-        FloatVector y23 = p2.blend(p3, UPPER_HALF).add(p3.blend(p2, UPPER_HALF).rearrange(SWAP8));
-        FloatVector u = y01.blend(y23, ODD_QUADS).add(y23.blend(y01, ODD_QUADS).rearrange(SWAP4));
-        u = u.add(u.rearrange(SWAP2));
-        u.add(u.rearrange(SWAP1)).intoArray(minSums, 0);
+        FloatVector y01 = p0.blend(p1, F_UPPER_HALF).add(p1.blend(p0, F_UPPER_HALF).rearrange(F_SWAP8));
+        FloatVector y23 = p2.blend(p3, F_UPPER_HALF).add(p3.blend(p2, F_UPPER_HALF).rearrange(F_SWAP8));
+        FloatVector u = y01.blend(y23, F_ODD_QUADS).add(y23.blend(y01, F_ODD_QUADS).rearrange(F_SWAP4));
+        u = u.add(u.rearrange(F_SWAP2));
+        u.add(u.rearrange(F_SWAP1)).intoArray(minSums, 0);
     }
 }

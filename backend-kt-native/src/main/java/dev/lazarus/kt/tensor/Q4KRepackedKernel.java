@@ -1,13 +1,20 @@
 package dev.lazarus.kt.tensor;
 
+import static dev.lazarus.kt.tensor.Lanes16.F_ODD_QUADS;
+import static dev.lazarus.kt.tensor.Lanes16.F_SWAP1;
+import static dev.lazarus.kt.tensor.Lanes16.F_SWAP2;
+import static dev.lazarus.kt.tensor.Lanes16.F_SWAP4;
+import static dev.lazarus.kt.tensor.Lanes16.F_SWAP8;
+import static dev.lazarus.kt.tensor.Lanes16.F_UPPER_HALF;
+import static dev.lazarus.kt.tensor.Lanes16.I_EVENS_TWICE;
+import static dev.lazarus.kt.tensor.Lanes16.I_SWAP1;
+
 import java.lang.foreign.MemorySegment;
 import jdk.incubator.vector.ByteVector;
 import jdk.incubator.vector.FloatVector;
 import jdk.incubator.vector.IntVector;
 import jdk.incubator.vector.LongVector;
-import jdk.incubator.vector.VectorMask;
 import jdk.incubator.vector.VectorOperators;
-import jdk.incubator.vector.VectorShuffle;
 import jdk.incubator.vector.VectorSpecies;
 
 /**
@@ -46,15 +53,7 @@ final class Q4KRepackedKernel implements RowKernel {
     private static final VectorSpecies<Integer> I = IntVector.SPECIES_512;
     private static final VectorSpecies<Byte> B = ByteVector.SPECIES_128;
     private static final int BLOCK_BYTES = 144;
-    private static final VectorShuffle<Integer> SWAP1_INT = VectorShuffle.fromOp(I, i -> i ^ 1);
-    private static final VectorShuffle<Integer> EVENS_TWICE = VectorShuffle.fromOp(I, i -> 2 * (i & 7));
     private static final VectorSpecies<Long> L2 = LongVector.SPECIES_128;
-    private static final VectorMask<Float> UPPER_HALF = VectorMask.fromLong(F, 0xFF00L);
-    private static final VectorMask<Float> ODD_QUADS = VectorMask.fromLong(F, 0xF0F0L);
-    private static final VectorShuffle<Float> SWAP8 = VectorShuffle.fromOp(F, i -> i ^ 8);
-    private static final VectorShuffle<Float> SWAP4 = VectorShuffle.fromOp(F, i -> i ^ 4);
-    private static final VectorShuffle<Float> SWAP2 = VectorShuffle.fromOp(F, i -> i ^ 2);
-    private static final VectorShuffle<Float> SWAP1 = VectorShuffle.fromOp(F, i -> i ^ 1);
 
     private final boolean foldPerPair;
 
@@ -192,14 +191,14 @@ final class Q4KRepackedKernel implements RowKernel {
         // the mins: lanes 0-7 min_j·bsum32_j of row A, lanes 8-15 of row B (each below 63·32·127, exact)
         FloatVector m = (FloatVector) LongVector.fromArray(L2, mins, 0).reinterpretAsBytes().convertShape(VectorOperators.B2F, F, 0);
         IntVector bs = IntVector.fromArray(I, bsums, at0 / 16);
-        FloatVector bs32 = (FloatVector) bs.add(bs.rearrange(SWAP1_INT)).rearrange(EVENS_TWICE).convert(VectorOperators.I2F, 0);
+        FloatVector bs32 = (FloatVector) bs.add(bs.rearrange(I_SWAP1)).rearrange(I_EVENS_TWICE).convert(VectorOperators.I2F, 0);
         m = m.mul(bs32);
         // both rows' lanes and mins summed together, lane 0: row A's sum, 4: A's mins, 8: B's sum, 12: B's mins;
         // sums of up to eight lanes stay below 2^24, the last step is in ints
-        FloatVector z = sumA.blend(sumB, UPPER_HALF).add(sumB.blend(sumA, UPPER_HALF).rearrange(SWAP8));
-        z = z.add(z.rearrange(SWAP4)).blend(m.add(m.rearrange(SWAP4)), ODD_QUADS);
-        IntVector zi = (IntVector) z.add(z.rearrange(SWAP2)).convert(VectorOperators.F2I, 0);
-        zi.add(zi.rearrange(SWAP1_INT)).intoArray(sums, 0);
+        FloatVector z = sumA.blend(sumB, F_UPPER_HALF).add(sumB.blend(sumA, F_UPPER_HALF).rearrange(F_SWAP8));
+        z = z.add(z.rearrange(F_SWAP4)).blend(m.add(m.rearrange(F_SWAP4)), F_ODD_QUADS);
+        IntVector zi = (IntVector) z.add(z.rearrange(F_SWAP2)).convert(VectorOperators.F2I, 0);
+        zi.add(zi.rearrange(I_SWAP1)).intoArray(sums, 0);
     }
 
     private static float gemm(MemorySegment w, long o, Activation x, int n) {
@@ -313,11 +312,11 @@ final class Q4KRepackedKernel implements RowKernel {
             s3 = hi.fma(sh, lo.fma(sl, s3));
         }
         // the four lane sums together (see gemm4): sums of up to eight lanes stay below 2^24, the last step in ints
-        FloatVector z01 = s0.blend(s1, UPPER_HALF).add(s1.blend(s0, UPPER_HALF).rearrange(SWAP8));
-        FloatVector z23 = s2.blend(s3, UPPER_HALF).add(s3.blend(s2, UPPER_HALF).rearrange(SWAP8));
-        FloatVector t = z01.blend(z23, ODD_QUADS).add(z23.blend(z01, ODD_QUADS).rearrange(SWAP4));
-        IntVector ti = (IntVector) t.add(t.rearrange(SWAP2)).convert(VectorOperators.F2I, 0);
-        ti.add(ti.rearrange(SWAP1_INT)).intoArray(sums, 0);
+        FloatVector z01 = s0.blend(s1, F_UPPER_HALF).add(s1.blend(s0, F_UPPER_HALF).rearrange(F_SWAP8));
+        FloatVector z23 = s2.blend(s3, F_UPPER_HALF).add(s3.blend(s2, F_UPPER_HALF).rearrange(F_SWAP8));
+        FloatVector t = z01.blend(z23, F_ODD_QUADS).add(z23.blend(z01, F_ODD_QUADS).rearrange(F_SWAP4));
+        IntVector ti = (IntVector) t.add(t.rearrange(F_SWAP2)).convert(VectorOperators.F2I, 0);
+        ti.add(ti.rearrange(I_SWAP1)).intoArray(sums, 0);
         // the mins: lane i = min_(i/2) · bsum_i, an activation's sixteen lanes below 2^21 in all, exact
         FloatVector m = (FloatVector) LongVector.fromArray(L2, mins, 0).reinterpretAsBytes().convertShape(VectorOperators.B2F, F, 0);
         int bs = at0 / 16;
@@ -325,11 +324,11 @@ final class Q4KRepackedKernel implements RowKernel {
         FloatVector p1 = m.mul((FloatVector) IntVector.fromArray(I, x1.bsums, bs).convert(VectorOperators.I2F, 0));
         FloatVector p2 = m.mul((FloatVector) IntVector.fromArray(I, x2.bsums, bs).convert(VectorOperators.I2F, 0));
         FloatVector p3 = m.mul((FloatVector) IntVector.fromArray(I, x3.bsums, bs).convert(VectorOperators.I2F, 0));
-        FloatVector y01 = p0.blend(p1, UPPER_HALF).add(p1.blend(p0, UPPER_HALF).rearrange(SWAP8));
-        FloatVector y23 = p2.blend(p3, UPPER_HALF).add(p3.blend(p2, UPPER_HALF).rearrange(SWAP8));
-        FloatVector u = y01.blend(y23, ODD_QUADS).add(y23.blend(y01, ODD_QUADS).rearrange(SWAP4));
-        u = u.add(u.rearrange(SWAP2));
-        u.add(u.rearrange(SWAP1)).intoArray(minSums, 0);
+        FloatVector y01 = p0.blend(p1, F_UPPER_HALF).add(p1.blend(p0, F_UPPER_HALF).rearrange(F_SWAP8));
+        FloatVector y23 = p2.blend(p3, F_UPPER_HALF).add(p3.blend(p2, F_UPPER_HALF).rearrange(F_SWAP8));
+        FloatVector u = y01.blend(y23, F_ODD_QUADS).add(y23.blend(y01, F_ODD_QUADS).rearrange(F_SWAP4));
+        u = u.add(u.rearrange(F_SWAP2));
+        u.add(u.rearrange(F_SWAP1)).intoArray(minSums, 0);
     }
 
     /** Four activations through the GEMM order (one fold per pair), each pair's quants converted once. */
@@ -411,11 +410,11 @@ final class Q4KRepackedKernel implements RowKernel {
             hi = h1.fma(FloatVector.fromArray(F, v3, at + 48), hi);
             s3 = hi.fma(sh, lo.fma(sl, s3));
             // the four pair sums (exact integers below 2^23) summed across lanes together: lanes 0, 8, 4, 12
-            FloatVector z01 = s0.blend(s1, UPPER_HALF).add(s1.blend(s0, UPPER_HALF).rearrange(SWAP8));
-            FloatVector z23 = s2.blend(s3, UPPER_HALF).add(s3.blend(s2, UPPER_HALF).rearrange(SWAP8));
-            FloatVector t = z01.blend(z23, ODD_QUADS).add(z23.blend(z01, ODD_QUADS).rearrange(SWAP4));
-            t = t.add(t.rearrange(SWAP2));
-            t.add(t.rearrange(SWAP1)).intoArray(sums, 16 * p);
+            FloatVector z01 = s0.blend(s1, F_UPPER_HALF).add(s1.blend(s0, F_UPPER_HALF).rearrange(F_SWAP8));
+            FloatVector z23 = s2.blend(s3, F_UPPER_HALF).add(s3.blend(s2, F_UPPER_HALF).rearrange(F_SWAP8));
+            FloatVector t = z01.blend(z23, F_ODD_QUADS).add(z23.blend(z01, F_ODD_QUADS).rearrange(F_SWAP4));
+            t = t.add(t.rearrange(F_SWAP2));
+            t.add(t.rearrange(F_SWAP1)).intoArray(sums, 16 * p);
         }
         // the mins: lane i = min_(i/2) · bsum_i (below 63·16·127, exact); pair p's sum lands in lane 4p
         FloatVector m = (FloatVector) LongVector.fromArray(L2, mins, 0).reinterpretAsBytes().convertShape(VectorOperators.B2F, F, 0);
@@ -424,14 +423,14 @@ final class Q4KRepackedKernel implements RowKernel {
         FloatVector p1 = m.mul((FloatVector) IntVector.fromArray(I, x1.bsums, bs).convert(VectorOperators.I2F, 0));
         FloatVector p2 = m.mul((FloatVector) IntVector.fromArray(I, x2.bsums, bs).convert(VectorOperators.I2F, 0));
         FloatVector p3 = m.mul((FloatVector) IntVector.fromArray(I, x3.bsums, bs).convert(VectorOperators.I2F, 0));
-        p0 = p0.add(p0.rearrange(SWAP1));
-        p1 = p1.add(p1.rearrange(SWAP1));
-        p2 = p2.add(p2.rearrange(SWAP1));
-        p3 = p3.add(p3.rearrange(SWAP1));
-        p0.add(p0.rearrange(SWAP2)).intoArray(sums, 64);
-        p1.add(p1.rearrange(SWAP2)).intoArray(sums, 80);
-        p2.add(p2.rearrange(SWAP2)).intoArray(sums, 96);
-        p3.add(p3.rearrange(SWAP2)).intoArray(sums, 112);
+        p0 = p0.add(p0.rearrange(F_SWAP1));
+        p1 = p1.add(p1.rearrange(F_SWAP1));
+        p2 = p2.add(p2.rearrange(F_SWAP1));
+        p3 = p3.add(p3.rearrange(F_SWAP1));
+        p0.add(p0.rearrange(F_SWAP2)).intoArray(sums, 64);
+        p1.add(p1.rearrange(F_SWAP2)).intoArray(sums, 80);
+        p2.add(p2.rearrange(F_SWAP2)).intoArray(sums, 96);
+        p3.add(p3.rearrange(F_SWAP2)).intoArray(sums, 112);
     }
 
     /**

@@ -1,11 +1,16 @@
 package dev.lazarus.kt.tensor;
 
+import static dev.lazarus.kt.tensor.Lanes16.F_UPPER_HALF;
+import static dev.lazarus.kt.tensor.Lanes16.I_EVENS_TWICE;
+import static dev.lazarus.kt.tensor.Lanes16.I_SWAP1;
+import static dev.lazarus.kt.tensor.Lanes16.I_SWAP8;
+import static dev.lazarus.kt.tensor.Lanes16.I_UPPER_HALF;
+
 import java.lang.foreign.MemorySegment;
 import jdk.incubator.vector.ByteVector;
 import jdk.incubator.vector.FloatVector;
 import jdk.incubator.vector.IntVector;
 import jdk.incubator.vector.ShortVector;
-import jdk.incubator.vector.VectorMask;
 import jdk.incubator.vector.VectorOperators;
 import jdk.incubator.vector.VectorShuffle;
 import jdk.incubator.vector.VectorSpecies;
@@ -52,12 +57,6 @@ final class Q6KInt16Kernel implements RowKernel {
     static final VectorShuffle<Integer> SCALES_01 = VectorShuffle.fromOp(I, i -> 4 + (i >> 2));
     static final VectorShuffle<Integer> SCALES_10 = VectorShuffle.fromOp(I, i -> 8 + (i >> 2));
     static final VectorShuffle<Integer> SCALES_11 = VectorShuffle.fromOp(I, i -> 12 + (i >> 2));
-    static final VectorShuffle<Integer> SWAP1 = VectorShuffle.fromOp(I, i -> i ^ 1);
-    static final VectorShuffle<Integer> SWAP8 = VectorShuffle.fromOp(I, i -> i ^ 8);
-    /** Lane k (and 8 + k) takes lane 2k: the offset term of ggml's lane k. */
-    static final VectorShuffle<Integer> EVENS_TWICE = VectorShuffle.fromOp(I, i -> 2 * (i & 7));
-    static final VectorMask<Integer> UPPER_HALF_I = VectorMask.fromLong(I, 0xFF00L);
-    static final VectorMask<Float> UPPER_HALF_F = VectorMask.fromLong(F, 0xFF00L);
     private static final short NIBBLE = 0xF;
     private static final short HIGH_BITS = 0x30;
     private static final int BLOCK_BYTES = 210;
@@ -143,8 +142,8 @@ final class Q6KInt16Kernel implements RowKernel {
                     .mul(sc.rearrange(h == 0 ? SCALES_01 : SCALES_11)));
         }
         IntVector terms = sc.mul(IntVector.fromArray(I, bsums, at / 16));
-        IntVector offsets = terms.add(terms.rearrange(SWAP1)).rearrange(EVENS_TWICE).lanewise(VectorOperators.LSHL, 5);
-        acc.add(acc.rearrange(SWAP8)).sub(offsets).intoArray(lanes, lanesAt);
+        IntVector offsets = terms.add(terms.rearrange(I_SWAP1)).rearrange(I_EVENS_TWICE).lanewise(VectorOperators.LSHL, 5);
+        acc.add(acc.rearrange(I_SWAP8)).sub(offsets).intoArray(lanes, lanesAt);
     }
 
     /**
@@ -198,10 +197,10 @@ final class Q6KInt16Kernel implements RowKernel {
         // lanes 0-7: ggml's lanes of row A, 8-15 of row B, each less its offset term
         IntVector bs = IntVector.fromArray(I, bsums, at / 16);
         IntVector tA = scA.mul(bs), tB = scB.mul(bs);
-        IntVector offsets = tA.add(tA.rearrange(SWAP1)).rearrange(EVENS_TWICE)
-                .blend(tB.add(tB.rearrange(SWAP1)).rearrange(EVENS_TWICE), UPPER_HALF_I).lanewise(VectorOperators.LSHL, 5);
-        IntVector z = accA.blend(accB, UPPER_HALF_I).add(accB.blend(accA, UPPER_HALF_I).rearrange(SWAP8)).sub(offsets);
-        FloatVector d = FloatVector.broadcast(F, dA).blend(FloatVector.broadcast(F, dB), UPPER_HALF_F);
+        IntVector offsets = tA.add(tA.rearrange(I_SWAP1)).rearrange(I_EVENS_TWICE)
+                .blend(tB.add(tB.rearrange(I_SWAP1)).rearrange(I_EVENS_TWICE), I_UPPER_HALF).lanewise(VectorOperators.LSHL, 5);
+        IntVector z = accA.blend(accB, I_UPPER_HALF).add(accB.blend(accA, I_UPPER_HALF).rearrange(I_SWAP8)).sub(offsets);
+        FloatVector d = FloatVector.broadcast(F, dA).blend(FloatVector.broadcast(F, dB), F_UPPER_HALF);
         d.fma((FloatVector) z.convert(VectorOperators.I2F, 0), FloatVector.fromArray(F, acc, 0)).intoArray(acc, 0);
     }
 }

@@ -1,5 +1,11 @@
 package dev.lazarus.kt.tensor;
 
+import static dev.lazarus.kt.tensor.Lanes16.F_UPPER_HALF;
+import static dev.lazarus.kt.tensor.Lanes16.I_EVENS_TWICE;
+import static dev.lazarus.kt.tensor.Lanes16.I_SWAP1;
+import static dev.lazarus.kt.tensor.Lanes16.I_SWAP8;
+import static dev.lazarus.kt.tensor.Lanes16.I_UPPER_HALF;
+
 import java.lang.foreign.MemorySegment;
 import jdk.incubator.vector.ByteVector;
 import jdk.incubator.vector.FloatVector;
@@ -92,9 +98,9 @@ final class Q6KPackedKernel implements RowKernel {
                     .mul(sc.rearrange(h == 0 ? Q6KInt16Kernel.SCALES_01 : Q6KInt16Kernel.SCALES_11)));
         }
         IntVector terms = sc.mul(IntVector.fromArray(I, bsums, at / 16));
-        IntVector offsets = terms.add(terms.rearrange(Q6KInt16Kernel.SWAP1)).rearrange(Q6KInt16Kernel.EVENS_TWICE)
+        IntVector offsets = terms.add(terms.rearrange(I_SWAP1)).rearrange(I_EVENS_TWICE)
                 .lanewise(VectorOperators.LSHL, 5);
-        acc.add(acc.rearrange(Q6KInt16Kernel.SWAP8)).sub(offsets).intoArray(lanes, 0);
+        acc.add(acc.rearrange(I_SWAP8)).sub(offsets).intoArray(lanes, 0);
     }
 
     /**
@@ -145,12 +151,12 @@ final class Q6KPackedKernel implements RowKernel {
         // the fold of Q6KInt16Kernel.superBlock2: row A in lanes 0-7, B in 8-15
         IntVector bs = IntVector.fromArray(I, bsums, at / 16);
         IntVector tA = scA.mul(bs), tB = scB.mul(bs);
-        IntVector offsets = tA.add(tA.rearrange(Q6KInt16Kernel.SWAP1)).rearrange(Q6KInt16Kernel.EVENS_TWICE)
-                .blend(tB.add(tB.rearrange(Q6KInt16Kernel.SWAP1)).rearrange(Q6KInt16Kernel.EVENS_TWICE),
-                        Q6KInt16Kernel.UPPER_HALF_I).lanewise(VectorOperators.LSHL, 5);
-        IntVector z = accA.blend(accB, Q6KInt16Kernel.UPPER_HALF_I)
-                .add(accB.blend(accA, Q6KInt16Kernel.UPPER_HALF_I).rearrange(Q6KInt16Kernel.SWAP8)).sub(offsets);
-        FloatVector d = FloatVector.broadcast(F, dA).blend(FloatVector.broadcast(F, dB), Q6KInt16Kernel.UPPER_HALF_F);
+        IntVector offsets = tA.add(tA.rearrange(I_SWAP1)).rearrange(I_EVENS_TWICE)
+                .blend(tB.add(tB.rearrange(I_SWAP1)).rearrange(I_EVENS_TWICE),
+                        I_UPPER_HALF).lanewise(VectorOperators.LSHL, 5);
+        IntVector z = accA.blend(accB, I_UPPER_HALF)
+                .add(accB.blend(accA, I_UPPER_HALF).rearrange(I_SWAP8)).sub(offsets);
+        FloatVector d = FloatVector.broadcast(F, dA).blend(FloatVector.broadcast(F, dB), F_UPPER_HALF);
         d.fma((FloatVector) z.convert(VectorOperators.I2F, 0), FloatVector.fromArray(F, acc, 0)).intoArray(acc, 0);
     }
 }
