@@ -4,6 +4,7 @@
 #
 #   scripts/bench-engine.sh [--models q8_0,q4_k_m|<gguf>,...] [--threads N] [--rounds R]
 #                           [--prompt 512] [--gen 128] [--work /tmp/lazarus-bench] [--no-llama] [--fork]
+#                           [--warmup-tokens 1024]
 # --fork: each model in a JVM of its own (see EngineBenchMain); without it all models share one JVM.
 #
 # llama.cpp runs from the Debian chroot made by scripts/llama-server-chroot.sh setup (as root);

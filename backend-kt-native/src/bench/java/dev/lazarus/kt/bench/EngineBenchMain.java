@@ -26,8 +26,10 @@ import java.util.function.ToDoubleFunction;
  * <pre>
  * scripts/bench-engine.sh [--models q8_0,q4_k_m] [--threads 2] [--rounds 3] [--prompt 512] [--gen 128]
  *                         [--work /tmp/lazarus-bench] [--no-llama] [--experts none,mmap,ram,ram-copy,all (-f32, -q6f32 each)]
- *                         [--fork]
+ *                         [--fork] [--warmup-tokens 1024]
  * </pre>
+ * Before the measured rounds each engine runs one prefill and {@code --warmup-tokens} decode tokens, not counted:
+ * C2 compiles the vector kernels only after ~1000 tokens on 2 cores, and llama-bench warms up before measuring too.
  * {@code --experts} runs one engine per expert tier (see {@link KtEngineBench}), alternated within each round.
  * {@code --fork} runs each model in a JVM of its own (same JVM options and class path, one after the other), so
  * that no model's numbers depend on the JIT profiles another model left behind; without it the models run in
@@ -50,6 +52,7 @@ public final class EngineBenchMain {
         int rounds = Integer.parseInt(opt.getOrDefault("rounds", "3"));
         int prompt = Integer.parseInt(opt.getOrDefault("prompt", "512"));
         int gen = Integer.parseInt(opt.getOrDefault("gen", "128"));
+        int warmup = Integer.parseInt(opt.getOrDefault("warmup-tokens", "1024"));
         boolean llama = !opt.containsKey("no-llama");
         Path work = Path.of(opt.getOrDefault("work", "/tmp/lazarus-bench"));
         List<String> models = List.of(opt.getOrDefault("models", "q8_0,q4_k_m").split(","));
@@ -60,7 +63,7 @@ public final class EngineBenchMain {
         System.out.println("- date: " + OffsetDateTime.now().truncatedTo(ChronoUnit.SECONDS));
         System.out.println("- machine: " + Machine.describe());
         System.out.println("- JVM: " + Runtime.version() + ", threads " + threads + ", rounds " + rounds
-                + ", prompt " + prompt + ", gen " + gen);
+                + ", prompt " + prompt + ", gen " + gen + ", warm-up " + warmup + " decode tokens");
         System.out.println("- load before: " + Machine.loadAverage());
         MemoryBandwidth.Result bw;
         try (Parallel p = Parallel.ofThreads(threads)) {
@@ -85,9 +88,11 @@ public final class EngineBenchMain {
                 for (String mode : expertModes) {
                     KtEngineBench engine = new KtEngineBench(model, threads, prompt, mode);
                     engines.add(engine);
-                    // warm-up, not counted (llama-bench runs one too), at the measured prompt size: after a short one the JIT
-                    // compiled the batched (prefill) kernels during the first measured round
+                    // warm-up, not counted (llama-bench runs one too): a prefill at the measured prompt size (after a short
+                    // one the JIT compiled the batched kernels during the first measured round), then decode until C2 has
+                    // compiled the decode path: on 2 cores that takes ~1000 tokens (see docs/benchmarks.md, "Warm-up")
                     engine.run(prompt, Math.min(gen, 64));
+                    engine.warmUp(warmup);
                     ours.put(mode, new ArrayList<>());
                 }
                 for (int r = 0; r < rounds; r++) {
@@ -162,7 +167,8 @@ public final class EngineBenchMain {
                                      List<String> loads) {
         Stats a = Stats.of(ours.stream().mapToDouble(o).toArray());
         Stats b = Stats.of(theirs.stream().mapToDouble(t).toArray());
-        String ratio = theirs.isEmpty() ? "-" : String.format(Locale.ROOT, "%.2f", a.mean() / b.mean());
+        String ratio = theirs.isEmpty() ? "-"
+                : String.format(Locale.ROOT, "%.2f (median %.2f)", a.mean() / b.mean(), a.median() / b.median());
         String effA = "-", effB = "-", share = "-";
         if (weights != null) {
             double gbA = weights.activeBytes() * a.mean() / 1e9;
@@ -178,8 +184,12 @@ public final class EngineBenchMain {
                 ratio, effA, effB, share, String.join(" ", loads));
     }
 
-    record Stats(double mean, double stdev) {
+    record Stats(double mean, double stdev, double median) {
         static Stats of(double[] v) {
+            double[] sorted = v.clone();
+            java.util.Arrays.sort(sorted);
+            int n = sorted.length;
+            double median = n == 0 ? Double.NaN : n % 2 == 1 ? sorted[n / 2] : (sorted[n / 2 - 1] + sorted[n / 2]) / 2;
             double m = 0;
             for (double x : v) {
                 m += x / v.length;
@@ -188,12 +198,12 @@ public final class EngineBenchMain {
             for (double x : v) {
                 s += (x - m) * (x - m);
             }
-            return new Stats(m, v.length > 1 ? Math.sqrt(s / (v.length - 1)) : 0);
+            return new Stats(m, v.length > 1 ? Math.sqrt(s / (v.length - 1)) : 0, median);
         }
 
         @Override
         public String toString() {
-            return String.format(Locale.ROOT, "%.1f ± %.1f", mean, stdev);
+            return String.format(Locale.ROOT, "%.1f ± %.1f (median %.1f)", mean, stdev, median);
         }
     }
 

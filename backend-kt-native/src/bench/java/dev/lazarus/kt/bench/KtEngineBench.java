@@ -92,6 +92,13 @@ final class KtEngineBench implements AutoCloseable {
         });
     }
 
+    /** Decode-only generations, not measured, until {@code tokens} tokens were generated (the JIT's warm-up). */
+    void warmUp(int tokens) {
+        for (int done = 0; done < tokens; done += 256) {
+            generate(1, Math.min(256, tokens - done));
+        }
+    }
+
     Result run(int prompt, int gen) {
         return new Result(prefill(prompt), decode(gen));
     }
