@@ -10,7 +10,7 @@ import tools.jackson.databind.JsonNode;
  * {@code /props} also names the model file ({@code model_path}): a path on the server, which is
  * not kept, because these facts are shown to API clients in {@code /v1/models}.
  *
- * @param modelId         the first id {@code /v1/models} lists (the {@code --alias}, else the model as given); null if unknown
+ * @param modelId         the first id {@code /v1/models} lists (the {@code --alias}, else the model's file name: no directory on the server is shown); null if unknown
  * @param contextLength   {@code default_generation_settings.n_ctx}, the context of one slot; 0 if unknown
  * @param totalSlots      parallel sequences ({@code --parallel}); 0 if unknown
  * @param hasChatTemplate whether the model ships a chat template
@@ -37,7 +37,7 @@ public record ServerInfo(String modelId, int contextLength, int totalSlots, bool
     static ServerInfo from(JsonNode props, JsonNode models) {
         JsonNode firstModel = models.path("data").path(0);
         return new ServerInfo(
-                text(firstModel.path("id")),
+                withoutDirectories(text(firstModel.path("id"))),
                 props.path("default_generation_settings").path("n_ctx").asInt(props.path("n_ctx").asInt(0)),
                 props.path("total_slots").asInt(0),
                 !props.path("chat_template").asString("").isEmpty(),
@@ -67,6 +67,15 @@ public record ServerInfo(String modelId, int contextLength, int totalSlots, bool
             }
         });
         return facts;
+    }
+
+    /** llama-server lists a model without {@code --alias} under the path it was given: show only the file name. */
+    static String withoutDirectories(String id) {
+        if (id == null) {
+            return null;
+        }
+        String name = id.substring(Math.max(id.lastIndexOf('/'), id.lastIndexOf('\\')) + 1);
+        return name.isEmpty() ? id : name;
     }
 
     private static String text(JsonNode node) {

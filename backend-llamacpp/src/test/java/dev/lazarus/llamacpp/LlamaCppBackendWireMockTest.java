@@ -350,7 +350,7 @@ class LlamaCppBackendWireMockTest {
                 {"default_generation_settings":{"n_ctx":4096},"total_slots":2,"model_path":"/models/tiny.gguf",
                  "chat_template":"{{ messages }}","build_info":"b6000-abc"}""")));
         wm.stubFor(get(urlEqualTo("/v1/models")).willReturn(aResponse().withStatus(200)
-                .withBody("{\"object\":\"list\",\"data\":[{\"id\":\"tiny.gguf\",\"object\":\"model\",\"owned_by\":\"llamacpp\","
+                .withBody("{\"object\":\"list\",\"data\":[{\"id\":\"/models/tiny.gguf\",\"object\":\"model\",\"owned_by\":\"llamacpp\","
                         + "\"meta\":{\"vocab_type\":2,\"n_vocab\":260,\"n_ctx_train\":8192,\"n_embd\":64,"
                         + "\"n_params\":1234567,\"size\":2469134,\"path\":\"/models/tiny.gguf\"}}]}")));
         backend = backend(Map.of("model-name", ""));
