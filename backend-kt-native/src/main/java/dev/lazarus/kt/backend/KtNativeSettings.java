@@ -14,9 +14,11 @@ import dev.lazarus.kt.placement.PlacementConfig;
  * @param maxQueued      requests that may wait for a sequence slot; more are refused as overloaded (429)
  * @param modelName      the name this backend serves the model under
  * @param placement      where routed experts live (GPU, RAM copies, the mapped file)
+ * @param warmupTokens   tokens generated at load, before the backend says it is ready, so that the JIT has
+ *                       compiled the kernels when traffic comes; 0: none
  */
 public record KtNativeSettings(String model, int threads, int contextSize, int maxSequences, int maxQueued,
-                               String modelName, PlacementConfig placement) {
+                               String modelName, PlacementConfig placement, int warmupTokens) {
 
     public static final int DEFAULT_MAX_QUEUED = 64;
 
@@ -33,7 +35,11 @@ public record KtNativeSettings(String model, int threads, int contextSize, int m
             throw new BackendConfigException(config.id(), "max-queued", "setting 'max-queued' must be at least 0, got " + queued);
         }
         String name = config.string("model-name", defaultName(model));
-        return new KtNativeSettings(model, threads, context, sequences, queued, name, PlacementConfig.from(config));
+        int warmup = config.integer("warmup-tokens", 0);
+        if (warmup < 0) {
+            throw new BackendConfigException(config.id(), "warmup-tokens", "setting 'warmup-tokens' must be at least 0, got " + warmup);
+        }
+        return new KtNativeSettings(model, threads, context, sequences, queued, name, PlacementConfig.from(config), warmup);
     }
 
     private static int positive(BackendConfig config, String key, int def) {

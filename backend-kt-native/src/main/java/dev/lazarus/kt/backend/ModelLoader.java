@@ -11,6 +11,7 @@ import dev.lazarus.kt.placement.DeviceTier;
 import dev.lazarus.kt.placement.ExpertPlacement;
 import dev.lazarus.kt.runtime.EngineOptions;
 import dev.lazarus.kt.runtime.InferenceEngine;
+import dev.lazarus.kt.runtime.JitWarmup;
 import dev.lazarus.kt.tensor.Parallel;
 import dev.lazarus.kt.tokenizer.Tokenizer;
 import dev.lazarus.kt.tokenizer.Tokenizers;
@@ -40,6 +41,8 @@ final class ModelLoader {
     private static final System.Logger LOG = System.getLogger(ModelLoader.class.getName());
     private static final String CLASSPATH = "classpath:";
     private static final long PAGE = 4096;
+    /** A warm-up slower than this is not worth waiting for: the backend fails to load with the reason. */
+    private static final long WARMUP_TIMEOUT_SECONDS = 600;
 
     private final String backendId;
     private final KtNativeSettings settings;
@@ -71,6 +74,7 @@ final class ModelLoader {
             EngineOptions defaults = EngineOptions.defaults(context, settings.maxSequences());
             InferenceEngine engine = new InferenceEngine(model, new EngineOptions(context, settings.maxSequences(),
                     settings.maxQueued(), defaults.maxBatchTokens(), defaults.prefixCacheEntries()), parallel);
+            warmUp(model, engine, placement);
             LOG.log(Level.INFO, "kt-native backend {0}: {1} ready ({2}, context {3}, {4} threads)",
                     backendId, settings.modelName(), model.config().architecture().ggufName(), context,
                     settings.threads());
@@ -88,6 +92,22 @@ final class ModelLoader {
             file.close();
             throw e;
         }
+    }
+
+    /** {@link JitWarmup} when asked for, then the routing it caused forgotten: it was no traffic. */
+    private void warmUp(Model model, InferenceEngine engine, ExpertPlacement placement) {
+        if (settings.warmupTokens() == 0) {
+            return;
+        }
+        long start = System.nanoTime();
+        int generated = JitWarmup.run(engine, model.vocabSize(), settings.warmupTokens(), WARMUP_TIMEOUT_SECONDS);
+        if (placement != null) {
+            placement.forgetTraffic();
+        } else if (model.routingStats() != null) {
+            model.routingStats().forgetLive();
+        }
+        LOG.log(Level.INFO, "kt-native backend {0}: warm-up generated {1} tokens in {2} ms", backendId, generated,
+                String.valueOf((System.nanoTime() - start) / 1_000_000));
     }
 
     private Path resolve(String model) {

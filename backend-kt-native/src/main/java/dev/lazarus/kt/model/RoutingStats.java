@@ -58,6 +58,19 @@ public final class RoutingStats {
         }
     }
 
+    /**
+     * Forgets this run's counts (saved counts stay): what a warm-up routed is not traffic. Meant for start-up,
+     * before traffic, like {@link #seed}: an increment racing the reset may be lost.
+     */
+    public synchronized void forgetLive() {
+        for (int i = 0; i < live.length; i++) {
+            live[i].reset();
+            computations[i].reset();
+            seen[i] = 0;
+            recent[i] = prior[i];
+        }
+    }
+
     public int layers() {
         return layers;
     }

@@ -85,6 +85,12 @@ public final class ExpertPlacement implements AutoCloseable {
         return catalog;
     }
 
+    /** Forgets the routing and tier counts so far (a warm-up's): the admin view and the strategies see traffic only. */
+    public void forgetTraffic() {
+        stats.forgetLive();
+        counters.reset();
+    }
+
     public RoutingStats stats() {
         return stats;
     }

@@ -16,6 +16,14 @@ final class TierCounters {
         return a;
     }
 
+    /** Back to zero (after the engine's warm-up, before traffic). */
+    void reset() {
+        for (int i = 0; i < computations.length; i++) {
+            computations[i].reset();
+            bytes[i].reset();
+        }
+    }
+
     void record(Tier tier, long expertBytes) {
         computations[tier.ordinal()].increment();
         bytes[tier.ordinal()].add(expertBytes);
