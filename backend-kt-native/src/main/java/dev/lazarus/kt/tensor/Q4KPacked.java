@@ -11,14 +11,16 @@ import java.lang.foreign.ValueLayout;
  * holds the same numbers, so that {@link Q4KPackedKernel} rounds exactly as {@link Q4KRepackedKernel}:
  *
  * <ul>
- *   <li><b>quants</b> first, 128 bytes per 256-value super-block (super-block g = row · blocksPerRow + b at
- *       {@code 128·g}), as two 64-byte chunks (one 512-bit load each) of sixteen 32-bit lanes; nibble k of lane i
- *       of chunk e is value {@code 16·e + i} of sub-block k. One load per 128 values and one mask per sixteen
- *       give {@code q·16^k} in int lanes (ggml's layout needs a byte-to-int widening, a shift and a mask); see
- *       {@link Q4KPackedKernel} for why the factor 16^k costs nothing. With the matrix 64-byte aligned, every
- *       chunk is;</li>
- *   <li><b>headers</b> after all quants, 24 bytes per super-block: the eight 6-bit scales and eight mins one per
- *       byte (pre-unpacked), then {@code d} and {@code dmin} as f32 (converted from f16, exactly).</li>
+ *   <li><b>quants</b> first, 128 bytes per 256-value super-block (super-block b of row r at {@code 128·g},
+ *       g = {@link #groups}{@code .block(r, b)}: rows in interleaved pairs, see {@link RowGroups}), as two
+ *       64-byte chunks (one 512-bit load each) of sixteen 32-bit lanes; nibble k of lane i of chunk e is value
+ *       {@code 16·e + i} of sub-block k. One load per 128 values and one mask per sixteen give {@code q·16^k} in
+ *       int lanes (ggml's layout needs a byte-to-int widening, a shift and a mask); see {@link Q4KPackedKernel} for
+ *       why the factor 16^k costs nothing. With the matrix 64-byte aligned, every chunk is;</li>
+ *   <li><b>headers</b> after all quants, 24 bytes per super-block in the same order (at {@code 24·g}): the eight
+ *       6-bit scales and eight mins one per byte (pre-unpacked), then {@code d} and {@code dmin} as f32 (converted
+ *       from f16, exactly). Their own region (not beside the quants) keeps the quant chunks aligned and measured
+ *       faster than headers inline before each pair's quants.</li>
  * </ul>
  *
  * <p>152 bytes per super-block against ggml's 144. The quants come in one of two {@link Order}s: the nibble planes
@@ -57,6 +59,8 @@ final class Q4KPacked {
 
     static final int QUANT_BYTES = 128;
     static final int HEADER_BYTES = 24;
+    /** Rows per group of {@link RowGroups}: the decode kernels take rows in pairs. */
+    static final int GROUP = 2;
     private static final int BLOCK_BYTES = 144;
 
     private Q4KPacked() {
@@ -72,14 +76,19 @@ final class Q4KPacked {
         return (long) rows * (cols / 256) * QUANT_BYTES;
     }
 
+    /** The order of the super-blocks of a packed {@code rows × cols} matrix. */
+    static RowGroups groups(int rows, int cols) {
+        return new RowGroups(GROUP, rows, cols / 256);
+    }
+
     /** {@code src} (ggml's Q4_K blocks, rows × cols) packed in {@code order} into a new 64-byte aligned segment. */
     static MemorySegment pack(MemorySegment src, int rows, int cols, Order order, SegmentAllocator alloc) {
-        long blocks = (long) rows * (cols / 256);
+        RowGroups groups = groups(rows, cols);
         MemorySegment dst = alloc.allocate(bytes(rows, cols), 64);
         long headers = headers(rows, cols);
         byte[] quants = new byte[QUANT_BYTES];
-        for (long g = 0; g < blocks; g++) {
-            long blk = BLOCK_BYTES * g;
+        for (long s = 0; s < groups.blocks(); s++) { // super-block s of ggml's row-major order
+            long blk = BLOCK_BYTES * s, g = groups.block((int) (s / groups.blocksPerRow()), (int) (s % groups.blocksPerRow()));
             long packed = src.get(Layouts.I64, blk + 4);
             int packedHigh = src.get(Layouts.I32, blk + 12);
             long h = headers + HEADER_BYTES * g;
@@ -100,7 +109,7 @@ final class Q4KPacked {
         return dst;
     }
 
-    /** Super-block g of a packed matrix back in ggml's Q4_K block (144 bytes) at {@code out[at..]}. */
+    /** Super-block g (in the packed order) of a packed matrix back in ggml's Q4_K block (144 bytes) at {@code out[at..]}. */
     static void unpack(MemorySegment packed, long headers, long g, Order order, MemorySegment out, long at) {
         long h = headers + HEADER_BYTES * g;
         out.set(Layouts.I16, at, Float.floatToFloat16(packed.get(Layouts.F32, h + 16)));
@@ -122,10 +131,10 @@ final class Q4KPacked {
 
     /** Row {@code row} of a packed matrix as f32 (ggml's Q4_K dequantization). */
     static void dequantizeRow(MemorySegment packed, int rows, int cols, Order order, int row, float[] dst, int dstOffset) {
-        int nb = cols / 256;
-        MemorySegment blocks = MemorySegment.ofArray(new byte[BLOCK_BYTES * nb]);
-        for (int b = 0; b < nb; b++) {
-            unpack(packed, headers(rows, cols), (long) row * nb + b, order, blocks, (long) BLOCK_BYTES * b);
+        RowGroups groups = groups(rows, cols);
+        MemorySegment blocks = MemorySegment.ofArray(new byte[BLOCK_BYTES * groups.blocksPerRow()]);
+        for (int b = 0; b < groups.blocksPerRow(); b++) {
+            unpack(packed, headers(rows, cols), groups.block(row, b), order, blocks, (long) BLOCK_BYTES * b);
         }
         GgmlCodec.decode(GgmlType.Q4_K, blocks, 0, dst, dstOffset, cols);
     }

@@ -12,12 +12,12 @@ import java.lang.foreign.ValueLayout;
  * nine shifts, masks and ors per 32; the numbers, and so every result, are those of ggml's block:
  *
  * <ul>
- *   <li><b>codes</b> first, 256 bytes per 256-value super-block (super-block g = row · blocksPerRow + b at
- *       {@code 256·g}), in the order of {@link Activation#int16Q6K}: byte {@code 128h + 32p + t} holds value
+ *   <li><b>codes</b> first, 256 bytes per 256-value super-block (super-block b of row r at {@code 256·g},
+ *       g = {@link #groups}{@code .block(r, b)}: rows in interleaved pairs, see {@link RowGroups}), in the order of {@link Activation#int16Q6K}: byte {@code 128h + 32p + t} holds value
  *       {@code 128h + 32·(t / 16 + 2·(p mod 2)) + 2·(t mod 16) + p / 2} (the code ggml's in-place kernel
  *       assembles for lane t of nibble plane p of half h, see {@link Q6KInt16Kernel}). With the matrix 64-byte
  *       aligned, every 32-byte run is;</li>
- *   <li><b>headers</b> after all codes, 20 bytes per super-block: the sixteen int8 scales as stored, then
+ *   <li><b>headers</b> after all codes, 20 bytes per super-block in the same order (at {@code 20·g}): the sixteen int8 scales as stored, then
  *       {@code d} as f32 (converted from f16, exactly).</li>
  * </ul>
  *
@@ -28,6 +28,8 @@ final class Q6KPacked {
 
     static final int CODE_BYTES = 256;
     static final int HEADER_BYTES = 20;
+    /** Rows per group of {@link RowGroups}: {@link Q6KPackedKernel} takes rows in pairs. */
+    static final int GROUP = 2;
     private static final int BLOCK_BYTES = 210;
     /** Value index (in ggml's super-block) of each code byte. */
     private static final int[] VALUE_AT = new int[CODE_BYTES];
@@ -55,14 +57,19 @@ final class Q6KPacked {
         return (long) rows * (cols / 256) * CODE_BYTES;
     }
 
+    /** The order of the super-blocks of a packed {@code rows × cols} matrix. */
+    static RowGroups groups(int rows, int cols) {
+        return new RowGroups(GROUP, rows, cols / 256);
+    }
+
     /** {@code src} (ggml's Q6_K blocks, rows × cols) packed into a new 64-byte aligned segment. */
     static MemorySegment pack(MemorySegment src, int rows, int cols, SegmentAllocator alloc) {
-        long blocks = (long) rows * (cols / 256);
+        RowGroups groups = groups(rows, cols);
         MemorySegment dst = alloc.allocate(bytes(rows, cols), 64);
         long headers = headers(rows, cols);
         byte[] codes = new byte[CODE_BYTES];
-        for (long g = 0; g < blocks; g++) {
-            long blk = BLOCK_BYTES * g;
+        for (long s = 0; s < groups.blocks(); s++) { // super-block s of ggml's row-major order
+            long blk = BLOCK_BYTES * s, g = groups.block((int) (s / groups.blocksPerRow()), (int) (s % groups.blocksPerRow()));
             for (int i = 0; i < CODE_BYTES; i++) {
                 codes[i] = (byte) code(src, blk, VALUE_AT[i]);
             }
@@ -76,11 +83,11 @@ final class Q6KPacked {
 
     /** Row {@code row} of a packed matrix as f32 (ggml's Q6_K dequantization of the block it came from). */
     static void dequantizeRow(MemorySegment packed, int rows, int cols, int row, float[] dst, int dstOffset) {
-        int nb = cols / 256;
-        MemorySegment blocks = MemorySegment.ofArray(new byte[BLOCK_BYTES * nb]);
+        RowGroups groups = groups(rows, cols);
+        MemorySegment blocks = MemorySegment.ofArray(new byte[BLOCK_BYTES * groups.blocksPerRow()]);
         long headers = headers(rows, cols);
-        for (int b = 0; b < nb; b++) {
-            long g = (long) row * nb + b, blk = (long) BLOCK_BYTES * b;
+        for (int b = 0; b < groups.blocksPerRow(); b++) {
+            long g = groups.block(row, b), blk = (long) BLOCK_BYTES * b;
             for (int i = 0; i < CODE_BYTES; i++) {
                 setCode(blocks, blk, VALUE_AT[i], Layouts.u8(packed, CODE_BYTES * g + i));
             }

@@ -119,9 +119,9 @@ public final class WeightMatrices {
      */
     static WeightMatrix packedQ6K(MemorySegment data, int rows, int cols, SegmentAllocator alloc) {
         MemorySegment packed = Q6KPacked.pack(data, rows, cols, alloc);
+        RowGroups groups = Q6KPacked.groups(rows, cols);
         return new KernelMatrix(GgmlType.Q6_K, packed, rows, cols, (long) (cols / 256) * Q6KPacked.CODE_BYTES,
-                Q6KPacked.bytes(rows, cols), new Q6KPackedKernel(Q6KPacked.headers(rows, cols)), null,
-                TiledKQuantKernel.q6kPacked(Q6KPacked.headers(rows, cols)),
+                Q6KPacked.bytes(rows, cols), new Q6KPackedKernel(groups), null, TiledKQuantKernel.q6kPacked(groups),
                 (seg, row, dst, at) -> Q6KPacked.dequantizeRow(seg, rows, cols, row, dst, at));
     }
 
@@ -141,10 +141,10 @@ public final class WeightMatrices {
         }
         Q4KPacked.Order order = int16 ? Q4KPacked.Order.SHORT_LANES : Q4KPacked.Order.NIBBLE_PLANES;
         MemorySegment packed = Q4KPacked.pack(data, rows, cols, order, alloc);
-        long headers = Q4KPacked.headers(rows, cols);
-        RowKernel kernel = int16 ? new Q4KInt16Kernel(headers) : new Q4KPackedKernel(headers);
+        RowGroups groups = Q4KPacked.groups(rows, cols);
+        RowKernel kernel = int16 ? new Q4KInt16Kernel(groups) : new Q4KPackedKernel(groups);
         return new KernelMatrix(GgmlType.Q4_K, packed, rows, cols, (long) (cols / 256) * Q4KPacked.QUANT_BYTES,
-                Q4KPacked.bytes(rows, cols), kernel, withGemm ? new Q4KPackedGemmKernel(headers) : null,
+                Q4KPacked.bytes(rows, cols), kernel, withGemm ? new Q4KPackedGemmKernel(groups) : null,
                 null, (seg, row, dst, at) -> Q4KPacked.dequantizeRow(seg, rows, cols, order, row, dst, at));
     }
 
