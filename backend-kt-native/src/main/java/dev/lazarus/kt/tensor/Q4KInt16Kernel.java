@@ -102,7 +102,7 @@ final class Q4KInt16Kernel implements RowKernel {
             r++;
         }
         for (; r + 1 < rowEnd; r += 2) {
-            pairs(w, groups.block(r, 0), groups.stride(r), x, n, out, r, sums, headerWords);
+            pairs(w, groups.block(r, 0), groups.block(r + 1, 0), groups.stride(r), x, n, out, r, sums, headerWords);
         }
         if (r < rowEnd) {
             out[r] = dot(w, r * rowBytes, x, n);
@@ -110,20 +110,20 @@ final class Q4KInt16Kernel implements RowKernel {
     }
 
     /**
-     * Rows r and r + 1, whose super-blocks lie side by side from index g on, {@code step} apart, into out[r] and
-     * out[r + 1]; {@code headerWords}: scratch for the scales and mins of both.
+     * Rows r and r + 1, whose first super-blocks are gA and gB (side by side, gB = gA + 1, in groups of two or more),
+     * the next ones {@code step} on, into out[r] and out[r + 1]; {@code headerWords}: scratch for the scales and mins
+     * of both.
      */
-    private void pairs(MemorySegment w, long g, int step, Activation x, int n, float[] out, int r, int[] sums,
+    private void pairs(MemorySegment w, long gA, long gB, int step, Activation x, int n, float[] out, int r, int[] sums,
                        long[] headerWords) {
-        long q = g * Q, h = headers + g * H;
         float accA = 0, accB = 0, minA = 0, minB = 0;
-        for (int b = 0; b < n / 256; b++, q += (long) step * Q, h += (long) step * H) {
-            long hA = h, hB = h + H;
+        for (int b = 0; b < n / 256; b++, gA += step, gB += step) {
+            long hA = headers + gA * H, hB = headers + gB * H;
             headerWords[0] = w.get(Layouts.I64, hA);
             headerWords[1] = w.get(Layouts.I64, hB);
             headerWords[2] = w.get(Layouts.I64, hA + 8);
             headerWords[3] = w.get(Layouts.I64, hB + 8);
-            superBlock2(w, q, q + Q, headerWords, x.int16, x.bsums, 256 * b, sums);
+            superBlock2(w, gA * Q, gB * Q, headerWords, x.int16, x.bsums, 256 * b, sums);
             float dy = x.scales[b];
             accA = Math.fma((float) sums[0], w.get(Layouts.F32, hA + 16) * dy, accA);
             accB = Math.fma((float) sums[8], w.get(Layouts.F32, hB + 16) * dy, accB);

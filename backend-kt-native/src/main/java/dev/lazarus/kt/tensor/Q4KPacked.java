@@ -12,7 +12,7 @@ import java.lang.foreign.ValueLayout;
  *
  * <ul>
  *   <li><b>quants</b> first, 128 bytes per 256-value super-block (super-block b of row r at {@code 128·g},
- *       g = {@link #groups}{@code .block(r, b)}: rows in interleaved pairs, see {@link RowGroups}), as two
+ *       g = {@code groups.block(r, b)}: rows in interleaved pairs by default, see {@link RowGroups}), as two
  *       64-byte chunks (one 512-bit load each) of sixteen 32-bit lanes; nibble k of lane i of chunk e is value
  *       {@code 16·e + i} of sub-block k. One load per 128 values and one mask per sixteen give {@code q·16^k} in
  *       int lanes (ggml's layout needs a byte-to-int widening, a shift and a mask); see {@link Q4KPackedKernel} for
@@ -59,8 +59,6 @@ final class Q4KPacked {
 
     static final int QUANT_BYTES = 128;
     static final int HEADER_BYTES = 24;
-    /** Rows per group of {@link RowGroups}: the decode kernels take rows in pairs. */
-    static final int GROUP = 2;
     private static final int BLOCK_BYTES = 144;
 
     private Q4KPacked() {
@@ -76,14 +74,12 @@ final class Q4KPacked {
         return (long) rows * (cols / 256) * QUANT_BYTES;
     }
 
-    /** The order of the super-blocks of a packed {@code rows × cols} matrix. */
-    static RowGroups groups(int rows, int cols) {
-        return new RowGroups(GROUP, rows, cols / 256);
-    }
-
-    /** {@code src} (ggml's Q4_K blocks, rows × cols) packed in {@code order} into a new 64-byte aligned segment. */
-    static MemorySegment pack(MemorySegment src, int rows, int cols, Order order, SegmentAllocator alloc) {
-        RowGroups groups = groups(rows, cols);
+    /**
+     * {@code src} (ggml's Q4_K blocks, {@code groups.rows()} rows of {@code groups.blocksPerRow()} super-blocks) packed
+     * in {@code order}, its super-blocks in the order of {@code groups}, into a new 64-byte aligned segment.
+     */
+    static MemorySegment pack(MemorySegment src, RowGroups groups, Order order, SegmentAllocator alloc) {
+        int rows = groups.rows(), cols = 256 * groups.blocksPerRow();
         MemorySegment dst = alloc.allocate(bytes(rows, cols), 64);
         long headers = headers(rows, cols);
         byte[] quants = new byte[QUANT_BYTES];
@@ -130,13 +126,13 @@ final class Q4KPacked {
     }
 
     /** Row {@code row} of a packed matrix as f32 (ggml's Q4_K dequantization). */
-    static void dequantizeRow(MemorySegment packed, int rows, int cols, Order order, int row, float[] dst, int dstOffset) {
-        RowGroups groups = groups(rows, cols);
-        MemorySegment blocks = MemorySegment.ofArray(new byte[BLOCK_BYTES * groups.blocksPerRow()]);
-        for (int b = 0; b < groups.blocksPerRow(); b++) {
-            unpack(packed, headers(rows, cols), groups.block(row, b), order, blocks, (long) BLOCK_BYTES * b);
+    static void dequantizeRow(MemorySegment packed, RowGroups groups, Order order, int row, float[] dst, int dstOffset) {
+        int nb = groups.blocksPerRow();
+        MemorySegment blocks = MemorySegment.ofArray(new byte[BLOCK_BYTES * nb]);
+        for (int b = 0; b < nb; b++) {
+            unpack(packed, groups.blocks() * QUANT_BYTES, groups.block(row, b), order, blocks, (long) BLOCK_BYTES * b);
         }
-        GgmlCodec.decode(GgmlType.Q4_K, blocks, 0, dst, dstOffset, cols);
+        GgmlCodec.decode(GgmlType.Q4_K, blocks, 0, dst, dstOffset, 256 * nb);
     }
 
     private static int nibble(MemorySegment packed, long g, Order order, int j, int l) {

@@ -99,13 +99,13 @@ final class Q4KPackedKernel implements RowKernel {
         }
         for (; r + 1 < rowEnd; r += 2) {
             int step = groups.stride(r);
-            long g = groups.block(r, 0);
+            long gA = groups.block(r, 0), gB = groups.block(r + 1, 0); // side by side in groups of two or more
             float accA = 0, accB = 0, minA = 0, minB = 0;
-            for (int b = 0; b < n / 256; b++, g += step) {
-                long hA = headers + g * H, hB = hA + H;
+            for (int b = 0; b < n / 256; b++, gA += step, gB += step) {
+                long hA = headers + gA * H, hB = headers + gB * H;
                 mins[0] = w.get(Layouts.I64, hA + 8);
                 mins[1] = w.get(Layouts.I64, hB + 8);
-                superBlock2(w, g * Q, g * Q + Q, w.get(Layouts.I64, hA), w.get(Layouts.I64, hB), mins,
+                superBlock2(w, gA * Q, gB * Q, w.get(Layouts.I64, hA), w.get(Layouts.I64, hB), mins,
                         x.values, x.bsums, 256 * b, sums);
                 float dy = x.scales[b];
                 accA = Math.fma((float) sums[0], w.get(Layouts.F32, hA + 16) * dy, accA);

@@ -13,7 +13,8 @@ import java.lang.foreign.ValueLayout;
  *
  * <ul>
  *   <li><b>codes</b> first, 256 bytes per 256-value super-block (super-block b of row r at {@code 256·g},
- *       g = {@link #groups}{@code .block(r, b)}: rows in interleaved pairs, see {@link RowGroups}), in the order of {@link Activation#int16Q6K}: byte {@code 128h + 32p + t} holds value
+ *       g = {@code groups.block(r, b)}: rows in interleaved pairs by default, see {@link RowGroups}), in the order
+ *       of {@link Activation#int16Q6K}: byte {@code 128h + 32p + t} holds value
  *       {@code 128h + 32·(t / 16 + 2·(p mod 2)) + 2·(t mod 16) + p / 2} (the code ggml's in-place kernel
  *       assembles for lane t of nibble plane p of half h, see {@link Q6KInt16Kernel}). With the matrix 64-byte
  *       aligned, every 32-byte run is;</li>
@@ -28,8 +29,6 @@ final class Q6KPacked {
 
     static final int CODE_BYTES = 256;
     static final int HEADER_BYTES = 20;
-    /** Rows per group of {@link RowGroups}: {@link Q6KPackedKernel} takes rows in pairs. */
-    static final int GROUP = 2;
     private static final int BLOCK_BYTES = 210;
     /** Value index (in ggml's super-block) of each code byte. */
     private static final int[] VALUE_AT = new int[CODE_BYTES];
@@ -57,14 +56,12 @@ final class Q6KPacked {
         return (long) rows * (cols / 256) * CODE_BYTES;
     }
 
-    /** The order of the super-blocks of a packed {@code rows × cols} matrix. */
-    static RowGroups groups(int rows, int cols) {
-        return new RowGroups(GROUP, rows, cols / 256);
-    }
-
-    /** {@code src} (ggml's Q6_K blocks, rows × cols) packed into a new 64-byte aligned segment. */
-    static MemorySegment pack(MemorySegment src, int rows, int cols, SegmentAllocator alloc) {
-        RowGroups groups = groups(rows, cols);
+    /**
+     * {@code src} (ggml's Q6_K blocks, {@code groups.rows()} rows of {@code groups.blocksPerRow()} super-blocks) packed,
+     * its super-blocks in the order of {@code groups}, into a new 64-byte aligned segment.
+     */
+    static MemorySegment pack(MemorySegment src, RowGroups groups, SegmentAllocator alloc) {
+        int rows = groups.rows(), cols = 256 * groups.blocksPerRow();
         MemorySegment dst = alloc.allocate(bytes(rows, cols), 64);
         long headers = headers(rows, cols);
         byte[] codes = new byte[CODE_BYTES];
@@ -82,11 +79,11 @@ final class Q6KPacked {
     }
 
     /** Row {@code row} of a packed matrix as f32 (ggml's Q6_K dequantization of the block it came from). */
-    static void dequantizeRow(MemorySegment packed, int rows, int cols, int row, float[] dst, int dstOffset) {
-        RowGroups groups = groups(rows, cols);
-        MemorySegment blocks = MemorySegment.ofArray(new byte[BLOCK_BYTES * groups.blocksPerRow()]);
-        long headers = headers(rows, cols);
-        for (int b = 0; b < groups.blocksPerRow(); b++) {
+    static void dequantizeRow(MemorySegment packed, RowGroups groups, int row, float[] dst, int dstOffset) {
+        int nb = groups.blocksPerRow();
+        MemorySegment blocks = MemorySegment.ofArray(new byte[BLOCK_BYTES * nb]);
+        long headers = groups.blocks() * CODE_BYTES;
+        for (int b = 0; b < nb; b++) {
             long g = groups.block(row, b), blk = (long) BLOCK_BYTES * b;
             for (int i = 0; i < CODE_BYTES; i++) {
                 setCode(blocks, blk, VALUE_AT[i], Layouts.u8(packed, CODE_BYTES * g + i));
@@ -95,7 +92,7 @@ final class Q6KPacked {
             MemorySegment.copy(packed, h, blocks, blk + 192, 16);
             blocks.set(Layouts.I16, blk + 208, Float.floatToFloat16(packed.get(Layouts.F32, h + 16)));
         }
-        GgmlCodec.decode(GgmlType.Q6_K, blocks, 0, dst, dstOffset, cols);
+        GgmlCodec.decode(GgmlType.Q6_K, blocks, 0, dst, dstOffset, 256 * nb);
     }
 
     /** The 256 codes of the super-block whose codes start at {@code at}, less 32, as floats by value index. */

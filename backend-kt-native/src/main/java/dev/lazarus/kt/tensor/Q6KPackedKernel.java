@@ -73,11 +73,11 @@ final class Q6KPackedKernel implements RowKernel {
         for (; r + 1 < rowEnd; r += 2) {
             java.util.Arrays.fill(acc, 0f);
             int step = groups.stride(r);
-            long g = groups.block(r, 0);
-            for (int b = 0; b < n / 256; b++, g += step) {
-                long hA = headers + g * H, hB = hA + H;
+            long gA = groups.block(r, 0), gB = groups.block(r + 1, 0); // side by side in groups of two or more
+            for (int b = 0; b < n / 256; b++, gA += step, gB += step) {
+                long hA = headers + gA * H, hB = headers + gB * H;
                 float dy = x.scales[b];
-                superBlock2(w, g * C, g * C + C, hA, hB, x.int16Q6K, x.bsums, 256 * b,
+                superBlock2(w, gA * C, gB * C, hA, hB, x.int16Q6K, x.bsums, 256 * b,
                         dy * w.get(Layouts.F32, hA + 16), dy * w.get(Layouts.F32, hB + 16), acc);
             }
             out[r] = Q6KInt16Kernel.lanesSum(acc, 0);

@@ -3,18 +3,18 @@ package dev.lazarus.kt.tensor;
 /**
  * The super-block order of the RAM tier's packed layouts ({@link Q4KPacked}, {@link Q6KPacked}): rows in groups of
  * {@link #group} (the last group holds what is left, one row up), the rows of a group interleaved super-block by
- * super-block: super-block b of each of its rows, then b + 1 of each. A kernel that takes a group's rows together
- * (rows in pairs: {@link Q4KInt16Kernel}, {@link Q4KPackedKernel}, {@link Q6KPackedKernel}) then reads its weights
- * as one sequential stream of quants and one of headers, where a row after row layout gives it one stream per row
- * and region that restarts every row; from DRAM that is worth a third more bandwidth per thread on 4096 columns
- * (see docs/benchmarks.md). A lone row (the odd last one, or a range that starts inside a group) is read with a
- * stride of its group's size.
+ * super-block: super-block b of each of its rows, then b + 1 of each. The decode kernels take rows in pairs
+ * ({@link Q4KInt16Kernel}, {@link Q4KPackedKernel}, {@link Q6KPackedKernel}); in groups of two (the default,
+ * {@link WeightMatrices#PACKED_GROUP_PROPERTY}) a pair is one sequential stream of quants and one of headers, where
+ * rows laid one after another (groups of one) give a thread four streams that restart every row; from DRAM that is
+ * worth about a third more bandwidth per thread on 4096 columns (docs/benchmarks.md). A row read without its pair
+ * (the odd last row, the first of a range that starts at an odd row) steps over its group.
  *
  * <p>Super-block b of row r is super-block {@link #block}{@code (r, b)} of the layout: its quants and its header
  * lie at that index times their sizes, each in its own region. Kernels are handed a row's offset as
  * {@link KernelMatrix} forms it, {@code r · blocksPerRow · quantBytes} ({@link #row}).
  *
- * @param group rows per group (a power of two)
+ * @param group rows per group (a power of two; 1: row after row)
  * @param rows rows of the matrix
  * @param blocksPerRow super-blocks per row
  */

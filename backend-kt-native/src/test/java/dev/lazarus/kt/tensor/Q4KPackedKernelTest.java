@@ -30,14 +30,16 @@ class Q4KPackedKernelTest {
         Random rnd = new Random(seed);
         int rows = 1 + rnd.nextInt(24); // odd counts too: the last row a group of its own
         int cols = 256 * (1 + rnd.nextInt(4));
+        int group = 1 << rnd.nextInt(3); // rows in pairs (the default), row after row, or in fours
         byte[] bytes = rawBlocks ? rawBlocks(rnd, rows, cols)
                 : GgmlCodec.encode(GgmlType.Q4_K, KernelEquivalenceTest.gaussian(rnd, rows * cols));
         MemorySegment w = MemorySegment.ofArray(bytes);
         long rowBytes = GgmlType.Q4_K.bytesFor(cols);
-        String where = "seed=%dL %d×%d %s%s".formatted(seed, rows, cols, dense ? "dense" : "expert", int16 ? " int16" : "");
+        String where = "seed=%dL %d×%d in groups of %d, %s%s".formatted(seed, rows, cols, group, dense ? "dense" : "expert",
+                int16 ? " int16" : "");
         try (Arena arena = Arena.ofConfined()) {
             // dense: batches of four in llama-server's GEMM order; expert: every vector in the GEMV order
-            WeightMatrix packed = WeightMatrices.packedQ4K(w, rows, cols, arena, dense, int16);
+            WeightMatrix packed = WeightMatrices.packedQ4K(w, rows, cols, arena, dense, int16, group);
             Activation[] xs = new Activation[2 * RowKernel.GROUP + 1];
             float[][] gemv = new float[xs.length][rows], expected = new float[xs.length][rows];
             for (int i = 0; i < xs.length; i++) {
@@ -99,7 +101,7 @@ class Q4KPackedKernelTest {
         long rowBytes = GgmlType.Q4_K.bytesFor(cols);
         try (Arena arena = Arena.ofConfined()) {
             for (boolean int16 : new boolean[] {false, true}) {
-                WeightMatrix packed = WeightMatrices.packedQ4K(w, rows, cols, arena, false, int16);
+                WeightMatrix packed = WeightMatrices.packedQ4K(w, rows, cols, arena, false, int16, 2);
                 float[] out = new float[rows];
                 packed.matvec(x, out, 0, rows);
                 // four activations through the batched form, then two through the one-row form
@@ -127,14 +129,14 @@ class Q4KPackedKernelTest {
     void layoutUnpacksToTheOriginalBlocks(boolean rawBlocks, Q4KPacked.Order order) {
         long seed = System.nanoTime();
         Random rnd = new Random(seed);
-        int rows = 1 + rnd.nextInt(9), nb = 1 + rnd.nextInt(3), cols = 256 * nb;
+        int rows = 1 + rnd.nextInt(9), nb = 1 + rnd.nextInt(3), cols = 256 * nb, group = 1 << rnd.nextInt(3);
         byte[] bytes = rawBlocks ? rawBlocks(rnd, rows, cols)
                 : GgmlCodec.encode(GgmlType.Q4_K, KernelEquivalenceTest.gaussian(rnd, rows * cols));
         try (Arena arena = Arena.ofConfined()) {
-            MemorySegment packed = Q4KPacked.pack(MemorySegment.ofArray(bytes), rows, cols, order, arena);
+            RowGroups groups = new RowGroups(group, rows, nb);
+            MemorySegment packed = Q4KPacked.pack(MemorySegment.ofArray(bytes), groups, order, arena);
             assertThat(packed.address() % 64).isZero();
             assertThat(packed.byteSize()).isEqualTo(Q4KPacked.bytes(rows, cols)).isEqualTo(152L * rows * nb);
-            RowGroups groups = Q4KPacked.groups(rows, cols);
             byte[] back = new byte[bytes.length];
             for (int r = 0; r < rows; r++) {
                 for (int b = 0; b < nb; b++) {
@@ -142,7 +144,7 @@ class Q4KPackedKernelTest {
                             MemorySegment.ofArray(back), 144L * (r * nb + b));
                 }
             }
-            assertThat(back).as("seed=%dL %d×%d", seed, rows, cols).isEqualTo(bytes);
+            assertThat(back).as("seed=%dL %d×%d in groups of %d", seed, rows, cols, group).isEqualTo(bytes);
         }
     }
 
