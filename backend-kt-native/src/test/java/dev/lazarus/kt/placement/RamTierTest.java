@@ -65,7 +65,7 @@ class RamTierTest {
             for (int i = 0; i < x.length; i++) {
                 x[i] = (float) rnd.nextGaussian();
             }
-            int start = 1 + 2 * rnd.nextInt(100), end = start + 1 + rnd.nextInt(150);
+            int start = 1 + 2 * rnd.nextInt(100), end = start + 1 + rnd.nextInt(255 - start);
             for (int[] range : new int[][] {{0, 256}, {start, end}}) {
                 float[] copied = new float[256], inPlace = new float[256];
                 placed.cpu().gate().matvec(x, copied, range[0], range[1]);

@@ -26,11 +26,16 @@ class Q4KPackedKernelTest {
     @CsvSource({"false, false, false", "true, false, false", "false, false, true", "true, false, true",
             "false, true, false", "true, true, false"})
     void packedMatrixComputesExactlyAsGgmlLayout(boolean rawBlocks, boolean dense, boolean int16) {
+        for (int group : new int[] {2, 1, 4}) { // rows in pairs (the default), row after row, in fours
+            packedMatrixComputesExactlyAsGgmlLayout(rawBlocks, dense, int16, group);
+        }
+    }
+
+    private static void packedMatrixComputesExactlyAsGgmlLayout(boolean rawBlocks, boolean dense, boolean int16, int group) {
         long seed = System.nanoTime();
         Random rnd = new Random(seed);
         int rows = 1 + rnd.nextInt(24); // odd counts too: the last row a group of its own
         int cols = 256 * (1 + rnd.nextInt(4));
-        int group = 1 << rnd.nextInt(3); // rows in pairs (the default), row after row, or in fours
         byte[] bytes = rawBlocks ? rawBlocks(rnd, rows, cols)
                 : GgmlCodec.encode(GgmlType.Q4_K, KernelEquivalenceTest.gaussian(rnd, rows * cols));
         MemorySegment w = MemorySegment.ofArray(bytes);
@@ -129,22 +134,24 @@ class Q4KPackedKernelTest {
     void layoutUnpacksToTheOriginalBlocks(boolean rawBlocks, Q4KPacked.Order order) {
         long seed = System.nanoTime();
         Random rnd = new Random(seed);
-        int rows = 1 + rnd.nextInt(9), nb = 1 + rnd.nextInt(3), cols = 256 * nb, group = 1 << rnd.nextInt(3);
+        int rows = 1 + rnd.nextInt(9), nb = 1 + rnd.nextInt(3), cols = 256 * nb;
         byte[] bytes = rawBlocks ? rawBlocks(rnd, rows, cols)
                 : GgmlCodec.encode(GgmlType.Q4_K, KernelEquivalenceTest.gaussian(rnd, rows * cols));
-        try (Arena arena = Arena.ofConfined()) {
-            RowGroups groups = new RowGroups(group, rows, nb);
-            MemorySegment packed = Q4KPacked.pack(MemorySegment.ofArray(bytes), groups, order, arena);
-            assertThat(packed.address() % 64).isZero();
-            assertThat(packed.byteSize()).isEqualTo(Q4KPacked.bytes(rows, cols)).isEqualTo(152L * rows * nb);
-            byte[] back = new byte[bytes.length];
-            for (int r = 0; r < rows; r++) {
-                for (int b = 0; b < nb; b++) {
-                    Q4KPacked.unpack(packed, Q4KPacked.headers(rows, cols), groups.block(r, b), order,
-                            MemorySegment.ofArray(back), 144L * (r * nb + b));
+        for (int group : new int[] {2, 1, 4}) {
+            try (Arena arena = Arena.ofConfined()) {
+                RowGroups groups = new RowGroups(group, rows, nb);
+                MemorySegment packed = Q4KPacked.pack(MemorySegment.ofArray(bytes), groups, order, arena);
+                assertThat(packed.address() % 64).isZero();
+                assertThat(packed.byteSize()).isEqualTo(Q4KPacked.bytes(rows, cols)).isEqualTo(152L * rows * nb);
+                byte[] back = new byte[bytes.length];
+                for (int r = 0; r < rows; r++) {
+                    for (int b = 0; b < nb; b++) {
+                        Q4KPacked.unpack(packed, Q4KPacked.headers(rows, cols), groups.block(r, b), order,
+                                MemorySegment.ofArray(back), 144L * (r * nb + b));
+                    }
                 }
+                assertThat(back).as("seed=%dL %d×%d in groups of %d", seed, rows, cols, group).isEqualTo(bytes);
             }
-            assertThat(back).as("seed=%dL %d×%d in groups of %d", seed, rows, cols, group).isEqualTo(bytes);
         }
     }
 

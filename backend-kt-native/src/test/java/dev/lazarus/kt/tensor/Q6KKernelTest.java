@@ -44,11 +44,13 @@ class Q6KKernelTest {
         if (kernelName.equals("packed")) {
             // the packed rows against the reference on the ggml blocks they came from (the kernel offset of row r is
             // r·256·nb; its super-blocks lie interleaved with its pair's)
-            RowGroups groups = new RowGroups(1 << rnd.nextInt(3), rows, cols / 256);
-            MemorySegment packed = Q6KPacked.pack(w, groups, Arena.ofAuto());
             RowKernel reference = (seg, offset, x, n) -> GgmlKQuantKernels.q6k(w, offset / 256 * 210, x, n);
-            RowKernelContract.assertBitIdentical(new Q6KPackedKernel(groups), reference, packed,
-                    (cols / 256) * Q6KPacked.CODE_BYTES, rows, cols, () -> activation(data, rnd, cols), what + " groups of " + groups.group());
+            for (int group : new int[] {2, 1, 4}) { // rows in pairs (the default), row after row, in fours
+                RowGroups groups = new RowGroups(group, rows, cols / 256);
+                MemorySegment packed = Q6KPacked.pack(w, groups, Arena.ofAuto());
+                RowKernelContract.assertBitIdentical(new Q6KPackedKernel(groups), reference, packed,
+                        (cols / 256) * Q6KPacked.CODE_BYTES, rows, cols, () -> activation(data, rnd, cols), what + " groups of " + group);
+            }
             return;
         }
         RowKernel kernel = kernelName.equals("int16") ? Q6KInt16Kernel.INSTANCE : Q6KKernel.INSTANCE;
