@@ -110,9 +110,9 @@ final class Q4KInt16Kernel implements RowKernel {
     }
 
     /**
-     * Rows r and r + 1, whose first super-blocks are gA and gB (side by side, gB = gA + 1, in groups of two or more),
-     * the next ones {@code step} on, into out[r] and out[r + 1]; {@code headerWords}: scratch for the scales and mins
-     * of both.
+     * Rows r and r + 1 (r even), whose first super-blocks are gA and gB (side by side in groups of two or more, a row
+     * apart in groups of one), the next ones {@code step} on, into out[r] and out[r + 1]; {@code headerWords}: scratch
+     * for the scales and mins of both.
      */
     private void pairs(MemorySegment w, long gA, long gB, int step, Activation x, int n, float[] out, int r, int[] sums,
                        long[] headerWords) {

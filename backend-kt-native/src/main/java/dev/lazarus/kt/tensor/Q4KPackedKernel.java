@@ -99,7 +99,8 @@ final class Q4KPackedKernel implements RowKernel {
         }
         for (; r + 1 < rowEnd; r += 2) {
             int step = groups.stride(r);
-            long gA = groups.block(r, 0), gB = groups.block(r + 1, 0); // side by side in groups of two or more
+            // side by side in groups of two or more, a row apart in groups of one
+            long gA = groups.block(r, 0), gB = groups.block(r + 1, 0);
             float accA = 0, accB = 0, minA = 0, minB = 0;
             for (int b = 0; b < n / 256; b++, gA += step, gB += step) {
                 long hA = headers + gA * H, hB = headers + gB * H;

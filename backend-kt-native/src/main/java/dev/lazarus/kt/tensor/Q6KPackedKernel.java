@@ -73,7 +73,8 @@ final class Q6KPackedKernel implements RowKernel {
         for (; r + 1 < rowEnd; r += 2) {
             java.util.Arrays.fill(acc, 0f);
             int step = groups.stride(r);
-            long gA = groups.block(r, 0), gB = groups.block(r + 1, 0); // side by side in groups of two or more
+            // side by side in groups of two or more, a row apart in groups of one
+            long gA = groups.block(r, 0), gB = groups.block(r + 1, 0);
             for (int b = 0; b < n / 256; b++, gA += step, gB += step) {
                 long hA = headers + gA * H, hB = headers + gB * H;
                 float dy = x.scales[b];
