@@ -83,8 +83,9 @@ final class Q4KPacked {
         MemorySegment dst = alloc.allocate(bytes(rows, cols), 64);
         long headers = headers(rows, cols);
         byte[] quants = new byte[QUANT_BYTES];
-        for (long s = 0; s < groups.blocks(); s++) { // super-block s of ggml's row-major order
-            long blk = BLOCK_BYTES * s, g = groups.block((int) (s / groups.blocksPerRow()), (int) (s % groups.blocksPerRow()));
+        int nb = groups.blocksPerRow();
+        for (long s = 0; s < groups.blocks(); s++) { // super-block s of ggml's row-major order is g of the packed one
+            long blk = BLOCK_BYTES * s, g = groups.block((int) (s / nb), (int) (s % nb));
             long packed = src.get(Layouts.I64, blk + 4);
             int packedHigh = src.get(Layouts.I32, blk + 12);
             long h = headers + HEADER_BYTES * g;

@@ -65,8 +65,9 @@ final class Q6KPacked {
         MemorySegment dst = alloc.allocate(bytes(rows, cols), 64);
         long headers = headers(rows, cols);
         byte[] codes = new byte[CODE_BYTES];
-        for (long s = 0; s < groups.blocks(); s++) { // super-block s of ggml's row-major order
-            long blk = BLOCK_BYTES * s, g = groups.block((int) (s / groups.blocksPerRow()), (int) (s % groups.blocksPerRow()));
+        int nb = groups.blocksPerRow();
+        for (long s = 0; s < groups.blocks(); s++) { // super-block s of ggml's row-major order is g of the packed one
+            long blk = BLOCK_BYTES * s, g = groups.block((int) (s / nb), (int) (s % nb));
             for (int i = 0; i < CODE_BYTES; i++) {
                 codes[i] = (byte) code(src, blk, VALUE_AT[i]);
             }
