@@ -71,8 +71,9 @@ final class TiledKQuantKernel implements RowKernel {
     public float dot(MemorySegment w, long o, Activation x, int n) {
         float[] q = QUANTS.get();
         float acc = 0;
+        long first = block(o, 0), step = block(o, 1) - first;
         for (int b = 0; b < n / 256; b++) {
-            long blk = block(o, b);
+            long blk = first + step * b;
             decode(w, blk, q);
             acc = Math.fma(superBlock(w, blk, q, x, b), x.scales[b], acc);
         }
@@ -86,8 +87,9 @@ final class TiledKQuantKernel implements RowKernel {
     void dotAll(MemorySegment w, long o, Activation[] xs, int count, int n, float[][] outs, int row) {
         float[] q = QUANTS.get();
         float[] acc = new float[count];
+        long first = block(o, 0), step = block(o, 1) - first;
         for (int b = 0; b < n / 256; b++) {
-            long blk = block(o, b);
+            long blk = first + step * b;
             decode(w, blk, q);
             for (int i = 0; i < count; i++) {
                 acc[i] = Math.fma(superBlock(w, blk, q, xs[i], b), xs[i].scales[b], acc[i]);
@@ -100,7 +102,7 @@ final class TiledKQuantKernel implements RowKernel {
 
     /**
      * Byte offset of super-block b of the row at kernel offset o: its block in ggml's layout, its codes in the packed
-     * one.
+     * one (a row's super-blocks are evenly spaced in both; b may be one past the row's last).
      */
     private long block(long o, int b) {
         if (packed == null) {
