@@ -41,11 +41,17 @@ final class KtEngineBench implements AutoCloseable {
      * matrices repacked at load too ({@code lazarus.kt.repack-dense}). A suffix {@code -f32} (e.g. {@code mmap-f32},
      * {@code ram-f32}) makes the engine with Q4_K decode in f32 products instead of int16 ones
      * ({@link WeightMatrices#INT16_PROPERTY} false), to measure one against the other; {@code -q6f32} the same for
-     * Q6_K ({@link WeightMatrices#Q6K_INT16_PROPERTY} false).
+     * Q6_K ({@link WeightMatrices#Q6K_INT16_PROPERTY} false). A last suffix {@code -g}N (e.g. {@code ram-g1}) packs the
+     * RAM tier's rows in groups of N ({@link WeightMatrices#PACKED_GROUP_PROPERTY}; 1: row after row).
      */
     KtEngineBench(Path model, int threads, int maxPrompt, String experts) {
         this.file = GgufFile.open(model);
         this.parallel = Parallel.ofThreads(threads);
+        java.util.regex.Matcher group = java.util.regex.Pattern.compile("-g(\\d+)$").matcher(experts);
+        if (group.find()) {
+            System.setProperty(WeightMatrices.PACKED_GROUP_PROPERTY, group.group(1));
+            experts = experts.substring(0, group.start());
+        }
         boolean f32 = experts.endsWith("-f32"), q6f32 = experts.endsWith("-q6f32");
         Loaded loaded;
         System.setProperty(WeightMatrices.INT16_PROPERTY, String.valueOf(!f32));
@@ -55,6 +61,7 @@ final class KtEngineBench implements AutoCloseable {
         } finally {
             System.clearProperty(WeightMatrices.INT16_PROPERTY);
             System.clearProperty(WeightMatrices.Q6K_INT16_PROPERTY);
+            System.clearProperty(WeightMatrices.PACKED_GROUP_PROPERTY);
         }
         this.placement = loaded.placement();
         this.vocab = loaded.model().vocabSize();
@@ -88,7 +95,7 @@ final class KtEngineBench implements AutoCloseable {
                 }
             }
             default -> throw new IllegalArgumentException(
-                    "--experts: none, mmap, ram, ram-copy or all (each with -f32 or not), got '" + experts + "'");
+                    "--experts: none, mmap, ram, ram-copy or all (each with -f32 or not, then -gN or not), got '" + experts + "'");
         });
     }
 

@@ -30,8 +30,8 @@ import jdk.incubator.vector.VectorSpecies;
  * The float folds ({@code d·dy}, {@code dmin·dy}) are those of the GEMV order.
  *
  * <p>Written for C2 as {@link Q4KRepackedKernel} (see there): flat vector code, one method per super-block, no
- * vector crossing a call. A row's offset is that of its quants; its headers lie at {@link #headers} + 24 per
- * super-block.
+ * vector crossing a call. Super-block b of row r lies at index {@code groups.block(r, b)} of the quants and of the
+ * headers ({@link RowGroups}: rows interleaved in pairs, which {@link #dotRows} reads as one stream).
  */
 final class Q4KInt16Kernel implements RowKernel {
 
@@ -44,20 +44,25 @@ final class Q4KInt16Kernel implements RowKernel {
     private static final int Q = Q4KPacked.QUANT_BYTES;
     private static final int H = Q4KPacked.HEADER_BYTES;
 
+    /** The order of the matrix's super-blocks. */
+    private final RowGroups groups;
     /** Byte offset of the matrix's headers in its segment. */
     private final long headers;
 
-    Q4KInt16Kernel(long headers) {
-        this.headers = headers;
+    Q4KInt16Kernel(RowGroups groups) {
+        this.groups = groups;
+        this.headers = groups.blocks() * Q;
     }
 
     /** One row (an odd row out of {@link #dotRows}; batches of two or three activations): the same folds. */
     @Override
     public float dot(MemorySegment w, long o, Activation x, int n) {
+        int row = groups.row(o, Q), step = groups.stride(row);
+        long g = groups.block(row, 0);
         float acc = 0, accMin = 0;
-        long h = headers + o / Q * H;
-        for (int b = 0; b < n / 256; b++, h += H) {
-            int isum = superBlock(w, o + Q * b, w.get(Layouts.I64, h), x.int16, 256 * b);
+        for (int b = 0; b < n / 256; b++, g += step) {
+            long h = headers + g * H;
+            int isum = superBlock(w, g * Q, w.get(Layouts.I64, h), x.int16, 256 * b);
             float dy = x.scales[b];
             acc = Math.fma((float) isum, w.get(Layouts.F32, h + 16) * dy, acc);
             accMin = Math.fma((float) minSum(w.get(Layouts.I64, h + 8), x.bsums, b), w.get(Layouts.F32, h + 20) * dy, accMin);
@@ -82,39 +87,51 @@ final class Q4KInt16Kernel implements RowKernel {
                 .mul(sc).reduceLanes(VectorOperators.ADD);
     }
 
-    /** Rows in pairs ({@link #superBlock2}), with one scratch for the whole range. */
+    /**
+     * Rows in the pairs of the layout ({@link #superBlock2}), with one scratch for the whole range; a row without its
+     * pair in the range (the first of a range that starts at an odd row, the last of one that ends at an even row)
+     * alone.
+     */
     @Override
     public void dotRows(MemorySegment w, long rowBytes, Activation x, int n, float[] out, int rowStart, int rowEnd) {
         int[] sums = new int[16];
         long[] headerWords = new long[4];
         int r = rowStart;
+        if ((r & 1) != 0 && r < rowEnd) {
+            out[r] = dot(w, r * rowBytes, x, n);
+            r++;
+        }
         for (; r + 1 < rowEnd; r += 2) {
-            pairs(w, r * rowBytes, (r + 1) * rowBytes, x, n, out, r, r + 1, sums, headerWords);
+            pairs(w, groups.block(r, 0), groups.block(r + 1, 0), groups.stride(r), x, n, out, r, sums, headerWords);
         }
         if (r < rowEnd) {
             out[r] = dot(w, r * rowBytes, x, n);
         }
     }
 
-    /** Rows at oA and oB into out[rA] and out[rB]; {@code headerWords}: scratch for the scales and mins of both. */
-    private void pairs(MemorySegment w, long oA, long oB, Activation x, int n, float[] out, int rA, int rB, int[] sums,
+    /**
+     * Rows r and r + 1 (r even), whose first super-blocks are gA and gB (side by side in groups of two or more, a row
+     * apart in groups of one), the next ones {@code step} on, into out[r] and out[r + 1]; {@code headerWords}: scratch
+     * for the scales and mins of both.
+     */
+    private void pairs(MemorySegment w, long gA, long gB, int step, Activation x, int n, float[] out, int r, int[] sums,
                        long[] headerWords) {
-        long hA = headers + oA / Q * H, hB = headers + oB / Q * H;
         float accA = 0, accB = 0, minA = 0, minB = 0;
-        for (int b = 0; b < n / 256; b++, hA += H, hB += H) {
+        for (int b = 0; b < n / 256; b++, gA += step, gB += step) {
+            long hA = headers + gA * H, hB = headers + gB * H;
             headerWords[0] = w.get(Layouts.I64, hA);
             headerWords[1] = w.get(Layouts.I64, hB);
             headerWords[2] = w.get(Layouts.I64, hA + 8);
             headerWords[3] = w.get(Layouts.I64, hB + 8);
-            superBlock2(w, oA + Q * b, oB + Q * b, headerWords, x.int16, x.bsums, 256 * b, sums);
+            superBlock2(w, gA * Q, gB * Q, headerWords, x.int16, x.bsums, 256 * b, sums);
             float dy = x.scales[b];
             accA = Math.fma((float) sums[0], w.get(Layouts.F32, hA + 16) * dy, accA);
             accB = Math.fma((float) sums[8], w.get(Layouts.F32, hB + 16) * dy, accB);
             minA = Math.fma((float) sums[4], w.get(Layouts.F32, hA + 20) * dy, minA);
             minB = Math.fma((float) sums[12], w.get(Layouts.F32, hB + 20) * dy, minB);
         }
-        out[rA] = accA - minA;
-        out[rB] = accB - minB;
+        out[r] = accA - minA;
+        out[r + 1] = accB - minB;
     }
 
     /**
@@ -173,9 +190,11 @@ final class Q4KInt16Kernel implements RowKernel {
         Activation x0 = xs[from], x1 = xs[from + 1], x2 = xs[from + 2], x3 = xs[from + 3];
         int[] sums = new int[16];
         float acc0 = 0, acc1 = 0, acc2 = 0, acc3 = 0, min0 = 0, min1 = 0, min2 = 0, min3 = 0;
-        long h = headers + o / Q * H;
-        for (int b = 0; b < n / 256; b++, h += H) {
-            superBlock4(w, o + Q * b, w.get(Layouts.I64, h), x0, x1, x2, x3, 256 * b, sums);
+        int r = groups.row(o, Q), step = groups.stride(r);
+        long g = groups.block(r, 0);
+        for (int b = 0; b < n / 256; b++, g += step) {
+            long h = headers + g * H;
+            superBlock4(w, g * Q, w.get(Layouts.I64, h), x0, x1, x2, x3, 256 * b, sums);
             float d = w.get(Layouts.F32, h + 16), dmin = w.get(Layouts.F32, h + 20);
             acc0 = Math.fma((float) sums[0], d * x0.scales[b], acc0);
             acc1 = Math.fma((float) sums[8], d * x1.scales[b], acc1);

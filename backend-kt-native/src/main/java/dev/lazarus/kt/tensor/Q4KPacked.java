@@ -11,14 +11,16 @@ import java.lang.foreign.ValueLayout;
  * holds the same numbers, so that {@link Q4KPackedKernel} rounds exactly as {@link Q4KRepackedKernel}:
  *
  * <ul>
- *   <li><b>quants</b> first, 128 bytes per 256-value super-block (super-block g = row · blocksPerRow + b at
- *       {@code 128·g}), as two 64-byte chunks (one 512-bit load each) of sixteen 32-bit lanes; nibble k of lane i
- *       of chunk e is value {@code 16·e + i} of sub-block k. One load per 128 values and one mask per sixteen
- *       give {@code q·16^k} in int lanes (ggml's layout needs a byte-to-int widening, a shift and a mask); see
- *       {@link Q4KPackedKernel} for why the factor 16^k costs nothing. With the matrix 64-byte aligned, every
- *       chunk is;</li>
- *   <li><b>headers</b> after all quants, 24 bytes per super-block: the eight 6-bit scales and eight mins one per
- *       byte (pre-unpacked), then {@code d} and {@code dmin} as f32 (converted from f16, exactly).</li>
+ *   <li><b>quants</b> first, 128 bytes per 256-value super-block (super-block b of row r at {@code 128·g},
+ *       g = {@code groups.block(r, b)}: rows in interleaved pairs by default, see {@link RowGroups}), as two
+ *       64-byte chunks (one 512-bit load each) of sixteen 32-bit lanes; nibble k of lane i of chunk e is value
+ *       {@code 16·e + i} of sub-block k. One load per 128 values and one mask per sixteen give {@code q·16^k} in
+ *       int lanes (ggml's layout needs a byte-to-int widening, a shift and a mask); see {@link Q4KPackedKernel} for
+ *       why the factor 16^k costs nothing. With the matrix 64-byte aligned, every chunk is;</li>
+ *   <li><b>headers</b> after all quants, 24 bytes per super-block in the same order (at {@code 24·g}): the eight
+ *       6-bit scales and eight mins one per byte (pre-unpacked), then {@code d} and {@code dmin} as f32 (converted
+ *       from f16, exactly). Their own region (not beside the quants) keeps the quant chunks aligned and measured
+ *       faster than headers inline before each pair's quants.</li>
  * </ul>
  *
  * <p>152 bytes per super-block against ggml's 144. The quants come in one of two {@link Order}s: the nibble planes
@@ -72,14 +74,18 @@ final class Q4KPacked {
         return (long) rows * (cols / 256) * QUANT_BYTES;
     }
 
-    /** {@code src} (ggml's Q4_K blocks, rows × cols) packed in {@code order} into a new 64-byte aligned segment. */
-    static MemorySegment pack(MemorySegment src, int rows, int cols, Order order, SegmentAllocator alloc) {
-        long blocks = (long) rows * (cols / 256);
+    /**
+     * {@code src} (ggml's Q4_K blocks, {@code groups.rows()} rows of {@code groups.blocksPerRow()} super-blocks) packed
+     * in {@code order}, its super-blocks in the order of {@code groups}, into a new 64-byte aligned segment.
+     */
+    static MemorySegment pack(MemorySegment src, RowGroups groups, Order order, SegmentAllocator alloc) {
+        int rows = groups.rows(), cols = 256 * groups.blocksPerRow();
         MemorySegment dst = alloc.allocate(bytes(rows, cols), 64);
         long headers = headers(rows, cols);
         byte[] quants = new byte[QUANT_BYTES];
-        for (long g = 0; g < blocks; g++) {
-            long blk = BLOCK_BYTES * g;
+        int nb = groups.blocksPerRow();
+        for (long s = 0; s < groups.blocks(); s++) { // super-block s of ggml's row-major order is g of the packed one
+            long blk = BLOCK_BYTES * s, g = groups.block((int) (s / nb), (int) (s % nb));
             long packed = src.get(Layouts.I64, blk + 4);
             int packedHigh = src.get(Layouts.I32, blk + 12);
             long h = headers + HEADER_BYTES * g;
@@ -100,7 +106,7 @@ final class Q4KPacked {
         return dst;
     }
 
-    /** Super-block g of a packed matrix back in ggml's Q4_K block (144 bytes) at {@code out[at..]}. */
+    /** Super-block g (in the packed order) of a packed matrix back in ggml's Q4_K block (144 bytes) at {@code out[at..]}. */
     static void unpack(MemorySegment packed, long headers, long g, Order order, MemorySegment out, long at) {
         long h = headers + HEADER_BYTES * g;
         out.set(Layouts.I16, at, Float.floatToFloat16(packed.get(Layouts.F32, h + 16)));
@@ -121,13 +127,13 @@ final class Q4KPacked {
     }
 
     /** Row {@code row} of a packed matrix as f32 (ggml's Q4_K dequantization). */
-    static void dequantizeRow(MemorySegment packed, int rows, int cols, Order order, int row, float[] dst, int dstOffset) {
-        int nb = cols / 256;
+    static void dequantizeRow(MemorySegment packed, RowGroups groups, Order order, int row, float[] dst, int dstOffset) {
+        int nb = groups.blocksPerRow();
         MemorySegment blocks = MemorySegment.ofArray(new byte[BLOCK_BYTES * nb]);
         for (int b = 0; b < nb; b++) {
-            unpack(packed, headers(rows, cols), (long) row * nb + b, order, blocks, (long) BLOCK_BYTES * b);
+            unpack(packed, groups.blocks() * QUANT_BYTES, groups.block(row, b), order, blocks, (long) BLOCK_BYTES * b);
         }
-        GgmlCodec.decode(GgmlType.Q4_K, blocks, 0, dst, dstOffset, cols);
+        GgmlCodec.decode(GgmlType.Q4_K, blocks, 0, dst, dstOffset, 256 * nb);
     }
 
     private static int nibble(MemorySegment packed, long g, Order order, int j, int l) {

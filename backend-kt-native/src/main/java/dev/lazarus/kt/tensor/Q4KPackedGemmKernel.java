@@ -30,22 +30,28 @@ final class Q4KPackedGemmKernel implements RowKernel {
     /** Sub-block k's lanes hold q·16^k, its scale is taken times 16^-k: see {@link Q4KPackedKernel#UNIT}. */
     private static final float[] UNIT = Q4KPackedKernel.UNIT;
 
+    /** The order of the matrix's super-blocks ({@link RowGroups}). */
+    private final RowGroups groups;
+    /** Byte offset of the matrix's headers in its segment. */
     private final long headers;
 
-    Q4KPackedGemmKernel(long headers) {
-        this.headers = headers;
+    Q4KPackedGemmKernel(RowGroups groups) {
+        this.groups = groups;
+        this.headers = groups.blocks() * Q;
     }
 
     @Override
     public float dot(MemorySegment w, long o, Activation x, int n) {
         float[] xs = x.values;
         float acc = 0, accMin = 0;
-        long h = headers + o / Q * H;
-        for (int b = 0; b < n / 256; b++, h += H) {
+        int row = groups.row(o, Q), step = groups.stride(row);
+        long g = groups.block(row, 0);
+        for (int b = 0; b < n / 256; b++, g += step) {
+            long h = headers + g * H;
             long scales = w.get(Layouts.I64, h), mins = w.get(Layouts.I64, h + 8);
             float dy = x.scales[b], d = w.get(Layouts.F32, h + 16) * dy, dmin = w.get(Layouts.F32, h + 20) * dy;
-            IntVector v0 = IntVector.fromMemorySegment(I, w, o + Q * b, Simd.LE);
-            IntVector v1 = IntVector.fromMemorySegment(I, w, o + Q * b + 64, Simd.LE);
+            IntVector v0 = IntVector.fromMemorySegment(I, w, g * Q, Simd.LE);
+            IntVector v1 = IntVector.fromMemorySegment(I, w, g * Q + 64, Simd.LE);
             for (int p = 0; p < 4; p++) {
                 FloatVector sum = FloatVector.zero(F);
                 for (int k = 2 * p; k < 2 * p + 2; k++) {
@@ -73,12 +79,14 @@ final class Q4KPackedGemmKernel implements RowKernel {
         float[] sums = new float[128];
         long[] mins = new long[2];
         float acc0 = 0, acc1 = 0, acc2 = 0, acc3 = 0, min0 = 0, min1 = 0, min2 = 0, min3 = 0;
-        long h = headers + o / Q * H;
-        for (int b = 0; b < n / 256; b++, h += H) {
+        int r = groups.row(o, Q), step = groups.stride(r);
+        long g = groups.block(r, 0);
+        for (int b = 0; b < n / 256; b++, g += step) {
+            long h = headers + g * H;
             long m = w.get(Layouts.I64, h + 8);
             mins[0] = Long.expand(m, 0x00FF00FF00FF00FFL) * 0x0101L; // each min twice: against both 16-value bsums
             mins[1] = Long.expand(m >>> 32, 0x00FF00FF00FF00FFL) * 0x0101L;
-            superBlock4Pairs(w, o + Q * b, w.get(Layouts.I64, h), mins, x0, x1, x2, x3, 256 * b, sums);
+            superBlock4Pairs(w, g * Q, w.get(Layouts.I64, h), mins, x0, x1, x2, x3, 256 * b, sums);
             float dw = w.get(Layouts.F32, h + 16), dminw = w.get(Layouts.F32, h + 20);
             float d0 = dw * x0.scales[b], d1 = dw * x1.scales[b], d2 = dw * x2.scales[b], d3 = dw * x3.scales[b];
             float m0 = dminw * x0.scales[b], m1 = dminw * x1.scales[b], m2 = dminw * x2.scales[b], m3 = dminw * x3.scales[b];

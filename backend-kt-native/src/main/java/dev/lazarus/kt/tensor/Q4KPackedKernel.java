@@ -22,8 +22,8 @@ import jdk.incubator.vector.VectorSpecies;
  * its results; cheaper per value: one 512-bit load per 128 values and a mask per sixteen (no byte-to-int widening,
  * no shift: see {@link #UNIT}), scales and mins one per byte and {@code d}/{@code dmin} as f32 (no unpacking per super-block).
  *
- * <p>A row's offset is that of its quants ({@code row · blocksPerRow · 128}); the headers lie at
- * {@link #headers} + 24 per super-block. Written for C2 as {@link Q4KRepackedKernel} (see there): flat vector
+ * <p>Super-block b of row r lies at index {@code groups.block(r, b)} of the quants and of the headers
+ * ({@link RowGroups}: rows interleaved in pairs, which {@link #dotRows} reads as one stream). Written for C2 as {@link Q4KRepackedKernel} (see there): flat vector
  * code, one method per super-block, no vector crossing a call, and the same blend/permute reductions.
  */
 final class Q4KPackedKernel implements RowKernel {
@@ -42,23 +42,28 @@ final class Q4KPackedKernel implements RowKernel {
      */
     static final float[] UNIT = {1f, 0x1p-4f, 0x1p-8f, 0x1p-12f, 0x1p-16f, 0x1p-20f, 0x1p-24f, 1f};
 
+    /** The order of the matrix's super-blocks. */
+    private final RowGroups groups;
     /** Byte offset of the matrix's headers in its segment. */
     private final long headers;
 
-    Q4KPackedKernel(long headers) {
-        this.headers = headers;
+    Q4KPackedKernel(RowGroups groups) {
+        this.groups = groups;
+        this.headers = groups.blocks() * Q;
     }
 
     @Override
     public float dot(MemorySegment w, long o, Activation x, int n) {
         float[] xs = x.values;
         float acc = 0, accMin = 0;
-        long h = headers + o / Q * H;
-        for (int b = 0; b < n / 256; b++, h += H) {
+        int row = groups.row(o, Q), step = groups.stride(row);
+        long g = groups.block(row, 0);
+        for (int b = 0; b < n / 256; b++, g += step) {
+            long h = headers + g * H;
             long scales = w.get(Layouts.I64, h), mins = w.get(Layouts.I64, h + 8);
             FloatVector sum = FloatVector.zero(F);
-            IntVector v0 = IntVector.fromMemorySegment(I, w, o + Q * b, Simd.LE);
-            IntVector v1 = IntVector.fromMemorySegment(I, w, o + Q * b + 64, Simd.LE);
+            IntVector v0 = IntVector.fromMemorySegment(I, w, g * Q, Simd.LE);
+            IntVector v1 = IntVector.fromMemorySegment(I, w, g * Q + 64, Simd.LE);
             for (int k = 0; k < 8; k++) {
                 int at = 256 * b + 32 * k;
                 IntVector n0 = k < 7 ? v0.and(0xF << 4 * k) : v0.lanewise(VectorOperators.LSHR, 28);
@@ -79,20 +84,29 @@ final class Q4KPackedKernel implements RowKernel {
         return acc - accMin;
     }
 
-    /** Rows in pairs ({@link #superBlock2}), with one scratch for the whole range. */
+    /**
+     * Rows in the pairs of the layout ({@link #superBlock2}), with one scratch for the whole range; a row without its
+     * pair in the range alone.
+     */
     @Override
     public void dotRows(MemorySegment w, long rowBytes, Activation x, int n, float[] out, int rowStart, int rowEnd) {
         int[] sums = new int[16];
         long[] mins = new long[2];
         int r = rowStart;
+        if ((r & 1) != 0 && r < rowEnd) {
+            out[r] = dot(w, r * rowBytes, x, n);
+            r++;
+        }
         for (; r + 1 < rowEnd; r += 2) {
-            long o = r * rowBytes;
-            long hA = headers + o / Q * H, hB = headers + (o + rowBytes) / Q * H;
+            int step = groups.stride(r);
+            // side by side in groups of two or more, a row apart in groups of one
+            long gA = groups.block(r, 0), gB = groups.block(r + 1, 0);
             float accA = 0, accB = 0, minA = 0, minB = 0;
-            for (int b = 0; b < n / 256; b++, hA += H, hB += H) {
+            for (int b = 0; b < n / 256; b++, gA += step, gB += step) {
+                long hA = headers + gA * H, hB = headers + gB * H;
                 mins[0] = w.get(Layouts.I64, hA + 8);
                 mins[1] = w.get(Layouts.I64, hB + 8);
-                superBlock2(w, o + Q * b, o + rowBytes + Q * b, w.get(Layouts.I64, hA), w.get(Layouts.I64, hB), mins,
+                superBlock2(w, gA * Q, gB * Q, w.get(Layouts.I64, hA), w.get(Layouts.I64, hB), mins,
                         x.values, x.bsums, 256 * b, sums);
                 float dy = x.scales[b];
                 accA = Math.fma((float) sums[0], w.get(Layouts.F32, hA + 16) * dy, accA);
@@ -151,12 +165,14 @@ final class Q4KPackedKernel implements RowKernel {
         float[] minSums = new float[16];
         long[] mins = new long[2];
         float acc0 = 0, acc1 = 0, acc2 = 0, acc3 = 0, min0 = 0, min1 = 0, min2 = 0, min3 = 0;
-        long h = headers + o / Q * H;
-        for (int b = 0; b < n / 256; b++, h += H) {
+        int r = groups.row(o, Q), step = groups.stride(r);
+        long g = groups.block(r, 0);
+        for (int b = 0; b < n / 256; b++, g += step) {
+            long h = headers + g * H;
             long m = w.get(Layouts.I64, h + 8);
             mins[0] = Long.expand(m, 0x00FF00FF00FF00FFL) * 0x0101L; // each min twice: against both 16-value bsums
             mins[1] = Long.expand(m >>> 32, 0x00FF00FF00FF00FFL) * 0x0101L;
-            superBlock4(w, o + Q * b, w.get(Layouts.I64, h), mins, x0, x1, x2, x3, 256 * b, sums, minSums);
+            superBlock4(w, g * Q, w.get(Layouts.I64, h), mins, x0, x1, x2, x3, 256 * b, sums, minSums);
             float d = w.get(Layouts.F32, h + 16), dmin = w.get(Layouts.F32, h + 20);
             acc0 = Math.fma((float) sums[0], d * x0.scales[b], acc0);
             acc1 = Math.fma((float) sums[8], d * x1.scales[b], acc1);

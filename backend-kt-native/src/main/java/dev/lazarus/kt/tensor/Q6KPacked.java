@@ -12,12 +12,13 @@ import java.lang.foreign.ValueLayout;
  * nine shifts, masks and ors per 32; the numbers, and so every result, are those of ggml's block:
  *
  * <ul>
- *   <li><b>codes</b> first, 256 bytes per 256-value super-block (super-block g = row · blocksPerRow + b at
- *       {@code 256·g}), in the order of {@link Activation#int16Q6K}: byte {@code 128h + 32p + t} holds value
+ *   <li><b>codes</b> first, 256 bytes per 256-value super-block (super-block b of row r at {@code 256·g},
+ *       g = {@code groups.block(r, b)}: rows in interleaved pairs by default, see {@link RowGroups}), in the order
+ *       of {@link Activation#int16Q6K}: byte {@code 128h + 32p + t} holds value
  *       {@code 128h + 32·(t / 16 + 2·(p mod 2)) + 2·(t mod 16) + p / 2} (the code ggml's in-place kernel
  *       assembles for lane t of nibble plane p of half h, see {@link Q6KInt16Kernel}). With the matrix 64-byte
  *       aligned, every 32-byte run is;</li>
- *   <li><b>headers</b> after all codes, 20 bytes per super-block: the sixteen int8 scales as stored, then
+ *   <li><b>headers</b> after all codes, 20 bytes per super-block in the same order (at {@code 20·g}): the sixteen int8 scales as stored, then
  *       {@code d} as f32 (converted from f16, exactly).</li>
  * </ul>
  *
@@ -55,14 +56,18 @@ final class Q6KPacked {
         return (long) rows * (cols / 256) * CODE_BYTES;
     }
 
-    /** {@code src} (ggml's Q6_K blocks, rows × cols) packed into a new 64-byte aligned segment. */
-    static MemorySegment pack(MemorySegment src, int rows, int cols, SegmentAllocator alloc) {
-        long blocks = (long) rows * (cols / 256);
+    /**
+     * {@code src} (ggml's Q6_K blocks, {@code groups.rows()} rows of {@code groups.blocksPerRow()} super-blocks) packed,
+     * its super-blocks in the order of {@code groups}, into a new 64-byte aligned segment.
+     */
+    static MemorySegment pack(MemorySegment src, RowGroups groups, SegmentAllocator alloc) {
+        int rows = groups.rows(), cols = 256 * groups.blocksPerRow();
         MemorySegment dst = alloc.allocate(bytes(rows, cols), 64);
         long headers = headers(rows, cols);
         byte[] codes = new byte[CODE_BYTES];
-        for (long g = 0; g < blocks; g++) {
-            long blk = BLOCK_BYTES * g;
+        int nb = groups.blocksPerRow();
+        for (long s = 0; s < groups.blocks(); s++) { // super-block s of ggml's row-major order is g of the packed one
+            long blk = BLOCK_BYTES * s, g = groups.block((int) (s / nb), (int) (s % nb));
             for (int i = 0; i < CODE_BYTES; i++) {
                 codes[i] = (byte) code(src, blk, VALUE_AT[i]);
             }
@@ -75,12 +80,12 @@ final class Q6KPacked {
     }
 
     /** Row {@code row} of a packed matrix as f32 (ggml's Q6_K dequantization of the block it came from). */
-    static void dequantizeRow(MemorySegment packed, int rows, int cols, int row, float[] dst, int dstOffset) {
-        int nb = cols / 256;
+    static void dequantizeRow(MemorySegment packed, RowGroups groups, int row, float[] dst, int dstOffset) {
+        int nb = groups.blocksPerRow();
         MemorySegment blocks = MemorySegment.ofArray(new byte[BLOCK_BYTES * nb]);
-        long headers = headers(rows, cols);
+        long headers = groups.blocks() * CODE_BYTES;
         for (int b = 0; b < nb; b++) {
-            long g = (long) row * nb + b, blk = (long) BLOCK_BYTES * b;
+            long g = groups.block(row, b), blk = (long) BLOCK_BYTES * b;
             for (int i = 0; i < CODE_BYTES; i++) {
                 setCode(blocks, blk, VALUE_AT[i], Layouts.u8(packed, CODE_BYTES * g + i));
             }
@@ -88,7 +93,7 @@ final class Q6KPacked {
             MemorySegment.copy(packed, h, blocks, blk + 192, 16);
             blocks.set(Layouts.I16, blk + 208, Float.floatToFloat16(packed.get(Layouts.F32, h + 16)));
         }
-        GgmlCodec.decode(GgmlType.Q6_K, blocks, 0, dst, dstOffset, cols);
+        GgmlCodec.decode(GgmlType.Q6_K, blocks, 0, dst, dstOffset, 256 * nb);
     }
 
     /** The 256 codes of the super-block whose codes start at {@code at}, less 32, as floats by value index. */

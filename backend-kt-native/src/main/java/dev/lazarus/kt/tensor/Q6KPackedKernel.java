@@ -18,8 +18,9 @@ import jdk.incubator.vector.VectorSpecies;
 /**
  * {@link Q6KInt16Kernel} on {@link Q6KPacked}'s layout: the same short lanes, products, integer lanes and float
  * folds (bit for bit its results, so llama-server's {@code vec_dot_q6_K_q8_K} order), with each plane's 32 codes
- * one byte-to-short load instead of being assembled from {@code ql} and {@code qh}. A row's offset is that of its
- * codes; its headers lie at {@link #headers} + 20 per super-block.
+ * one byte-to-short load instead of being assembled from {@code ql} and {@code qh}. Super-block b of row r lies at
+ * index {@code groups.block(r, b)} of the codes and of the headers ({@link RowGroups}: rows interleaved in pairs,
+ * which {@link #dotRows} reads as one stream).
  */
 final class Q6KPackedKernel implements RowKernel {
 
@@ -31,20 +32,25 @@ final class Q6KPackedKernel implements RowKernel {
     private static final int C = Q6KPacked.CODE_BYTES;
     private static final int H = Q6KPacked.HEADER_BYTES;
 
+    /** The order of the matrix's super-blocks. */
+    private final RowGroups groups;
     /** Byte offset of the matrix's headers in its segment. */
     private final long headers;
 
-    Q6KPackedKernel(long headers) {
-        this.headers = headers;
+    Q6KPackedKernel(RowGroups groups) {
+        this.groups = groups;
+        this.headers = groups.blocks() * C;
     }
 
     @Override
     public float dot(MemorySegment w, long o, Activation x, int n) {
         int[] lanes = new int[Q6KInt16Kernel.LANES];
         float[] acc = new float[Q6KInt16Kernel.LANES];
-        long h = headers + o / C * H;
-        for (int b = 0; b < n / 256; b++, h += H) {
-            superBlock(w, o + (long) C * b, h, x.int16Q6K, x.bsums, 256 * b, lanes);
+        int row = groups.row(o, C), step = groups.stride(row);
+        long g = groups.block(row, 0);
+        for (int b = 0; b < n / 256; b++, g += step) {
+            long h = headers + g * H;
+            superBlock(w, g * C, h, x.int16Q6K, x.bsums, 256 * b, lanes);
             float d = x.scales[b] * w.get(Layouts.F32, h + 16);
             FloatVector.broadcast(F, d).fma((FloatVector) IntVector.fromArray(I, lanes, 0).convert(VectorOperators.I2F, 0),
                     FloatVector.fromArray(F, acc, 0)).intoArray(acc, 0);
@@ -52,18 +58,27 @@ final class Q6KPackedKernel implements RowKernel {
         return Q6KInt16Kernel.lanesSum(acc, 0);
     }
 
-    /** Rows in pairs ({@link #superBlock2}), with one scratch for the whole range. */
+    /**
+     * Rows in the pairs of the layout ({@link #superBlock2}), with one scratch for the whole range; a row without its
+     * pair in the range alone.
+     */
     @Override
     public void dotRows(MemorySegment w, long rowBytes, Activation x, int n, float[] out, int rowStart, int rowEnd) {
         float[] acc = new float[Q6KInt16Kernel.LANES];
         int r = rowStart;
+        if ((r & 1) != 0 && r < rowEnd) {
+            out[r] = dot(w, r * rowBytes, x, n);
+            r++;
+        }
         for (; r + 1 < rowEnd; r += 2) {
             java.util.Arrays.fill(acc, 0f);
-            long oA = r * rowBytes, oB = oA + rowBytes;
-            long hA = headers + oA / C * H, hB = headers + oB / C * H;
-            for (int b = 0; b < n / 256; b++, hA += H, hB += H) {
+            int step = groups.stride(r);
+            // side by side in groups of two or more, a row apart in groups of one
+            long gA = groups.block(r, 0), gB = groups.block(r + 1, 0);
+            for (int b = 0; b < n / 256; b++, gA += step, gB += step) {
+                long hA = headers + gA * H, hB = headers + gB * H;
                 float dy = x.scales[b];
-                superBlock2(w, oA + (long) C * b, oB + (long) C * b, hA, hB, x.int16Q6K, x.bsums, 256 * b,
+                superBlock2(w, gA * C, gB * C, hA, hB, x.int16Q6K, x.bsums, 256 * b,
                         dy * w.get(Layouts.F32, hA + 16), dy * w.get(Layouts.F32, hB + 16), acc);
             }
             out[r] = Q6KInt16Kernel.lanesSum(acc, 0);

@@ -37,24 +37,24 @@ final class TiledKQuantKernel implements RowKernel {
     private static final TiledKQuantKernel Q6_K = new TiledKQuantKernel(GgmlType.Q6_K);
 
     private final GgmlType type;
+    /** Q6_K in {@link Q6KPacked}'s layout: the order of its super-blocks; null for ggml's blocks. */
+    private final RowGroups packed;
     /** Q6_K in {@link Q6KPacked}'s layout: the byte offset of its headers; -1 for ggml's blocks. */
     private final long packedHeaders;
-    /** Bytes between a row's super-blocks (their quants, for the packed layout). */
-    private final int stride;
 
     private TiledKQuantKernel(GgmlType type) {
-        this(type, -1, type.typeSize());
+        this(type, null);
     }
 
-    private TiledKQuantKernel(GgmlType type, long packedHeaders, int stride) {
+    private TiledKQuantKernel(GgmlType type, RowGroups packed) {
         this.type = type;
-        this.packedHeaders = packedHeaders;
-        this.stride = stride;
+        this.packed = packed;
+        this.packedHeaders = packed == null ? -1 : packed.blocks() * Q6KPacked.CODE_BYTES;
     }
 
-    /** The Q6_K tiled kernel on a {@link Q6KPacked} matrix (RAM-tier experts) whose headers start at {@code headers}. */
-    static TiledKQuantKernel q6kPacked(long headers) {
-        return new TiledKQuantKernel(GgmlType.Q6_K, headers, Q6KPacked.CODE_BYTES);
+    /** The Q6_K tiled kernel on a {@link Q6KPacked} matrix (RAM-tier experts) whose super-blocks lie in {@code groups}. */
+    static TiledKQuantKernel q6kPacked(RowGroups groups) {
+        return new TiledKQuantKernel(GgmlType.Q6_K, groups);
     }
 
     /** The tiled kernel of {@code type}, or null where llama.cpp has none this engine runs. */
@@ -71,8 +71,9 @@ final class TiledKQuantKernel implements RowKernel {
     public float dot(MemorySegment w, long o, Activation x, int n) {
         float[] q = QUANTS.get();
         float acc = 0;
+        long first = block(o, 0), step = block(o, 1) - first;
         for (int b = 0; b < n / 256; b++) {
-            long blk = o + (long) stride * b;
+            long blk = first + step * b;
             decode(w, blk, q);
             acc = Math.fma(superBlock(w, blk, q, x, b), x.scales[b], acc);
         }
@@ -86,8 +87,9 @@ final class TiledKQuantKernel implements RowKernel {
     void dotAll(MemorySegment w, long o, Activation[] xs, int count, int n, float[][] outs, int row) {
         float[] q = QUANTS.get();
         float[] acc = new float[count];
+        long first = block(o, 0), step = block(o, 1) - first;
         for (int b = 0; b < n / 256; b++) {
-            long blk = o + (long) stride * b;
+            long blk = first + step * b;
             decode(w, blk, q);
             for (int i = 0; i < count; i++) {
                 acc[i] = Math.fma(superBlock(w, blk, q, xs[i], b), xs[i].scales[b], acc[i]);
@@ -96,6 +98,17 @@ final class TiledKQuantKernel implements RowKernel {
         for (int i = 0; i < count; i++) {
             outs[i][row] = acc[i];
         }
+    }
+
+    /**
+     * Byte offset of super-block b of the row at kernel offset o: its block in ggml's layout, its codes in the packed
+     * one (a row's super-blocks are evenly spaced in both; b may be one past the row's last).
+     */
+    private long block(long o, int b) {
+        if (packed == null) {
+            return o + (long) type.typeSize() * b;
+        }
+        return packed.block(packed.row(o, Q6KPacked.CODE_BYTES), b) * Q6KPacked.CODE_BYTES;
     }
 
     /** The super-block's 256 quants as floats: Q4_K/Q5_K codes, Q6_K codes less 32. */
@@ -136,7 +149,7 @@ final class TiledKQuantKernel implements RowKernel {
     private float superBlock(MemorySegment w, long blk, float[] q, Activation x, int b) {
         if (type == GgmlType.Q6_K) {
             // the scales and d of ggml's block, or of the packed header (d stored as the f32 of ggml's f16)
-            long scales = packedHeaders < 0 ? blk + 192 : packedHeaders + blk / stride * Q6KPacked.HEADER_BYTES;
+            long scales = packedHeaders < 0 ? blk + 192 : packedHeaders + blk / Q6KPacked.CODE_BYTES * Q6KPacked.HEADER_BYTES;
             int s1 = 0;
             for (int s = 0; s < 16; s++) {
                 s1 += Layouts.i8(w, scales + s) * exactDot(q, 16 * s, x.values, 256 * b + 16 * s, 16);

@@ -27,6 +27,14 @@ public final class WeightMatrices {
      */
     public static final String Q6K_INT16_PROPERTY = "lazarus.kt.q6k.int16";
 
+    /**
+     * {@code -Dlazarus.kt.packed.group=N}: the RAM tier's packed Q4_K and Q6_K rows ({@link Q4KPacked},
+     * {@link Q6KPacked}) interleaved in groups of N ({@link RowGroups}; default 2: the pairs the decode kernels take
+     * together, read as one stream); 1 lays them row after row as before. The same results bit for bit, kept to
+     * measure one against the other; read whenever a matrix is made.
+     */
+    public static final String PACKED_GROUP_PROPERTY = "lazarus.kt.packed.group";
+
     private WeightMatrices() {
     }
 
@@ -73,10 +81,10 @@ public final class WeightMatrices {
     public static WeightMatrix copiedExpert(GgmlType type, MemorySegment data, int rows, int cols, boolean repack,
                                             SegmentAllocator alloc) {
         if (repack && packsQ4K(type, rows, cols)) {
-            return packedQ4K(data, rows, cols, alloc, false, int16());
+            return packedQ4K(data, rows, cols, alloc, false, int16(), packedGroup());
         }
         if (repack && packsQ6K(type)) {
-            return packedQ6K(data, rows, cols, alloc);
+            return packedQ6K(data, rows, cols, alloc, packedGroup());
         }
         MemorySegment copy = alloc.allocate(data.byteSize(), 64);
         copy.copyFrom(data);
@@ -101,7 +109,12 @@ public final class WeightMatrices {
      * (decode and llama-server's four-row GEMM orders, bit for bit); any other matrix stays a view of {@code data}.
      */
     public static WeightMatrix repacked(GgmlType type, MemorySegment data, int rows, int cols, SegmentAllocator alloc) {
-        return packsQ4K(type, rows, cols) ? packedQ4K(data, rows, cols, alloc, true, false) : of(type, data, rows, cols);
+        return packsQ4K(type, rows, cols) ? packedQ4K(data, rows, cols, alloc, true, false, packedGroup())
+                : of(type, data, rows, cols);
+    }
+
+    private static int packedGroup() {
+        return Integer.getInteger(PACKED_GROUP_PROPERTY, 2);
     }
 
     /** Q6_K experts are packed for {@link Q6KPackedKernel} (int16 products) unless {@link #Q6K_INT16_PROPERTY} is false. */
@@ -114,38 +127,40 @@ public final class WeightMatrices {
     }
 
     /**
-     * A Q6_K matrix copied into {@link Q6KPacked}'s layout (same results bit for bit, 276 bytes per super-block); batches
-     * of {@link TiledKQuantKernel#MIN_BATCH} take llama-server's tiled order on it, as the in-place matrix does.
+     * A Q6_K matrix copied into {@link Q6KPacked}'s layout (same results bit for bit, 276 bytes per super-block), rows
+     * in groups of {@code group} ({@link RowGroups}); batches of {@link TiledKQuantKernel#MIN_BATCH} take llama-server's
+     * tiled order on it, as the in-place matrix does.
      */
-    static WeightMatrix packedQ6K(MemorySegment data, int rows, int cols, SegmentAllocator alloc) {
-        MemorySegment packed = Q6KPacked.pack(data, rows, cols, alloc);
+    static WeightMatrix packedQ6K(MemorySegment data, int rows, int cols, SegmentAllocator alloc, int group) {
+        RowGroups groups = new RowGroups(group, rows, cols / 256);
+        MemorySegment packed = Q6KPacked.pack(data, groups, alloc);
         return new KernelMatrix(GgmlType.Q6_K, packed, rows, cols, (long) (cols / 256) * Q6KPacked.CODE_BYTES,
-                Q6KPacked.bytes(rows, cols), new Q6KPackedKernel(Q6KPacked.headers(rows, cols)), null,
-                TiledKQuantKernel.q6kPacked(Q6KPacked.headers(rows, cols)),
-                (seg, row, dst, at) -> Q6KPacked.dequantizeRow(seg, rows, cols, row, dst, at));
+                Q6KPacked.bytes(rows, cols), new Q6KPackedKernel(groups), null, TiledKQuantKernel.q6kPacked(groups),
+                (seg, row, dst, at) -> Q6KPacked.dequantizeRow(seg, groups, row, dst, at));
     }
 
     private static boolean packsQ4K(GgmlType type, int rows, int cols) {
         return type == GgmlType.Q4_K && rows % 8 == 0 && cols % 256 == 0;
     }
 
-    /** {@code withGemm}: batches of four take llama-server's GEMM order (dense matrices), else the GEMV (experts). */
     /**
+     * {@code withGemm}: batches of four take llama-server's GEMM order (dense matrices), else the GEMV (experts).
      * {@code int16}: {@link Q4KPacked.Order#SHORT_LANES} and {@link Q4KInt16Kernel}, else the nibble planes, which
-     * {@link Q4KPackedGemmKernel}'s GEMM order ({@code withGemm}, dense matrices) is written for.
+     * {@link Q4KPackedGemmKernel}'s GEMM order ({@code withGemm}, dense matrices) is written for. Rows in groups of
+     * {@code group} ({@link RowGroups}).
      */
     static WeightMatrix packedQ4K(MemorySegment data, int rows, int cols, SegmentAllocator alloc, boolean withGemm,
-                                  boolean int16) {
+                                  boolean int16, int group) {
         if (withGemm && int16) {
             throw new IllegalArgumentException("no GEMM kernel on 16-bit lanes");
         }
         Q4KPacked.Order order = int16 ? Q4KPacked.Order.SHORT_LANES : Q4KPacked.Order.NIBBLE_PLANES;
-        MemorySegment packed = Q4KPacked.pack(data, rows, cols, order, alloc);
-        long headers = Q4KPacked.headers(rows, cols);
-        RowKernel kernel = int16 ? new Q4KInt16Kernel(headers) : new Q4KPackedKernel(headers);
+        RowGroups groups = new RowGroups(group, rows, cols / 256);
+        MemorySegment packed = Q4KPacked.pack(data, groups, order, alloc);
+        RowKernel kernel = int16 ? new Q4KInt16Kernel(groups) : new Q4KPackedKernel(groups);
         return new KernelMatrix(GgmlType.Q4_K, packed, rows, cols, (long) (cols / 256) * Q4KPacked.QUANT_BYTES,
-                Q4KPacked.bytes(rows, cols), kernel, withGemm ? new Q4KPackedGemmKernel(headers) : null,
-                null, (seg, row, dst, at) -> Q4KPacked.dequantizeRow(seg, rows, cols, order, row, dst, at));
+                Q4KPacked.bytes(rows, cols), kernel, withGemm ? new Q4KPackedGemmKernel(groups) : null,
+                null, (seg, row, dst, at) -> Q4KPacked.dequantizeRow(seg, groups, order, row, dst, at));
     }
 
     /** A 2-D tensor ({@link #of(GgufFile, GgufTensorInfo)}) through {@link #repacked}. */

@@ -41,11 +41,17 @@ class RamTierTest {
                 matrix(GgmlType.Q6_K, 256, 256, 3));
     }
 
+    /**
+     * Fresh weights each run (the seed in every message), a Q6_K down of an odd row count (its last row a group of its
+     * own in the packed order), and row ranges that start at an odd row.
+     */
     @Test
     void aPackedCopyIsSizedAsAllocatedAndLargerThanTheFilesBlocks() {
-        ExpertWeights w = q4kmExpert();
+        long seed = System.nanoTime();
+        ExpertWeights w = new ExpertWeights(matrix(GgmlType.Q4_K, 256, 256, seed), matrix(GgmlType.Q4_K, 256, 256, seed + 1),
+                matrix(GgmlType.Q6_K, 255, 256, seed + 2));
         long packedQ4k = 256L * PACKED_BLOCK; // 256 rows of one super-block each
-        long expected = 2 * packedQ4k + 256L * PACKED_Q6K_BLOCK;
+        long expected = 2 * packedQ4k + 255L * PACKED_Q6K_BLOCK;
         assertThat(w.gate().bytes()).isEqualTo(256L * Q4K_BLOCK);
 
         RamTier tier = new RamTier(true);
@@ -55,17 +61,23 @@ class RamTierTest {
             assertThat(placed.heldBytes()).as("what the copy allocated").isEqualTo(expected);
             assertThat(placed.bytes()).as("bytes a computation reads, as stored (hit rates)").isEqualTo(w.bytes());
             float[] x = new float[256];
-            Random rnd = new Random(4);
+            Random rnd = new Random(seed);
             for (int i = 0; i < x.length; i++) {
                 x[i] = (float) rnd.nextGaussian();
             }
-            float[] copied = new float[256], inPlace = new float[256];
-            placed.cpu().gate().matvec(x, copied, 0, 256);
-            w.gate().matrix().matvec(x, inPlace, 0, 256);
-            assertThat(copied).as("the packed copy computes the stored matrix").isEqualTo(inPlace);
-            placed.cpu().down().matvec(x, copied, 0, 256);
-            w.down().matrix().matvec(x, inPlace, 0, 256);
-            assertThat(copied).as("the packed Q6_K copy computes the stored matrix").isEqualTo(inPlace);
+            int start = 1 + 2 * rnd.nextInt(100), end = start + 1 + rnd.nextInt(255 - start);
+            for (int[] range : new int[][] {{0, 256}, {start, end}}) {
+                float[] copied = new float[256], inPlace = new float[256];
+                placed.cpu().gate().matvec(x, copied, range[0], range[1]);
+                w.gate().matrix().matvec(x, inPlace, range[0], range[1]);
+                assertThat(copied).as("seed=%dL: the packed copy computes the stored matrix, rows %d..%d", seed, range[0], range[1])
+                        .isEqualTo(inPlace);
+                int downEnd = Math.min(range[1], 255);
+                placed.cpu().down().matvec(x, copied, range[0], downEnd);
+                w.down().matrix().matvec(x, inPlace, range[0], downEnd);
+                assertThat(copied).as("seed=%dL: the packed Q6_K copy computes the stored matrix, rows %d..%d", seed, range[0], downEnd)
+                        .isEqualTo(inPlace);
+            }
         } finally {
             placed.release();
         }

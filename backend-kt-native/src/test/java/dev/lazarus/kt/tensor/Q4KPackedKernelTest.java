@@ -16,7 +16,7 @@ import org.junit.jupiter.params.provider.ValueSource;
  * Packed Q4_K ({@link Q4KPacked}; the RAM tier's experts, dense matrices with {@code lazarus.kt.repack-dense})
  * against the kernels on ggml's blocks: every product equal bit for bit to llama-server's repacked GEMV order (and
  * its GEMM order for dense batches of four), in both quant orders (f32 products on nibble planes, int16 products on
- * 16-bit lanes), on encoded weights and on raw random blocks (all-ones quants and scales of 63 included) against
+ * 16-bit lanes), over every row range of odd and even row counts (rows interleaved in pairs), on encoded weights and on raw random blocks (all-ones quants and scales of 63 included) against
  * quantized activations and raw int8 ones (-128 and 127 included); the layout unpacks to the original bytes and
  * dequantizes as ggml does. Fresh random data on each run (the seed is in every message).
  */
@@ -26,49 +26,62 @@ class Q4KPackedKernelTest {
     @CsvSource({"false, false, false", "true, false, false", "false, false, true", "true, false, true",
             "false, true, false", "true, true, false"})
     void packedMatrixComputesExactlyAsGgmlLayout(boolean rawBlocks, boolean dense, boolean int16) {
+        for (int group : new int[] {2, 1, 4}) { // rows in pairs (the default), row after row, in fours
+            packedMatrixComputesExactlyAsGgmlLayout(rawBlocks, dense, int16, group);
+        }
+    }
+
+    private static void packedMatrixComputesExactlyAsGgmlLayout(boolean rawBlocks, boolean dense, boolean int16, int group) {
         long seed = System.nanoTime();
         Random rnd = new Random(seed);
-        int rows = 8 * (1 + rnd.nextInt(3));
+        int rows = 1 + rnd.nextInt(24); // odd counts too: the last row a group of its own
         int cols = 256 * (1 + rnd.nextInt(4));
         byte[] bytes = rawBlocks ? rawBlocks(rnd, rows, cols)
                 : GgmlCodec.encode(GgmlType.Q4_K, KernelEquivalenceTest.gaussian(rnd, rows * cols));
         MemorySegment w = MemorySegment.ofArray(bytes);
         long rowBytes = GgmlType.Q4_K.bytesFor(cols);
-        String where = "seed=%dL %d×%d %s%s".formatted(seed, rows, cols, dense ? "dense" : "expert", int16 ? " int16" : "");
+        String where = "seed=%dL %d×%d in groups of %d, %s%s".formatted(seed, rows, cols, group, dense ? "dense" : "expert",
+                int16 ? " int16" : "");
         try (Arena arena = Arena.ofConfined()) {
             // dense: batches of four in llama-server's GEMM order; expert: every vector in the GEMV order
-            WeightMatrix packed = WeightMatrices.packedQ4K(w, rows, cols, arena, dense, int16);
-            WeightMatrix inPlace = dense ? WeightMatrices.of(GgmlType.Q4_K, w, rows, cols)
-                    : WeightMatrices.expert(GgmlType.Q4_K, w, rows, cols);
+            WeightMatrix packed = WeightMatrices.packedQ4K(w, rows, cols, arena, dense, int16, group);
             Activation[] xs = new Activation[2 * RowKernel.GROUP + 1];
+            float[][] gemv = new float[xs.length][rows], expected = new float[xs.length][rows];
             for (int i = 0; i < xs.length; i++) {
                 xs[i] = rawBlocks && i % 2 == 1 ? rawActivation(rnd, cols)
                         : Activation.allocate(VecDotType.Q8_K, cols).set(KernelEquivalenceTest.gaussian(rnd, cols));
+                for (int r = 0; r < rows; r++) {
+                    gemv[i][r] = GgmlKQuantKernels.q4kRepacked(w, r * rowBytes, xs[i], cols);
+                    expected[i][r] = dense && i < 2 * RowKernel.GROUP
+                            ? GgmlKQuantKernels.q4kRepackedGemm(w, r * rowBytes, xs[i], cols) : gemv[i][r];
+                }
             }
-            // decode: a row range from an odd start (rows in pairs, an odd one at the end)
-            int start = rnd.nextInt(rows);
-            float[] out = new float[rows];
-            packed.matvec(xs[0], out, start, rows);
-            for (int r = start; r < rows; r++) {
-                assertThat(out[r]).as(where + " row %d of range %d..", r, start)
-                        .isEqualTo(GgmlKQuantKernels.q4kRepacked(w, r * rowBytes, xs[0], cols));
+            // decode: every row range, odd starts and ends included (rows in pairs, one without its pair alone)
+            for (int start = 0; start < rows; start++) {
+                for (int end = start + 1; end <= rows; end++) {
+                    float[] out = new float[rows], inRange = new float[rows];
+                    System.arraycopy(gemv[0], start, inRange, start, end - start);
+                    packed.matvec(xs[0], out, start, end);
+                    assertThat(out).as("%s rows %d..%d", where, start, end).isEqualTo(inRange);
+                }
             }
-            // prefill: four activations per quant conversion, then the last one alone
-            float[][] outs = new float[xs.length][rows], reference = new float[xs.length][rows];
-            packed.matmul(xs, outs, 0, rows);
-            inPlace.matmul(xs, reference, 0, rows);
-            for (int i = 0; i < xs.length; i++) {
-                assertThat(outs[i]).as(where + " batch vector " + i).isEqualTo(reference[i]);
-                float expected = dense && i < 2 * RowKernel.GROUP
-                        ? GgmlKQuantKernels.q4kRepackedGemm(w, (rows - 1) * rowBytes, xs[i], cols)
-                        : GgmlKQuantKernels.q4kRepacked(w, (rows - 1) * rowBytes, xs[i], cols);
-                assertThat(outs[i][rows - 1]).as(where + " batch vector " + i).isEqualTo(expected);
+            // prefill: four activations per quant conversion, then the last one alone; all rows, then from an odd one
+            int from = rows < 2 ? 0 : 1 + 2 * rnd.nextInt(rows / 2);
+            for (int start : new int[] {0, from}) {
+                float[][] outs = new float[xs.length][rows];
+                packed.matmul(xs, outs, start, rows);
+                for (int i = 0; i < xs.length; i++) {
+                    float[] inRange = new float[rows];
+                    System.arraycopy(expected[i], start, inRange, start, rows - start);
+                    assertThat(outs[i]).as("%s batch vector %d, rows %d..", where, i, start).isEqualTo(inRange);
+                }
             }
             float[] row = new float[cols], decoded = new float[cols];
-            int r = rnd.nextInt(rows);
-            packed.dequantizeRow(r, row, 0);
-            inPlace.dequantizeRow(r, decoded, 0);
-            assertThat(row).as(where + " dequantized row " + r).isEqualTo(decoded);
+            for (int r = 0; r < rows; r++) {
+                packed.dequantizeRow(r, row, 0);
+                GgmlCodec.decode(GgmlType.Q4_K, w, r * rowBytes, decoded, 0, cols);
+                assertThat(row).as(where + " dequantized row " + r).isEqualTo(decoded);
+            }
         }
     }
 
@@ -93,7 +106,7 @@ class Q4KPackedKernelTest {
         long rowBytes = GgmlType.Q4_K.bytesFor(cols);
         try (Arena arena = Arena.ofConfined()) {
             for (boolean int16 : new boolean[] {false, true}) {
-                WeightMatrix packed = WeightMatrices.packedQ4K(w, rows, cols, arena, false, int16);
+                WeightMatrix packed = WeightMatrices.packedQ4K(w, rows, cols, arena, false, int16, 2);
                 float[] out = new float[rows];
                 packed.matvec(x, out, 0, rows);
                 // four activations through the batched form, then two through the one-row form
@@ -121,17 +134,24 @@ class Q4KPackedKernelTest {
     void layoutUnpacksToTheOriginalBlocks(boolean rawBlocks, Q4KPacked.Order order) {
         long seed = System.nanoTime();
         Random rnd = new Random(seed);
-        int rows = 8, cols = 512;
+        int rows = 1 + rnd.nextInt(9), nb = 1 + rnd.nextInt(3), cols = 256 * nb;
         byte[] bytes = rawBlocks ? rawBlocks(rnd, rows, cols)
                 : GgmlCodec.encode(GgmlType.Q4_K, KernelEquivalenceTest.gaussian(rnd, rows * cols));
-        try (Arena arena = Arena.ofConfined()) {
-            MemorySegment packed = Q4KPacked.pack(MemorySegment.ofArray(bytes), rows, cols, order, arena);
-            assertThat(packed.address() % 64).isZero();
-            byte[] back = new byte[bytes.length];
-            for (int g = 0; g < rows * cols / 256; g++) {
-                Q4KPacked.unpack(packed, Q4KPacked.headers(rows, cols), g, order, MemorySegment.ofArray(back), 144L * g);
+        for (int group : new int[] {2, 1, 4}) {
+            try (Arena arena = Arena.ofConfined()) {
+                RowGroups groups = new RowGroups(group, rows, nb);
+                MemorySegment packed = Q4KPacked.pack(MemorySegment.ofArray(bytes), groups, order, arena);
+                assertThat(packed.address() % 64).isZero();
+                assertThat(packed.byteSize()).isEqualTo(Q4KPacked.bytes(rows, cols)).isEqualTo(152L * rows * nb);
+                byte[] back = new byte[bytes.length];
+                for (int r = 0; r < rows; r++) {
+                    for (int b = 0; b < nb; b++) {
+                        Q4KPacked.unpack(packed, Q4KPacked.headers(rows, cols), groups.block(r, b), order,
+                                MemorySegment.ofArray(back), 144L * (r * nb + b));
+                    }
+                }
+                assertThat(back).as("seed=%dL %d×%d in groups of %d", seed, rows, cols, group).isEqualTo(bytes);
             }
-            assertThat(back).as("seed=%dL", seed).isEqualTo(bytes);
         }
     }
 

@@ -42,11 +42,15 @@ class Q6KKernelTest {
         MemorySegment w = MemorySegment.ofArray(weights(data, rnd, rows, cols));
         String what = "seed=%dL %s".formatted(seed, data);
         if (kernelName.equals("packed")) {
-            // the packed rows against the reference on the ggml blocks they came from: row r's codes at r·256·nb
-            MemorySegment packed = Q6KPacked.pack(w, rows, cols, Arena.ofAuto());
+            // the packed rows against the reference on the ggml blocks they came from (the kernel offset of row r is
+            // r·256·nb; its super-blocks lie interleaved with its pair's)
             RowKernel reference = (seg, offset, x, n) -> GgmlKQuantKernels.q6k(w, offset / 256 * 210, x, n);
-            RowKernelContract.assertBitIdentical(new Q6KPackedKernel(Q6KPacked.headers(rows, cols)), reference, packed,
-                    (cols / 256) * Q6KPacked.CODE_BYTES, rows, cols, () -> activation(data, rnd, cols), what);
+            for (int group : new int[] {2, 1, 4}) { // rows in pairs (the default), row after row, in fours
+                RowGroups groups = new RowGroups(group, rows, cols / 256);
+                MemorySegment packed = Q6KPacked.pack(w, groups, Arena.ofAuto());
+                RowKernelContract.assertBitIdentical(new Q6KPackedKernel(groups), reference, packed,
+                        (cols / 256) * Q6KPacked.CODE_BYTES, rows, cols, () -> activation(data, rnd, cols), what + " groups of " + group);
+            }
             return;
         }
         RowKernel kernel = kernelName.equals("int16") ? Q6KInt16Kernel.INSTANCE : Q6KKernel.INSTANCE;
@@ -55,8 +59,9 @@ class Q6KKernelTest {
     }
 
     /**
-     * The RAM tier's packed matrix ({@link WeightMatrices#copiedExpert}): the budgeted size, every row of a range and
-     * a prefill batch as the in-place matrix computes them, and rows that dequantize as ggml's blocks do.
+     * The RAM tier's packed matrix ({@link WeightMatrices#copiedExpert}): the budgeted size, every row range (odd and
+     * even row counts, odd starts) and prefill batches (the tiled order and the row-by-row one) as the in-place matrix
+     * computes them, and rows that dequantize as ggml's blocks do.
      */
     @ParameterizedTest
     @EnumSource(Data.class)
@@ -82,16 +87,28 @@ class Q6KKernelTest {
             for (int i = 0; i < xs.length; i++) {
                 xs[i] = activation(data, rnd, cols);
             }
-            int start = rnd.nextInt(rows);
-            float[] out = new float[rows], expected = new float[rows];
-            packed.matvec(xs[0], out, start, rows);
-            inPlace.matvec(xs[0], expected, start, rows);
-            assertThat(out).as(where + " rows from " + start).isEqualTo(expected);
-            float[][] outs = new float[xs.length][rows], reference = new float[xs.length][rows];
-            packed.matmul(xs, outs, 0, rows);
-            inPlace.matmul(xs, reference, 0, rows);
-            for (int i = 0; i < xs.length; i++) {
-                assertThat(outs[i]).as(where + " batch vector " + i).isEqualTo(reference[i]);
+            // every row range, odd starts and ends included (rows in pairs, one without its pair alone)
+            for (int start = 0; start < rows; start++) {
+                for (int end = start + 1; end <= rows; end++) {
+                    float[] out = new float[rows], expected = new float[rows];
+                    packed.matvec(xs[0], out, start, end);
+                    inPlace.matvec(xs[0], expected, start, end);
+                    assertThat(out).as("%s rows %d..%d", where, start, end).isEqualTo(expected);
+                }
+            }
+            // a batch of nine (llama-server's tiled order) and one of five, from row 0 and from an odd row
+            int from = rows < 2 ? 0 : 1 + 2 * rnd.nextInt(rows / 2);
+            for (int count : new int[] {xs.length, RowKernel.GROUP + 1}) {
+                Activation[] batch = Arrays.copyOf(xs, count);
+                for (int start : new int[] {0, from}) {
+                    float[][] outs = new float[count][rows], reference = new float[count][rows];
+                    packed.matmul(batch, outs, start, rows);
+                    inPlace.matmul(batch, reference, start, rows);
+                    for (int i = 0; i < count; i++) {
+                        assertThat(outs[i]).as("%s batch of %d, vector %d, rows %d..", where, count, i, start)
+                                .isEqualTo(reference[i]);
+                    }
+                }
             }
             float[] row = new float[cols], decoded = new float[cols];
             for (int r = 0; r < rows; r++) {

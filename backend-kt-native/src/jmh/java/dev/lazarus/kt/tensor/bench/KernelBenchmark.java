@@ -29,7 +29,9 @@ import org.openjdk.jmh.annotations.TearDown;
  * kernels llama-server's order asks for; {@code -p rows=2047} measures the in-place ones instead;
  * {@code -p type=Q4_K -p impl=vector,vector-f32,ram,ram-f32} Q4_K in place and in the RAM tier's packed layout,
  * decode in int16 or (-f32) f32 products ({@code WeightMatrices.INT16_PROPERTY}); the same for Q6_K
- * ({@code WeightMatrices.Q6K_INT16_PROPERTY}; {@code ram-f32} is then a plain copy).
+ * ({@code WeightMatrices.Q6K_INT16_PROPERTY}; {@code ram-f32} is then a plain copy); a last suffix {@code -g}N
+ * ({@code ram-g1}) packs the RAM tier's rows in groups of N ({@code WeightMatrices.PACKED_GROUP_PROPERTY}; 1: row after
+ * row, the default 2: interleaved pairs).
  */
 @State(Scope.Benchmark)
 @BenchmarkMode(Mode.AverageTime)
@@ -68,11 +70,15 @@ public class KernelBenchmark {
         // off-heap and page-aligned, like a mapped GGUF tensor
         MemorySegment data = arena.allocate(bytes.length, 4096);
         MemorySegment.copy(MemorySegment.ofArray(bytes), 0, data, 0, bytes.length);
-        // "-f32": Q4_K and Q6_K decode in f32 products instead of int16 ones (WeightMatrices.INT16_PROPERTY false)
-        System.setProperty(WeightMatrices.INT16_PROPERTY, String.valueOf(!impl.endsWith("-f32")));
-        System.setProperty(WeightMatrices.Q6K_INT16_PROPERTY, String.valueOf(!impl.endsWith("-f32")));
+        // "-gN": the RAM tier's rows in groups of N; "-f32": Q4_K and Q6_K decode in f32 products instead of int16 ones
+        String kind = impl.replaceFirst("-g(\\d+)$", "");
+        if (!kind.equals(impl)) {
+            System.setProperty(WeightMatrices.PACKED_GROUP_PROPERTY, impl.substring(kind.length() + 2));
+        }
+        System.setProperty(WeightMatrices.INT16_PROPERTY, String.valueOf(!kind.endsWith("-f32")));
+        System.setProperty(WeightMatrices.Q6K_INT16_PROPERTY, String.valueOf(!kind.endsWith("-f32")));
         try {
-            matrix = switch (impl.replace("-f32", "")) {
+            matrix = switch (kind.replace("-f32", "")) {
                 case "scalar" -> WeightMatrices.scalar(type, data, rows, cols);
                 case "ram" -> WeightMatrices.copiedExpert(type, data, rows, cols, true, arena);
                 default -> WeightMatrices.of(type, data, rows, cols);
@@ -80,6 +86,7 @@ public class KernelBenchmark {
         } finally {
             System.clearProperty(WeightMatrices.INT16_PROPERTY);
             System.clearProperty(WeightMatrices.Q6K_INT16_PROPERTY);
+            System.clearProperty(WeightMatrices.PACKED_GROUP_PROPERTY);
         }
         x = new float[cols];
         batch = new float[8][cols];
