@@ -57,8 +57,6 @@ public final class SwiGlu {
             this.up = new float[jobs][][];
             this.hidden = new float[jobs][][];
             this.out = new float[jobs][][];
-            this.gateIn = new Activation[jobs][];
-            this.upIn = new Activation[jobs][];
             this.pendingHidden = new AtomicIntegerArray(jobs);
             this.downIn = new Activation[jobs][];
             this.ready = new Signal[jobs];
@@ -71,12 +69,17 @@ public final class SwiGlu {
                 out[j] = new float[tokens][nets[j].down().rows()];
                 pendingHidden.set(j, hiddenRows);
                 ready[j] = new Signal();
-                // activations are converted once per call, not once per row chunk
-                WeightMatrix g = nets[j].gate(), u = nets[j].up();
-                gateIn[j] = Activation.convertAll(parallel, g.vecDotType(), inputs[j], g.cols());
-                upIn[j] = u.vecDotType() == g.vecDotType() ? gateIn[j]
-                        : Activation.convertAll(parallel, u.vecDotType(), inputs[j], u.cols());
             }
+            // activations are converted once per call (not once per row chunk), and each vector once for all networks
+            WeightMatrix[] gates = new WeightMatrix[jobs], ups = new WeightMatrix[jobs];
+            boolean sameForUp = true;
+            for (int j = 0; j < jobs; j++) {
+                gates[j] = nets[j].gate();
+                ups[j] = nets[j].up();
+                sameForUp &= ups[j].vecDotType() == gates[j].vecDotType() && ups[j].cols() == gates[j].cols();
+            }
+            this.gateIn = SharedActivations.convert(parallel, gates, inputs);
+            this.upIn = sameForUp ? gateIn : SharedActivations.convert(parallel, ups, inputs);
         }
 
         float[][][] run() {

@@ -173,41 +173,19 @@ public final class Activation {
         return sum;
     }
 
-    /**
-     * As ggml's quantize_row_q8_K: the value of largest magnitude maps to -127, values rounded to
-     * nearest even and capped at 127, scale kept in f32, plus the sums of each 16 quants.
-     */
+    /** As ggml's quantize_row_q8_K ({@link Q8KQuantizer}), then the int16 orders of the quants. */
     private void quantizeQ8_K(float[] x, int b) {
         int o = 256 * b;
-        float amax = 0, max = 0;
-        for (int i = 0; i < 256; i++) {
-            float a = Math.abs(x[o + i]);
-            if (a > amax) {
-                amax = a;
-                max = x[o + i];
-            }
-        }
-        if (amax == 0) {
-            scales[b] = 0;
-            Arrays.fill(values, o, o + 256, 0f);
-            Arrays.fill(bsums, 16 * b, 16 * b + 16, 0);
-            Arrays.fill(int16, o, o + 256, (short) 0);
-            Arrays.fill(int16InPlace, o, o + 256, (short) 0);
-            Arrays.fill(int16Q6K, o, o + 256, (short) 0);
+        if (Q8KQuantizer.quantize(x, o, values, bsums, scales)) {
+            int16Lanes(b);
             return;
         }
-        float iscale = -127f / max;
-        for (int g = 0; g < 16; g++) {
-            int sum = 0;
-            for (int i = 0; i < 16; i++) {
-                int q = Math.min(127, (int) Math.rint(iscale * x[o + 16 * g + i]));
-                values[o + 16 * g + i] = q;
-                sum += q;
-            }
-            bsums[16 * b + g] = sum;
-        }
-        scales[b] = 1 / iscale;
-        int16Lanes(b);
+        scales[b] = 0;
+        Arrays.fill(values, o, o + 256, 0f);
+        Arrays.fill(bsums, 16 * b, 16 * b + 16, 0);
+        Arrays.fill(int16, o, o + 256, (short) 0);
+        Arrays.fill(int16InPlace, o, o + 256, (short) 0);
+        Arrays.fill(int16Q6K, o, o + 256, (short) 0);
     }
 
     /** {@link #int16}, {@link #int16InPlace} and {@link #int16Q6K} of super-block b from its quants in {@link #values}. */
