@@ -1,10 +1,6 @@
 package dev.lazarus.kt.tensor;
 
 import java.util.Arrays;
-import jdk.incubator.vector.FloatVector;
-import jdk.incubator.vector.ShortVector;
-import jdk.incubator.vector.VectorOperators;
-import jdk.incubator.vector.VectorSpecies;
 
 /**
  * An activation vector converted to a {@link VecDotType}, reusable for every weight matrix of
@@ -191,37 +187,9 @@ public final class Activation {
     /** {@link #int16}, {@link #int16InPlace} and {@link #int16Q6K} of super-block b from its quants in {@link #values}. */
     private void int16Lanes(int b) {
         int o = 256 * b;
-        // a gather per 16 shorts: index arithmetic and scalar stores were 3-5 % of the decoding thread
-        for (int i = 0; i < 256; i += GATHER.length()) {
-            gather(o, SHORT_LANES_FROM, i, int16);
-            gather(o, IN_PLACE_FROM, i, int16InPlace);
-            gather(o, Q6K_FROM, i, int16Q6K);
-        }
-    }
-
-    private void gather(int o, int[] from, int i, short[] into) {
-        ((ShortVector) FloatVector.fromArray(GATHER, values, o, from, i).convertShape(VectorOperators.F2S, SHORTS, 0))
-                .intoArray(into, o + i);
-    }
-
-    private static final VectorSpecies<Float> GATHER = FloatVector.SPECIES_512;
-    private static final VectorSpecies<Short> SHORTS = ShortVector.SPECIES_256;
-
-    /** Where each short of a super-block's three int16 orders (see the fields) takes its quant from. */
-    private static final int[] SHORT_LANES_FROM = new int[256];
-    private static final int[] IN_PLACE_FROM = new int[256];
-    private static final int[] Q6K_FROM = new int[256];
-
-    static {
-        for (int c = 0; c < 2; c++) {
-            for (int p = 0; p < 4; p++) {
-                for (int t = 0; t < 32; t++) {
-                    SHORT_LANES_FROM[32 * (4 * c + p) + t] = 32 * (t & 7) + 16 * c + 4 * p + (t >> 3);
-                    IN_PLACE_FROM[128 * c + 32 * p + t] = 32 * (2 * (2 * c + (t >> 4)) + (p & 1)) + 2 * (t & 15) + (p >> 1);
-                    Q6K_FROM[128 * c + 32 * p + t] = 128 * c + 32 * ((t >> 4) + 2 * (p & 1)) + 2 * (t & 15) + (p >> 1);
-                }
-            }
-        }
+        Q8KOrders.SHORT_LANES.write(values, o, int16);
+        Q8KOrders.IN_PLACE.write(values, o, int16InPlace);
+        Q8KOrders.Q6K.write(values, o, int16Q6K);
     }
 
     /**
