@@ -18,8 +18,8 @@ final class SharedActivations {
 
     private SharedActivations() {}
 
-    /** {@code result[j][t]}: {@code inputs[j][t]} converted for {@code matrices[j]}. */
-    static Activation[][] convert(Parallel parallel, WeightMatrix[] matrices, float[][][] inputs) {
+    /** {@code result[j][t]}: {@code inputs[j][t]} converted for {@code matrices[j]}, in activations of {@code scratch}. */
+    static Activation[][] convert(Parallel parallel, WeightMatrix[] matrices, float[][][] inputs, Scratch scratch) {
         Activation[][] out = new Activation[matrices.length][];
         for (int j = 0; j < matrices.length; j++) {
             if (out[j] != null) {
@@ -41,7 +41,7 @@ final class SharedActivations {
                     }
                 }
             }
-            Activation[] converted = Activation.convertAll(parallel, type, distinct.toArray(float[][]::new), cols);
+            Activation[] converted = scratch.convert(parallel, type, distinct.toArray(float[][]::new), cols);
             for (int o : jobs) {
                 out[o] = new Activation[inputs[o].length];
                 for (int t = 0; t < inputs[o].length; t++) {

@@ -128,9 +128,17 @@ public final class Activation {
      */
     public static Activation[] convertAll(Parallel parallel, VecDotType type, float[][] xs, int n) {
         Activation[] as = new Activation[xs.length];
+        for (int i = 0; i < xs.length; i++) {
+            as[i] = new Activation(type, n);
+        }
+        return convertAll(parallel, xs, n, as);
+    }
+
+    /** As {@link #convertAll(Parallel, VecDotType, float[][], int)}, into {@code into} (one each, of room for n); returns it. */
+    public static Activation[] convertAll(Parallel parallel, float[][] xs, int n, Activation[] into) {
         IntRangeBody convert = (from, to) -> {
             for (int i = from; i < to; i++) {
-                as[i] = new Activation(type, n).set(xs[i], n);
+                into[i].set(xs[i], n);
             }
         };
         if (xs.length < 16) {
@@ -138,7 +146,7 @@ public final class Activation {
         } else {
             parallel.forRange(xs.length, convert);
         }
-        return as;
+        return into;
     }
 
     /**
