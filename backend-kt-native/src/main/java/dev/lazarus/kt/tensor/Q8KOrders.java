@@ -69,26 +69,23 @@ final class Q8KOrders {
         bySelect = selectable;
     }
 
-    /** Writes this order of the super-block at {@code o}: {@code into[o + i] = quants[o + from[i]]}. */
+    /**
+     * Writes this order of the super-block at {@code o}: {@code into[o + i] = quants[o + from[i]]}. No helper takes or
+     * returns a vector here: one that C2 leaves out of line boxes it on the heap at every call.
+     */
     void write(float[] quants, int o, short[] into) {
         if (bySelect) {
             for (int k = 0; k < GROUPS; k++) {
-                store(IntVector.fromArray(I, select, LANES * k).selectFrom(group(quants, o, first[k]), group(quants, o, second[k])),
-                        into, o + LANES * k);
+                IntVector a = (IntVector) FloatVector.fromArray(F, quants, o + LANES * first[k]).convert(VectorOperators.F2I, 0);
+                IntVector b = (IntVector) FloatVector.fromArray(F, quants, o + LANES * second[k]).convert(VectorOperators.F2I, 0);
+                IntVector v = IntVector.fromArray(I, select, LANES * k).selectFrom(a, b);
+                ((ShortVector) v.convertShape(VectorOperators.I2S, S, 0)).intoArray(into, o + LANES * k);
             }
         } else {
             for (int k = 0; k < GROUPS; k++) {
-                store((IntVector) FloatVector.fromArray(F, quants, o, from, LANES * k).convert(VectorOperators.F2I, 0),
-                        into, o + LANES * k);
+                FloatVector v = FloatVector.fromArray(F, quants, o, from, LANES * k);
+                ((ShortVector) v.convertShape(VectorOperators.F2S, S, 0)).intoArray(into, o + LANES * k);
             }
         }
-    }
-
-    private static void store(IntVector v, short[] into, int at) {
-        ((ShortVector) v.convertShape(VectorOperators.I2S, S, 0)).intoArray(into, at);
-    }
-
-    private static IntVector group(float[] quants, int o, int g) {
-        return (IntVector) FloatVector.fromArray(F, quants, o + LANES * g).convert(VectorOperators.F2I, 0);
     }
 }
