@@ -23,6 +23,8 @@ final class GroupedQueryAttention implements Attention {
     private final Rope rope;
     private final float scale;
     private final Parallel parallel;
+    /** Activations, Q/K/V and the attended vectors of one call; its output is allocated (the caller keeps it). */
+    private final Scratch.Slot scratch = new Scratch.Slot();
 
     GroupedQueryAttention(int block, ModelConfig config, WeightMatrix wq, WeightMatrix wk, WeightMatrix wv,
                           WeightMatrix output, float[] qNorm, float[] kNorm, Rope rope, Parallel parallel) {
@@ -58,9 +60,14 @@ final class GroupedQueryAttention implements Attention {
      */
     @Override
     public float[][] forward(ForwardBatch batch, float[][] ropeTables, float[][] xn) {
-        Step step = new Step(batch, ropeTables, xn);
-        parallel.forPhases(3, step);
-        return step.out.outputs()[0];
+        Scratch s = scratch.take();
+        try {
+            Step step = new Step(batch, ropeTables, xn, s);
+            parallel.forPhases(3, step);
+            return step.out.outputs()[0];
+        } finally {
+            scratch.give(s);
+        }
     }
 
     /** The buffers of one {@link #forward} and its phases. */
@@ -70,22 +77,25 @@ final class GroupedQueryAttention implements Attention {
         private final float[][] ropeTables;
         private final float[][] xn;
         private final float[][] attended;
+        private final Scratch scratch;
         private Projections qkvRows;
         private float[][] q;
         private Projections out;
 
-        Step(ForwardBatch batch, float[][] ropeTables, float[][] xn) {
+        Step(ForwardBatch batch, float[][] ropeTables, float[][] xn, Scratch scratch) {
             this.batch = batch;
             this.ropeTables = ropeTables;
             this.xn = xn;
-            this.attended = new float[batch.size()][heads * valueDim];
+            this.scratch = scratch;
+            // every head of every token writes its part
+            this.attended = scratch.floats(batch.size(), heads * valueDim);
         }
 
         @Override
         public int open(int phase) {
             return switch (phase) {
                 case 0 -> {
-                    qkvRows = new Projections(parallel, qkv, xn);
+                    qkvRows = new Projections(parallel, qkv, xn, scratch, true);
                     yield qkvRows.rows();
                 }
                 case 1 -> {
@@ -93,7 +103,8 @@ final class GroupedQueryAttention implements Attention {
                     yield batch.size() * heads;
                 }
                 default -> {
-                    out = new Projections(parallel, new WeightMatrix[] {output}, attended);
+                    // open() runs on one thread while the others wait for the phase: the scratch is never lent concurrently
+                    out = new Projections(parallel, new WeightMatrix[] {output}, attended, scratch, false);
                     yield out.rows();
                 }
             };

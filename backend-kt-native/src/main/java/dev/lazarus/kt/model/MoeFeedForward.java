@@ -22,6 +22,8 @@ final class MoeFeedForward implements FeedForward {
     private final Parallel parallel;
     private final RoutingStats routing;
     private final int slot;
+    /** The router's activations and logits. */
+    private final Scratch.Slot scratch = new Scratch.Slot();
 
     /** {@code slot}: this block's position among the MoE blocks, where its routing is counted in {@code routing}. */
     MoeFeedForward(WeightMatrix gateInput, ExpertRouter router, int layer, int expertCount, ExpertDispatch experts,
@@ -40,14 +42,12 @@ final class MoeFeedForward implements FeedForward {
     @Override
     public float[][] forward(float[][] xn) {
         int n = xn.length;
-        float[][] logits = Projections.apply(parallel, gateInput, xn);
-        ExpertRouter.Route[] routes = new ExpertRouter.Route[n];
+        ExpertRouter.Route[] routes = route(xn);
         List<List<Integer>> tokensOf = new ArrayList<>(expertCount);
         for (int e = 0; e < expertCount; e++) {
             tokensOf.add(null);
         }
         for (int i = 0; i < n; i++) {
-            routes[i] = router.route(logits[i]);
             for (int e : routes[i].experts()) {
                 if (tokensOf.get(e) == null) {
                     tokensOf.set(e, new ArrayList<>());
@@ -106,5 +106,19 @@ final class MoeFeedForward implements FeedForward {
             }
         }
         return result;
+    }
+
+    private ExpertRouter.Route[] route(float[][] xn) {
+        Scratch s = scratch.take();
+        try {
+            float[][] logits = new Projections(parallel, new WeightMatrix[] {gateInput}, xn, s, true).run(parallel)[0];
+            ExpertRouter.Route[] routes = new ExpertRouter.Route[xn.length];
+            for (int i = 0; i < xn.length; i++) {
+                routes[i] = router.route(logits[i]);
+            }
+            return routes;
+        } finally {
+            scratch.give(s);
+        }
     }
 }

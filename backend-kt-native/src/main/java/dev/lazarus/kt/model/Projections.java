@@ -28,24 +28,33 @@ final class Projections {
      * once here (not once per row chunk) and shared by the matrices of one vec-dot type and width.
      */
     Projections(Parallel parallel, WeightMatrix[] ws, float[][] xs) {
+        this(parallel, ws, xs, null, false);
+    }
+
+    /**
+     * As {@link #Projections(Parallel, WeightMatrix[], float[][])}, the activations borrowed from {@code scratch}
+     * (when not null), and the outputs too when {@code scratchOutputs}: then they are valid only until the scratch
+     * goes back to its slot.
+     */
+    Projections(Parallel parallel, WeightMatrix[] ws, float[][] xs, Scratch scratch, boolean scratchOutputs) {
         this.ws = ws;
-        this.outs = new float[ws.length][xs.length][];
+        this.outs = new float[ws.length][][];
         this.as = new Activation[ws.length][];
         int[] rowsPerMatrix = new int[ws.length];
         long w = 0;
         for (int m = 0; m < ws.length; m++) {
             rowsPerMatrix[m] = ws[m].rows();
             w += (long) ws[m].rows() * ws[m].cols() * xs.length;
-            for (int i = 0; i < xs.length; i++) {
-                outs[m][i] = new float[rowsPerMatrix[m]];
-            }
+            // every output row is written by run(), so borrowed vectors need no clearing
+            outs[m] = scratchOutputs ? scratch.floats(xs.length, rowsPerMatrix[m]) : new float[xs.length][rowsPerMatrix[m]];
             for (int o = 0; o < m && as[m] == null; o++) {
                 if (ws[o].vecDotType() == ws[m].vecDotType() && ws[o].cols() == ws[m].cols()) {
                     as[m] = as[o];
                 }
             }
             if (as[m] == null) {
-                as[m] = Activation.convertAll(parallel, ws[m].vecDotType(), xs, ws[m].cols());
+                as[m] = scratch != null ? scratch.convert(parallel, ws[m].vecDotType(), xs, ws[m].cols())
+                        : Activation.convertAll(parallel, ws[m].vecDotType(), xs, ws[m].cols());
             }
         }
         this.rows = new RowSplitter(rowsPerMatrix);
@@ -58,13 +67,17 @@ final class Projections {
 
     /** {@code result[m][i] = ws[m] · xs[i]}. */
     static float[][][] applyAll(Parallel parallel, WeightMatrix[] ws, float[][] xs) {
-        Projections p = new Projections(parallel, ws, xs);
-        if (p.work <= SERIAL_WORK) {
-            p.run(0, p.rows());
+        return new Projections(parallel, ws, xs).run(parallel);
+    }
+
+    /** Runs every row (on the pool unless the work is small) and returns {@link #outputs()}. */
+    float[][][] run(Parallel parallel) {
+        if (work <= SERIAL_WORK) {
+            run(0, rows());
         } else {
-            parallel.forRange(p.rows(), p::run);
+            parallel.forRange(rows(), this::run);
         }
-        return p.outputs();
+        return outputs();
     }
 
     /** All matrices' rows, end to end. */

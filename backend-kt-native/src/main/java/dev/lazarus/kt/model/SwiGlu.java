@@ -29,8 +29,20 @@ public final class SwiGlu {
 
     /** {@code result[j][t]} = network {@code nets[j]} applied to {@code inputs[j][t]}. */
     public static float[][][] apply(Parallel parallel, Weights[] nets, float[][][] inputs) {
-        return new Pass(parallel, nets, inputs).run();
+        Scratch scratch = SCRATCH.take();
+        try {
+            return new Pass(parallel, nets, inputs, scratch).run();
+        } finally {
+            SCRATCH.give(scratch);
+        }
     }
+
+    /**
+     * The working buffers of a call (activations, gate, up and hidden vectors; not the outputs): one slot for the
+     * whole process, as every caller (experts and dense FFNs of any block or model) borrows the same shapes over
+     * and over, and a concurrent call simply works with buffers of its own.
+     */
+    private static final Scratch.Slot SCRATCH = new Scratch.Slot();
 
     /** The buffers and hand-offs of one {@link #apply} call. */
     private static final class Pass {
@@ -43,12 +55,12 @@ public final class SwiGlu {
         private final Activation[][] gateIn, upIn;
         /** Hidden rows of each network not yet computed. */
         private final AtomicIntegerArray pendingHidden;
-        /** Each network's hidden vectors converted for down: set once its hidden rows are done, then {@link #ready} opens. */
+        /** Each network's hidden vectors converted for down: converted once its hidden rows are done, then {@link #ready} opens. */
         private final Activation[][] downIn;
         private final Signal[] ready;
         private volatile boolean failed;
 
-        Pass(Parallel parallel, Weights[] nets, float[][][] inputs) {
+        Pass(Parallel parallel, Weights[] nets, float[][][] inputs, Scratch scratch) {
             this.parallel = parallel;
             this.nets = nets;
             this.inputs = inputs;
@@ -57,26 +69,36 @@ public final class SwiGlu {
             this.up = new float[jobs][][];
             this.hidden = new float[jobs][][];
             this.out = new float[jobs][][];
-            this.gateIn = new Activation[jobs][];
-            this.upIn = new Activation[jobs][];
             this.pendingHidden = new AtomicIntegerArray(jobs);
             this.downIn = new Activation[jobs][];
             this.ready = new Signal[jobs];
             for (int j = 0; j < jobs; j++) {
                 int tokens = inputs[j].length;
                 int hiddenRows = nets[j].hidden();
-                gate[j] = new float[tokens][hiddenRows];
-                up[j] = new float[tokens][hiddenRows];
-                hidden[j] = new float[tokens][hiddenRows];
+                // every hidden row of every token is written (gate and up by the products, hidden by the activation)
+                gate[j] = scratch.floats(tokens, hiddenRows);
+                up[j] = scratch.floats(tokens, hiddenRows);
+                hidden[j] = scratch.floats(tokens, hiddenRows);
                 out[j] = new float[tokens][nets[j].down().rows()];
                 pendingHidden.set(j, hiddenRows);
                 ready[j] = new Signal();
-                // activations are converted once per call, not once per row chunk
-                WeightMatrix g = nets[j].gate(), u = nets[j].up();
-                gateIn[j] = Activation.convertAll(parallel, g.vecDotType(), inputs[j], g.cols());
-                upIn[j] = u.vecDotType() == g.vecDotType() ? gateIn[j]
-                        : Activation.convertAll(parallel, u.vecDotType(), inputs[j], u.cols());
+                // borrowed here, on the calling thread; filled by whichever thread finishes j's hidden rows
+                WeightMatrix down = nets[j].down();
+                downIn[j] = new Activation[tokens];
+                for (int t = 0; t < tokens; t++) {
+                    downIn[j][t] = scratch.activation(down.vecDotType(), down.cols());
+                }
             }
+            // activations are converted once per call (not once per row chunk), and each vector once for all networks
+            WeightMatrix[] gates = new WeightMatrix[jobs], ups = new WeightMatrix[jobs];
+            boolean sameForUp = true;
+            for (int j = 0; j < jobs; j++) {
+                gates[j] = nets[j].gate();
+                ups[j] = nets[j].up();
+                sameForUp &= ups[j].vecDotType() == gates[j].vecDotType() && ups[j].cols() == gates[j].cols();
+            }
+            this.gateIn = SharedActivations.convert(parallel, gates, inputs, scratch);
+            this.upIn = sameForUp ? gateIn : SharedActivations.convert(parallel, ups, inputs, scratch);
         }
 
         float[][][] run() {
@@ -107,8 +129,7 @@ public final class SwiGlu {
                     }
                 }
                 if (pendingHidden.addAndGet(j, from - to) == 0) {
-                    WeightMatrix down = nets[j].down();
-                    downIn[j] = Activation.convertAll(parallel, down.vecDotType(), hidden[j], down.cols());
+                    Activation.convertAll(parallel, hidden[j], nets[j].down().cols(), downIn[j]);
                     ready[j].open();
                 }
             } catch (RuntimeException | Error e) {

@@ -12,6 +12,8 @@ final class TransformerBlock {
     private final float[] ffnNorm;
     private final FeedForward ffn;
     private final float eps;
+    /** The normalized vectors, borrowed for the block's attention half and then its feed-forward half. */
+    private final Scratch.Slot scratch = new Scratch.Slot();
 
     TransformerBlock(float[] attentionNorm, Attention attention, float[] ffnNorm, FeedForward ffn, float eps) {
         this.attentionNorm = attentionNorm;
@@ -52,23 +54,34 @@ final class TransformerBlock {
     }
 
     private void attend(ForwardBatch batch, float[][] ropeTables, float[][] x) {
-        float[][] attended = attention.forward(batch, ropeTables, normalized(x, attentionNorm));
-        for (int i = 0; i < x.length; i++) {
-            Numerics.addInPlace(x[i], attended[i]);
+        Scratch s = scratch.take();
+        try {
+            float[][] attended = attention.forward(batch, ropeTables, normalized(x, attentionNorm, s));
+            for (int i = 0; i < x.length; i++) {
+                Numerics.addInPlace(x[i], attended[i]);
+            }
+        } finally {
+            scratch.give(s);
         }
     }
 
     private void feedForward(float[][] x) {
-        float[][] ff = ffn.forward(normalized(x, ffnNorm));
-        for (int i = 0; i < x.length; i++) {
-            Numerics.addInPlace(x[i], ff[i]);
+        Scratch s = scratch.take();
+        try {
+            float[][] ff = ffn.forward(normalized(x, ffnNorm, s));
+            for (int i = 0; i < x.length; i++) {
+                Numerics.addInPlace(x[i], ff[i]);
+            }
+        } finally {
+            scratch.give(s);
         }
     }
 
-    private float[][] normalized(float[][] x, float[] weight) {
+    /** rmsnorm(x) · weight, in vectors of {@code s} (attention and FFN read them only until they return). */
+    private float[][] normalized(float[][] x, float[] weight, Scratch s) {
         float[][] out = new float[x.length][];
         for (int i = 0; i < x.length; i++) {
-            out[i] = new float[x[i].length];
+            out[i] = s.floats(x[i].length);
             Numerics.rmsNorm(x[i], 0, x[i].length, weight, eps, out[i], 0);
         }
         return out;

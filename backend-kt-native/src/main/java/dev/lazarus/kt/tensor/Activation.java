@@ -1,10 +1,6 @@
 package dev.lazarus.kt.tensor;
 
 import java.util.Arrays;
-import jdk.incubator.vector.FloatVector;
-import jdk.incubator.vector.ShortVector;
-import jdk.incubator.vector.VectorOperators;
-import jdk.incubator.vector.VectorSpecies;
 
 /**
  * An activation vector converted to a {@link VecDotType}, reusable for every weight matrix of
@@ -132,9 +128,17 @@ public final class Activation {
      */
     public static Activation[] convertAll(Parallel parallel, VecDotType type, float[][] xs, int n) {
         Activation[] as = new Activation[xs.length];
+        for (int i = 0; i < xs.length; i++) {
+            as[i] = new Activation(type, n);
+        }
+        return convertAll(parallel, xs, n, as);
+    }
+
+    /** As {@link #convertAll(Parallel, VecDotType, float[][], int)}, into {@code into} (one each, of room for n); returns it. */
+    public static Activation[] convertAll(Parallel parallel, float[][] xs, int n, Activation[] into) {
         IntRangeBody convert = (from, to) -> {
             for (int i = from; i < to; i++) {
-                as[i] = new Activation(type, n).set(xs[i], n);
+                into[i].set(xs[i], n);
             }
         };
         if (xs.length < 16) {
@@ -142,7 +146,7 @@ public final class Activation {
         } else {
             parallel.forRange(xs.length, convert);
         }
-        return as;
+        return into;
     }
 
     /**
@@ -173,77 +177,27 @@ public final class Activation {
         return sum;
     }
 
-    /**
-     * As ggml's quantize_row_q8_K: the value of largest magnitude maps to -127, values rounded to
-     * nearest even and capped at 127, scale kept in f32, plus the sums of each 16 quants.
-     */
+    /** As ggml's quantize_row_q8_K ({@link Q8KQuantizer}), then the int16 orders of the quants. */
     private void quantizeQ8_K(float[] x, int b) {
         int o = 256 * b;
-        float amax = 0, max = 0;
-        for (int i = 0; i < 256; i++) {
-            float a = Math.abs(x[o + i]);
-            if (a > amax) {
-                amax = a;
-                max = x[o + i];
-            }
-        }
-        if (amax == 0) {
-            scales[b] = 0;
-            Arrays.fill(values, o, o + 256, 0f);
-            Arrays.fill(bsums, 16 * b, 16 * b + 16, 0);
-            Arrays.fill(int16, o, o + 256, (short) 0);
-            Arrays.fill(int16InPlace, o, o + 256, (short) 0);
-            Arrays.fill(int16Q6K, o, o + 256, (short) 0);
+        if (Q8KQuantizer.quantize(x, o, values, bsums, scales)) {
+            int16Lanes(b);
             return;
         }
-        float iscale = -127f / max;
-        for (int g = 0; g < 16; g++) {
-            int sum = 0;
-            for (int i = 0; i < 16; i++) {
-                int q = Math.min(127, (int) Math.rint(iscale * x[o + 16 * g + i]));
-                values[o + 16 * g + i] = q;
-                sum += q;
-            }
-            bsums[16 * b + g] = sum;
-        }
-        scales[b] = 1 / iscale;
-        int16Lanes(b);
+        scales[b] = 0;
+        Arrays.fill(values, o, o + 256, 0f);
+        Arrays.fill(bsums, 16 * b, 16 * b + 16, 0);
+        Arrays.fill(int16, o, o + 256, (short) 0);
+        Arrays.fill(int16InPlace, o, o + 256, (short) 0);
+        Arrays.fill(int16Q6K, o, o + 256, (short) 0);
     }
 
     /** {@link #int16}, {@link #int16InPlace} and {@link #int16Q6K} of super-block b from its quants in {@link #values}. */
     private void int16Lanes(int b) {
         int o = 256 * b;
-        // a gather per 16 shorts: index arithmetic and scalar stores were 3-5 % of the decoding thread
-        for (int i = 0; i < 256; i += GATHER.length()) {
-            gather(o, SHORT_LANES_FROM, i, int16);
-            gather(o, IN_PLACE_FROM, i, int16InPlace);
-            gather(o, Q6K_FROM, i, int16Q6K);
-        }
-    }
-
-    private void gather(int o, int[] from, int i, short[] into) {
-        ((ShortVector) FloatVector.fromArray(GATHER, values, o, from, i).convertShape(VectorOperators.F2S, SHORTS, 0))
-                .intoArray(into, o + i);
-    }
-
-    private static final VectorSpecies<Float> GATHER = FloatVector.SPECIES_512;
-    private static final VectorSpecies<Short> SHORTS = ShortVector.SPECIES_256;
-
-    /** Where each short of a super-block's three int16 orders (see the fields) takes its quant from. */
-    private static final int[] SHORT_LANES_FROM = new int[256];
-    private static final int[] IN_PLACE_FROM = new int[256];
-    private static final int[] Q6K_FROM = new int[256];
-
-    static {
-        for (int c = 0; c < 2; c++) {
-            for (int p = 0; p < 4; p++) {
-                for (int t = 0; t < 32; t++) {
-                    SHORT_LANES_FROM[32 * (4 * c + p) + t] = 32 * (t & 7) + 16 * c + 4 * p + (t >> 3);
-                    IN_PLACE_FROM[128 * c + 32 * p + t] = 32 * (2 * (2 * c + (t >> 4)) + (p & 1)) + 2 * (t & 15) + (p >> 1);
-                    Q6K_FROM[128 * c + 32 * p + t] = 128 * c + 32 * ((t >> 4) + 2 * (p & 1)) + 2 * (t & 15) + (p >> 1);
-                }
-            }
-        }
+        Q8KOrders.SHORT_LANES.write(values, o, int16);
+        Q8KOrders.IN_PLACE.write(values, o, int16InPlace);
+        Q8KOrders.Q6K.write(values, o, int16Q6K);
     }
 
     /**

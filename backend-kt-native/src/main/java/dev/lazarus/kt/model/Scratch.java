@@ -1,0 +1,125 @@
+package dev.lazarus.kt.model;
+
+import dev.lazarus.kt.tensor.Activation;
+import dev.lazarus.kt.tensor.Parallel;
+import dev.lazarus.kt.tensor.VecDotType;
+import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.atomic.AtomicReference;
+import java.util.function.Function;
+
+/**
+ * Working buffers that a call site reuses from one call to the next: float vectors by length and activations by
+ * vec-dot type and width, lent to ONE call and taken back when it ends. A decode step allocated about 800 KB of
+ * such buffers per token (activations, projections' outputs, the experts' hidden vectors), all garbage a moment
+ * later. Only what a call uses internally comes from here, never what it returns.
+ *
+ * <p>A site keeps its idle scratch in a {@link Slot}: a call takes it and gives it back at its end, and a call that
+ * finds the slot empty (another thread's call holds it) works with a fresh one, so two calls never share a buffer.
+ * What a slot keeps is what the last call borrowed, and only when that was at most {@link #KEPT_BYTES} (a decode
+ * step, not a prompt's chunk): a model's blocks do not hold prompt-sized buffers for good. Borrowing happens on the
+ * thread that runs the call's serial parts, never from two threads at once.
+ */
+final class Scratch {
+
+    /** A call that borrowed more than this (about; a prompt, not a decode step) drops its scratch at the end. */
+    static final long KEPT_BYTES = 1 << 20;
+    /** Bytes counted per value of an activation: the values, and the int16 copies of the K-quant forms. */
+    private static final int ACTIVATION_BYTES_PER_VALUE = 12;
+
+    /** The idle scratch of one call site. */
+    static final class Slot {
+        private final AtomicReference<Scratch> idle = new AtomicReference<>();
+
+        /** This site's scratch, or a fresh one while another call holds it. */
+        Scratch take() {
+            Scratch s = idle.getAndSet(null);
+            return s != null ? s : new Scratch();
+        }
+
+        /** Takes back everything {@code s} lent, and keeps it for the next call unless it grew too large. */
+        void give(Scratch s) {
+            if (s.lentBytes <= KEPT_BYTES) {
+                s.recycle();
+                idle.set(s);
+            }
+        }
+    }
+
+    /** Idle and lent buffers of one size (a float length, or an activation's type and width). */
+    private static final class Bin<T> {
+        final long key;
+        final ArrayDeque<T> idle = new ArrayDeque<>();
+        final List<T> lent = new ArrayList<>();
+
+        Bin(long key) {
+            this.key = key;
+        }
+
+        T take(Function<Long, T> make) {
+            T t = idle.isEmpty() ? make.apply(key) : idle.pop();
+            lent.add(t);
+            return t;
+        }
+
+        /** Keeps what the last call borrowed, and only that. */
+        void recycle() {
+            idle.clear();
+            idle.addAll(lent);
+            lent.clear();
+        }
+    }
+
+    private final List<Bin<float[]>> floats = new ArrayList<>();
+    private final List<Bin<Activation>> activations = new ArrayList<>();
+    private long lentBytes;
+
+    /** A vector of {@code n} floats; its contents are left over from an earlier call: the borrower overwrites them all. */
+    float[] floats(int n) {
+        lentBytes += 4L * n;
+        return bin(floats, n).take(length -> new float[(int) (long) length]);
+    }
+
+    /** {@code count} vectors of {@code n} floats (see {@link #floats(int)}). */
+    float[][] floats(int count, int n) {
+        float[][] v = new float[count][];
+        for (int i = 0; i < count; i++) {
+            v[i] = floats(n);
+        }
+        return v;
+    }
+
+    /** An activation of {@code type} holding {@code n} values (what it held before is overwritten by its next set). */
+    Activation activation(VecDotType type, int n) {
+        lentBytes += (long) ACTIVATION_BYTES_PER_VALUE * n;
+        return bin(activations, ((long) type.ordinal() << 32) | n)
+                .take(key -> Activation.allocate(VecDotType.values()[(int) (key >>> 32)], (int) (long) key));
+    }
+
+    /** Each of {@code xs} (its first {@code n} values) converted to {@code type} in activations of this scratch. */
+    Activation[] convert(Parallel parallel, VecDotType type, float[][] xs, int n) {
+        Activation[] into = new Activation[xs.length];
+        for (int i = 0; i < xs.length; i++) {
+            into[i] = activation(type, n);
+        }
+        return Activation.convertAll(parallel, xs, n, into);
+    }
+
+    private void recycle() {
+        floats.forEach(Bin::recycle);
+        activations.forEach(Bin::recycle);
+        lentBytes = 0;
+    }
+
+    private static <T> Bin<T> bin(List<Bin<T>> bins, long key) {
+        for (Bin<T> b : bins) {
+            if (b.key == key) {
+                return b;
+            }
+        }
+        Bin<T> b = new Bin<>(key);
+        bins.add(b);
+        return b;
+    }
+}
