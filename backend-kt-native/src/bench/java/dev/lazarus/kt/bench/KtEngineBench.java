@@ -9,6 +9,7 @@ import dev.lazarus.kt.runtime.EndReason;
 import dev.lazarus.kt.runtime.EngineOptions;
 import dev.lazarus.kt.runtime.InferenceEngine;
 import dev.lazarus.kt.runtime.SequenceListener;
+import dev.lazarus.kt.sampling.Sampler;
 import dev.lazarus.kt.tensor.Parallel;
 import dev.lazarus.kt.tensor.WeightMatrices;
 import java.nio.file.Path;
@@ -150,13 +151,7 @@ final class KtEngineBench implements AutoCloseable {
 
         @Override
         public int select(float[] logits) {
-            int best = 0;
-            for (int i = 1; i < logits.length; i++) {
-                if (logits[i] > logits[best]) {
-                    best = i;
-                }
-            }
-            return best;
+            return Sampler.argmax(logits);
         }
 
         @Override

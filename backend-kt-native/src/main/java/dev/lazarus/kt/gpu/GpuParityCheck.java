@@ -5,10 +5,11 @@ import dev.lazarus.kt.gguf.GgufFile;
 import dev.lazarus.kt.model.Model;
 import dev.lazarus.kt.placement.DeviceTier;
 import dev.lazarus.kt.placement.ExpertPlacement;
-import dev.lazarus.kt.placement.PlacementConfig;
 import dev.lazarus.kt.placement.PlacementConfig.GpuMode;
+import dev.lazarus.kt.placement.PlacementConfig;
 import dev.lazarus.kt.placement.Tier;
 import dev.lazarus.kt.placement.TierBudget;
+import dev.lazarus.kt.sampling.Sampler;
 import dev.lazarus.kt.synthetic.SyntheticModels;
 import dev.lazarus.kt.tensor.Parallel;
 import java.nio.file.Files;
@@ -114,7 +115,7 @@ public final class GpuParityCheck {
                         float d = Math.abs(e[v] - a[v]);
                         maxDiff = Float.isNaN(d) ? Float.POSITIVE_INFINITY : Math.max(maxDiff, d);
                     }
-                    int cpuTop = GreedyDecoder.argmax(e), gpuTop = GreedyDecoder.argmax(a);
+                    int cpuTop = Sampler.argmax(e), gpuTop = Sampler.argmax(a);
                     if (cpuTop != gpuTop) {
                         if (e[cpuTop] - e[gpuTop] <= NEAR_TIE) {
                             nearTies++;

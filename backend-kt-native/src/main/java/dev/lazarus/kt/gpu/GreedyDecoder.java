@@ -3,6 +3,7 @@ package dev.lazarus.kt.gpu;
 import dev.lazarus.kt.model.ForwardBatch;
 import dev.lazarus.kt.model.KvCache;
 import dev.lazarus.kt.model.Model;
+import dev.lazarus.kt.sampling.Sampler;
 import java.util.ArrayList;
 import java.util.List;
 
@@ -25,7 +26,7 @@ final class GreedyDecoder {
             out.add(logits);
             if (p >= prompt.length - 1) {
                 int next = p - prompt.length + 1;
-                token = forced != null && next < forced.length ? forced[next] : argmax(logits);
+                token = forced != null && next < forced.length ? forced[next] : Sampler.argmax(logits);
             }
         }
         return out;
@@ -35,16 +36,8 @@ final class GreedyDecoder {
     static int[] tokens(List<float[]> logits, int promptLength) {
         int[] t = new int[logits.size() - promptLength + 1];
         for (int i = promptLength - 1; i < logits.size(); i++) {
-            t[i - promptLength + 1] = argmax(logits.get(i));
+            t[i - promptLength + 1] = Sampler.argmax(logits.get(i));
         }
         return t;
-    }
-
-    static int argmax(float[] v) {
-        int best = 0;
-        for (int i = 1; i < v.length; i++) {
-            best = v[i] > v[best] ? i : best;
-        }
-        return best;
     }
 }

@@ -1,5 +1,6 @@
 package dev.lazarus.kt.runtime;
 
+import dev.lazarus.kt.sampling.Sampler;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
@@ -78,13 +79,7 @@ public final class JitWarmup {
 
         @Override
         public int select(float[] logits) {
-            int best = 0;
-            for (int i = 1; i < logits.length; i++) {
-                if (logits[i] > logits[best]) {
-                    best = i;
-                }
-            }
-            return best;
+            return Sampler.argmax(logits);
         }
 
         @Override

@@ -80,7 +80,8 @@ public final class Sampler implements TokenSampler {
         return draw(n, params.temperature());
     }
 
-    private static int argmax(float[] logits) {
+    /** The greedy choice: the first of the highest logits (llama.cpp's greedy sampler picks the same). */
+    public static int argmax(float[] logits) {
         int best = 0;
         for (int i = 1; i < logits.length; i++) {
             if (logits[i] > logits[best]) {

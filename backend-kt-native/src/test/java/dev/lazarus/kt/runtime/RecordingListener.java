@@ -1,5 +1,6 @@
 package dev.lazarus.kt.runtime;
 
+import dev.lazarus.kt.sampling.Sampler;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CopyOnWriteArrayList;
@@ -31,13 +32,7 @@ final class RecordingListener implements SequenceListener {
 
     @Override
     public int select(float[] logits) {
-        int best = 0;
-        for (int i = 1; i < logits.length; i++) {
-            if (logits[i] > logits[best]) {
-                best = i;
-            }
-        }
-        return best;
+        return Sampler.argmax(logits);
     }
 
     @Override
