@@ -12,6 +12,7 @@ import java.lang.foreign.MemorySegment;
 import jdk.incubator.vector.IntVector;
 import jdk.incubator.vector.LongVector;
 import jdk.incubator.vector.ShortVector;
+import jdk.incubator.vector.VectorMask;
 import jdk.incubator.vector.VectorOperators;
 import jdk.incubator.vector.VectorShuffle;
 import jdk.incubator.vector.VectorSpecies;
@@ -29,10 +30,18 @@ import jdk.incubator.vector.VectorSpecies;
  * products per lane, against {@link Activation#int16InPlace} (the quants in this order). Two neighbouring short
  * lanes belong to the same sub-block, so each accumulator is summed pairwise into int lanes (shift, add, shift),
  * the lanes 0-7 holding one sub-block and 8-15 the next but one, and multiplied by their scales.
+ *
+ * <p>Four activations (prefill) take the planes out once for all four ({@link #superBlock4}) and reduce each
+ * activation's lanes per pair of sub-blocks, the integers both of llama-server's orders fold: {@link #INSTANCE} adds
+ * the four pairs for its GEMV (one fold per super-block, routed experts read in place), {@link #GEMM} folds each pair
+ * as its repacked GEMM does (dense matrices, activation rows in groups of four).
  */
 final class Q4KInt16InPlaceKernel implements RowKernel {
 
-    static final Q4KInt16InPlaceKernel INSTANCE = new Q4KInt16InPlaceKernel();
+    /** llama-server's repacked GEMV order (decode; four activations of a routed expert read in place). */
+    static final Q4KInt16InPlaceKernel INSTANCE = new Q4KInt16InPlaceKernel(false);
+    /** Its repacked GEMM order ({@link Q4KRepackedKernel#GEMM}): the group kernel of dense matrices in prefill. */
+    static final Q4KInt16InPlaceKernel GEMM = new Q4KInt16InPlaceKernel(true);
 
     private static final VectorSpecies<Short> S = ShortVector.SPECIES_512;
     private static final VectorSpecies<Integer> I = IntVector.SPECIES_512;
@@ -42,25 +51,140 @@ final class Q4KInt16InPlaceKernel implements RowKernel {
     private static final VectorShuffle<Integer> SUB_1_3 = VectorShuffle.fromOp(I, i -> i < 8 ? 1 : 3);
     private static final VectorShuffle<Integer> SUB_4_6 = VectorShuffle.fromOp(I, i -> i < 8 ? 4 : 6);
     private static final VectorShuffle<Integer> SUB_5_7 = VectorShuffle.fromOp(I, i -> i < 8 ? 5 : 7);
+    /** Lane i takes lane i / 2: a super-block's eight mins (in lanes 0-7), each against its two 16-value bsums. */
+    private static final VectorShuffle<Integer> HALVES = VectorShuffle.fromOp(I, i -> i >> 1);
+    private static final VectorMask<Integer> ODD_LANES = VectorMask.fromLong(I, 0xAAAAL);
+    /** Where {@link #superBlock4} leaves pair p's Σ scale·(q·y) among an activation's 16 ints. */
+    private static final int[] SUM_LANE = {0, 8, 4, 12};
     private static final short NIBBLE = 0xF;
     private static final int BLOCK_BYTES = 144;
 
-    private Q4KInt16InPlaceKernel() {
+    /** Fold per pair of sub-blocks (the GEMM) rather than per super-block (the GEMV). */
+    private final boolean foldPerPair;
+
+    private Q4KInt16InPlaceKernel(boolean foldPerPair) {
+        this.foldPerPair = foldPerPair;
     }
 
     @Override
     public float dot(MemorySegment w, long o, Activation x, int n) {
-        return Q4KRepackedKernel.GEMV.dot(w, o, x, n);
+        return (foldPerPair ? Q4KRepackedKernel.GEMM : Q4KRepackedKernel.GEMV).dot(w, o, x, n);
     }
 
+    /**
+     * Four activations, each super-block's planes taken out once ({@link #superBlock4}), folded in this kernel's
+     * order: per pair of sub-blocks {@code fma((float) Σ, d_w·d_y, acc)} and its twin for the mins (GEMM), or the
+     * pairs' integers added first and folded once per super-block (GEMV).
+     */
     @Override
     public void dotVectors4(MemorySegment w, long o, Activation[] xs, int from, int n, float[][] outs, int row) {
-        Q4KRepackedKernel.GEMV.dotVectors4(w, o, xs, from, n, outs, row);
+        Activation x0 = xs[from], x1 = xs[from + 1], x2 = xs[from + 2], x3 = xs[from + 3];
+        int[] sums = new int[64];
+        float acc0 = 0, acc1 = 0, acc2 = 0, acc3 = 0, min0 = 0, min1 = 0, min2 = 0, min3 = 0;
+        for (int b = 0; b < n / 256; b++) {
+            long blk = o + BLOCK_BYTES * b;
+            long packed = w.get(Layouts.I64, blk + 4);
+            int packedHigh = w.get(Layouts.I32, blk + 12);
+            superBlock4(w, blk + 16, Q4KRepackedKernel.scales(packed, packedHigh), Q4KRepackedKernel.mins(packed, packedHigh),
+                    x0, x1, x2, x3, 256 * b, sums);
+            float dw = Layouts.f16(w, blk), dminw = Layouts.f16(w, blk + 2);
+            float d0 = dw * x0.scales[b], d1 = dw * x1.scales[b], d2 = dw * x2.scales[b], d3 = dw * x3.scales[b];
+            float m0 = dminw * x0.scales[b], m1 = dminw * x1.scales[b], m2 = dminw * x2.scales[b], m3 = dminw * x3.scales[b];
+            if (foldPerPair) {
+                // activation a's pair p: Σ scale·(q·y) at 16a + SUM_LANE[p], Σ min·bsum at 16a + 4p + 1
+                for (int p = 0; p < 4; p++) {
+                    int s = SUM_LANE[p], m = 4 * p + 1;
+                    acc0 = Math.fma((float) sums[s], d0, acc0);
+                    acc1 = Math.fma((float) sums[16 + s], d1, acc1);
+                    acc2 = Math.fma((float) sums[32 + s], d2, acc2);
+                    acc3 = Math.fma((float) sums[48 + s], d3, acc3);
+                    min0 = Math.fma((float) sums[m], m0, min0);
+                    min1 = Math.fma((float) sums[16 + m], m1, min1);
+                    min2 = Math.fma((float) sums[32 + m], m2, min2);
+                    min3 = Math.fma((float) sums[48 + m], m3, min3);
+                }
+            } else {
+                acc0 = Math.fma((float) pairsSum(sums, 0), d0, acc0);
+                acc1 = Math.fma((float) pairsSum(sums, 16), d1, acc1);
+                acc2 = Math.fma((float) pairsSum(sums, 32), d2, acc2);
+                acc3 = Math.fma((float) pairsSum(sums, 48), d3, acc3);
+                min0 = Math.fma((float) minsSum(sums, 0), m0, min0);
+                min1 = Math.fma((float) minsSum(sums, 16), m1, min1);
+                min2 = Math.fma((float) minsSum(sums, 32), m2, min2);
+                min3 = Math.fma((float) minsSum(sums, 48), m3, min3);
+            }
+        }
+        outs[from][row] = acc0 - min0;
+        outs[from + 1][row] = acc1 - min1;
+        outs[from + 2][row] = acc2 - min2;
+        outs[from + 3][row] = acc3 - min3;
+    }
+
+    /** An activation's super-block Σ scale·(q·y): its four pairs' (exact). */
+    private static int pairsSum(int[] sums, int at) {
+        return sums[at] + sums[at + 4] + sums[at + 8] + sums[at + 12];
+    }
+
+    /** An activation's super-block Σ min·bsum: its four pairs' (exact). */
+    private static int minsSum(int[] sums, int at) {
+        return sums[at + 1] + sums[at + 5] + sums[at + 9] + sums[at + 13];
+    }
+
+    /**
+     * One super-block (quants at q, unpacked {@code scales} and {@code mins} one per byte) against four activations,
+     * per pair of sub-blocks: activation a's ints at sums[16a..16a + 16): pair p's exact Σ scale·(q·y) at
+     * {@link #SUM_LANE}[p], its exact Σ min·bsum at 4p + 1. The eight nibble planes are taken out once; each
+     * activation's lanes are reduced on their own (about as cheap as one transpose of all four, and a loop C2 keeps
+     * small).
+     */
+    private static void superBlock4(MemorySegment w, long q, long scales, long mins, Activation x0, Activation x1,
+                                    Activation x2, Activation x3, int at, int[] sums) {
+        ShortVector v0 = ShortVector.fromMemorySegment(S, w, q, Simd.LE), v1 = ShortVector.fromMemorySegment(S, w, q + 64, Simd.LE);
+        // even planes: sub-blocks 0 | 2 (vector 0), 4 | 6 (vector 1); odd planes: 1 | 3, 5 | 7
+        ShortVector p00 = v0.and(NIBBLE), p01 = v0.lanewise(VectorOperators.LSHR, 4).and(NIBBLE);
+        ShortVector p02 = v0.lanewise(VectorOperators.LSHR, 8).and(NIBBLE), p03 = v0.lanewise(VectorOperators.LSHR, 12);
+        ShortVector p10 = v1.and(NIBBLE), p11 = v1.lanewise(VectorOperators.LSHR, 4).and(NIBBLE);
+        ShortVector p12 = v1.lanewise(VectorOperators.LSHR, 8).and(NIBBLE), p13 = v1.lanewise(VectorOperators.LSHR, 12);
+        IntVector sc = (IntVector) LongVector.broadcast(L2, scales).reinterpretAsBytes().convertShape(VectorOperators.B2I, I, 0);
+        IntVector sc02 = sc.rearrange(SUB_0_2), sc13 = sc.rearrange(SUB_1_3), sc46 = sc.rearrange(SUB_4_6), sc57 = sc.rearrange(SUB_5_7);
+        IntVector mn = ((IntVector) LongVector.broadcast(L2, mins).reinterpretAsBytes().convertShape(VectorOperators.B2I, I, 0))
+                .rearrange(HALVES);
+        for (int a = 0; a < 4; a++) {
+            Activation x = a == 0 ? x0 : a == 1 ? x1 : a == 2 ? x2 : x3;
+            short[] ys = x.int16InPlace;
+            ShortVector e0 = p00.mul(ShortVector.fromArray(S, ys, at)).add(p02.mul(ShortVector.fromArray(S, ys, at + 64)));
+            ShortVector o0 = p01.mul(ShortVector.fromArray(S, ys, at + 32)).add(p03.mul(ShortVector.fromArray(S, ys, at + 96)));
+            ShortVector e1 = p10.mul(ShortVector.fromArray(S, ys, at + 128)).add(p12.mul(ShortVector.fromArray(S, ys, at + 192)));
+            ShortVector o1 = p11.mul(ShortVector.fromArray(S, ys, at + 160)).add(p13.mul(ShortVector.fromArray(S, ys, at + 224)));
+            // neighbouring shorts summed into int lanes, ((x << 16) + x) >> 16, and scaled: lanes 0-7 of s01 hold
+            // pair 0, lanes 8-15 pair 1; of s23 pairs 2 and 3
+            IntVector i = e0.reinterpretAsInts();
+            IntVector s01 = i.lanewise(VectorOperators.LSHL, 16).add(i).lanewise(VectorOperators.ASHR, 16).mul(sc02);
+            i = o0.reinterpretAsInts();
+            s01 = s01.add(i.lanewise(VectorOperators.LSHL, 16).add(i).lanewise(VectorOperators.ASHR, 16).mul(sc13));
+            i = e1.reinterpretAsInts();
+            IntVector s23 = i.lanewise(VectorOperators.LSHL, 16).add(i).lanewise(VectorOperators.ASHR, 16).mul(sc46);
+            i = o1.reinterpretAsInts();
+            s23 = s23.add(i.lanewise(VectorOperators.LSHL, 16).add(i).lanewise(VectorOperators.ASHR, 16).mul(sc57));
+            // eight-lane sums: lanes 0-3 pair 0, 4-7 pair 2, 8-11 pair 1, 12-15 pair 3
+            IntVector z = s01.blend(s23, I_ODD_QUADS).add(s23.blend(s01, I_ODD_QUADS).rearrange(I_SWAP4));
+            z = z.add(z.rearrange(I_SWAP2));
+            z = z.add(z.rearrange(I_SWAP1));
+            // lane i: min_(i/2)·bsum_i; four-lane sums: lanes 4p..4p+3 pair p
+            IntVector m = mn.mul(IntVector.fromArray(I, x.bsums, at / 16));
+            m = m.add(m.rearrange(I_SWAP1));
+            m = m.add(m.rearrange(I_SWAP2));
+            z.blend(m, ODD_LANES).intoArray(sums, 16 * a);
+        }
     }
 
     /** Rows in pairs ({@link #superBlock2}), with one scratch for the whole range. */
     @Override
     public void dotRows(MemorySegment w, long rowBytes, Activation x, int n, float[] out, int rowStart, int rowEnd) {
+        if (foldPerPair) {
+            RowKernel.super.dotRows(w, rowBytes, x, n, out, rowStart, rowEnd);
+            return;
+        }
         int[] sums = new int[16];
         long[] headerWords = new long[4];
         int r = rowStart;

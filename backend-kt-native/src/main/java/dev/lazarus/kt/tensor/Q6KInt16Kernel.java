@@ -6,6 +6,7 @@ import static dev.lazarus.kt.tensor.Lanes16.I_SWAP1;
 import static dev.lazarus.kt.tensor.Lanes16.I_SWAP8;
 import static dev.lazarus.kt.tensor.Lanes16.I_UPPER_HALF;
 
+import dev.lazarus.kt.gguf.GgmlType;
 import java.lang.foreign.MemorySegment;
 import jdk.incubator.vector.ByteVector;
 import jdk.incubator.vector.FloatVector;
@@ -35,12 +36,21 @@ import jdk.incubator.vector.VectorSpecies;
  *
  * <p>Written for C2 as {@link Q6KKernel} is: one method per super-block, no vector crosses a call (a single row's
  * integer lanes go through a small int array to the float fold), scratch allocated once per row range. Decode takes
- * rows in pairs: the activation's loads shared, one conversion and fma for both rows' lanes. Four activations
- * (prefill) keep {@link Q6KKernel}'s f32 form.
+ * rows in pairs: the activation's loads shared, one conversion and fma for both rows' lanes. Four activations in
+ * this order (batches of four to seven) keep {@link Q6KKernel}'s f32 form.
+ *
+ * <p>{@link #TILED}: llama-server's tiled matmul order ({@link TiledKQuantKernel}), which batches of
+ * {@link TiledKQuantKernel#MIN_BATCH} or more vectors take (prefill), four activations at a time in the same int16
+ * products ({@link #superBlock4Tiled}): there a super-block's integers are summed to one exact
+ * {@code s1 = Σ scale·(q - 32)·y} before its float steps {@code fma(d_w·(float) s1, d_y, acc)}, so the lanes are
+ * simply reduced.
  */
 final class Q6KInt16Kernel implements RowKernel {
 
-    static final Q6KInt16Kernel INSTANCE = new Q6KInt16Kernel();
+    /** llama-server's {@code vec_dot_q6_K_q8_K} order (decode, batches of fewer than eight vectors). */
+    static final Q6KInt16Kernel INSTANCE = new Q6KInt16Kernel(false);
+    /** Its tiled matmul order (batches of {@link TiledKQuantKernel#MIN_BATCH} vectors or more). */
+    static final Q6KInt16Kernel TILED = new Q6KInt16Kernel(true);
 
     private static final VectorSpecies<Short> S = ShortVector.SPECIES_512;
     private static final VectorSpecies<Integer> I = IntVector.SPECIES_512;
@@ -63,11 +73,18 @@ final class Q6KInt16Kernel implements RowKernel {
     /** Int lanes per row and super-block: ggml's lanes 0-7, then the same again. */
     static final int LANES = 16;
 
-    private Q6KInt16Kernel() {
+    /** {@link #TILED}'s order rather than vec_dot's. */
+    private final boolean tiled;
+
+    private Q6KInt16Kernel(boolean tiled) {
+        this.tiled = tiled;
     }
 
     @Override
     public float dot(MemorySegment w, long o, Activation x, int n) {
+        if (tiled) {
+            return TiledKQuantKernel.of(GgmlType.Q6_K).dot(w, o, x, n);
+        }
         int[] lanes = new int[LANES];
         float[] acc = new float[LANES];
         for (int b = 0; b < n / 256; b++) {
@@ -83,6 +100,10 @@ final class Q6KInt16Kernel implements RowKernel {
     /** Rows in pairs ({@link #superBlock2}), with one scratch for the whole range. */
     @Override
     public void dotRows(MemorySegment w, long rowBytes, Activation x, int n, float[] out, int rowStart, int rowEnd) {
+        if (tiled) {
+            RowKernel.super.dotRows(w, rowBytes, x, n, out, rowStart, rowEnd);
+            return;
+        }
         float[] acc = new float[LANES];
         int r = rowStart;
         for (; r + 1 < rowEnd; r += 2) {
@@ -102,10 +123,78 @@ final class Q6KInt16Kernel implements RowKernel {
         }
     }
 
-    /** Four activations: the f32 form, which assembles each code once for all four. */
+    /**
+     * Four activations: in the tiled order each super-block's codes assembled once for all four
+     * ({@link #superBlock4Tiled}); in vec_dot's the f32 form, which assembles each code once for all four.
+     */
     @Override
     public void dotVectors4(MemorySegment w, long o, Activation[] xs, int from, int n, float[][] outs, int row) {
-        Q6KKernel.INSTANCE.dotVectors4(w, o, xs, from, n, outs, row);
+        if (!tiled) {
+            Q6KKernel.INSTANCE.dotVectors4(w, o, xs, from, n, outs, row);
+            return;
+        }
+        Activation x0 = xs[from], x1 = xs[from + 1], x2 = xs[from + 2], x3 = xs[from + 3];
+        int[] sums = new int[GROUP];
+        float acc0 = 0, acc1 = 0, acc2 = 0, acc3 = 0;
+        for (int b = 0; b < n / 256; b++) {
+            long blk = o + BLOCK_BYTES * b;
+            superBlock4Tiled(w, blk, x0, x1, x2, x3, 256 * b, sums);
+            float d = Layouts.f16(w, blk + 208);
+            acc0 = Math.fma(d * (float) sums[0], x0.scales[b], acc0);
+            acc1 = Math.fma(d * (float) sums[1], x1.scales[b], acc1);
+            acc2 = Math.fma(d * (float) sums[2], x2.scales[b], acc2);
+            acc3 = Math.fma(d * (float) sums[3], x3.scales[b], acc3);
+        }
+        outs[from][row] = acc0;
+        outs[from + 1][row] = acc1;
+        outs[from + 2][row] = acc2;
+        outs[from + 3][row] = acc3;
+    }
+
+    /**
+     * sums[a] = the exact {@code Σ scale·(q - 32)·y} of the super-block at blk against activation a: its codes
+     * assembled once (the eight planes of {@link #superBlock}), each activation's products formed as there, their
+     * int lanes less the offset term {@code 32·scale·bsum} per 16 values, and reduced.
+     */
+    private static void superBlock4Tiled(MemorySegment w, long blk, Activation x0, Activation x1, Activation x2,
+                                         Activation x3, int at, int[] sums) {
+        IntVector sc = (IntVector) ByteVector.fromMemorySegment(B16, w, blk + 192, Simd.LE)
+                .convertShape(VectorOperators.B2I, I, 0);
+        IntVector sc00 = sc.rearrange(SCALES_00), sc01 = sc.rearrange(SCALES_01);
+        IntVector sc10 = sc.rearrange(SCALES_10), sc11 = sc.rearrange(SCALES_11);
+        ShortVector qh = ShortVector.fromMemorySegment(S, w, blk + 128, Simd.LE);
+        // planes 0 and 2: groups 0 | 1 (lower | upper lanes); planes 1 and 3: groups 2 | 3; of halves 0 and 1
+        ShortVector ql = ShortVector.fromMemorySegment(S, w, blk, Simd.LE);
+        ShortVector hb = qh.rearrange(QH_HALF0).lanewise(VectorOperators.LSHR, QH_ALIGN);
+        ShortVector q00 = ql.and(NIBBLE).or(hb.lanewise(VectorOperators.LSHL, 4).and(HIGH_BITS));
+        ShortVector q02 = ql.lanewise(VectorOperators.LSHR, 8).and(NIBBLE).or(hb.lanewise(VectorOperators.LSHR, 4).and(HIGH_BITS));
+        ShortVector q01 = ql.lanewise(VectorOperators.LSHR, 4).and(NIBBLE).or(hb.and(HIGH_BITS));
+        ShortVector q03 = ql.lanewise(VectorOperators.LSHR, 12).or(hb.lanewise(VectorOperators.LSHR, 8).and(HIGH_BITS));
+        ql = ShortVector.fromMemorySegment(S, w, blk + 64, Simd.LE);
+        hb = qh.rearrange(QH_HALF1).lanewise(VectorOperators.LSHR, QH_ALIGN);
+        ShortVector q10 = ql.and(NIBBLE).or(hb.lanewise(VectorOperators.LSHL, 4).and(HIGH_BITS));
+        ShortVector q12 = ql.lanewise(VectorOperators.LSHR, 8).and(NIBBLE).or(hb.lanewise(VectorOperators.LSHR, 4).and(HIGH_BITS));
+        ShortVector q11 = ql.lanewise(VectorOperators.LSHR, 4).and(NIBBLE).or(hb.and(HIGH_BITS));
+        ShortVector q13 = ql.lanewise(VectorOperators.LSHR, 12).or(hb.lanewise(VectorOperators.LSHR, 8).and(HIGH_BITS));
+        for (int a = 0; a < GROUP; a++) {
+            Activation x = a == 0 ? x0 : a == 1 ? x1 : a == 2 ? x2 : x3;
+            short[] ys = x.int16Q6K;
+            ShortVector e0 = q00.mul(ShortVector.fromArray(S, ys, at)).add(q02.mul(ShortVector.fromArray(S, ys, at + 64)));
+            ShortVector o0 = q01.mul(ShortVector.fromArray(S, ys, at + 32)).add(q03.mul(ShortVector.fromArray(S, ys, at + 96)));
+            ShortVector e1 = q10.mul(ShortVector.fromArray(S, ys, at + 128)).add(q12.mul(ShortVector.fromArray(S, ys, at + 192)));
+            ShortVector o1 = q11.mul(ShortVector.fromArray(S, ys, at + 160)).add(q13.mul(ShortVector.fromArray(S, ys, at + 224)));
+            // neighbouring shorts summed into int lanes ((x << 16) + x) >> 16, each times its sub-block's scale
+            IntVector i = e0.reinterpretAsInts();
+            IntVector acc = i.lanewise(VectorOperators.LSHL, 16).add(i).lanewise(VectorOperators.ASHR, 16).mul(sc00);
+            i = o0.reinterpretAsInts();
+            acc = acc.add(i.lanewise(VectorOperators.LSHL, 16).add(i).lanewise(VectorOperators.ASHR, 16).mul(sc01));
+            i = e1.reinterpretAsInts();
+            acc = acc.add(i.lanewise(VectorOperators.LSHL, 16).add(i).lanewise(VectorOperators.ASHR, 16).mul(sc10));
+            i = o1.reinterpretAsInts();
+            acc = acc.add(i.lanewise(VectorOperators.LSHL, 16).add(i).lanewise(VectorOperators.ASHR, 16).mul(sc11));
+            IntVector offsets = sc.mul(IntVector.fromArray(I, x.bsums, at / 16)).lanewise(VectorOperators.LSHL, 5);
+            sums[a] = acc.sub(offsets).reduceLanes(VectorOperators.ADD);
+        }
     }
 
     static float lanesSum(float[] acc, int at) {
