@@ -9,6 +9,7 @@ import static dev.lazarus.kt.tensor.Lanes16.I_SWAP8;
 import static dev.lazarus.kt.tensor.Lanes16.I_UPPER_HALF;
 
 import java.lang.foreign.MemorySegment;
+import jdk.incubator.vector.FloatVector;
 import jdk.incubator.vector.IntVector;
 import jdk.incubator.vector.LongVector;
 import jdk.incubator.vector.ShortVector;
@@ -54,8 +55,13 @@ final class Q4KInt16InPlaceKernel implements RowKernel {
     /** Lane i takes lane i / 2: a super-block's eight mins (in lanes 0-7), each against its two 16-value bsums. */
     private static final VectorShuffle<Integer> HALVES = VectorShuffle.fromOp(I, i -> i >> 1);
     private static final VectorMask<Integer> ODD_LANES = VectorMask.fromLong(I, 0xAAAAL);
-    /** Where {@link #superBlock4} leaves pair p's Σ scale·(q·y) among an activation's 16 ints. */
-    private static final int[] SUM_LANE = {0, 8, 4, 12};
+    private static final VectorMask<Integer> ODD_PAIRS = VectorMask.fromLong(I, 0xCCCCL);
+    /** Where {@link #superBlock4} leaves pair p's Σ scale·(q·y) of the four activations. */
+    private static final int[] SUM_AT = {0, 8, 4, 12};
+    private static final VectorSpecies<Integer> I4 = IntVector.SPECIES_128;
+    private static final VectorSpecies<Float> F4 = FloatVector.SPECIES_128;
+    /** {@link #superBlock4}'s scratch: twelve vectors of 16 ints on their way to the reductions. */
+    private static final ThreadLocal<int[]> LANES = ThreadLocal.withInitial(() -> new int[192]);
     private static final short NIBBLE = 0xF;
     private static final int BLOCK_BYTES = 144;
 
@@ -73,72 +79,58 @@ final class Q4KInt16InPlaceKernel implements RowKernel {
 
     /**
      * Four activations, each super-block's planes taken out once ({@link #superBlock4}), folded in this kernel's
-     * order: per pair of sub-blocks {@code fma((float) Σ, d_w·d_y, acc)} and its twin for the mins (GEMM), or the
-     * pairs' integers added first and folded once per super-block (GEMV).
+     * order, the four activations in the lanes of one vector: per pair of sub-blocks {@code fma((float) Σ, d_w·d_y,
+     * acc)} and its twin for the mins (GEMM), or the pairs' integers added first and folded once per super-block
+     * (GEMV).
      */
     @Override
     public void dotVectors4(MemorySegment w, long o, Activation[] xs, int from, int n, float[][] outs, int row) {
-        Activation x0 = xs[from], x1 = xs[from + 1], x2 = xs[from + 2], x3 = xs[from + 3];
-        int[] sums = new int[64];
-        float acc0 = 0, acc1 = 0, acc2 = 0, acc3 = 0, min0 = 0, min1 = 0, min2 = 0, min3 = 0;
-        for (int b = 0; b < n / 256; b++) {
+        int blocks = n / 256;
+        // d_y of activation a and super-block b at 4b + a
+        float[] dy = new float[GROUP * blocks];
+        for (int b = 0; b < blocks; b++) {
+            for (int a = 0; a < GROUP; a++) {
+                dy[GROUP * b + a] = xs[from + a].scales[b];
+            }
+        }
+        int[] lanes = LANES.get(), sums = new int[32];
+        FloatVector acc = FloatVector.zero(F4), accMin = acc;
+        for (int b = 0; b < blocks; b++) {
             long blk = o + BLOCK_BYTES * b;
             long packed = w.get(Layouts.I64, blk + 4);
             int packedHigh = w.get(Layouts.I32, blk + 12);
             superBlock4(w, blk + 16, Q4KRepackedKernel.scales(packed, packedHigh), Q4KRepackedKernel.mins(packed, packedHigh),
-                    x0, x1, x2, x3, 256 * b, sums);
-            float dw = Layouts.f16(w, blk), dminw = Layouts.f16(w, blk + 2);
-            float d0 = dw * x0.scales[b], d1 = dw * x1.scales[b], d2 = dw * x2.scales[b], d3 = dw * x3.scales[b];
-            float m0 = dminw * x0.scales[b], m1 = dminw * x1.scales[b], m2 = dminw * x2.scales[b], m3 = dminw * x3.scales[b];
+                    xs[from], xs[from + 1], xs[from + 2], xs[from + 3], 256 * b, lanes, sums);
+            FloatVector y = FloatVector.fromArray(F4, dy, GROUP * b);
+            FloatVector d = y.mul(Layouts.f16(w, blk)), dmin = y.mul(Layouts.f16(w, blk + 2));
             if (foldPerPair) {
-                // activation a's pair p: Σ scale·(q·y) at 16a + SUM_LANE[p], Σ min·bsum at 16a + 4p + 1
                 for (int p = 0; p < 4; p++) {
-                    int s = SUM_LANE[p], m = 4 * p + 1;
-                    acc0 = Math.fma((float) sums[s], d0, acc0);
-                    acc1 = Math.fma((float) sums[16 + s], d1, acc1);
-                    acc2 = Math.fma((float) sums[32 + s], d2, acc2);
-                    acc3 = Math.fma((float) sums[48 + s], d3, acc3);
-                    min0 = Math.fma((float) sums[m], m0, min0);
-                    min1 = Math.fma((float) sums[16 + m], m1, min1);
-                    min2 = Math.fma((float) sums[32 + m], m2, min2);
-                    min3 = Math.fma((float) sums[48 + m], m3, min3);
+                    acc = ((FloatVector) IntVector.fromArray(I4, sums, SUM_AT[p]).convert(VectorOperators.I2F, 0)).fma(d, acc);
+                    accMin = ((FloatVector) IntVector.fromArray(I4, sums, 16 + 4 * p).convert(VectorOperators.I2F, 0)).fma(dmin, accMin);
                 }
             } else {
-                acc0 = Math.fma((float) pairsSum(sums, 0), d0, acc0);
-                acc1 = Math.fma((float) pairsSum(sums, 16), d1, acc1);
-                acc2 = Math.fma((float) pairsSum(sums, 32), d2, acc2);
-                acc3 = Math.fma((float) pairsSum(sums, 48), d3, acc3);
-                min0 = Math.fma((float) minsSum(sums, 0), m0, min0);
-                min1 = Math.fma((float) minsSum(sums, 16), m1, min1);
-                min2 = Math.fma((float) minsSum(sums, 32), m2, min2);
-                min3 = Math.fma((float) minsSum(sums, 48), m3, min3);
+                IntVector s = IntVector.fromArray(I4, sums, 0).add(IntVector.fromArray(I4, sums, 4))
+                        .add(IntVector.fromArray(I4, sums, 8)).add(IntVector.fromArray(I4, sums, 12));
+                IntVector m = IntVector.fromArray(I4, sums, 16).add(IntVector.fromArray(I4, sums, 20))
+                        .add(IntVector.fromArray(I4, sums, 24)).add(IntVector.fromArray(I4, sums, 28));
+                acc = ((FloatVector) s.convert(VectorOperators.I2F, 0)).fma(d, acc);
+                accMin = ((FloatVector) m.convert(VectorOperators.I2F, 0)).fma(dmin, accMin);
             }
         }
-        outs[from][row] = acc0 - min0;
-        outs[from + 1][row] = acc1 - min1;
-        outs[from + 2][row] = acc2 - min2;
-        outs[from + 3][row] = acc3 - min3;
-    }
-
-    /** An activation's super-block Σ scale·(q·y): its four pairs' (exact). */
-    private static int pairsSum(int[] sums, int at) {
-        return sums[at] + sums[at + 4] + sums[at + 8] + sums[at + 12];
-    }
-
-    /** An activation's super-block Σ min·bsum: its four pairs' (exact). */
-    private static int minsSum(int[] sums, int at) {
-        return sums[at + 1] + sums[at + 5] + sums[at + 9] + sums[at + 13];
+        FloatVector result = acc.sub(accMin);
+        for (int a = 0; a < GROUP; a++) {
+            outs[from + a][row] = result.lane(a);
+        }
     }
 
     /**
      * One super-block (quants at q, unpacked {@code scales} and {@code mins} one per byte) against four activations,
-     * per pair of sub-blocks: activation a's ints at sums[16a..16a + 16): pair p's exact Σ scale·(q·y) at
-     * {@link #SUM_LANE}[p], its exact Σ min·bsum at 4p + 1. The eight nibble planes are taken out once; each
-     * activation's lanes are reduced on their own (about as cheap as one transpose of all four, and a loop C2 keeps
-     * small).
+     * per pair of sub-blocks, as exact ints: activation a's pair p Σ scale·(q·y) at {@link #SUM_AT}[p] + a, its
+     * Σ min·bsum at 16 + 4p + a. The eight nibble planes are taken out once; each activation's scaled lanes and
+     * mins go through {@code lanes} (192 ints of scratch) to the reductions of all four together.
      */
     private static void superBlock4(MemorySegment w, long q, long scales, long mins, Activation x0, Activation x1,
-                                    Activation x2, Activation x3, int at, int[] sums) {
+                                    Activation x2, Activation x3, int at, int[] lanes, int[] sums) {
         ShortVector v0 = ShortVector.fromMemorySegment(S, w, q, Simd.LE), v1 = ShortVector.fromMemorySegment(S, w, q + 64, Simd.LE);
         // even planes: sub-blocks 0 | 2 (vector 0), 4 | 6 (vector 1); odd planes: 1 | 3, 5 | 7
         ShortVector p00 = v0.and(NIBBLE), p01 = v0.lanewise(VectorOperators.LSHR, 4).and(NIBBLE);
@@ -149,7 +141,7 @@ final class Q4KInt16InPlaceKernel implements RowKernel {
         IntVector sc02 = sc.rearrange(SUB_0_2), sc13 = sc.rearrange(SUB_1_3), sc46 = sc.rearrange(SUB_4_6), sc57 = sc.rearrange(SUB_5_7);
         IntVector mn = ((IntVector) LongVector.broadcast(L2, mins).reinterpretAsBytes().convertShape(VectorOperators.B2I, I, 0))
                 .rearrange(HALVES);
-        for (int a = 0; a < 4; a++) {
+        for (int a = 0; a < GROUP; a++) {
             Activation x = a == 0 ? x0 : a == 1 ? x1 : a == 2 ? x2 : x3;
             short[] ys = x.int16InPlace;
             ShortVector e0 = p00.mul(ShortVector.fromArray(S, ys, at)).add(p02.mul(ShortVector.fromArray(S, ys, at + 64)));
@@ -166,18 +158,38 @@ final class Q4KInt16InPlaceKernel implements RowKernel {
             IntVector s23 = i.lanewise(VectorOperators.LSHL, 16).add(i).lanewise(VectorOperators.ASHR, 16).mul(sc46);
             i = o1.reinterpretAsInts();
             s23 = s23.add(i.lanewise(VectorOperators.LSHL, 16).add(i).lanewise(VectorOperators.ASHR, 16).mul(sc57));
-            // eight-lane sums: lanes 0-3 pair 0, 4-7 pair 2, 8-11 pair 1, 12-15 pair 3
-            IntVector z = s01.blend(s23, I_ODD_QUADS).add(s23.blend(s01, I_ODD_QUADS).rearrange(I_SWAP4));
-            z = z.add(z.rearrange(I_SWAP2));
-            z = z.add(z.rearrange(I_SWAP1));
-            // lane i: min_(i/2)·bsum_i; four-lane sums: lanes 4p..4p+3 pair p
-            IntVector m = mn.mul(IntVector.fromArray(I, x.bsums, at / 16));
-            m = m.add(m.rearrange(I_SWAP1));
-            m = m.add(m.rearrange(I_SWAP2));
-            z.blend(m, ODD_LANES).intoArray(sums, 16 * a);
+            // in the order the reduction below wants them: vector 4·(a mod 2) + 2·(a / 2) + (0 for s01, 1 for s23)
+            int v = 4 * (a & 1) + 2 * (a >> 1);
+            s01.intoArray(lanes, 16 * v);
+            s23.intoArray(lanes, 16 * v + 16);
+            // lane i: min_(i/2)·bsum_i
+            mn.mul(IntVector.fromArray(I, x.bsums, at / 16)).intoArray(lanes, 128 + 16 * a);
         }
+        // the eight scaled vectors' halves summed together: after folding lanes i ^ 4, i ^ 2, i ^ 1 lane i holds the
+        // sum of its half of vector 4·(i mod 2) + 2·(i / 2 mod 2) + (i / 4 mod 2): activation i mod 4, pair
+        // 2·(i / 4 mod 2) + i / 8
+        IntVector a = IntVector.fromArray(I, lanes, 0), b = IntVector.fromArray(I, lanes, 16);
+        IntVector z0 = a.blend(b, I_ODD_QUADS).add(b.blend(a, I_ODD_QUADS).rearrange(I_SWAP4));
+        a = IntVector.fromArray(I, lanes, 32);
+        b = IntVector.fromArray(I, lanes, 48);
+        IntVector z1 = a.blend(b, I_ODD_QUADS).add(b.blend(a, I_ODD_QUADS).rearrange(I_SWAP4));
+        a = IntVector.fromArray(I, lanes, 64);
+        b = IntVector.fromArray(I, lanes, 80);
+        IntVector z2 = a.blend(b, I_ODD_QUADS).add(b.blend(a, I_ODD_QUADS).rearrange(I_SWAP4));
+        a = IntVector.fromArray(I, lanes, 96);
+        b = IntVector.fromArray(I, lanes, 112);
+        IntVector z3 = a.blend(b, I_ODD_QUADS).add(b.blend(a, I_ODD_QUADS).rearrange(I_SWAP4));
+        IntVector y0 = z0.blend(z1, ODD_PAIRS).add(z1.blend(z0, ODD_PAIRS).rearrange(I_SWAP2));
+        IntVector y1 = z2.blend(z3, ODD_PAIRS).add(z3.blend(z2, ODD_PAIRS).rearrange(I_SWAP2));
+        y0.blend(y1, ODD_LANES).add(y1.blend(y0, ODD_LANES).rearrange(I_SWAP1)).intoArray(sums, 0);
+        // the mins' quads (pairs) summed: lane 4p + a holds activation a's pair p
+        IntVector m0 = IntVector.fromArray(I, lanes, 128), m1 = IntVector.fromArray(I, lanes, 144);
+        IntVector w0 = m0.blend(m1, ODD_LANES).add(m1.blend(m0, ODD_LANES).rearrange(I_SWAP1));
+        m0 = IntVector.fromArray(I, lanes, 160);
+        m1 = IntVector.fromArray(I, lanes, 176);
+        IntVector w1 = m0.blend(m1, ODD_LANES).add(m1.blend(m0, ODD_LANES).rearrange(I_SWAP1));
+        w0.blend(w1, ODD_PAIRS).add(w1.blend(w0, ODD_PAIRS).rearrange(I_SWAP2)).intoArray(sums, 16);
     }
-
     /** Rows in pairs ({@link #superBlock2}), with one scratch for the whole range. */
     @Override
     public void dotRows(MemorySegment w, long rowBytes, Activation x, int n, float[] out, int rowStart, int rowEnd) {
