@@ -11,6 +11,15 @@ import java.lang.foreign.MemorySegment;
  */
 final class KernelMatrix implements WeightMatrix {
 
+    /**
+     * {@code -Dlazarus.kt.matmul.row-tile=N}: rows per tile of a batched product ({@link #matmulPrepared}), read when a
+     * matrix is made; 1 multiplies each row with all vectors in turn (the order before tiles), for A/B in one JVM.
+     */
+    public static final String ROW_TILE_PROPERTY = "lazarus.kt.matmul.row-tile";
+
+    /** Vectors of a batch per block ({@link #matmulPrepared}): a multiple of {@link RowKernel#GROUP}. */
+    private static final int VECTOR_BLOCK = 32;
+
     /** Per-thread converted activations, grown on demand and then reused (no allocation when warm). */
     private static final ThreadLocal<Activation[][]> SCRATCH =
             ThreadLocal.withInitial(() -> new Activation[VecDotType.values().length][0]);
@@ -31,7 +40,9 @@ final class KernelMatrix implements WeightMatrix {
      * The kernel for every vector of a batch of at least {@link TiledKQuantKernel#MIN_BATCH}, where llama-server
      * switches a K-quant matrix it did not repack to its tiled matmul, or null where it has no such switch.
      */
-    private final TiledKQuantKernel tiledKernel;
+    private final RowKernel tiledKernel;
+    /** Rows of a batch's tile ({@link #matmulPrepared}); 1: each row against all vectors (the order before tiles). */
+    private final int rowTile = Math.max(1, Integer.getInteger(ROW_TILE_PROPERTY, 16));
     /** Dequantizes a row of a repacked layout, or null for ggml's own ({@link GgmlCodec#decode}). */
     private final RowDecoder decoder;
 
@@ -52,7 +63,7 @@ final class KernelMatrix implements WeightMatrix {
      * (either may be null).
      */
     KernelMatrix(GgmlType type, MemorySegment data, int rows, int cols, RowKernel kernel, RowKernel groupKernel,
-                 TiledKQuantKernel tiledKernel) {
+                 RowKernel tiledKernel) {
         this(type, data, rows, cols, ggmlRowBytes(type, cols), ggmlRowBytes(type, cols) * rows, kernel, groupKernel,
                 tiledKernel, null);
     }
@@ -62,7 +73,7 @@ final class KernelMatrix implements WeightMatrix {
      * segment holds {@code bytes}, and {@code decoder} dequantizes a row.
      */
     KernelMatrix(GgmlType type, MemorySegment data, int rows, int cols, long rowBytes, long bytes,
-                 RowKernel kernel, RowKernel groupKernel, TiledKQuantKernel tiledKernel, RowDecoder decoder) {
+                 RowKernel kernel, RowKernel groupKernel, RowKernel tiledKernel, RowDecoder decoder) {
         if (rows < 1 || cols < 1 || cols % type.blockSize() != 0) {
             throw new IllegalArgumentException("%s matrix of %d × %d: cols must be a positive multiple of %d"
                     .formatted(type, rows, cols, type.blockSize()));
@@ -151,11 +162,14 @@ final class KernelMatrix implements WeightMatrix {
     }
 
     /**
-     * Row-outer, vector-inner: a row (a few KB) is fetched from memory once and then served from
-     * cache to every vector, so the weight bytes cross the memory bus once per batch; vectors go
-     * four at a time through the kernel's batched form, which widens each weight chunk once (each
-     * product rounded exactly as {@link RowKernel#dot}), except where llama-server's own GEMM rounds
-     * groups of four differently ({@code groupKernel}).
+     * In tiles of {@link #rowTile} rows and blocks of {@link #VECTOR_BLOCK} vectors, each row of a tile against the
+     * block's vectors four at a time ({@link RowKernel#dotBatch}): the tile's weights (a few KB a row) stay in the
+     * first-level cache for all vectors, and a block's converted activations are fetched from the outer caches
+     * once per tile instead of once per row (a prefill batch's activations, about 1 MB per 512 vectors of 1024
+     * Q8_K values in their int16 orders, outgrow the second-level cache). The weight bytes still cross the memory
+     * bus once per batch. Every product is computed as before: llama-server's GEMM order for groups of four where
+     * it rounds them its own way ({@code groupKernel}), its tiled order for batches of
+     * {@link TiledKQuantKernel#MIN_BATCH} ({@code tiledKernel}), else the kernel's batched form.
      */
     private void matmulPrepared(Activation[] xs, int count, float[][] outs, int rowStart, int rowEnd) {
         checkRange(rowStart, rowEnd);
@@ -163,25 +177,21 @@ final class KernelMatrix implements WeightMatrix {
             rows(xs[0], outs[0], rowStart, rowEnd);
             return;
         }
-        if (tiledKernel != null && count >= TiledKQuantKernel.MIN_BATCH) {
-            for (int r = rowStart; r < rowEnd; r++) {
-                tiledKernel.dotAll(data, r * rowBytes, xs, count, cols, outs, r);
-            }
-            return;
-        }
+        RowKernel batchKernel = tiledKernel != null && count >= TiledKQuantKernel.MIN_BATCH ? tiledKernel : kernel;
         // llama-server's repacked GEMM takes the vectors of a batch four at a time and rounds them its own way
-        int grouped = groupKernel == null ? 0 : count - count % RowKernel.GROUP;
-        for (int r = rowStart; r < rowEnd; r++) {
-            long offset = r * rowBytes;
-            int b = 0;
-            for (; b < grouped; b += RowKernel.GROUP) {
-                groupKernel.dotVectors4(data, offset, xs, b, cols, outs, r);
-            }
-            for (; b + RowKernel.GROUP <= count; b += RowKernel.GROUP) {
-                kernel.dotVectors4(data, offset, xs, b, cols, outs, r);
-            }
-            for (; b < count; b++) {
-                outs[b][r] = kernel.dot(data, offset, xs[b], cols);
+        int grouped = groupKernel == null || batchKernel == tiledKernel ? 0 : count - count % RowKernel.GROUP;
+        int vectorBlock = rowTile == 1 ? count : VECTOR_BLOCK;
+        for (int tile = rowStart; tile < rowEnd; tile += rowTile) {
+            int tileEnd = Math.min(rowEnd, tile + rowTile);
+            for (int from = 0; from < count; from += vectorBlock) {
+                int to = Math.min(count, from + vectorBlock), groupedTo = Math.min(to, grouped);
+                for (int r = tile; r < tileEnd; r++) {
+                    long offset = r * rowBytes;
+                    for (int b = from; b < groupedTo; b += RowKernel.GROUP) {
+                        groupKernel.dotVectors4(data, offset, xs, b, cols, outs, r);
+                    }
+                    batchKernel.dotBatch(data, offset, xs, Math.max(from, groupedTo), to, cols, outs, r);
+                }
             }
         }
     }

@@ -2,10 +2,14 @@ package dev.lazarus.kt.tensor;
 
 import static dev.lazarus.kt.tensor.Lanes16.F_UPPER_HALF;
 import static dev.lazarus.kt.tensor.Lanes16.I_EVENS_TWICE;
+import static dev.lazarus.kt.tensor.Lanes16.I_ODD_QUADS;
 import static dev.lazarus.kt.tensor.Lanes16.I_SWAP1;
+import static dev.lazarus.kt.tensor.Lanes16.I_SWAP2;
+import static dev.lazarus.kt.tensor.Lanes16.I_SWAP4;
 import static dev.lazarus.kt.tensor.Lanes16.I_SWAP8;
 import static dev.lazarus.kt.tensor.Lanes16.I_UPPER_HALF;
 
+import dev.lazarus.kt.gguf.GgmlType;
 import java.lang.foreign.MemorySegment;
 import jdk.incubator.vector.ByteVector;
 import jdk.incubator.vector.FloatVector;
@@ -35,12 +39,21 @@ import jdk.incubator.vector.VectorSpecies;
  *
  * <p>Written for C2 as {@link Q6KKernel} is: one method per super-block, no vector crosses a call (a single row's
  * integer lanes go through a small int array to the float fold), scratch allocated once per row range. Decode takes
- * rows in pairs: the activation's loads shared, one conversion and fma for both rows' lanes. Four activations
- * (prefill) keep {@link Q6KKernel}'s f32 form.
+ * rows in pairs: the activation's loads shared, one conversion and fma for both rows' lanes. Four activations in
+ * this order (batches of four to seven) assemble each code once for all four ({@link #superBlock4}).
+ *
+ * <p>{@link #TILED}: llama-server's tiled matmul order ({@link TiledKQuantKernel}), which batches of
+ * {@link TiledKQuantKernel#MIN_BATCH} or more vectors take (prefill), four activations at a time in the same int16
+ * products ({@link #superBlock4Tiled}): there a super-block's integers are summed to one exact
+ * {@code s1 = Σ scale·(q - 32)·y} before its float steps {@code fma(d_w·(float) s1, d_y, acc)}, so the lanes are
+ * simply reduced.
  */
 final class Q6KInt16Kernel implements RowKernel {
 
-    static final Q6KInt16Kernel INSTANCE = new Q6KInt16Kernel();
+    /** llama-server's {@code vec_dot_q6_K_q8_K} order (decode, batches of fewer than eight vectors). */
+    static final Q6KInt16Kernel INSTANCE = new Q6KInt16Kernel(false);
+    /** Its tiled matmul order (batches of {@link TiledKQuantKernel#MIN_BATCH} vectors or more). */
+    static final Q6KInt16Kernel TILED = new Q6KInt16Kernel(true);
 
     private static final VectorSpecies<Short> S = ShortVector.SPECIES_512;
     private static final VectorSpecies<Integer> I = IntVector.SPECIES_512;
@@ -63,11 +76,18 @@ final class Q6KInt16Kernel implements RowKernel {
     /** Int lanes per row and super-block: ggml's lanes 0-7, then the same again. */
     static final int LANES = 16;
 
-    private Q6KInt16Kernel() {
+    /** {@link #TILED}'s order rather than vec_dot's. */
+    private final boolean tiled;
+
+    private Q6KInt16Kernel(boolean tiled) {
+        this.tiled = tiled;
     }
 
     @Override
     public float dot(MemorySegment w, long o, Activation x, int n) {
+        if (tiled) {
+            return TiledKQuantKernel.of(GgmlType.Q6_K).dot(w, o, x, n);
+        }
         int[] lanes = new int[LANES];
         float[] acc = new float[LANES];
         for (int b = 0; b < n / 256; b++) {
@@ -83,6 +103,10 @@ final class Q6KInt16Kernel implements RowKernel {
     /** Rows in pairs ({@link #superBlock2}), with one scratch for the whole range. */
     @Override
     public void dotRows(MemorySegment w, long rowBytes, Activation x, int n, float[] out, int rowStart, int rowEnd) {
+        if (tiled) {
+            RowKernel.super.dotRows(w, rowBytes, x, n, out, rowStart, rowEnd);
+            return;
+        }
         float[] acc = new float[LANES];
         int r = rowStart;
         for (; r + 1 < rowEnd; r += 2) {
@@ -102,10 +126,192 @@ final class Q6KInt16Kernel implements RowKernel {
         }
     }
 
-    /** Four activations: the f32 form, which assembles each code once for all four. */
+    /**
+     * Four activations, each super-block's codes assembled once for all four: in vec_dot's order ggml's eight lanes
+     * of each ({@link #superBlock4}), two activations' lanes folded per float vector; in the tiled order one exact
+     * integer each ({@link #superBlock4Tiled}).
+     */
     @Override
     public void dotVectors4(MemorySegment w, long o, Activation[] xs, int from, int n, float[][] outs, int row) {
-        Q6KKernel.INSTANCE.dotVectors4(w, o, xs, from, n, outs, row);
+        if (!tiled) {
+            float[] acc = new float[2 * LANES];
+            int[] lanes = new int[2 * LANES + 8];
+            for (int b = 0; b < n / 256; b++) {
+                long blk = o + BLOCK_BYTES * b;
+                float d = Layouts.f16(w, blk + 208);
+                superBlock4(w, blk, xs[from], xs[from + 1], xs[from + 2], xs[from + 3], 256 * b,
+                        xs[from].scales[b] * d, xs[from + 1].scales[b] * d, xs[from + 2].scales[b] * d,
+                        xs[from + 3].scales[b] * d, lanes, acc);
+            }
+            for (int a = 0; a < GROUP; a++) {
+                outs[from + a][row] = lanesSum(acc, 8 * a);
+            }
+            return;
+        }
+        Activation x0 = xs[from], x1 = xs[from + 1], x2 = xs[from + 2], x3 = xs[from + 3];
+        int[] sums = new int[16];
+        float acc0 = 0, acc1 = 0, acc2 = 0, acc3 = 0;
+        for (int b = 0; b < n / 256; b++) {
+            long blk = o + BLOCK_BYTES * b;
+            superBlock4Tiled(w, blk, x0, x1, x2, x3, 256 * b, sums);
+            float d = Layouts.f16(w, blk + 208);
+            acc0 = Math.fma(d * (float) sums[0], x0.scales[b], acc0);
+            acc1 = Math.fma(d * (float) sums[8], x1.scales[b], acc1);
+            acc2 = Math.fma(d * (float) sums[4], x2.scales[b], acc2);
+            acc3 = Math.fma(d * (float) sums[12], x3.scales[b], acc3);
+        }
+        outs[from][row] = acc0;
+        outs[from + 1][row] = acc1;
+        outs[from + 2][row] = acc2;
+        outs[from + 3][row] = acc3;
+    }
+
+    /**
+     * {@link #superBlock} of the super-block at blk against four activations, its codes assembled once: activation
+     * a's eight integer lanes through lanes[8a..8a + 8) (scratch of 40 ints), then folded two activations per vector,
+     * acc[8a + k] += d_a·lane_k (d_a = d_y·d_w).
+     */
+    private static void superBlock4(MemorySegment w, long blk, Activation x0, Activation x1, Activation x2,
+                                    Activation x3, int at, float d0, float d1, float d2, float d3, int[] lanes,
+                                    float[] acc) {
+        IntVector sc = (IntVector) ByteVector.fromMemorySegment(B16, w, blk + 192, Simd.LE)
+                .convertShape(VectorOperators.B2I, I, 0);
+        IntVector sc00 = sc.rearrange(SCALES_00), sc01 = sc.rearrange(SCALES_01);
+        IntVector sc10 = sc.rearrange(SCALES_10), sc11 = sc.rearrange(SCALES_11);
+        ShortVector qh = ShortVector.fromMemorySegment(S, w, blk + 128, Simd.LE);
+        ShortVector ql = ShortVector.fromMemorySegment(S, w, blk, Simd.LE);
+        ShortVector hb = qh.rearrange(QH_HALF0).lanewise(VectorOperators.LSHR, QH_ALIGN);
+        ShortVector q00 = ql.and(NIBBLE).or(hb.lanewise(VectorOperators.LSHL, 4).and(HIGH_BITS));
+        ShortVector q02 = ql.lanewise(VectorOperators.LSHR, 8).and(NIBBLE).or(hb.lanewise(VectorOperators.LSHR, 4).and(HIGH_BITS));
+        ShortVector q01 = ql.lanewise(VectorOperators.LSHR, 4).and(NIBBLE).or(hb.and(HIGH_BITS));
+        ShortVector q03 = ql.lanewise(VectorOperators.LSHR, 12).or(hb.lanewise(VectorOperators.LSHR, 8).and(HIGH_BITS));
+        ql = ShortVector.fromMemorySegment(S, w, blk + 64, Simd.LE);
+        hb = qh.rearrange(QH_HALF1).lanewise(VectorOperators.LSHR, QH_ALIGN);
+        ShortVector q10 = ql.and(NIBBLE).or(hb.lanewise(VectorOperators.LSHL, 4).and(HIGH_BITS));
+        ShortVector q12 = ql.lanewise(VectorOperators.LSHR, 8).and(NIBBLE).or(hb.lanewise(VectorOperators.LSHR, 4).and(HIGH_BITS));
+        ShortVector q11 = ql.lanewise(VectorOperators.LSHR, 4).and(NIBBLE).or(hb.and(HIGH_BITS));
+        ShortVector q13 = ql.lanewise(VectorOperators.LSHR, 12).or(hb.lanewise(VectorOperators.LSHR, 8).and(HIGH_BITS));
+        for (int a = 0; a < GROUP; a++) {
+            Activation x = a == 0 ? x0 : a == 1 ? x1 : a == 2 ? x2 : x3;
+            short[] ys = x.int16Q6K;
+            ShortVector e0 = q00.mul(ShortVector.fromArray(S, ys, at)).add(q02.mul(ShortVector.fromArray(S, ys, at + 64)));
+            ShortVector o0 = q01.mul(ShortVector.fromArray(S, ys, at + 32)).add(q03.mul(ShortVector.fromArray(S, ys, at + 96)));
+            ShortVector e1 = q10.mul(ShortVector.fromArray(S, ys, at + 128)).add(q12.mul(ShortVector.fromArray(S, ys, at + 192)));
+            ShortVector o1 = q11.mul(ShortVector.fromArray(S, ys, at + 160)).add(q13.mul(ShortVector.fromArray(S, ys, at + 224)));
+            IntVector i = e0.reinterpretAsInts();
+            IntVector s = i.lanewise(VectorOperators.LSHL, 16).add(i).lanewise(VectorOperators.ASHR, 16).mul(sc00);
+            i = o0.reinterpretAsInts();
+            s = s.add(i.lanewise(VectorOperators.LSHL, 16).add(i).lanewise(VectorOperators.ASHR, 16).mul(sc01));
+            i = e1.reinterpretAsInts();
+            s = s.add(i.lanewise(VectorOperators.LSHL, 16).add(i).lanewise(VectorOperators.ASHR, 16).mul(sc10));
+            i = o1.reinterpretAsInts();
+            s = s.add(i.lanewise(VectorOperators.LSHL, 16).add(i).lanewise(VectorOperators.ASHR, 16).mul(sc11));
+            // as superBlock: lanes 0-7 ggml's lanes less their offsets (8-15 the same again, overwritten by the
+            // next activation's store)
+            IntVector terms = sc.mul(IntVector.fromArray(I, x.bsums, at / 16));
+            IntVector offsets = terms.add(terms.rearrange(I_SWAP1)).rearrange(I_EVENS_TWICE).lanewise(VectorOperators.LSHL, 5);
+            s.add(s.rearrange(I_SWAP8)).sub(offsets).intoArray(lanes, 8 * a);
+        }
+        FloatVector d01 = FloatVector.broadcast(F, d0).blend(FloatVector.broadcast(F, d1), F_UPPER_HALF);
+        d01.fma((FloatVector) IntVector.fromArray(I, lanes, 0).convert(VectorOperators.I2F, 0), FloatVector.fromArray(F, acc, 0))
+                .intoArray(acc, 0);
+        FloatVector d23 = FloatVector.broadcast(F, d2).blend(FloatVector.broadcast(F, d3), F_UPPER_HALF);
+        d23.fma((FloatVector) IntVector.fromArray(I, lanes, 16).convert(VectorOperators.I2F, 0), FloatVector.fromArray(F, acc, 16))
+                .intoArray(acc, 16);
+    }
+
+    /**
+     * The exact {@code Σ scale·(q - 32)·y} of the super-block at blk against activations 0-3 at sums[0, 8, 4, 12]: its
+     * codes assembled once (the eight planes of {@link #superBlock}), each activation's products formed as there, their
+     * int lanes less the offset term {@code 32·scale·bsum} per 16 values, and the four reduced together.
+     */
+    private static void superBlock4Tiled(MemorySegment w, long blk, Activation x0, Activation x1, Activation x2,
+                                         Activation x3, int at, int[] sums) {
+        IntVector sc = (IntVector) ByteVector.fromMemorySegment(B16, w, blk + 192, Simd.LE)
+                .convertShape(VectorOperators.B2I, I, 0);
+        IntVector sc00 = sc.rearrange(SCALES_00), sc01 = sc.rearrange(SCALES_01);
+        IntVector sc10 = sc.rearrange(SCALES_10), sc11 = sc.rearrange(SCALES_11);
+        ShortVector qh = ShortVector.fromMemorySegment(S, w, blk + 128, Simd.LE);
+        // planes 0 and 2: groups 0 | 1 (lower | upper lanes); planes 1 and 3: groups 2 | 3; of halves 0 and 1
+        ShortVector ql = ShortVector.fromMemorySegment(S, w, blk, Simd.LE);
+        ShortVector hb = qh.rearrange(QH_HALF0).lanewise(VectorOperators.LSHR, QH_ALIGN);
+        ShortVector q00 = ql.and(NIBBLE).or(hb.lanewise(VectorOperators.LSHL, 4).and(HIGH_BITS));
+        ShortVector q02 = ql.lanewise(VectorOperators.LSHR, 8).and(NIBBLE).or(hb.lanewise(VectorOperators.LSHR, 4).and(HIGH_BITS));
+        ShortVector q01 = ql.lanewise(VectorOperators.LSHR, 4).and(NIBBLE).or(hb.and(HIGH_BITS));
+        ShortVector q03 = ql.lanewise(VectorOperators.LSHR, 12).or(hb.lanewise(VectorOperators.LSHR, 8).and(HIGH_BITS));
+        ql = ShortVector.fromMemorySegment(S, w, blk + 64, Simd.LE);
+        hb = qh.rearrange(QH_HALF1).lanewise(VectorOperators.LSHR, QH_ALIGN);
+        ShortVector q10 = ql.and(NIBBLE).or(hb.lanewise(VectorOperators.LSHL, 4).and(HIGH_BITS));
+        ShortVector q12 = ql.lanewise(VectorOperators.LSHR, 8).and(NIBBLE).or(hb.lanewise(VectorOperators.LSHR, 4).and(HIGH_BITS));
+        ShortVector q11 = ql.lanewise(VectorOperators.LSHR, 4).and(NIBBLE).or(hb.and(HIGH_BITS));
+        ShortVector q13 = ql.lanewise(VectorOperators.LSHR, 12).or(hb.lanewise(VectorOperators.LSHR, 8).and(HIGH_BITS));
+        // each activation's products as superBlock forms them (neighbouring shorts summed into int lanes,
+        // ((x << 16) + x) >> 16, each times its sub-block's scale), less 32·scale·bsum per 16 values; written out flat
+        short[] ys;
+        ShortVector e0, o0, e1, o1;
+        IntVector i;
+        ys = x0.int16Q6K;
+        e0 = q00.mul(ShortVector.fromArray(S, ys, at)).add(q02.mul(ShortVector.fromArray(S, ys, at + 64)));
+        o0 = q01.mul(ShortVector.fromArray(S, ys, at + 32)).add(q03.mul(ShortVector.fromArray(S, ys, at + 96)));
+        e1 = q10.mul(ShortVector.fromArray(S, ys, at + 128)).add(q12.mul(ShortVector.fromArray(S, ys, at + 192)));
+        o1 = q11.mul(ShortVector.fromArray(S, ys, at + 160)).add(q13.mul(ShortVector.fromArray(S, ys, at + 224)));
+        i = e0.reinterpretAsInts();
+        IntVector t0 = i.lanewise(VectorOperators.LSHL, 16).add(i).lanewise(VectorOperators.ASHR, 16).mul(sc00);
+        i = o0.reinterpretAsInts();
+        t0 = t0.add(i.lanewise(VectorOperators.LSHL, 16).add(i).lanewise(VectorOperators.ASHR, 16).mul(sc01));
+        i = e1.reinterpretAsInts();
+        t0 = t0.add(i.lanewise(VectorOperators.LSHL, 16).add(i).lanewise(VectorOperators.ASHR, 16).mul(sc10));
+        i = o1.reinterpretAsInts();
+        t0 = t0.add(i.lanewise(VectorOperators.LSHL, 16).add(i).lanewise(VectorOperators.ASHR, 16).mul(sc11))
+                .sub(sc.mul(IntVector.fromArray(I, x0.bsums, at / 16)).lanewise(VectorOperators.LSHL, 5));
+        ys = x1.int16Q6K;
+        e0 = q00.mul(ShortVector.fromArray(S, ys, at)).add(q02.mul(ShortVector.fromArray(S, ys, at + 64)));
+        o0 = q01.mul(ShortVector.fromArray(S, ys, at + 32)).add(q03.mul(ShortVector.fromArray(S, ys, at + 96)));
+        e1 = q10.mul(ShortVector.fromArray(S, ys, at + 128)).add(q12.mul(ShortVector.fromArray(S, ys, at + 192)));
+        o1 = q11.mul(ShortVector.fromArray(S, ys, at + 160)).add(q13.mul(ShortVector.fromArray(S, ys, at + 224)));
+        i = e0.reinterpretAsInts();
+        IntVector t1 = i.lanewise(VectorOperators.LSHL, 16).add(i).lanewise(VectorOperators.ASHR, 16).mul(sc00);
+        i = o0.reinterpretAsInts();
+        t1 = t1.add(i.lanewise(VectorOperators.LSHL, 16).add(i).lanewise(VectorOperators.ASHR, 16).mul(sc01));
+        i = e1.reinterpretAsInts();
+        t1 = t1.add(i.lanewise(VectorOperators.LSHL, 16).add(i).lanewise(VectorOperators.ASHR, 16).mul(sc10));
+        i = o1.reinterpretAsInts();
+        t1 = t1.add(i.lanewise(VectorOperators.LSHL, 16).add(i).lanewise(VectorOperators.ASHR, 16).mul(sc11))
+                .sub(sc.mul(IntVector.fromArray(I, x1.bsums, at / 16)).lanewise(VectorOperators.LSHL, 5));
+        ys = x2.int16Q6K;
+        e0 = q00.mul(ShortVector.fromArray(S, ys, at)).add(q02.mul(ShortVector.fromArray(S, ys, at + 64)));
+        o0 = q01.mul(ShortVector.fromArray(S, ys, at + 32)).add(q03.mul(ShortVector.fromArray(S, ys, at + 96)));
+        e1 = q10.mul(ShortVector.fromArray(S, ys, at + 128)).add(q12.mul(ShortVector.fromArray(S, ys, at + 192)));
+        o1 = q11.mul(ShortVector.fromArray(S, ys, at + 160)).add(q13.mul(ShortVector.fromArray(S, ys, at + 224)));
+        i = e0.reinterpretAsInts();
+        IntVector t2 = i.lanewise(VectorOperators.LSHL, 16).add(i).lanewise(VectorOperators.ASHR, 16).mul(sc00);
+        i = o0.reinterpretAsInts();
+        t2 = t2.add(i.lanewise(VectorOperators.LSHL, 16).add(i).lanewise(VectorOperators.ASHR, 16).mul(sc01));
+        i = e1.reinterpretAsInts();
+        t2 = t2.add(i.lanewise(VectorOperators.LSHL, 16).add(i).lanewise(VectorOperators.ASHR, 16).mul(sc10));
+        i = o1.reinterpretAsInts();
+        t2 = t2.add(i.lanewise(VectorOperators.LSHL, 16).add(i).lanewise(VectorOperators.ASHR, 16).mul(sc11))
+                .sub(sc.mul(IntVector.fromArray(I, x2.bsums, at / 16)).lanewise(VectorOperators.LSHL, 5));
+        ys = x3.int16Q6K;
+        e0 = q00.mul(ShortVector.fromArray(S, ys, at)).add(q02.mul(ShortVector.fromArray(S, ys, at + 64)));
+        o0 = q01.mul(ShortVector.fromArray(S, ys, at + 32)).add(q03.mul(ShortVector.fromArray(S, ys, at + 96)));
+        e1 = q10.mul(ShortVector.fromArray(S, ys, at + 128)).add(q12.mul(ShortVector.fromArray(S, ys, at + 192)));
+        o1 = q11.mul(ShortVector.fromArray(S, ys, at + 160)).add(q13.mul(ShortVector.fromArray(S, ys, at + 224)));
+        i = e0.reinterpretAsInts();
+        IntVector t3 = i.lanewise(VectorOperators.LSHL, 16).add(i).lanewise(VectorOperators.ASHR, 16).mul(sc00);
+        i = o0.reinterpretAsInts();
+        t3 = t3.add(i.lanewise(VectorOperators.LSHL, 16).add(i).lanewise(VectorOperators.ASHR, 16).mul(sc01));
+        i = e1.reinterpretAsInts();
+        t3 = t3.add(i.lanewise(VectorOperators.LSHL, 16).add(i).lanewise(VectorOperators.ASHR, 16).mul(sc10));
+        i = o1.reinterpretAsInts();
+        t3 = t3.add(i.lanewise(VectorOperators.LSHL, 16).add(i).lanewise(VectorOperators.ASHR, 16).mul(sc11))
+                .sub(sc.mul(IntVector.fromArray(I, x3.bsums, at / 16)).lanewise(VectorOperators.LSHL, 5));
+        // the four activations' sixteen lanes summed together: activation a's s1 at sums[0, 8, 4, 12]
+        IntVector z01 = t0.blend(t1, I_UPPER_HALF).add(t1.blend(t0, I_UPPER_HALF).rearrange(I_SWAP8));
+        IntVector z23 = t2.blend(t3, I_UPPER_HALF).add(t3.blend(t2, I_UPPER_HALF).rearrange(I_SWAP8));
+        IntVector z = z01.blend(z23, I_ODD_QUADS).add(z23.blend(z01, I_ODD_QUADS).rearrange(I_SWAP4));
+        z = z.add(z.rearrange(I_SWAP2));
+        z.add(z.rearrange(I_SWAP1)).intoArray(sums, 0);
     }
 
     static float lanesSum(float[] acc, int at) {

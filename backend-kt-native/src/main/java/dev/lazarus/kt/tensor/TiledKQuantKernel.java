@@ -80,23 +80,21 @@ final class TiledKQuantKernel implements RowKernel {
         return acc;
     }
 
-    /**
-     * {@code outs[i][row]} = {@link #dot} of the row at {@code o} with {@code xs[i]}, for every vector of the
-     * batch: each super-block's quants are decoded once for all of them.
-     */
-    void dotAll(MemorySegment w, long o, Activation[] xs, int count, int n, float[][] outs, int row) {
+    /** Each super-block's quants decoded once for all the vectors from {@code from} to {@code to}. */
+    @Override
+    public void dotBatch(MemorySegment w, long o, Activation[] xs, int from, int to, int n, float[][] outs, int row) {
         float[] q = QUANTS.get();
-        float[] acc = new float[count];
+        float[] acc = new float[to - from];
         long first = block(o, 0), step = block(o, 1) - first;
         for (int b = 0; b < n / 256; b++) {
             long blk = first + step * b;
             decode(w, blk, q);
-            for (int i = 0; i < count; i++) {
-                acc[i] = Math.fma(superBlock(w, blk, q, xs[i], b), xs[i].scales[b], acc[i]);
+            for (int i = from; i < to; i++) {
+                acc[i - from] = Math.fma(superBlock(w, blk, q, xs[i], b), xs[i].scales[b], acc[i - from]);
             }
         }
-        for (int i = 0; i < count; i++) {
-            outs[i][row] = acc[i];
+        for (int i = from; i < to; i++) {
+            outs[i][row] = acc[i - from];
         }
     }
 

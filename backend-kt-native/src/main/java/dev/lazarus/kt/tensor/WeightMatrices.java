@@ -14,15 +14,16 @@ public final class WeightMatrices {
     /**
      * {@code -Dlazarus.kt.q4k.int16=false}: Q4_K decode with f32 products instead of int16 products: RAM-tier
      * experts in {@link Q4KPacked.Order#NIBBLE_PLANES} ({@link Q4KPackedKernel}) instead of 16-bit lanes
-     * ({@link Q4KInt16Kernel}), matrices read in place through {@link Q4KRepackedKernel#GEMV} instead of
-     * {@link Q4KInt16InPlaceKernel}. The same results bit for bit, kept to measure one against the other; read
+     * ({@link Q4KInt16Kernel}), matrices read in place through {@link Q4KRepackedKernel#GEMV} and
+     * {@link Q4KRepackedKernel#GEMM} (prefill's groups of four) instead of {@link Q4KInt16InPlaceKernel}'s two orders. The same results bit for bit, kept to measure one against the other; read
      * whenever a matrix is made.
      */
     public static final String INT16_PROPERTY = "lazarus.kt.q4k.int16";
 
     /**
      * {@code -Dlazarus.kt.q6k.int16=false}: Q6_K decode in f32 products ({@link Q6KKernel}) instead of int16 products
-     * ({@link Q6KInt16Kernel}), and RAM-tier Q6_K experts as plain copies instead of {@link Q6KPacked}; the same
+     * ({@link Q6KInt16Kernel}), batches of eight or more in {@link TiledKQuantKernel}'s f32 form instead of
+     * {@link Q6KInt16Kernel#TILED}, and RAM-tier Q6_K experts as plain copies instead of {@link Q6KPacked}; the same
      * results bit for bit, kept to measure one against the other; read whenever a matrix is made.
      */
     public static final String Q6K_INT16_PROPERTY = "lazarus.kt.q6k.int16";
@@ -42,13 +43,22 @@ public final class WeightMatrices {
     public static WeightMatrix of(GgmlType type, MemorySegment data, int rows, int cols) {
         if (type == GgmlType.Q4_K && rows % 8 == 0) {
             // llama-server repacks these and rounds per row in its own orders (see GgmlKQuantKernels)
-            return new KernelMatrix(type, data, rows, cols, q4kInPlace(), Q4KRepackedKernel.GEMM, null);
+            return new KernelMatrix(type, data, rows, cols, q4kInPlace(),
+                    int16() ? Q4KInt16InPlaceKernel.GEMM : Q4KRepackedKernel.GEMM, null);
         }
         if (type == GgmlType.Q4_0 && rows % 8 == 0) {
             // repacked by llama-server too (q4_0_8x8), one accumulator per row in its GEMV and GEMM alike
             return new KernelMatrix(type, data, rows, cols, Q4_0RepackedKernel.INSTANCE, null, null);
         }
-        return new KernelMatrix(type, data, rows, cols, vectorKernel(type), null, TiledKQuantKernel.of(type));
+        return new KernelMatrix(type, data, rows, cols, vectorKernel(type), null, tiledKernel(type));
+    }
+
+    /**
+     * llama-server's tiled order for batches of {@link TiledKQuantKernel#MIN_BATCH} on a K-quant matrix it does not
+     * repack: Q6_K in int16 products unless {@link #Q6K_INT16_PROPERTY} is false; null for other types.
+     */
+    private static RowKernel tiledKernel(GgmlType type) {
+        return type == GgmlType.Q6_K && q6kInt16() ? Q6KInt16Kernel.TILED : TiledKQuantKernel.of(type);
     }
 
     /**
@@ -178,7 +188,7 @@ public final class WeightMatrices {
         WeightMatrix m = slice3d(file, t, index);
         long bytes = t.type().bytesFor((long) m.rows() * m.cols());
         return new KernelMatrix(t.type(), file.data(t).asSlice(bytes * index, bytes), m.rows(), m.cols(),
-                vectorKernel(t.type()), null, TiledKQuantKernel.of(t.type()));
+                vectorKernel(t.type()), null, tiledKernel(t.type()));
     }
 
     /** The same matrix computed by the plain scalar reference kernels (for tests and benchmarks). */

@@ -24,9 +24,11 @@ class BatchedKernelTest {
     void batchOfVectorsRoundsAsLlamaServerDoes(GgmlType type) {
         long seed = System.nanoTime();
         Random rnd = new Random(seed);
-        int rows = rnd.nextBoolean() ? 8 : 1 + rnd.nextInt(9); // 8: a Q4_K matrix llama-server repacks
+        // a multiple of 8: a Q4_K matrix llama-server repacks; up to 40 rows and 72 vectors: several of the product's
+        // tiles of rows and blocks of vectors, and partial ones
+        int rows = rnd.nextBoolean() ? 8 * (1 + rnd.nextInt(5)) : 1 + rnd.nextInt(40);
         int cols = 256 * (1 + rnd.nextInt(3));
-        int vectors = 4 + rnd.nextInt(8); // both sides of the tiled path's threshold
+        int vectors = rnd.nextBoolean() ? 4 + rnd.nextInt(8) : 33 + rnd.nextInt(40); // 4-11: both sides of the tiled path's threshold
         MemorySegment data = MemorySegment.ofArray(GgmlCodec.encode(type, KernelEquivalenceTest.gaussian(rnd, rows * cols)));
         WeightMatrix m = WeightMatrices.of(type, data, rows, cols);
         float[][] xs = new float[vectors][];
@@ -39,11 +41,13 @@ class BatchedKernelTest {
         boolean tiled = !gemm && TiledKQuantKernel.of(type) != null && vectors >= TiledKQuantKernel.MIN_BATCH;
         WeightMatrix tiledRows = tiled ? new KernelMatrix(type, data, rows, cols, TiledKQuantKernel.of(type)) : m;
         float[][] batched = new float[vectors][rows];
-        m.matmul(xs, batched, 0, rows);
+        int split = rnd.nextInt(rows + 1); // two row ranges, as two threads take them
+        m.matmul(xs, batched, 0, split);
+        m.matmul(xs, batched, split, rows);
         for (int b = 0; b < vectors; b++) {
             float[] single = new float[rows];
             (b < grouped ? gemmRows : tiled ? tiledRows : m).matvec(xs[b], single, 0, rows);
-            assertThat(batched[b]).as("%s seed=%dL vector %d of %d, %d×%d", type, seed, b, vectors, rows, cols)
+            assertThat(batched[b]).as("%s seed=%dL vector %d of %d, %d×%d split at %d", type, seed, b, vectors, rows, cols, split)
                     .containsExactly(single);
         }
     }

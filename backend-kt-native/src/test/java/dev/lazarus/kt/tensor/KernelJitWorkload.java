@@ -27,8 +27,10 @@ public final class KernelJitWorkload {
         Random rnd = new Random(42);
         try (Arena arena = Arena.ofConfined()) {
             List<WeightMatrix> ms = new ArrayList<>();
-            // a Q4_K_M model: Q4_K in place (experts), packed into the RAM tier, repacked dense; Q6_K; then the others
+            // a Q4_K_M model: Q4_K in place (experts; dense, whose batches take the GEMM order), packed into the RAM
+            // tier, repacked dense; Q6_K; then the others
             ms.add(WeightMatrices.expert(GgmlType.Q4_K, weights(GgmlType.Q4_K, rnd, arena), ROWS, COLS));
+            ms.add(WeightMatrices.of(GgmlType.Q4_K, weights(GgmlType.Q4_K, rnd, arena), ROWS, COLS));
             ms.add(WeightMatrices.copiedExpert(GgmlType.Q4_K, weights(GgmlType.Q4_K, rnd, arena), ROWS, COLS, true, arena));
             ms.add(WeightMatrices.repacked(GgmlType.Q4_K, weights(GgmlType.Q4_K, rnd, arena), ROWS, COLS, arena));
             ms.add(WeightMatrices.of(GgmlType.Q6_K, weights(GgmlType.Q6_K, rnd, arena), ROWS, COLS));

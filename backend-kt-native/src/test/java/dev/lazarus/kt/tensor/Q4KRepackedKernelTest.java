@@ -14,7 +14,8 @@ import org.junit.jupiter.params.provider.ValueSource;
  * The vectorized repacked-Q4_K kernels against llama-server's GEMV and GEMM orders stated one value at a
  * time ({@link GgmlKQuantKernels}): equal bit for bit, on encoded weights and on raw random blocks (all-ones
  * quants and 6-bit scales of 63 included, whose scaled sums pass 2^24); decode's int16 form on ggml's blocks
- * ({@link Q4KInt16InPlaceKernel}) also against raw int8 activations (-128 and 127 included).
+ * ({@link Q4KInt16InPlaceKernel}, decode's pairs of rows and prefill's four activations in both orders) also against
+ * raw int8 activations (-128 and 127 included).
  */
 class Q4KRepackedKernelTest {
 
@@ -80,6 +81,20 @@ class Q4KRepackedKernelTest {
                 assertThat(gemm[i][r]).as(where + " GEMM of four, activation " + i)
                         .isEqualTo(GgmlKQuantKernels.q4kRepackedGemm(w, offset, four[i], cols));
             }
+            // prefill's int16 forms, four activations among them raw int8 ones (-128 and 127 included)
+            four[2] = raw;
+            four[4] = Q4KPackedKernelTest.rawActivation(rnd, cols);
+            float[][] gemv16 = new float[four.length][rows], gemm16 = new float[four.length][rows];
+            Q4KInt16InPlaceKernel.INSTANCE.dotVectors4(w, offset, four, 1, cols, gemv16, r);
+            Q4KInt16InPlaceKernel.GEMM.dotVectors4(w, offset, four, 1, cols, gemm16, r);
+            for (int i = 1; i < four.length; i++) {
+                assertThat(gemv16[i][r]).as(where + " int16 GEMV of four, activation " + i)
+                        .isEqualTo(GgmlKQuantKernels.q4kRepacked(w, offset, four[i], cols));
+                assertThat(gemm16[i][r]).as(where + " int16 GEMM of four, activation " + i)
+                        .isEqualTo(GgmlKQuantKernels.q4kRepackedGemm(w, offset, four[i], cols));
+            }
+            assertThat(Q4KInt16InPlaceKernel.GEMM.dot(w, offset, x, cols)).as(where + " int16 GEMM of one")
+                    .isEqualTo(GgmlKQuantKernels.q4kRepackedGemm(w, offset, x, cols));
         }
     }
 

@@ -17,8 +17,9 @@ import org.junit.jupiter.params.provider.MethodSource;
 
 /**
  * The vectorized Q6_K kernels (f32 and int16 products on ggml's blocks, int16 on the RAM tier's {@link Q6KPacked})
- * against ggml's vec_dot_q6_K_q8_K order stated one value at a time ({@link GgmlKQuantKernels#q6k}): equal bit for
- * bit through every {@link RowKernel} entry point, on encoded
+ * against ggml's vec_dot_q6_K_q8_K order stated one value at a time ({@link GgmlKQuantKernels#q6k}), and the int16
+ * kernel of batches of eight or more ({@link Q6KInt16Kernel#TILED}) against llama-server's tiled order
+ * ({@link TiledKQuantKernelTest#tiledOrder}): equal bit for bit through every {@link RowKernel} entry point, on encoded
  * weights, on raw random blocks, and on extreme blocks (every code 0 or 63, scales -128 or 127, every activation
  * quant -128 or 127 with one sign per super-block) where a lane's integer sum passes 2^24 and the int16 kernel's
  * short sums reach their bound of ±32256.
@@ -28,7 +29,7 @@ class Q6KKernelTest {
     enum Data { ENCODED, RAW, EXTREME }
 
     static Stream<Arguments> cases() {
-        return Stream.of("f32", "int16", "packed")
+        return Stream.of("f32", "int16", "packed", "tiled")
                 .flatMap(kernel -> Arrays.stream(Data.values()).map(data -> Arguments.of(kernel, data)));
     }
 
@@ -51,6 +52,13 @@ class Q6KKernelTest {
                 RowKernelContract.assertBitIdentical(new Q6KPackedKernel(groups), reference, packed,
                         (cols / 256) * Q6KPacked.CODE_BYTES, rows, cols, () -> activation(data, rnd, cols), what + " groups of " + group);
             }
+            return;
+        }
+        if (kernelName.equals("tiled")) {
+            // batches of eight or more: llama-server's tiled order, four activations at a time in int16 products
+            RowKernelContract.assertBitIdentical(Q6KInt16Kernel.TILED,
+                    (seg, offset, x, n) -> TiledKQuantKernelTest.tiledOrder(GgmlType.Q6_K, seg, offset, x, n), w,
+                    GgmlType.Q6_K.bytesFor(cols), rows, cols, () -> activation(data, rnd, cols), what);
             return;
         }
         RowKernel kernel = kernelName.equals("int16") ? Q6KInt16Kernel.INSTANCE : Q6KKernel.INSTANCE;

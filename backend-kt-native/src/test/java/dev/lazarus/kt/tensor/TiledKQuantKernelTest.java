@@ -61,7 +61,7 @@ class TiledKQuantKernelTest {
      * {@code s2 = Σ min·bsum}, then {@code v = d·(float) s1}, {@code v = fma(-dmin, (float) s2, v)},
      * {@code acc = fma(v, d_y, acc)}.
      */
-    private static float tiledOrder(GgmlType type, MemorySegment w, long o, Activation x, int n) {
+    static float tiledOrder(GgmlType type, MemorySegment w, long o, Activation x, int n) {
         float acc = 0;
         for (int b = 0; b < n / 256; b++) {
             long blk = o + (long) type.typeSize() * b;
