@@ -125,13 +125,14 @@ public final class WeightMatrices {
 
     /**
      * A Q6_K matrix copied into {@link Q6KPacked}'s layout (same results bit for bit, 276 bytes per super-block); batches
-     * of {@link TiledKQuantKernel#MIN_BATCH} take llama-server's tiled order on it, as the in-place matrix does.
+     * of {@link TiledKQuantKernel#MIN_BATCH} take llama-server's tiled order on it ({@link Q6KPackedKernel#tiled}), as the
+     * in-place matrix does.
      */
     static WeightMatrix packedQ6K(MemorySegment data, int rows, int cols, SegmentAllocator alloc) {
         MemorySegment packed = Q6KPacked.pack(data, rows, cols, alloc);
         return new KernelMatrix(GgmlType.Q6_K, packed, rows, cols, (long) (cols / 256) * Q6KPacked.CODE_BYTES,
                 Q6KPacked.bytes(rows, cols), new Q6KPackedKernel(Q6KPacked.headers(rows, cols)), null,
-                TiledKQuantKernel.q6kPacked(Q6KPacked.headers(rows, cols)),
+                Q6KPackedKernel.tiled(Q6KPacked.headers(rows, cols)),
                 (seg, row, dst, at) -> Q6KPacked.dequantizeRow(seg, rows, cols, row, dst, at));
     }
 
