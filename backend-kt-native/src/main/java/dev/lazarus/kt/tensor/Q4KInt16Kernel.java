@@ -40,6 +40,8 @@ final class Q4KInt16Kernel implements RowKernel {
     private static final VectorSpecies<Long> L2 = LongVector.SPECIES_128;
     private static final VectorShuffle<Integer> LOW_TWICE = VectorShuffle.fromOp(I, i -> i & 7);
     private static final VectorShuffle<Integer> HIGH_TWICE = VectorShuffle.fromOp(I, i -> 8 + (i & 7));
+    /** Lane i takes lane i / 2: eight mins (lanes 0-7), each against its two 16-value bsums. */
+    private static final VectorShuffle<Integer> HALVES = VectorShuffle.fromOp(I, i -> i >> 1);
     private static final short NIBBLE = 0xF;
     private static final int Q = Q4KPacked.QUANT_BYTES;
     private static final int H = Q4KPacked.HEADER_BYTES;
@@ -171,21 +173,20 @@ final class Q4KInt16Kernel implements RowKernel {
     @Override
     public void dotVectors4(MemorySegment w, long o, Activation[] xs, int from, int n, float[][] outs, int row) {
         Activation x0 = xs[from], x1 = xs[from + 1], x2 = xs[from + 2], x3 = xs[from + 3];
-        int[] sums = new int[16];
+        int[] sums = new int[32];
         float acc0 = 0, acc1 = 0, acc2 = 0, acc3 = 0, min0 = 0, min1 = 0, min2 = 0, min3 = 0;
         long h = headers + o / Q * H;
         for (int b = 0; b < n / 256; b++, h += H) {
-            superBlock4(w, o + Q * b, w.get(Layouts.I64, h), x0, x1, x2, x3, 256 * b, sums);
+            superBlock4(w, o + Q * b, w.get(Layouts.I64, h), w.get(Layouts.I64, h + 8), x0, x1, x2, x3, 256 * b, sums);
             float d = w.get(Layouts.F32, h + 16), dmin = w.get(Layouts.F32, h + 20);
             acc0 = Math.fma((float) sums[0], d * x0.scales[b], acc0);
             acc1 = Math.fma((float) sums[8], d * x1.scales[b], acc1);
             acc2 = Math.fma((float) sums[4], d * x2.scales[b], acc2);
             acc3 = Math.fma((float) sums[12], d * x3.scales[b], acc3);
-            long m = w.get(Layouts.I64, h + 8);
-            min0 = Math.fma((float) minSum(m, x0.bsums, b), dmin * x0.scales[b], min0);
-            min1 = Math.fma((float) minSum(m, x1.bsums, b), dmin * x1.scales[b], min1);
-            min2 = Math.fma((float) minSum(m, x2.bsums, b), dmin * x2.scales[b], min2);
-            min3 = Math.fma((float) minSum(m, x3.bsums, b), dmin * x3.scales[b], min3);
+            min0 = Math.fma((float) sums[16], dmin * x0.scales[b], min0);
+            min1 = Math.fma((float) sums[24], dmin * x1.scales[b], min1);
+            min2 = Math.fma((float) sums[20], dmin * x2.scales[b], min2);
+            min3 = Math.fma((float) sums[28], dmin * x3.scales[b], min3);
         }
         outs[from][row] = acc0 - min0;
         outs[from + 1][row] = acc1 - min1;
@@ -204,10 +205,11 @@ final class Q4KInt16Kernel implements RowKernel {
 
     /**
      * Σ scale·(q·y) of one super-block (quants at q) against four activations into sums[0], sums[8], sums[4] and
-     * sums[12], the nibble planes taken out once for all four.
+     * sums[12], the nibble planes taken out once for all four; their Σ min·bsum (exact) into sums[16], [24], [20]
+     * and [28], in int lanes reduced together as well.
      */
-    private static void superBlock4(MemorySegment w, long q, long scales, Activation x0, Activation x1, Activation x2,
-                                    Activation x3, int at, int[] sums) {
+    private static void superBlock4(MemorySegment w, long q, long scales, long mins, Activation x0, Activation x1,
+                                    Activation x2, Activation x3, int at, int[] sums) {
         short[] y0 = x0.int16, y1 = x1.int16, y2 = x2.int16, y3 = x3.int16;
         ShortVector v0 = ShortVector.fromMemorySegment(S, w, q, Simd.LE), v1 = ShortVector.fromMemorySegment(S, w, q + 64, Simd.LE);
         ShortVector p = v0.and(NIBBLE);
@@ -235,5 +237,16 @@ final class Q4KInt16Kernel implements RowKernel {
         IntVector t = z01.blend(z23, I_ODD_QUADS).add(z23.blend(z01, I_ODD_QUADS).rearrange(I_SWAP4));
         t = t.add(t.rearrange(I_SWAP2));
         t.add(t.rearrange(I_SWAP1)).intoArray(sums, 0);
+        // the mins: lane i = min_(i/2)·bsum_i, so that an activation's 16 lanes sum to its Σ min·bsum; reduced alike
+        IntVector mn = ((IntVector) LongVector.broadcast(L2, mins).reinterpretAsBytes().convertShape(VectorOperators.B2I, I, 0))
+                .rearrange(HALVES);
+        int bs = at / 16;
+        IntVector m0 = mn.mul(IntVector.fromArray(I, x0.bsums, bs)), m1 = mn.mul(IntVector.fromArray(I, x1.bsums, bs));
+        IntVector m2 = mn.mul(IntVector.fromArray(I, x2.bsums, bs)), m3 = mn.mul(IntVector.fromArray(I, x3.bsums, bs));
+        z01 = m0.blend(m1, I_UPPER_HALF).add(m1.blend(m0, I_UPPER_HALF).rearrange(I_SWAP8));
+        z23 = m2.blend(m3, I_UPPER_HALF).add(m3.blend(m2, I_UPPER_HALF).rearrange(I_SWAP8));
+        t = z01.blend(z23, I_ODD_QUADS).add(z23.blend(z01, I_ODD_QUADS).rearrange(I_SWAP4));
+        t = t.add(t.rearrange(I_SWAP2));
+        t.add(t.rearrange(I_SWAP1)).intoArray(sums, 16);
     }
 }
