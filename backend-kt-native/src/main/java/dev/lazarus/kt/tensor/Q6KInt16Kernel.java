@@ -37,7 +37,7 @@ import jdk.incubator.vector.VectorSpecies;
  * <p>Written for C2 as {@link Q6KKernel} is: one method per super-block, no vector crosses a call (a single row's
  * integer lanes go through a small int array to the float fold), scratch allocated once per row range. Decode takes
  * rows in pairs: the activation's loads shared, one conversion and fma for both rows' lanes. Four activations in
- * this order (batches of four to seven) keep {@link Q6KKernel}'s f32 form.
+ * this order (batches of four to seven) assemble each code once for all four ({@link #superBlock4}).
  *
  * <p>{@link #TILED}: llama-server's tiled matmul order ({@link TiledKQuantKernel}), which batches of
  * {@link TiledKQuantKernel#MIN_BATCH} or more vectors take (prefill), four activations at a time in the same int16
@@ -124,13 +124,25 @@ final class Q6KInt16Kernel implements RowKernel {
     }
 
     /**
-     * Four activations: in the tiled order each super-block's codes assembled once for all four
-     * ({@link #superBlock4Tiled}); in vec_dot's the f32 form, which assembles each code once for all four.
+     * Four activations, each super-block's codes assembled once for all four: in vec_dot's order ggml's eight lanes
+     * of each ({@link #superBlock4}), two activations' lanes folded per float vector; in the tiled order one exact
+     * integer each ({@link #superBlock4Tiled}).
      */
     @Override
     public void dotVectors4(MemorySegment w, long o, Activation[] xs, int from, int n, float[][] outs, int row) {
         if (!tiled) {
-            Q6KKernel.INSTANCE.dotVectors4(w, o, xs, from, n, outs, row);
+            float[] acc = new float[2 * LANES];
+            int[] lanes = new int[2 * LANES + 8];
+            for (int b = 0; b < n / 256; b++) {
+                long blk = o + BLOCK_BYTES * b;
+                float d = Layouts.f16(w, blk + 208);
+                superBlock4(w, blk, xs[from], xs[from + 1], xs[from + 2], xs[from + 3], 256 * b,
+                        xs[from].scales[b] * d, xs[from + 1].scales[b] * d, xs[from + 2].scales[b] * d,
+                        xs[from + 3].scales[b] * d, lanes, acc);
+            }
+            for (int a = 0; a < GROUP; a++) {
+                outs[from + a][row] = lanesSum(acc, 8 * a);
+            }
             return;
         }
         Activation x0 = xs[from], x1 = xs[from + 1], x2 = xs[from + 2], x3 = xs[from + 3];
@@ -149,6 +161,60 @@ final class Q6KInt16Kernel implements RowKernel {
         outs[from + 1][row] = acc1;
         outs[from + 2][row] = acc2;
         outs[from + 3][row] = acc3;
+    }
+
+    /**
+     * {@link #superBlock} of the super-block at blk against four activations, its codes assembled once: activation
+     * a's eight integer lanes through lanes[8a..8a + 8) (scratch of 40 ints), then folded two activations per vector,
+     * acc[8a + k] += d_a·lane_k (d_a = d_y·d_w).
+     */
+    private static void superBlock4(MemorySegment w, long blk, Activation x0, Activation x1, Activation x2,
+                                    Activation x3, int at, float d0, float d1, float d2, float d3, int[] lanes,
+                                    float[] acc) {
+        IntVector sc = (IntVector) ByteVector.fromMemorySegment(B16, w, blk + 192, Simd.LE)
+                .convertShape(VectorOperators.B2I, I, 0);
+        IntVector sc00 = sc.rearrange(SCALES_00), sc01 = sc.rearrange(SCALES_01);
+        IntVector sc10 = sc.rearrange(SCALES_10), sc11 = sc.rearrange(SCALES_11);
+        ShortVector qh = ShortVector.fromMemorySegment(S, w, blk + 128, Simd.LE);
+        ShortVector ql = ShortVector.fromMemorySegment(S, w, blk, Simd.LE);
+        ShortVector hb = qh.rearrange(QH_HALF0).lanewise(VectorOperators.LSHR, QH_ALIGN);
+        ShortVector q00 = ql.and(NIBBLE).or(hb.lanewise(VectorOperators.LSHL, 4).and(HIGH_BITS));
+        ShortVector q02 = ql.lanewise(VectorOperators.LSHR, 8).and(NIBBLE).or(hb.lanewise(VectorOperators.LSHR, 4).and(HIGH_BITS));
+        ShortVector q01 = ql.lanewise(VectorOperators.LSHR, 4).and(NIBBLE).or(hb.and(HIGH_BITS));
+        ShortVector q03 = ql.lanewise(VectorOperators.LSHR, 12).or(hb.lanewise(VectorOperators.LSHR, 8).and(HIGH_BITS));
+        ql = ShortVector.fromMemorySegment(S, w, blk + 64, Simd.LE);
+        hb = qh.rearrange(QH_HALF1).lanewise(VectorOperators.LSHR, QH_ALIGN);
+        ShortVector q10 = ql.and(NIBBLE).or(hb.lanewise(VectorOperators.LSHL, 4).and(HIGH_BITS));
+        ShortVector q12 = ql.lanewise(VectorOperators.LSHR, 8).and(NIBBLE).or(hb.lanewise(VectorOperators.LSHR, 4).and(HIGH_BITS));
+        ShortVector q11 = ql.lanewise(VectorOperators.LSHR, 4).and(NIBBLE).or(hb.and(HIGH_BITS));
+        ShortVector q13 = ql.lanewise(VectorOperators.LSHR, 12).or(hb.lanewise(VectorOperators.LSHR, 8).and(HIGH_BITS));
+        for (int a = 0; a < GROUP; a++) {
+            Activation x = a == 0 ? x0 : a == 1 ? x1 : a == 2 ? x2 : x3;
+            short[] ys = x.int16Q6K;
+            ShortVector e0 = q00.mul(ShortVector.fromArray(S, ys, at)).add(q02.mul(ShortVector.fromArray(S, ys, at + 64)));
+            ShortVector o0 = q01.mul(ShortVector.fromArray(S, ys, at + 32)).add(q03.mul(ShortVector.fromArray(S, ys, at + 96)));
+            ShortVector e1 = q10.mul(ShortVector.fromArray(S, ys, at + 128)).add(q12.mul(ShortVector.fromArray(S, ys, at + 192)));
+            ShortVector o1 = q11.mul(ShortVector.fromArray(S, ys, at + 160)).add(q13.mul(ShortVector.fromArray(S, ys, at + 224)));
+            IntVector i = e0.reinterpretAsInts();
+            IntVector s = i.lanewise(VectorOperators.LSHL, 16).add(i).lanewise(VectorOperators.ASHR, 16).mul(sc00);
+            i = o0.reinterpretAsInts();
+            s = s.add(i.lanewise(VectorOperators.LSHL, 16).add(i).lanewise(VectorOperators.ASHR, 16).mul(sc01));
+            i = e1.reinterpretAsInts();
+            s = s.add(i.lanewise(VectorOperators.LSHL, 16).add(i).lanewise(VectorOperators.ASHR, 16).mul(sc10));
+            i = o1.reinterpretAsInts();
+            s = s.add(i.lanewise(VectorOperators.LSHL, 16).add(i).lanewise(VectorOperators.ASHR, 16).mul(sc11));
+            // as superBlock: lanes 0-7 ggml's lanes less their offsets (8-15 the same again, overwritten by the
+            // next activation's store)
+            IntVector terms = sc.mul(IntVector.fromArray(I, x.bsums, at / 16));
+            IntVector offsets = terms.add(terms.rearrange(I_SWAP1)).rearrange(I_EVENS_TWICE).lanewise(VectorOperators.LSHL, 5);
+            s.add(s.rearrange(I_SWAP8)).sub(offsets).intoArray(lanes, 8 * a);
+        }
+        FloatVector d01 = FloatVector.broadcast(F, d0).blend(FloatVector.broadcast(F, d1), F_UPPER_HALF);
+        d01.fma((FloatVector) IntVector.fromArray(I, lanes, 0).convert(VectorOperators.I2F, 0), FloatVector.fromArray(F, acc, 0))
+                .intoArray(acc, 0);
+        FloatVector d23 = FloatVector.broadcast(F, d2).blend(FloatVector.broadcast(F, d3), F_UPPER_HALF);
+        d23.fma((FloatVector) IntVector.fromArray(I, lanes, 16).convert(VectorOperators.I2F, 0), FloatVector.fromArray(F, acc, 16))
+                .intoArray(acc, 16);
     }
 
     /**

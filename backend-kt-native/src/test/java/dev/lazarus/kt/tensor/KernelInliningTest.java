@@ -65,7 +65,7 @@ class KernelInliningTest {
         assertThat(compiledKernels).as("C2 compiled the kernels (else this test proves nothing)")
                 .anyMatch(m -> m.startsWith("dev.lazarus.kt.tensor.Q8_0Kernel "))
                 .anyMatch(m -> m.startsWith("dev.lazarus.kt.tensor.Q4KInt16Kernel "))
-                .anyMatch(m -> m.startsWith("dev.lazarus.kt.tensor.Q6KKernel "));
+                .anyMatch(m -> m.startsWith("dev.lazarus.kt.tensor.Q6KInt16Kernel "));
         assertThat(cutOff).as("helpers of ours that pass vectors, left out of line by C2").isEmpty();
     }
 
