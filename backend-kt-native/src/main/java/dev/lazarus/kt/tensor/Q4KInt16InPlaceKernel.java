@@ -60,8 +60,6 @@ final class Q4KInt16InPlaceKernel implements RowKernel {
     private static final int[] SUM_AT = {0, 8, 4, 12};
     private static final VectorSpecies<Integer> I4 = IntVector.SPECIES_128;
     private static final VectorSpecies<Float> F4 = FloatVector.SPECIES_128;
-    /** {@link #superBlock4}'s scratch: twelve vectors of 16 ints on their way to the reductions. */
-    private static final ThreadLocal<int[]> LANES = ThreadLocal.withInitial(() -> new int[192]);
     private static final short NIBBLE = 0xF;
     private static final int BLOCK_BYTES = 144;
 
@@ -93,7 +91,7 @@ final class Q4KInt16InPlaceKernel implements RowKernel {
                 dy[GROUP * b + a] = xs[from + a].scales[b];
             }
         }
-        int[] lanes = LANES.get(), sums = new int[32];
+        int[] lanes = new int[192], sums = new int[32]; // per call: a ThreadLocal lookup cost more than the allocation
         FloatVector acc = FloatVector.zero(F4), accMin = acc;
         for (int b = 0; b < blocks; b++) {
             long blk = o + BLOCK_BYTES * b;
