@@ -173,11 +173,11 @@ final class Q4KInt16Kernel implements RowKernel {
     @Override
     public void dotVectors4(MemorySegment w, long o, Activation[] xs, int from, int n, float[][] outs, int row) {
         Activation x0 = xs[from], x1 = xs[from + 1], x2 = xs[from + 2], x3 = xs[from + 3];
-        int[] lanes = new int[128], sums = new int[32]; // per call: a ThreadLocal lookup cost more (experts' rows are short)
+        int[] sums = new int[32];
         float acc0 = 0, acc1 = 0, acc2 = 0, acc3 = 0, min0 = 0, min1 = 0, min2 = 0, min3 = 0;
         long h = headers + o / Q * H;
         for (int b = 0; b < n / 256; b++, h += H) {
-            superBlock4(w, o + Q * b, w.get(Layouts.I64, h), w.get(Layouts.I64, h + 8), x0, x1, x2, x3, 256 * b, lanes, sums);
+            superBlock4(w, o + Q * b, w.get(Layouts.I64, h), w.get(Layouts.I64, h + 8), x0, x1, x2, x3, 256 * b, sums);
             float d = w.get(Layouts.F32, h + 16), dmin = w.get(Layouts.F32, h + 20);
             acc0 = Math.fma((float) sums[0], d * x0.scales[b], acc0);
             acc1 = Math.fma((float) sums[8], d * x1.scales[b], acc1);
@@ -205,51 +205,70 @@ final class Q4KInt16Kernel implements RowKernel {
 
     /**
      * Σ scale·(q·y) of one super-block (quants at q) against four activations into sums[0], sums[8], sums[4] and
-     * sums[12], their Σ min·bsum (exact) into sums[16], [24], [20] and [28]: {@link #products4}, then both
-     * reductions of the four activations together.
+     * sums[12], the nibble planes taken out once for all four (with constant shifts: a shift by a loop variable let
+     * C2 leave {@code ShortVector.lanewise} out of line in some JVMs, boxing its vectors); their Σ min·bsum (exact)
+     * into sums[16], [24], [20] and [28], in int lanes reduced together as well. Flat: a form that took each
+     * activation in a loop through a scratch array measured 20 % slower.
      */
     private static void superBlock4(MemorySegment w, long q, long scales, long mins, Activation x0, Activation x1,
-                                    Activation x2, Activation x3, int at, int[] lanes, int[] sums) {
-        products4(w, q, scales, mins, x0, x1, x2, x3, at, lanes);
-        for (int k = 0; k < 2; k++) {
-            int o = 64 * k;
-            IntVector i0 = IntVector.fromArray(I, lanes, o), i1 = IntVector.fromArray(I, lanes, o + 16);
-            IntVector i2 = IntVector.fromArray(I, lanes, o + 32), i3 = IntVector.fromArray(I, lanes, o + 48);
-            IntVector z01 = i0.blend(i1, I_UPPER_HALF).add(i1.blend(i0, I_UPPER_HALF).rearrange(I_SWAP8));
-            IntVector z23 = i2.blend(i3, I_UPPER_HALF).add(i3.blend(i2, I_UPPER_HALF).rearrange(I_SWAP8));
-            IntVector t = z01.blend(z23, I_ODD_QUADS).add(z23.blend(z01, I_ODD_QUADS).rearrange(I_SWAP4));
-            t = t.add(t.rearrange(I_SWAP2));
-            t.add(t.rearrange(I_SWAP1)).intoArray(sums, 16 * k);
-        }
-    }
-
-    /**
-     * The products of one super-block (quants at q) with four activations, each nibble plane taken out once (with
-     * constant shifts: a shift by a loop variable left C2's {@code lanewise} out of line, boxing its vectors):
-     * activation a's sixteen int lanes {@code scale_(l mod 8)·Σ q·y} (lane l: the short lanes l and l + 16, both of
-     * sub-block l mod 8) at lanes[16a], its {@code min_(i/2)·bsum_i} at lanes[64 + 16a].
-     */
-    private static void products4(MemorySegment w, long q, long scales, long mins, Activation x0, Activation x1,
-                                  Activation x2, Activation x3, int at, int[] lanes) {
+                                    Activation x2, Activation x3, int at, int[] sums) {
+        short[] y0 = x0.int16, y1 = x1.int16, y2 = x2.int16, y3 = x3.int16;
         ShortVector v0 = ShortVector.fromMemorySegment(S, w, q, Simd.LE), v1 = ShortVector.fromMemorySegment(S, w, q + 64, Simd.LE);
         ShortVector p0 = v0.and(NIBBLE), p1 = v0.lanewise(VectorOperators.LSHR, 4).and(NIBBLE);
         ShortVector p2 = v0.lanewise(VectorOperators.LSHR, 8).and(NIBBLE), p3 = v0.lanewise(VectorOperators.LSHR, 12);
         ShortVector p4 = v1.and(NIBBLE), p5 = v1.lanewise(VectorOperators.LSHR, 4).and(NIBBLE);
         ShortVector p6 = v1.lanewise(VectorOperators.LSHR, 8).and(NIBBLE), p7 = v1.lanewise(VectorOperators.LSHR, 12);
+        ShortVector s0 = p0.mul(ShortVector.fromArray(S, y0, at)), s1 = p0.mul(ShortVector.fromArray(S, y1, at));
+        ShortVector s2 = p0.mul(ShortVector.fromArray(S, y2, at)), s3 = p0.mul(ShortVector.fromArray(S, y3, at));
+        s0 = s0.add(p1.mul(ShortVector.fromArray(S, y0, at + 32)));
+        s1 = s1.add(p1.mul(ShortVector.fromArray(S, y1, at + 32)));
+        s2 = s2.add(p1.mul(ShortVector.fromArray(S, y2, at + 32)));
+        s3 = s3.add(p1.mul(ShortVector.fromArray(S, y3, at + 32)));
+        s0 = s0.add(p2.mul(ShortVector.fromArray(S, y0, at + 64)));
+        s1 = s1.add(p2.mul(ShortVector.fromArray(S, y1, at + 64)));
+        s2 = s2.add(p2.mul(ShortVector.fromArray(S, y2, at + 64)));
+        s3 = s3.add(p2.mul(ShortVector.fromArray(S, y3, at + 64)));
+        s0 = s0.add(p3.mul(ShortVector.fromArray(S, y0, at + 96)));
+        s1 = s1.add(p3.mul(ShortVector.fromArray(S, y1, at + 96)));
+        s2 = s2.add(p3.mul(ShortVector.fromArray(S, y2, at + 96)));
+        s3 = s3.add(p3.mul(ShortVector.fromArray(S, y3, at + 96)));
+        s0 = s0.add(p4.mul(ShortVector.fromArray(S, y0, at + 128)));
+        s1 = s1.add(p4.mul(ShortVector.fromArray(S, y1, at + 128)));
+        s2 = s2.add(p4.mul(ShortVector.fromArray(S, y2, at + 128)));
+        s3 = s3.add(p4.mul(ShortVector.fromArray(S, y3, at + 128)));
+        s0 = s0.add(p5.mul(ShortVector.fromArray(S, y0, at + 160)));
+        s1 = s1.add(p5.mul(ShortVector.fromArray(S, y1, at + 160)));
+        s2 = s2.add(p5.mul(ShortVector.fromArray(S, y2, at + 160)));
+        s3 = s3.add(p5.mul(ShortVector.fromArray(S, y3, at + 160)));
+        s0 = s0.add(p6.mul(ShortVector.fromArray(S, y0, at + 192)));
+        s1 = s1.add(p6.mul(ShortVector.fromArray(S, y1, at + 192)));
+        s2 = s2.add(p6.mul(ShortVector.fromArray(S, y2, at + 192)));
+        s3 = s3.add(p6.mul(ShortVector.fromArray(S, y3, at + 192)));
+        s0 = s0.add(p7.mul(ShortVector.fromArray(S, y0, at + 224)));
+        s1 = s1.add(p7.mul(ShortVector.fromArray(S, y1, at + 224)));
+        s2 = s2.add(p7.mul(ShortVector.fromArray(S, y2, at + 224)));
+        s3 = s3.add(p7.mul(ShortVector.fromArray(S, y3, at + 224)));
         IntVector sc = (IntVector) LongVector.broadcast(L2, scales).reinterpretAsBytes()
                 .convertShape(VectorOperators.B2I, I, 0);
+        IntVector i0 = ((IntVector) s0.convertShape(VectorOperators.S2I, I, 0)).add((IntVector) s0.convertShape(VectorOperators.S2I, I, 1)).mul(sc);
+        IntVector i1 = ((IntVector) s1.convertShape(VectorOperators.S2I, I, 0)).add((IntVector) s1.convertShape(VectorOperators.S2I, I, 1)).mul(sc);
+        IntVector i2 = ((IntVector) s2.convertShape(VectorOperators.S2I, I, 0)).add((IntVector) s2.convertShape(VectorOperators.S2I, I, 1)).mul(sc);
+        IntVector i3 = ((IntVector) s3.convertShape(VectorOperators.S2I, I, 0)).add((IntVector) s3.convertShape(VectorOperators.S2I, I, 1)).mul(sc);
+        IntVector z01 = i0.blend(i1, I_UPPER_HALF).add(i1.blend(i0, I_UPPER_HALF).rearrange(I_SWAP8));
+        IntVector z23 = i2.blend(i3, I_UPPER_HALF).add(i3.blend(i2, I_UPPER_HALF).rearrange(I_SWAP8));
+        IntVector t = z01.blend(z23, I_ODD_QUADS).add(z23.blend(z01, I_ODD_QUADS).rearrange(I_SWAP4));
+        t = t.add(t.rearrange(I_SWAP2));
+        t.add(t.rearrange(I_SWAP1)).intoArray(sums, 0);
+        // the mins: lane i = min_(i/2)·bsum_i, so that an activation's 16 lanes sum to its Σ min·bsum; reduced alike
         IntVector mn = ((IntVector) LongVector.broadcast(L2, mins).reinterpretAsBytes().convertShape(VectorOperators.B2I, I, 0))
                 .rearrange(HALVES);
-        for (int a = 0; a < GROUP; a++) {
-            Activation x = a == 0 ? x0 : a == 1 ? x1 : a == 2 ? x2 : x3;
-            short[] ys = x.int16;
-            ShortVector s = p0.mul(ShortVector.fromArray(S, ys, at)).add(p1.mul(ShortVector.fromArray(S, ys, at + 32)))
-                    .add(p2.mul(ShortVector.fromArray(S, ys, at + 64))).add(p3.mul(ShortVector.fromArray(S, ys, at + 96)))
-                    .add(p4.mul(ShortVector.fromArray(S, ys, at + 128))).add(p5.mul(ShortVector.fromArray(S, ys, at + 160)))
-                    .add(p6.mul(ShortVector.fromArray(S, ys, at + 192))).add(p7.mul(ShortVector.fromArray(S, ys, at + 224)));
-            ((IntVector) s.convertShape(VectorOperators.S2I, I, 0)).add((IntVector) s.convertShape(VectorOperators.S2I, I, 1))
-                    .mul(sc).intoArray(lanes, 16 * a);
-            mn.mul(IntVector.fromArray(I, x.bsums, at / 16)).intoArray(lanes, 64 + 16 * a);
-        }
+        int bs = at / 16;
+        IntVector m0 = mn.mul(IntVector.fromArray(I, x0.bsums, bs)), m1 = mn.mul(IntVector.fromArray(I, x1.bsums, bs));
+        IntVector m2 = mn.mul(IntVector.fromArray(I, x2.bsums, bs)), m3 = mn.mul(IntVector.fromArray(I, x3.bsums, bs));
+        z01 = m0.blend(m1, I_UPPER_HALF).add(m1.blend(m0, I_UPPER_HALF).rearrange(I_SWAP8));
+        z23 = m2.blend(m3, I_UPPER_HALF).add(m3.blend(m2, I_UPPER_HALF).rearrange(I_SWAP8));
+        t = z01.blend(z23, I_ODD_QUADS).add(z23.blend(z01, I_ODD_QUADS).rearrange(I_SWAP4));
+        t = t.add(t.rearrange(I_SWAP2));
+        t.add(t.rearrange(I_SWAP1)).intoArray(sums, 16);
     }
 }
