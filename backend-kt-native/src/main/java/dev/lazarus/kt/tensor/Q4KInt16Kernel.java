@@ -40,6 +40,8 @@ final class Q4KInt16Kernel implements RowKernel {
     private static final VectorSpecies<Long> L2 = LongVector.SPECIES_128;
     private static final VectorShuffle<Integer> LOW_TWICE = VectorShuffle.fromOp(I, i -> i & 7);
     private static final VectorShuffle<Integer> HIGH_TWICE = VectorShuffle.fromOp(I, i -> 8 + (i & 7));
+    /** Lane i takes lane i / 2: eight mins (lanes 0-7), each against its two 16-value bsums. */
+    private static final VectorShuffle<Integer> HALVES = VectorShuffle.fromOp(I, i -> i >> 1);
     private static final short NIBBLE = 0xF;
     private static final int Q = Q4KPacked.QUANT_BYTES;
     private static final int H = Q4KPacked.HEADER_BYTES;
@@ -188,23 +190,22 @@ final class Q4KInt16Kernel implements RowKernel {
     @Override
     public void dotVectors4(MemorySegment w, long o, Activation[] xs, int from, int n, float[][] outs, int row) {
         Activation x0 = xs[from], x1 = xs[from + 1], x2 = xs[from + 2], x3 = xs[from + 3];
-        int[] sums = new int[16];
+        int[] sums = new int[32];
         float acc0 = 0, acc1 = 0, acc2 = 0, acc3 = 0, min0 = 0, min1 = 0, min2 = 0, min3 = 0;
         int r = groups.row(o, Q), step = groups.stride(r);
         long g = groups.block(r, 0);
         for (int b = 0; b < n / 256; b++, g += step) {
             long h = headers + g * H;
-            superBlock4(w, g * Q, w.get(Layouts.I64, h), x0, x1, x2, x3, 256 * b, sums);
+            superBlock4(w, g * Q, w.get(Layouts.I64, h), w.get(Layouts.I64, h + 8), x0, x1, x2, x3, 256 * b, sums);
             float d = w.get(Layouts.F32, h + 16), dmin = w.get(Layouts.F32, h + 20);
             acc0 = Math.fma((float) sums[0], d * x0.scales[b], acc0);
             acc1 = Math.fma((float) sums[8], d * x1.scales[b], acc1);
             acc2 = Math.fma((float) sums[4], d * x2.scales[b], acc2);
             acc3 = Math.fma((float) sums[12], d * x3.scales[b], acc3);
-            long m = w.get(Layouts.I64, h + 8);
-            min0 = Math.fma((float) minSum(m, x0.bsums, b), dmin * x0.scales[b], min0);
-            min1 = Math.fma((float) minSum(m, x1.bsums, b), dmin * x1.scales[b], min1);
-            min2 = Math.fma((float) minSum(m, x2.bsums, b), dmin * x2.scales[b], min2);
-            min3 = Math.fma((float) minSum(m, x3.bsums, b), dmin * x3.scales[b], min3);
+            min0 = Math.fma((float) sums[16], dmin * x0.scales[b], min0);
+            min1 = Math.fma((float) sums[24], dmin * x1.scales[b], min1);
+            min2 = Math.fma((float) sums[20], dmin * x2.scales[b], min2);
+            min3 = Math.fma((float) sums[28], dmin * x3.scales[b], min3);
         }
         outs[from][row] = acc0 - min0;
         outs[from + 1][row] = acc1 - min1;
@@ -223,26 +224,49 @@ final class Q4KInt16Kernel implements RowKernel {
 
     /**
      * Σ scale·(q·y) of one super-block (quants at q) against four activations into sums[0], sums[8], sums[4] and
-     * sums[12], the nibble planes taken out once for all four.
+     * sums[12], the nibble planes taken out once for all four (with constant shifts: a shift by a loop variable let
+     * C2 leave {@code ShortVector.lanewise} out of line in some JVMs, boxing its vectors); their Σ min·bsum (exact)
+     * into sums[16], [24], [20] and [28], in int lanes reduced together as well. Flat: a form that took each
+     * activation in a loop through a scratch array measured 20 % slower.
      */
-    private static void superBlock4(MemorySegment w, long q, long scales, Activation x0, Activation x1, Activation x2,
-                                    Activation x3, int at, int[] sums) {
+    private static void superBlock4(MemorySegment w, long q, long scales, long mins, Activation x0, Activation x1,
+                                    Activation x2, Activation x3, int at, int[] sums) {
         short[] y0 = x0.int16, y1 = x1.int16, y2 = x2.int16, y3 = x3.int16;
         ShortVector v0 = ShortVector.fromMemorySegment(S, w, q, Simd.LE), v1 = ShortVector.fromMemorySegment(S, w, q + 64, Simd.LE);
-        ShortVector p = v0.and(NIBBLE);
-        ShortVector s0 = p.mul(ShortVector.fromArray(S, y0, at)), s1 = p.mul(ShortVector.fromArray(S, y1, at));
-        ShortVector s2 = p.mul(ShortVector.fromArray(S, y2, at)), s3 = p.mul(ShortVector.fromArray(S, y3, at));
-        for (int k = 1; k < 8; k++) {
-            ShortVector v = k < 4 ? v0 : v1;
-            int shift = 4 * (k & 3);
-            p = shift == 0 ? v.and(NIBBLE)
-                    : shift == 12 ? v.lanewise(VectorOperators.LSHR, 12) : v.lanewise(VectorOperators.LSHR, shift).and(NIBBLE);
-            int a = at + 32 * k;
-            s0 = s0.add(p.mul(ShortVector.fromArray(S, y0, a)));
-            s1 = s1.add(p.mul(ShortVector.fromArray(S, y1, a)));
-            s2 = s2.add(p.mul(ShortVector.fromArray(S, y2, a)));
-            s3 = s3.add(p.mul(ShortVector.fromArray(S, y3, a)));
-        }
+        ShortVector p0 = v0.and(NIBBLE), p1 = v0.lanewise(VectorOperators.LSHR, 4).and(NIBBLE);
+        ShortVector p2 = v0.lanewise(VectorOperators.LSHR, 8).and(NIBBLE), p3 = v0.lanewise(VectorOperators.LSHR, 12);
+        ShortVector p4 = v1.and(NIBBLE), p5 = v1.lanewise(VectorOperators.LSHR, 4).and(NIBBLE);
+        ShortVector p6 = v1.lanewise(VectorOperators.LSHR, 8).and(NIBBLE), p7 = v1.lanewise(VectorOperators.LSHR, 12);
+        ShortVector s0 = p0.mul(ShortVector.fromArray(S, y0, at)), s1 = p0.mul(ShortVector.fromArray(S, y1, at));
+        ShortVector s2 = p0.mul(ShortVector.fromArray(S, y2, at)), s3 = p0.mul(ShortVector.fromArray(S, y3, at));
+        s0 = s0.add(p1.mul(ShortVector.fromArray(S, y0, at + 32)));
+        s1 = s1.add(p1.mul(ShortVector.fromArray(S, y1, at + 32)));
+        s2 = s2.add(p1.mul(ShortVector.fromArray(S, y2, at + 32)));
+        s3 = s3.add(p1.mul(ShortVector.fromArray(S, y3, at + 32)));
+        s0 = s0.add(p2.mul(ShortVector.fromArray(S, y0, at + 64)));
+        s1 = s1.add(p2.mul(ShortVector.fromArray(S, y1, at + 64)));
+        s2 = s2.add(p2.mul(ShortVector.fromArray(S, y2, at + 64)));
+        s3 = s3.add(p2.mul(ShortVector.fromArray(S, y3, at + 64)));
+        s0 = s0.add(p3.mul(ShortVector.fromArray(S, y0, at + 96)));
+        s1 = s1.add(p3.mul(ShortVector.fromArray(S, y1, at + 96)));
+        s2 = s2.add(p3.mul(ShortVector.fromArray(S, y2, at + 96)));
+        s3 = s3.add(p3.mul(ShortVector.fromArray(S, y3, at + 96)));
+        s0 = s0.add(p4.mul(ShortVector.fromArray(S, y0, at + 128)));
+        s1 = s1.add(p4.mul(ShortVector.fromArray(S, y1, at + 128)));
+        s2 = s2.add(p4.mul(ShortVector.fromArray(S, y2, at + 128)));
+        s3 = s3.add(p4.mul(ShortVector.fromArray(S, y3, at + 128)));
+        s0 = s0.add(p5.mul(ShortVector.fromArray(S, y0, at + 160)));
+        s1 = s1.add(p5.mul(ShortVector.fromArray(S, y1, at + 160)));
+        s2 = s2.add(p5.mul(ShortVector.fromArray(S, y2, at + 160)));
+        s3 = s3.add(p5.mul(ShortVector.fromArray(S, y3, at + 160)));
+        s0 = s0.add(p6.mul(ShortVector.fromArray(S, y0, at + 192)));
+        s1 = s1.add(p6.mul(ShortVector.fromArray(S, y1, at + 192)));
+        s2 = s2.add(p6.mul(ShortVector.fromArray(S, y2, at + 192)));
+        s3 = s3.add(p6.mul(ShortVector.fromArray(S, y3, at + 192)));
+        s0 = s0.add(p7.mul(ShortVector.fromArray(S, y0, at + 224)));
+        s1 = s1.add(p7.mul(ShortVector.fromArray(S, y1, at + 224)));
+        s2 = s2.add(p7.mul(ShortVector.fromArray(S, y2, at + 224)));
+        s3 = s3.add(p7.mul(ShortVector.fromArray(S, y3, at + 224)));
         IntVector sc = (IntVector) LongVector.broadcast(L2, scales).reinterpretAsBytes()
                 .convertShape(VectorOperators.B2I, I, 0);
         IntVector i0 = ((IntVector) s0.convertShape(VectorOperators.S2I, I, 0)).add((IntVector) s0.convertShape(VectorOperators.S2I, I, 1)).mul(sc);
@@ -254,5 +278,16 @@ final class Q4KInt16Kernel implements RowKernel {
         IntVector t = z01.blend(z23, I_ODD_QUADS).add(z23.blend(z01, I_ODD_QUADS).rearrange(I_SWAP4));
         t = t.add(t.rearrange(I_SWAP2));
         t.add(t.rearrange(I_SWAP1)).intoArray(sums, 0);
+        // the mins: lane i = min_(i/2)·bsum_i, so that an activation's 16 lanes sum to its Σ min·bsum; reduced alike
+        IntVector mn = ((IntVector) LongVector.broadcast(L2, mins).reinterpretAsBytes().convertShape(VectorOperators.B2I, I, 0))
+                .rearrange(HALVES);
+        int bs = at / 16;
+        IntVector m0 = mn.mul(IntVector.fromArray(I, x0.bsums, bs)), m1 = mn.mul(IntVector.fromArray(I, x1.bsums, bs));
+        IntVector m2 = mn.mul(IntVector.fromArray(I, x2.bsums, bs)), m3 = mn.mul(IntVector.fromArray(I, x3.bsums, bs));
+        z01 = m0.blend(m1, I_UPPER_HALF).add(m1.blend(m0, I_UPPER_HALF).rearrange(I_SWAP8));
+        z23 = m2.blend(m3, I_UPPER_HALF).add(m3.blend(m2, I_UPPER_HALF).rearrange(I_SWAP8));
+        t = z01.blend(z23, I_ODD_QUADS).add(z23.blend(z01, I_ODD_QUADS).rearrange(I_SWAP4));
+        t = t.add(t.rearrange(I_SWAP2));
+        t.add(t.rearrange(I_SWAP1)).intoArray(sums, 16);
     }
 }

@@ -21,6 +21,10 @@ import jdk.incubator.vector.VectorSpecies;
  * one byte-to-short load instead of being assembled from {@code ql} and {@code qh}. Super-block b of row r lies at
  * index {@code groups.block(r, b)} of the codes and of the headers ({@link RowGroups}: rows interleaved in pairs,
  * which {@link #dotRows} reads as one stream).
+ *
+ * <p>{@link #tiled}: llama-server's tiled matmul order ({@link TiledKQuantKernel}, batches of
+ * {@link TiledKQuantKernel#MIN_BATCH} or more vectors routed to an expert in prefill), four activations at a time in
+ * the same int16 products, as {@link Q6KInt16Kernel#TILED} on ggml's blocks.
  */
 final class Q6KPackedKernel implements RowKernel {
 
@@ -36,14 +40,29 @@ final class Q6KPackedKernel implements RowKernel {
     private final RowGroups groups;
     /** Byte offset of the matrix's headers in its segment. */
     private final long headers;
+    /** The tiled order's single vectors (of a batch not a multiple of four), or null in vec_dot's order. */
+    private final TiledKQuantKernel tiledOne;
 
     Q6KPackedKernel(RowGroups groups) {
+        this(groups, null);
+    }
+
+    private Q6KPackedKernel(RowGroups groups, TiledKQuantKernel tiledOne) {
         this.groups = groups;
         this.headers = groups.blocks() * C;
+        this.tiledOne = tiledOne;
+    }
+
+    /** The kernel of batches of {@link TiledKQuantKernel#MIN_BATCH} or more, in llama-server's tiled order. */
+    static Q6KPackedKernel tiled(RowGroups groups) {
+        return new Q6KPackedKernel(groups, TiledKQuantKernel.q6kPacked(groups));
     }
 
     @Override
     public float dot(MemorySegment w, long o, Activation x, int n) {
+        if (tiledOne != null) {
+            return tiledOne.dot(w, o, x, n);
+        }
         int[] lanes = new int[Q6KInt16Kernel.LANES];
         float[] acc = new float[Q6KInt16Kernel.LANES];
         int row = groups.row(o, C), step = groups.stride(row);
@@ -64,6 +83,10 @@ final class Q6KPackedKernel implements RowKernel {
      */
     @Override
     public void dotRows(MemorySegment w, long rowBytes, Activation x, int n, float[] out, int rowStart, int rowEnd) {
+        if (tiledOne != null) {
+            RowKernel.super.dotRows(w, rowBytes, x, n, out, rowStart, rowEnd);
+            return;
+        }
         float[] acc = new float[Q6KInt16Kernel.LANES];
         int r = rowStart;
         if ((r & 1) != 0 && r < rowEnd) {
@@ -86,6 +109,73 @@ final class Q6KPackedKernel implements RowKernel {
         }
         if (r < rowEnd) {
             out[r] = dot(w, r * rowBytes, x, n);
+        }
+    }
+
+    /**
+     * Four activations in the tiled order ({@link #superBlock4Tiled}: each super-block's codes loaded once for all
+     * four, {@code fma(d_w·(float) s1, d_y, acc)}); in vec_dot's order four single dots.
+     */
+    @Override
+    public void dotVectors4(MemorySegment w, long o, Activation[] xs, int from, int n, float[][] outs, int row) {
+        if (tiledOne == null) {
+            RowKernel.super.dotVectors4(w, o, xs, from, n, outs, row);
+            return;
+        }
+        Activation x0 = xs[from], x1 = xs[from + 1], x2 = xs[from + 2], x3 = xs[from + 3];
+        int[] sums = new int[GROUP];
+        float acc0 = 0, acc1 = 0, acc2 = 0, acc3 = 0;
+        int r = groups.row(o, C), step = groups.stride(r);
+        long g = groups.block(r, 0);
+        for (int b = 0; b < n / 256; b++, g += step) {
+            long h = headers + g * H;
+            superBlock4Tiled(w, g * C, h, x0, x1, x2, x3, 256 * b, sums);
+            float d = w.get(Layouts.F32, h + 16);
+            acc0 = Math.fma(d * (float) sums[0], x0.scales[b], acc0);
+            acc1 = Math.fma(d * (float) sums[1], x1.scales[b], acc1);
+            acc2 = Math.fma(d * (float) sums[2], x2.scales[b], acc2);
+            acc3 = Math.fma(d * (float) sums[3], x3.scales[b], acc3);
+        }
+        outs[from][row] = acc0;
+        outs[from + 1][row] = acc1;
+        outs[from + 2][row] = acc2;
+        outs[from + 3][row] = acc3;
+    }
+
+    /**
+     * sums[a] = the exact {@code Σ scale·(q - 32)·y} of the super-block (codes at q, headers at hd) against
+     * activation a: as {@link #superBlock} forms its lanes, the eight planes loaded once, reduced.
+     */
+    private static void superBlock4Tiled(MemorySegment w, long q, long hd, Activation x0, Activation x1, Activation x2,
+                                         Activation x3, int at, int[] sums) {
+        IntVector sc = (IntVector) ByteVector.fromMemorySegment(B16, w, hd, Simd.LE).convertShape(VectorOperators.B2I, I, 0);
+        IntVector sc00 = sc.rearrange(Q6KInt16Kernel.SCALES_00), sc01 = sc.rearrange(Q6KInt16Kernel.SCALES_01);
+        IntVector sc10 = sc.rearrange(Q6KInt16Kernel.SCALES_10), sc11 = sc.rearrange(Q6KInt16Kernel.SCALES_11);
+        ShortVector q00 = (ShortVector) ByteVector.fromMemorySegment(B32, w, q, Simd.LE).convertShape(VectorOperators.B2S, S, 0);
+        ShortVector q01 = (ShortVector) ByteVector.fromMemorySegment(B32, w, q + 32, Simd.LE).convertShape(VectorOperators.B2S, S, 0);
+        ShortVector q02 = (ShortVector) ByteVector.fromMemorySegment(B32, w, q + 64, Simd.LE).convertShape(VectorOperators.B2S, S, 0);
+        ShortVector q03 = (ShortVector) ByteVector.fromMemorySegment(B32, w, q + 96, Simd.LE).convertShape(VectorOperators.B2S, S, 0);
+        ShortVector q10 = (ShortVector) ByteVector.fromMemorySegment(B32, w, q + 128, Simd.LE).convertShape(VectorOperators.B2S, S, 0);
+        ShortVector q11 = (ShortVector) ByteVector.fromMemorySegment(B32, w, q + 160, Simd.LE).convertShape(VectorOperators.B2S, S, 0);
+        ShortVector q12 = (ShortVector) ByteVector.fromMemorySegment(B32, w, q + 192, Simd.LE).convertShape(VectorOperators.B2S, S, 0);
+        ShortVector q13 = (ShortVector) ByteVector.fromMemorySegment(B32, w, q + 224, Simd.LE).convertShape(VectorOperators.B2S, S, 0);
+        for (int a = 0; a < GROUP; a++) {
+            Activation x = a == 0 ? x0 : a == 1 ? x1 : a == 2 ? x2 : x3;
+            short[] ys = x.int16Q6K;
+            ShortVector e0 = q00.mul(ShortVector.fromArray(S, ys, at)).add(q02.mul(ShortVector.fromArray(S, ys, at + 64)));
+            ShortVector o0 = q01.mul(ShortVector.fromArray(S, ys, at + 32)).add(q03.mul(ShortVector.fromArray(S, ys, at + 96)));
+            ShortVector e1 = q10.mul(ShortVector.fromArray(S, ys, at + 128)).add(q12.mul(ShortVector.fromArray(S, ys, at + 192)));
+            ShortVector o1 = q11.mul(ShortVector.fromArray(S, ys, at + 160)).add(q13.mul(ShortVector.fromArray(S, ys, at + 224)));
+            IntVector i = e0.reinterpretAsInts();
+            IntVector acc = i.lanewise(VectorOperators.LSHL, 16).add(i).lanewise(VectorOperators.ASHR, 16).mul(sc00);
+            i = o0.reinterpretAsInts();
+            acc = acc.add(i.lanewise(VectorOperators.LSHL, 16).add(i).lanewise(VectorOperators.ASHR, 16).mul(sc01));
+            i = e1.reinterpretAsInts();
+            acc = acc.add(i.lanewise(VectorOperators.LSHL, 16).add(i).lanewise(VectorOperators.ASHR, 16).mul(sc10));
+            i = o1.reinterpretAsInts();
+            acc = acc.add(i.lanewise(VectorOperators.LSHL, 16).add(i).lanewise(VectorOperators.ASHR, 16).mul(sc11));
+            IntVector offsets = sc.mul(IntVector.fromArray(I, x.bsums, at / 16)).lanewise(VectorOperators.LSHL, 5);
+            sums[a] = acc.sub(offsets).reduceLanes(VectorOperators.ADD);
         }
     }
 

@@ -139,13 +139,13 @@ public final class WeightMatrices {
     /**
      * A Q6_K matrix copied into {@link Q6KPacked}'s layout (same results bit for bit, 276 bytes per super-block), rows
      * in groups of {@code group} ({@link RowGroups}); batches of {@link TiledKQuantKernel#MIN_BATCH} take llama-server's
-     * tiled order on it, as the in-place matrix does.
+     * tiled order on it ({@link Q6KPackedKernel#tiled}), as the in-place matrix does.
      */
     static WeightMatrix packedQ6K(MemorySegment data, int rows, int cols, SegmentAllocator alloc, int group) {
         RowGroups groups = new RowGroups(group, rows, cols / 256);
         MemorySegment packed = Q6KPacked.pack(data, groups, alloc);
         return new KernelMatrix(GgmlType.Q6_K, packed, rows, cols, (long) (cols / 256) * Q6KPacked.CODE_BYTES,
-                Q6KPacked.bytes(rows, cols), new Q6KPackedKernel(groups), null, TiledKQuantKernel.q6kPacked(groups),
+                Q6KPacked.bytes(rows, cols), new Q6KPackedKernel(groups), null, Q6KPackedKernel.tiled(groups),
                 (seg, row, dst, at) -> Q6KPacked.dequantizeRow(seg, groups, row, dst, at));
     }
 

@@ -34,6 +34,7 @@ public final class KernelJitWorkload {
             ms.add(WeightMatrices.copiedExpert(GgmlType.Q4_K, weights(GgmlType.Q4_K, rnd, arena), ROWS, COLS, true, arena));
             ms.add(WeightMatrices.repacked(GgmlType.Q4_K, weights(GgmlType.Q4_K, rnd, arena), ROWS, COLS, arena));
             ms.add(WeightMatrices.of(GgmlType.Q6_K, weights(GgmlType.Q6_K, rnd, arena), ROWS, COLS));
+            ms.add(WeightMatrices.copiedExpert(GgmlType.Q6_K, weights(GgmlType.Q6_K, rnd, arena), ROWS, COLS, true, arena));
             ms.add(WeightMatrices.of(GgmlType.Q5_K, weights(GgmlType.Q5_K, rnd, arena), ROWS, COLS));
             for (GgmlType t : List.of(GgmlType.Q8_0, GgmlType.Q4_0, GgmlType.Q4_1, GgmlType.Q5_0, GgmlType.Q5_1,
                     GgmlType.F16, GgmlType.BF16, GgmlType.F32)) {

@@ -18,7 +18,8 @@ import org.junit.jupiter.params.provider.MethodSource;
 /**
  * The vectorized Q6_K kernels (f32 and int16 products on ggml's blocks, int16 on the RAM tier's {@link Q6KPacked})
  * against ggml's vec_dot_q6_K_q8_K order stated one value at a time ({@link GgmlKQuantKernels#q6k}), and the int16
- * kernel of batches of eight or more ({@link Q6KInt16Kernel#TILED}) against llama-server's tiled order
+ * kernels of batches of eight or more ({@link Q6KInt16Kernel#TILED}, {@link Q6KPackedKernel#tiled}) against
+ * llama-server's tiled order
  * ({@link TiledKQuantKernelTest#tiledOrder}): equal bit for bit through every {@link RowKernel} entry point, on encoded
  * weights, on raw random blocks, and on extreme blocks (every code 0 or 63, scales -128 or 127, every activation
  * quant -128 or 127 with one sign per super-block) where a lane's integer sum passes 2^24 and the int16 kernel's
@@ -29,7 +30,7 @@ class Q6KKernelTest {
     enum Data { ENCODED, RAW, EXTREME }
 
     static Stream<Arguments> cases() {
-        return Stream.of("f32", "int16", "packed", "tiled")
+        return Stream.of("f32", "int16", "packed", "tiled", "packed-tiled")
                 .flatMap(kernel -> Arrays.stream(Data.values()).map(data -> Arguments.of(kernel, data)));
     }
 
@@ -52,6 +53,13 @@ class Q6KKernelTest {
                 RowKernelContract.assertBitIdentical(new Q6KPackedKernel(groups), reference, packed,
                         (cols / 256) * Q6KPacked.CODE_BYTES, rows, cols, () -> activation(data, rnd, cols), what + " groups of " + group);
             }
+            return;
+        }
+        if (kernelName.equals("packed-tiled")) {
+            MemorySegment packed = Q6KPacked.pack(w, rows, cols, Arena.ofAuto());
+            RowKernel reference = (seg, offset, x, n) -> TiledKQuantKernelTest.tiledOrder(GgmlType.Q6_K, w, offset / 256 * 210, x, n);
+            RowKernelContract.assertBitIdentical(Q6KPackedKernel.tiled(Q6KPacked.headers(rows, cols)), reference, packed,
+                    (cols / 256) * Q6KPacked.CODE_BYTES, rows, cols, () -> activation(data, rnd, cols), what);
             return;
         }
         if (kernelName.equals("tiled")) {
