@@ -56,10 +56,13 @@ class Q6KKernelTest {
             return;
         }
         if (kernelName.equals("packed-tiled")) {
-            MemorySegment packed = Q6KPacked.pack(w, rows, cols, Arena.ofAuto());
             RowKernel reference = (seg, offset, x, n) -> TiledKQuantKernelTest.tiledOrder(GgmlType.Q6_K, w, offset / 256 * 210, x, n);
-            RowKernelContract.assertBitIdentical(Q6KPackedKernel.tiled(Q6KPacked.headers(rows, cols)), reference, packed,
-                    (cols / 256) * Q6KPacked.CODE_BYTES, rows, cols, () -> activation(data, rnd, cols), what);
+            for (int group : new int[] {2, 1, 4}) {
+                RowGroups groups = new RowGroups(group, rows, cols / 256);
+                MemorySegment packed = Q6KPacked.pack(w, groups, Arena.ofAuto());
+                RowKernelContract.assertBitIdentical(Q6KPackedKernel.tiled(groups), reference, packed,
+                        (cols / 256) * Q6KPacked.CODE_BYTES, rows, cols, () -> activation(data, rnd, cols), what + " groups of " + group);
+            }
             return;
         }
         if (kernelName.equals("tiled")) {
