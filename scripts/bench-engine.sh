@@ -5,7 +5,7 @@
 #   scripts/bench-engine.sh [--models q8_0,q4_k_m|<gguf>,...] [--threads N] [--rounds R]
 #                           [--prompt 512] [--gen 128] [--work /tmp/lazarus-bench] [--no-llama] [--fork]
 #                           [--warmup-tokens 1024]
-# --fork: each model in a JVM of its own (see EngineBenchMain); without it all models share one JVM.
+# --fork: each model and expert mode in a JVM of its own (see EngineBenchMain); without it all share one JVM.
 #
 # llama.cpp runs from the Debian chroot made by scripts/llama-server-chroot.sh setup (as root);
 # LAZARUS_CHROOT points at it (default <repo>/.chroot/sid). The synthetic models are generated into

@@ -31,8 +31,8 @@ import java.util.function.ToDoubleFunction;
  * Before the measured rounds each engine runs one prefill and {@code --warmup-tokens} decode tokens, not counted:
  * C2 compiles the vector kernels only after ~1000 tokens on 2 cores, and llama-bench warms up before measuring too.
  * {@code --experts} runs one engine per expert tier (see {@link KtEngineBench}), alternated within each round.
- * {@code --fork} runs each model in a JVM of its own (same JVM options and class path, one after the other), so
- * that no model's numbers depend on the JIT profiles another model left behind; without it the models run in
+ * {@code --fork} runs each model and expert mode in a JVM of its own (same JVM options and class path, one after the
+ * other), so that no configuration's numbers depend on the JIT profiles another left behind; without it they run in
  * sequence in this JVM, as a gateway serving several models would.
  * Models are the synthetic {@code benchQwen3Moe} preset: {@code q8_0} written directly, {@code q4_k_m}
  * quantized from an F16 copy with Debian's llama-quantize; any other value is taken as a GGUF path.
@@ -45,7 +45,8 @@ public final class EngineBenchMain {
     public static void main(String[] args) throws IOException {
         Map<String, String> opt = options(args);
         if (opt.containsKey("fork")) {
-            fork(args, List.of(opt.getOrDefault("models", "q8_0,q4_k_m").split(",")));
+            fork(args, List.of(opt.getOrDefault("models", "q8_0,q4_k_m").split(",")),
+                    List.of(opt.getOrDefault("experts", "none").split(",")));
             return;
         }
         int threads = Integer.parseInt(opt.getOrDefault("threads", Integer.toString(Runtime.getRuntime().availableProcessors())));
@@ -135,30 +136,40 @@ public final class EngineBenchMain {
         System.out.println("- load after: " + Machine.loadAverage());
     }
 
-    /** This benchmark once per model, each in a child JVM with this one's options, class path and arguments. */
-    private static void fork(String[] args, List<String> models) throws IOException {
+    /**
+     * This benchmark once per model and expert mode, each in a child JVM with this one's options, class path and
+     * arguments: engines of two placements in one JVM slow each other down (their kernels' type profiles mix: Q4_K_M
+     * decode -15 % with mmap and ram side by side, docs/benchmarks.md "Session 5 merge").
+     */
+    private static void fork(String[] args, List<String> models, List<String> expertModes) throws IOException {
         for (String model : models) {
-            List<String> command = new ArrayList<>();
-            command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
-            command.addAll(ManagementFactory.getRuntimeMXBean().getInputArguments());
-            command.addAll(List.of("-cp", System.getProperty("java.class.path"), EngineBenchMain.class.getName()));
-            for (int i = 0; i < args.length; i++) {
-                switch (args[i]) {
-                    case "--fork" -> { }
-                    case "--models" -> i++;
-                    default -> command.add(args[i]);
-                }
+            for (String mode : expertModes) {
+                forkOne(args, model, mode);
             }
-            command.addAll(List.of("--models", model.trim()));
-            try {
-                int exit = new ProcessBuilder(command).inheritIO().start().waitFor();
-                if (exit != 0) {
-                    throw new IllegalStateException("benchmark of " + model + " exited with " + exit);
-                }
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-                throw new IllegalStateException("interrupted while benchmarking " + model, e);
+        }
+    }
+
+    private static void forkOne(String[] args, String model, String mode) throws IOException {
+        List<String> command = new ArrayList<>();
+        command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
+        command.addAll(ManagementFactory.getRuntimeMXBean().getInputArguments());
+        command.addAll(List.of("-cp", System.getProperty("java.class.path"), EngineBenchMain.class.getName()));
+        for (int i = 0; i < args.length; i++) {
+            switch (args[i]) {
+                case "--fork" -> { }
+                case "--models", "--experts" -> i++;
+                default -> command.add(args[i]);
             }
+        }
+        command.addAll(List.of("--models", model.trim(), "--experts", mode.trim()));
+        try {
+            int exit = new ProcessBuilder(command).inheritIO().start().waitFor();
+            if (exit != 0) {
+                throw new IllegalStateException("benchmark of " + model + " [" + mode + "] exited with " + exit);
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException("interrupted while benchmarking " + model, e);
         }
     }
 
