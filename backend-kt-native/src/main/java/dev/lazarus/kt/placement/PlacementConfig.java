@@ -88,6 +88,21 @@ public record PlacementConfig(PlacementStrategy strategy, TierBudget gpuBudget, 
         }
     }
 
+    /** Share of the machine's memory the RAM tier takes by default, all experts or none. */
+    static final double DEFAULT_RAM_SHARE = 0.25;
+
+    /**
+     * Without a RAM budget, every expert goes to the RAM tier when all of them fit in {@value #DEFAULT_RAM_SHARE} of
+     * the machine's memory (the container's limit where there is one): repacked copies decode faster than the mapped
+     * file (docs/benchmarks.md), and a model that small does not need its pages left to the page cache. Larger models
+     * stay mapped unless a budget says otherwise; {@code ram-expert-ratio: 0} keeps any model mapped.
+     */
+    static TierBudget defaultRamBudget() {
+        long memory = ((com.sun.management.OperatingSystemMXBean) java.lang.management.ManagementFactory
+                .getOperatingSystemMXBean()).getTotalMemorySize();
+        return new TierBudget.AllIfFits((long) (memory * DEFAULT_RAM_SHARE));
+    }
+
     /** {@code <tier>-experts-per-layer}, {@code <tier>-expert-ratio} or {@code <tier>-expert-bytes}: at most one. */
     private static TierBudget budget(BackendConfig c, String tier) {
         String perLayer = tier + "-experts-per-layer", ratio = tier + "-expert-ratio", bytes = tier + "-expert-bytes";
@@ -96,7 +111,7 @@ public record PlacementConfig(PlacementStrategy strategy, TierBudget gpuBudget, 
             throw new BackendConfigException(c.id(), given.get(1), "settings " + given + " state the same budget twice: use one");
         }
         if (given.isEmpty()) {
-            return TierBudget.NONE;
+            return tier.equals("ram") ? defaultRamBudget() : TierBudget.NONE;
         }
         String key = given.getFirst();
         String value = c.string(key, "");

@@ -17,12 +17,17 @@ class PlacementConfigTest {
     }
 
     @Test
-    void defaultsAreUniformAutoGpuWithNothingPlaced() {
+    void defaultsAreUniformAutoGpuNothingOnTheGpuAndAllInRamWhenItFits() {
         PlacementConfig c = parse(Map.of());
         assertThat(c.strategy()).isEqualTo(PlacementStrategy.UNIFORM);
         assertThat(c.gpu()).isEqualTo(PlacementConfig.GpuMode.AUTO);
         assertThat(c.gpuBudget()).isEqualTo(TierBudget.NONE);
-        assertThat(c.ramBudget()).isEqualTo(TierBudget.NONE);
+        long memory = ((com.sun.management.OperatingSystemMXBean) java.lang.management.ManagementFactory
+                .getOperatingSystemMXBean()).getTotalMemorySize();
+        assertThat(c.ramBudget()).as("every expert in RAM when all fit in a quarter of the memory")
+                .isEqualTo(new TierBudget.AllIfFits((long) (memory * 0.25)));
+        assertThat(parse(Map.of("ram-expert-ratio", 0)).ramBudget()).as("how to keep a model mapped")
+                .isEqualTo(new TierBudget.Ratio(0));
         assertThat(c.rebalanceInterval()).isEqualTo(Duration.ofSeconds(30));
         assertThat(c.gpuLayers()).isFalse();
     }
