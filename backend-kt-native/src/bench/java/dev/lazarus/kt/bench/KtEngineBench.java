@@ -1,5 +1,6 @@
 package dev.lazarus.kt.bench;
 
+import dev.lazarus.backend.api.BackendConfig;
 import dev.lazarus.kt.gguf.GgufFile;
 import dev.lazarus.kt.model.Model;
 import dev.lazarus.kt.placement.ExpertPlacement;
@@ -13,6 +14,7 @@ import dev.lazarus.kt.sampling.Sampler;
 import dev.lazarus.kt.tensor.Parallel;
 import dev.lazarus.kt.tensor.WeightMatrices;
 import java.nio.file.Path;
+import java.util.Map;
 import java.util.Random;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
@@ -36,8 +38,8 @@ final class KtEngineBench implements AutoCloseable {
     private final ExpertPlacement placement;
 
     /**
-     * {@code experts}: {@code none} (the model's own expert path), or every expert through {@link ExpertPlacement}
-     * in one tier: {@code mmap} (read in place from the mapped file), {@code ram} (copied once, repacked where a
+     * {@code experts}: {@code none} (the model's own expert path), {@code default} (the placement the backend makes
+     * without placement settings), or every expert through {@link ExpertPlacement} in one tier: {@code mmap} (read in place from the mapped file), {@code ram} (copied once, repacked where a
      * cheaper layout exists), {@code ram-copy} (copied as stored); {@code all}: as {@code ram}, and the dense
      * matrices repacked at load too ({@code lazarus.kt.repack-dense}). A suffix {@code -f32} (e.g. {@code mmap-f32},
      * {@code ram-f32}) makes the engine with Q4_K decode in f32 products instead of int16 ones
@@ -87,6 +89,9 @@ final class KtEngineBench implements AutoCloseable {
         return new Loaded(m, switch (experts) {
             case "none" -> null;
             case "mmap" -> ExpertPlacement.install(m, "bench", PlacementConfig.cpuOnly(), null);
+            // what the backend does with no placement settings (PlacementConfig.from an empty config), CPU only
+            case "default" -> ExpertPlacement.install(m, "bench",
+                    PlacementConfig.from(new BackendConfig("bench", "kt-native", Map.of())), null);
             case "ram", "ram-copy", "all" -> {
                 System.setProperty("lazarus.kt.ram-tier.repack", String.valueOf(!experts.equals("ram-copy")));
                 try {
