@@ -10,7 +10,6 @@ import static dev.lazarus.kt.tensor.Lanes16.F_UPPER_HALF;
 import java.lang.foreign.MemorySegment;
 import jdk.incubator.vector.FloatVector;
 import jdk.incubator.vector.IntVector;
-import jdk.incubator.vector.LongVector;
 import jdk.incubator.vector.VectorOperators;
 import jdk.incubator.vector.VectorSpecies;
 
@@ -24,7 +23,6 @@ final class Q4KPackedGemmKernel implements RowKernel {
 
     private static final VectorSpecies<Float> F = FloatVector.SPECIES_512;
     private static final VectorSpecies<Integer> I = IntVector.SPECIES_512;
-    private static final VectorSpecies<Long> L2 = LongVector.SPECIES_128;
     private static final int Q = Q4KPacked.QUANT_BYTES;
     private static final int H = Q4KPacked.HEADER_BYTES;
     /** Sub-block k's lanes hold q·16^k, its scale is taken times 16^-k: see {@link Q4KPackedKernel#UNIT}. */
@@ -134,20 +132,6 @@ final class Q4KPackedGemmKernel implements RowKernel {
             t = t.add(t.rearrange(F_SWAP2));
             t.add(t.rearrange(F_SWAP1)).intoArray(sums, 16 * p);
         }
-        FloatVector m = (FloatVector) LongVector.fromArray(L2, mins, 0).reinterpretAsBytes()
-                .convertShape(VectorOperators.B2F, F, 0);
-        int bs = at0 / 16;
-        FloatVector p0 = m.mul((FloatVector) IntVector.fromArray(I, x0.bsums, bs).convert(VectorOperators.I2F, 0));
-        FloatVector p1 = m.mul((FloatVector) IntVector.fromArray(I, x1.bsums, bs).convert(VectorOperators.I2F, 0));
-        FloatVector p2 = m.mul((FloatVector) IntVector.fromArray(I, x2.bsums, bs).convert(VectorOperators.I2F, 0));
-        FloatVector p3 = m.mul((FloatVector) IntVector.fromArray(I, x3.bsums, bs).convert(VectorOperators.I2F, 0));
-        p0 = p0.add(p0.rearrange(F_SWAP1));
-        p1 = p1.add(p1.rearrange(F_SWAP1));
-        p2 = p2.add(p2.rearrange(F_SWAP1));
-        p3 = p3.add(p3.rearrange(F_SWAP1));
-        p0.add(p0.rearrange(F_SWAP2)).intoArray(sums, 64);
-        p1.add(p1.rearrange(F_SWAP2)).intoArray(sums, 80);
-        p2.add(p2.rearrange(F_SWAP2)).intoArray(sums, 96);
-        p3.add(p3.rearrange(F_SWAP2)).intoArray(sums, 112);
+        Q4KRepackedKernel.minSums4(mins, x0, x1, x2, x3, at0, sums);
     }
 }

@@ -416,7 +416,14 @@ final class Q4KRepackedKernel implements RowKernel {
             t = t.add(t.rearrange(F_SWAP2));
             t.add(t.rearrange(F_SWAP1)).intoArray(sums, 16 * p);
         }
-        // the mins: lane i = min_(i/2) · bsum_i (below 63·16·127, exact); pair p's sum lands in lane 4p
+        minSums4(mins, x0, x1, x2, x3, at0, sums);
+    }
+
+    /**
+     * The mins' part of a super-block against four activations (activation k's at sums[64 + 16k], exact): lane i =
+     * min_(i/2) · bsum_i (below 63·16·127), pair p's sum in lane 4p. Arrays in and out, no vector crossing the call.
+     */
+    static void minSums4(long[] mins, Activation x0, Activation x1, Activation x2, Activation x3, int at0, float[] sums) {
         FloatVector m = (FloatVector) LongVector.fromArray(L2, mins, 0).reinterpretAsBytes().convertShape(VectorOperators.B2F, F, 0);
         int bs = at0 / 16;
         FloatVector p0 = m.mul((FloatVector) IntVector.fromArray(I, x0.bsums, bs).convert(VectorOperators.I2F, 0));
