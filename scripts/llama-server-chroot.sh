@@ -6,9 +6,22 @@
 #   llama-server-chroot.sh setup   [DIR]                       create the chroot (idempotent)
 #   llama-server-chroot.sh check   [DIR]                       exit 0 when DIR holds a working llama-server
 #   llama-server-chroot.sh version [DIR]                       print the installed llama.cpp package version
-#   llama-server-chroot.sh run     [DIR] [--bind PATH]... -- ARGS...   exec llama-server ARGS inside DIR
-#   llama-server-chroot.sh exec    [DIR] [--bind PATH]... TOOL ARGS... exec /usr/bin/TOOL (llama-quantize,
-#                                                          llama-bench, llama-tokenize, ...) inside DIR
+#   llama-server-chroot.sh run     [DIR] [--bind PATH]... [--cpu-variant NAME] -- ARGS...
+#                                                          exec llama-server ARGS inside DIR
+#   llama-server-chroot.sh exec    [DIR] [--bind PATH]... [--cpu-variant NAME] TOOL ARGS...
+#                                                          exec /usr/bin/TOOL (llama-quantize, llama-bench,
+#                                                          llama-tokenize, ...) inside DIR
+#   llama-server-chroot.sh variants [DIR]                  list the ggml CPU variants DIR holds
+#
+# --cpu-variant NAME (or LAZARUS_GGML_CPU_VARIANT=NAME) holds ggml to one CPU variant (zen4, haswell,
+# sapphirerapids, ...): ggml otherwise loads the best-scoring libggml-cpu-*.so the host can run, and the
+# variants compute differently (sapphirerapids puts weights in AMX buffers; haswell sums 8 lanes where
+# zen4 sums 16). Only that variant's file is visible inside the private mount namespace; a variant the host
+# cannot run makes ggml fall back to no CPU backend, so llama-server fails to start rather than run another.
+# The tests hold it to a non-AMX variant (zen4 where the host runs it): on AMX hosts the sapphirerapids variant
+# aborts loading deepseek2 F16/Q8_0 models (GGML_ASSERT(*cur_backend_id != -1)) and computes deepseek2 Q4_K_M far
+# from every other variant; --no-repack also avoids the abort, but it turns off the Q4_0/Q4_K repacking too
+# (docs/fidelity.md).
 #
 # DIR defaults to $LAZARUS_CHROOT, else <repo>/.chroot/sid (git-ignored). An argument is taken as DIR
 # when it contains a slash or names an existing directory.
@@ -123,8 +136,38 @@ bind_target_of() {
   fi
 }
 
+# The directory of ggml's CPU variant libraries inside chroot DIR.
+backends_dir() {
+  local d
+  for d in "$1"/usr/lib/*/ggml/backends*; do
+    [[ -e "$d/libggml-cpu-x64.so" || -n "$(ls "$d"/libggml-cpu-*.so 2>/dev/null)" ]] && { printf '%s\n' "$d"; return; }
+  done
+  return 1
+}
+
+cmd_variants() {
+  local dir=${1:-$DEFAULT_DIR} b f
+  b=$(backends_dir "$dir") || die "no ggml CPU variants in $dir"
+  for f in "$b"/libggml-cpu-*.so; do f=${f##*/libggml-cpu-}; printf '%s\n' "${f%.so}"; done
+}
+
+# A directory inside the chroot holding only variant $2's library (a hard link, made once), to bind over
+# the variants directory. Prints its chroot-absolute path.
+variant_only_dir() {
+  local dir=$1 variant=$2 b only
+  [[ $variant =~ ^[a-z0-9_]+$ ]] || die "bad CPU variant name '$variant'"
+  b=$(backends_dir "$dir") || die "no ggml CPU variants in $dir"
+  [[ -f "$b/libggml-cpu-$variant.so" ]] || die "no ggml CPU variant '$variant' in $b (have: $(cmd_variants "$dir" | tr '\n' ' '))"
+  only="$dir/var/lib/lazarus/ggml-cpu-$variant"
+  mkdir -p "$only"
+  [[ -e "$only/libggml-cpu-$variant.so" ]] || ln "$b/libggml-cpu-$variant.so" "$only/" 2>/dev/null \
+    || cp "$b/libggml-cpu-$variant.so" "$only/"
+  printf '%s %s\n' "${only#"$dir"}" "${b#"$dir"}"
+}
+
 # exec_in_chroot DIR BIND... -- PROGRAM ARGS...: runs PROGRAM in DIR with the binds, replacing this
 # process. The inner shell runs in the new mount namespace and execs chroot, which execs PROGRAM.
+# With CPU_VARIANT set, only that ggml CPU variant is visible to PROGRAM.
 exec_in_chroot() {
   local dir=$1; shift
   local -a binds=()
@@ -134,9 +177,11 @@ exec_in_chroot() {
   # Only a cheap check here: a full `works` would start llama-server once more on every call.
   [[ -x "$dir/usr/bin/llama-server" ]] || die "no llama-server in $dir (run: $0 setup $dir)"
   local cwd; cwd=$(pwd -P)
+  local variant_mount=""
+  [[ -n "${CPU_VARIANT:-}" ]] && variant_mount=$(variant_only_dir "$dir" "$CPU_VARIANT")
   # shellcheck disable=SC2016 # expanded by the inner shell
   exec unshare --mount --propagation private -- bash -euc '
-    root=$1 cwd=$2; shift 2
+    root=$1 cwd=$2 variant_mount=$3; shift 3
     bind() {   # bind host path $1 at the same path inside the chroot, unless it is the chroot itself
       local src; src=$(readlink -f "$1")
       case "$src/" in "$root"/*) return ;; esac
@@ -149,9 +194,13 @@ exec_in_chroot() {
     if [ -d /sys ] && ! mountpoint -q "$root/sys"; then mount --rbind /sys "$root/sys" 2>/dev/null || true; fi
     while [ "$1" != -- ]; do bind "$1"; shift; done
     shift
+    if [ -n "$variant_mount" ]; then
+      set -f; set -- $variant_mount "$@"; set +f
+      mount --bind "$root$1" "$root$2"; shift 2
+    fi
     [ "$cwd" = / ] || bind "$cwd"
     exec chroot "$root" /bin/sh -c "cd \"\$0\" 2>/dev/null || cd /; exec \"\$@\"" "$cwd" "$@"
-  ' bash "$dir" "$cwd" "${binds[@]}" -- "$@"
+  ' bash "$dir" "$cwd" "$variant_mount" "${binds[@]}" -- "$@"
 }
 
 # Shared by run and exec: [DIR] [--bind PATH]... then the rest.
@@ -159,9 +208,11 @@ parse_dir_and_binds() {
   CHROOT_DIR=$DEFAULT_DIR
   if is_dir_arg "$@"; then CHROOT_DIR=$1; shift; fi
   BINDS=()
-  while [[ $# -gt 0 && $1 == --bind ]]; do
-    [[ $# -ge 2 ]] || die "--bind needs a path"
-    BINDS+=("$(readlink -f "$2")"); shift 2
+  CPU_VARIANT=${LAZARUS_GGML_CPU_VARIANT:-}
+  while [[ $# -gt 0 && ( $1 == --bind || $1 == --cpu-variant ) ]]; do
+    [[ $# -ge 2 ]] || die "$1 needs a value"
+    if [[ $1 == --bind ]]; then BINDS+=("$(readlink -f "$2")"); else CPU_VARIANT=$2; fi
+    shift 2
   done
   REST=("$@")
   local arg target
@@ -197,6 +248,7 @@ main() {
     version) cmd_version "$@" ;;
     run)     cmd_run "$@" ;;
     exec)    cmd_exec "$@" ;;
+    variants) cmd_variants "$@" ;;
     -h|--help|help) usage ;;
     *) log "unknown command: $cmd"; usage ;;
   esac

@@ -55,11 +55,13 @@ public final class ExpertRouter {
             weights[k] = probs[chosen[k]];
         }
         if (config.normalizeWeights()) {
-            float sum = 0f;
+            // ggml's sum_rows accumulates in double (ggml_float) and rounds once; an f32 running sum differs
+            // from it once more than two experts are used
+            double total = 0;
             for (float w : weights) {
-                sum += w;
+                total += w;
             }
-            sum = Math.max(sum, MIN_WEIGHT_SUM);
+            float sum = Math.max((float) total, MIN_WEIGHT_SUM);
             for (int k = 0; k < weights.length; k++) {
                 weights[k] /= sum;
             }

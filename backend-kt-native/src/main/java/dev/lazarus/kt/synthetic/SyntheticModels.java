@@ -191,6 +191,30 @@ public final class SyntheticModels {
                 10_000f, new Yarn(4f, 1024, 0.1f), 4096, 1e-6f, false);
     }
 
+    /**
+     * The parity suites' second shape of each architecture, chosen to differ from the tiny ones wherever an order
+     * could hide: model width 512 (two K-quant super-blocks per row), query heads of 128 sharing a KV head four ways
+     * (QK-norm over 128), 16 experts with 4 used (a four-way weight sum and the router's 16-lane softmax chunk).
+     */
+    public static Spec wideQwen3Moe() {
+        return new Spec("wide-qwen3moe", "qwen3moe", GgmlType.F32, 8, 2, 512, 8, 2, 128, 1024,
+                Moe.softmax(16, 4, 256), null, 1_000_000f, null, 4096, 1e-6f, false);
+    }
+
+    /** As {@link #wideQwen3Moe()} for deepseek2: MLA heads of 64 + 32, 16 experts in 4 groups, 4 used from 2 groups. */
+    public static Spec wideDeepseek2() {
+        Moe moe = new Moe(16, 4, 256, 1, 1, Gating.SIGMOID, true, 2.5f, 4, 2, true);
+        Mla mla = new Mla(256, 256, 64, 32, 64, true);
+        return new Spec("wide-deepseek2", "deepseek2", GgmlType.F32, 9, 2, 512, 8, 8, 0, 1024, moe, mla,
+                10_000f, new Yarn(4f, 1024, 0.1f), 4096, 1e-6f, false);
+    }
+
+    /** As {@link #wideQwen3Moe()} for a dense llama: width 512, 8 heads of 64 on 2 KV heads, FFN 1536 (six super-blocks). */
+    public static Spec wideLlama() {
+        return new Spec("wide-llama", "llama", GgmlType.F32, 10, 2, 512, 8, 2, 64, 1536, null, null,
+                500_000f, null, 4096, 1e-5f, false);
+    }
+
     /** A Qwen3-MoE big enough to measure kernels rather than overhead: about 214M weights, 32 experts, 4 used. */
     public static Spec benchQwen3Moe() {
         return new Spec("bench-qwen3moe", "qwen3moe", GgmlType.Q8_0, 6, 4, 1024, 16, 4, 64, 2048,
@@ -218,10 +242,13 @@ public final class SyntheticModels {
             case "tinyqwen3" -> tinyQwen3();
             case "tinyqwen3moe" -> tinyQwen3Moe();
             case "tinydeepseek2" -> tinyDeepseek2();
+            case "wideqwen3moe" -> wideQwen3Moe();
+            case "widedeepseek2" -> wideDeepseek2();
+            case "widellama" -> wideLlama();
             case "benchqwen3moe" -> benchQwen3Moe();
             case "benchqwen3moeskewed" -> benchQwen3MoeSkewed();
             default -> throw new IllegalArgumentException("unknown preset '" + name
-                    + "' (tinyLlama, tinyLlamaMoe, tinyQwen3, tinyQwen3Moe, tinyDeepseek2, benchQwen3Moe, benchQwen3MoeSkewed)");
+                    + "' (tinyLlama, tinyLlamaMoe, tinyQwen3, tinyQwen3Moe, tinyDeepseek2, wideQwen3Moe, wideDeepseek2, wideLlama, benchQwen3Moe, benchQwen3MoeSkewed)");
         };
     }
 

@@ -3,18 +3,21 @@ package dev.lazarus.kt.tensor;
 import java.lang.foreign.MemorySegment;
 import jdk.incubator.vector.FloatVector;
 import jdk.incubator.vector.IntVector;
+import jdk.incubator.vector.ShortVector;
 import jdk.incubator.vector.VectorOperators;
 import jdk.incubator.vector.VectorSpecies;
 
 /**
- * BF16 weight rows dotted with a BF16 activation in the order of llama-server's CPU backend on an AVX512_BF16
- * machine ({@code ggml_vec_dot_bf16}; F32 and F16 are in {@link GgmlFloatKernels}): two 16-lane accumulators over
+ * BF16 weight rows dotted with a BF16 activation in the order of llama-server's CPU backend ({@code ggml_vec_dot_bf16};
+ * F32 and F16 are in {@link GgmlFloatKernels}), in either of its AVX-512 forms ({@link GgmlOrders}). With
+ * AVX512_BF16 ({@link #bf16}): two 16-lane accumulators over
  * 64-value steps, c1 taking values 0-31 and c2 values 32-63 of each step through {@code vdpbf16ps}, which adds to lane
  * l the product of the odd value 2l + 1 and then of the even value 2l (bf16 products are exact in f32, so each add is
  * one {@code fma}); each accumulator summed as GCC expands {@code _mm512_reduce_add_ps} ({@link GgmlSums#reduce16})
  * into a double, the tail past a multiple of 64 added one f32 product at a time, the double rounded to f32 at the end.
  * ({@code vdpbf16ps} also flushes subnormal inputs and results to zero, which no weight or activation of a real model
- * reaches; fma does not.)
+ * reaches; fma does not.) Without it ({@link #bf16Avx512}): two 16-lane accumulators over 32-value steps, c1 taking
+ * values 0-15 and c2 values 16-31 (a bf16 product is exact in f32, so multiply-then-add is one fma), reduced alike.
  */
 final class FloatKernels {
 
@@ -53,6 +56,36 @@ final class FloatKernels {
             sum += Float.intBitsToFloat(Short.toUnsignedInt(w.get(Layouts.I16, o + 2L * i)) << 16) * xs[i];
         }
         return (float) sum;
+    }
+
+    /** The BF16 kernel of the active {@link GgmlOrders}. */
+    static RowKernel bf16Kernel() {
+        return GgmlOrders.active() == GgmlOrders.AVX512 ? FloatKernels::bf16Avx512 : FloatKernels::bf16;
+    }
+
+    static float bf16Avx512(MemorySegment w, long o, Activation x, int n) {
+        float[] xs = x.values;
+        FloatVector c1 = FloatVector.zero(S16), c2 = c1;
+        int i = 0;
+        for (; i + 32 <= n; i += 32) {
+            c1 = bf16s(w, o + 2L * i).fma(FloatVector.fromArray(S16, xs, i), c1);
+            c2 = bf16s(w, o + 2L * (i + 16)).fma(FloatVector.fromArray(S16, xs, i + 16), c2);
+        }
+        float[] lanes = SCRATCH.get();
+        c1.intoArray(lanes, 0);
+        double sum = GgmlSums.reduce16(lanes, 0);
+        c2.intoArray(lanes, 0);
+        sum += GgmlSums.reduce16(lanes, 0);
+        for (; i < n; i++) {
+            sum += Float.intBitsToFloat(Short.toUnsignedInt(w.get(Layouts.I16, o + 2L * i)) << 16) * xs[i];
+        }
+        return (float) sum;
+    }
+
+    /** 16 bf16 values at byte {@code off} as floats. */
+    private static FloatVector bf16s(MemorySegment w, long off) {
+        return ((IntVector) ShortVector.fromMemorySegment(ShortVector.SPECIES_256, w, off, Simd.LE)
+                .convertShape(VectorOperators.S2I, I16, 0)).lanewise(VectorOperators.LSHL, 16).reinterpretAsFloats();
     }
 
     /** One {@code vdpbf16ps}: 32 values from {@code i}, the weights' pairs read as ints (even value low). */

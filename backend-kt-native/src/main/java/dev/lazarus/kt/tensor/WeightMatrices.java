@@ -222,7 +222,7 @@ public final class WeightMatrices {
             // ggml's vec_dot order, bit for bit (see GgmlFloatKernels, FloatKernels)
             case F32 -> GgmlFloatKernels::f32;
             case F16 -> GgmlFloatKernels::f16;
-            case BF16 -> FloatKernels::bf16;
+            case BF16 -> FloatKernels.bf16Kernel();
             // ggml's lane orders, bit for bit: a faster vector form must keep them (see LegacyQuantKernels, GgmlKQuantKernels)
             case Q8_0 -> Q8_0Kernel.INSTANCE;
             case Q4_0, Q4_1, Q5_0, Q5_1 -> LegacyVectorKernel.of(type); // Q4_0: only where llama-server does not repack

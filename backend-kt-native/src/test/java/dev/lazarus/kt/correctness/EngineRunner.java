@@ -101,6 +101,11 @@ final class EngineRunner implements AutoCloseable {
         return new Continuation(tokens, top, distributions);
     }
 
+    /** The loaded model, for the fidelity metric. */
+    Model model() {
+        return model;
+    }
+
     /** Every prompt token's final hidden state (after the output norm), the prompt in one batch. */
     float[][] hiddenStates(int[] prompt) {
         KvCache cache = model.newCache(prompt.length);

@@ -50,15 +50,26 @@ class HiddenStateParityTest extends EngineParityFixture {
     void everyPromptTokensFinalHiddenStateIsLlamaServers(ParityModels arch, Format format) {
         Path model = arch.write(format, dir);
         try (EngineRunner engine = new EngineRunner(model, parallel)) {
-            assertHiddenStatesMatch(engine, model, arch.arch() + " " + format);
+            assertHiddenStatesMatch(engine, model, arch + " " + format);
         }
     }
 
-    /** Every prompt's final hidden states by {@code engine} against llama-server's on {@code model}, bit for bit. */
+    /** Every prompt's final hidden states by {@code engine} against llama-server's on {@code model}, per this host's contract. */
     static void assertHiddenStatesMatch(EngineRunner engine, Path model, String what) {
+        assertHiddenStateContract(engine, model, what, ParityContract.host());
+    }
+
+    /**
+     * Every prompt's final hidden states by {@code engine} against llama-server's on {@code model}, llama-server held
+     * to {@code contract}'s variant: bit for bit where the contract is exact, else within its relative L2 bound.
+     */
+    static void assertHiddenStateContract(EngineRunner engine, Path model, String what, ParityContract contract) {
         List<String> failures = new ArrayList<>();
-        try (LlamaServerProcess llama = LlamaServerProcess.start(model, "-t", "1", "-c", "1024", "-fa", "off",
+        List<Double> distances = new ArrayList<>();
+        String reference;
+        try (LlamaServerProcess llama = LlamaServerProcess.start(contract.variant(), model, "-t", "1", "-c", "1024", "-fa", "off",
                 "--no-warmup", "--embeddings", "--pooling", "none")) {
+            reference = llama.describe();
             ChatTemplate template = ChatTemplate.fromMetadata(engine.file().metadata(), engine.tokenizer());
             for (Prompt prompt : ParityPrompts.all(template)) {
                 int[] ids = engine.tokenizer().encode(prompt.text(), true, true);
@@ -66,10 +77,44 @@ class HiddenStateParityTest extends EngineParityFixture {
                         .get(0).path("embedding");
                 assertThat(rows.size()).as("%s: llama-server's hidden states", prompt).isEqualTo(ids.length);
                 float[][] ours = engine.hiddenStates(ids);
-                firstDifference(ours, rows).ifPresent(at -> failures.add(prompt + ": " + at));
+                if (contract.exact()) {
+                    firstDifference(ours, rows).ifPresent(at -> failures.add(prompt + ": " + at));
+                } else {
+                    distances.addAll(relativeL2(ours, rows));
+                }
             }
         }
-        assertThat(failures).as("%s: hidden states against llama-server's", what).isEmpty();
+        if (!contract.exact()) {
+            // a percentile, not the maximum: where another order flips a token's expert choice, that token's state
+            // (and, through attention, a few after it) differs by a routing decision, not by rounding
+            double p90 = percentile(distances, 0.9);
+            System.out.printf("%s (%s): hidden states' relative L2 to llama-server's: p50 %.3e, p90 %.3e, max %.3e over %d tokens%n",
+                    what, reference, percentile(distances, 0.5), p90, percentile(distances, 1), distances.size());
+            if (p90 > contract.maxRelL2()) {
+                failures.add("90th percentile of the relative L2 distance %.3e > %s".formatted(p90, contract.maxRelL2()));
+            }
+        }
+        assertThat(failures).as("%s: hidden states against %s, contract %s", what, reference, contract).isEmpty();
+    }
+
+    /** Per position, {@code ||ours - theirs|| / ||theirs||}. */
+    private static List<Double> relativeL2(float[][] ours, JsonNode theirs) {
+        List<Double> out = new ArrayList<>();
+        for (int i = 0; i < ours.length; i++) {
+            double num = 0, den = 0;
+            for (int d = 0; d < ours[i].length; d++) {
+                double l = theirs.get(i).get(d).asDouble();
+                num += (l - ours[i][d]) * (l - ours[i][d]);
+                den += l * l;
+            }
+            out.add(Math.sqrt(num / den));
+        }
+        return out;
+    }
+
+    private static double percentile(List<Double> values, double q) {
+        double[] sorted = values.stream().mapToDouble(Double::doubleValue).sorted().toArray();
+        return sorted.length == 0 ? 0 : sorted[(int) Math.min(sorted.length - 1, Math.ceil(q * sorted.length) - 1)];
     }
 
     /** Where the engine's hidden states first differ from llama-server's in any bit, and how many positions differ. */

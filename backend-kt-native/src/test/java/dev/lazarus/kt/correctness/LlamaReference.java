@@ -1,6 +1,7 @@
 package dev.lazarus.kt.correctness;
 
 import dev.lazarus.kt.correctness.Continuation.Candidate;
+import dev.lazarus.kt.testsupport.GgmlCpuVariant;
 import dev.lazarus.kt.testsupport.LlamaServerProcess;
 import tools.jackson.databind.JsonNode;
 import tools.jackson.databind.ObjectMapper;
@@ -32,9 +33,14 @@ final class LlamaReference implements AutoCloseable {
     }
 
     static LlamaReference start(Path model, String... extra) {
+        return start(GgmlCpuVariant.reference(), model, extra);
+    }
+
+    /** With ggml held to {@code variant}. */
+    static LlamaReference start(GgmlCpuVariant variant, Path model, String... extra) {
         List<String> args = new ArrayList<>(List.of("-t", "1", "-c", "1024", "-fa", "off", "--no-warmup"));
         args.addAll(List.of(extra));
-        return new LlamaReference(LlamaServerProcess.start(model, args.toArray(String[]::new)));
+        return new LlamaReference(LlamaServerProcess.start(variant, model, args.toArray(String[]::new)));
     }
 
     LlamaServerProcess server() {

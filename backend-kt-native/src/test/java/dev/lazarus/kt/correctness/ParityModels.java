@@ -19,9 +19,13 @@ import java.util.function.Supplier;
  * not multiples of 256) are exactly what llama.cpp users get.
  */
 enum ParityModels {
-    LLAMA("llama", SyntheticModels::tinyLlama),
-    QWEN3MOE("qwen3moe", SyntheticModels::tinyQwen3Moe),
-    DEEPSEEK2("deepseek2", SyntheticModels::tinyDeepseek2);
+    LLAMA("llama", SyntheticModels::tinyLlama, Format.GREEDY),
+    QWEN3MOE("qwen3moe", SyntheticModels::tinyQwen3Moe, Format.GREEDY),
+    DEEPSEEK2("deepseek2", SyntheticModels::tinyDeepseek2, Format.GREEDY),
+    /** Other dimensions than the tiny shapes (see {@link SyntheticModels#wideQwen3Moe()}), in the formats users run. */
+    WIDE_LLAMA("llama", SyntheticModels::wideLlama, List.of(Format.Q8_0)),
+    WIDE_QWEN3MOE("qwen3moe", SyntheticModels::wideQwen3Moe, List.of(Format.F16, Format.Q8_0, Format.Q4_K_M)),
+    WIDE_DEEPSEEK2("deepseek2", SyntheticModels::wideDeepseek2, List.of(Format.F16, Format.Q8_0, Format.Q4_K_M));
 
     /**
      * The weight formats compared; those without a generated type are llama-quantize's recipes of that name.
@@ -43,19 +47,26 @@ enum ParityModels {
 
     private final String arch;
     private final Supplier<Spec> preset;
+    private final List<Format> greedyFormats;
 
-    ParityModels(String arch, Supplier<Spec> preset) {
+    ParityModels(String arch, Supplier<Spec> preset, List<Format> greedyFormats) {
         this.arch = arch;
         this.preset = preset;
+        this.greedyFormats = greedyFormats;
     }
 
     String arch() {
         return arch;
     }
 
+    /** The formats {@link GreedyParityTest} and {@link HiddenStateParityTest} compare this model in. */
+    List<Format> greedyFormats() {
+        return greedyFormats;
+    }
+
     /** Writes (once per directory) the model file of this architecture in {@code format} and returns it. */
     Path write(Format format, Path dir) {
-        Path target = dir.resolve(arch + "-" + format.name().toLowerCase(Locale.ROOT) + ".gguf");
+        Path target = dir.resolve(name().toLowerCase(Locale.ROOT) + "-" + format.name().toLowerCase(Locale.ROOT) + ".gguf");
         if (Files.isRegularFile(target)) {
             return target;
         }

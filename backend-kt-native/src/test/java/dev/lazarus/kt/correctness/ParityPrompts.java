@@ -5,7 +5,7 @@ import dev.lazarus.kt.chat.ChatTemplate;
 
 import java.util.List;
 
-/** The prompts continued by both implementations: varied scripts, lengths and token kinds. */
+/** The prompts continued by both implementations: varied scripts, lengths (1 to 100+ tokens) and token kinds. */
 final class ParityPrompts {
 
     private ParityPrompts() {
@@ -34,6 +34,12 @@ final class ParityPrompts {
                 new Prompt("whitespace", "a\n\n\n    b\t\tc      d \r\n   \n\t end"),
                 new Prompt("single-token", "The"),
                 new Prompt("json", "{\"model\": \"lazarus\", \"messages\": [{\"role\": \"user\", \"content\": \"hi\"}], "),
-                new Prompt("chat", chat));
+                new Prompt("chat", chat),
+                // long enough (100+ tokens) that batched products take their many-row paths, per expert too
+                new Prompt("long", "Lazarus sits between OpenAI clients and the servers that run their models. It sends"
+                        + " each request to the fastest backend that is healthy, keeps llama.cpp warm as the fallback, and"
+                        + " continues a stream on the next backend when one dies mid-answer. Its engine reads GGUF files in"
+                        + " place, keeps hot experts in RAM or on the GPU, and must compute what llama.cpp computes, token"
+                        + " for token, on every CPU its users own: AMD Zen 4, Intel Sapphire Rapids, and the rest."));
     }
 }

@@ -1,6 +1,7 @@
 package dev.lazarus.kt.fidelity;
 
 import dev.lazarus.kt.chat.ChatTemplate;
+import dev.lazarus.kt.correctness.ParityContract;
 import dev.lazarus.kt.gguf.GgmlType;
 import dev.lazarus.kt.gguf.GgufFile;
 import dev.lazarus.kt.model.Model;
@@ -24,6 +25,7 @@ import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 
+
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
@@ -35,13 +37,18 @@ import static org.assertj.core.api.Assertions.assertThat;
  * arithmetic bit for bit ({@code GreedyParityTest}), and stepwise forcing runs each position through the batches
  * llama-server ran; measured top-1 agreement 384/384 and max |Δ logprob| 2.4e-6 (llama-server's float softmax and
  * JSON rounding against the engine's double log-softmax), so the bound is {@link #NOISE}, as in
- * {@code GreedyParityTest}. Where llama-server's arithmetic differs from the engine's (its AMX variant on Sapphire
- * Rapids, issue 11) this test fails with the parity suites. The other-seed model measured 0/384, |Δ| up to 19.
+ * {@code GreedyParityTest}. The oracle is held to the host's reference variant ({@code GgmlCpuVariant.reference()}:
+ * zen4 on AMD Zen 4 and on Intel AMX hosts alike); on a host whose reference the engine does not reproduce (AVX2 only)
+ * the same-model tests assert that variant's measured contract instead ({@code ParityContract}). The other-seed
+ * model measured 0/384, |Δ| up to 19.
  */
 @Tag("llama-server")
 class FidelityLlamaServerTest {
 
     static final double NOISE = 1e-4;
+
+    /** What the engine promises against this host's reference variant. */
+    static final ParityContract CONTRACT = ParityContract.host();
 
     @TempDir
     static Path dir;
@@ -90,9 +97,13 @@ class FidelityLlamaServerTest {
 
         FidelitySummary overall = report.overall();
         assertThat(overall.positions()).isEqualTo(FidelityPrompts.BUILT_IN.size() * FidelityOptions.DEFAULT_TOKENS);
+        assertThat(overall.comparedLogprobs()).as("top-5 reported at most positions").isGreaterThan(overall.positions() * 4);
+        if (!CONTRACT.exact()) {
+            assertThat(CONTRACT.violations(overall)).as("%s, contract %s", report, CONTRACT).isEmpty();
+            return;
+        }
         assertThat(overall.top1Agreement()).as(report.toString()).isEqualTo(1.0);
         assertThat(overall.maxDelta()).as(report.toString()).isLessThan(NOISE);
-        assertThat(overall.comparedLogprobs()).as("top-5 reported at most positions").isGreaterThan(overall.positions() * 4);
         assertThat(overall.firstDivergence()).isEqualTo(PromptFidelity.NONE);
         assertThat(overall.freeRunningDivergence()).isEqualTo(PromptFidelity.NONE);
     }
@@ -103,6 +114,10 @@ class FidelityLlamaServerTest {
         FidelityReport report = measure(oracleModel,
                 FidelityOptions.defaults().withForcing(Forcing.ONE_PASS).withFreeRunning(true).withTokens(32));
 
+        if (!CONTRACT.exact()) {
+            assertThat(CONTRACT.violations(report.overall())).as("%s, contract %s", report, CONTRACT).isEmpty();
+            return;
+        }
         assertThat(report.overall().top1Agreement()).as(report.toString()).isEqualTo(1.0);
         assertThat(report.overall().maxDelta()).as(report.toString()).isLessThan(NOISE);
         assertThat(report.overall().freeRunningDivergence()).isEqualTo(PromptFidelity.NONE);
@@ -120,13 +135,15 @@ class FidelityLlamaServerTest {
 
     @Test
     void theCommandPassesTheSameModelAndFailsAnother() {
+        // bounds the same model meets on this host: identity where the engine reproduces the reference variant
         String[] thresholds = {"--oracle", server.url().toString(), "--tokens", "16", "--threads", "2",
-                "--min-top1", "0.99", "--max-delta", "1e-3"};
+                "--min-top1", CONTRACT.exact() ? "0.99" : Double.toString(CONTRACT.minTop1()),
+                "--max-delta", CONTRACT.exact() ? "1e-3" : Double.toString(CONTRACT.maxDelta())};
 
         Run same = Run.of(concat(thresholds, "--model", oracleModel.toString(), "--json"));
         assertThat(same.code).as(same.err).isEqualTo(FidelityMain.MEASURED);
         JsonNode json = JsonMapper.builder().build().readTree(same.out);
-        assertThat(json.path("overall").path("top1Agreement").asDouble()).isEqualTo(1.0);
+        assertThat(json.path("overall").path("top1Agreement").asDouble()).isGreaterThanOrEqualTo(CONTRACT.exact() ? 1.0 : CONTRACT.minTop1());
         assertThat(json.path("thresholds").path("passed").asBoolean()).isTrue();
 
         Run other = Run.of(concat(thresholds, "--model", otherModel.toString()));

@@ -77,12 +77,23 @@ public final class LlamaCpp {
      * Host paths in the arguments work unchanged. Returns its combined output; throws when it fails.
      */
     public static String runTool(String tool, List<String> args, long timeoutSeconds) {
+        return runTool(null, tool, args, timeoutSeconds);
+    }
+
+    /** As {@link #runTool(String, List, long)}, with ggml held to {@code variant} (null: ggml's own choice). */
+    public static String runTool(GgmlCpuVariant variant, String tool, List<String> args, long timeoutSeconds) {
         List<String> command = new ArrayList<>(List.of(script().toString(), "exec", chrootDir().toString(), tool));
         command.addAll(args);
         try {
             Path log = Files.createTempFile("lazarus-" + tool, ".log");
             try {
-                Process p = new ProcessBuilder(command).redirectErrorStream(true).redirectOutput(log.toFile()).start();
+                ProcessBuilder builder = new ProcessBuilder(command).redirectErrorStream(true).redirectOutput(log.toFile())
+                        .redirectInput(ProcessBuilder.Redirect.from(new java.io.File("/dev/null")));
+                builder.environment().remove(GgmlCpuVariant.ENV);
+                if (variant != null) {
+                    builder.environment().put(GgmlCpuVariant.ENV, variant.id());
+                }
+                Process p = builder.start();
                 if (!p.waitFor(timeoutSeconds, TimeUnit.SECONDS)) {
                     p.destroyForcibly().waitFor();
                     throw new IllegalStateException(tool + " did not finish in " + timeoutSeconds + " s: " + tail(log));

@@ -34,19 +34,27 @@ public final class LlamaServerProcess implements AutoCloseable {
     private final Process process;
     private final int port;
     private final Path log;
+    private final GgmlCpuVariant variant;
     private final HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
 
-    private LlamaServerProcess(Process process, int port, Path log) {
+    private LlamaServerProcess(Process process, int port, Path log, GgmlCpuVariant variant) {
         this.process = process;
         this.port = port;
         this.log = log;
+        this.variant = variant;
     }
 
     /**
      * Starts llama-server on {@code model} with {@code -m model --host 127.0.0.1 --port <free>} plus {@code args}
-     * (defaults to 2 threads unless {@code args} say otherwise) and waits until {@code /health} answers 200.
+     * (defaults to 2 threads unless {@code args} say otherwise), held to this host's
+     * {@linkplain GgmlCpuVariant#reference() reference CPU variant}, and waits until {@code /health} answers 200.
      */
     public static LlamaServerProcess start(Path model, String... args) {
+        return start(GgmlCpuVariant.reference(), model, args);
+    }
+
+    /** As {@link #start(Path, String...)}, with ggml held to {@code variant}. */
+    public static LlamaServerProcess start(GgmlCpuVariant variant, Path model, String... args) {
         LlamaCpp.require();
         List<String> command = new ArrayList<>(List.of(LlamaCpp.script().toString(), "run",
                 LlamaCpp.chrootDir().toString(), "--", "-m", model.toAbsolutePath().toString(), "--host", "127.0.0.1"));
@@ -61,7 +69,7 @@ public final class LlamaServerProcess implements AutoCloseable {
             int port = freePort();
             List<String> withPort = new ArrayList<>(command);
             withPort.addAll(List.of("--port", Integer.toString(port)));
-            LlamaServerProcess server = launch(withPort, port);
+            LlamaServerProcess server = launch(withPort, port, variant);
             try {
                 server.awaitHealthy();
                 return server;
@@ -112,6 +120,16 @@ public final class LlamaServerProcess implements AutoCloseable {
                 .POST(HttpRequest.BodyPublishers.ofString(json)).build());
     }
 
+    /** The ggml CPU variant this llama-server runs on. */
+    public GgmlCpuVariant variant() {
+        return variant;
+    }
+
+    /** What a failure message needs to say about the reference: variant, host CPU and its SIMD flags. */
+    public String describe() {
+        return "llama-server on ggml CPU variant " + variant.id() + ", host " + GgmlCpuVariant.hostSummary();
+    }
+
     /** The last lines llama-server printed. */
     public String logTail() {
         return LlamaCpp.tail(log);
@@ -133,11 +151,12 @@ public final class LlamaServerProcess implements AutoCloseable {
         }
     }
 
-    private static LlamaServerProcess launch(List<String> command, int port) {
+    private static LlamaServerProcess launch(List<String> command, int port, GgmlCpuVariant variant) {
         try {
             Path log = Files.createTempFile("lazarus-llama-server-", ".log");
-            Process p = new ProcessBuilder(command).redirectErrorStream(true).redirectOutput(log.toFile()).start();
-            return new LlamaServerProcess(p, port, log);
+            ProcessBuilder builder = new ProcessBuilder(command).redirectErrorStream(true).redirectOutput(log.toFile());
+            builder.environment().put(GgmlCpuVariant.ENV, variant.id());
+            return new LlamaServerProcess(builder.start(), port, log, variant);
         } catch (IOException e) {
             throw new IllegalStateException("cannot start " + command, e);
         }

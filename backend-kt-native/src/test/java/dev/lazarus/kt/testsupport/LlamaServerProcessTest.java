@@ -47,6 +47,22 @@ class LlamaServerProcessTest {
         }
     }
 
+    /**
+     * The chroot script holds ggml to the variant asked for (only that library is visible), whatever the host would
+     * pick: the reference this host's parity suites use, and haswell, which every AVX2 host runs.
+     */
+    @Test
+    void ggmlIsHeldToTheVariantAskedFor() {
+        Path model = SyntheticModels.write(SyntheticModels.tinyLlama(), dir.resolve("variant.gguf"));
+        for (GgmlCpuVariant variant : List.of(GgmlCpuVariant.reference(), GgmlCpuVariant.HASWELL)) {
+            String log = LlamaCpp.runTool(variant, "llama-completion", List.of("-m", model.toString(), "-p", "Hi", "-n", "1",
+                    "-t", "1", "--no-warmup", "-lv", "4", "-no-cnv"), 60);
+            assertThat(log).as("llama-completion's log, held to %s on %s", variant.id(), GgmlCpuVariant.hostSummary())
+                    .containsPattern("loaded CPU backend from \\S*/libggml-cpu-" + variant.id() + "\\.so")
+                    .doesNotContainPattern("loaded CPU backend from \\S*/libggml-cpu-(?!" + variant.id() + "\\.so)");
+        }
+    }
+
     /** Local IPv4 addresses (hex, as /proc/net/tcp writes them) with a LISTEN socket on {@code hexPort}. */
     private static List<String> listeningAddresses(String hexPort) {
         try {
