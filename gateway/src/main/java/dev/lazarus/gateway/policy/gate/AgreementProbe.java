@@ -7,9 +7,6 @@ import dev.lazarus.backend.api.openai.ChatMessage;
 import dev.lazarus.backend.api.openai.Logprobs.TokenLogprob;
 import dev.lazarus.gateway.routing.RouteTarget;
 import java.io.ByteArrayOutputStream;
-import java.nio.ByteBuffer;
-import java.nio.charset.CharacterCodingException;
-import java.nio.charset.CodingErrorAction;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -86,7 +83,7 @@ public final class AgreementProbe {
         private final String prompt;
         private final Map<String, Object> extra;
         private final Runnable onCall;
-        private final ByteArrayOutputStream path = new ByteArrayOutputStream();
+        private final StringBuilder path = new StringBuilder();
         private final PromptScore score = new PromptScore();
 
         Walk(RouteTarget candidate, RouteTarget oracle, String prompt, Map<String, Object> extra, Runnable onCall) {
@@ -110,50 +107,34 @@ public final class AgreementProbe {
                 List<TokenLogprob> theirs = tokens(candidate, messages, 1, "candidate");
                 score.add(position, next.getFirst(), theirs.isEmpty() ? null : theirs.getFirst());
                 position += extend(next.getFirst(), messages);
-                if (!complete()) {
-                    note = "the oracle's answer ends inside a UTF-8 character at token " + position;
-                    break;
-                }
             }
-            return score.result(prompt, text(), note);
+            return score.result(prompt, path.toString(), note);
         }
 
         /**
-         * Appends the oracle's token to the path; a token that is part of a character is completed
-         * with the oracle's following tokens (asked for at once: the path must stay valid text),
-         * which are forced but not scored. Returns the tokens appended.
+         * Appends the oracle's token to the path. A token that starts a character is completed with
+         * the oracle's following tokens (asked for at once), which are forced but not scored. Bytes
+         * that are no UTF-8 at all (a random-weight model makes them) go on as U+FFFD: the path must
+         * be text, and both backends still see the same text. Returns the tokens appended.
          */
         private int extend(TokenLogprob token, List<ChatMessage> messages) {
-            path.writeBytes(PromptScore.bytes(token.token(), token.bytes()));
-            if (complete()) {
-                return 1;
-            }
-            List<TokenLogprob> more = tokens(oracle, messages, CHARACTER_TOKENS, "oracle");
+            ByteArrayOutputStream pending = new ByteArrayOutputStream();
+            pending.writeBytes(PromptScore.bytes(token.token(), token.bytes()));
             int appended = 1;
-            for (int i = 1; i < more.size() && !complete(); i++) {
-                path.writeBytes(PromptScore.bytes(more.get(i).token(), more.get(i).bytes()));
-                appended++;
+            if (Utf8Tail.of(pending.toByteArray()) == Utf8Tail.INCOMPLETE) {
+                List<TokenLogprob> more = tokens(oracle, messages, CHARACTER_TOKENS, "oracle");
+                for (int i = 1; i < more.size() && Utf8Tail.of(pending.toByteArray()) == Utf8Tail.INCOMPLETE; i++) {
+                    pending.writeBytes(PromptScore.bytes(more.get(i).token(), more.get(i).bytes()));
+                    appended++;
+                }
             }
+            path.append(pending.toString(StandardCharsets.UTF_8));
             return appended;
         }
 
         private List<ChatMessage> conversation() {
-            return path.size() == 0 ? List.of(ChatMessage.user(prompt))
-                    : List.of(ChatMessage.user(prompt), ChatMessage.assistant(text()));
-        }
-
-        private boolean complete() {
-            try {
-                StandardCharsets.UTF_8.newDecoder().onMalformedInput(CodingErrorAction.REPORT)
-                        .onUnmappableCharacter(CodingErrorAction.REPORT).decode(ByteBuffer.wrap(path.toByteArray()));
-                return true;
-            } catch (CharacterCodingException e) {
-                return false;
-            }
-        }
-
-        private String text() {
-            return path.toString(StandardCharsets.UTF_8);
+            return path.isEmpty() ? List.of(ChatMessage.user(prompt))
+                    : List.of(ChatMessage.user(prompt), ChatMessage.assistant(path.toString()));
         }
 
         /** The tokens of one greedy call with their logprobs; empty when it generated none. */

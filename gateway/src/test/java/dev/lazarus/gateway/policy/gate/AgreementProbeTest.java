@@ -55,10 +55,10 @@ class AgreementProbeTest {
 
     @Test
     void aTokenThatIsHalfACharacterIsCompletedFromTheOracleAndNotScoredAlone() {
-        ToyModelBackend accents = new ToyModelBackend("oracle", 1, true, BackendCapabilities.all(),
-                ToyModelBackend.Mode.NORMAL);
-        ToyModelBackend twin = new ToyModelBackend("twin", 1, true, BackendCapabilities.all(),
-                ToyModelBackend.Mode.NORMAL);
+        ToyModelBackend accents = new ToyModelBackend("oracle", 1, ToyModelBackend.Style.E_ACUTE,
+                BackendCapabilities.all(), ToyModelBackend.Mode.NORMAL);
+        ToyModelBackend twin = new ToyModelBackend("twin", 1, ToyModelBackend.Style.E_ACUTE,
+                BackendCapabilities.all(), ToyModelBackend.Mode.NORMAL);
         OracleAgreement a = new AgreementProbe(6, Duration.ofSeconds(10))
                 .measure(new RouteTarget(twin, "toy"), new RouteTarget(accents, "toy"), List.of("say é"), Map.of(),
                         calls::incrementAndGet);
@@ -71,8 +71,25 @@ class AgreementProbeTest {
     }
 
     @Test
+    void bytesThatAreNoUtf8GoOnAsReplacementCharactersAndEveryPositionIsScored() {
+        ToyModelBackend stray = new ToyModelBackend("oracle", 1, ToyModelBackend.Style.STRAY_BYTES,
+                BackendCapabilities.all(), ToyModelBackend.Mode.NORMAL);
+        ToyModelBackend twin = new ToyModelBackend("twin", 1, ToyModelBackend.Style.STRAY_BYTES,
+                BackendCapabilities.all(), ToyModelBackend.Mode.NORMAL);
+        OracleAgreement a = new AgreementProbe(6, Duration.ofSeconds(10))
+                .measure(new RouteTarget(twin, "toy"), new RouteTarget(stray, "toy"), List.of("babble"), Map.of(),
+                        calls::incrementAndGet);
+
+        OracleAgreement.PromptAgreement p = a.prompts().getFirst();
+        assertThat(p.oracleText()).isEqualTo("\uFFFDa\uFFFDa\uFFFDa");
+        assertThat(p.positions()).isEqualTo(6);
+        assertThat(p.agreed()).isEqualTo(6);
+        assertThat(p.note()).isNull();
+    }
+
+    @Test
     void aCandidateWithoutLogprobsIsNotMeasuredAndNotCalled() {
-        ToyModelBackend mute = new ToyModelBackend("kt", 1, false,
+        ToyModelBackend mute = new ToyModelBackend("kt", 1, ToyModelBackend.Style.TEXT,
                 new BackendCapabilities(true, true, false, true, true), ToyModelBackend.Mode.NORMAL);
         OracleAgreement a = measure(mute);
         assertThat(a.measured()).isFalse();
@@ -83,14 +100,14 @@ class AgreementProbeTest {
 
     @Test
     void aCandidateThatCannotContinueAnAssistantMessageIsNotMeasured() {
-        OracleAgreement a = measure(new ToyModelBackend("kt", 1, false,
+        OracleAgreement a = measure(new ToyModelBackend("kt", 1, ToyModelBackend.Style.TEXT,
                 new BackendCapabilities(true, true, true, false, true), ToyModelBackend.Mode.NORMAL));
         assertThat(a.reason()).isEqualTo("the candidate 'kt' cannot continue an assistant message (assistant prefill)");
     }
 
     @Test
     void anOracleThatCannotBeScoredIsNamed() {
-        ToyModelBackend mute = new ToyModelBackend("llama", 1, false,
+        ToyModelBackend mute = new ToyModelBackend("llama", 1, ToyModelBackend.Style.TEXT,
                 new BackendCapabilities(true, true, false, true, true), ToyModelBackend.Mode.NORMAL);
         OracleAgreement a = PROBE.measure(new RouteTarget(ToyModelBackend.of("kt", 1), "toy"),
                 new RouteTarget(mute, "toy"), PROMPTS, Map.of(), calls::incrementAndGet);
@@ -99,10 +116,10 @@ class AgreementProbeTest {
 
     @Test
     void logprobsPromisedButNotSentAndFailedCallsAreReasonsNotExceptions() {
-        assertThat(measure(new ToyModelBackend("kt", 1, false, BackendCapabilities.all(),
+        assertThat(measure(new ToyModelBackend("kt", 1, ToyModelBackend.Style.TEXT, BackendCapabilities.all(),
                 ToyModelBackend.Mode.NO_LOGPROBS_SENT)).reason())
                 .isEqualTo("the candidate 'kt' generated text without logprobs");
-        OracleAgreement failed = measure(new ToyModelBackend("kt", 1, false, BackendCapabilities.all(),
+        OracleAgreement failed = measure(new ToyModelBackend("kt", 1, ToyModelBackend.Style.TEXT, BackendCapabilities.all(),
                 ToyModelBackend.Mode.FAILS));
         assertThat(failed.measured()).isFalse();
         assertThat(failed.reason()).startsWith("a call failed: ").contains("toy kt is down");

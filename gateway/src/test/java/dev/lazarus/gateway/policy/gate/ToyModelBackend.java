@@ -29,36 +29,41 @@ import reactor.core.publisher.Mono;
  * A tiny deterministic language model behind the SPI: its next-token distribution over a byte-level
  * vocabulary is a function of its seed and the bytes so far (the prompt, then a trailing assistant
  * message it continues). Two with the same seed compute the same thing; another seed is another
- * model. {@code eAcute} makes it always answer "é" in two byte tokens (0xC3, then 0xA9), the case
- * of a token that is part of a character.
+ * model. Its {@link Style} can also make it answer "é" in two byte tokens (0xC3, then 0xA9: a token
+ * that starts a character), or stray bytes that are no UTF-8 at all, as random-weight models do.
  */
 final class ToyModelBackend implements InferenceBackend {
 
     /** The vocabulary, as bytes; the last two are the halves of "é". */
     private static final List<byte[]> VOCAB = List.of(bytes("a"), bytes("b"), bytes("c"), bytes(" "), bytes("the"),
-            bytes("x"), bytes("."), bytes("!"), new byte[] {(byte) 0xC3}, new byte[] {(byte) 0xA9});
+            bytes("x"), bytes("."), bytes("!"), new byte[] {(byte) 0xC3}, new byte[] {(byte) 0xA9},
+            new byte[] {(byte) 0x89});
     private static final int HALF1 = 8;
     private static final int HALF2 = 9;
+    private static final int STRAY = 10;
+
+    /** What it says: seeded text, "ééé...", or "a" after every stray byte 0x89. */
+    enum Style { TEXT, E_ACUTE, STRAY_BYTES }
 
     enum Mode { NORMAL, NO_LOGPROBS_SENT, FAILS }
 
     private final String id;
     private final long seed;
-    private final boolean eAcute;
+    private final Style style;
     private final BackendCapabilities capabilities;
     private final Mode mode;
     final AtomicInteger calls = new AtomicInteger();
 
-    ToyModelBackend(String id, long seed, boolean eAcute, BackendCapabilities capabilities, Mode mode) {
+    ToyModelBackend(String id, long seed, Style style, BackendCapabilities capabilities, Mode mode) {
         this.id = id;
         this.seed = seed;
-        this.eAcute = eAcute;
+        this.style = style;
         this.capabilities = capabilities;
         this.mode = mode;
     }
 
     static ToyModelBackend of(String id, long seed) {
-        return new ToyModelBackend(id, seed, false, BackendCapabilities.all(), Mode.NORMAL);
+        return new ToyModelBackend(id, seed, Style.TEXT, BackendCapabilities.all(), Mode.NORMAL);
     }
 
     @Override
@@ -115,16 +120,24 @@ final class ToyModelBackend implements InferenceBackend {
 
     private double[] logprobs(byte[] context) {
         double[] logits = new double[VOCAB.size()];
-        if (eAcute) {
-            boolean second = context.length > 0 && context[context.length - 1] == (byte) 0xC3;
-            Arrays.fill(logits, -5);
-            logits[second ? HALF2 : HALF1] = 5;
-        } else {
-            Random random = new Random(seed * 1_000_003L + Arrays.hashCode(context));
-            for (int i = 0; i < HALF1; i++) {
-                logits[i] = 3 * random.nextGaussian();
+        byte last = context.length == 0 ? 0 : context[context.length - 1];
+        switch (style) {
+            case E_ACUTE -> {
+                Arrays.fill(logits, -5);
+                logits[last == (byte) 0xC3 ? HALF2 : HALF1] = 5;
             }
-            logits[HALF1] = logits[HALF2] = -30; // plain text: never half a character
+            case STRAY_BYTES -> {
+                Arrays.fill(logits, -5);
+                // a stray byte reaches it back as U+FFFD (EF BF BD) when the answer is continued
+                logits[last == (byte) 0x89 || last == (byte) 0xBD ? 0 : STRAY] = 5;
+            }
+            case TEXT -> {
+                Random random = new Random(seed * 1_000_003L + Arrays.hashCode(context));
+                for (int i = 0; i < HALF1; i++) {
+                    logits[i] = 3 * random.nextGaussian();
+                }
+                logits[HALF1] = logits[HALF2] = logits[STRAY] = -30; // plain text only
+            }
         }
         double max = Arrays.stream(logits).max().orElseThrow();
         double sum = Arrays.stream(logits).map(l -> Math.exp(l - max)).sum();
