@@ -2,6 +2,7 @@ package dev.lazarus.gateway.policy;
 
 import dev.lazarus.gateway.policy.preflight.KtMethod;
 import jakarta.validation.Valid;
+import jakarta.validation.constraints.AssertTrue;
 import jakarta.validation.constraints.DecimalMax;
 import jakarta.validation.constraints.DecimalMin;
 import jakarta.validation.constraints.Max;
@@ -98,7 +99,15 @@ public record PolicyProperties(
             @DefaultValue Map<String, Object> requestExtra,
             @DefaultValue("false") boolean autoRun,
             @DefaultValue("10m") @NotNull Duration autoRunHealthWait,
-            @DefaultValue @Valid Agreement agreement) {}
+            @DefaultValue @Valid Agreement agreement) {
+
+        /** A hold threshold over its GO one would make HOLD impossible and NO-GO swallow what should pass. */
+        @AssertTrue(message = "hold-oracle-ratio must not be above go-oracle-ratio, nor hold-tokens-per-second above"
+                + " go-tokens-per-second")
+        public boolean isHoldUnderGo() {
+            return holdOracleRatio <= goOracleRatio && holdTokensPerSecond <= goTokensPerSecond;
+        }
+    }
 
     /**
      * Agreement with the oracle, teacher-forced on its greedy path over the gate's prompts: a
