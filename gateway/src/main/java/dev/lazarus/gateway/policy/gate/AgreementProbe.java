@@ -58,7 +58,7 @@ public final class AgreementProbe {
         } catch (NotScorable e) {
             return OracleAgreement.notMeasured(e.getMessage());
         } catch (RuntimeException e) {
-            return OracleAgreement.notMeasured("a call failed: " + (e.getMessage() == null
+            return OracleAgreement.notMeasured("the measurement failed: " + (e.getMessage() == null
                     ? e.getClass().getSimpleName() : e.getMessage()));
         }
         return OracleAgreement.of(scored);
@@ -144,9 +144,16 @@ public final class AgreementProbe {
             ChatCompletionRequest request = builder.model(target.backendModel()).messages(messages)
                     .maxTokens(maxTokens).temperature(0.0).logprobs(true).topLogprobs(PromptScore.TOP)
                     .build().asUsageStream();
-            List<ChatCompletionChunk> chunks = target.backend().chat(request).timeout(callTimeout)
-                    .collectList().block(callTimeout.plusSeconds(5));
-            onCall.run();
+            List<ChatCompletionChunk> chunks;
+            try {
+                chunks = target.backend().chat(request).timeout(callTimeout).collectList()
+                        .block(callTimeout.plusSeconds(5));
+            } catch (RuntimeException e) {
+                throw new NotScorable("the " + role + " '" + target.backendId() + "' failed: "
+                        + (e.getMessage() == null ? e.getClass().getSimpleName() : e.getMessage()));
+            } finally {
+                onCall.run();
+            }
             List<TokenLogprob> tokens = new ArrayList<>();
             boolean content = false;
             for (ChatCompletionChunk chunk : chunks == null ? List.<ChatCompletionChunk>of() : chunks) {

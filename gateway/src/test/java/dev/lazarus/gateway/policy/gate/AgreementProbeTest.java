@@ -122,7 +122,7 @@ class AgreementProbeTest {
         OracleAgreement failed = measure(new ToyModelBackend("kt", 1, ToyModelBackend.Style.TEXT, BackendCapabilities.all(),
                 ToyModelBackend.Mode.FAILS));
         assertThat(failed.measured()).isFalse();
-        assertThat(failed.reason()).startsWith("a call failed: ").contains("toy kt is down");
+        assertThat(failed.reason()).isEqualTo("the candidate 'kt' failed: toy kt is down");
     }
 
     private OracleAgreement measure(ToyModelBackend candidate) {
