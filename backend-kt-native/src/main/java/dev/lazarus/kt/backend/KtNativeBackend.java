@@ -20,9 +20,11 @@ import dev.lazarus.kt.sampling.SamplingParams;
 import dev.lazarus.kt.sampling.TokenSampler;
 import java.lang.System.Logger.Level;
 import java.time.Duration;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.OptionalLong;
 import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
@@ -44,6 +46,8 @@ public final class KtNativeBackend implements InferenceBackend, ExpertPlacementV
     private final String id;
     private final KtNativeSettings settings;
     private final SamplerFactory samplers;
+    /** The weights' bytes, all split parts, known before loading: preflight's memory wall runs while it loads. */
+    private final OptionalLong modelBytes;
     private final CompletableFuture<LoadedModel> loaded = new CompletableFuture<>();
     private volatile double progress;
     private volatile boolean closed;
@@ -62,6 +66,7 @@ public final class KtNativeBackend implements InferenceBackend, ExpertPlacementV
         this.id = id;
         this.settings = settings;
         this.samplers = samplers;
+        this.modelBytes = ModelLoader.bytesOf(settings.model());
         Thread.ofPlatform().name("kt-load-" + id).daemon().start(() -> {
             try {
                 LoadedModel model = new ModelLoader(id, settings).load(p -> progress = p);
@@ -83,9 +88,10 @@ public final class KtNativeBackend implements InferenceBackend, ExpertPlacementV
     @Override
     public BackendDescriptor describe() {
         LoadedModel m = ready();
-        ModelInfo info = m == null
-                ? new ModelInfo(settings.modelName(), "lazarus", 0, Map.of("status", "loading"))
-                : new ModelInfo(settings.modelName(), "lazarus", m.engine().options().contextSize(), m.facts());
+        Map<String, Object> facts = new LinkedHashMap<>(m == null ? Map.of("status", "loading") : m.facts());
+        modelBytes.ifPresent(bytes -> facts.put(ModelInfo.SIZE_BYTES, bytes));
+        ModelInfo info = new ModelInfo(settings.modelName(), "lazarus",
+                m == null ? 0 : m.engine().options().contextSize(), facts);
         return new BackendDescriptor(id, KtNativeBackendFactory.KIND, List.of(info), CAPABILITIES);
     }
 

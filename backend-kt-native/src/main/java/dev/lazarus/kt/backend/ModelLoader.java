@@ -1,6 +1,7 @@
 package dev.lazarus.kt.backend;
 
 import dev.lazarus.backend.api.BackendConfigException;
+import dev.lazarus.backend.api.ModelFiles;
 import dev.lazarus.kt.chat.ChatTemplate;
 import dev.lazarus.kt.gguf.GgmlType;
 import dev.lazarus.kt.gguf.GgufFile;
@@ -18,6 +19,7 @@ import dev.lazarus.kt.tokenizer.Tokenizers;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.UncheckedIOException;
+import java.net.URL;
 import java.lang.System.Logger.Level;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
@@ -29,6 +31,7 @@ import java.util.EnumMap;
 import java.util.LinkedHashMap;
 import java.util.Locale;
 import java.util.Map;
+import java.util.OptionalLong;
 import java.util.function.DoubleConsumer;
 
 /**
@@ -108,6 +111,27 @@ final class ModelLoader {
         }
         LOG.log(Level.INFO, "kt-native backend {0}: warm-up generated {1} tokens in {2} ms", backendId, generated,
                 String.valueOf((System.nanoTime() - start) / 1_000_000));
+    }
+
+    /**
+     * The bytes of a configured model without opening it: every part of a split GGUF, or the
+     * classpath resource's length; empty when the file is missing (loading then says why).
+     */
+    static OptionalLong bytesOf(String model) {
+        if (!model.startsWith(CLASSPATH)) {
+            return ModelFiles.sizeOf(Path.of(model));
+        }
+        URL resource = Thread.currentThread().getContextClassLoader()
+                .getResource(model.substring(CLASSPATH.length()).replaceFirst("^/", ""));
+        if (resource == null) {
+            return OptionalLong.empty();
+        }
+        try {
+            long length = resource.openConnection().getContentLengthLong();
+            return length > 0 ? OptionalLong.of(length) : OptionalLong.empty();
+        } catch (IOException e) {
+            return OptionalLong.empty();
+        }
     }
 
     private Path resolve(String model) {

@@ -53,12 +53,15 @@ class KtNativeBackendTest {
     }
 
     @Test
-    void describesTheModelWithRandomWeightsFlag() {
+    void describesTheModelWithRandomWeightsFlag() throws Exception {
         var model = backend.describe().models().getFirst();
         assertThat(model.id()).isEqualTo("tiny");
         assertThat(model.metadata()).containsEntry("architecture", "qwen3moe").containsEntry("random_weights", true)
                 .containsEntry("quantization", "F16").containsEntry("trained_context_length", 4096);
         assertThat(model.contextLength()).as("the context this backend serves").isEqualTo(256);
+        long fileBytes = java.nio.file.Files.size(java.nio.file.Path.of(
+                Thread.currentThread().getContextClassLoader().getResource(EmbeddedModel.RESOURCE).toURI()));
+        assertThat(model.sizeBytes()).as("the preflight's memory wall reads it").hasValue(fileBytes);
         assertThat(backend.describe().capabilities().assistantPrefill()).isTrue();
         assertThat(backend.health().block().status()).isEqualTo(BackendHealth.Status.UP);
     }

@@ -73,7 +73,7 @@ class AdminBenchmarksController {
     }
 
     @GetMapping("/admin/benchmarks/{id}")
-    @Operation(summary = "A job: progress; when done, per-prompt figures, averages ± stdev, verdict and reasons")
+    @Operation(summary = "A job: progress; when done, per-prompt figures, averages ± stdev, agreement with the oracle, verdict and reasons")
     BenchmarkJob get(@PathVariable String id) {
         return jobs.find(id).orElseThrow(() -> new ApiError(HttpStatus.NOT_FOUND, "invalid_request_error",
                 "not_found", "id", "There is no benchmark job '" + id + "'."));

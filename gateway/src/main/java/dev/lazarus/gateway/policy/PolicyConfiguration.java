@@ -3,6 +3,7 @@ package dev.lazarus.gateway.policy;
 import dev.lazarus.backend.api.BackendHealth;
 import dev.lazarus.backend.api.InferenceBackend;
 import dev.lazarus.gateway.config.LazarusProperties;
+import dev.lazarus.gateway.policy.gate.AgreementProbe;
 import dev.lazarus.gateway.policy.gate.AutoGate;
 import dev.lazarus.gateway.policy.gate.BenchmarkJobs;
 import dev.lazarus.gateway.policy.gate.BenchmarkRunner;
@@ -138,11 +139,19 @@ public class PolicyConfiguration {
     BenchmarkJobs benchmarkJobs(PolicyEngine engine, BackendRegistry backends, RouteTable routes,
             RouteOverrides overrides, Preflight preflight, PolicyProperties properties) {
         PolicyProperties.Gate gate = properties.gate();
-        GateThresholds thresholds = new GateThresholds(gate.goTokensPerSecond(), gate.goOracleRatio(),
-                gate.holdTokensPerSecond(), gate.maxTtft(), gate.minSuccessRate());
+        PolicyProperties.Agreement agreement = gate.agreement();
+        GateThresholds thresholds = new GateThresholds(
+                new GateThresholds.SpeedThresholds(gate.goOracleRatio(), gate.holdOracleRatio(),
+                        gate.floorTokensPerSecond(), gate.goTokensPerSecond(), gate.holdTokensPerSecond()),
+                gate.maxTtft(), gate.minSuccessRate(),
+                new GateThresholds.AgreementThresholds(agreement.floor(), agreement.maxMeanLogprobDelta(),
+                        agreement.required()));
+        AgreementProbe probe = agreement.enabled() ? new AgreementProbe(agreement.forcedTokens(), gate.callTimeout())
+                : null;
         return new BenchmarkJobs(engine, backends, routes, overrides, preflight,
                 new BenchmarkRunner(gate.maxTokens(), gate.callTimeout()),
-                new BenchmarkJobs.Settings(thresholds, gate.runs(), properties.autoPromote(), gate.requestExtra()),
+                new BenchmarkJobs.Settings(thresholds, gate.runs(), properties.autoPromote(), gate.requestExtra(),
+                        probe),
                 clock);
     }
 

@@ -2,6 +2,7 @@ package dev.lazarus.gateway.policy;
 
 import dev.lazarus.gateway.policy.preflight.KtMethod;
 import jakarta.validation.Valid;
+import jakarta.validation.constraints.AssertTrue;
 import jakarta.validation.constraints.DecimalMax;
 import jakarta.validation.constraints.DecimalMin;
 import jakarta.validation.constraints.Max;
@@ -68,9 +69,13 @@ public record PolicyProperties(
     /**
      * @param runs                 times each of the three prompts runs on each backend
      * @param maxTokens            {@code max_tokens} of every benchmark request
-     * @param goTokensPerSecond    GO when the candidate's average generation speed is above this ...
-     * @param goOracleRatio        ... or at least this many times the oracle's in the same job
-     * @param holdTokensPerSecond  below this, NO-GO; between this and GO, HOLD
+     * @param goOracleRatio        with an oracle measured in the job: GO needs at least this many times its speed ...
+     * @param holdOracleRatio      ... under this many times it is NO-GO; between the two, HOLD
+     * @param floorTokensPerSecond with an oracle: GO also needs at least this absolute speed (0: no floor); a
+     *                             candidate that meets the ratio but not the floor is HOLD
+     * @param goTokensPerSecond    without an oracle (none serves the model, or it failed every run): GO needs more
+     *                             than this ...
+     * @param holdTokensPerSecond  ... under this is NO-GO; between the two, HOLD
      * @param maxTtft              GO needs the average time to first token under this
      * @param minSuccessRate       GO needs a success rate above this; under it, NO-GO
      * @param callTimeout          longest one benchmark call may take before it counts as failed
@@ -78,22 +83,55 @@ public record PolicyProperties(
      * @param autoRun              start a gate job by itself whenever a candidate becomes CANDIDATE (and at
      *                             start for every candidate that is), once the candidate's health check says UP
      * @param autoRunHealthWait    how long such a job waits for the candidate to be UP before it is skipped
+     * @param agreement            the candidate's agreement with the oracle on the oracle's greedy path
      */
     public record Gate(
             @DefaultValue("3") @Min(1) @Max(50) int runs,
             @DefaultValue("256") @Min(1) int maxTokens,
-            @DefaultValue("12") @DecimalMin("0") double goTokensPerSecond,
             @DefaultValue("1.1") @DecimalMin("0") double goOracleRatio,
+            @DefaultValue("0.75") @DecimalMin("0") double holdOracleRatio,
+            @DefaultValue("0") @DecimalMin("0") double floorTokensPerSecond,
+            @DefaultValue("12") @DecimalMin("0") double goTokensPerSecond,
             @DefaultValue("8") @DecimalMin("0") double holdTokensPerSecond,
             @DefaultValue("2s") @NotNull Duration maxTtft,
             @DefaultValue("0.95") @DecimalMin("0") @DecimalMax("1") double minSuccessRate,
             @DefaultValue("5m") @NotNull Duration callTimeout,
             @DefaultValue Map<String, Object> requestExtra,
             @DefaultValue("false") boolean autoRun,
-            @DefaultValue("10m") @NotNull Duration autoRunHealthWait) {}
+            @DefaultValue("10m") @NotNull Duration autoRunHealthWait,
+            @DefaultValue @Valid Agreement agreement) {
+
+        /** A hold threshold over its GO one would make HOLD impossible and NO-GO swallow what should pass. */
+        @AssertTrue(message = "hold-oracle-ratio must not be above go-oracle-ratio, nor hold-tokens-per-second above"
+                + " go-tokens-per-second")
+        public boolean isHoldUnderGo() {
+            return holdOracleRatio <= goOracleRatio && holdTokensPerSecond <= goTokensPerSecond;
+        }
+    }
 
     /**
-     * @param tokensPerSecondFloor a promoted candidate generating slower than this ...
+     * Agreement with the oracle, teacher-forced on its greedy path over the gate's prompts: a
+     * faster candidate that computes something else (fewer or deferred experts, INT4 weights) loses
+     * quality silently, and only a comparison with the oracle shows it.
+     *
+     * @param enabled             measure it in every gate job that has an oracle
+     * @param forcedTokens        positions per prompt (each costs one call of the oracle and one of the candidate)
+     * @param floor               top-1 agreement under this is NO-GO
+     * @param maxMeanLogprobDelta mean |Δ logprob| (nats) over the oracle's top-5 above this is NO-GO
+     * @param required            a candidate whose agreement cannot be measured (no logprobs, no assistant
+     *                            prefill, no oracle) is HOLD instead of GO
+     */
+    public record Agreement(
+            @DefaultValue("true") boolean enabled,
+            @DefaultValue("16") @Min(1) @Max(256) int forcedTokens,
+            @DefaultValue("0.9") @DecimalMin("0") @DecimalMax("1") double floor,
+            @DefaultValue("0.5") @DecimalMin("0") double maxMeanLogprobDelta,
+            @DefaultValue("false") boolean required) {}
+
+    /**
+     * @param tokensPerSecondFloor a promoted candidate generating slower than this (absolute: while it is
+     *                             promoted the oracle serves nothing, so there is no live oracle speed to
+     *                             compare with; set it from the oracle's speed the gate measured) ...
      * @param slowWindow           ... for this long is rolled back
      * @param checkInterval        how often the speed rule looks at the live stats
      * @param fatalErrorPatterns   regular expressions (case-insensitive) that make a backend error fatal:

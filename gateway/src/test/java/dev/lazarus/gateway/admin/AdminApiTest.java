@@ -280,7 +280,9 @@ class AdminApiTest {
 
     @Test
     void benchmarkJobRunsCandidateAndOracleAndGivesAVerdict() throws Exception {
-        JsonNode accepted = body(admin(HttpMethod.POST, "/admin/benchmarks", "{\"candidate\":\"alpha\",\"runs\":2}")
+        // the oracle made slower than the candidate: the speed rule is relative to it
+        JsonNode accepted = body(admin(HttpMethod.POST, "/admin/benchmarks", """
+                {"candidate":"alpha","runs":2,"extra":{"script":{"beta":{"delay_ms":20}}}}""")
                 .expectStatus().isAccepted());
         assertThat(accepted.path("status").asString()).isEqualTo("running");
         assertThat(accepted.path("oracle").asString()).isEqualTo("beta");
@@ -299,6 +301,13 @@ class AdminApiTest {
         assertThat(candidate.path("tokens_per_second").path("n").asInt()).isEqualTo(6);
         assertThat(candidate.path("tokens_per_second").has("stdev")).isTrue();
         assertThat(job.path("oracle_figures").path("backend_id").asString()).isEqualTo("beta");
+        assertThat(job.path("reasons").path(0).asString()).contains("x the oracle's")
+                .endsWith("(relative rule: the oracle was measured in this job)");
+        // scripted backends report no logprobs: not measured, which does not block GO by default
+        assertThat(job.path("agreement").path("measured").asBoolean()).isFalse();
+        assertThat(job.path("agreement").path("reason").asString())
+                .isEqualTo("the candidate 'alpha' does not report logprobs");
+        assertThat(job.path("reasons").toString()).contains("agreement with the oracle not measured");
         ScriptedBackend alpha = (ScriptedBackend) backends.find("alpha").orElseThrow();
         assertThat(alpha.lastChat().maxTokens()).isEqualTo(256);
         assertThat(engine.state("alpha").orElseThrow().state()).isEqualTo(PolicyState.CANDIDATE);
@@ -306,6 +315,21 @@ class AdminApiTest {
                 .path("data").path(0);
         assertThat(gateEvent.path("actor").asString()).isEqualTo("GATE");
         assertThat(gateEvent.path("reason").asString()).startsWith("verdict GO");
+    }
+
+    @Test
+    void aCandidateSlowerThanTheOracleIsNoGoThoughItBeatsTheAbsoluteThreshold() throws Exception {
+        // issue 11: a candidate at 0.22x the oracle was promoted because it beat 12 tok/s
+        JsonNode accepted = body(admin(HttpMethod.POST, "/admin/benchmarks", """
+                {"candidate":"alpha","runs":1,"extra":{"script":{"alpha":{"delay_ms":25},"beta":{"delay_ms":2}}}}""")
+                .expectStatus().isAccepted());
+        JsonNode job = awaitJob(accepted.path("id").asString());
+        assertThat(job.path("candidate_figures").path("tokens_per_second").path("mean").asDouble())
+                .as("fast enough for the absolute rule").isGreaterThan(12);
+        assertThat(job.path("verdict").asString()).isEqualTo("NO_GO");
+        assertThat(job.path("reasons").path(0).asString()).contains("x the oracle's")
+                .contains("under the 0.75x NO-GO ratio (relative rule: the oracle was measured in this job)");
+        assertThat(engine.state("alpha").orElseThrow().state()).isEqualTo(PolicyState.CANDIDATE);
     }
 
     @Test

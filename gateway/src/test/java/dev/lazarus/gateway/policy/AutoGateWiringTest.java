@@ -18,7 +18,10 @@ import org.springframework.test.context.ActiveProfiles;
         "lazarus.policy.gate.auto-run=true",
         "lazarus.policy.auto-promote=true",
         "lazarus.policy.gate.runs=1",
-        "lazarus.policy.gate.max-ttft=60s"})
+        "lazarus.policy.gate.max-ttft=60s",
+        // scripted backends are equally fast: this test is about the wiring, not the speed ratio
+        "lazarus.policy.gate.go-oracle-ratio=0",
+        "lazarus.policy.gate.hold-oracle-ratio=0"})
 @ActiveProfiles("test")
 class AutoGateWiringTest {
 

@@ -42,8 +42,13 @@ final class RealLlamaServers {
 
     /** Starts one more llama-server on the tiny model; stopped by {@link #stopAll()}. */
     static synchronized LlamaServerProcess start() {
+        return start(model());
+    }
+
+    /** Starts one more llama-server on {@code model}; stopped by {@link #stopAll()}. */
+    static synchronized LlamaServerProcess start(Path model) {
         LlamaCpp.require();
-        LlamaServerProcess server = LlamaServerProcess.start(model(), "-c", Integer.toString(CONTEXT),
+        LlamaServerProcess server = LlamaServerProcess.start(model, "-c", Integer.toString(CONTEXT),
                 "--parallel", "2", "--jinja", "--no-webui");
         started.add(server);
         return server;

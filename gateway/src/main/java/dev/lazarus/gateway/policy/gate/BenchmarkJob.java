@@ -20,6 +20,7 @@ import java.util.List;
  * @param finishedAt  when it ended, or null
  * @param candidateFigures the candidate's results, when done
  * @param oracleFigures    the oracle's results, when done and there is one
+ * @param agreement   the candidate's agreement with the oracle on its greedy path, when done
  * @param verdict     GO / HOLD / NO_GO, when done
  * @param reasons     why
  * @param promoted    whether the job promoted the candidate (GO with auto-promote)
@@ -29,21 +30,23 @@ public record BenchmarkJob(String id, String candidate, String oracle, String mo
                            int progress, int total, @JsonProperty("submitted_at") Instant submittedAt,
                            @JsonProperty("finished_at") Instant finishedAt,
                            @JsonProperty("candidate_figures") BackendFigures candidateFigures,
-                           @JsonProperty("oracle_figures") BackendFigures oracleFigures, Verdict verdict,
+                           @JsonProperty("oracle_figures") BackendFigures oracleFigures,
+                           OracleAgreement agreement, Verdict verdict,
                            List<String> reasons, boolean promoted, String error) {
 
     BenchmarkJob progressed(int done) {
-        return new BenchmarkJob(id, candidate, oracle, model, runs, status, done, total, submittedAt, null, null, null,
-                null, List.of(), false, null);
+        return new BenchmarkJob(id, candidate, oracle, model, runs, status, Math.min(done, total), total, submittedAt,
+                null, null, null, null, null, List.of(), false, null);
     }
 
-    BenchmarkJob done(Instant at, BackendFigures c, BackendFigures o, GateDecision decision, boolean wasPromoted) {
-        return new BenchmarkJob(id, candidate, oracle, model, runs, "done", total, total, submittedAt, at, c, o,
+    BenchmarkJob done(Instant at, BackendFigures c, BackendFigures o, OracleAgreement a, GateDecision decision,
+            boolean wasPromoted) {
+        return new BenchmarkJob(id, candidate, oracle, model, runs, "done", total, total, submittedAt, at, c, o, a,
                 decision.verdict(), decision.reasons(), wasPromoted, null);
     }
 
     BenchmarkJob failed(Instant at, String why) {
         return new BenchmarkJob(id, candidate, oracle, model, runs, "failed", progress, total, submittedAt, at, null,
-                null, null, List.of(), false, why);
+                null, null, null, List.of(), false, why);
     }
 }

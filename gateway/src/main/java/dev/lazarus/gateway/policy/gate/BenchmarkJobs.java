@@ -29,7 +29,8 @@ import org.slf4j.LoggerFactory;
 /**
  * Runs decision-gate jobs: the benchmark protocol on a candidate and on the oracle of its model in
  * the same job (each call of the candidate followed by the same call of the oracle, so both see the
- * same machine), the verdict, its audit entry, and the promotion on GO when auto-promote is on.
+ * same machine), then the candidate's agreement with the oracle on the same prompts, the verdict,
+ * its audit entry, and the promotion on GO when auto-promote is on.
  * Jobs run one at a time: two benchmarks at once would slow each other down.
  */
 public final class BenchmarkJobs implements AutoCloseable {
@@ -42,9 +43,10 @@ public final class BenchmarkJobs implements AutoCloseable {
      * @param defaultRuns   runs per prompt when a job does not say
      * @param autoPromote   promote on GO
      * @param requestExtra  extra fields for every benchmark request
+     * @param agreement     how agreement with the oracle is measured; null: it is not
      */
     public record Settings(GateThresholds thresholds, int defaultRuns, boolean autoPromote,
-                           Map<String, Object> requestExtra) {}
+                           Map<String, Object> requestExtra, AgreementProbe agreement) {}
 
     private final PolicyEngine engine;
     private final BackendRegistry backends;
@@ -100,9 +102,12 @@ public final class BenchmarkJobs implements AutoCloseable {
         Map<String, Object> requestExtra = new LinkedHashMap<>(settings.requestExtra());
         requestExtra.putAll(extra);
         int total = perPrompt * BenchmarkRunner.PROMPTS.size() * (oracle.isPresent() ? 2 : 1);
+        if (oracle.isPresent() && settings.agreement() != null) {
+            total += settings.agreement().maxCalls(BenchmarkRunner.PROMPTS.size());
+        }
         BenchmarkJob job = new BenchmarkJob(UUID.randomUUID().toString(), candidateId,
                 oracle.map(RouteTarget::backendId).orElse(null), candidate.backendModel(), perPrompt, "running", 0,
-                total, clock.instant(), null, null, null, null, List.of(), false, null);
+                total, clock.instant(), null, null, null, null, null, List.of(), false, null);
         jobs.put(job.id(), job);
         try {
             executor.execute(() -> run(job, candidate, oracle.orElse(null), Map.copyOf(requestExtra)));
@@ -137,17 +142,33 @@ public final class BenchmarkJobs implements AutoCloseable {
             }
             BackendFigures c = BackendFigures.of(candidate.backendId(), candidateFigures);
             BackendFigures o = oracle == null ? null : BackendFigures.of(oracle.backendId(), oracleFigures);
+            OracleAgreement agreement = agreement(job, candidate, oracle, extra, done);
             PreflightCheck.Outcome fit = preflight.check(candidate.backendId());
-            GateDecision decision = GateDecision.decide(c, o, fit.passed(), settings.thresholds());
-            jobs.put(job.id(), job.done(clock.instant(), c, o, decision, decide(job, c, o, decision)));
+            GateDecision decision = GateDecision.decide(c, o, fit.passed(), agreement, settings.thresholds());
+            jobs.put(job.id(), job.done(clock.instant(), c, o, agreement, decision,
+                    decide(job, c, o, agreement, decision)));
         } catch (RuntimeException e) {
             log.warn("benchmark job {} for '{}' failed", job.id(), job.candidate(), e);
             jobs.put(job.id(), job.failed(clock.instant(), String.valueOf(e.getMessage())));
         }
     }
 
+    private OracleAgreement agreement(BenchmarkJob job, RouteTarget candidate, RouteTarget oracle,
+            Map<String, Object> extra, int callsSoFar) {
+        if (settings.agreement() == null) {
+            return OracleAgreement.notMeasured("turned off (lazarus.policy.gate.agreement.enabled)");
+        }
+        if (oracle == null) {
+            return OracleAgreement.notMeasured("no oracle in service for this model");
+        }
+        int[] done = {callsSoFar};
+        return settings.agreement().measure(candidate, oracle, BenchmarkRunner.PROMPTS, extra,
+                () -> jobs.put(job.id(), job.progressed(++done[0])));
+    }
+
     /** Journals the verdict and promotes on GO when allowed; returns whether it promoted. */
-    private boolean decide(BenchmarkJob job, BackendFigures c, BackendFigures o, GateDecision decision) {
+    private boolean decide(BenchmarkJob job, BackendFigures c, BackendFigures o, OracleAgreement a,
+            GateDecision decision) {
         Map<String, Object> figures = new LinkedHashMap<>();
         figures.put("job", job.id());
         figures.put("verdict", decision.verdict().name());
@@ -158,6 +179,17 @@ public final class BenchmarkJobs implements AutoCloseable {
         if (o != null) {
             figures.put("oracle", o.backendId());
             figures.put("oracle_tokens_per_second", finite(o.tokensPerSecond().mean()));
+        }
+        if (a.measured()) {
+            figures.put("top1_agreement", finite(a.top1Agreement()));
+            figures.put("agreement_positions", a.positions());
+            if (a.meanAbsLogprobDelta() != null) {
+                figures.put("mean_abs_logprob_delta", finite(a.meanAbsLogprobDelta()));
+                figures.put("max_abs_logprob_delta", finite(a.maxAbsLogprobDelta()));
+            }
+            if (a.firstDivergence() != null) {
+                figures.put("first_divergence", a.firstDivergence());
+            }
         }
         String reason = "verdict " + decision.verdict() + ": " + String.join("; ", decision.reasons());
         engine.note(job.candidate(), Actor.GATE, "gate", reason, figures);

@@ -1,10 +1,12 @@
 package dev.lazarus.gateway.policy.gate;
 
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
 
 /**
- * The verdict and the reasons for it, each naming the figure and the threshold.
+ * The verdict and the reasons for it, each naming the figure, the threshold and (for speed) the
+ * rule that applied.
  *
  * @param verdict GO, HOLD or NO-GO
  * @param reasons why; for GO the criteria met, otherwise the ones missed
@@ -15,45 +17,57 @@ public record GateDecision(Verdict verdict, List<String> reasons) {
         reasons = List.copyOf(reasons);
     }
 
-    /** Decides from the figures of the candidate and (if it had one) the oracle of the same job; pure. */
+    /**
+     * Decides from the figures of the candidate, the oracle of the same job (null when its model
+     * has none) and their agreement (null when not measured); pure.
+     */
     public static GateDecision decide(BackendFigures candidate, BackendFigures oracle, boolean withinMemory,
-            GateThresholds t) {
-        double tps = candidate.successRate() > 0 ? candidate.tokensPerSecond().mean() : 0;
+            OracleAgreement agreement, GateThresholds t) {
+        double success = candidate.successRate();
+        double tps = success > 0 ? candidate.tokensPerSecond().mean() : 0;
         double oracleTps = oracle == null || oracle.successRate() == 0 ? Double.NaN : oracle.tokensPerSecond().mean();
-        double ratio = Double.isNaN(oracleTps) || oracleTps <= 0 ? Double.NaN : tps / oracleTps;
-        boolean relativeGo = !Double.isNaN(ratio) && ratio >= t.goOracleRatio();
-        boolean speedGo = tps > t.goTokensPerSecond() || relativeGo;
+        String noOracle = oracle == null ? "no oracle serves this model"
+                : "the oracle '" + oracle.backendId() + "' failed every run";
+        Judgement speed = SpeedRule.judge(tps, oracleTps, noOracle, t.speed());
+        Judgement agrees = AgreementRule.judge(agreement, t.agreement());
         double ttftMs = candidate.ttftMillis().mean();
         boolean ttftOk = !Double.isNaN(ttftMs) && ttftMs < t.maxTtft().toMillis();
-        double success = candidate.successRate();
 
-        String speed = f("%.1f tok/s", tps) + (Double.isNaN(ratio) ? "" : f(" (%.2fx the oracle's %.1f)", ratio, oracleTps));
+        List<String> noGo = new ArrayList<>();
         if (success < t.minSuccessRate()) {
-            return new GateDecision(Verdict.NO_GO, List.of(f("success rate %.0f%% is under %.0f%%", 100 * success,
-                    100 * t.minSuccessRate())));
+            noGo.add(f("success rate %.0f%% is under %.0f%%", 100 * success, 100 * t.minSuccessRate()));
         }
         if (!withinMemory) {
-            return new GateDecision(Verdict.NO_GO, List.of("the model does not fit the memory budget"));
+            noGo.add("the model does not fit the memory budget");
         }
-        if (speedGo && ttftOk && success > t.minSuccessRate()) {
-            return new GateDecision(Verdict.GO, List.of(
-                    speed + f(" beats %.1f tok/s or %.2fx the oracle", t.goTokensPerSecond(), t.goOracleRatio()),
+        if (agrees.verdict() == Verdict.NO_GO) {
+            noGo.add(agrees.reason());
+        }
+        if (speed.verdict() == Verdict.NO_GO && success > 0) {
+            noGo.add(speed.reason());
+        }
+        if (!noGo.isEmpty()) {
+            return new GateDecision(Verdict.NO_GO, noGo);
+        }
+        boolean successOk = success > t.minSuccessRate();
+        if (speed.verdict() == Verdict.GO && agrees.verdict() == Verdict.GO && ttftOk && successOk) {
+            return new GateDecision(Verdict.GO, List.of(speed.reason(),
                     f("TTFT %.0f ms under %d ms", ttftMs, t.maxTtft().toMillis()),
-                    f("success rate %.0f%% over %.0f%%", 100 * success, 100 * t.minSuccessRate())));
+                    f("success rate %.0f%% over %.0f%%", 100 * success, 100 * t.minSuccessRate()),
+                    agrees.reason()));
         }
-        if (tps < t.holdTokensPerSecond() && !relativeGo) {
-            return new GateDecision(Verdict.NO_GO, List.of(speed + f(" is under %.1f tok/s", t.holdTokensPerSecond())));
-        }
-        List<String> missed = new java.util.ArrayList<>();
-        if (!speedGo) {
-            missed.add(speed + f(" is between %.1f and %.1f tok/s and under %.2fx the oracle",
-                    t.holdTokensPerSecond(), t.goTokensPerSecond(), t.goOracleRatio()));
+        List<String> missed = new ArrayList<>();
+        if (speed.verdict() != Verdict.GO) {
+            missed.add(speed.reason());
         }
         if (!ttftOk) {
             missed.add(f("TTFT %.0f ms is not under %d ms", ttftMs, t.maxTtft().toMillis()));
         }
-        if (success <= t.minSuccessRate()) {
+        if (!successOk) {
             missed.add(f("success rate %.0f%% is not over %.0f%%", 100 * success, 100 * t.minSuccessRate()));
+        }
+        if (agrees.verdict() != Verdict.GO) {
+            missed.add(agrees.reason());
         }
         return new GateDecision(Verdict.HOLD, missed);
     }

@@ -1,23 +1,24 @@
 package dev.lazarus.gateway.policy.preflight;
 
 import dev.lazarus.backend.api.InferenceBackend;
+import dev.lazarus.backend.api.ModelFiles;
 import dev.lazarus.backend.api.ModelInfo;
-import java.io.IOException;
-import java.nio.file.Files;
+import java.nio.file.InvalidPathException;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.Map;
 import java.util.OptionalLong;
 
 /**
- * A backend's model size when the configuration does not give it: a byte count its model
- * metadata carries, else the size of the local file its metadata names ({@code model_path}, as
- * llama-server reports it).
+ * A backend's model size when the configuration does not give it: the byte count its model
+ * metadata carries ({@link ModelInfo#SIZE_BYTES}, which kt-native reports from its GGUF files),
+ * else the size of the local file its metadata names ({@code model_path}, as llama-server reports
+ * it), all parts of a split GGUF counted.
  */
 public final class ModelSizes {
 
     /** Metadata keys that carry a size in bytes, in the order they are tried. */
-    static final List<String> SIZE_KEYS = List.of("size_bytes", "model_bytes", "size");
+    static final List<String> SIZE_KEYS = List.of(ModelInfo.SIZE_BYTES, "model_bytes", "size");
 
     private ModelSizes() {}
 
@@ -41,11 +42,8 @@ public final class ModelSizes {
         }
         if (metadata.get("model_path") instanceof String path) {
             try {
-                Path file = Path.of(path);
-                if (Files.isRegularFile(file)) {
-                    return OptionalLong.of(Files.size(file));
-                }
-            } catch (IOException | RuntimeException e) {
+                return ModelFiles.sizeOf(Path.of(path));
+            } catch (InvalidPathException e) {
                 return OptionalLong.empty();
             }
         }
