@@ -46,7 +46,10 @@ public final class VectorModuleLaunch {
      */
     public static void ensure(String[] args) {
         watchParent();
-        Plan plan = plan(ModuleLayer.boot().findModule(MODULE).isPresent(),
+        if (ModuleLayer.boot().findModule(MODULE).isPresent()) {
+            return; // the usual case: nothing more to look up
+        }
+        Plan plan = plan(false,
                 ModuleFinder.ofSystem().find(MODULE).isPresent(), System.getProperty(RELAUNCH_PROPERTY),
                 ManagementFactory.getRuntimeMXBean().getInputArguments(), System.getProperty("java.class.path", ""),
                 System.getProperty("sun.java.command", ""), Path.of(System.getProperty("java.home"), "bin", "java"),
