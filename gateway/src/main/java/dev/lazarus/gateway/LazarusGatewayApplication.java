@@ -1,5 +1,6 @@
 package dev.lazarus.gateway;
 
+import dev.lazarus.gateway.launch.VectorModuleLaunch;
 import org.springframework.boot.SpringApplication;
 import org.springframework.boot.autoconfigure.SpringBootApplication;
 import org.springframework.boot.context.properties.ConfigurationPropertiesScan;
@@ -10,6 +11,7 @@ import org.springframework.boot.context.properties.ConfigurationPropertiesScan;
 public class LazarusGatewayApplication {
 
     public static void main(String[] args) {
+        VectorModuleLaunch.ensure(args); // `java -jar` without flags: relaunched with them, or one line why not
         SpringApplication.run(LazarusGatewayApplication.class, args);
     }
 }

@@ -13,6 +13,7 @@ import dev.lazarus.kt.placement.ExpertPlacement;
 import dev.lazarus.kt.runtime.EngineOptions;
 import dev.lazarus.kt.runtime.InferenceEngine;
 import dev.lazarus.kt.runtime.JitWarmup;
+import dev.lazarus.kt.tensor.Kernels;
 import dev.lazarus.kt.tensor.Parallel;
 import dev.lazarus.kt.tokenizer.Tokenizer;
 import dev.lazarus.kt.tokenizer.Tokenizers;
@@ -81,7 +82,7 @@ final class ModelLoader {
             LOG.log(Level.INFO, "kt-native backend {0}: {1} ready ({2}, context {3}, {4} threads)",
                     backendId, settings.modelName(), model.config().architecture().ggufName(), context,
                     settings.threads());
-            return new LoadedModel(file, parallel, engine, tokenizer, template, facts(file, model), placement, gpu);
+            return new LoadedModel(file, parallel, engine, tokenizer, template, facts(file, model, gpu), placement, gpu);
         } catch (RuntimeException | Error e) {
             if (placement != null) {
                 placement.close();
@@ -181,8 +182,8 @@ final class ModelLoader {
         }
     }
 
-    /** What {@code /v1/models} shows about the model. */
-    private static Map<String, Object> facts(GgufFile file, Model model) {
+    /** What {@code /v1/models} shows about the model, and where and how it runs (the gateway's start-up line). */
+    private static Map<String, Object> facts(GgufFile file, Model model, DeviceTier gpu) {
         Map<String, Object> facts = new LinkedHashMap<>();
         facts.put("architecture", model.config().architecture().ggufName());
         facts.put("quantization", dominantType(file).name());
@@ -195,6 +196,11 @@ final class ModelLoader {
         if (random) {
             facts.put("random_weights", true);
         }
+        facts.put("device", gpu == null ? "cpu" : "cpu+gpu");
+        if (gpu != null) {
+            facts.put("gpu", gpu.describe());
+        }
+        facts.put("kernels", Kernels.describe());
         return facts;
     }
 

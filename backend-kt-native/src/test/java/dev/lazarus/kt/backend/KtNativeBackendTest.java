@@ -58,6 +58,9 @@ class KtNativeBackendTest {
         assertThat(model.id()).isEqualTo("tiny");
         assertThat(model.metadata()).containsEntry("architecture", "qwen3moe").containsEntry("random_weights", true)
                 .containsEntry("quantization", "F16").containsEntry("trained_context_length", 4096);
+        assertThat(model.metadata()).as("where and how it runs, for the gateway's start-up line")
+                .containsEntry("device", "cpu").containsEntry("kernels", dev.lazarus.kt.tensor.Kernels.describe());
+        assertThat((String) model.metadata().get("kernels")).matches("java-vector-(128|256|512)");
         assertThat(model.contextLength()).as("the context this backend serves").isEqualTo(256);
         long fileBytes = java.nio.file.Files.size(java.nio.file.Path.of(
                 Thread.currentThread().getContextClassLoader().getResource(EmbeddedModel.RESOURCE).toURI()));

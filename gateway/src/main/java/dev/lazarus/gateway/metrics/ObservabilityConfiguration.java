@@ -4,18 +4,22 @@ import dev.lazarus.gateway.resilience.HealthMonitor;
 import dev.lazarus.gateway.routing.BackendRegistry;
 import dev.lazarus.gateway.routing.RouteTable;
 import io.micrometer.core.instrument.MeterRegistry;
+import java.time.Duration;
 import java.util.LinkedHashMap;
 import java.util.Map;
+import org.springframework.boot.context.event.ApplicationReadyEvent;
 import org.springframework.boot.health.contributor.CompositeHealthContributor;
+import org.springframework.context.ApplicationListener;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 import org.springframework.core.Ordered;
 import org.springframework.core.annotation.Order;
+import org.springframework.core.env.Environment;
 
 /**
  * Health contributors ({@code backends}: one per backend; {@code routes}: one line per public
  * model, used by the readiness group), both reading the health monitor's last checks; the
- * metering decorator and the routing metrics.
+ * metering decorator, the routing metrics and the start-up summary line.
  */
 @Configuration(proxyBeanMethods = false)
 class ObservabilityConfiguration {
@@ -34,6 +38,21 @@ class ObservabilityConfiguration {
         Map<String, BackendHealthIndicator> indicators = new LinkedHashMap<>();
         backends.all().forEach(b -> indicators.put(b.id(), new BackendHealthIndicator(monitor, b.id())));
         return indicators;
+    }
+
+    @Bean
+    StartupSummary startupSummary(BackendRegistry backends, HealthMonitor monitor) {
+        return new StartupSummary(backends, monitor, Duration.ofSeconds(60));
+    }
+
+    /** The start-up line, once the server listens: {@link StartupSummary} waits for the backends from there. */
+    @Bean
+    ApplicationListener<ApplicationReadyEvent> startupSummaryOnReady(StartupSummary summary) {
+        return event -> {
+            Environment env = event.getApplicationContext().getEnvironment();
+            summary.logWhenSettled(StartupSummary.url(env.getProperty("server.address"),
+                    env.getProperty("local.server.port")));
+        };
     }
 
     @Bean
