@@ -11,6 +11,7 @@ import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 import org.springframework.core.Ordered;
 import org.springframework.core.annotation.Order;
+import tools.jackson.databind.json.JsonMapper;
 
 /**
  * Health contributors ({@code backends}: one per backend; {@code routes}: one line per public
@@ -34,6 +35,11 @@ class ObservabilityConfiguration {
         Map<String, BackendHealthIndicator> indicators = new LinkedHashMap<>();
         backends.all().forEach(b -> indicators.put(b.id(), new BackendHealthIndicator(monitor, b.id())));
         return indicators;
+    }
+
+    @Bean
+    ActuatorRequestFilter actuatorRequestFilter(JsonMapper json) {
+        return new ActuatorRequestFilter(json);
     }
 
     @Bean
