@@ -21,8 +21,8 @@ import java.util.regex.Pattern;
  *   <li>a known secret wherever it appears, and a piece of one of at least {@value #MIN_FRAGMENT}
  *       characters that was cut at either end (an upstream or a log line truncated it mid-key);</li>
  *   <li>credential shapes: what follows {@code Bearer}/{@code Basic}, the value of an
- *       {@code Authorization} header, of an {@code api-key}/{@code key}/{@code token}/{@code secret}/
- *       {@code password} label, and OpenAI-style {@code sk-...} keys.</li>
+ *       {@code Authorization} header, of an {@code api-key}/{@code token}/{@code secret}/{@code password}
+ *       label, of a {@code key=} assignment, and OpenAI-style {@code sk-...} keys.</li>
  * </ul>
  * Shortening must come after redaction ({@link #quote}): cut first, and the last character of a key
  * is all that a known-secret match loses while the rest goes out in clear.
@@ -44,8 +44,11 @@ public final class Redactor {
             "(?i)\\b((?:proxy-)?authorization)(\"?\\s*[:=]\\s*\"?)[^\"\\r\\n,;}]+");
     private static final Pattern SCHEME = Pattern.compile("(?i)\\b(bearer|basic)(\\s+)(?!\\*\\*\\*)[^\\s\"',;}&]+");
     private static final Pattern LABELLED = Pattern.compile(
-            "(?i)(?<![\\w-])((?:x-)?api[-_]?key|(?:access[-_]|refresh[-_]|auth[-_])?token|key|secret|password|passwd)"
+            "(?i)(?<![\\w-])((?:x-)?api[-_]?key|(?:access[-_]|refresh[-_]|auth[-_])?token|secret|password|passwd)"
                     + "(\"?\\s*[:=]\\s*\"?)(?!(?:bearer|basic)\\s)(?!\\*\\*\\*)[^\\s\"',;}&]+");
+    /** A bare {@code key} only as an assignment ({@code ?key=...}): "unknown key: top_k" is an ordinary message. */
+    private static final Pattern KEY_ASSIGNED = Pattern.compile(
+            "(?i)(?<![\\w-])(key)(\\s*=\\s*)(?!\\*\\*\\*)[^\\s\"',;}&]+");
     private static final Pattern SK_KEY = Pattern.compile("(?<![\\w-])sk-[A-Za-z0-9_-]{6,}");
 
     private static final Redactor SHAPES_ONLY = new Redactor(List.of());
@@ -100,6 +103,7 @@ public final class Redactor {
         out = AUTHORIZATION.matcher(out).replaceAll("$1$2" + MASK);
         out = SCHEME.matcher(out).replaceAll("$1$2" + MASK);
         out = LABELLED.matcher(out).replaceAll("$1$2" + MASK);
+        out = KEY_ASSIGNED.matcher(out).replaceAll("$1$2" + MASK);
         return SK_KEY.matcher(out).replaceAll(MASK);
     }
 

@@ -28,7 +28,9 @@ class RedactorTest {
             "an unknown sk-proj-abcdefgh123 key | an unknown *** key",
             "Loading model 'tiny.gguf' | Loading model 'tiny.gguf'",
             "tokenizer: 260 tokens, max_tokens=5, n_tokens: 7 | tokenizer: 260 tokens, max_tokens=5, n_tokens: 7",
-            "monkey=3 turkey: 4 | monkey=3 turkey: 4"})
+            "monkey=3 turkey: 4 | monkey=3 turkey: 4",
+            "unknown key: top_k | unknown key: top_k",
+            "got key = abc123 | got key = ***"})
     void credentialShapesAreMaskedAndTheRestKept(String in, String out) {
         assertThat(redactor.redact(in)).isEqualTo(out);
     }

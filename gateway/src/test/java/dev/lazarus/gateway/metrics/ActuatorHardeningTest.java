@@ -121,6 +121,13 @@ class ActuatorHardeningTest {
     }
 
     @Test
+    void aWrongMethodIsAJson405() {
+        byte[] body = client.post().uri("/actuator/health").exchange().expectStatus().isEqualTo(405)
+                .expectBody().returnResult().getResponseBodyContent();
+        assertThat(JSON.readTree(body).path("error").path("code").asString()).isEqualTo("method_not_allowed");
+    }
+
+    @Test
     void envAndConfigpropsShowNoSecret() {
         String env = text("/actuator/env");
         assertThat(env).contains("LAZARUS_TEST_API_KEY").contains("UPSTREAM_TOKEN_FROM_ENV").contains("sun.java.command")
