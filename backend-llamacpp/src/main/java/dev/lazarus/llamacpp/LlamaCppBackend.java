@@ -7,6 +7,7 @@ import dev.lazarus.backend.api.BackendException;
 import dev.lazarus.backend.api.BackendHealth;
 import dev.lazarus.backend.api.InferenceBackend;
 import dev.lazarus.backend.api.ModelInfo;
+import dev.lazarus.backend.api.Redactor;
 import dev.lazarus.backend.api.openai.ChatCompletionChunk;
 import dev.lazarus.backend.api.openai.ChatCompletionRequest;
 import dev.lazarus.backend.api.openai.Completion;
@@ -48,22 +49,25 @@ public final class LlamaCppBackend implements InferenceBackend {
     private final LlamaCppSettings settings;
     private final LlamaServerClient client;
     private final LlamaServerSupervisor supervisor;
+    /** Everything llama-server says passes it before it is logged, reported or shown. */
+    private final Redactor redactor;
     private final AtomicReference<ServerInfo> info = new AtomicReference<>();
     private final AtomicBoolean closed = new AtomicBoolean();
 
     public LlamaCppBackend(BackendConfig config) {
-        this(config.id(), LlamaCppSettings.from(config), Clock.systemUTC());
+        this(config.id(), LlamaCppSettings.from(config), config.redactor(), Clock.systemUTC());
     }
 
-    LlamaCppBackend(String id, LlamaCppSettings settings, Clock clock) {
+    LlamaCppBackend(String id, LlamaCppSettings settings, Redactor redactor, Clock clock) {
         this.id = id;
         this.settings = settings;
+        this.redactor = redactor.with(settings.apiKey() == null ? List.of() : List.of(settings.apiKey()));
         // An error object or a trimmed chunk lacks "created"; that is no reason to fail the parse.
         JsonMapper json = JsonMapper.builder().disable(DeserializationFeature.FAIL_ON_NULL_FOR_PRIMITIVES).build();
-        this.client = new LlamaServerClient(id, settings, json, new UpstreamErrors(json, clock, new Redactor(settings.apiKey())));
+        this.client = new LlamaServerClient(id, settings, json, new UpstreamErrors(json, clock, this.redactor));
         if (settings.supervised()) {
             this.supervisor = new LlamaServerSupervisor(id, settings.supervision(), settings.modelName(),
-                    settings.apiKey(), this::answersHealthy, this::learnServerInfo, clock);
+                    settings.apiKey(), this.redactor, this::answersHealthy, this::learnServerInfo, clock);
             supervisor.start();
         } else {
             this.supervisor = null;
@@ -110,8 +114,14 @@ public final class LlamaCppBackend implements InferenceBackend {
         return new BackendDescriptor(id, KIND, List.of(model), CAPABILITIES);
     }
 
+    /** The server's answer to {@code /health}, its own message included, redacted like all its text. */
     @Override
     public Mono<BackendHealth> health() {
+        return rawHealth().map(h -> new BackendHealth(h.status(), redactor.redact(h.detail()),
+                redactor.redactValues(h.details())));
+    }
+
+    private Mono<BackendHealth> rawHealth() {
         if (closed.get()) {
             return Mono.just(BackendHealth.down("closed"));
         }
@@ -202,8 +212,9 @@ public final class LlamaCppBackend implements InferenceBackend {
         Mono.zip(client.get("/props"), client.get("/v1/models"))
                 .filter(both -> both.getT1().ok() && both.getT2().ok())
                 .map(both -> ServerInfo.from(client.json().readTree(both.getT1().body()),
-                        client.json().readTree(both.getT2().body())))
-                .subscribe(info::set, e -> log.debug("backend '{}': server facts not available yet: {}", id, e.toString()));
+                        client.json().readTree(both.getT2().body()), redactor))
+                .subscribe(info::set, e -> log.debug("backend '{}': server facts not available yet: {}", id,
+                        redactor.redact(e.toString())));
     }
 
     /** The supervisor's blocking probe; it runs on the supervisor's virtual thread. */

@@ -1,5 +1,6 @@
 package dev.lazarus.llamacpp;
 
+import dev.lazarus.backend.api.Redactor;
 import java.io.BufferedReader;
 import java.io.IOException;
 import java.io.InputStreamReader;
@@ -71,12 +72,12 @@ final class LlamaServerSupervisor implements AutoCloseable {
      * @param onReady  called each time a start becomes healthy
      */
     LlamaServerSupervisor(String backendId, LlamaCppSettings.Supervision settings, String modelName, String apiKey,
-                          BooleanSupplier healthy, Runnable onReady, Clock clock) {
+                          Redactor redactor, BooleanSupplier healthy, Runnable onReady, Clock clock) {
         this.backendId = backendId;
         this.settings = settings;
         this.command = LlamaServerCommand.build(settings, modelName);
         this.apiKey = apiKey;
-        this.redactor = new Redactor(apiKey);
+        this.redactor = redactor;
         this.healthy = healthy;
         this.onReady = onReady;
         this.clock = clock;

@@ -1,5 +1,6 @@
 package dev.lazarus.llamacpp;
 
+import dev.lazarus.backend.api.Redactor;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.TreeMap;
@@ -8,7 +9,9 @@ import tools.jackson.databind.JsonNode;
 /**
  * Facts a running llama-server tells about itself through {@code /props} and {@code /v1/models}.
  * {@code /props} also names the model file ({@code model_path}): a path on the server, which is
- * not kept, because these facts are shown to API clients in {@code /v1/models}.
+ * not kept, because these facts are shown to API clients in {@code /v1/models}; the strings that
+ * are kept pass the backend's {@link Redactor} (a server that echoes its request headers in
+ * {@code build_info} would show its key to every API client).
  *
  * @param modelId         the first id {@code /v1/models} lists (the {@code --alias}, else the model's file name: no directory on the server is shown); null if unknown
  * @param contextLength   {@code default_generation_settings.n_ctx}, the context of one slot; 0 if unknown
@@ -34,14 +37,14 @@ public record ServerInfo(String modelId, int contextLength, int totalSlots, bool
         model = model == null ? Map.of() : Map.copyOf(model);
     }
 
-    static ServerInfo from(JsonNode props, JsonNode models) {
+    static ServerInfo from(JsonNode props, JsonNode models, Redactor redactor) {
         JsonNode firstModel = models.path("data").path(0);
         return new ServerInfo(
-                withoutDirectories(text(firstModel.path("id"))),
+                redactor.redact(withoutDirectories(text(firstModel.path("id")))),
                 props.path("default_generation_settings").path("n_ctx").asInt(props.path("n_ctx").asInt(0)),
                 props.path("total_slots").asInt(0),
                 !props.path("chat_template").asString("").isEmpty(),
-                text(props.path("build_info")),
+                redactor.redact(text(props.path("build_info"))),
                 modelFacts(firstModel.path("meta")));
     }
 

@@ -2,6 +2,7 @@ package dev.lazarus.llamacpp;
 
 import dev.lazarus.backend.api.BackendErrorKind;
 import dev.lazarus.backend.api.BackendException;
+import dev.lazarus.backend.api.Redactor;
 import io.netty.channel.ConnectTimeoutException;
 import java.io.IOException;
 import java.net.ConnectException;
@@ -28,7 +29,7 @@ final class UpstreamErrors {
     private final Redactor redactor;
 
     UpstreamErrors(JsonMapper json, Clock clock) {
-        this(json, clock, new Redactor(null));
+        this(json, clock, Redactor.shapesOnly());
     }
 
     /** @param redactor applied to every piece of llama-server's text these errors carry */
@@ -44,7 +45,7 @@ final class UpstreamErrors {
         String type = error == null ? "" : error.path("type").asString("");
         String message = error != null && error.hasNonNull("message")
                 ? error.get("message").asString()
-                : quote(body);
+                : redactor.quote(body, MAX_QUOTED);
         return classify(status, type, message, retryAfter);
     }
 
@@ -53,13 +54,16 @@ final class UpstreamErrors {
         JsonNode inner = error.has("error") ? error.get("error") : error;
         if (!inner.isObject()) {
             return new BackendException(BackendErrorKind.UPSTREAM,
-                    "llama-server reported an error mid-stream: " + redactor.redact(quote(inner.toString())));
+                    "llama-server reported an error mid-stream: " + redactor.quote(inner.toString(), MAX_QUOTED));
         }
         int code = inner.path("code").asInt(500);
         return classify(code, inner.path("type").asString(""), inner.path("message").asString("(no message)"), null);
     }
 
-    /** Any failure of a call: typed ones pass through, transport failures are classified. */
+    /**
+     * Any failure of a call: typed ones pass through, transport failures are classified. Messages are
+     * redacted: a parser's quotes the text it choked on, a connection error names what it was sent.
+     */
     Throwable fromThrowable(Throwable t) {
         if (t instanceof BackendException) {
             return t;
@@ -69,13 +73,13 @@ final class UpstreamErrors {
             return new BackendException(BackendErrorKind.TIMEOUT, "connecting to llama-server timed out", t);
         }
         if (t instanceof ConnectException) {
-            return new BackendException(BackendErrorKind.UNAVAILABLE, "llama-server refused the connection: " + t.getMessage(), t);
+            return new BackendException(BackendErrorKind.UNAVAILABLE, "llama-server refused the connection: " + redactor.redact(t.getMessage()), t);
         }
         if (t instanceof PrematureCloseException) {
             return new BackendException(BackendErrorKind.UPSTREAM, "llama-server closed the connection before the answer was complete", t);
         }
         if (t instanceof SseDecoder.MalformedStreamException || t instanceof JacksonException) {
-            return new BackendException(BackendErrorKind.UPSTREAM, "llama-server sent a malformed event stream: " + t.getMessage(), t);
+            return new BackendException(BackendErrorKind.UPSTREAM, "llama-server sent a malformed event stream: " + redactor.quote(t.getMessage(), MAX_QUOTED), t);
         }
         if (t.getClass().getSimpleName().equals("PoolAcquireTimeoutException")
                 || t.getClass().getSimpleName().equals("PoolAcquirePendingLimitException")) {
@@ -83,9 +87,9 @@ final class UpstreamErrors {
             return new BackendException(BackendErrorKind.OVERLOADED, "all connections to llama-server are busy", null, null, t);
         }
         if (t instanceof IOException) {
-            return new BackendException(BackendErrorKind.UPSTREAM, "connection to llama-server failed: " + t.getMessage(), t);
+            return new BackendException(BackendErrorKind.UPSTREAM, "connection to llama-server failed: " + redactor.redact(t.getMessage()), t);
         }
-        return new BackendException(BackendErrorKind.INTERNAL, "llama.cpp backend failed: " + t, t);
+        return new BackendException(BackendErrorKind.INTERNAL, "llama.cpp backend failed: " + redactor.redact(t.toString()), t);
     }
 
     private BackendException classify(int status, String type, String upstreamMessage, String retryAfter) {
@@ -120,13 +124,5 @@ final class UpstreamErrors {
         } catch (JacksonException notJson) {
             return null;
         }
-    }
-
-    private static String quote(String body) {
-        if (body == null || body.isBlank()) {
-            return "(empty body)";
-        }
-        String s = body.strip();
-        return s.length() <= MAX_QUOTED ? s : s.substring(0, MAX_QUOTED) + "...";
     }
 }

@@ -368,4 +368,31 @@ class LlamaCppBackendWireMockTest {
         assertThat(model.metadata().values()).as("no path on the server is shown to API clients")
                 .noneMatch(value -> String.valueOf(value).contains("/models/"));
     }
+
+    /**
+     * Issue 17 (1, 3): an upstream that echoes its key in its {@code /health} message, in
+     * {@code build_info} and in its model id; none of it leaves the backend in clear.
+     */
+    @Test
+    void healthAndServerFactsAreRedacted() throws InterruptedException {
+        backend.close();
+        String key = "sk-upstream-SECRET789";
+        wm.stubFor(get(urlEqualTo("/health")).willReturn(aResponse().withStatus(503).withBody(
+                "{\"error\":{\"code\":503,\"message\":\"Loading model (got header Bearer " + key + ") key=" + key
+                        + "\",\"type\":\"unavailable_error\"}}")));
+        wm.stubFor(get(urlEqualTo("/props")).willReturn(aResponse().withStatus(200).withBody(
+                "{\"default_generation_settings\":{\"n_ctx\":4096},\"build_info\":\"b1 Authorization: Bearer " + key + "\"}")));
+        wm.stubFor(get(urlEqualTo("/v1/models")).willReturn(aResponse().withStatus(200)
+                .withBody("{\"object\":\"list\",\"data\":[{\"id\":\"" + key + "\",\"object\":\"model\"}]}")));
+        backend = backend(Map.of("model-name", "", "api-key", key));
+        BackendHealth loading = backend.health().block(WAIT);
+        assertThat(loading.status()).isEqualTo(BackendHealth.Status.LOADING);
+        assertThat(loading.detail()).contains("Loading model").doesNotContain("SECRET").doesNotContain("sk-upstream");
+        long deadline = System.nanoTime() + WAIT.toNanos();
+        while (backend.serverInfo().isEmpty() && System.nanoTime() < deadline) {
+            Thread.sleep(20);
+        }
+        var model = backend.describe().models().getFirst();
+        assertThat(model.id() + model.metadata()).doesNotContain("SECRET").contains("b1 Authorization: ***");
+    }
 }

@@ -7,6 +7,7 @@ import ch.qos.logback.classic.spi.ILoggingEvent;
 import ch.qos.logback.core.read.ListAppender;
 import dev.lazarus.backend.api.BackendConfig;
 import dev.lazarus.backend.api.BackendHealth;
+import dev.lazarus.backend.api.Redactor;
 import java.nio.file.Path;
 import java.time.Clock;
 import java.time.Duration;
@@ -127,7 +128,7 @@ class LlamaServerSupervisionTest {
         LlamaCppSettings s = LlamaCppSettings.from(new BackendConfig("b", "llamacpp", Map.of("binary", "x",
                 "restart-backoff", "300ms", "restart-backoff-max", "2s")));
         BooleanSupplier never = () -> false;
-        LlamaServerSupervisor supervisor = new LlamaServerSupervisor("b", s.supervision(), null, null, never, () -> {},
+        LlamaServerSupervisor supervisor = new LlamaServerSupervisor("b", s.supervision(), null, null, Redactor.shapesOnly(), never, () -> {},
                 Clock.systemUTC());
         assertThat(List.of(0, 1, 2, 3, 4, 30).stream().map(supervisor::backoff).toList()).containsExactly(
                 Duration.ofMillis(300), Duration.ofMillis(600), Duration.ofMillis(1200), Duration.ofSeconds(2),

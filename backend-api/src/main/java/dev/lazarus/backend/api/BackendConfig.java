@@ -13,16 +13,39 @@ import java.util.regex.Pattern;
  * A backend's configuration: its id, kind and the kind-specific settings as given in the
  * gateway's configuration ({@code lazarus.backends[n].settings}). Keys are kebab-case. The typed
  * getters report a missing or malformed value as {@link BackendConfigException} naming the key.
+ *
+ * @param redactor what the backend passes every piece of upstream text through before it logs it,
+ *                 reports it in its health or errors, or describes itself with it; the gateway's
+ *                 knows every configured secret. Without one, this backend's own secret settings.
  */
-public record BackendConfig(String id, String kind, Map<String, Object> settings) {
+public record BackendConfig(String id, String kind, Map<String, Object> settings, Redactor redactor) {
 
-    /** Setting names whose values are secrets (an upstream {@code api-key}, a token, a password). */
+    /** Setting names whose values are masked when the config is printed (an upstream {@code api-key}, a token, a password). */
     private static final Pattern SECRET_KEY = Pattern.compile("key|token|secret|password|credential");
+    /** Setting names whose values are credentials to look for in upstream text (not {@code max-tokens}). */
+    private static final Pattern CREDENTIAL_KEY = Pattern.compile("(?:^|[-_.])(?:api-?key|key|token|secret|password|credentials?)$");
 
     public BackendConfig {
         Objects.requireNonNull(id, "id");
         Objects.requireNonNull(kind, "kind");
         settings = settings == null ? Map.of() : Map.copyOf(settings);
+        redactor = redactor == null ? Redactor.of(secretValues(settings)) : redactor.with(secretValues(settings));
+    }
+
+    public BackendConfig(String id, String kind, Map<String, Object> settings) {
+        this(id, kind, settings, null);
+    }
+
+    /** The values of the settings that hold credentials ({@code api-key}, {@code *-token}, {@code password}...). */
+    public static java.util.List<String> secretValues(Map<String, Object> settings) {
+        if (settings == null) {
+            return java.util.List.of();
+        }
+        return settings.entrySet().stream()
+                .filter(e -> e.getValue() instanceof CharSequence
+                        && CREDENTIAL_KEY.matcher(e.getKey().toLowerCase(Locale.ROOT)).find())
+                .map(e -> e.getValue().toString())
+                .toList();
     }
 
     public boolean has(String key) {

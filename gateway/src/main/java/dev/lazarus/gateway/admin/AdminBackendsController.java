@@ -80,14 +80,16 @@ class AdminBackendsController {
 
     @PostMapping("/admin/backends/{id}/drain")
     @Operation(summary = "Finish in-flight requests, take no new ones")
-    Mono<BackendView> drain(@PathVariable String id) {
-        return act(id, () -> engine.drain(id, Actor.OPERATOR, true));
+    Mono<BackendView> drain(@PathVariable String id, @RequestBody(required = false) String body) {
+        String reason = reason(body);
+        return act(id, () -> engine.drain(id, Actor.OPERATOR, true, reason));
     }
 
     @PostMapping("/admin/backends/{id}/undrain")
     @Operation(summary = "Take new requests again")
-    Mono<BackendView> undrain(@PathVariable String id) {
-        return act(id, () -> engine.drain(id, Actor.OPERATOR, false));
+    Mono<BackendView> undrain(@PathVariable String id, @RequestBody(required = false) String body) {
+        String reason = reason(body);
+        return act(id, () -> engine.drain(id, Actor.OPERATOR, false, reason));
     }
 
     @PostMapping("/admin/backends/{id}/breaker/open")
@@ -124,6 +126,6 @@ class AdminBackendsController {
     }
 
     private String reason(String body) {
-        return AdminRequests.optionalString(requests.object(body), "reason");
+        return requests.reason(body);
     }
 }

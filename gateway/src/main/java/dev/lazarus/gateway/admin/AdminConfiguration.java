@@ -1,14 +1,17 @@
 package dev.lazarus.gateway.admin;
 
+import dev.lazarus.backend.api.Redactor;
 import dev.lazarus.gateway.policy.BackendHealthView;
 import dev.lazarus.gateway.policy.BackendLiveStats;
 import dev.lazarus.gateway.policy.Breakers;
 import dev.lazarus.gateway.policy.PolicyCallDecorator;
 import dev.lazarus.gateway.policy.PolicyEngine;
+import dev.lazarus.gateway.policy.PolicyStore;
 import dev.lazarus.gateway.policy.RouteOverrides;
 import dev.lazarus.gateway.routing.BackendRegistry;
 import dev.lazarus.gateway.routing.RouteTable;
 import io.swagger.v3.oas.models.Components;
+import java.time.Clock;
 import io.swagger.v3.oas.models.OpenAPI;
 import io.swagger.v3.oas.models.info.Info;
 import io.swagger.v3.oas.models.security.SecurityRequirement;
@@ -28,8 +31,8 @@ import tools.jackson.databind.json.JsonMapper;
 class AdminConfiguration {
 
     @Bean
-    AdminTokenFilter adminTokenFilter(AdminProperties properties) {
-        return new AdminTokenFilter(properties);
+    AdminTokenFilter adminTokenFilter(AdminProperties properties, PolicyStore store) {
+        return new AdminTokenFilter(properties, new FailedAdminLogins(store, Clock.systemUTC()));
     }
 
     @Bean
@@ -68,16 +71,16 @@ class AdminConfiguration {
     }
 
     @Bean
-    AdminRequests adminRequests(JsonMapper json) {
-        return new AdminRequests(json);
+    AdminRequests adminRequests(JsonMapper json, Redactor redactor) {
+        return new AdminRequests(json, redactor);
     }
 
     @Bean
     BackendViews backendViews(PolicyEngine engine, BackendRegistry backends, RouteTable routes,
             RouteOverrides overrides, Breakers breakers, PolicyCallDecorator calls,
-            ObjectProvider<BackendLiveStats> stats, ObjectProvider<BackendHealthView> health) {
+            ObjectProvider<BackendLiveStats> stats, ObjectProvider<BackendHealthView> health, Redactor redactor) {
         return new BackendViews(engine, backends, routes, overrides, breakers, calls,
-                stats.getIfAvailable(BackendLiveStats::none), health.getIfAvailable());
+                stats.getIfAvailable(BackendLiveStats::none), health.getIfAvailable(), redactor);
     }
 
     @Bean

@@ -1,5 +1,6 @@
 package dev.lazarus.gateway.admin;
 
+import dev.lazarus.backend.api.Redactor;
 import dev.lazarus.gateway.api.ApiError;
 import tools.jackson.core.JacksonException;
 import tools.jackson.databind.JsonNode;
@@ -9,10 +10,28 @@ import tools.jackson.databind.node.JsonNodeFactory;
 /** Reads admin request bodies field by field, so that every 400 names the field at fault. */
 final class AdminRequests {
 
-    private final JsonMapper json;
+    /** Longest operator reason kept: a sentence or two for the journal, not a pasted log. */
+    static final int MAX_REASON = 500;
 
-    AdminRequests(JsonMapper json) {
+    private final JsonMapper json;
+    private final Redactor redactor;
+
+    AdminRequests(JsonMapper json, Redactor redactor) {
         this.json = json;
+        this.redactor = redactor;
+    }
+
+    /**
+     * The optional {@code reason} of an operator's action: at most {@value #MAX_REASON} characters
+     * (400 otherwise), redacted before the journal keeps it (a pasted key stays out of it).
+     */
+    String reason(String body) {
+        String reason = optionalString(object(body), "reason");
+        if (reason != null && reason.length() > MAX_REASON) {
+            throw ApiError.invalidValue("'reason' is " + reason.length() + " characters long; at most " + MAX_REASON
+                    + " are accepted.", "reason");
+        }
+        return redactor.redact(reason);
     }
 
     /** The body as a JSON object; an empty body is an empty object. */

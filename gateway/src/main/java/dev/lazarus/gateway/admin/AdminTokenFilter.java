@@ -12,7 +12,7 @@ import org.springframework.web.server.WebFilterChain;
 import reactor.core.publisher.Mono;
 
 /**
- * Guards {@code /admin/**} with its own bearer token, separate from the API keys of {@code /v1}
+ * Guards {@code /admin/**} and the detailed health group with its own bearer token, separate from the API keys of {@code /v1}
  * (a client that may chat must not be able to promote or roll back). Without a configured token
  * the admin API is off: 403. How paths and the token are compared: {@link BearerTokens}.
  */
@@ -21,10 +21,19 @@ public final class AdminTokenFilter implements WebFilter, Ordered {
     /** Late among the web filters (after observation and metrics), but explicit: others order themselves after it. */
     static final int ORDER = Ordered.LOWEST_PRECEDENCE - 10;
 
-    private final BearerTokens token;
+    /**
+     * The health group with every detail; anonymous callers of {@code /actuator/health} see the
+     * status only (application.yml).
+     */
+    static final String DETAILED_HEALTH = "/actuator/health/details/**";
 
-    public AdminTokenFilter(AdminProperties properties) {
-        this.token = new BearerTokens("/admin/**", properties.enabled() ? List.of(properties.token()) : List.of());
+    private final BearerTokens token;
+    private final FailedAdminLogins failures;
+
+    AdminTokenFilter(AdminProperties properties, FailedAdminLogins failures) {
+        this.token = new BearerTokens(List.of("/admin/**", DETAILED_HEALTH),
+                properties.enabled() ? List.of(properties.token()) : List.of());
+        this.failures = failures;
     }
 
     @Override
@@ -38,11 +47,13 @@ public final class AdminTokenFilter implements WebFilter, Ordered {
         }
         String presented = BearerTokens.presented(exchange.getRequest());
         if (presented == null) {
-            return Mono.error(unauthorized("You didn't provide the admin token. Send it in the Authorization header "
-                    + "as 'Authorization: Bearer ADMIN_TOKEN'."));
+            return failures.failed(exchange.getRequest(), "missing token").then(Mono.error(unauthorized(
+                    "You didn't provide the admin token. Send it in the Authorization header "
+                            + "as 'Authorization: Bearer ADMIN_TOKEN'.")));
         }
         if (!token.accepts(presented)) {
-            return Mono.error(unauthorized("Incorrect admin token provided."));
+            return failures.failed(exchange.getRequest(), "wrong token")
+                    .then(Mono.error(unauthorized("Incorrect admin token provided.")));
         }
         return chain.filter(exchange);
     }

@@ -2,6 +2,7 @@ package dev.lazarus.gateway.admin;
 
 import dev.lazarus.backend.api.BackendHealth;
 import dev.lazarus.backend.api.InferenceBackend;
+import dev.lazarus.backend.api.Redactor;
 import dev.lazarus.gateway.policy.BackendHealthView;
 import dev.lazarus.gateway.policy.BackendLiveStats;
 import dev.lazarus.gateway.policy.BackendPolicyState;
@@ -30,9 +31,12 @@ final class BackendViews {
     private final PolicyCallDecorator calls;
     private final BackendLiveStats stats;
     private final BackendHealthView health;
+    private final Redactor redactor;
 
     BackendViews(PolicyEngine engine, BackendRegistry backends, RouteTable routes, RouteOverrides overrides,
-            Breakers breakers, PolicyCallDecorator calls, BackendLiveStats stats, BackendHealthView health) {
+            Breakers breakers, PolicyCallDecorator calls, BackendLiveStats stats, BackendHealthView health,
+            Redactor redactor) {
+        this.redactor = redactor;
         this.engine = engine;
         this.backends = backends;
         this.routes = routes;
@@ -66,9 +70,9 @@ final class BackendViews {
         }
         return Mono.defer(backend::health)
                 .timeout(HEALTH_TIMEOUT)
-                .map(h -> new BackendView.Health(h.status().name(), h.detail()))
+                .map(h -> new BackendView.Health(h.status().name(), redactor.redact(h.detail())))
                 .onErrorResume(e -> Mono.just(new BackendView.Health(BackendHealth.Status.DOWN.name(),
-                        "health check failed: " + e.getMessage())));
+                        "health check failed: " + redactor.redact(e.getMessage()))));
     }
 
     private BackendView.Live live(String id) {

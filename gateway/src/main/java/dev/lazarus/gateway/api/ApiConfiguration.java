@@ -31,8 +31,8 @@ class ApiConfiguration {
     }
 
     @Bean
-    NettyServerCustomizer oversizedRequestAnswers(JsonMapper json) {
-        return OversizedRequestHandler.customizer(json);
+    NettyServerCustomizer malformedRequestAnswers(JsonMapper json) {
+        return MalformedRequestHandler.customizer(json);
     }
 
     @Bean

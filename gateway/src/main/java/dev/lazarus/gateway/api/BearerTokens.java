@@ -26,17 +26,22 @@ public final class BearerTokens {
 
     private static final String BEARER = "bearer ";
 
-    private final PathPattern guarded;
+    private final List<PathPattern> guarded;
     private final List<byte[]> digests;
 
     /** @param pathPattern the paths guarded, e.g. {@code /v1/**} (which covers {@code /v1} itself) */
     public BearerTokens(String pathPattern, Collection<String> secrets) {
-        this.guarded = PathPatternParser.defaultInstance.parse(pathPattern);
+        this(List.of(pathPattern), secrets);
+    }
+
+    public BearerTokens(List<String> pathPatterns, Collection<String> secrets) {
+        this.guarded = pathPatterns.stream().map(PathPatternParser.defaultInstance::parse).toList();
         this.digests = secrets.stream().map(BearerTokens::digest).toList();
     }
 
     public boolean guards(ServerHttpRequest request) {
-        return guarded.matches(request.getPath().pathWithinApplication());
+        var path = request.getPath().pathWithinApplication();
+        return guarded.stream().anyMatch(pattern -> pattern.matches(path));
     }
 
     /** No secret configured: nothing can be accepted. */

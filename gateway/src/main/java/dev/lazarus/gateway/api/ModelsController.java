@@ -3,6 +3,7 @@ package dev.lazarus.gateway.api;
 import com.fasterxml.jackson.annotation.JsonInclude;
 import com.fasterxml.jackson.annotation.JsonProperty;
 import dev.lazarus.backend.api.ModelInfo;
+import dev.lazarus.backend.api.Redactor;
 import dev.lazarus.gateway.routing.ModelRoute;
 import dev.lazarus.gateway.routing.RouteTable;
 import dev.lazarus.gateway.routing.RouteTarget;
@@ -25,6 +26,8 @@ import org.springframework.web.bind.annotation.RestController;
  * (architecture, quantisation, context length, random weights); OpenAI clients ignore the field.
  * Keys that name a place on a server (a model file's path, a directory, an upstream URL) are never
  * shown: the metadata comes from backends written for operators, the list is read by API clients.
+ * The values shown pass the gateway's {@link Redactor}: an upstream's self-description
+ * ({@code build_info}) is its own text, and may quote what it was sent.
  */
 @RestController
 public class ModelsController {
@@ -42,11 +45,13 @@ public class ModelsController {
     public record ModelList(String object, List<ModelEntry> data) {}
 
     private final RouteTable routes;
+    private final Redactor redactor;
     // Routes are fixed at start; "created" is when this gateway began serving them.
     private final long created = Instant.now().getEpochSecond();
 
-    public ModelsController(RouteTable routes) {
+    public ModelsController(RouteTable routes, Redactor redactor) {
         this.routes = routes;
+        this.redactor = redactor;
     }
 
     @GetMapping("/v1/models")
@@ -62,7 +67,7 @@ public class ModelsController {
     }
 
     private ModelEntry entry(ModelRoute route) {
-        return new ModelEntry(route.name(), "model", created, route.ownedBy(), meta(route));
+        return new ModelEntry(route.name(), "model", created, route.ownedBy(), redactor.redactValues(meta(route)));
     }
 
     /**
@@ -71,7 +76,7 @@ public class ModelsController {
      * serves random weights: a fallback may be the one that answers, and a client must not take
      * such output for a real model's.
      */
-    private static Map<String, Object> meta(ModelRoute route) {
+    private Map<String, Object> meta(ModelRoute route) {
         Map<String, Object> meta = new TreeMap<>(); // sorted: the same order on every call
         boolean primaryFound = false;
         boolean random = false;
@@ -104,13 +109,13 @@ public class ModelsController {
     }
 
     /** The backend's entry for the model it is called with, or its only model (a name it does not map). */
-    private static Optional<ModelInfo> describedModel(RouteTarget target) {
+    private Optional<ModelInfo> describedModel(RouteTarget target) {
         List<ModelInfo> models;
         try {
             models = target.backend().describe().models();
         } catch (RuntimeException e) {
             // the list of names must not fail because one backend cannot describe itself now
-            log.warn("backend '{}' could not describe its models: {}", target.backendId(), e.toString());
+            log.warn("backend '{}' could not describe its models: {}", target.backendId(), redactor.redact(e.toString()));
             return Optional.empty();
         }
         return models.stream().filter(m -> target.backendModel().equals(m.id())).findFirst()

@@ -2,6 +2,7 @@ package dev.lazarus.gateway.config;
 
 import dev.lazarus.backend.api.BackendConfig;
 import dev.lazarus.backend.api.BackendFactories;
+import dev.lazarus.backend.api.Redactor;
 import dev.lazarus.gateway.routing.AttemptLoop;
 import dev.lazarus.gateway.routing.BackendCallDecorator;
 import dev.lazarus.gateway.routing.BackendRegistry;
@@ -30,12 +31,13 @@ import org.springframework.context.annotation.Configuration;
 @EnableConfigurationProperties(LazarusProperties.class)
 public class GatewayConfiguration {
 
+    /** Every backend gets the gateway's redactor: it knows all configured secrets, not only the backend's own. */
     @Bean(destroyMethod = "close")
-    BackendRegistry backendRegistry(LazarusProperties properties) {
+    BackendRegistry backendRegistry(LazarusProperties properties, Redactor redactor) {
         RouteConfigValidator.validate(properties);
         BackendFactories factories = BackendFactories.load(GatewayConfiguration.class.getClassLoader());
         List<BackendConfig> configs = properties.backends().stream()
-                .map(b -> new BackendConfig(b.id(), b.kind(), b.settings()))
+                .map(b -> new BackendConfig(b.id(), b.kind(), b.settings(), redactor))
                 .toList();
         return BackendRegistry.create(configs, factories::create);
     }
@@ -70,13 +72,13 @@ public class GatewayConfiguration {
     @Bean
     Router router(RouteTable routes, ObjectProvider<RoutePlanner> planner, ObjectProvider<RouteFilter> filters,
             ObjectProvider<StreamResumer> resumer, ObjectProvider<BackendCallDecorator> decorators,
-            ObjectProvider<RoutingListener> listeners) {
+            ObjectProvider<RoutingListener> listeners, Redactor redactor) {
         List<RouteFilter> ordered = filters.orderedStream().toList();
         RoutePlanner planned = planner.getIfUnique(RoutePlanner::configuredOrder).filteredBy(ordered);
         List<RoutingListener> all = listeners.orderedStream().toList();
         AttemptLoop loop = new AttemptLoop(BackendCallDecorator.chain(decorators.orderedStream().toList()),
                 resumer.getIfUnique(StreamResumer::none),
-                all.isEmpty() ? RoutingListener.NONE : RoutingListener.composite(all));
+                all.isEmpty() ? RoutingListener.NONE : RoutingListener.composite(all), redactor);
         return new Router(routes, planned, loop, ordered);
     }
 }

@@ -15,6 +15,7 @@ import org.springframework.context.annotation.Configuration;
 import org.springframework.core.Ordered;
 import org.springframework.core.annotation.Order;
 import org.springframework.core.env.Environment;
+import tools.jackson.databind.json.JsonMapper;
 
 /**
  * Health contributors ({@code backends}: one per backend; {@code routes}: one line per public
@@ -53,6 +54,11 @@ class ObservabilityConfiguration {
             summary.logWhenSettled(StartupSummary.url(env.getProperty("server.address"),
                     env.getProperty("local.server.port")));
         };
+    }
+
+    @Bean
+    ActuatorRequestFilter actuatorRequestFilter(JsonMapper json) {
+        return new ActuatorRequestFilter(json);
     }
 
     @Bean

@@ -11,5 +11,7 @@ public enum Actor {
     /** The decision gate (benchmark verdict). */
     GATE,
     /** The gateway itself at start (first registration of a backend). */
-    SYSTEM
+    SYSTEM,
+    /** A caller of the admin API whose token was missing or wrong (journalled, never the token). */
+    UNAUTHENTICATED
 }

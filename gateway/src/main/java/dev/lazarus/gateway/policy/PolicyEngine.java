@@ -189,13 +189,23 @@ public final class PolicyEngine {
     }
 
     public synchronized BackendPolicyState drain(String backendId, Actor actor, boolean draining) {
+        return drain(backendId, actor, draining, null);
+    }
+
+    /**
+     * Sets or clears the draining flag. The state and its reason stay as they are; the journal entry
+     * carries this action's own reason ({@code reason}, else "drained/undrained by ..."), not the
+     * state's older one.
+     */
+    public synchronized BackendPolicyState drain(String backendId, Actor actor, boolean draining, String reason) {
         BackendPolicyState current = require(backendId);
         String action = draining ? "drain" : "undrain";
         if (current.draining() == draining) {
             throw new PolicyConflictException("invalid_transition", "Backend '" + backendId + "' is "
                     + (draining ? "already" : "not") + " draining.");
         }
-        return commit(current.withDraining(draining), actor, action, current.state(), Map.of());
+        return commit(current.withDraining(draining), actor, action, current.state(), Map.of(),
+                why(reason, action + "ed by " + actor.name().toLowerCase()));
     }
 
     /** Journals something that is not a state change (a gate verdict); returns the stored event. */
@@ -208,8 +218,14 @@ public final class PolicyEngine {
 
     private BackendPolicyState commit(BackendPolicyState next, Actor actor, String action, PolicyState from,
             Map<String, Object> figures) {
+        return commit(next, actor, action, from, figures, next.reason());
+    }
+
+    /** @param eventReason why this event happened, for the journal (a state change: the state's new reason) */
+    private BackendPolicyState commit(BackendPolicyState next, Actor actor, String action, PolicyState from,
+            Map<String, Object> figures, String eventReason) {
         store.record(next, new AuditEvent(0, clock.instant(), next.backendId(), actor, action, from, next.state(),
-                next.reason(), figures));
+                eventReason, figures));
         states.put(next.backendId(), next);
         listeners.forEach(listener -> listener.accept(next));
         return next;

@@ -2,6 +2,7 @@ package dev.lazarus.gateway.resilience;
 
 import dev.lazarus.backend.api.BackendHealth;
 import dev.lazarus.backend.api.InferenceBackend;
+import dev.lazarus.backend.api.Redactor;
 import dev.lazarus.gateway.routing.BackendRegistry;
 import java.time.Clock;
 import java.time.Duration;
@@ -30,17 +31,28 @@ public final class HealthMonitor implements SmartLifecycle {
     private final BackendRegistry backends;
     private final HealthProperties properties;
     private final Clock clock;
+    private final Redactor redactor;
     private final Map<String, HealthResult> latest = new ConcurrentHashMap<>();
     private volatile Disposable ticker;
 
     public HealthMonitor(BackendRegistry backends, HealthProperties properties) {
-        this(backends, properties, Clock.systemUTC());
+        this(backends, properties, Redactor.shapesOnly());
+    }
+
+    /** @param redactor applied to every answer: what is kept here is shown by actuator, the admin API and logs */
+    public HealthMonitor(BackendRegistry backends, HealthProperties properties, Redactor redactor) {
+        this(backends, properties, Clock.systemUTC(), redactor);
     }
 
     HealthMonitor(BackendRegistry backends, HealthProperties properties, Clock clock) {
+        this(backends, properties, clock, Redactor.shapesOnly());
+    }
+
+    private HealthMonitor(BackendRegistry backends, HealthProperties properties, Clock clock, Redactor redactor) {
         this.backends = backends;
         this.properties = properties;
         this.clock = clock;
+        this.redactor = redactor;
     }
 
     /** The last check of backend {@code id}; empty before the first one answered. */
@@ -66,6 +78,8 @@ public final class HealthMonitor implements SmartLifecycle {
                     .timeout(properties.timeout(), Mono.fromSupplier(() ->
                             BackendHealth.down("health check did not answer within " + properties.timeout())))
                     .onErrorResume(e -> Mono.just(BackendHealth.down("health check failed: " + e.getMessage())))
+                    .map(health -> new BackendHealth(health.status(), redactor.redact(health.detail()),
+                            redactor.redactValues(health.details())))
                     .map(health -> new HealthResult(health, clock.instant(), Duration.ofNanos(System.nanoTime() - start)))
                     .doOnNext(result -> record(backend.id(), result));
         });

@@ -1,5 +1,6 @@
 package dev.lazarus.gateway.resilience;
 
+import dev.lazarus.backend.api.Redactor;
 import dev.lazarus.gateway.config.LazarusProperties;
 import dev.lazarus.gateway.routing.BackendRegistry;
 import dev.lazarus.gateway.routing.RoutingListener;
@@ -40,8 +41,8 @@ public class ResilienceConfiguration {
     }
 
     @Bean
-    HealthMonitor healthMonitor(BackendRegistry backends, HealthProperties properties) {
-        return new HealthMonitor(backends, properties);
+    HealthMonitor healthMonitor(BackendRegistry backends, HealthProperties properties, Redactor redactor) {
+        return new HealthMonitor(backends, properties, redactor);
     }
 
     @Bean

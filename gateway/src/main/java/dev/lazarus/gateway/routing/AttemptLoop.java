@@ -2,6 +2,7 @@ package dev.lazarus.gateway.routing;
 
 import dev.lazarus.backend.api.BackendErrorKind;
 import dev.lazarus.backend.api.BackendException;
+import dev.lazarus.backend.api.Redactor;
 import java.util.ArrayList;
 import java.util.List;
 import org.slf4j.Logger;
@@ -22,15 +23,26 @@ public final class AttemptLoop {
     private final BackendCallDecorator decorator;
     private final StreamResumer resumer;
     private final RoutingListener listener;
+    private final Redactor redactor;
 
     public AttemptLoop(BackendCallDecorator decorator, StreamResumer resumer) {
         this(decorator, resumer, RoutingListener.NONE);
     }
 
     public AttemptLoop(BackendCallDecorator decorator, StreamResumer resumer, RoutingListener listener) {
+        this(decorator, resumer, listener, Redactor.shapesOnly());
+    }
+
+    /**
+     * @param redactor applied to every failure a backend signals, before any decorator, log line,
+     *                 journal entry or client sees it
+     */
+    public AttemptLoop(BackendCallDecorator decorator, StreamResumer resumer, RoutingListener listener,
+            Redactor redactor) {
         this.decorator = decorator;
         this.resumer = resumer;
         this.listener = listener;
+        this.redactor = redactor;
     }
 
     public <R, T> Flux<T> run(String model, List<RouteTarget> plan, Endpoint<R, T> endpoint, R request) {
@@ -51,9 +63,7 @@ public final class AttemptLoop {
         return Flux.defer(() -> {
             // Per subscription: has anything of this backend's answer gone downstream yet?
             boolean[] relayed = {false};
-            Flux<T> call = endpoint.call(target, request).onErrorMap(e -> !(e instanceof BackendException),
-                    e -> new BackendException(BackendErrorKind.INTERNAL,
-                            "backend '" + target.backendId() + "' failed: " + e, e));
+            Flux<T> call = endpoint.call(target, request).onErrorMap(e -> redacted(target, e));
             if (clock != null) {
                 call = clock.timeUpstream(call);
             }
@@ -86,6 +96,16 @@ public final class AttemptLoop {
                         return attempt(model, plan, index + 1, endpoint, request, next, clock);
                     });
         });
+    }
+
+    /** A backend's failure as the gateway keeps it: typed, its message and causes redacted. */
+    private BackendException redacted(RouteTarget target, Throwable error) {
+        if (error instanceof BackendException e) {
+            return new BackendException(e.kind(), redactor.redact(e.getMessage()), e.param(), e.retryAfter(),
+                    redactor.redact(e.getCause()));
+        }
+        return new BackendException(BackendErrorKind.INTERNAL,
+                "backend '" + target.backendId() + "' failed: " + redactor.redact(error.toString()), redactor.redact(error));
     }
 
     private static BackendException asBackendException(Throwable error) {
