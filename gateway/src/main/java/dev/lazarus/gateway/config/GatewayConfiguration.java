@@ -21,6 +21,7 @@ import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.context.properties.EnableConfigurationProperties;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
+import org.springframework.context.annotation.Import;
 
 /**
  * Wires configuration to routing: backends from the SPI, the route table, and the attempt loop
@@ -29,6 +30,7 @@ import org.springframework.context.annotation.Configuration;
  */
 @Configuration(proxyBeanMethods = false)
 @EnableConfigurationProperties(LazarusProperties.class)
+@Import(RedactorConfiguration.class) // every backend gets the one redactor: wherever this configuration goes, it goes too
 public class GatewayConfiguration {
 
     /** Every backend gets the gateway's redactor: it knows all configured secrets, not only the backend's own. */
