@@ -40,7 +40,7 @@ public final class AgreementProbe {
 
     /** The calls a measurement makes at most, for a job's progress. */
     public int maxCalls(int prompts) {
-        return 2 * forcedTokens * prompts;
+        return 4 * forcedTokens * prompts; // each side may ask twice at a position (see firstTokens)
     }
 
     /** Never throws: what keeps it from measuring is the reason of a result that is not measured. */
@@ -99,14 +99,21 @@ public final class AgreementProbe {
             String note = null;
             while (position < forcedTokens) {
                 List<ChatMessage> messages = conversation();
-                List<TokenLogprob> next = tokens(oracle, messages, 1, "oracle");
+                List<TokenLogprob> next = firstTokens(oracle, messages, "oracle");
                 if (next.isEmpty()) {
                     note = "the oracle ended its answer after " + position + " tokens";
                     break;
                 }
-                List<TokenLogprob> theirs = tokens(candidate, messages, 1, "candidate");
+                List<TokenLogprob> theirs = firstTokens(candidate, messages, "candidate");
                 score.add(position, next.getFirst(), theirs.isEmpty() ? null : theirs.getFirst());
-                position += extend(next.getFirst(), messages);
+                int before = path.length();
+                position += extend(next, messages);
+                if (path.length() == before) {
+                    // a token without text (a control token the chat API does not show): the conversation would
+                    // not move on, and the same position would be scored again and again
+                    note = "the oracle's token at position " + position + " has no text; the path ends there";
+                    break;
+                }
             }
             return score.result(prompt, path.toString(), note);
         }
@@ -117,12 +124,12 @@ public final class AgreementProbe {
          * that are no UTF-8 at all (a random-weight model makes them) go on as U+FFFD: the path must
          * be text, and both backends still see the same text. Returns the tokens appended.
          */
-        private int extend(TokenLogprob token, List<ChatMessage> messages) {
+        private int extend(List<TokenLogprob> answer, List<ChatMessage> messages) {
             ByteArrayOutputStream pending = new ByteArrayOutputStream();
-            pending.writeBytes(PromptScore.bytes(token.token(), token.bytes()));
+            pending.writeBytes(PromptScore.bytes(answer.getFirst().token(), answer.getFirst().bytes()));
             int appended = 1;
             if (Utf8Tail.of(pending.toByteArray()) == Utf8Tail.INCOMPLETE) {
-                List<TokenLogprob> more = tokens(oracle, messages, CHARACTER_TOKENS, "oracle");
+                List<TokenLogprob> more = answer.size() > 1 ? answer : tokens(oracle, messages, CHARACTER_TOKENS, "oracle");
                 for (int i = 1; i < more.size() && Utf8Tail.of(pending.toByteArray()) == Utf8Tail.INCOMPLETE; i++) {
                     pending.writeBytes(PromptScore.bytes(more.get(i).token(), more.get(i).bytes()));
                     appended++;
@@ -135,6 +142,17 @@ public final class AgreementProbe {
         private List<ChatMessage> conversation() {
             return path.isEmpty() ? List.of(ChatMessage.user(prompt))
                     : List.of(ChatMessage.user(prompt), ChatMessage.assistant(path.toString()));
+        }
+
+        /**
+         * The next token with its logprobs, and the tokens completing its character when it is the first byte of
+         * one: a server that streams text only per whole character (llama-server) sends a lone partial byte with
+         * neither text nor logprobs, so an empty one-token answer is asked again for a whole character before it
+         * counts as the end of the answer.
+         */
+        private List<TokenLogprob> firstTokens(RouteTarget target, List<ChatMessage> messages, String role) {
+            List<TokenLogprob> one = tokens(target, messages, 1, role);
+            return one.isEmpty() ? tokens(target, messages, CHARACTER_TOKENS, role) : one;
         }
 
         /** The tokens of one greedy call with their logprobs; empty when it generated none. */

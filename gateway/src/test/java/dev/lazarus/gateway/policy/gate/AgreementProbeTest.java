@@ -70,6 +70,39 @@ class AgreementProbeTest {
         assertThat(calls).hasValue(3 * 3); // oracle, candidate, oracle again to finish the character
     }
 
+    /** llama-server streams a token that starts a character with neither text nor logprobs: not the end of the answer. */
+    @Test
+    void aServerThatStreamsWholeCharactersOnlyIsStillWalked() {
+        ToyModelBackend accents = new ToyModelBackend("oracle", 1, ToyModelBackend.Style.E_ACUTE,
+                BackendCapabilities.all(), ToyModelBackend.Mode.WHOLE_CHARACTERS);
+        ToyModelBackend twin = new ToyModelBackend("twin", 1, ToyModelBackend.Style.E_ACUTE,
+                BackendCapabilities.all(), ToyModelBackend.Mode.WHOLE_CHARACTERS);
+        OracleAgreement a = new AgreementProbe(6, Duration.ofSeconds(10))
+                .measure(new RouteTarget(twin, "toy"), new RouteTarget(accents, "toy"), List.of("say é"), Map.of(),
+                        calls::incrementAndGet);
+
+        OracleAgreement.PromptAgreement p = a.prompts().getFirst();
+        assertThat(p.oracleText()).isEqualTo("ééé");
+        assertThat(p.positions()).isEqualTo(3);
+        assertThat(p.agreed()).isEqualTo(3);
+    }
+
+    /** A token without text leaves the conversation where it was: it is scored once and the walk ends, with a note. */
+    @Test
+    void aTokenWithoutTextEndsTheWalkInsteadOfBeingScoredAgainAndAgain() {
+        ToyModelBackend control = new ToyModelBackend("oracle", 1, ToyModelBackend.Style.CONTROL_ONLY,
+                BackendCapabilities.all(), ToyModelBackend.Mode.NORMAL);
+        ToyModelBackend text = ToyModelBackend.of("kt", 2);
+        OracleAgreement a = new AgreementProbe(6, Duration.ofSeconds(10))
+                .measure(new RouteTarget(text, "toy"), new RouteTarget(control, "toy"), List.of("hi"), Map.of(),
+                        calls::incrementAndGet);
+
+        OracleAgreement.PromptAgreement p = a.prompts().getFirst();
+        assertThat(p.positions()).as("the one position, scored once").isEqualTo(1);
+        assertThat(p.agreed()).isZero();
+        assertThat(p.note()).contains("no text");
+    }
+
     @Test
     void bytesThatAreNoUtf8GoOnAsReplacementCharactersAndEveryPositionIsScored() {
         ToyModelBackend stray = new ToyModelBackend("oracle", 1, ToyModelBackend.Style.STRAY_BYTES,

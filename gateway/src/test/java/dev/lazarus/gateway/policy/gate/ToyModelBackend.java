@@ -37,15 +37,22 @@ final class ToyModelBackend implements InferenceBackend {
     /** The vocabulary, as bytes; the last two are the halves of "é". */
     private static final List<byte[]> VOCAB = List.of(bytes("a"), bytes("b"), bytes("c"), bytes(" "), bytes("the"),
             bytes("x"), bytes("."), bytes("!"), new byte[] {(byte) 0xC3}, new byte[] {(byte) 0xA9},
-            new byte[] {(byte) 0x89});
+            new byte[] {(byte) 0x89}, new byte[0]);
     private static final int HALF1 = 8;
     private static final int HALF2 = 9;
     private static final int STRAY = 10;
+    /** A control token: no text (a chat API shows nothing of it). */
+    private static final int CONTROL = 11;
 
-    /** What it says: seeded text, "ééé...", or "a" after every stray byte 0x89. */
-    enum Style { TEXT, E_ACUTE, STRAY_BYTES }
+    /** What it says: seeded text, "ééé...", "a" after every stray byte 0x89, or control tokens only. */
+    enum Style { TEXT, E_ACUTE, STRAY_BYTES, CONTROL_ONLY }
 
-    enum Mode { NORMAL, NO_LOGPROBS_SENT, FAILS }
+    /**
+     * How it streams: every token with its logprobs; as llama-server does, text and logprobs only once a character is
+     * whole (a token that starts one sends nothing, the one completing it sends both, an unfinished one at the end
+     * is dropped); no logprobs; or not at all.
+     */
+    enum Mode { NORMAL, WHOLE_CHARACTERS, NO_LOGPROBS_SENT, FAILS }
 
     private final String id;
     private final long seed;
@@ -97,14 +104,23 @@ final class ToyModelBackend implements InferenceBackend {
         context.writeBytes(bytes("assistant:" + (prefill ? messages.getLast().text() : "")));
         List<ChatCompletionChunk> chunks = new ArrayList<>();
         int n = request.maxTokens();
+        List<Logprobs.TokenLogprob> held = new ArrayList<>();
+        ByteArrayOutputStream heldBytes = new ByteArrayOutputStream();
         for (int i = 0; i < n; i++) {
             double[] logprobs = logprobs(context.toByteArray());
             int best = argmax(logprobs);
             context.writeBytes(VOCAB.get(best));
-            Logprobs lp = mode == Mode.NO_LOGPROBS_SENT ? null : new Logprobs(List.of(new Logprobs.TokenLogprob(
-                    text(best), logprobs[best], list(VOCAB.get(best)), top(logprobs, request.topLogprobs()))));
+            held.add(new Logprobs.TokenLogprob(text(best), logprobs[best], list(VOCAB.get(best)),
+                    top(logprobs, request.topLogprobs())));
+            heldBytes.writeBytes(VOCAB.get(best));
+            if (mode == Mode.WHOLE_CHARACTERS && Utf8Tail.of(heldBytes.toByteArray()) == Utf8Tail.INCOMPLETE) {
+                continue;
+            }
+            Logprobs lp = mode == Mode.NO_LOGPROBS_SENT ? null : new Logprobs(List.copyOf(held));
             chunks.add(ChatCompletionChunk.of("toy", 1, "toy", List.of(new ChatCompletionChunk.Choice(0,
-                    ChatCompletionChunk.Delta.content(text(best)), lp, null)), null));
+                    ChatCompletionChunk.Delta.content(heldBytes.toString(StandardCharsets.UTF_8)), lp, null)), null));
+            held.clear();
+            heldBytes.reset();
         }
         chunks.add(ChatCompletionChunk.of("toy", 1, "toy", List.of(), Usage.of(1, n)));
         return Flux.fromIterable(chunks);
@@ -136,7 +152,11 @@ final class ToyModelBackend implements InferenceBackend {
                 for (int i = 0; i < HALF1; i++) {
                     logits[i] = 3 * random.nextGaussian();
                 }
-                logits[HALF1] = logits[HALF2] = logits[STRAY] = -30; // plain text only
+                logits[HALF1] = logits[HALF2] = logits[STRAY] = logits[CONTROL] = -30; // plain text only
+            }
+            case CONTROL_ONLY -> {
+                Arrays.fill(logits, -5);
+                logits[CONTROL] = 5;
             }
         }
         double max = Arrays.stream(logits).max().orElseThrow();
