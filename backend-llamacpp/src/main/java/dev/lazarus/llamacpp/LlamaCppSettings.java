@@ -25,6 +25,8 @@ import java.util.List;
  * @param healthTimeout     for the cheap {@code /health}, {@code /props}, {@code /slots} calls
  * @param maxConnections    size of the upstream connection pool
  * @param poolMaxIdleTime   how long an idle pooled connection is kept
+ * @param reuseStreamConnections whether a connection that carried a streamed answer goes back to the
+ *                          pool; false sends {@code Connection: close} with streamed requests
  */
 public record LlamaCppSettings(
         String baseUrl,
@@ -36,6 +38,7 @@ public record LlamaCppSettings(
         Duration healthTimeout,
         int maxConnections,
         Duration poolMaxIdleTime,
+        boolean reuseStreamConnections,
         Supervision supervision) {
 
     /**
@@ -103,6 +106,8 @@ public record LlamaCppSettings(
                 positive(config, "health-timeout", Duration.ofSeconds(5)),
                 atLeast(config, "max-connections", 16, 1),
                 positive(config, "pool-max-idle-time", Duration.ofSeconds(3)),
+                // llama-server ends the connection after each streamed answer, unannounced (b11669).
+                config.bool("reuse-stream-connections", false),
                 supervision);
     }
 
