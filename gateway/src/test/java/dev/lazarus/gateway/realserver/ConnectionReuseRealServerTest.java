@@ -49,6 +49,11 @@ class ConnectionReuseRealServerTest {
         registry.add("lazarus.backends[1].settings.reuse-stream-connections", () -> "true");
         RealLlamaServers.route(registry, 0, "tiny", "llama");
         RealLlamaServers.route(registry, 1, "tiny-reuse", "llama-reuse");
+        // Queued behind two slots on a shared machine, first tokens come late: that is not what is
+        // tested here, and a breaker opened for slowness would hide the connection failures.
+        registry.add("lazarus.resilience.breaker.slow-time-to-first-token", () -> "1m");
+        // Every failure counts here: one is enough to fail the test, none may be absorbed by retries.
+        registry.add("lazarus.resilience.attempt.retries", () -> "0");
     }
 
     @AfterAll
