@@ -100,8 +100,8 @@ class ConnectionReuseRealServerTest {
     @ParameterizedTest
     @ValueSource(strings = {"tiny", "tiny-reuse"})
     void concurrentRequestsBeyondThePoolAndTheSlotsAllSucceed(String model) throws Exception {
-        // Five clients: two on the pool's connections, three waiting for one (within the pool's queue of
-        // twice its size, which a connection being closed and replaced briefly takes a place of).
+        // Five clients: more than the pool's two connections and llama-server's two slots, fewer than the
+        // pool lets wait (twice its size; with six, its "all connections busy" 429 was seen at times).
         try (ExecutorService clients = Executors.newFixedThreadPool(5)) {
             List<Future<?>> done = new ArrayList<>();
             for (int c = 0; c < 5; c++) {
