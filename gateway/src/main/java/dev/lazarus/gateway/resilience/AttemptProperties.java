@@ -26,7 +26,7 @@ public record AttemptProperties(
         @DefaultValue("1") @Min(0) int retries,
         @DefaultValue("250ms") @NotNull Duration retryBackoff,
         @DefaultValue("5s") @NotNull Duration maxRetryAfter,
-        @DefaultValue({"OVERLOADED", "UPSTREAM", "UNAVAILABLE", "INTERNAL"}) @NotNull Set<BackendErrorKind> retryOn,
+        @DefaultValue({"OVERLOADED", "UPSTREAM", "INTERNAL"}) @NotNull Set<BackendErrorKind> retryOn,
         @DefaultValue Map<String, @Valid Override> backends) {
 
     public AttemptProperties {

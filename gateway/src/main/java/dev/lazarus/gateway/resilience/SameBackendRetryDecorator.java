@@ -14,8 +14,8 @@ import reactor.core.publisher.Mono;
 
 /**
  * Makes a backend call again, on the same backend, when it failed before its first chunk with a
- * kind worth another try: a 429 after its {@code Retry-After} (when that is within
- * {@code max-retry-after}), a 5xx or a refused connection after a short back-off. Before the first
+ * kind worth another try ({@code retry-on}): a 429 after its {@code Retry-After} (when that is within
+ * {@code max-retry-after}), a 5xx or a broken stream after a short back-off. Before the first
  * chunk the client has received nothing, so the request is as new. Only then does the request move
  * to the next backend: with a single backend, a passing hiccup no longer reaches the client. A wait
  * that would end past the request's overall deadline is not taken.

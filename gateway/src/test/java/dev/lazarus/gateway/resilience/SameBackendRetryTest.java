@@ -25,6 +25,8 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import org.junit.jupiter.api.Test;
+import org.springframework.boot.context.properties.bind.Binder;
+import org.springframework.boot.context.properties.source.MapConfigurationPropertySource;
 
 /**
  * Issue 14, finding 5: a call that failed before its first token is tried again on the same
@@ -137,6 +139,26 @@ class SameBackendRetryTest {
                 "retry-fast", Map.of())));
         assertThat(got).isEqualTo("Hello, world");
         assertThat(Duration.ofNanos(System.nanoTime() - start)).isLessThan(Duration.ofSeconds(3));
+    }
+
+    @Test
+    void defaultsAndOverridesBindFromConfiguration() {
+        Binder binder = new Binder(new MapConfigurationPropertySource(Map.of(
+                "lazarus.resilience.attempt.backends.hosted.retries", "0",
+                "lazarus.resilience.attempt.backends.hosted.retry-on", "OVERLOADED,TIMEOUT",
+                "lazarus.resilience.attempt.backends.hosted.first-token-timeout", "2m")));
+        AttemptProperties properties = binder.bindOrCreate("lazarus.resilience.attempt", AttemptProperties.class);
+        AttemptProperties.Policy defaults = properties.policyFor("any");
+        assertThat(defaults.firstTokenTimeout()).isEqualTo(Duration.ofSeconds(30));
+        assertThat(defaults.retries()).isEqualTo(1);
+        assertThat(defaults.retryBackoff()).isEqualTo(Duration.ofMillis(250));
+        assertThat(defaults.maxRetryAfter()).isEqualTo(Duration.ofSeconds(5));
+        assertThat(defaults.retryOn()).containsExactlyInAnyOrder(BackendErrorKind.OVERLOADED, BackendErrorKind.UPSTREAM,
+                BackendErrorKind.INTERNAL);
+        AttemptProperties.Policy hosted = properties.policyFor("hosted");
+        assertThat(hosted.retries()).isZero();
+        assertThat(hosted.retryOn()).containsExactlyInAnyOrder(BackendErrorKind.OVERLOADED, BackendErrorKind.TIMEOUT);
+        assertThat(hosted.firstTokenTimeout()).isEqualTo(Duration.ofMinutes(2));
     }
 
     @Test
