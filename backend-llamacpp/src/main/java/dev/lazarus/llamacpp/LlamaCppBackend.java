@@ -40,10 +40,6 @@ public final class LlamaCppBackend implements InferenceBackend {
     public static final String KIND = "llamacpp";
 
     private static final Logger log = LoggerFactory.getLogger(LlamaCppBackend.class);
-    private static final BackendCapabilities CAPABILITIES = new BackendCapabilities(
-            true, true, true,
-            true, // llama-server continues a trailing assistant message
-            true);
 
     private final String id;
     private final LlamaCppSettings settings;
@@ -51,6 +47,7 @@ public final class LlamaCppBackend implements InferenceBackend {
     private final LlamaServerSupervisor supervisor;
     /** Everything llama-server says passes it before it is logged, reported or shown. */
     private final Redactor redactor;
+    private final AssistantPrefill prefill;
     private final AtomicReference<ServerInfo> info = new AtomicReference<>();
     private final AtomicBoolean closed = new AtomicBoolean();
 
@@ -62,6 +59,7 @@ public final class LlamaCppBackend implements InferenceBackend {
         this.id = id;
         this.settings = settings;
         this.redactor = redactor.with(settings.apiKey() == null ? List.of() : List.of(settings.apiKey()));
+        this.prefill = new AssistantPrefill(id, settings.assistantPrefill());
         // An error object or a trimmed chunk lacks "created"; that is no reason to fail the parse.
         JsonMapper json = JsonMapper.builder().disable(DeserializationFeature.FAIL_ON_NULL_FOR_PRIMITIVES).build();
         this.client = new LlamaServerClient(id, settings, json, new UpstreamErrors(json, clock, this.redactor));
@@ -111,7 +109,9 @@ public final class LlamaCppBackend implements InferenceBackend {
         ModelInfo model = new ModelInfo(modelId(known), "llama.cpp",
                 known == null ? 0 : known.contextLength(),
                 known == null ? Map.of() : known.metadata());
-        return new BackendDescriptor(id, KIND, List.of(model), CAPABILITIES);
+        // llama-server continues a trailing assistant message unless its chat template refuses it.
+        return new BackendDescriptor(id, KIND, List.of(model),
+                new BackendCapabilities(true, true, true, prefill.supported(), true));
     }
 
     /** The server's answer to {@code /health}, its own message included, redacted like all its text. */
@@ -150,7 +150,8 @@ public final class LlamaCppBackend implements InferenceBackend {
     @Override
     public Flux<ChatCompletionChunk> chat(ChatCompletionRequest request) {
         return client.stream("/v1/chat/completions", request.asUsageStream(), ChatCompletionChunk.class,
-                chunk -> chunk.usage() != null, chunk -> orEmpty(chunk.extra()));
+                        chunk -> chunk.usage() != null, chunk -> orEmpty(chunk.extra()))
+                .doOnError(error -> prefill.observe(request, error));
     }
 
     @Override

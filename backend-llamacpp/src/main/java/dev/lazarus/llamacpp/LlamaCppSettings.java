@@ -25,6 +25,9 @@ import java.util.List;
  * @param healthTimeout     for the cheap {@code /health}, {@code /props}, {@code /slots} calls
  * @param maxConnections    size of the upstream connection pool
  * @param poolMaxIdleTime   how long an idle pooled connection is kept
+ * @param reuseStreamConnections whether a connection that carried a streamed answer goes back to the
+ *                          pool; false sends {@code Connection: close} with streamed requests
+ * @param assistantPrefill  whether the server continues a trailing assistant message ({@code auto}: until it refuses one)
  */
 public record LlamaCppSettings(
         String baseUrl,
@@ -36,6 +39,8 @@ public record LlamaCppSettings(
         Duration healthTimeout,
         int maxConnections,
         Duration poolMaxIdleTime,
+        boolean reuseStreamConnections,
+        AssistantPrefill.Mode assistantPrefill,
         Supervision supervision) {
 
     /**
@@ -103,6 +108,9 @@ public record LlamaCppSettings(
                 positive(config, "health-timeout", Duration.ofSeconds(5)),
                 atLeast(config, "max-connections", 16, 1),
                 positive(config, "pool-max-idle-time", Duration.ofSeconds(3)),
+                // llama-server ends the connection after each streamed answer, unannounced (b11669).
+                config.bool("reuse-stream-connections", false),
+                prefillMode(config),
                 supervision);
     }
 
@@ -145,6 +153,16 @@ public record LlamaCppSettings(
                 backoff,
                 backoffMax,
                 positive(config, "stop-grace-period", Duration.ofSeconds(10)));
+    }
+
+    private static AssistantPrefill.Mode prefillMode(BackendConfig config) {
+        String value = config.string("assistant-prefill", "auto").strip().toUpperCase(java.util.Locale.ROOT);
+        try {
+            return AssistantPrefill.Mode.valueOf(value);
+        } catch (IllegalArgumentException e) {
+            throw new BackendConfigException(config.id(), "assistant-prefill",
+                    "setting 'assistant-prefill' must be auto, true or false, got '" + config.string("assistant-prefill", "") + "'");
+        }
     }
 
     private static String validUrl(BackendConfig config, String url) {

@@ -10,6 +10,8 @@ import java.time.Duration;
 import java.util.Map;
 import java.util.function.Function;
 import java.util.function.Predicate;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
 import reactor.netty.http.client.HttpClient;
@@ -24,6 +26,8 @@ import tools.jackson.databind.json.JsonMapper;
  */
 final class LlamaServerClient implements AutoCloseable {
 
+    private static final Logger log = LoggerFactory.getLogger(LlamaServerClient.class);
+
     /** A small, fully read answer. */
     record Answer(int status, String body) {
         boolean ok() {
@@ -37,7 +41,9 @@ final class LlamaServerClient implements AutoCloseable {
     private final ConnectionProvider streamPool;
     private final ConnectionProvider probePool;
     private final HttpClient streams;
+    private final HttpClient freshStreams;
     private final HttpClient probes;
+    private final HttpClient freshProbes;
 
     LlamaServerClient(String backendId, LlamaCppSettings settings, JsonMapper json, UpstreamErrors errors) {
         this.settings = settings;
@@ -56,8 +62,13 @@ final class LlamaServerClient implements AutoCloseable {
                 .pendingAcquireTimeout(settings.healthTimeout())
                 .maxIdleTime(settings.poolMaxIdleTime())
                 .build();
-        this.streams = configure(HttpClient.create(streamPool));
+        // llama-server ends the connection after each streamed answer anyway, unannounced; with
+        // Connection: close said up front, the pool never hands that connection to the next request.
+        this.streams = configure(HttpClient.create(streamPool)).keepAlive(settings.reuseStreamConnections());
         this.probes = configure(HttpClient.create(probePool));
+        // For the one retry of a request whose pooled connection was already closed upstream.
+        this.freshStreams = configure(HttpClient.newConnection()).keepAlive(settings.reuseStreamConnections());
+        this.freshProbes = configure(HttpClient.newConnection());
     }
 
     private HttpClient configure(HttpClient client) {
@@ -85,28 +96,12 @@ final class LlamaServerClient implements AutoCloseable {
                        Function<T, Map<String, Object>> extraOf) {
         Flux<SseDecoder.Event> events = Flux.defer(() -> {
             byte[] payload = json.writeValueAsBytes(body);
-            SseDecoder decoder = new SseDecoder();
-            return streams.post()
-                    .uri(path)
-                    .send((req, out) -> {
-                        req.header(HttpHeaderNames.CONTENT_TYPE, HttpHeaderValues.APPLICATION_JSON)
-                                .header(HttpHeaderNames.ACCEPT, "text/event-stream")
-                                .header(HttpHeaderNames.CONTENT_LENGTH, Integer.toString(payload.length));
-                        return out.sendByteArray(Mono.just(payload));
-                    })
-                    .response((res, content) -> {
-                        int status = res.status().code();
-                        if (status != 200) {
-                            String retryAfter = res.responseHeaders().get(HttpHeaderNames.RETRY_AFTER);
-                            return content.aggregate().asString(StandardCharsets.UTF_8).defaultIfEmpty("")
-                                    .flatMapMany(text -> Flux.error(errors.fromStatus(status, text, retryAfter)));
-                        }
-                        return content.asByteArray()
-                                .concatMapIterable(decoder::feed)
-                                .concatWith(Mono.defer(() -> decoder.hasPartialEvent()
-                                        ? Mono.error(new BackendException(BackendErrorKind.UPSTREAM,
-                                                "llama-server's event stream ended inside an event"))
-                                        : Mono.empty()));
+            ReusedConnectionRetry.Attempt attempt = new ReusedConnectionRetry.Attempt();
+            return post(streams, path, payload, attempt)
+                    .onErrorResume(attempt::worthAFreshConnection, e -> {
+                        log.debug("POST {} failed on a reused connection before any answer ({}); once more on a new one",
+                                path, e.toString());
+                        return post(freshStreams, path, payload, new ReusedConnectionRetry.Attempt());
                     });
         });
         return Flux.defer(() -> {
@@ -120,6 +115,34 @@ final class LlamaServerClient implements AutoCloseable {
                     .concatWith(Mono.defer(() -> end.complete() ? Mono.<T>empty() : Mono.error(new BackendException(
                             BackendErrorKind.UPSTREAM, "llama-server's stream ended before [DONE]"))));
         }).onErrorMap(errors::fromThrowable);
+    }
+
+    /** One POST of {@code payload}, its answer read as server-sent events. */
+    private Flux<SseDecoder.Event> post(HttpClient client, String path, byte[] payload, ReusedConnectionRetry.Attempt attempt) {
+        SseDecoder decoder = new SseDecoder();
+        return client.post()
+                .uri(path)
+                .send((req, out) -> {
+                    req.header(HttpHeaderNames.CONTENT_TYPE, HttpHeaderValues.APPLICATION_JSON)
+                            .header(HttpHeaderNames.ACCEPT, "text/event-stream")
+                            .header(HttpHeaderNames.CONTENT_LENGTH, Integer.toString(payload.length));
+                    return out.withConnection(attempt::sentOn).sendByteArray(Mono.just(payload));
+                })
+                .response((res, content) -> {
+                    attempt.answered();
+                    int status = res.status().code();
+                    if (status != 200) {
+                        String retryAfter = res.responseHeaders().get(HttpHeaderNames.RETRY_AFTER);
+                        return content.aggregate().asString(StandardCharsets.UTF_8).defaultIfEmpty("")
+                                .flatMapMany(text -> Flux.error(errors.fromStatus(status, text, retryAfter)));
+                    }
+                    return content.asByteArray()
+                            .concatMapIterable(decoder::feed)
+                            .concatWith(Mono.defer(() -> decoder.hasPartialEvent()
+                                    ? Mono.error(new BackendException(BackendErrorKind.UPSTREAM,
+                                            "llama-server's event stream ended inside an event"))
+                                    : Mono.empty()));
+                });
     }
 
     /** How a stream ended: a body that stops before [DONE] or the final chunk was cut short. */
@@ -142,14 +165,26 @@ final class LlamaServerClient implements AutoCloseable {
 
     /** GETs a small answer within the health timeout; HTTP errors are answers, transport failures are errors. */
     Mono<Answer> get(String path) {
-        return probes.get()
-                .uri(path)
-                .responseSingle((res, content) -> content.asString(StandardCharsets.UTF_8)
-                        .defaultIfEmpty("")
-                        .map(text -> new Answer(res.status().code(), text)))
+        return Mono.defer(() -> {
+                    ReusedConnectionRetry.Attempt attempt = new ReusedConnectionRetry.Attempt();
+                    return get(probes, path, attempt).onErrorResume(attempt::worthAFreshConnection,
+                            e -> get(freshProbes, path, new ReusedConnectionRetry.Attempt()));
+                })
                 .timeout(settings.healthTimeout(), Mono.error(() -> BackendException.timeout(
                         "llama-server did not answer GET " + path + " within " + settings.healthTimeout())))
                 .onErrorMap(errors::fromThrowable);
+    }
+
+    private static Mono<Answer> get(HttpClient client, String path, ReusedConnectionRetry.Attempt attempt) {
+        return client.doOnRequest((req, connection) -> attempt.sentOn(connection))
+                .get()
+                .uri(path)
+                .responseSingle((res, content) -> {
+                    attempt.answered();
+                    return content.asString(StandardCharsets.UTF_8)
+                            .defaultIfEmpty("")
+                            .map(text -> new Answer(res.status().code(), text));
+                });
     }
 
     JsonMapper json() {

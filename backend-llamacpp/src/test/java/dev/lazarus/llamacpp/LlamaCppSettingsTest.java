@@ -27,6 +27,9 @@ class LlamaCppSettingsTest {
         assertThat(s.firstTokenTimeout()).isEqualTo(Duration.ofSeconds(120));
         assertThat(s.idleTimeout()).isEqualTo(Duration.ofSeconds(30));
         assertThat(s.maxConnections()).isEqualTo(16);
+        assertThat(s.poolMaxIdleTime()).isEqualTo(Duration.ofSeconds(3));
+        assertThat(s.reuseStreamConnections()).isFalse();
+        assertThat(s.assistantPrefill()).isEqualTo(AssistantPrefill.Mode.AUTO);
     }
 
     @Test
@@ -35,7 +38,8 @@ class LlamaCppSettingsTest {
                 Map.entry("model-name", "tiny"), Map.entry("api-key", "sk-secret"),
                 Map.entry("connect-timeout", "250ms"), Map.entry("first-token-timeout", "PT1M"),
                 Map.entry("idle-timeout", "9s"), Map.entry("health-timeout", "2s"), Map.entry("max-connections", 4),
-                Map.entry("pool-max-idle-time", "1s"),
+                Map.entry("pool-max-idle-time", "1s"), Map.entry("reuse-stream-connections", true),
+                Map.entry("assistant-prefill", "false"),
                 Map.entry("binary", "/usr/bin/llama-server"), Map.entry("command-prefix", List.of("chroot", "/srv/sid")),
                 Map.entry("model", "/m/tiny.gguf"), Map.entry("ctx-size", 2048), Map.entry("threads", "2"),
                 Map.entry("gpu-layers", 0), Map.entry("n-cpu-moe", 3), Map.entry("host", "127.0.0.1"),
@@ -48,6 +52,8 @@ class LlamaCppSettingsTest {
         assertThat(s.connectTimeout()).isEqualTo(Duration.ofMillis(250));
         assertThat(s.firstTokenTimeout()).isEqualTo(Duration.ofMinutes(1));
         assertThat(s.maxConnections()).isEqualTo(4);
+        assertThat(s.reuseStreamConnections()).isTrue();
+        assertThat(s.assistantPrefill()).isEqualTo(AssistantPrefill.Mode.FALSE);
         LlamaCppSettings.Supervision sup = s.supervision();
         assertThat(sup.commandPrefix()).containsExactly("chroot", "/srv/sid");
         assertThat(sup.extraArgs()).containsExactly("--jinja", "--parallel", "2");

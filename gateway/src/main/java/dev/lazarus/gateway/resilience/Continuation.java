@@ -24,6 +24,9 @@ interface Continuation<R, T> {
     /** The request that continues after {@code transcript}, or null when this one cannot be continued. */
     R after(R request, Transcript transcript);
 
+    /** Whether {@code request} ends in text the backend must continue (a trailing assistant message). */
+    boolean endsWithPrefix(R request);
+
     /** The request's token limit, or null when it has none. */
     Integer maxTokens(R request);
 
@@ -58,6 +61,11 @@ interface Continuation<R, T> {
         }
 
         @Override
+        public boolean endsWithPrefix(ChatCompletionRequest request) {
+            return !request.messages().isEmpty() && "assistant".equals(request.messages().getLast().role());
+        }
+
+        @Override
         public Integer maxTokens(ChatCompletionRequest request) {
             return request.effectiveMaxTokens();
         }
@@ -83,6 +91,11 @@ interface Continuation<R, T> {
                     less(r.maxTokens(), transcript.tokens()), r.temperature(), r.topP(), r.n(), r.stream(),
                     r.streamOptions(), r.logprobs(), r.echo(), r.stop(), r.presencePenalty(), r.frequencyPenalty(),
                     r.bestOf(), r.logitBias(), r.seed(), r.user(), new java.util.LinkedHashMap<>(r.extra()));
+        }
+
+        @Override
+        public boolean endsWithPrefix(CompletionRequest request) {
+            return false; // the text so far is part of the prompt, which any backend takes
         }
 
         @Override

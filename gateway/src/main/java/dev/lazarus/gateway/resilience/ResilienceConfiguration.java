@@ -21,11 +21,16 @@ import org.springframework.core.annotation.Order;
  * (its Spring Boot module also binds its Micrometer metrics and actuator endpoints).
  */
 @Configuration(proxyBeanMethods = false)
-@EnableConfigurationProperties({ResilienceProperties.class, HealthProperties.class})
+@EnableConfigurationProperties({ResilienceProperties.class, HealthProperties.class, AttemptProperties.class})
 public class ResilienceConfiguration {
 
-    /** Between metering (outermost) and the transcript (innermost). */
+    /**
+     * Metering (outermost), then same-backend retries (each try one call for the breaker), the
+     * breaker, the first-token limit (a call it ends counts as the breaker's failure), the transcript.
+     */
+    public static final int RETRY_ORDER = 50;
     public static final int BREAKER_ORDER = 100;
+    public static final int FIRST_TOKEN_ORDER = 150;
     public static final int TRANSCRIPT_ORDER = 200;
     public static final int AVAILABILITY_FILTER_ORDER = 100;
 
@@ -54,6 +59,18 @@ public class ResilienceConfiguration {
     @Order(BREAKER_ORDER)
     CircuitBreakerDecorator circuitBreakerDecorator(BackendBreakers breakers, BackendStatsRegistry stats) {
         return new CircuitBreakerDecorator(breakers, stats);
+    }
+
+    @Bean
+    @Order(RETRY_ORDER)
+    SameBackendRetryDecorator sameBackendRetryDecorator(AttemptProperties properties) {
+        return new SameBackendRetryDecorator(properties);
+    }
+
+    @Bean
+    @Order(FIRST_TOKEN_ORDER)
+    FirstTokenTimeoutDecorator firstTokenTimeoutDecorator(AttemptProperties properties) {
+        return new FirstTokenTimeoutDecorator(properties);
     }
 
     @Bean

@@ -12,6 +12,7 @@ import java.util.function.Function;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import reactor.core.publisher.Flux;
+import reactor.core.publisher.SynchronousSink;
 
 /**
  * Mid-stream failover: when the backend serving a stream fails after its first token, the same
@@ -20,9 +21,12 @@ import reactor.core.publisher.Flux;
  * into the client's stream: no second role announcement, usage of the whole answer (the original
  * prompt and every completion token). The response's id, creation time and model are the gateway's
  * own, set downstream, so the client sees one answer. A further failure of the continuation is
- * resumed the same way. Not resumed (an error event ends the stream instead): models in
- * {@code error} mode, answers that were streaming tool calls or reasoning, requests that cannot
- * take a text prefix, and when no remaining backend can continue.
+ * resumed the same way. A remaining backend that fails before its first chunk, or refuses the prefix
+ * with a 400 (a chat template without prefill), hands on to the next. When the client has received
+ * no text yet, the request goes on unchanged: the answer starts again on the next backend. Not
+ * resumed (an error event naming the original failure ends the stream instead): models in
+ * {@code error} mode, answers that were streaming tool calls or reasoning, requests that cannot take
+ * a text prefix, and when no remaining backend can continue.
  */
 public final class ResumingStreamResumer implements StreamResumer {
 
@@ -57,12 +61,15 @@ public final class ResumingStreamResumer implements StreamResumer {
             // It failed between its last allowed token and its finish: only the end is missing.
             return Flux.fromIterable(continuation.endAtLimit(transcript.tokens()));
         }
-        R next = continuation.after(failure.request(), transcript);
+        // With no text relayed yet (a role announcement at most) the request goes on as it is: the
+        // answer starts again, and needs no prefill unless the request itself ends in one.
+        R next = transcript.text().isEmpty() ? failure.request() : continuation.after(failure.request(), transcript);
         if (next == null) {
             return refuse(failure, "the request cannot be continued from text");
         }
+        boolean prefix = continuation.endsWithPrefix(next);
         List<RouteTarget> plan = failure.remaining().stream()
-                .filter(target -> canContinue(endpoint, target.backend().describe().capabilities()))
+                .filter(target -> canContinue(endpoint, prefix, target.backend().describe().capabilities()))
                 .toList();
         if (plan.isEmpty()) {
             return refuse(failure, "no remaining backend can continue the answer");
@@ -71,19 +78,25 @@ public final class ResumingStreamResumer implements StreamResumer {
                 transcript.tokens(), failure.cause().kind(), failure.cause().getMessage(), plan.getFirst().backendId());
         listener.resumed(failure.model(), from, plan.getFirst().backendId(), failure.cause(), transcript.tokens());
         int before = transcript.tokens();
-        return failure.continueOn(plan, next).handle((chunk, sink) -> {
-            T relayed = inspector.withoutRole(chunk);
-            if (relayed == null) {
-                return;
-            }
-            Usage usage = inspector.usage(relayed);
-            sink.next(usage == null ? relayed : inspector.withUsage(relayed, merged(usage, before)));
-        });
+        boolean[] relayed = {false};
+        return failure.continueOn(plan, next)
+                .handle((T chunk, SynchronousSink<T> sink) -> {
+                    relayed[0] = true;
+                    T withoutRole = inspector.withoutRole(chunk);
+                    if (withoutRole == null) {
+                        return;
+                    }
+                    Usage usage = inspector.usage(withoutRole);
+                    sink.next(usage == null ? withoutRole : inspector.withUsage(withoutRole, merged(usage, before)));
+                })
+                // Every remaining backend failed or refused the continuation (its 400 is logged by the
+                // attempt loop): the client learns of the original failure, not of that 400.
+                .onErrorResume(error -> !relayed[0],
+                        error -> refuse(failure, "no remaining backend could continue the answer (" + error.getMessage() + ")"));
     }
 
-    private static boolean canContinue(Endpoint<?, ?> endpoint, BackendCapabilities capabilities) {
-        return endpoint.supported().test(capabilities)
-                && (endpoint != Endpoint.CHAT || capabilities.assistantPrefill());
+    private static boolean canContinue(Endpoint<?, ?> endpoint, boolean prefix, BackendCapabilities capabilities) {
+        return endpoint.supported().test(capabilities) && (!prefix || capabilities.assistantPrefill());
     }
 
     /**

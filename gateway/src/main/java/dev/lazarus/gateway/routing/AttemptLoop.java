@@ -12,7 +12,8 @@ import reactor.core.publisher.Flux;
 /**
  * Walks a planned fallback chain for one request: call a backend; when it fails before its first
  * chunk and its error kind allows it, call the next one; when every one failed, report all
- * failures. A failure after the first chunk goes to the {@link StreamResumer}. Breakers, metering
+ * failures. A failure after the first chunk goes to the {@link StreamResumer}. In a continuation
+ * (the resumer's run), a 400 also moves on: it answers the prefix, not the client's request. Breakers, metering
  * and other policy come in as the {@link BackendCallDecorator} around each call; what happens is
  * reported to the {@link RoutingListener}.
  */
@@ -83,12 +84,16 @@ public final class AttemptLoop {
                                     plan.subList(index + 1, plan.size()), failure,
                                     (next, continuation) -> resumeRun(model, next, endpoint, continuation)));
                         }
-                        if (!failure.kind().tryNextBackend()) {
+                        // A continuation's 400 is about the prefix the gateway added (the client's request
+                        // was accepted upstream): another backend may take it, and the client never sees it.
+                        boolean refusedContinuation = clock == null && failure.kind() == BackendErrorKind.INVALID_REQUEST;
+                        if (!failure.kind().tryNextBackend() && !refusedContinuation) {
                             return Flux.error(failure);
                         }
                         String nextId = index + 1 < plan.size() ? plan.get(index + 1).backendId() : null;
-                        log.warn("model '{}': backend '{}' failed before its first token ({}: {}); {}", model,
-                                target.backendId(), failure.kind(), failure.getMessage(),
+                        log.warn("model '{}': backend '{}' {} ({}: {}); {}", model, target.backendId(),
+                                refusedContinuation ? "refused to continue the answer" : "failed before its first token",
+                                failure.kind(), failure.getMessage(),
                                 nextId != null ? "trying '" + nextId + "'" : "no backend left");
                         listener.failedOver(model, target.backendId(), nextId, failure);
                         List<AllBackendsFailedException.AttemptFailure> next = new ArrayList<>(failures);

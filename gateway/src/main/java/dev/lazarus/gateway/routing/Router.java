@@ -67,7 +67,8 @@ public final class Router {
                         .toList()));
             }
             return loop.run(route.name(), plan, endpoint, request)
-                    .takeUntilOther(deadline(route.overallTimeout(), model));
+                    .takeUntilOther(deadline(route.overallTimeout(), model))
+                    .contextWrite(RequestDeadline.in(route.overallTimeout()));
         });
     }
 

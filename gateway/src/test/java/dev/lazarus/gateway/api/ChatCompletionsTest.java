@@ -139,6 +139,19 @@ class ChatCompletionsTest extends GatewayTestSupport {
         assertThat(backend("beta").calls()).isEqualTo(betaCalls + 1);
     }
 
+    /** Issue 14, finding 5: with one backend, a passing 5xx or 429 before the first token is tried again. */
+    @Test
+    void aSingleBackendsPassing5xxOr429IsTriedAgainInsteadOfReachingTheClient() {
+        JsonNode answer = json(post("/v1/chat/completions", chat("mapped-model",
+                "\"script\": {\"*\": {\"fail\": \"UPSTREAM\", \"fail_calls\": 1, \"key\": \"5xx-once\"}}"))
+                .expectStatus().isOk().expectBody(String.class).returnResult().getResponseBody());
+        assertThat(answer.at("/choices/0/message/content").asString()).isEqualTo("Hello, world");
+        List<String> events = events(streamBody(chat("mapped-model", "\"stream\": true, \"script\": {\"*\": "
+                + "{\"fail\": \"OVERLOADED\", \"retry_after_seconds\": 1, \"fail_calls\": 1, \"key\": \"429-once\"}}")));
+        assertThat(events.getLast()).isEqualTo("[DONE]");
+        assertThat(events).noneSatisfy(e -> assertThat(e).contains("\"error\""));
+    }
+
     @Test
     void streamingFailsOverBeforeTheFirstTokenToo() {
         List<String> events = events(streamBody(chat("test-model", "\"stream\": true, "

@@ -34,7 +34,8 @@ import reactor.core.publisher.Mono;
  * "Hello", ",", " world"), {@code fail} (a {@link BackendErrorKind} name), {@code fail_after}
  * (tokens sent before failing; 0 fails before any chunk), {@code retry_after_seconds},
  * {@code delay_ms} (between chunks), {@code usage_on_last} (put usage on the last content chunk
- * instead of a separate one). Settings: {@code health} (UP, LOADING, DOWN), {@code completions}
+ * instead of a separate one), {@code fail_calls} (fail only the first N calls that carry this
+ * same script, then serve: a test that wants a fresh count adds a key of its own to the script), {@code first_delay_ms} (before the first chunk). Settings: {@code health} (UP, LOADING, DOWN), {@code completions}
  * (false to refuse legacy completions), {@code assistant-prefill} (false: cannot continue an answer),
  * and what {@link #describe()} reports about its model: {@code context-length}, {@code architecture},
  * {@code quantization}, {@code random-weights}.
@@ -48,6 +49,7 @@ public final class ScriptedBackend implements InferenceBackend, ExpertPlacementV
     private final AtomicReference<ChatCompletionRequest> lastChat = new AtomicReference<>();
     private final AtomicReference<CompletionRequest> lastCompletion = new AtomicReference<>();
     private final AtomicInteger calls = new AtomicInteger();
+    private final Map<Map<String, Object>, AtomicInteger> callsPerScript = new java.util.concurrent.ConcurrentHashMap<>();
     private final AtomicInteger rebalances = new AtomicInteger(1);
     private volatile boolean closed;
 
@@ -150,6 +152,10 @@ public final class ScriptedBackend implements InferenceBackend, ExpertPlacementV
         if (closed) {
             return Flux.error(BackendException.unavailable("backend '" + id() + "' is closed"));
         }
+        if (script.fail != null && script.failCalls > 0
+                && callsPerScript.computeIfAbsent(script.source, k -> new AtomicInteger()).incrementAndGet() > script.failCalls) {
+            script = script.serving();
+        }
         if (script.fail != null && script.failAfter == 0) {
             return Flux.error(script.failure(id()));
         }
@@ -173,7 +179,8 @@ public final class ScriptedBackend implements InferenceBackend, ExpertPlacementV
             chunks.add(usageChunk.apply(usage));
             body = Flux.fromIterable(chunks);
         }
-        return script.delay.isZero() ? body : body.delayElements(script.delay);
+        body = script.delay.isZero() ? body : body.delayElements(script.delay);
+        return script.firstDelay.isZero() ? body : body.delaySubscription(script.firstDelay);
     }
 
     @Override
@@ -202,7 +209,7 @@ public final class ScriptedBackend implements InferenceBackend, ExpertPlacementV
     }
 
     private record Script(List<String> tokens, BackendErrorKind fail, int failAfter, Duration retryAfter,
-            Duration delay, boolean usageOnLast) {
+            Duration delay, boolean usageOnLast, int failCalls, Duration firstDelay, Map<String, Object> source) {
 
         @SuppressWarnings("unchecked")
         static Script of(Map<String, Object> extra, String backendId) {
@@ -216,7 +223,15 @@ public final class ScriptedBackend implements InferenceBackend, ExpertPlacementV
             Duration retryAfter = mine.get("retry_after_seconds") instanceof Number n
                     ? Duration.ofSeconds(n.longValue()) : null;
             Duration delay = mine.get("delay_ms") instanceof Number n ? Duration.ofMillis(n.longValue()) : Duration.ZERO;
-            return new Script(tokens, fail, failAfter, retryAfter, delay, Boolean.TRUE.equals(mine.get("usage_on_last")));
+            int failCalls = mine.get("fail_calls") instanceof Number n ? n.intValue() : 0;
+            Duration firstDelay = mine.get("first_delay_ms") instanceof Number n
+                    ? Duration.ofMillis(n.longValue()) : Duration.ZERO;
+            return new Script(tokens, fail, failAfter, retryAfter, delay, Boolean.TRUE.equals(mine.get("usage_on_last")),
+                    failCalls, firstDelay, all);
+        }
+
+        Script serving() {
+            return new Script(tokens, null, 0, null, delay, usageOnLast, 0, firstDelay, source);
         }
 
         BackendException failure(String backendId) {

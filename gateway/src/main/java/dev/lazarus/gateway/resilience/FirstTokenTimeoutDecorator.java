@@ -1,0 +1,32 @@
+package dev.lazarus.gateway.resilience;
+
+import dev.lazarus.backend.api.BackendException;
+import dev.lazarus.gateway.routing.Attempt;
+import dev.lazarus.gateway.routing.BackendCallDecorator;
+import java.time.Duration;
+import reactor.core.publisher.Flux;
+import reactor.core.publisher.Mono;
+
+/**
+ * Ends a backend call that sent nothing within its {@code first-token-timeout} with TIMEOUT, so the
+ * attempt loop moves the request to the next backend; cancelling the call lets the backend stop. This
+ * is the limit on one request's wait, not the breaker's slow-call judgement (a call may be slow for
+ * the breaker and still be waited for). Chunks after the first are the backend's idle timeout's
+ * business.
+ */
+public final class FirstTokenTimeoutDecorator implements BackendCallDecorator {
+
+    private final AttemptProperties properties;
+
+    public FirstTokenTimeoutDecorator(AttemptProperties properties) {
+        this.properties = properties;
+    }
+
+    @Override
+    public <T> Flux<T> decorate(Attempt<T> attempt, Flux<T> call) {
+        Duration limit = properties.policyFor(attempt.backendId()).firstTokenTimeout();
+        return call.timeout(Mono.delay(limit), chunk -> Mono.never(),
+                Flux.error(() -> BackendException.timeout(
+                        "backend '" + attempt.backendId() + "' sent no first token within " + limit)));
+    }
+}
