@@ -75,6 +75,14 @@ public final class ByteBpeVocab {
 
     /** Learns up to {@code maxMerges} merges from {@code corpus} (fewer when no pair occurs twice any more). */
     public static ByteBpeVocab train(String corpus, int maxMerges) {
+        return fromMerges(BpeTrainer.train(corpus, maxMerges).stream().map(BpeTrainer.Merge::toString).toList());
+    }
+
+    /**
+     * The vocabulary of these merges ({@code "left right"} in vocabulary spelling, rank order, as {@link #merges()}
+     * lists them): the byte tokens, one token per distinct merged piece, then the ChatML control tokens.
+     */
+    public static ByteBpeVocab fromMerges(List<String> mergeList) {
         List<String> tokens = new ArrayList<>();
         List<Integer> types = new ArrayList<>();
         for (int b = 0; b < 256; b++) {
@@ -83,11 +91,16 @@ public final class ByteBpeVocab {
         }
         List<String> merges = new ArrayList<>();
         Set<String> known = new HashSet<>(tokens);
-        for (BpeTrainer.Merge m : BpeTrainer.train(corpus, maxMerges)) {
-            merges.add(m.toString());
+        for (String merge : mergeList) {
+            int space = merge.indexOf(' ');
+            if (space <= 0 || space != merge.lastIndexOf(' ') || space == merge.length() - 1) {
+                throw new IllegalArgumentException("not a merge: '" + merge + "'");
+            }
+            merges.add(merge);
+            String joined = merge.substring(0, space) + merge.substring(space + 1);
             // Two different merges can spell the same piece ("ab"+"c", "a"+"bc"): one token serves both.
-            if (known.add(m.joined())) {
-                tokens.add(m.joined());
+            if (known.add(joined)) {
+                tokens.add(joined);
                 types.add(TYPE_NORMAL);
             }
         }

@@ -15,7 +15,7 @@ import java.util.List;
 import java.util.Map;
 
 /**
- * The embedded default model (generated at build time into target/classes) for the adapter tests:
+ * The embedded default model (the trained lazarus-tiny-moe, a resource of the main classes) for the adapter tests:
  * backends serving it, and its tokenizer and chat template to compute what a response must hold.
  */
 final class EmbeddedModel {
@@ -59,7 +59,7 @@ final class EmbeddedModel {
 
     /**
      * A logit bias that keeps every control token (end of turn, end of text, ChatML markers) from
-     * being sampled, so a random-weight model writes plain text until a limit ends it.
+     * being sampled, so the model writes plain text until a limit ends it.
      */
     static Map<String, Double> noControlTokens() {
         Map<String, Double> bias = new HashMap<>();

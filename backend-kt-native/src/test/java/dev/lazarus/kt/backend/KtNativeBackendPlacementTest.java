@@ -47,11 +47,11 @@ class KtNativeBackendPlacementTest {
             PlacementSnapshot snap = view.expertPlacement().orElseThrow();
             assertThat(snap.strategy()).isEqualTo("frequency");
             assertThat(snap.device()).isNull();
-            assertThat(snap.layers()).hasSize(2);
+            assertThat(snap.layers()).hasSize(4);
             assertThat(snap.layers().getFirst().tiers()).hasSize(8);
             TierStats ram = snap.tiers().get(1);
             assertThat(ram.tier()).isEqualTo("ram");
-            assertThat(ram.experts()).isEqualTo(4);
+            assertThat(ram.experts()).isEqualTo(8); // a quarter of 4 layers x 8 experts
             assertThat(ram.bytes()).isLessThanOrEqualTo(ram.budgetBytes());
             assertThat(snap.tiers().get(2).budgetBytes()).isEqualTo(-1);
             assertThat(snap.tiers().stream().mapToLong(TierStats::computations).sum()).isPositive();

@@ -53,11 +53,12 @@ class KtNativeBackendTest {
     }
 
     @Test
-    void describesTheModelWithRandomWeightsFlag() throws Exception {
+    void describesTheModel() throws Exception {
         var model = backend.describe().models().getFirst();
         assertThat(model.id()).isEqualTo("tiny");
-        assertThat(model.metadata()).containsEntry("architecture", "qwen3moe").containsEntry("random_weights", true)
-                .containsEntry("quantization", "F16").containsEntry("trained_context_length", 4096);
+        assertThat(model.metadata()).containsEntry("architecture", "qwen3moe")
+                .containsEntry("quantization", "F16").containsEntry("trained_context_length", 2048);
+        assertThat(model.metadata()).as("the embedded default is trained").doesNotContainKey("random_weights");
         assertThat(model.metadata()).as("where and how it runs, for the gateway's start-up line")
                 .containsEntry("device", "cpu").containsEntry("kernels", dev.lazarus.kt.tensor.Kernels.describe());
         assertThat((String) model.metadata().get("kernels")).matches("java-vector-(128|256|512)");

@@ -22,6 +22,14 @@ class ByteBpeVocabTest {
     }
 
     @Test
+    void theMergesAloneRebuildTheVocabulary() {
+        ByteBpeVocab rebuilt = ByteBpeVocab.fromMerges(vocab.merges());
+        assertThat(rebuilt.tokens()).isEqualTo(vocab.tokens());
+        assertThat(rebuilt.tokenTypes()).isEqualTo(vocab.tokenTypes());
+        assertThat(rebuilt.merges()).isEqualTo(vocab.merges());
+    }
+
+    @Test
     void everyMergeJoinsTwoTokensIntoAToken() {
         assertThat(vocab.merges()).hasSizeGreaterThan(300);
         for (String merge : vocab.merges()) {

@@ -1,0 +1,24 @@
+package dev.lazarus.kt.correctness;
+
+import java.net.URISyntaxException;
+import java.nio.file.Path;
+import org.junit.jupiter.api.Tag;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The embedded default, {@code lazarus-tiny-moe} (trained weights, F16), is served alike by the engine and by
+ * llama-server: every parity prompt's greedy continuation, token for token with its logprobs, per this host's
+ * contract (see {@link GreedyParityTest}). The random-weight models of the other suites have no preferred tokens;
+ * a trained model's are sharper, and its routers pick experts the training made matter.
+ */
+@Tag("llama-server")
+class DefaultModelParityTest extends EngineParityFixture {
+
+    @Test
+    void embeddedDefaultModelIsServedLikeLlamaServer() throws URISyntaxException {
+        Path model = Path.of(DefaultModelParityTest.class.getClassLoader().getResource("models/lazarus-tiny-moe.gguf").toURI());
+        try (EngineRunner engine = new EngineRunner(model, parallel)) {
+            GreedyParityTest.assertGreedyContinuationsMatch(engine, model, "lazarus-tiny-moe F16 (trained)");
+        }
+    }
+}
