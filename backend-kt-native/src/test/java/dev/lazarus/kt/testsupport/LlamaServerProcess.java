@@ -130,6 +130,15 @@ public final class LlamaServerProcess implements AutoCloseable {
         return "llama-server on ggml CPU variant " + variant.id() + ", host " + GgmlCpuVariant.hostSummary();
     }
 
+    /** Everything llama-server printed so far. */
+    public String log() {
+        try {
+            return Files.readString(log);
+        } catch (IOException e) {
+            throw new IllegalStateException("cannot read llama-server's log " + log, e);
+        }
+    }
+
     /** The last lines llama-server printed. */
     public String logTail() {
         return LlamaCpp.tail(log);

@@ -55,11 +55,13 @@ class LlamaServerProcessTest {
     void ggmlIsHeldToTheVariantAskedFor() {
         Path model = SyntheticModels.write(SyntheticModels.tinyLlama(), dir.resolve("variant.gguf"));
         for (GgmlCpuVariant variant : List.of(GgmlCpuVariant.reference(), GgmlCpuVariant.HASWELL)) {
-            String log = LlamaCpp.runTool(variant, "llama-completion", List.of("-m", model.toString(), "-p", "Hi", "-n", "1",
-                    "-t", "1", "--no-warmup", "-lv", "4", "-no-cnv"), 60);
-            assertThat(log).as("llama-completion's log, held to %s on %s", variant.id(), GgmlCpuVariant.hostSummary())
-                    .containsPattern("loaded CPU backend from \\S*/libggml-cpu-" + variant.id() + "\\.so")
-                    .doesNotContainPattern("loaded CPU backend from \\S*/libggml-cpu-(?!" + variant.id() + "\\.so)");
+            // -lv 4: the log names the library ggml loaded
+            try (LlamaServerProcess server = LlamaServerProcess.start(variant, model, "-c", "256", "-lv", "4")) {
+                assertThat(server.log()).as("llama-server's log, held to %s on %s", variant.id(), GgmlCpuVariant.hostSummary())
+                        .containsPattern("loaded CPU backend from \\S*/libggml-cpu-" + variant.id() + "\\.so")
+                        .doesNotContainPattern("loaded CPU backend from \\S*/libggml-cpu-(?!" + variant.id() + "\\.so)");
+                assertThat(server.variant()).isEqualTo(variant);
+            }
         }
     }
 
