@@ -107,7 +107,7 @@ public final class AttemptLoop {
     private BackendException redacted(RouteTarget target, Throwable error) {
         if (error instanceof BackendException e) {
             return new BackendException(e.kind(), redactor.redact(e.getMessage()), e.param(), e.retryAfter(),
-                    redactor.redact(e.getCause()));
+                    e.upstreamType(), e.upstreamCode(), redactor.redact(e.getCause()));
         }
         return new BackendException(BackendErrorKind.INTERNAL,
                 "backend '" + target.backendId() + "' failed: " + redactor.redact(error.toString()), redactor.redact(error));
