@@ -39,6 +39,8 @@ final class UpstreamErrors {
     private final JsonMapper json;
     private final Clock clock;
     private final Redactor redactor;
+    /** How messages name the server: "llama-server", or "the OpenAI-compatible server". */
+    private final String server;
 
     UpstreamErrors(JsonMapper json, Clock clock) {
         this(json, clock, Redactor.shapesOnly());
@@ -46,9 +48,14 @@ final class UpstreamErrors {
 
     /** @param redactor applied to every piece of llama-server's text these errors carry */
     UpstreamErrors(JsonMapper json, Clock clock, Redactor redactor) {
+        this(json, clock, redactor, "llama-server");
+    }
+
+    UpstreamErrors(JsonMapper json, Clock clock, Redactor redactor, String server) {
         this.json = json;
         this.clock = clock;
         this.redactor = redactor;
+        this.server = server;
     }
 
     /** An HTTP error answer: its status, body and {@code Retry-After} header (may be null). */
@@ -65,7 +72,7 @@ final class UpstreamErrors {
         JsonNode inner = error.has("error") ? error.get("error") : error;
         if (!inner.isObject()) {
             return new BackendException(BackendErrorKind.UPSTREAM,
-                    "llama-server reported an error mid-stream: " + redactor.quote(inner.toString(), MAX_QUOTED));
+                    server + " reported an error mid-stream: " + redactor.quote(inner.toString(), MAX_QUOTED));
         }
         // llama.cpp and vLLM put the HTTP status in "code"; OpenAI puts a word there.
         int status = inner.path("code").isIntegralNumber() ? inner.path("code").asInt() : 500;
@@ -82,26 +89,26 @@ final class UpstreamErrors {
         }
         // ConnectTimeoutException is a ConnectException too: test it first.
         if (t instanceof ConnectTimeoutException) {
-            return new BackendException(BackendErrorKind.TIMEOUT, "connecting to llama-server timed out", t);
+            return new BackendException(BackendErrorKind.TIMEOUT, "connecting to " + server + " timed out", t);
         }
         if (t instanceof ConnectException) {
-            return new BackendException(BackendErrorKind.UNAVAILABLE, "llama-server refused the connection: " + redactor.redact(t.getMessage()), t);
+            return new BackendException(BackendErrorKind.UNAVAILABLE, server + " refused the connection: " + redactor.redact(t.getMessage()), t);
         }
         if (t instanceof PrematureCloseException) {
-            return new BackendException(BackendErrorKind.UPSTREAM, "llama-server closed the connection before the answer was complete", t);
+            return new BackendException(BackendErrorKind.UPSTREAM, server + " closed the connection before the answer was complete", t);
         }
         if (t instanceof SseDecoder.MalformedStreamException || t instanceof JacksonException) {
-            return new BackendException(BackendErrorKind.UPSTREAM, "llama-server sent a malformed event stream: " + redactor.quote(t.getMessage(), MAX_QUOTED), t);
+            return new BackendException(BackendErrorKind.UPSTREAM, server + " sent a malformed event stream: " + redactor.quote(t.getMessage(), MAX_QUOTED), t);
         }
         if (t.getClass().getSimpleName().equals("PoolAcquireTimeoutException")
                 || t.getClass().getSimpleName().equals("PoolAcquirePendingLimitException")) {
             // reactor-netty shades its pool, so the type is matched by name
-            return new BackendException(BackendErrorKind.OVERLOADED, "all connections to llama-server are busy", null, null, t);
+            return new BackendException(BackendErrorKind.OVERLOADED, "all connections to " + server + " are busy", null, null, t);
         }
         if (t instanceof IOException) {
-            return new BackendException(BackendErrorKind.UPSTREAM, "connection to llama-server failed: " + redactor.redact(t.getMessage()), t);
+            return new BackendException(BackendErrorKind.UPSTREAM, "connection to " + server + " failed: " + redactor.redact(t.getMessage()), t);
         }
-        return new BackendException(BackendErrorKind.INTERNAL, "llama.cpp backend failed: " + redactor.redact(t.toString()), t);
+        return new BackendException(BackendErrorKind.INTERNAL, server + " call failed: " + redactor.redact(t.toString()), t);
     }
 
     private BackendException classify(int status, JsonNode error, String upstreamMessage, String retryAfter) {
@@ -127,15 +134,15 @@ final class UpstreamErrors {
             case 400, 413, 422 -> new BackendException(BackendErrorKind.INVALID_REQUEST, message, param, null,
                     openAiType, code, null);
             case 401, 403 -> new BackendException(BackendErrorKind.UNAVAILABLE,
-                    "llama-server rejected the configured api-key (" + status + ")");
-            case 404 -> new BackendException(BackendErrorKind.MODEL_NOT_FOUND, "llama-server: " + message, param,
+                    server + " rejected the configured api-key (" + status + ")");
+            case 404 -> new BackendException(BackendErrorKind.MODEL_NOT_FOUND, server + ": " + message, param,
                     null, openAiType, code, null);
             // An exhausted quota does not come back in seconds: no retry here, the next backend at once.
             case 429 -> "insufficient_quota".equals(code) || "insufficient_quota".equals(type)
-                    ? BackendException.unavailable("llama-server's account is out of quota: " + message)
-                    : BackendException.overloaded("llama-server is busy: " + message, RetryAfter.parse(retryAfter, clock));
-            case 503 -> BackendException.unavailable("llama-server is unavailable: " + message);
-            default -> new BackendException(BackendErrorKind.UPSTREAM, "llama-server answered " + status + ": " + message);
+                    ? BackendException.unavailable(server + "'s account is out of quota: " + message)
+                    : BackendException.overloaded(server + " is busy: " + message, RetryAfter.parse(retryAfter, clock));
+            case 503 -> BackendException.unavailable(server + " is unavailable: " + message);
+            default -> new BackendException(BackendErrorKind.UPSTREAM, server + " answered " + status + ": " + message);
         };
     }
 
