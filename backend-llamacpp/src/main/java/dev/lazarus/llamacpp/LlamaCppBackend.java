@@ -30,7 +30,9 @@ import tools.jackson.databind.JsonNode;
 import tools.jackson.databind.json.JsonMapper;
 
 /**
- * A llama-server behind its OpenAI endpoints ({@code /v1/chat/completions}, {@code /v1/completions}),
+ * A llama-server (kind {@code llamacpp}), or any other OpenAI-compatible server (kind
+ * {@code openai}: vLLM, SGLang, a hosted API; the same client without llama.cpp's own endpoints),
+ * behind its OpenAI endpoints ({@code /v1/chat/completions}, {@code /v1/completions}),
  * optionally started and kept alive by this backend ({@code binary} set). Requests are forwarded as
  * streams with their unknown fields ({@code top_k}, {@code grammar}, ...) untouched; chunks come
  * back with llama.cpp's own fields ({@code timings}) kept in their {@code extra}.
@@ -62,7 +64,8 @@ public final class LlamaCppBackend implements InferenceBackend {
         this.prefill = new AssistantPrefill(id, settings.assistantPrefill());
         // An error object or a trimmed chunk lacks "created"; that is no reason to fail the parse.
         JsonMapper json = JsonMapper.builder().disable(DeserializationFeature.FAIL_ON_NULL_FOR_PRIMITIVES).build();
-        this.client = new LlamaServerClient(id, settings, json, new UpstreamErrors(json, clock, this.redactor));
+        this.client = new LlamaServerClient(id, settings, json, new UpstreamErrors(json, clock, this.redactor,
+                settings.serverName()));
         if (settings.supervised()) {
             this.supervisor = new LlamaServerSupervisor(id, settings.supervision(), settings.modelName(),
                     settings.apiKey(), this.redactor, this::answersHealthy, this::learnServerInfo, clock);
@@ -106,11 +109,11 @@ public final class LlamaCppBackend implements InferenceBackend {
     @Override
     public BackendDescriptor describe() {
         ServerInfo known = info.get();
-        ModelInfo model = new ModelInfo(modelId(known), "llama.cpp",
+        ModelInfo model = new ModelInfo(modelId(known), settings.llamaServer() ? "llama.cpp" : "openai-compatible",
                 known == null ? 0 : known.contextLength(),
                 known == null ? Map.of() : known.metadata());
         // llama-server continues a trailing assistant message unless its chat template refuses it.
-        return new BackendDescriptor(id, KIND, List.of(model),
+        return new BackendDescriptor(id, settings.kind(), List.of(model),
                 new BackendCapabilities(true, true, true, prefill.supported(), true));
     }
 
@@ -138,11 +141,12 @@ public final class LlamaCppBackend implements InferenceBackend {
                 }
             }
         }
-        return client.get("/health")
+        String server = settings.serverName();
+        return client.get(settings.healthPath())
                 .flatMap(answer -> switch (answer.status()) {
                     case 200 -> healthyDetails().map(details -> new BackendHealth(BackendHealth.Status.UP, "ok", details));
-                    case 503 -> Mono.just(BackendHealth.loading("llama-server: " + errorMessage(answer.body(), "loading")));
-                    default -> Mono.just(BackendHealth.down("llama-server /health answered " + answer.status()));
+                    case 503 -> Mono.just(BackendHealth.loading(server + ": " + errorMessage(answer.body(), "loading")));
+                    default -> Mono.just(BackendHealth.down(server + " " + settings.healthPath() + " answered " + answer.status()));
                 })
                 .onErrorResume(BackendException.class, e -> Mono.just(BackendHealth.down(e.getMessage())));
     }
@@ -187,6 +191,12 @@ public final class LlamaCppBackend implements InferenceBackend {
 
     /** Slot occupancy from {@code /slots} (absent when the server runs with {@code --no-slots}). */
     private Mono<Map<String, Object>> healthyDetails() {
+        if (!settings.llamaServer()) {
+            if (info.get() == null) {
+                learnServerInfo();
+            }
+            return Mono.just(Map.of());
+        }
         Mono<Map<String, Object>> slots = client.get("/slots")
                 .filter(LlamaServerClient.Answer::ok)
                 .map(answer -> {
@@ -210,6 +220,14 @@ public final class LlamaCppBackend implements InferenceBackend {
 
     /** Reads /props and /v1/models in the background; describe() shows them once they came. */
     private void learnServerInfo() {
+        if (!settings.llamaServer()) {
+            // Other servers have no /props: what /v1/models lists is all there is to learn.
+            client.get("/v1/models").filter(LlamaServerClient.Answer::ok)
+                    .map(answer -> ServerInfo.fromModelList(client.json().readTree(answer.body()), redactor))
+                    .subscribe(info::set, e -> log.debug("backend '{}': server facts not available yet: {}", id,
+                            redactor.redact(e.toString())));
+            return;
+        }
         Mono.zip(client.get("/props"), client.get("/v1/models"))
                 .filter(both -> both.getT1().ok() && both.getT2().ok())
                 .map(both -> ServerInfo.from(client.json().readTree(both.getT1().body()),
@@ -221,7 +239,7 @@ public final class LlamaCppBackend implements InferenceBackend {
     /** The supervisor's blocking probe; it runs on the supervisor's virtual thread. */
     private boolean answersHealthy() {
         try {
-            return Boolean.TRUE.equals(client.get("/health").map(LlamaServerClient.Answer::ok).onErrorReturn(false).block());
+            return Boolean.TRUE.equals(client.get(settings.healthPath()).map(LlamaServerClient.Answer::ok).onErrorReturn(false).block());
         } catch (RuntimeException interrupted) {
             return false;
         }

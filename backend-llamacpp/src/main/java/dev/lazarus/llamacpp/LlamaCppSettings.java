@@ -28,8 +28,13 @@ import java.util.List;
  * @param reuseStreamConnections whether a connection that carried a streamed answer goes back to the
  *                          pool; false sends {@code Connection: close} with streamed requests
  * @param assistantPrefill  whether the server continues a trailing assistant message ({@code auto}: until it refuses one)
+ * @param kind              {@code llamacpp}, or {@code openai} for any other OpenAI-compatible server
+ *                          (vLLM, SGLang, a hosted API): no llama.cpp endpoints, other defaults
+ * @param healthPath        what the health check GETs ({@code /health}; {@code openai}: {@code /v1/models})
  */
 public record LlamaCppSettings(
+        String kind,
+        String healthPath,
         String baseUrl,
         String modelName,
         String apiKey,
@@ -85,7 +90,15 @@ public record LlamaCppSettings(
         }
     }
 
+    /** The kind of any OpenAI-compatible server that is not llama-server. */
+    public static final String OPENAI = "openai";
+
     public static LlamaCppSettings from(BackendConfig config) {
+        boolean openAi = OPENAI.equals(config.kind());
+        if (openAi && config.has("binary")) {
+            throw new BackendConfigException(config.id(), "binary",
+                    "setting 'binary' starts a llama-server: use kind 'llamacpp' for that");
+        }
         Supervision supervision = config.has("binary") ? supervision(config) : null;
         String url;
         if (config.has("url")) {
@@ -98,7 +111,14 @@ public record LlamaCppSettings(
                     "setting 'url' is required (or 'binary' to let the backend start llama-server itself)");
         }
         Duration firstToken = positive(config, "first-token-timeout", Duration.ofSeconds(120));
+        String healthPath = config.string("health-path", openAi ? "/v1/models" : "/health").strip();
+        if (!healthPath.startsWith("/")) {
+            throw new BackendConfigException(config.id(), "health-path",
+                    "setting 'health-path' must start with '/', got '" + healthPath + "'");
+        }
         return new LlamaCppSettings(
+                openAi ? OPENAI : LlamaCppBackend.KIND,
+                healthPath,
                 url,
                 blankToNull(config.string("model-name", null)),
                 blankToNull(config.string("api-key", null)),
@@ -108,10 +128,23 @@ public record LlamaCppSettings(
                 positive(config, "health-timeout", Duration.ofSeconds(5)),
                 atLeast(config, "max-connections", 16, 1),
                 positive(config, "pool-max-idle-time", Duration.ofSeconds(3)),
-                // llama-server ends the connection after each streamed answer, unannounced (b11669).
-                config.bool("reuse-stream-connections", false),
-                prefillMode(config),
+                // llama-server ends the connection after each streamed answer, unannounced (b11669);
+                // other servers keep it, and a hosted API's TLS handshake is worth keeping.
+                config.bool("reuse-stream-connections", openAi),
+                // vLLM and hosted APIs take a trailing assistant message as a finished turn, and answer
+                // anew without a 400: a continuation there would repeat text, so it is opt-in.
+                prefillMode(config, openAi ? "false" : "auto"),
                 supervision);
+    }
+
+    /** Whether this is a llama-server, with its own endpoints ({@code /props}, {@code /slots}). */
+    public boolean llamaServer() {
+        return !OPENAI.equals(kind);
+    }
+
+    /** How log lines and errors name the server. */
+    public String serverName() {
+        return llamaServer() ? "llama-server" : "the OpenAI-compatible server";
     }
 
     public boolean supervised() {
@@ -121,7 +154,7 @@ public record LlamaCppSettings(
     /** Never prints the api key. */
     @Override
     public String toString() {
-        return "LlamaCppSettings[url=" + baseUrl + ", model-name=" + modelName + ", api-key="
+        return "LlamaCppSettings[kind=" + kind + ", url=" + baseUrl + ", model-name=" + modelName + ", api-key="
                 + (apiKey == null ? "none" : "***") + ", supervised=" + supervised() + "]";
     }
 
@@ -155,8 +188,8 @@ public record LlamaCppSettings(
                 positive(config, "stop-grace-period", Duration.ofSeconds(10)));
     }
 
-    private static AssistantPrefill.Mode prefillMode(BackendConfig config) {
-        String value = config.string("assistant-prefill", "auto").strip().toUpperCase(java.util.Locale.ROOT);
+    private static AssistantPrefill.Mode prefillMode(BackendConfig config, String defaultMode) {
+        String value = config.string("assistant-prefill", defaultMode).strip().toUpperCase(java.util.Locale.ROOT);
         try {
             return AssistantPrefill.Mode.valueOf(value);
         } catch (IllegalArgumentException e) {

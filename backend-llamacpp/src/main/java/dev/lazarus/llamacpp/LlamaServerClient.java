@@ -49,7 +49,7 @@ final class LlamaServerClient implements AutoCloseable {
         this.settings = settings;
         this.json = json;
         this.errors = errors;
-        this.streamPool = ConnectionProvider.builder("llamacpp-" + backendId)
+        this.streamPool = ConnectionProvider.builder(settings.kind() + "-" + backendId)
                 .maxConnections(settings.maxConnections())
                 // Waiting for a connection is part of the time to first token, whose own timer fires first.
                 .pendingAcquireTimeout(settings.firstTokenTimeout().plusSeconds(1))
@@ -57,7 +57,7 @@ final class LlamaServerClient implements AutoCloseable {
                 .maxIdleTime(settings.poolMaxIdleTime())
                 .build();
         // Health checks get connections of their own: a server busy with long generations is not down.
-        this.probePool = ConnectionProvider.builder("llamacpp-probe-" + backendId)
+        this.probePool = ConnectionProvider.builder(settings.kind() + "-probe-" + backendId)
                 .maxConnections(2)
                 .pendingAcquireTimeout(settings.healthTimeout())
                 .maxIdleTime(settings.poolMaxIdleTime())
@@ -113,7 +113,7 @@ final class LlamaServerClient implements AutoCloseable {
                     .concatMap(event -> toChunk(event, type, extraOf))
                     .doOnNext(chunk -> end.sawFinal |= isFinal.test(chunk))
                     .concatWith(Mono.defer(() -> end.complete() ? Mono.<T>empty() : Mono.error(new BackendException(
-                            BackendErrorKind.UPSTREAM, "llama-server's stream ended before [DONE]"))));
+                            BackendErrorKind.UPSTREAM, settings.serverName() + "'s stream ended before [DONE]"))));
         }).onErrorMap(errors::fromThrowable);
     }
 
@@ -140,7 +140,7 @@ final class LlamaServerClient implements AutoCloseable {
                             .concatMapIterable(decoder::feed)
                             .concatWith(Mono.defer(() -> decoder.hasPartialEvent()
                                     ? Mono.error(new BackendException(BackendErrorKind.UPSTREAM,
-                                            "llama-server's event stream ended inside an event"))
+                                            settings.serverName() + "'s event stream ended inside an event"))
                                     : Mono.empty()));
                 });
     }
@@ -171,7 +171,7 @@ final class LlamaServerClient implements AutoCloseable {
                             e -> get(freshProbes, path, new ReusedConnectionRetry.Attempt()));
                 })
                 .timeout(settings.healthTimeout(), Mono.error(() -> BackendException.timeout(
-                        "llama-server did not answer GET " + path + " within " + settings.healthTimeout())))
+                        settings.serverName() + " did not answer GET " + path + " within " + settings.healthTimeout())))
                 .onErrorMap(errors::fromThrowable);
     }
 
@@ -202,9 +202,9 @@ final class LlamaServerClient implements AutoCloseable {
         Duration idle = settings.idleTimeout();
         // An erroring timeout publisher makes Flux.timeout fail with that error, which names the limit.
         return events.timeout(
-                Mono.error(() -> BackendException.timeout("no first token from llama-server within " + first))
+                Mono.error(() -> BackendException.timeout("no first token from " + settings.serverName() + " within " + first))
                         .delaySubscription(first),
-                event -> Mono.error(() -> BackendException.timeout("llama-server stalled: no chunk for " + idle))
+                event -> Mono.error(() -> BackendException.timeout(settings.serverName() + " stalled: no chunk for " + idle))
                         .delaySubscription(idle));
     }
 

@@ -48,6 +48,17 @@ public record ServerInfo(String modelId, int contextLength, int totalSlots, bool
                 modelFacts(firstModel.path("meta")));
     }
 
+    /**
+     * What another OpenAI-compatible server's {@code /v1/models} says: its first id kept whole (a
+     * Hugging Face id such as {@code Qwen/Qwen3-30B-A3B} is the name that server answers to, not a
+     * path), and vLLM's {@code max_model_len} as the context length.
+     */
+    static ServerInfo fromModelList(JsonNode models, Redactor redactor) {
+        JsonNode firstModel = models.path("data").path(0);
+        return new ServerInfo(redactor.redact(text(firstModel.path("id"))),
+                firstModel.path("max_model_len").asInt(0), 0, false, null, Map.of());
+    }
+
     /** What is worth showing in {@code /v1/models}: nothing that names a place on the server. */
     Map<String, Object> metadata() {
         Map<String, Object> m = new LinkedHashMap<>(new TreeMap<>(model)); // sorted: the same order on every call;

@@ -9,6 +9,8 @@ public class BackendException extends RuntimeException {
     private final BackendErrorKind kind;
     private final String param;
     private final Duration retryAfter;
+    private final String upstreamType;
+    private final String upstreamCode;
 
     public BackendException(BackendErrorKind kind, String message) {
         this(kind, message, null, null, null);
@@ -19,10 +21,21 @@ public class BackendException extends RuntimeException {
     }
 
     public BackendException(BackendErrorKind kind, String message, String param, Duration retryAfter, Throwable cause) {
+        this(kind, message, param, retryAfter, null, null, cause);
+    }
+
+    /**
+     * @param upstreamType the OpenAI error {@code type} the upstream sent, or null
+     * @param upstreamCode the OpenAI error {@code code} the upstream sent ({@code content_policy_violation}), or null
+     */
+    public BackendException(BackendErrorKind kind, String message, String param, Duration retryAfter,
+            String upstreamType, String upstreamCode, Throwable cause) {
         super(message, cause);
         this.kind = Objects.requireNonNull(kind, "kind");
         this.param = param;
         this.retryAfter = retryAfter;
+        this.upstreamType = upstreamType;
+        this.upstreamCode = upstreamCode;
     }
 
     public static BackendException invalidRequest(String message, String param) {
@@ -52,6 +65,16 @@ public class BackendException extends RuntimeException {
     /** The request parameter at fault, or null. */
     public String param() {
         return param;
+    }
+
+    /** The error {@code type} an OpenAI-style upstream sent with this failure, or null. */
+    public String upstreamType() {
+        return upstreamType;
+    }
+
+    /** The error {@code code} an OpenAI-style upstream sent with this failure, or null. */
+    public String upstreamCode() {
+        return upstreamCode;
     }
 
     /** When to retry, for {@link BackendErrorKind#OVERLOADED}; null when unknown. */

@@ -4,6 +4,7 @@ import dev.lazarus.backend.api.openai.ChatCompletionChunk;
 import dev.lazarus.backend.api.openai.Completion;
 import dev.lazarus.backend.api.openai.Usage;
 import java.util.List;
+import java.util.function.Supplier;
 import reactor.core.publisher.Flux;
 
 /**
@@ -70,10 +71,14 @@ public interface ChunkShape<T> {
         }
     };
 
-    /** The client's view of a backend stream. */
-    default Flux<T> shape(Flux<T> backendChunks, ResponseIdentity identity, boolean includeUsage) {
+    /**
+     * The client's view of a backend stream.
+     *
+     * @param identity asked per chunk: the model it names may change when a resumed answer moves on
+     */
+    default Flux<T> shape(Flux<T> backendChunks, Supplier<ResponseIdentity> identity, boolean includeUsage) {
         return backendChunks.concatMapIterable(raw -> {
-            T chunk = withIdentity(raw, identity);
+            T chunk = withIdentity(raw, identity.get());
             Usage usage = usage(chunk);
             if (usage == null) {
                 return List.of(chunk);

@@ -63,7 +63,12 @@ public final class ErrorMapper {
 
     private static ApiError fromBackend(BackendException e) {
         BackendErrorKind kind = e.kind();
-        ApiError error = new ApiError(HttpStatus.valueOf(kind.httpStatus()), kind.type(), kind.code(), e.param(),
+        // About the client's own request: the upstream's type and code are what a client acts on
+        // (content_policy_violation is not a bad parameter); a backend's own fault keeps ours.
+        boolean requestSide = !kind.backendFault() && kind != BackendErrorKind.OVERLOADED;
+        String type = requestSide && e.upstreamType() != null ? e.upstreamType() : kind.type();
+        String code = requestSide && e.upstreamCode() != null ? e.upstreamCode() : kind.code();
+        ApiError error = new ApiError(HttpStatus.valueOf(kind.httpStatus()), type, code, e.param(),
                 clientMessage(e));
         return kind == BackendErrorKind.OVERLOADED ? error.withRetryAfter(e.retryAfter()) : error;
     }
@@ -89,7 +94,8 @@ public final class ErrorMapper {
         BackendErrorKind shared = e.commonRequestKind();
         if (shared != null) {
             BackendException last = e.failures().getLast().cause();
-            return fromBackend(new BackendException(shared, last.getMessage(), last.param(), e.retryAfter(), null));
+            return fromBackend(new BackendException(shared, last.getMessage(), last.param(), e.retryAfter(),
+                    last.upstreamType(), last.upstreamCode(), null));
         }
         Duration retryAfter = e.earliestRetry(defaultRetryAfter);
         return new ApiError(HttpStatus.SERVICE_UNAVAILABLE, "server_error", "service_unavailable", null,

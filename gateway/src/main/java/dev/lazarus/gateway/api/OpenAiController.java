@@ -7,7 +7,12 @@ import dev.lazarus.backend.api.openai.ChatCompletionRequest;
 import dev.lazarus.backend.api.openai.Completion;
 import dev.lazarus.backend.api.openai.CompletionAggregator;
 import dev.lazarus.backend.api.openai.CompletionRequest;
+import dev.lazarus.gateway.config.LazarusProperties;
+import dev.lazarus.gateway.config.LazarusProperties.ResponseModel;
 import dev.lazarus.gateway.routing.Router;
+import dev.lazarus.gateway.routing.ServedBy;
+import java.util.function.Supplier;
+import org.springframework.http.server.reactive.ServerHttpResponse;
 import org.springframework.web.bind.annotation.PostMapping;
 import org.springframework.web.bind.annotation.RestController;
 import org.springframework.web.server.ServerWebExchange;
@@ -17,29 +22,36 @@ import reactor.core.publisher.Mono;
 /**
  * {@code POST /v1/chat/completions} and {@code POST /v1/completions}: read and validate the
  * request, hand it to the {@link Router}, and relay the backend stream as an event stream or as
- * one aggregated JSON answer.
+ * one aggregated JSON answer, naming the backends that answered in {@value #SERVED_BY_HEADER}.
  */
 @RestController
 public class OpenAiController {
+
+    /** The backends that answered, in order; a stream's names the one that started it (headers go first). */
+    public static final String SERVED_BY_HEADER = "X-Lazarus-Backend";
 
     private final RequestReader reader;
     private final RequestValidator validator;
     private final Router router;
     private final ResponseWriter writer;
+    private final ResponseModel responseModel;
 
-    public OpenAiController(RequestReader reader, RequestValidator validator, Router router, ResponseWriter writer) {
+    public OpenAiController(RequestReader reader, RequestValidator validator, Router router, ResponseWriter writer,
+            LazarusProperties properties) {
         this.reader = reader;
         this.validator = validator;
         this.router = router;
         this.writer = writer;
+        this.responseModel = properties.routing().responseModel();
     }
 
     @PostMapping("/v1/chat/completions")
     public Mono<Void> chatCompletions(ServerWebExchange exchange) {
         return reader.read(exchange.getRequest(), ChatCompletionRequest.class).flatMap(request -> {
             validator.validate(request);
-            ResponseIdentity identity = ResponseIdentity.chat(request.model());
-            Flux<ChatCompletionChunk> backend = router.chat(request);
+            ServedBy served = tracked(exchange.getResponse());
+            Supplier<ResponseIdentity> identity = identity(ResponseIdentity.chat(request.model()), served);
+            Flux<ChatCompletionChunk> backend = router.chat(request).contextWrite(c -> c.put(ServedBy.class, served));
             if (request.isStream()) {
                 return writer.eventStream(exchange.getRequest(), exchange.getResponse(),
                         ChunkShape.CHAT.shape(backend, identity, request.wantsUsageInStream()));
@@ -48,8 +60,9 @@ public class OpenAiController {
                     .reduceWith(ChatCompletionAggregator::new, ChatCompletionAggregator::add)
                     .map(aggregator -> {
                         ChatCompletion r = aggregator.result();
-                        return new ChatCompletion(identity.id(), ChatCompletion.OBJECT, identity.created(),
-                                identity.model(), r.systemFingerprint(), r.choices(), r.usage(), r.extra());
+                        ResponseIdentity id = identity.get();
+                        return new ChatCompletion(id.id(), ChatCompletion.OBJECT, id.created(),
+                                id.model(), r.systemFingerprint(), r.choices(), r.usage(), r.extra());
                     });
             return writer.json(exchange.getResponse(), answer);
         });
@@ -59,8 +72,9 @@ public class OpenAiController {
     public Mono<Void> completions(ServerWebExchange exchange) {
         return reader.read(exchange.getRequest(), CompletionRequest.class).flatMap(request -> {
             validator.validate(request);
-            ResponseIdentity identity = ResponseIdentity.completion(request.model());
-            Flux<Completion> backend = router.completion(request);
+            ServedBy served = tracked(exchange.getResponse());
+            Supplier<ResponseIdentity> identity = identity(ResponseIdentity.completion(request.model()), served);
+            Flux<Completion> backend = router.completion(request).contextWrite(c -> c.put(ServedBy.class, served));
             if (request.isStream()) {
                 return writer.eventStream(exchange.getRequest(), exchange.getResponse(),
                         ChunkShape.COMPLETION.shape(backend, identity, request.wantsUsageInStream()));
@@ -69,10 +83,28 @@ public class OpenAiController {
                     .reduceWith(CompletionAggregator::new, CompletionAggregator::add)
                     .map(aggregator -> {
                         Completion r = aggregator.result();
-                        return new Completion(identity.id(), Completion.OBJECT, identity.created(), identity.model(),
+                        ResponseIdentity id = identity.get();
+                        return new Completion(id.id(), Completion.OBJECT, id.created(), id.model(),
                                 r.systemFingerprint(), r.choices(), r.usage(), r.extra());
                     });
             return writer.json(exchange.getResponse(), answer);
         });
+    }
+
+    /** Who answered, written into the header as the response commits (a JSON answer: after all of it). */
+    private static ServedBy tracked(ServerHttpResponse response) {
+        ServedBy served = new ServedBy();
+        response.beforeCommit(() -> {
+            if (!served.backends().isEmpty()) {
+                response.getHeaders().set(SERVED_BY_HEADER, served.ids());
+            }
+            return Mono.empty();
+        });
+        return served;
+    }
+
+    private Supplier<ResponseIdentity> identity(ResponseIdentity requested, ServedBy served) {
+        return responseModel == ResponseModel.REQUESTED ? () -> requested
+                : () -> requested.withModel(served.currentModel(requested.model()));
     }
 }

@@ -5,9 +5,13 @@ import java.util.concurrent.ThreadLocalRandom;
 
 /**
  * The identity the gateway gives one response, whatever backend serves it: its own id, creation
- * time and the public model name the client asked for.
+ * time, and a model name (the one asked for, or the one that answered).
  */
 public record ResponseIdentity(String id, long created, String model) {
+
+    public ResponseIdentity withModel(String other) {
+        return other.equals(model) ? this : new ResponseIdentity(id, created, other);
+    }
 
     private static final char[] ALPHABET =
             "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz".toCharArray();

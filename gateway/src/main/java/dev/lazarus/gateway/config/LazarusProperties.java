@@ -93,8 +93,19 @@ public record LazarusProperties(
      * @param overallTimeout longest a whole request may take, streaming included
      * @param retryAfter     {@code Retry-After} sent with 503 when every backend of a route failed
      *                       and none said when to come back
+     * @param responseModel  the {@code model} responses name: the model that answered ({@code served},
+     *                       as gateways such as LiteLLM and Portkey report it) or the one the client asked for
      */
     public record Routing(
             @DefaultValue("10m") @NotNull Duration overallTimeout,
-            @DefaultValue("5s") @NotNull Duration retryAfter) {}
+            @DefaultValue("5s") @NotNull Duration retryAfter,
+            @DefaultValue("served") @NotNull ResponseModel responseModel) {}
+
+    /** Which model name a response carries. */
+    public enum ResponseModel {
+        /** The model of the backend that answered (after a resume, of the one answering now). */
+        SERVED,
+        /** The public model name the client sent. */
+        REQUESTED
+    }
 }

@@ -12,7 +12,8 @@ public final class InterruptedStreamException extends BackendException {
     private final transient Transcript transcript;
 
     InterruptedStreamException(BackendException failure, Transcript transcript) {
-        super(failure.kind(), failure.getMessage(), failure.param(), failure.retryAfter(), failure);
+        super(failure.kind(), failure.getMessage(), failure.param(), failure.retryAfter(),
+                failure.upstreamType(), failure.upstreamCode(), failure);
         this.transcript = transcript;
     }
 

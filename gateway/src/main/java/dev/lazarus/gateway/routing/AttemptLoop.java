@@ -61,7 +61,8 @@ public final class AttemptLoop {
             return Flux.error(new AllBackendsFailedException(model, failures));
         }
         RouteTarget target = plan.get(index);
-        return Flux.defer(() -> {
+        return Flux.deferContextual(context -> {
+            ServedBy served = context.getOrDefault(ServedBy.class, null);
             // Per subscription: has anything of this backend's answer gone downstream yet?
             boolean[] relayed = {false};
             Flux<T> call = endpoint.call(target, request).onErrorMap(e -> redacted(target, e));
@@ -72,6 +73,9 @@ public final class AttemptLoop {
                     .doOnNext(chunk -> {
                         if (!relayed[0]) {
                             relayed[0] = true;
+                            if (served != null) {
+                                served.add(new ServedBy.Backend(target.backendId(), servedModel(model, target)));
+                            }
                             if (clock != null) {
                                 listener.firstChunk(model, target.backendId(), clock.gatewayNanos());
                             }
@@ -103,11 +107,23 @@ public final class AttemptLoop {
         });
     }
 
+    /**
+     * The model a backend served: the name the route sends it when configured for that backend,
+     * else the model the backend says it serves (what {@code /v1/models} shows of it).
+     */
+    private static String servedModel(String routeModel, RouteTarget target) {
+        if (!target.backendModel().equals(routeModel)) {
+            return target.backendModel();
+        }
+        var models = target.backend().describe().models();
+        return models.isEmpty() || models.getFirst().id() == null ? routeModel : models.getFirst().id();
+    }
+
     /** A backend's failure as the gateway keeps it: typed, its message and causes redacted. */
     private BackendException redacted(RouteTarget target, Throwable error) {
         if (error instanceof BackendException e) {
             return new BackendException(e.kind(), redactor.redact(e.getMessage()), e.param(), e.retryAfter(),
-                    redactor.redact(e.getCause()));
+                    e.upstreamType(), e.upstreamCode(), redactor.redact(e.getCause()));
         }
         return new BackendException(BackendErrorKind.INTERNAL,
                 "backend '" + target.backendId() + "' failed: " + redactor.redact(error.toString()), redactor.redact(error));

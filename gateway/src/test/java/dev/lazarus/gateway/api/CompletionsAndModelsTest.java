@@ -16,7 +16,7 @@ class CompletionsAndModelsTest extends GatewayTestSupport {
                 .expectStatus().isOk().expectBody(String.class).returnResult().getResponseBody());
         assertThat(answer.get("id").asString()).startsWith("cmpl-");
         assertThat(answer.get("object").asString()).isEqualTo("text_completion");
-        assertThat(answer.get("model").asString()).isEqualTo("test-model");
+        assertThat(answer.get("model").asString()).isEqualTo("scripted");
         assertThat(answer.at("/choices/0/text").asString()).isEqualTo("Hello, world");
         assertThat(answer.at("/choices/0/finish_reason").asString()).isEqualTo("stop");
         assertThat(answer.at("/usage/completion_tokens").asInt()).isEqualTo(3);

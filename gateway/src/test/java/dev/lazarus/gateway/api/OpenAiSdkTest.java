@@ -39,7 +39,7 @@ class OpenAiSdkTest extends GatewayTestSupport {
     void nonStreaming() {
         ChatCompletion answer = sdk(API_KEY).chat().completions().create(params("test-model").build());
         assertThat(answer.id()).startsWith("chatcmpl-");
-        assertThat(answer.model()).isEqualTo("test-model");
+        assertThat(answer.model()).isEqualTo("scripted");
         assertThat(answer.choices().getFirst().message().content()).contains("Hello, world");
         assertThat(answer.usage().orElseThrow().completionTokens()).isEqualTo(3);
     }

@@ -108,7 +108,7 @@ class RealLlamaServerGatewayTest {
     void nonStreamingChatIsAnsweredByLlamaServer() {
         JsonNode answer = okJson("/v1/chat/completions", chat("tiny", ""));
         assertThat(answer.get("object").asString()).isEqualTo("chat.completion");
-        assertThat(answer.get("model").asString()).isEqualTo("tiny");
+        assertThat(answer.get("model").asString()).as("the model llama-server serves").isEqualTo("tiny-llama.gguf");
         assertThat(answer.at("/choices/0/message/role").asString()).isEqualTo("assistant");
         assertThat(answer.at("/choices/0/finish_reason").asString()).isEqualTo("length");
         assertThat(answer.at("/usage/completion_tokens").asInt()).isEqualTo(12);

@@ -61,7 +61,7 @@ class RealLlamaServerSdkTest {
     void nonStreaming() {
         ChatCompletion answer = sdk().chat().completions().create(chat().build());
         assertThat(answer.id()).startsWith("chatcmpl-");
-        assertThat(answer.model()).isEqualTo("tiny");
+        assertThat(answer.model()).as("the model llama-server serves").isEqualTo("tiny-llama.gguf");
         assertThat(answer.choices()).hasSize(1);
         assertThat(answer.choices().getFirst().finishReason()).isEqualTo(ChatCompletion.Choice.FinishReason.LENGTH);
         assertThat(answer.usage().orElseThrow().completionTokens()).isEqualTo(10);

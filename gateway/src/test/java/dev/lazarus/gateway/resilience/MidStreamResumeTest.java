@@ -41,7 +41,7 @@ class MidStreamResumeTest extends GatewayTestSupport {
         chunks.forEach(c -> {
             ids.add(c.get("id").asString());
             created.add(c.get("created").asLong());
-            assertThat(c.get("model").asString()).isEqualTo("resume-model");
+            assertThat(c.get("model").asString()).isEqualTo("scripted");
         });
         assertThat(ids).hasSize(1);
         assertThat(created).hasSize(1);

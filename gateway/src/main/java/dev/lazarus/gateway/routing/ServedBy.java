@@ -1,0 +1,41 @@
+package dev.lazarus.gateway.routing;
+
+import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.stream.Collectors;
+
+/**
+ * Which backends answered one request, in order: the one that served it, then each one a
+ * mid-stream failure resumed it on. The attempt loop adds a backend when its first chunk goes
+ * downstream; the API layer reads it for the response's {@code model} and its header. One per
+ * request, carried in the Reactor context under this class.
+ */
+public final class ServedBy {
+
+    /**
+     * @param backendId the backend's id
+     * @param model     the model it served: its configured model name, else the one it reports
+     */
+    public record Backend(String backendId, String model) {}
+
+    // Written on the backend's thread, read on the writer's: a resume may switch threads.
+    private final List<Backend> backends = new CopyOnWriteArrayList<>();
+
+    void add(Backend backend) {
+        backends.add(backend);
+    }
+
+    public List<Backend> backends() {
+        return List.copyOf(backends);
+    }
+
+    /** The model of the backend answering now, or {@code fallback} before any answered. */
+    public String currentModel(String fallback) {
+        return backends.isEmpty() ? fallback : backends.getLast().model();
+    }
+
+    /** The backend ids, comma-separated, for a header; empty when none answered. */
+    public String ids() {
+        return backends.stream().map(Backend::backendId).collect(Collectors.joining(", "));
+    }
+}
