@@ -78,6 +78,8 @@ final class RawHttp implements AutoCloseable {
                 }
             } catch (SocketTimeoutException e) {
                 // keep waiting
+            } catch (IOException e) {
+                break; // reset after the answer
             }
         }
         return got.toString(StandardCharsets.ISO_8859_1);
