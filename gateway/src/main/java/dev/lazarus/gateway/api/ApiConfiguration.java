@@ -19,7 +19,8 @@ class ApiConfiguration {
 
     @Bean
     RequestReader requestReader(JsonMapper json, LazarusProperties properties) {
-        return new RequestReader(json, properties.limits().maxBodySize().toBytes());
+        return new RequestReader(json, properties.limits().maxBodySize().toBytes(),
+                properties.limits().maxJsonDepth(), properties.limits().maxJsonTokens());
     }
 
     @Bean
