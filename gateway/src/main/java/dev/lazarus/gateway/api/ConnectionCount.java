@@ -23,12 +23,13 @@ final class ConnectionCount {
             total.decrementAndGet();
             return false;
         }
-        AtomicInteger mine = perAddress.compute(address, (a, n) -> {
+        int[] mine = new int[1];
+        perAddress.compute(address, (a, n) -> {
             AtomicInteger count = n == null ? new AtomicInteger() : n;
-            count.incrementAndGet();
+            mine[0] = count.incrementAndGet();
             return count;
         });
-        if (maxPerAddress > 0 && mine.get() > maxPerAddress) {
+        if (maxPerAddress > 0 && mine[0] > maxPerAddress) {
             release(address);
             return false;
         }
@@ -43,5 +44,9 @@ final class ConnectionCount {
 
     int total() {
         return total.get();
+    }
+
+    int addresses() {
+        return perAddress.size();
     }
 }
