@@ -2,20 +2,24 @@ package dev.lazarus.gateway.api;
 
 import io.netty.buffer.Unpooled;
 import io.netty.channel.ChannelFutureListener;
-import io.netty.channel.ChannelHandler;
 import io.netty.channel.ChannelHandlerContext;
-import io.netty.channel.ChannelInboundHandlerAdapter;
+import io.netty.channel.ChannelDuplexHandler;
+import io.netty.channel.ChannelPromise;
 import io.netty.handler.codec.DecoderResultProvider;
 import io.netty.handler.codec.http.DefaultFullHttpResponse;
 import io.netty.handler.codec.http.FullHttpResponse;
 import io.netty.handler.codec.http.HttpHeaderNames;
 import io.netty.handler.codec.http.HttpHeaderValues;
 import io.netty.handler.codec.http.HttpRequest;
+import io.netty.handler.codec.http.HttpResponse;
 import io.netty.handler.codec.http.HttpResponseStatus;
+import io.netty.handler.codec.http.HttpStatusClass;
 import io.netty.handler.codec.http.HttpVersion;
 import io.netty.handler.codec.http.TooLongHttpHeaderException;
 import io.netty.handler.codec.http.TooLongHttpLineException;
+import io.netty.handler.codec.http.LastHttpContent;
 import io.netty.util.ReferenceCountUtil;
+import java.util.Locale;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.springframework.boot.reactor.netty.NettyServerCustomizer;
@@ -29,40 +33,54 @@ import tools.jackson.databind.json.JsonMapper;
  * {@code server.max-http-request-header-size}) with 414/431, any other malformed request head (a
  * bad Content-Length, a bad version) with 400, each with an OpenAI error body and a close; Reactor
  * Netty would answer with an empty body that an OpenAI client cannot read. A body that breaks the
- * chunked encoding after its head was accepted closes the connection (the request is already in
- * Spring's hands, which then sees a client that went away).
+ * chunked encoding after its head was accepted is answered 400 the same way while no answer has
+ * begun (the request is already in Spring's hands, which then sees a client that went away), and
+ * only closed once one has. An error Reactor Netty answers itself with no body (a URL it cannot
+ * decode: {@code %ZZ}, a NUL) gets the OpenAI body on its way out.
  *
  * <p>All of these are the client's fault: logged at DEBUG without a stack. Reactor Netty logged each
  * as a WARN ("Decoding failed"). Sits between the HTTP codec and Reactor Netty's own handler; every
  * other message passes through untouched.
  */
-@ChannelHandler.Sharable
-final class MalformedRequestHandler extends ChannelInboundHandlerAdapter {
+final class MalformedRequestHandler extends ChannelDuplexHandler {
 
     private static final String NAME = "lazarus.malformedRequest";
     private static final Logger log = LoggerFactory.getLogger(MalformedRequestHandler.class);
 
+    /** The answers, made once for all connections. */
+    private record Answers(byte[] uriTooLong, byte[] headersTooLarge, byte[] malformed, JsonMapper json) {}
+
     private final byte[] uriTooLong;
     private final byte[] headersTooLarge;
     private final byte[] malformed;
+    private final JsonMapper json;
+    /** An answer has begun on this connection: too late for one of ours. */
+    private boolean answering;
 
-    MalformedRequestHandler(JsonMapper json) {
-        this.uriTooLong = json.writeValueAsBytes(new ApiError(HttpStatus.URI_TOO_LONG, "invalid_request_error",
+    private MalformedRequestHandler(Answers answers) {
+        this.uriTooLong = answers.uriTooLong();
+        this.headersTooLarge = answers.headersTooLarge();
+        this.malformed = answers.malformed();
+        this.json = answers.json();
+    }
+
+    private static Answers answers(JsonMapper json) {
+        return new Answers(json.writeValueAsBytes(new ApiError(HttpStatus.URI_TOO_LONG, "invalid_request_error",
                 "uri_too_long", null, "The request URL is longer than this gateway accepts. Send inputs in the "
-                        + "JSON body, not in the URL.").body());
-        this.headersTooLarge = json.writeValueAsBytes(new ApiError(HttpStatus.REQUEST_HEADER_FIELDS_TOO_LARGE,
+                        + "JSON body, not in the URL.").body()),
+                json.writeValueAsBytes(new ApiError(HttpStatus.REQUEST_HEADER_FIELDS_TOO_LARGE,
                 "invalid_request_error", "request_header_fields_too_large", null,
-                "The request headers are larger than this gateway accepts.").body());
-        this.malformed = json.writeValueAsBytes(new ApiError(HttpStatus.BAD_REQUEST, "invalid_request_error",
-                "malformed_request", null, "The request is not valid HTTP/1.1.").body());
+                "The request headers are larger than this gateway accepts.").body()),
+                json.writeValueAsBytes(new ApiError(HttpStatus.BAD_REQUEST, "invalid_request_error",
+                        "malformed_request", null, "The request is not valid HTTP/1.1.").body()), json);
     }
 
     /** Installs the handler on every HTTP/1.1 connection. */
     static NettyServerCustomizer customizer(JsonMapper json) {
-        MalformedRequestHandler handler = new MalformedRequestHandler(json);
+        Answers answers = answers(json);
         return server -> server.doOnChannelInit((observer, channel, remote) -> {
             if (channel.pipeline().get(NettyPipeline.HttpTrafficHandler) != null) {
-                channel.pipeline().addBefore(NettyPipeline.HttpTrafficHandler, NAME, handler);
+                channel.pipeline().addBefore(NettyPipeline.HttpTrafficHandler, NAME, new MalformedRequestHandler(answers));
             }
         });
     }
@@ -76,8 +94,8 @@ final class MalformedRequestHandler extends ChannelInboundHandlerAdapter {
         Throwable cause = decoded.decoderResult().cause();
         log.debug("{}: malformed request from {}: {}", ctx.channel().id(), ctx.channel().remoteAddress(), cause.toString());
         ReferenceCountUtil.release(msg);
-        if (!(msg instanceof HttpRequest)) {
-            // A broken body after an accepted head: too late for an answer of our own.
+        if (!(msg instanceof HttpRequest) && answering) {
+            // A broken body after an answer began: too late for one of our own.
             ctx.close();
             return;
         }
@@ -97,6 +115,38 @@ final class MalformedRequestHandler extends ChannelInboundHandlerAdapter {
                 .set(HttpHeaderNames.CONTENT_TYPE, HttpHeaderValues.APPLICATION_JSON)
                 .setInt(HttpHeaderNames.CONTENT_LENGTH, body.length)
                 .set(HttpHeaderNames.CONNECTION, HttpHeaderValues.CLOSE);
+        answering = true;
         ctx.writeAndFlush(response).addListener(ChannelFutureListener.CLOSE);
+    }
+
+    @Override
+    public void write(ChannelHandlerContext ctx, Object msg, ChannelPromise promise) throws Exception {
+        if (msg instanceof HttpResponse response && response.status().codeClass() != HttpStatusClass.INFORMATIONAL) {
+            answering = true;
+        }
+        if (msg instanceof LastHttpContent) {
+            answering = false;
+        }
+        if (msg instanceof FullHttpResponse full && full.status().code() >= 400 && !full.content().isReadable()
+                && !full.headers().contains(HttpHeaderNames.CONTENT_TYPE)) {
+            // Reactor Netty's own rejections (a URL it cannot decode: %ZZ, NUL) come with no body at all.
+            msg = withOpenAiBody(full);
+        }
+        super.write(ctx, msg, promise);
+    }
+
+    private FullHttpResponse withOpenAiBody(FullHttpResponse empty) {
+        HttpResponseStatus status = empty.status();
+        byte[] body = status.code() == 400 ? malformed : json.writeValueAsBytes(new ApiError(
+                HttpStatus.valueOf(status.code()), status.code() < 500 ? "invalid_request_error" : "server_error",
+                status.reasonPhrase().toLowerCase(Locale.ROOT).replace(' ', '_'), null,
+                "The request was refused: " + status.reasonPhrase() + ".").body());
+        FullHttpResponse response = new DefaultFullHttpResponse(empty.protocolVersion(), status,
+                Unpooled.wrappedBuffer(body), empty.headers().copy(), empty.trailingHeaders().copy());
+        response.headers()
+                .set(HttpHeaderNames.CONTENT_TYPE, HttpHeaderValues.APPLICATION_JSON)
+                .setInt(HttpHeaderNames.CONTENT_LENGTH, body.length);
+        empty.release();
+        return response;
     }
 }

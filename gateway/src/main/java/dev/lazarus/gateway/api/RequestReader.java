@@ -9,6 +9,11 @@ import org.springframework.core.io.buffer.DataBufferUtils;
 import org.springframework.http.server.reactive.ServerHttpRequest;
 import reactor.core.publisher.Mono;
 import tools.jackson.core.JacksonException;
+import tools.jackson.core.JsonParser;
+import tools.jackson.core.ObjectReadContext;
+import tools.jackson.core.StreamReadConstraints;
+import tools.jackson.core.TokenStreamFactory;
+import tools.jackson.core.exc.StreamConstraintsException;
 import tools.jackson.core.exc.InputCoercionException;
 import tools.jackson.core.exc.StreamReadException;
 import tools.jackson.databind.DatabindException;
@@ -25,10 +30,16 @@ import tools.jackson.databind.json.JsonMapper;
 public final class RequestReader {
 
     private final JsonMapper json;
+    /** The mapper's parser factory with our depth and token limits: Jackson's own allow 500 levels and any count. */
+    private final TokenStreamFactory limited;
     private final int maxBodyBytes;
 
-    public RequestReader(JsonMapper json, long maxBodyBytes) {
+    public RequestReader(JsonMapper json, long maxBodyBytes, int maxDepth, long maxTokens) {
         this.json = StrictScalars.of(json);
+        this.limited = this.json.tokenStreamFactory().rebuild()
+                .streamReadConstraints(StreamReadConstraints.builder()
+                        .maxNestingDepth(maxDepth).maxTokenCount(maxTokens).build())
+                .build();
         this.maxBodyBytes = (int) Math.min(Integer.MAX_VALUE, maxBodyBytes);
     }
 
@@ -55,7 +66,10 @@ public final class RequestReader {
         T value;
         int start = buffer.readPosition();
         try {
-            value = json.readValue(buffer.asInputStream(), type);
+            value = json.readerFor(type).readValue(parser(buffer));
+        } catch (StreamConstraintsException e) {
+            throw ApiError.invalidRequest("The JSON body of your request is too complex: "
+                    + e.getOriginalMessage().replaceAll(" \\(from `.*`\\)|, from `.*`", "") + ".", null);
         } catch (InputCoercionException e) {
             // A number too large for its field (max_tokens: 1e20): the client's value, not its JSON.
             String param = param(e.getPath());
@@ -66,7 +80,7 @@ public final class RequestReader {
         } catch (DatabindException e) {
             // The rare path: read the body again as a tree to say what the client sent at that place.
             buffer.readPosition(start);
-            throw fromBinding(e, () -> json.readTree(buffer.asInputStream()));
+            throw fromBinding(e, () -> json.readTree(parser(buffer)));
         } catch (JacksonException e) {
             throw ApiError.invalidRequest("We could not read the JSON body of your request.", null);
         }
@@ -74,6 +88,10 @@ public final class RequestReader {
             throw ApiError.invalidRequest("The request body must be a JSON object.", null);
         }
         return value;
+    }
+
+    private JsonParser parser(DataBuffer buffer) {
+        return limited.createParser(ObjectReadContext.empty(), buffer.asInputStream());
     }
 
     private static ApiError notJson(StreamReadException e) {

@@ -3,6 +3,7 @@ package dev.lazarus.gateway.config;
 import dev.lazarus.backend.api.BackendConfig;
 import dev.lazarus.gateway.resilience.MidStreamMode;
 import jakarta.validation.Valid;
+import jakarta.validation.constraints.Min;
 import jakarta.validation.constraints.NotBlank;
 import jakarta.validation.constraints.NotEmpty;
 import jakarta.validation.constraints.NotNull;
@@ -85,9 +86,15 @@ public record LazarusProperties(
     }
 
     /**
-     * @param maxBodySize largest request body accepted; bigger ones get 413
+     * @param maxBodySize   largest request body accepted; bigger ones get 413 (checked while reading)
+     * @param maxJsonDepth  deepest nesting of arrays and objects in a request body; deeper: 400
+     * @param maxJsonTokens most JSON tokens (values, keys, brackets) in one request body, which bounds
+     *                      the keys of an object and the elements of an array; more: 400
      */
-    public record Limits(@DefaultValue("4MB") @NotNull DataSize maxBodySize) {}
+    public record Limits(
+            @DefaultValue("4MB") @NotNull DataSize maxBodySize,
+            @DefaultValue("64") @Min(1) int maxJsonDepth,
+            @DefaultValue("250000") @Min(1) long maxJsonTokens) {}
 
     /**
      * @param overallTimeout longest a whole request may take, streaming included

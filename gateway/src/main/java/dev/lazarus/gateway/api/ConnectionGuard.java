@@ -1,0 +1,229 @@
+package dev.lazarus.gateway.api;
+
+import io.netty.buffer.ByteBuf;
+import io.netty.buffer.Unpooled;
+import io.netty.channel.ChannelDuplexHandler;
+import io.netty.channel.ChannelFutureListener;
+import io.netty.channel.ChannelHandlerContext;
+import io.netty.channel.ChannelInboundHandlerAdapter;
+import io.netty.channel.ChannelPromise;
+import io.netty.handler.codec.http.HttpContent;
+import io.netty.handler.codec.http.HttpRequest;
+import io.netty.handler.codec.http.HttpResponse;
+import io.netty.handler.codec.http.HttpStatusClass;
+import io.netty.handler.codec.http.LastHttpContent;
+import io.netty.util.ReferenceCountUtil;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.concurrent.ScheduledFuture;
+import java.util.concurrent.TimeUnit;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+import org.springframework.boot.reactor.netty.NettyServerCustomizer;
+import org.springframework.http.HttpStatus;
+import reactor.netty.NettyPipeline;
+import tools.jackson.databind.json.JsonMapper;
+
+/**
+ * Keeps slow and silent clients from holding connections (slowloris): one guard per HTTP/1.1
+ * connection, with a deadline for each phase of a request. Reactor Netty's own idle timeout restarts
+ * on every byte, so a client sending a header byte every few seconds would never meet it.
+ *
+ * <ul>
+ * <li>waiting for a request, no byte yet: closed after {@code idle-timeout};
+ * <li>request head begun: it must be whole within {@code header-timeout}, else 408 and close;
+ * <li>request body: no pause longer than {@code body-timeout}, else 408 (if nothing was answered yet)
+ *     and close;
+ * <li>request read, response under way: no deadline here (generation takes what it takes; the
+ *     routing timeouts govern it).
+ * </ul>
+ *
+ * Also caps connections in all and per client address ({@link ConnectionCount}): one over a cap is
+ * answered 503 before its request is read, and closed. Two handlers share the guard: {@link Bytes}
+ * ahead of the HTTP codec sees the first raw byte of a request and writes these answers as raw bytes;
+ * {@link Messages} behind it sees where requests and responses begin and end.
+ */
+final class ConnectionGuard {
+
+    private static final Logger log = LoggerFactory.getLogger(ConnectionGuard.class);
+
+    private enum Phase { IDLE, HEAD, BODY, RESPONDING }
+
+    /** What every guard shares: the settings, the counts and the prepared answers. */
+    record Settings(ConnectionProperties limits, ConnectionCount count, byte[] timeout, byte[] overloaded) {
+
+        static Settings of(ConnectionProperties limits, JsonMapper json) {
+            return new Settings(limits, new ConnectionCount(limits.max(), limits.maxPerAddress()),
+                    answer(json, HttpStatus.REQUEST_TIMEOUT, "request_timeout",
+                            "The request was not received in time; send it again without pausing.", ""),
+                    answer(json, HttpStatus.SERVICE_UNAVAILABLE, "too_many_connections",
+                            "This gateway has too many open connections; retry shortly.", "Retry-After: 1\r\n"));
+        }
+
+        private static byte[] answer(JsonMapper json, HttpStatus status, String code, String message, String extra) {
+            byte[] body = json.writeValueAsBytes(new ApiError(status, "invalid_request_error", code, null, message).body());
+            String head = "HTTP/1.1 " + status.value() + " " + status.getReasonPhrase() + "\r\n"
+                    + "Content-Type: application/json\r\nContent-Length: " + body.length + "\r\n"
+                    + extra + "Connection: close\r\n\r\n";
+            byte[] headBytes = head.getBytes(StandardCharsets.US_ASCII);
+            byte[] all = new byte[headBytes.length + body.length];
+            System.arraycopy(headBytes, 0, all, 0, headBytes.length);
+            System.arraycopy(body, 0, all, headBytes.length, body.length);
+            return all;
+        }
+    }
+
+    /** Installs a guard on every HTTP/1.1 connection. */
+    static NettyServerCustomizer customizer(Settings settings) {
+        return server -> server.doOnChannelInit((observer, channel, remote) -> {
+            if (channel.pipeline().get(NettyPipeline.HttpCodec) != null
+                    && channel.pipeline().get(NettyPipeline.HttpTrafficHandler) != null) {
+                ConnectionGuard guard = new ConnectionGuard(settings);
+                channel.pipeline().addBefore(NettyPipeline.HttpCodec, "lazarus.connectionBytes", guard.bytes);
+                channel.pipeline().addBefore(NettyPipeline.HttpTrafficHandler, "lazarus.connectionMessages",
+                        guard.messages);
+            }
+        });
+    }
+
+    private final Settings settings;
+    private final Bytes bytes = new Bytes();
+    private final Messages messages = new Messages();
+    private Phase phase = Phase.IDLE;
+    private int unanswered;
+    private boolean answering;
+    private InetAddress counted;
+    private ScheduledFuture<?> deadline;
+
+    private ConnectionGuard(Settings settings) {
+        this.settings = settings;
+    }
+
+    /** Enters a phase and starts its deadline; all on the channel's event loop. */
+    private void enter(Phase next) {
+        phase = next;
+        if (deadline != null) {
+            deadline.cancel(false);
+            deadline = null;
+        }
+        Duration limit = switch (next) {
+            case IDLE -> settings.limits().idleTimeout();
+            case HEAD -> settings.limits().headerTimeout();
+            case BODY -> settings.limits().bodyTimeout();
+            case RESPONDING -> null;
+        };
+        if (limit != null && bytes.ctx != null) {
+            deadline = bytes.ctx.executor().schedule(() -> expire(next), limit.toMillis(), TimeUnit.MILLISECONDS);
+        }
+    }
+
+    private void expire(Phase expired) {
+        if (phase != expired || !bytes.ctx.channel().isActive()) {
+            return;
+        }
+        log.debug("{}: closed, {} from {} took too long", bytes.ctx.channel().id(), expired,
+                bytes.ctx.channel().remoteAddress());
+        if (expired == Phase.IDLE || answering) {
+            // Nothing asked, or an answer already begun: a close is all HTTP allows.
+            bytes.ctx.close();
+        } else {
+            bytes.answerAndClose(settings.timeout());
+        }
+    }
+
+    /** Ahead of the codec: raw bytes in, raw answers out. */
+    private final class Bytes extends ChannelInboundHandlerAdapter {
+
+        private ChannelHandlerContext ctx;
+        private boolean rejected;
+
+        @Override
+        public void handlerAdded(ChannelHandlerContext ctx) {
+            this.ctx = ctx;
+        }
+
+        @Override
+        public void channelActive(ChannelHandlerContext ctx) throws Exception {
+            InetAddress address = ctx.channel().remoteAddress() instanceof InetSocketAddress socket
+                    ? socket.getAddress() : null;
+            if (address != null && !settings.count().tryAcquire(address)) {
+                rejected = true;
+                log.debug("{}: refused, too many connections (from {})", ctx.channel().id(), address);
+                answerAndClose(settings.overloaded());
+                return;
+            }
+            counted = address;
+            enter(Phase.IDLE);
+            super.channelActive(ctx);
+        }
+
+        @Override
+        public void channelInactive(ChannelHandlerContext ctx) throws Exception {
+            if (counted != null) {
+                settings.count().release(counted);
+                counted = null;
+            }
+            if (deadline != null) {
+                deadline.cancel(false);
+            }
+            super.channelInactive(ctx);
+        }
+
+        @Override
+        public void channelRead(ChannelHandlerContext ctx, Object msg) {
+            if (rejected) {
+                ReferenceCountUtil.release(msg);
+                return;
+            }
+            if (phase == Phase.IDLE && msg instanceof ByteBuf buf && buf.isReadable()) {
+                enter(Phase.HEAD);
+            }
+            ctx.fireChannelRead(msg);
+        }
+
+        void answerAndClose(byte[] answer) {
+            ctx.writeAndFlush(Unpooled.wrappedBuffer(answer)).addListener(ChannelFutureListener.CLOSE);
+        }
+    }
+
+    /** Behind the codec: where requests and responses begin and end. */
+    private final class Messages extends ChannelDuplexHandler {
+
+        @Override
+        public void channelRead(ChannelHandlerContext ctx, Object msg) throws Exception {
+            if (msg instanceof HttpRequest) {
+                unanswered++;
+                enter(Phase.BODY);
+            }
+            if (msg instanceof LastHttpContent) {
+                // Answered before its body was read (413 on Content-Length): waiting for the next request.
+                enter(unanswered > 0 ? Phase.RESPONDING : Phase.IDLE);
+            } else if (msg instanceof HttpContent && phase == Phase.BODY) {
+                enter(Phase.BODY);
+            }
+            super.channelRead(ctx, msg);
+        }
+
+        @Override
+        public void write(ChannelHandlerContext ctx, Object msg, ChannelPromise promise) throws Exception {
+            if (msg instanceof HttpResponse response && response.status().codeClass() == HttpStatusClass.INFORMATIONAL) {
+                // 100 Continue is not the answer.
+                super.write(ctx, msg, promise);
+                return;
+            }
+            if (msg instanceof HttpResponse) {
+                answering = true;
+            }
+            if (msg instanceof LastHttpContent) {
+                answering = false;
+                if (--unanswered <= 0) {
+                    unanswered = 0;
+                    enter(Phase.IDLE);
+                }
+            }
+            super.write(ctx, msg, promise);
+        }
+    }
+}

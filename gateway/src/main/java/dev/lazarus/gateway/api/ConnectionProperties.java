@@ -1,0 +1,30 @@
+package dev.lazarus.gateway.api;
+
+import jakarta.validation.constraints.Min;
+import jakarta.validation.constraints.NotNull;
+import java.time.Duration;
+import org.springframework.boot.context.properties.ConfigurationProperties;
+import org.springframework.boot.context.properties.bind.DefaultValue;
+import org.springframework.validation.annotation.Validated;
+
+/**
+ * How long and how many client connections the gateway holds, under {@code lazarus.connections.*}.
+ * A client that sends slowly or not at all must not hold a connection for ever (slowloris).
+ *
+ * @param headerTimeout a request line and headers must arrive whole this long after their first byte;
+ *                      else 408 and close
+ * @param bodyTimeout   longest pause within a request body; else 408 and close
+ * @param idleTimeout   a connection waiting for its (next) request with no byte of it yet is closed
+ *                      after this; a response being generated is never cut by these timeouts
+ * @param max           concurrent connections in all; more get 503 and a close; 0: no limit
+ * @param maxPerAddress concurrent connections from one client address; more get 503 and a close;
+ *                      0: no limit. Behind a reverse proxy every client has the proxy's address
+ */
+@Validated
+@ConfigurationProperties(prefix = "lazarus.connections")
+public record ConnectionProperties(
+        @DefaultValue("10s") @NotNull Duration headerTimeout,
+        @DefaultValue("30s") @NotNull Duration bodyTimeout,
+        @DefaultValue("60s") @NotNull Duration idleTimeout,
+        @DefaultValue("4096") @Min(0) int max,
+        @DefaultValue("256") @Min(0) int maxPerAddress) {}
