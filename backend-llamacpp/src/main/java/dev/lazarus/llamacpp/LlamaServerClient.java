@@ -175,10 +175,10 @@ final class LlamaServerClient implements AutoCloseable {
 
     private <T> Mono<T> toChunk(SseDecoder.Event event, Class<T> type, Function<T, Map<String, Object>> extraOf) {
         if (event.isError()) {
-            JsonNode error = json.readTree(event.data());
+            JsonNode error = json.readTree(event.bytes(), event.offset(), event.length());
             return Mono.error(errors.fromStreamError(error));
         }
-        T chunk = json.readValue(event.data(), type);
+        T chunk = json.readValue(event.bytes(), event.offset(), event.length(), type);
         Object error = extraOf.apply(chunk).get("error");
         if (error != null) {
             return Mono.error(errors.fromStreamError(json.valueToTree(error)));
