@@ -13,6 +13,8 @@ import jdk.jfr.consumer.RecordingFile;
  * The hottest methods of a JFR recording's execution samples ({@code jdk.ExecutionSample}): self (the
  * sampled frame) and total (anywhere on the sampled stack, once per sample), as shares of all samples.
  * For scripts/bench-gateway.sh; run as a source file: {@code java JfrTop.java recording.jfr [top]}.
+ * With a third argument, a method ({@code NioIoHandler.wakeup}), it prints the commonest stacks under
+ * which that method was sampled instead: who calls it.
  */
 public class JfrTop {
 
@@ -22,6 +24,8 @@ public class JfrTop {
         Map<String, Integer> total = new HashMap<>();
         Map<String, Integer> ownTotal = new HashMap<>();
         Map<String, Integer> selfByArea = new HashMap<>();
+        String callersOf = args.length > 2 ? args[2] : null;
+        Map<String, Integer> stacks = new HashMap<>();
         int samples = 0;
         for (RecordedEvent event : RecordingFile.readAllEvents(Path.of(args[0]))) {
             if (!event.getEventType().getName().equals("jdk.ExecutionSample") || event.getStackTrace() == null) {
@@ -32,6 +36,20 @@ public class JfrTop {
                 continue;
             }
             samples++;
+            if (callersOf != null) {
+                int at = -1;
+                for (int i = 0; i < frames.size() && at < 0; i++) {
+                    at = name(frames.get(i).getMethod()).equals(callersOf) ? i : -1;
+                }
+                if (at >= 0) {
+                    StringBuilder stack = new StringBuilder();
+                    for (int i = at; i < Math.min(frames.size(), at + 14); i++) {
+                        stack.append(i == at ? "" : " < ").append(name(frames.get(i).getMethod()));
+                    }
+                    stacks.merge(stack.toString(), 1, Integer::sum);
+                }
+                continue;
+            }
             self.merge(name(frames.getFirst().getMethod()), 1, Integer::sum);
             selfByArea.merge(area(frames.getFirst().getMethod()), 1, Integer::sum);
             Set<String> seen = new HashSet<>();
@@ -47,6 +65,10 @@ public class JfrTop {
             }
         }
         System.out.printf("%d execution samples%n%n", samples);
+        if (callersOf != null) {
+            print("stacks under " + callersOf, stacks, samples, top);
+            return;
+        }
         print("self", self, samples, top);
         print("self, by library", selfByArea, samples, top);
         print("total (on the stack)", total, samples, top);

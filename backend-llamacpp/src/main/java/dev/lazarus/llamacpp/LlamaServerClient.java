@@ -3,15 +3,19 @@ package dev.lazarus.llamacpp;
 import dev.lazarus.backend.api.BackendErrorKind;
 import dev.lazarus.backend.api.BackendException;
 import io.netty.channel.ChannelOption;
+import io.netty.channel.EventLoop;
 import io.netty.handler.codec.http.HttpHeaderNames;
 import io.netty.handler.codec.http.HttpHeaderValues;
+import io.netty.util.concurrent.EventExecutor;
+import io.netty.util.internal.ThreadExecutorMap;
 import java.nio.charset.StandardCharsets;
-import java.time.Duration;
 import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.Function;
 import java.util.function.Predicate;
 import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
+import reactor.core.scheduler.Schedulers;
 import reactor.netty.http.client.HttpClient;
 import reactor.netty.resources.ConnectionProvider;
 import tools.jackson.databind.JsonNode;
@@ -21,6 +25,10 @@ import tools.jackson.databind.json.JsonMapper;
  * HTTP to one llama-server: streamed completions as typed chunks, and small GETs for health and
  * facts. Non-blocking end to end on a pooled Reactor Netty client; every failure leaves as a
  * {@link BackendException}.
+ *
+ * <p>Completions called on an event loop (the gateway's request path) take their connection from a
+ * pool of that event loop's own, whose connections live on it: the upstream response is read on the
+ * thread that writes the client's response, with no hand-over between threads per chunk.
  */
 final class LlamaServerClient implements AutoCloseable {
 
@@ -34,22 +42,24 @@ final class LlamaServerClient implements AutoCloseable {
     private final LlamaCppSettings settings;
     private final JsonMapper json;
     private final UpstreamErrors errors;
+    private final String backendId;
     private final ConnectionProvider streamPool;
     private final ConnectionProvider probePool;
     private final HttpClient streams;
     private final HttpClient probes;
+    /** Completion clients of the event loops that called, each with its own pool on that loop. */
+    private final Map<EventLoop, LoopClient> loopClients = new ConcurrentHashMap<>();
+    private final StreamTimeouts timeouts;
+    private volatile boolean closed;
+
+    private record LoopClient(HttpClient client, ConnectionProvider pool) {}
 
     LlamaServerClient(String backendId, LlamaCppSettings settings, JsonMapper json, UpstreamErrors errors) {
         this.settings = settings;
         this.json = json;
         this.errors = errors;
-        this.streamPool = ConnectionProvider.builder("llamacpp-" + backendId)
-                .maxConnections(settings.maxConnections())
-                // Waiting for a connection is part of the time to first token, whose own timer fires first.
-                .pendingAcquireTimeout(settings.firstTokenTimeout().plusSeconds(1))
-                // llama-server (cpp-httplib) drops idle keep-alive connections after 5 s; leave first.
-                .maxIdleTime(settings.poolMaxIdleTime())
-                .build();
+        this.backendId = backendId;
+        this.streamPool = streamPool("llamacpp-" + backendId);
         // Health checks get connections of their own: a server busy with long generations is not down.
         this.probePool = ConnectionProvider.builder("llamacpp-probe-" + backendId)
                 .maxConnections(2)
@@ -58,6 +68,36 @@ final class LlamaServerClient implements AutoCloseable {
                 .build();
         this.streams = configure(HttpClient.create(streamPool));
         this.probes = configure(HttpClient.create(probePool));
+        this.timeouts = new StreamTimeouts(settings.firstTokenTimeout(), settings.idleTimeout(), Schedulers.parallel());
+    }
+
+    private ConnectionProvider streamPool(String name) {
+        return ConnectionProvider.builder(name)
+                .maxConnections(settings.maxConnections())
+                // Waiting for a connection is part of the time to first token, whose own timer fires first.
+                .pendingAcquireTimeout(settings.firstTokenTimeout().plusSeconds(1))
+                // llama-server (cpp-httplib) drops idle keep-alive connections after 5 s; leave first.
+                .maxIdleTime(settings.poolMaxIdleTime())
+                .build();
+    }
+
+    /** The completion client for the calling thread: its event loop's own, or the shared one off event loops. */
+    private HttpClient streamClient() {
+        EventExecutor current = ThreadExecutorMap.currentExecutor();
+        if (!(current instanceof EventLoop loop) || closed) {
+            return streams;
+        }
+        LoopClient known = loopClients.get(loop);
+        if (known == null) {
+            known = loopClients.computeIfAbsent(loop, l -> {
+                ConnectionProvider pool = streamPool("llamacpp-" + backendId + "-" + loopClients.size());
+                return new LoopClient(configure(HttpClient.create(pool)).runOn(l), pool);
+            });
+            if (closed) {
+                known.pool().dispose();
+            }
+        }
+        return known.client();
     }
 
     private HttpClient configure(HttpClient client) {
@@ -86,7 +126,7 @@ final class LlamaServerClient implements AutoCloseable {
         Flux<SseDecoder.Event> events = Flux.defer(() -> {
             byte[] payload = json.writeValueAsBytes(body);
             SseDecoder decoder = new SseDecoder();
-            return streams.post()
+            return streamClient().post()
                     .uri(path)
                     .send((req, out) -> {
                         req.header(HttpHeaderNames.CONTENT_TYPE, HttpHeaderValues.APPLICATION_JSON)
@@ -111,7 +151,7 @@ final class LlamaServerClient implements AutoCloseable {
         });
         return Flux.defer(() -> {
             StreamEnd end = new StreamEnd();
-            return withTimeouts(events)
+            return timeouts.apply(events)
                     // Events after [DONE] are dropped rather than cancelled: reading the body to its end
                     // lets the connection go back to the pool.
                     .filter(end::beforeDone)
@@ -158,19 +198,10 @@ final class LlamaServerClient implements AutoCloseable {
 
     @Override
     public void close() {
+        closed = true;
+        loopClients.values().forEach(c -> c.pool().dispose());
         streamPool.dispose();
         probePool.dispose();
-    }
-
-    private Flux<SseDecoder.Event> withTimeouts(Flux<SseDecoder.Event> events) {
-        Duration first = settings.firstTokenTimeout();
-        Duration idle = settings.idleTimeout();
-        // An erroring timeout publisher makes Flux.timeout fail with that error, which names the limit.
-        return events.timeout(
-                Mono.error(() -> BackendException.timeout("no first token from llama-server within " + first))
-                        .delaySubscription(first),
-                event -> Mono.error(() -> BackendException.timeout("llama-server stalled: no chunk for " + idle))
-                        .delaySubscription(idle));
     }
 
     private <T> Mono<T> toChunk(SseDecoder.Event event, Class<T> type, Function<T, Map<String, Object>> extraOf) {
