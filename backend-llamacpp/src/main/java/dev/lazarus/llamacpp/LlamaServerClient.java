@@ -19,6 +19,7 @@ import reactor.core.scheduler.Schedulers;
 import reactor.netty.http.client.HttpClient;
 import reactor.netty.resources.ConnectionProvider;
 import tools.jackson.databind.JsonNode;
+import tools.jackson.databind.ObjectReader;
 import tools.jackson.databind.json.JsonMapper;
 
 /**
@@ -149,14 +150,20 @@ final class LlamaServerClient implements AutoCloseable {
                                         : Mono.empty()));
                     });
         });
+        ObjectReader reader = json.readerFor(type);
         return Flux.defer(() -> {
             StreamEnd end = new StreamEnd();
             return timeouts.apply(events)
-                    // Events after [DONE] are dropped rather than cancelled: reading the body to its end
-                    // lets the connection go back to the pool.
-                    .filter(end::beforeDone)
-                    .concatMap(event -> toChunk(event, type, extraOf))
-                    .doOnNext(chunk -> end.sawFinal |= isFinal.test(chunk))
+                    .<T>handle((event, sink) -> {
+                        // Events after [DONE] are dropped rather than cancelled: reading the body to its end
+                        // lets the connection go back to the pool.
+                        if (!end.beforeDone(event)) {
+                            return;
+                        }
+                        T chunk = toChunk(event, reader, extraOf);
+                        end.sawFinal |= isFinal.test(chunk);
+                        sink.next(chunk);
+                    })
                     .concatWith(Mono.defer(() -> end.complete() ? Mono.<T>empty() : Mono.error(new BackendException(
                             BackendErrorKind.UPSTREAM, "llama-server's stream ended before [DONE]"))));
         }).onErrorMap(errors::fromThrowable);
@@ -204,16 +211,17 @@ final class LlamaServerClient implements AutoCloseable {
         probePool.dispose();
     }
 
-    private <T> Mono<T> toChunk(SseDecoder.Event event, Class<T> type, Function<T, Map<String, Object>> extraOf) {
+    /** The event's chunk, read straight from its bytes; an error event or an error object in a chunk is thrown. */
+    private <T> T toChunk(SseDecoder.Event event, ObjectReader reader, Function<T, Map<String, Object>> extraOf) {
         if (event.isError()) {
             JsonNode error = json.readTree(event.bytes(), event.offset(), event.length());
-            return Mono.error(errors.fromStreamError(error));
+            throw errors.fromStreamError(error);
         }
-        T chunk = json.readValue(event.bytes(), event.offset(), event.length(), type);
+        T chunk = reader.readValue(event.bytes(), event.offset(), event.length());
         Object error = extraOf.apply(chunk).get("error");
         if (error != null) {
-            return Mono.error(errors.fromStreamError(json.valueToTree(error)));
+            throw errors.fromStreamError(json.valueToTree(error));
         }
-        return Mono.just(chunk);
+        return chunk;
     }
 }
