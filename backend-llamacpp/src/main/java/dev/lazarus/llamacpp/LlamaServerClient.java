@@ -2,6 +2,7 @@ package dev.lazarus.llamacpp;
 
 import dev.lazarus.backend.api.BackendErrorKind;
 import dev.lazarus.backend.api.BackendException;
+import dev.lazarus.backend.api.openai.ChatCompletionChunk;
 import io.netty.channel.ChannelOption;
 import io.netty.channel.EventLoop;
 import io.netty.handler.codec.http.HttpHeaderNames;
@@ -51,6 +52,7 @@ final class LlamaServerClient implements AutoCloseable {
     /** Completion clients of the event loops that called, each with its own pool on that loop. */
     private final Map<EventLoop, LoopClient> loopClients = new ConcurrentHashMap<>();
     private final StreamTimeouts timeouts;
+    private final ChatChunkReader chatChunks;
     private volatile boolean closed;
 
     private record LoopClient(HttpClient client, ConnectionProvider pool) {}
@@ -69,6 +71,7 @@ final class LlamaServerClient implements AutoCloseable {
                 .build();
         this.streams = configure(HttpClient.create(streamPool));
         this.probes = configure(HttpClient.create(probePool));
+        this.chatChunks = new ChatChunkReader(json);
         this.timeouts = new StreamTimeouts(settings.firstTokenTimeout(), settings.idleTimeout(), Schedulers.parallel());
     }
 
@@ -150,7 +153,7 @@ final class LlamaServerClient implements AutoCloseable {
                                         : Mono.empty()));
                     });
         });
-        ObjectReader reader = json.readerFor(type);
+        ChunkParser<T> parser = parserFor(type);
         return Flux.defer(() -> {
             StreamEnd end = new StreamEnd();
             return timeouts.apply(events)
@@ -160,7 +163,7 @@ final class LlamaServerClient implements AutoCloseable {
                         if (!end.beforeDone(event)) {
                             return;
                         }
-                        T chunk = toChunk(event, reader, extraOf);
+                        T chunk = toChunk(event, parser, extraOf);
                         end.sawFinal |= isFinal.test(chunk);
                         sink.next(chunk);
                     })
@@ -211,13 +214,29 @@ final class LlamaServerClient implements AutoCloseable {
         probePool.dispose();
     }
 
+    /** Reads one chunk from UTF-8 bytes. */
+    @FunctionalInterface
+    private interface ChunkParser<T> {
+        T read(byte[] bytes, int offset, int length);
+    }
+
+    /** Chat chunks by the streaming {@link ChatChunkReader}; other types by data-binding. */
+    @SuppressWarnings("unchecked")
+    private <T> ChunkParser<T> parserFor(Class<T> type) {
+        if (type == ChatCompletionChunk.class) {
+            return (ChunkParser<T>) (ChunkParser<ChatCompletionChunk>) chatChunks::read;
+        }
+        ObjectReader reader = json.readerFor(type);
+        return reader::readValue;
+    }
+
     /** The event's chunk, read straight from its bytes; an error event or an error object in a chunk is thrown. */
-    private <T> T toChunk(SseDecoder.Event event, ObjectReader reader, Function<T, Map<String, Object>> extraOf) {
+    private <T> T toChunk(SseDecoder.Event event, ChunkParser<T> parser, Function<T, Map<String, Object>> extraOf) {
         if (event.isError()) {
             JsonNode error = json.readTree(event.bytes(), event.offset(), event.length());
             throw errors.fromStreamError(error);
         }
-        T chunk = reader.readValue(event.bytes(), event.offset(), event.length());
+        T chunk = parser.read(event.bytes(), event.offset(), event.length());
         Object error = extraOf.apply(chunk).get("error");
         if (error != null) {
             throw errors.fromStreamError(json.valueToTree(error));
