@@ -20,9 +20,11 @@ import tools.jackson.databind.json.JsonMapper;
  * it into a {@link ChatCompletionChunk} but without its per-object machinery: the fields of a token
  * chunk (ids, {@code choices[].delta} text, {@code finish_reason}) are read by hand; the rarer parts
  * ({@code usage}, {@code logprobs}, {@code tool_calls}, unknown top-level fields such as llama.cpp's
- * {@code timings}) are bound by the mapper where they stand. Anything of another shape (a field of
- * an unexpected type, an unknown field inside a choice) makes it read the whole chunk again with
- * plain data-binding, so the result is always what data-binding gives.
+ * {@code timings}) are bound by the mapper where they stand (through the parser:
+ * {@code ObjectMapper.readValue(JsonParser, ...)} would insist on the end of the input there); unknown
+ * fields inside a choice or a delta are skipped, as data-binding skips them. Anything of another
+ * shape (a field of an unexpected type) makes it read the whole chunk again with plain
+ * data-binding, so the result is always what data-binding gives.
  */
 final class ChatChunkReader {
 
@@ -37,15 +39,19 @@ final class ChatChunkReader {
     }
 
     ChatCompletionChunk read(byte[] bytes, int offset, int length) {
+        ChatCompletionChunk chunk = readByHand(bytes, offset, length);
+        // else data-binding reads it, or says what is wrong with it
+        return chunk != null ? chunk : bound.readValue(bytes, offset, length);
+    }
+
+    /** The chunk read by the streaming parser, or null when it has another shape (or is no JSON). */
+    ChatCompletionChunk readByHand(byte[] bytes, int offset, int length) {
         try (JsonParser p = json.createParser(bytes, offset, length)) {
             ChatCompletionChunk chunk = readChunk(p);
-            if (chunk != null && p.nextToken() == null) {
-                return chunk;
-            }
+            return chunk != null && p.nextToken() == null ? chunk : null;
         } catch (OtherShape | JacksonException e) {
-            // data-binding reads it, or says what is wrong with it
+            return null;
         }
-        return bound.readValue(bytes, offset, length);
     }
 
     /** The chunk, or null where data-binding must decide (not an object). */
@@ -70,12 +76,12 @@ final class ChatChunkReader {
                 case "model" -> model = string(p, value);
                 case "system_fingerprint" -> fingerprint = string(p, value);
                 case "choices" -> choices = value == JsonToken.VALUE_NULL ? null : choices(p, value);
-                case "usage" -> usage = value == JsonToken.VALUE_NULL ? null : json.readValue(p, Usage.class);
+                case "usage" -> usage = value == JsonToken.VALUE_NULL ? null : p.readValueAs(Usage.class);
                 default -> {
                     if (extra == null) {
                         extra = new LinkedHashMap<>();
                     }
-                    extra.put(name, json.readValue(p, Object.class));
+                    extra.put(name, p.readValueAs(Object.class));
                 }
             }
         }
@@ -98,9 +104,9 @@ final class ChatChunkReader {
                 switch (name) {
                     case "index" -> index = v == JsonToken.VALUE_NULL ? 0 : intValue(p, v);
                     case "delta" -> delta = v == JsonToken.VALUE_NULL ? null : delta(p, v);
-                    case "logprobs" -> logprobs = v == JsonToken.VALUE_NULL ? null : json.readValue(p, Logprobs.class);
+                    case "logprobs" -> logprobs = v == JsonToken.VALUE_NULL ? null : p.readValueAs(Logprobs.class);
                     case "finish_reason" -> finishReason = string(p, v);
-                    default -> throw OtherShape.INSTANCE;
+                    default -> p.skipChildren(); // data-binding skips fields it does not know here too ("refusal")
                 }
             }
             choices.add(new ChatCompletionChunk.Choice(index, delta, logprobs, finishReason));
@@ -120,8 +126,8 @@ final class ChatChunkReader {
                 case "role" -> role = string(p, v);
                 case "content" -> content = string(p, v);
                 case "reasoning_content" -> reasoning = string(p, v);
-                case "tool_calls" -> toolCalls = v == JsonToken.VALUE_NULL ? null : json.readValue(p, TOOL_CALLS);
-                default -> throw OtherShape.INSTANCE;
+                case "tool_calls" -> toolCalls = v == JsonToken.VALUE_NULL ? null : p.readValueAs(TOOL_CALLS);
+                default -> p.skipChildren(); // data-binding skips fields it does not know here too ("refusal")
             }
         }
         return new ChatCompletionChunk.Delta(role, content, reasoning, toolCalls);

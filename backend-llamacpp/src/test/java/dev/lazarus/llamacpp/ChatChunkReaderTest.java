@@ -74,6 +74,16 @@ class ChatChunkReaderTest {
     }
 
     @Test
+    void readsTheUsualShapesByHand() {
+        // the first eight (all but the error object) are what llama-server and OpenAI send
+        for (String chunk : CHUNKS.subList(0, 7)) {
+            byte[] bytes = chunk.getBytes(StandardCharsets.UTF_8);
+            assertThat(reader.readByHand(bytes, 0, bytes.length)).as(chunk).isNotNull()
+                    .isEqualTo(JSON.readValue(bytes, ChatCompletionChunk.class));
+        }
+    }
+
+    @Test
     void brokenJsonFailsAsDataBindingFails() {
         for (String broken : List.of("{\"id\":\"c\"", "{\"choices\":[{\"index\":0,\"delta\":{\"content\":\"a\"}}]", "[1,2]", "nope",
                 "{\"usage\":{\"prompt_tokens\":\"many\"}}")) {
