@@ -2,21 +2,27 @@ package dev.lazarus.llamacpp;
 
 import dev.lazarus.backend.api.BackendErrorKind;
 import dev.lazarus.backend.api.BackendException;
+import dev.lazarus.backend.api.openai.ChatCompletionChunk;
 import io.netty.channel.ChannelOption;
+import io.netty.channel.EventLoop;
 import io.netty.handler.codec.http.HttpHeaderNames;
 import io.netty.handler.codec.http.HttpHeaderValues;
+import io.netty.util.concurrent.EventExecutor;
+import io.netty.util.internal.ThreadExecutorMap;
 import java.nio.charset.StandardCharsets;
-import java.time.Duration;
 import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.Function;
 import java.util.function.Predicate;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
+import reactor.core.scheduler.Schedulers;
 import reactor.netty.http.client.HttpClient;
 import reactor.netty.resources.ConnectionProvider;
 import tools.jackson.databind.JsonNode;
+import tools.jackson.databind.ObjectReader;
 import tools.jackson.databind.json.JsonMapper;
 
 /**
@@ -38,37 +44,77 @@ final class LlamaServerClient implements AutoCloseable {
     private final LlamaCppSettings settings;
     private final JsonMapper json;
     private final UpstreamErrors errors;
+    private final String backendId;
     private final ConnectionProvider streamPool;
     private final ConnectionProvider probePool;
     private final HttpClient streams;
     private final HttpClient freshStreams;
     private final HttpClient probes;
     private final HttpClient freshProbes;
+    /** Completion clients of the event loops that called, each with its own pool on that loop. */
+    private final Map<EventLoop, LoopClient> loopClients = new ConcurrentHashMap<>();
+    private final StreamTimeouts timeouts;
+    private final ChatChunkReader chatChunks;
+    private volatile boolean closed;
+
+    private record LoopClient(HttpClient client, ConnectionProvider pool) {}
 
     LlamaServerClient(String backendId, LlamaCppSettings settings, JsonMapper json, UpstreamErrors errors) {
         this.settings = settings;
         this.json = json;
         this.errors = errors;
-        this.streamPool = ConnectionProvider.builder(settings.kind() + "-" + backendId)
-                .maxConnections(settings.maxConnections())
-                // Waiting for a connection is part of the time to first token, whose own timer fires first.
-                .pendingAcquireTimeout(settings.firstTokenTimeout().plusSeconds(1))
-                // llama-server (cpp-httplib) drops idle keep-alive connections after 5 s; leave first.
-                .maxIdleTime(settings.poolMaxIdleTime())
-                .build();
+        this.backendId = backendId;
+        this.streamPool = streamPool(settings.kind() + "-" + backendId);
         // Health checks get connections of their own: a server busy with long generations is not down.
         this.probePool = ConnectionProvider.builder(settings.kind() + "-probe-" + backendId)
                 .maxConnections(2)
                 .pendingAcquireTimeout(settings.healthTimeout())
                 .maxIdleTime(settings.poolMaxIdleTime())
                 .build();
-        // llama-server ends the connection after each streamed answer anyway, unannounced; with
-        // Connection: close said up front, the pool never hands that connection to the next request.
-        this.streams = configure(HttpClient.create(streamPool)).keepAlive(settings.reuseStreamConnections());
+        this.streams = streamClient(HttpClient.create(streamPool));
         this.probes = configure(HttpClient.create(probePool));
         // For the one retry of a request whose pooled connection was already closed upstream.
-        this.freshStreams = configure(HttpClient.newConnection()).keepAlive(settings.reuseStreamConnections());
+        this.freshStreams = streamClient(HttpClient.newConnection());
         this.freshProbes = configure(HttpClient.newConnection());
+        this.chatChunks = new ChatChunkReader(json);
+        this.timeouts = new StreamTimeouts(settings.firstTokenTimeout(), settings.idleTimeout(), Schedulers.parallel());
+    }
+
+    private ConnectionProvider streamPool(String name) {
+        return ConnectionProvider.builder(name)
+                .maxConnections(settings.maxConnections())
+                // Waiting for a connection is part of the time to first token, whose own timer fires first.
+                .pendingAcquireTimeout(settings.firstTokenTimeout().plusSeconds(1))
+                // llama-server (cpp-httplib) drops idle keep-alive connections after 5 s; leave first.
+                .maxIdleTime(settings.poolMaxIdleTime())
+                .build();
+    }
+
+    /**
+     * A completion client: llama-server ends the connection after each streamed answer anyway, unannounced; with
+     * Connection: close said up front, the pool never hands that connection to the next request.
+     */
+    private HttpClient streamClient(HttpClient client) {
+        return configure(client).keepAlive(settings.reuseStreamConnections());
+    }
+
+    /** The completion client for the calling thread: its event loop's own, or the shared one off event loops. */
+    private HttpClient streamClient() {
+        EventExecutor current = ThreadExecutorMap.currentExecutor();
+        if (!(current instanceof EventLoop loop) || closed) {
+            return streams;
+        }
+        LoopClient known = loopClients.get(loop);
+        if (known == null) {
+            known = loopClients.computeIfAbsent(loop, l -> {
+                ConnectionProvider pool = streamPool(settings.kind() + "-" + backendId + "-" + loopClients.size());
+                return new LoopClient(streamClient(HttpClient.create(pool)).runOn(l), pool);
+            });
+            if (closed) {
+                known.pool().dispose();
+            }
+        }
+        return known.client();
     }
 
     private HttpClient configure(HttpClient client) {
@@ -97,21 +143,27 @@ final class LlamaServerClient implements AutoCloseable {
         Flux<SseDecoder.Event> events = Flux.defer(() -> {
             byte[] payload = json.writeValueAsBytes(body);
             ReusedConnectionRetry.Attempt attempt = new ReusedConnectionRetry.Attempt();
-            return post(streams, path, payload, attempt)
+            return post(streamClient(), path, payload, attempt)
                     .onErrorResume(attempt::worthAFreshConnection, e -> {
                         log.debug("POST {} failed on a reused connection before any answer ({}); once more on a new one",
                                 path, e.toString());
                         return post(freshStreams, path, payload, new ReusedConnectionRetry.Attempt());
                     });
         });
+        ChunkParser<T> parser = parserFor(type);
         return Flux.defer(() -> {
             StreamEnd end = new StreamEnd();
-            return withTimeouts(events)
-                    // Events after [DONE] are dropped rather than cancelled: reading the body to its end
-                    // lets the connection go back to the pool.
-                    .filter(end::beforeDone)
-                    .concatMap(event -> toChunk(event, type, extraOf))
-                    .doOnNext(chunk -> end.sawFinal |= isFinal.test(chunk))
+            return timeouts.apply(events)
+                    .<T>handle((event, sink) -> {
+                        // Events after [DONE] are dropped rather than cancelled: reading the body to its end
+                        // lets the connection go back to the pool.
+                        if (!end.beforeDone(event)) {
+                            return;
+                        }
+                        T chunk = toChunk(event, parser, extraOf);
+                        end.sawFinal |= isFinal.test(chunk);
+                        sink.next(chunk);
+                    })
                     .concatWith(Mono.defer(() -> end.complete() ? Mono.<T>empty() : Mono.error(new BackendException(
                             BackendErrorKind.UPSTREAM, settings.serverName() + "'s stream ended before [DONE]"))));
         }).onErrorMap(errors::fromThrowable);
@@ -193,31 +245,39 @@ final class LlamaServerClient implements AutoCloseable {
 
     @Override
     public void close() {
+        closed = true;
+        loopClients.values().forEach(c -> c.pool().dispose());
         streamPool.dispose();
         probePool.dispose();
     }
 
-    private Flux<SseDecoder.Event> withTimeouts(Flux<SseDecoder.Event> events) {
-        Duration first = settings.firstTokenTimeout();
-        Duration idle = settings.idleTimeout();
-        // An erroring timeout publisher makes Flux.timeout fail with that error, which names the limit.
-        return events.timeout(
-                Mono.error(() -> BackendException.timeout("no first token from " + settings.serverName() + " within " + first))
-                        .delaySubscription(first),
-                event -> Mono.error(() -> BackendException.timeout(settings.serverName() + " stalled: no chunk for " + idle))
-                        .delaySubscription(idle));
+    /** Reads one chunk from UTF-8 bytes. */
+    @FunctionalInterface
+    private interface ChunkParser<T> {
+        T read(byte[] bytes, int offset, int length);
     }
 
-    private <T> Mono<T> toChunk(SseDecoder.Event event, Class<T> type, Function<T, Map<String, Object>> extraOf) {
-        if (event.isError()) {
-            JsonNode error = json.readTree(event.data());
-            return Mono.error(errors.fromStreamError(error));
+    /** Chat chunks by the streaming {@link ChatChunkReader}; other types by data-binding. */
+    @SuppressWarnings("unchecked")
+    private <T> ChunkParser<T> parserFor(Class<T> type) {
+        if (type == ChatCompletionChunk.class) {
+            return (ChunkParser<T>) (ChunkParser<ChatCompletionChunk>) chatChunks::read;
         }
-        T chunk = json.readValue(event.data(), type);
+        ObjectReader reader = json.readerFor(type);
+        return reader::readValue;
+    }
+
+    /** The event's chunk, read straight from its bytes; an error event or an error object in a chunk is thrown. */
+    private <T> T toChunk(SseDecoder.Event event, ChunkParser<T> parser, Function<T, Map<String, Object>> extraOf) {
+        if (event.isError()) {
+            JsonNode error = json.readTree(event.bytes(), event.offset(), event.length());
+            throw errors.fromStreamError(error);
+        }
+        T chunk = parser.read(event.bytes(), event.offset(), event.length());
         Object error = extraOf.apply(chunk).get("error");
         if (error != null) {
-            return Mono.error(errors.fromStreamError(json.valueToTree(error)));
+            throw errors.fromStreamError(json.valueToTree(error));
         }
-        return Mono.just(chunk);
+        return chunk;
     }
 }

@@ -21,6 +21,9 @@ import dev.lazarus.backend.api.openai.ChatCompletionRequest;
 import dev.lazarus.backend.api.openai.ChatMessage;
 import dev.lazarus.backend.api.openai.Completion;
 import dev.lazarus.backend.api.openai.CompletionRequest;
+import io.netty.channel.EventLoop;
+import io.netty.channel.MultiThreadIoEventLoopGroup;
+import io.netty.channel.nio.NioIoHandler;
 import java.time.Duration;
 import java.util.HashMap;
 import java.util.List;
@@ -32,6 +35,7 @@ import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import reactor.core.publisher.Flux;
+import reactor.core.scheduler.Schedulers;
 import tools.jackson.databind.JsonNode;
 import tools.jackson.databind.json.JsonMapper;
 
@@ -121,6 +125,25 @@ class LlamaCppBackendWireMockTest {
         assertThat(last.usage().completionTokens()).isEqualTo(2);
         assertThat(last.extra()).containsKey("timings");
         assertThat(JSON.valueToTree(last.extra().get("timings")).get("predicted_per_second").asDouble()).isEqualTo(41.5);
+    }
+
+    @Test
+    void aCallMadeOnAnEventLoopIsServedOnThatLoop() {
+        stubChat(sse(GOOD_STREAM));
+        MultiThreadIoEventLoopGroup loops = new MultiThreadIoEventLoopGroup(2, NioIoHandler.newFactory());
+        try {
+            for (EventLoop loop : List.of((EventLoop) loops.next(), (EventLoop) loops.next(), (EventLoop) loops.next())) {
+                List<Boolean> onLoop = new CopyOnWriteArrayList<>();
+                List<ChatCompletionChunk> chunks = backend.chat(hello())
+                        .doOnNext(c -> onLoop.add(loop.inEventLoop()))
+                        .subscribeOn(Schedulers.fromExecutor(loop))
+                        .collectList().block(WAIT);
+                assertThat(chunks).extracting(ChatCompletionChunk::contentDelta).containsExactly("Hel", "lo", "");
+                assertThat(onLoop).containsOnly(true);
+            }
+        } finally {
+            loops.shutdownGracefully(0, 1, java.util.concurrent.TimeUnit.SECONDS);
+        }
     }
 
     @Test

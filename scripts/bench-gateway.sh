@@ -1,0 +1,359 @@
+#!/usr/bin/env bash
+# The gateway as a proxy hop, against a plain nginx reverse-proxy hop in front of the same fake OpenAI
+# upstream (issue 13). Never part of the test suite. Prints a Markdown table for docs/benchmarks.md.
+#
+#   scripts/bench-gateway.sh [--rounds 3] [--duration 10] [--warmup 30] [--connections 32] [--threads 2]
+#                            [--requests 50] [--port 18500] [--targets direct,hop,gateway]
+#                            [--jar gateway/target/gateway-*.jar] [--baseline-jar OTHER.jar]
+#                            [--jfr nonstream|stream] [--jfr-duration 20] [--gateway-opts '-Xmx256m'] [--keep]
+#
+# - upstream: nginx + njs (scripts/bench-gateway/fake-openai.js) on 127.0.0.1:PORT, a canned ~690-byte
+#   chat.completion, or for "stream": true a 20-chunk event stream, one write per event;
+# - hop: nginx, 1 worker, keep-alive upstream pool, proxy_buffering off, on PORT+1;
+# - gateway: the jar with one llamacpp-kind backend pointing at the upstream (max-connections 64, policy
+#   store blank), on PORT+2; with --baseline-jar a second gateway from that jar on PORT+3 ("baseline"),
+#   so that two builds are compared in one run.
+# Round by round, non-stream then stream, each target in turn: a closed loop (wrk -tT -cC for D s:
+# req/s, p50/p99, CPU µs per request of the proxy's own processes from /proc/PID/stat, RSS at the end),
+# then unloaded latency (R sequential keep-alive requests with curl after one to open the connection:
+# p50 of the time to the first byte and to the end; "added" is the target's p50 minus direct's of the
+# same round). --jfr MODE records a JFR profile (settings=profile) of one more closed loop of that mode
+# on the gateway after the rounds, and prints its hottest methods (scripts/bench-gateway/JfrTop.java).
+#
+# Installs wrk, nginx-light and libnginx-mod-http-js from Debian when missing (needs root). Listens on
+# 127.0.0.1 only; stops only the processes it started, by PID. Work files stay in /tmp/lazarus-bench-gateway.*
+# (logs, raw results, the JFR file).
+set -euo pipefail
+root="$(cd "$(dirname "$0")/.." && pwd)"
+cd "$root"
+
+rounds=3 duration=10 warmup=30 jfr_duration=20 connections=32 threads=2 requests=50 port=18500
+targets="direct,hop,gateway" jar="" baseline_jar="" jfr="" gateway_opts="" keep=false
+while [[ $# -gt 0 ]]; do
+  case "$1" in
+    --rounds) rounds="$2"; shift 2 ;;
+    --duration) duration="$2"; shift 2 ;;
+    --warmup) warmup="$2"; shift 2 ;;
+    --connections) connections="$2"; shift 2 ;;
+    --threads) threads="$2"; shift 2 ;;
+    --requests) requests="$2"; shift 2 ;;
+    --port) port="$2"; shift 2 ;;
+    --targets) targets="$2"; shift 2 ;;
+    --jar) jar="$2"; shift 2 ;;
+    --baseline-jar) baseline_jar="$2"; shift 2 ;;
+    --jfr) jfr="$2"; shift 2 ;;
+    --jfr-duration) jfr_duration="$2"; shift 2 ;;
+    --gateway-opts) gateway_opts="$2"; shift 2 ;;
+    --keep) keep=true; shift ;;
+    *) echo "unknown option $1" >&2; exit 2 ;;
+  esac
+done
+[[ -z "$jfr" || "$jfr" == nonstream || "$jfr" == stream ]] || { echo "--jfr takes nonstream or stream" >&2; exit 2; }
+[[ -n "$baseline_jar" ]] && targets="$targets,baseline"
+
+# ---- tools -------------------------------------------------------------------------------------------
+nginx_bin=/usr/sbin/nginx
+njs_module=/usr/lib/nginx/modules/ngx_http_js_module.so
+if ! command -v wrk >/dev/null || ! command -v curl >/dev/null || [[ ! -x $nginx_bin || ! -f $njs_module ]]; then
+  [[ $(id -u) == 0 ]] || { echo "wrk, curl, nginx-light and libnginx-mod-http-js are needed (apt-get install as root)" >&2; exit 1; }
+  echo "installing wrk, curl, nginx-light, libnginx-mod-http-js from Debian" >&2
+  DEBIAN_FRONTEND=noninteractive apt-get install -y -q -o DPkg::Lock::Timeout=600 --no-install-recommends \
+      wrk curl nginx-light libnginx-mod-http-js >&2
+fi
+java_home=""
+for candidate in "${JAVA_HOME:-}" /usr/lib/jvm/temurin-25* /usr/lib/jvm/*-25* /usr/lib/jvm/jdk-25*; do
+  if [[ -n "$candidate" && -x "$candidate/bin/java" ]] && "$candidate/bin/java" -version 2>&1 | grep -q '"25'; then
+    java_home="$candidate"; break
+  fi
+done
+[[ -n "$java_home" ]] || { echo "no JDK 25 found under /usr/lib/jvm (set JAVA_HOME)" >&2; exit 1; }
+if [[ -z "$jar" ]]; then
+  jar=$(ls gateway/target/gateway-*.jar 2>/dev/null | grep -v -e sources -e tests -e original | head -1 || true)
+  if [[ -z "$jar" ]]; then
+    echo "building the gateway jar (./mvnw -q -B -DskipTests package -pl gateway -am)" >&2
+    JAVA_HOME="$java_home" ./mvnw -q -B -DskipTests package -pl gateway -am >&2
+    jar=$(ls gateway/target/gateway-*.jar | grep -v -e sources -e tests -e original | head -1)
+  fi
+fi
+jar=$(realpath "$jar")
+[[ -z "$baseline_jar" ]] || baseline_jar=$(realpath "$baseline_jar")
+
+work=$(mktemp -d /tmp/lazarus-bench-gateway.XXXXXX)
+chmod 755 "$work"
+mkdir -p "$work/tmp"
+up_port=$port hop_port=$((port + 1)) gw_port=$((port + 2)) base_port=$((port + 3))
+clk_tck=$(getconf CLK_TCK)
+
+# ---- processes we start, stopped by PID -----------------------------------------------------------------
+started=()
+stop_all() {
+  local pid
+  for pid in "${started[@]}"; do kill -TERM "$pid" 2>/dev/null || true; done
+  for pid in "${started[@]}"; do
+    for _ in $(seq 100); do kill -0 "$pid" 2>/dev/null || break; sleep 0.1; done
+    kill -KILL "$pid" 2>/dev/null || true
+  done
+  $keep || [[ -n "$jfr" ]] || rm -rf "$work/tmp"
+}
+trap stop_all EXIT
+trap 'exit 130' INT TERM
+
+wait_for() { # url pid label
+  local deadline=$((SECONDS + 180))
+  until curl -sf -o /dev/null "$1"; do
+    kill -0 "$2" 2>/dev/null || { echo "$3 exited before it was ready; see $work" >&2; exit 1; }
+    (( SECONDS < deadline )) || { echo "$3 not ready after 180 s; see $work" >&2; exit 1; }
+    sleep 0.2
+  done
+}
+
+cat >"$work/upstream.conf" <<EOF
+load_module $njs_module;
+worker_processes 1;
+pid $work/upstream.pid;
+events { worker_connections 4096; }
+http {
+  access_log off;
+  client_body_temp_path $work/tmp/upstream-body;
+  proxy_temp_path $work/tmp/upstream-proxy;
+  client_body_buffer_size 64k;
+  client_body_in_single_buffer on;
+  keepalive_requests 1000000;
+  postpone_output 0;
+  js_import api from $root/scripts/bench-gateway/fake-openai.js;
+  server {
+    listen 127.0.0.1:$up_port backlog=4096;
+    location = /v1/chat/completions { js_content api.completions; }
+    location = /health { js_content api.health; }
+    location = /v1/models { js_content api.models; }
+    location = /props { js_content api.props; }
+    location = /slots { js_content api.slots; }
+  }
+}
+EOF
+cat >"$work/hop.conf" <<EOF
+worker_processes 1;
+pid $work/hop.pid;
+events { worker_connections 4096; }
+http {
+  access_log off;
+  client_body_temp_path $work/tmp/hop-body;
+  proxy_temp_path $work/tmp/hop-proxy;
+  keepalive_requests 1000000;
+  upstream fake { server 127.0.0.1:$up_port; keepalive 64; }
+  server {
+    listen 127.0.0.1:$hop_port backlog=4096;
+    location / {
+      proxy_pass http://fake;
+      proxy_http_version 1.1;
+      proxy_set_header Connection "";
+      proxy_buffering off;
+    }
+  }
+}
+EOF
+cat >"$work/gateway.yml" <<EOF
+lazarus:
+  backends:
+    - id: fake
+      kind: llamacpp
+      settings:
+        url: http://127.0.0.1:$up_port
+        model-name: bench-model
+        max-connections: 64
+  models:
+    - name: bench-model
+      backends: [fake]
+  policy:
+    store-path: ""
+EOF
+
+start_nginx() { # name conf → PID of the master
+  "$nginx_bin" -p "$work" -c "$work/$2" -e "$work/$1.err" -g 'daemon off;' >"$work/$1.log" 2>&1 &
+  echo $!
+}
+start_gateway() { # name jar port → PID of the java process
+  local opts=(--add-modules=jdk.incubator.vector --enable-native-access=ALL-UNNAMED -Dlazarus.relaunch=false)
+  [[ -z "$jfr" ]] || opts+=(-XX:FlightRecorderOptions=stackdepth=256)
+  # shellcheck disable=SC2206
+  [[ -z "$gateway_opts" ]] || opts+=($gateway_opts)
+  (cd "$work" && exec "$java_home/bin/java" "${opts[@]}" -jar "$2" --server.port="$3" \
+      --spring.config.additional-location="file:$work/gateway.yml" >"$work/$1.log" 2>&1) &
+  echo $!
+}
+
+up_pid=$(start_nginx upstream upstream.conf); started+=("$up_pid")
+wait_for "http://127.0.0.1:$up_port/health" "$up_pid" upstream
+declare -A url pids
+url[direct]="http://127.0.0.1:$up_port"
+if [[ ,$targets, == *,hop,* ]]; then
+  hop_pid=$(start_nginx hop hop.conf); started+=("$hop_pid")
+  wait_for "http://127.0.0.1:$hop_port/health" "$hop_pid" hop
+  url[hop]="http://127.0.0.1:$hop_port"
+  pids[hop]="$hop_pid $(pgrep -P "$hop_pid" | tr '\n' ' ')"
+fi
+if [[ ,$targets, == *,gateway,* ]]; then
+  gw_pid=$(start_gateway gateway "$jar" "$gw_port"); started+=("$gw_pid")
+  url[gateway]="http://127.0.0.1:$gw_port"
+  pids[gateway]=$gw_pid
+fi
+if [[ -n "$baseline_jar" ]]; then
+  base_pid=$(start_gateway baseline "$baseline_jar" "$base_port"); started+=("$base_pid")
+  url[baseline]="http://127.0.0.1:$base_port"
+  pids[baseline]=$base_pid
+fi
+for t in gateway baseline; do
+  [[ -n "${pids[$t]:-}" ]] && wait_for "${url[$t]}/actuator/health/readiness" "${pids[$t]}" "$t"
+done
+pids[direct]="$up_pid $(pgrep -P "$up_pid" | tr '\n' ' ')"
+IFS=, read -r -a target_list <<<"$targets"
+
+# ---- requests --------------------------------------------------------------------------------------------
+body_nonstream='{"model":"bench-model","messages":[{"role":"user","content":"Say hello, word by word."}],"max_tokens":64}'
+body_stream='{"model":"bench-model","messages":[{"role":"user","content":"Say hello, word by word."}],"max_tokens":64,"stream":true}'
+for mode in nonstream stream; do
+  body_var="body_$mode"
+  printf '%s' "${!body_var}" >"$work/$mode.json"
+  cat >"$work/$mode.lua" <<EOF
+wrk.method = "POST"
+wrk.headers["Content-Type"] = "application/json"
+wrk.body = [[${!body_var}]]
+EOF
+done
+for t in "${target_list[@]}"; do
+  out=$(curl -sS -H 'Content-Type: application/json' --data-binary @"$work/nonstream.json" "${url[$t]}/v1/chat/completions")
+  [[ $out == *'"chat.completion"'* ]] || { echo "$t: unexpected non-stream answer: $out" >&2; exit 1; }
+  out=$(curl -sS -H 'Content-Type: application/json' --data-binary @"$work/stream.json" "${url[$t]}/v1/chat/completions")
+  [[ $out == *'[DONE]'* && $(grep -c '^data: {' <<<"$out") -ge 20 ]] || { echo "$t: unexpected stream: $out" >&2; exit 1; }
+done
+
+cpu_ticks() { # pids... → utime + stime, summed
+  local pid sum=0
+  for pid in "$@"; do
+    sum=$((sum + $(sed 's/^.*) //' "/proc/$pid/stat" | awk '{print $12 + $13}')))
+  done
+  echo "$sum"
+}
+rss_mb() { # pids... → VmRSS summed, MB
+  local pid kb=0
+  for pid in "$@"; do kb=$((kb + $(awk '/^VmRSS:/ {print $2}' "/proc/$pid/status"))); done
+  awk -v kb="$kb" 'BEGIN {printf "%.0f", kb / 1024}'
+}
+to_ms() { awk '{v = $1; if (v ~ /us$/) v = v / 1000; else if (v ~ /ms$/) v = v + 0; else if (v ~ /s$/) v = v * 1000; printf "%.3f", v}'; }
+
+# closed <target> <mode> <seconds> → "req/s p50ms p99ms proxyµs/req upstreamµs/req rssMB errors"
+closed() {
+  local t="$1" mode="$2" secs="$3" out="$work/wrk-$1-$2.txt"
+  # shellcheck disable=SC2086
+  local own_before up_before own_after up_after
+  own_before=$(cpu_ticks ${pids[$t]}); up_before=$(cpu_ticks ${pids[direct]})
+  wrk -t"$threads" -c"$connections" -d"${secs}s" --latency -s "$work/$mode.lua" "${url[$t]}/v1/chat/completions" >"$out"
+  own_after=$(cpu_ticks ${pids[$t]}); up_after=$(cpu_ticks ${pids[direct]})
+  local n rps p50 p99 errors rss
+  n=$(awk '/requests in/ {print $1}' "$out")
+  rps=$(awk '/^Requests\/sec:/ {printf "%.0f", $2}' "$out")
+  p50=$(awk '$1 == "50%" {print $2}' "$out" | to_ms)
+  p99=$(awk '$1 == "99%" {print $2}' "$out" | to_ms)
+  errors=$(awk '/Non-2xx|Socket errors/ {s = s $0 ";"} END {print (s == "" ? "0" : s)}' "$out" | tr -s ' ' '_')
+  # shellcheck disable=SC2086
+  rss=$(rss_mb ${pids[$t]})
+  local own_us up_us
+  own_us=$(awk -v a="$own_before" -v b="$own_after" -v n="$n" -v hz="$clk_tck" 'BEGIN {printf "%.1f", (b - a) * 1e6 / hz / n}')
+  up_us=$(awk -v a="$up_before" -v b="$up_after" -v n="$n" -v hz="$clk_tck" 'BEGIN {printf "%.1f", (b - a) * 1e6 / hz / n}')
+  echo "$rps $p50 $p99 $own_us $up_us $rss $errors"
+}
+
+# unloaded <target> <mode> → "ttfb_p50ms total_p50ms"
+unloaded() {
+  local t="$1" mode="$2" args=() i
+  for ((i = 0; i <= requests; i++)); do args+=(-o /dev/null "${url[$t]}/v1/chat/completions"); done
+  curl -s -H 'Content-Type: application/json' --data-binary @"$work/$mode.json" \
+      -w '%{time_starttransfer} %{time_total}\n' "${args[@]}" | tail -n +2 >"$work/unloaded-$t-$mode.txt"
+  local ttfb total
+  ttfb=$(awk '{print $1 * 1000}' "$work/unloaded-$t-$mode.txt" | sort -g | awk '{a[NR] = $1} END {printf "%.3f", a[int((NR + 1) / 2)]}')
+  total=$(awk '{print $2 * 1000}' "$work/unloaded-$t-$mode.txt" | sort -g | awk '{a[NR] = $1} END {printf "%.3f", a[int((NR + 1) / 2)]}')
+  echo "$ttfb $total"
+}
+
+# ---- the run ------------------------------------------------------------------------------------------------
+echo "work: $work; jar: $jar${baseline_jar:+; baseline: $baseline_jar}; $(nproc) CPUs; load $(cut -d' ' -f1-3 /proc/loadavg)" >&2
+for t in "${target_list[@]}"; do
+  [[ $t == direct || $t == hop ]] && continue
+  echo "warm-up: $t, ${warmup} s per mode" >&2
+  for mode in nonstream stream; do closed "$t" "$mode" "$warmup" >/dev/null; done
+done
+results="$work/results.tsv"
+: >"$results"
+for ((r = 1; r <= rounds; r++)); do
+  for mode in nonstream stream; do
+    for t in "${target_list[@]}"; do
+      line=$(closed "$t" "$mode" "$duration")
+      echo "round $r $mode $t: req/s p50 p99 own-µs/req upstream-µs/req RSS errors = $line (load $(cut -d' ' -f1 /proc/loadavg))" >&2
+      printf '%s\t%s\t%s\tclosed\t%s\n' "$r" "$mode" "$t" "$line" >>"$results"
+    done
+    for t in "${target_list[@]}"; do
+      line=$(unloaded "$t" "$mode")
+      echo "round $r $mode $t: unloaded p50 ttfb total = $line" >&2
+      printf '%s\t%s\t%s\tunloaded\t%s\n' "$r" "$mode" "$t" "$line" >>"$results"
+    done
+  done
+done
+
+# ---- summary: medians over the rounds; ratios to the hop; added latency against direct, per round -----------
+summary() {
+  awk -F'\t' -v targets="$targets" '
+    function median(list,   n, a, i, j, t) {
+      n = split(list, a, " ")
+      for (i = 2; i <= n; i++) for (j = i; j > 1 && a[j - 1] + 0 > a[j] + 0; j--) { t = a[j]; a[j] = a[j - 1]; a[j - 1] = t }
+      return n % 2 ? a[(n + 1) / 2] : (a[n / 2] + a[n / 2 + 1]) / 2
+    }
+    $4 == "closed" {
+      split($5, v, " "); k = $2 SUBSEP $3
+      rps[k] = rps[k] " " v[1]; p50[k] = p50[k] " " v[2]; p99[k] = p99[k] " " v[3]
+      cpu[k] = cpu[k] " " v[4]; up[k] = up[k] " " v[5]; rss[k] = rss[k] " " v[6]
+      if (v[7] != "0") err[k] = err[k] " round " $1 ": " v[7]
+    }
+    $4 == "unloaded" { split($5, v, " "); ttfb[$1, $2, $3] = v[1]; tot[$1, $2, $3] = v[2]; round[$1] = 1 }
+    END {
+      nt = split(targets, tl, ",")
+      print "| mode | target | req/s | p50 ms | p99 ms | CPU µs/req | CPU vs hop | upstream CPU µs/req | req/s vs hop | RSS MB | unloaded p50 TTFB / total ms | added p50 TTFB / total ms |"
+      print "|---|---|---|---|---|---|---|---|---|---|---|---|"
+      for (m = 1; m <= 2; m++) {
+        mode = m == 1 ? "nonstream" : "stream"
+        hk = mode SUBSEP "hop"; hcpu = (hk in cpu) ? median(cpu[hk]) : 0; hrps = (hk in rps) ? median(rps[hk]) : 0
+        for (i = 1; i <= nt; i++) {
+          t = tl[i]; k = mode SUBSEP t
+          ut = ""; uo = ""; at = ""; ao = ""
+          for (r in round) {
+            ut = ut " " ttfb[r, mode, t]; uo = uo " " tot[r, mode, t]
+            at = at " " (ttfb[r, mode, t] - ttfb[r, mode, "direct"]); ao = ao " " (tot[r, mode, t] - tot[r, mode, "direct"])
+          }
+          c = median(cpu[k])
+          cr = (t == "direct" || hcpu == 0) ? "—" : sprintf("%.1fx", c / hcpu)
+          rr = hrps == 0 ? "—" : sprintf("%.2f", median(rps[k]) / hrps)
+          printf "| %s | %s | %.0f | %.2f | %.2f | %s | %s | %.1f | %s | %s | %.3f / %.3f | %s |\n", mode, t, median(rps[k]),
+              median(p50[k]), median(p99[k]), t == "direct" ? "—" : sprintf("%.1f", c), cr, median(up[k]), rr,
+              t == "direct" ? "—" : median(rss[k]), median(ut), median(uo),
+              t == "direct" ? "—" : sprintf("%+.3f / %+.3f", median(at), median(ao))
+          if (k in err) printf "\nerrors, %s %s:%s\n\n", mode, t, err[k]
+        }
+      }
+    }' "$results"
+}
+echo
+echo "Machine: $(lscpu | awk -F: '/Model name/ {gsub(/^ +/, "", $2); print $2}'), $(nproc) CPUs; load at the end $(cut -d' ' -f1-3 /proc/loadavg)."
+echo "wrk -t$threads -c$connections -d${duration}s, $rounds rounds (medians); unloaded: $requests sequential keep-alive requests per round."
+echo
+summary
+
+if [[ -n "$jfr" ]]; then
+  recording="$work/gateway-$jfr.jfr"
+  "$java_home/bin/jcmd" "${pids[gateway]}" JFR.start name=bench settings=profile filename="$recording" >/dev/null
+  closed gateway "$jfr" "$jfr_duration" >/dev/null
+  "$java_home/bin/jcmd" "${pids[gateway]}" JFR.stop name=bench >/dev/null
+  echo
+  echo "JFR profile of the gateway, $jfr, ${jfr_duration} s under load: $recording"
+  echo
+  "$java_home/bin/java" "$root/scripts/bench-gateway/JfrTop.java" "$recording" 30
+fi
+echo "raw results: $results" >&2
