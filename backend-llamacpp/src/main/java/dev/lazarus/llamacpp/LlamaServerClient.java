@@ -77,7 +77,8 @@ final class LlamaServerClient implements AutoCloseable {
         this.freshStreams = streamClient(HttpClient.newConnection());
         this.freshProbes = configure(HttpClient.newConnection());
         this.chatChunks = new ChatChunkReader(json);
-        this.timeouts = new StreamTimeouts(settings.firstTokenTimeout(), settings.idleTimeout(), Schedulers.parallel());
+        this.timeouts = new StreamTimeouts(settings.firstTokenTimeout(), settings.idleTimeout(), Schedulers.parallel(),
+                settings.serverName());
     }
 
     private ConnectionProvider streamPool(String name) {

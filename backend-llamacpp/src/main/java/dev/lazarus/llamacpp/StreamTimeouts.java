@@ -21,8 +21,15 @@ final class StreamTimeouts {
     private final Duration first;
     private final Duration idle;
     private final Scheduler timer;
+    /** Who is late, for the messages: llama-server, or the OpenAI-compatible server. */
+    private final String server;
 
     StreamTimeouts(Duration first, Duration idle, Scheduler timer) {
+        this(first, idle, timer, "llama-server");
+    }
+
+    StreamTimeouts(Duration first, Duration idle, Scheduler timer, String server) {
+        this.server = server;
         this.first = first;
         this.idle = idle;
         this.timer = timer;
@@ -68,8 +75,8 @@ final class StreamTimeouts {
                 return expiry(last == NONE ? Math.min(left, idle.toNanos()) : left);
             }
             failure = last == NONE
-                    ? BackendException.timeout("no first token from llama-server within " + first)
-                    : BackendException.timeout("llama-server stalled: no chunk for " + idle);
+                    ? BackendException.timeout("no first token from " + server + " within " + first)
+                    : BackendException.timeout(server + " stalled: no chunk for " + idle);
             return Mono.just(true);
         }
     }
