@@ -3,13 +3,13 @@ package dev.lazarus.kt.fidelity;
 import java.util.Set;
 
 /** The arithmetic on one position's logits that both sides of a comparison must agree on. */
-final class LogitMath {
+public final class LogitMath {
 
     private LogitMath() {
     }
 
     /** Natural-log softmax in double, so the engine side adds no rounding of its own to the comparison. */
-    static double[] logSoftmax(float[] logits) {
+    public static double[] logSoftmax(float[] logits) {
         double max = Double.NEGATIVE_INFINITY;
         for (float l : logits) {
             max = Math.max(max, l);

@@ -1,6 +1,7 @@
 package dev.lazarus.kt.correctness;
 
 import dev.lazarus.kt.correctness.Continuation.Candidate;
+import dev.lazarus.kt.fidelity.LogitMath;
 import dev.lazarus.kt.gguf.GgufFile;
 import dev.lazarus.kt.model.ForwardBatch;
 import dev.lazarus.kt.model.KvCache;
@@ -89,7 +90,7 @@ final class EngineRunner implements AutoCloseable {
         List<List<Candidate>> top = new ArrayList<>(n);
         double[][] distributions = new double[n][];
         for (int step = 0; step < n; step++) {
-            double[] logprobs = logSoftmax(logits);
+            double[] logprobs = LogitMath.logSoftmax(logits);
             distributions[step] = logprobs;
             top.add(best(logprobs, keep, Set.of()));
             int next = best(logprobs, 1, banned).getFirst().id();
@@ -115,24 +116,6 @@ final class EngineRunner implements AutoCloseable {
         boolean[] all = new boolean[prompt.length];
         Arrays.fill(all, true);
         return model.hiddenStates(new ForwardBatch(prompt, IntStream.range(0, prompt.length).toArray(), caches, all));
-    }
-
-    /** Natural-log softmax in double, so the engine side adds no rounding of its own to the comparison. */
-    static double[] logSoftmax(float[] logits) {
-        double max = Double.NEGATIVE_INFINITY;
-        for (float l : logits) {
-            max = Math.max(max, l);
-        }
-        double sum = 0;
-        for (float l : logits) {
-            sum += Math.exp(l - max);
-        }
-        double log = Math.log(sum) + max;
-        double[] out = new double[logits.length];
-        for (int i = 0; i < logits.length; i++) {
-            out[i] = logits[i] - log;
-        }
-        return out;
     }
 
     /** The {@code k} most probable ids outside {@code banned}; ties go to the lower id, like an argmax scan. */
