@@ -61,7 +61,7 @@ public final class ResumingStreamResumer implements StreamResumer {
         Integer limit = continuation.maxTokens(failure.request());
         if (limit != null && limit - transcript.tokens() <= 0) {
             // It failed between its last allowed token and its finish: only the end is missing.
-            return Flux.fromIterable(continuation.endAtLimit(transcript.tokens()));
+            return Flux.fromIterable(continuation.endAtLimit(transcript.promptTokens(), transcript.tokens()));
         }
         // With no text relayed yet (a role announcement at most) the request goes on as it is: the
         // answer starts again, and needs no prefill unless the request itself ends in one.

@@ -76,6 +76,13 @@ class ResumingStreamResumerTest {
                 ChatCompletionChunk.Delta.content(text), null, null)), null);
     }
 
+    /** A llama-server's first token with per-token timings: {@code prompt} tokens, 3 of them evaluated, the rest cached. */
+    private static ChatCompletionChunk timed(String text, int prompt) {
+        return new ChatCompletionChunk("a", ChatCompletionChunk.OBJECT, 1, "m", null,
+                List.of(new ChatCompletionChunk.Choice(0, ChatCompletionChunk.Delta.content(text), null, null)), null,
+                new java.util.LinkedHashMap<>(Map.of("timings", Map.of("prompt_n", 3, "cache_n", prompt - 3, "predicted_n", 1))));
+    }
+
     @Test
     void aToolCallInProgressIsNotResumed() {
         ChatCompletionChunk toolCall = ChatCompletionChunk.of("a", 1, "m", List.of(new ChatCompletionChunk.Choice(0,
@@ -112,9 +119,7 @@ class ResumingStreamResumerTest {
     @Test
     void thePromptIsTheInterruptedBackendsOwnCountAndTheContinuationsDetailsAreKept() {
         // llama-server with timings_per_token: its first token says the prompt was 9 cached + 3 evaluated.
-        ChatCompletionChunk first = new ChatCompletionChunk("a", ChatCompletionChunk.OBJECT, 1, "m", null,
-                List.of(new ChatCompletionChunk.Choice(0, ChatCompletionChunk.Delta.content("Hel"), null, null)), null,
-                new java.util.LinkedHashMap<>(Map.of("timings", Map.of("prompt_n", 3, "cache_n", 9, "predicted_n", 1))));
+        ChatCompletionChunk first = timed("Hel", 12);
         Usage continuation = new Usage(20, 1, 21, Map.of("cached_tokens", 19), Map.of("reasoning_tokens", 0));
         StepVerifier.create(resumer.resume(failure(transcript(first, content("lo")),
                         List.of(target("next", true)), 50, continuation)))
@@ -126,10 +131,10 @@ class ResumingStreamResumerTest {
 
     @Test
     void anAnswerThatHadReachedItsLimitOnlyGetsItsEnd() {
-        StepVerifier.create(resumer.resume(failure(transcript(content("a"), content("b")),
+        StepVerifier.create(resumer.resume(failure(transcript(timed("a", 7), content("b")),
                         List.of(target("next", true)), 2)))
                 .assertNext(c -> assertThat(c.choices().getFirst().finishReason()).isEqualTo("length"))
-                .assertNext(c -> assertThat(c.usage().completionTokens()).isEqualTo(2))
+                .assertNext(c -> assertThat(c.usage()).isEqualTo(Usage.of(7, 2)))
                 .verifyComplete();
         assertThat(continued).isEmpty();
     }
