@@ -14,6 +14,7 @@ import dev.lazarus.backend.api.openai.Completion;
 import dev.lazarus.backend.api.openai.CompletionRequest;
 import java.nio.file.Path;
 import java.time.Clock;
+import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -21,6 +22,8 @@ import java.util.Optional;
 import java.util.OptionalLong;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicReference;
+import java.util.function.Function;
+import java.util.function.Predicate;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import reactor.core.publisher.Flux;
@@ -153,15 +156,58 @@ public final class LlamaCppBackend implements InferenceBackend {
 
     @Override
     public Flux<ChatCompletionChunk> chat(ChatCompletionRequest request) {
-        return client.stream("/v1/chat/completions", request.asUsageStream(), ChatCompletionChunk.class,
+        ChatCompletionRequest upstream = request.asUsageStream();
+        boolean counted = countsPrompt(upstream.extra());
+        return client.stream("/v1/chat/completions", upstream, ChatCompletionChunk.class,
                         chunk -> chunk.usage() != null, chunk -> orEmpty(chunk.extra()))
+                .transform(chunks -> counted ? timingsOnFirstAndLast(chunks, ChatCompletionChunk::extra,
+                        chunk -> chunk.usage() != null) : chunks)
                 .doOnError(error -> prefill.observe(request, error));
+    }
+
+    /**
+     * Asks a llama-server for {@code timings} on every token ({@code timings_per_token}) unless the
+     * client chose either way: the first token's {@code prompt_n + cache_n} is the prompt's exact size,
+     * which a resumed stream owes the client as {@code prompt_tokens} when this server dies before
+     * its usage chunk. True when this backend added the flag (and then trims what it costs).
+     */
+    private boolean countsPrompt(Map<String, Object> extra) {
+        if (!settings.llamaServer() || extra.containsKey("timings_per_token")) {
+            return false;
+        }
+        extra.put("timings_per_token", true);
+        return true;
+    }
+
+    /**
+     * The stream as the client would have had it without {@code timings_per_token}, but for the
+     * first chunk that carries {@code timings}: later ones lose them until the final chunk.
+     */
+    private static <T> Flux<T> timingsOnFirstAndLast(Flux<T> chunks, Function<T, Map<String, Object>> extraOf,
+                                                     Predicate<T> isFinal) {
+        return Flux.defer(() -> {
+            boolean[] seen = {false};
+            return chunks.doOnNext(chunk -> {
+                Map<String, Object> extra = extraOf.apply(chunk);
+                if (extra == null || !extra.containsKey("timings") || isFinal.test(chunk)) {
+                    return;
+                }
+                if (seen[0] && extra instanceof HashMap<String, Object> mutable) {
+                    mutable.remove("timings");
+                }
+                seen[0] = true;
+            });
+        });
     }
 
     @Override
     public Flux<Completion> completion(CompletionRequest request) {
-        return client.stream("/v1/completions", request.asUsageStream(), Completion.class,
-                chunk -> chunk.usage() != null, chunk -> orEmpty(chunk.extra()));
+        CompletionRequest upstream = request.asUsageStream();
+        boolean counted = countsPrompt(upstream.extra());
+        return client.stream("/v1/completions", upstream, Completion.class,
+                        chunk -> chunk.usage() != null, chunk -> orEmpty(chunk.extra()))
+                .transform(chunks -> counted ? timingsOnFirstAndLast(chunks, Completion::extra,
+                        chunk -> chunk.usage() != null) : chunks);
     }
 
     @Override

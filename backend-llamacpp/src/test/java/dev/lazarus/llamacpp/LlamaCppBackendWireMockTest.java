@@ -127,6 +127,37 @@ class LlamaCppBackendWireMockTest {
         assertThat(JSON.valueToTree(last.extra().get("timings")).get("predicted_per_second").asDouble()).isEqualTo(41.5);
     }
 
+    private static String timedChunk(String content, int predicted) {
+        return chunk(content, null).replace("}]}\n\n", "}],\"timings\":{\"cache_n\":4,\"prompt_n\":1,\"predicted_n\":"
+                + predicted + "}}\n\n");
+    }
+
+    private static JsonNode sentChat() {
+        return JSON.readTree(wm.getAllServeEvents().stream()
+                .filter(e -> e.getRequest().getUrl().equals(CHAT)).findFirst().orElseThrow()
+                .getRequest().getBodyAsString());
+    }
+
+    /** Issue 14, finding 3: the prompt's exact size from the first token, for a resume that needs it. */
+    @Test
+    void asksForPerTokenTimingsAndKeepsThemOnlyOnTheFirstTokenAndTheUsageChunk() {
+        stubChat(sse(timedChunk("a", 1) + timedChunk("b", 2) + timedChunk("c", 3) + USAGE_CHUNK + "data: [DONE]\n\n"));
+        List<ChatCompletionChunk> chunks = backend.chat(hello()).collectList().block(WAIT);
+        assertThat(sentChat().get("timings_per_token").asBoolean()).isTrue();
+        assertThat(chunks).extracting(c -> c.extra().containsKey("timings")).containsExactly(true, false, false, true);
+        assertThat(JSON.valueToTree(chunks.getFirst().extra().get("timings")).get("cache_n").asInt()).isEqualTo(4);
+    }
+
+    @Test
+    void aClientsOwnChoiceOfPerTokenTimingsIsLeftAsItIs() {
+        stubChat(sse(timedChunk("a", 1) + timedChunk("b", 2) + USAGE_CHUNK + "data: [DONE]\n\n"));
+        ChatCompletionRequest request = ChatCompletionRequest.builder().model("tiny")
+                .messages(List.of(ChatMessage.user("hi"))).extra("timings_per_token", true).build();
+        List<ChatCompletionChunk> chunks = backend.chat(request).collectList().block(WAIT);
+        assertThat(sentChat().get("timings_per_token").asBoolean()).isTrue();
+        assertThat(chunks).extracting(c -> c.extra().containsKey("timings")).containsExactly(true, true, true);
+    }
+
     @Test
     void aCallMadeOnAnEventLoopIsServedOnThatLoop() {
         stubChat(sse(GOOD_STREAM));

@@ -103,6 +103,9 @@ class OpenAiBackendKindTest {
             assertThat(chunks).hasSize(1);
             wm.verify(postRequestedFor(urlEqualTo("/v1/chat/completions"))
                     .withHeader("Authorization", equalTo("Bearer sk-vllm-key")));
+            // llama.cpp's own field is not sent to servers that may reject unknown fields.
+            assertThat(wm.findAll(postRequestedFor(urlEqualTo("/v1/chat/completions"))).getFirst().getBodyAsString())
+                    .doesNotContain("timings_per_token");
         }
     }
 

@@ -5,6 +5,7 @@ import dev.lazarus.backend.api.openai.Completion;
 import dev.lazarus.backend.api.openai.Usage;
 import dev.lazarus.gateway.routing.Endpoint;
 import java.util.List;
+import java.util.Map;
 
 /**
  * Reads what the resilience code needs from a chunk of either endpoint without serialising it:
@@ -24,6 +25,27 @@ public interface ChunkInspector<T> {
     Usage usage(T chunk);
 
     T withUsage(T chunk, Usage usage);
+
+    /** The chunk's fields beyond OpenAI's (llama.cpp's {@code timings}). */
+    Map<String, Object> extra(T chunk);
+
+    /**
+     * The prompt's size in tokens as the backend that streams this chunk counted it, or -1 when the
+     * chunk does not say: its usage, else llama.cpp's per-token {@code timings} (the prompt tokens it
+     * evaluated, {@code prompt_n}, plus those it took from its cache, {@code cache_n}).
+     */
+    default int promptTokens(T chunk) {
+        Usage usage = usage(chunk);
+        if (usage != null) {
+            return usage.promptTokens();
+        }
+        Map<String, Object> extra = extra(chunk);
+        if (extra != null && extra.get("timings") instanceof Map<?, ?> timings
+                && timings.get("prompt_n") instanceof Number evaluated && timings.get("cache_n") instanceof Number cached) {
+            return evaluated.intValue() + cached.intValue();
+        }
+        return -1;
+    }
 
     /** The chunk without a role announcement; null when nothing else is in it. */
     T withoutRole(T chunk);
@@ -74,6 +96,11 @@ public interface ChunkInspector<T> {
         }
 
         @Override
+        public Map<String, Object> extra(ChatCompletionChunk chunk) {
+            return chunk.extra();
+        }
+
+        @Override
         public ChatCompletionChunk withoutRole(ChatCompletionChunk chunk) {
             List<ChatCompletionChunk.Choice> choices = chunk.choices();
             if (choices == null || choices.isEmpty()) {
@@ -116,6 +143,11 @@ public interface ChunkInspector<T> {
         @Override
         public Completion withUsage(Completion chunk, Usage usage) {
             return chunk.withUsage(usage);
+        }
+
+        @Override
+        public Map<String, Object> extra(Completion chunk) {
+            return chunk.extra();
         }
 
         @Override

@@ -30,8 +30,11 @@ interface Continuation<R, T> {
     /** The request's token limit, or null when it has none. */
     Integer maxTokens(R request);
 
-    /** The end of an answer that had already reached its limit: a "length" finish, then usage. */
-    List<T> endAtLimit(int tokens);
+    /**
+     * The end of an answer that had already reached its limit: a "length" finish, then usage
+     * ({@code promptTokens} as the interrupted backend counted them; 0 where it did not say).
+     */
+    List<T> endAtLimit(int promptTokens, int tokens);
 
     static <R, T> Continuation<R, T> of(Endpoint<R, T> endpoint) {
         @SuppressWarnings("unchecked")
@@ -71,11 +74,11 @@ interface Continuation<R, T> {
         }
 
         @Override
-        public List<ChatCompletionChunk> endAtLimit(int tokens) {
+        public List<ChatCompletionChunk> endAtLimit(int promptTokens, int tokens) {
             return List.of(
                     ChatCompletionChunk.of(null, 0, null, List.of(new ChatCompletionChunk.Choice(0,
                             new ChatCompletionChunk.Delta(null, null, null, null), null, "length")), null),
-                    ChatCompletionChunk.of(null, 0, null, List.of(), Usage.of(0, tokens)));
+                    ChatCompletionChunk.of(null, 0, null, List.of(), Usage.of(Math.max(0, promptTokens), tokens)));
         }
     };
 
@@ -104,10 +107,10 @@ interface Continuation<R, T> {
         }
 
         @Override
-        public List<Completion> endAtLimit(int tokens) {
+        public List<Completion> endAtLimit(int promptTokens, int tokens) {
             return List.of(
                     Completion.of(null, 0, null, List.of(new Completion.Choice(0, "", null, "length")), null),
-                    Completion.of(null, 0, null, List.of(), Usage.of(0, tokens)));
+                    Completion.of(null, 0, null, List.of(), Usage.of(Math.max(0, promptTokens), tokens)));
         }
     };
 }

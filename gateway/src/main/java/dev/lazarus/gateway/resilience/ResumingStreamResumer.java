@@ -7,7 +7,9 @@ import dev.lazarus.gateway.routing.MidStreamFailure;
 import dev.lazarus.gateway.routing.RouteTarget;
 import dev.lazarus.gateway.routing.RoutingListener;
 import dev.lazarus.gateway.routing.StreamResumer;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.function.Function;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -59,7 +61,7 @@ public final class ResumingStreamResumer implements StreamResumer {
         Integer limit = continuation.maxTokens(failure.request());
         if (limit != null && limit - transcript.tokens() <= 0) {
             // It failed between its last allowed token and its finish: only the end is missing.
-            return Flux.fromIterable(continuation.endAtLimit(transcript.tokens()));
+            return Flux.fromIterable(continuation.endAtLimit(transcript.promptTokens(), transcript.tokens()));
         }
         // With no text relayed yet (a role announcement at most) the request goes on as it is: the
         // answer starts again, and needs no prefill unless the request itself ends in one.
@@ -78,6 +80,7 @@ public final class ResumingStreamResumer implements StreamResumer {
                 transcript.tokens(), failure.cause().kind(), failure.cause().getMessage(), plan.getFirst().backendId());
         listener.resumed(failure.model(), from, plan.getFirst().backendId(), failure.cause(), transcript.tokens());
         int before = transcript.tokens();
+        int originalPrompt = transcript.promptTokens();
         boolean[] relayed = {false};
         return failure.continueOn(plan, next)
                 .handle((T chunk, SynchronousSink<T> sink) -> {
@@ -87,7 +90,7 @@ public final class ResumingStreamResumer implements StreamResumer {
                         return;
                     }
                     Usage usage = inspector.usage(withoutRole);
-                    sink.next(usage == null ? withoutRole : inspector.withUsage(withoutRole, merged(usage, before)));
+                    sink.next(usage == null ? withoutRole : inspector.withUsage(withoutRole, merged(usage, before, originalPrompt)));
                 })
                 // Every remaining backend failed or refused the continuation (its 400 is logged by the
                 // attempt loop): the client learns of the original failure, not of that 400.
@@ -101,12 +104,23 @@ public final class ResumingStreamResumer implements StreamResumer {
 
     /**
      * The continuation's prompt held the original prompt plus the text so far; its completion is
-     * only the rest. The client is owed the original prompt and the whole completion.
+     * only the rest. The client is owed the original prompt and the whole completion. The original
+     * prompt's size is the interrupted backend's own count where it gave one ({@code originalPrompt},
+     * from its usage or llama.cpp's per-token timings); else it is estimated as the continuation's
+     * prompt less the tokens generated so far, which also counts the chat template's wrapping of the
+     * trailing assistant message and any difference in how the text re-tokenises. The continuation's
+     * usage details are kept, its {@code cached_tokens} at most the prompt reported.
      */
-    static Usage merged(Usage continuation, int tokensBefore) {
-        int prompt = Math.max(0, continuation.promptTokens() - tokensBefore);
+    static Usage merged(Usage continuation, int tokensBefore, int originalPrompt) {
+        int prompt = originalPrompt >= 0 ? originalPrompt : Math.max(0, continuation.promptTokens() - tokensBefore);
         int completion = continuation.completionTokens() + tokensBefore;
-        return new Usage(prompt, completion, prompt + completion);
+        Map<String, Object> promptDetails = continuation.promptTokensDetails();
+        if (promptDetails != null && promptDetails.get("cached_tokens") instanceof Number cached
+                && cached.intValue() > prompt) {
+            promptDetails = new LinkedHashMap<>(promptDetails);
+            promptDetails.put("cached_tokens", prompt);
+        }
+        return new Usage(prompt, completion, prompt + completion, promptDetails, continuation.completionTokensDetails());
     }
 
     private <R, T> Flux<T> refuse(MidStreamFailure<R, T> failure, String why) {

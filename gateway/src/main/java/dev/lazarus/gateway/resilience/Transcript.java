@@ -3,7 +3,8 @@ package dev.lazarus.gateway.resilience;
 /**
  * What one backend call has relayed so far, kept as it streams so that a mid-stream failure can be
  * resumed: the generated text (appended from the chunks' own strings, nothing re-serialised), the
- * number of generated chunks (one token each for the backends we know), and whether any output
+ * number of generated chunks (one token each for the backends we know), the prompt's size where the
+ * backend told it, and whether any output
  * was of a kind a text prefix cannot continue (tool calls, reasoning).
  */
 public final class Transcript {
@@ -11,6 +12,7 @@ public final class Transcript {
     private final StringBuilder text = new StringBuilder(256);
     private int tokens;
     private boolean structured;
+    private int promptTokens = -1;
 
     <T> void add(T chunk, ChunkInspector<T> inspector) {
         String piece = inspector.text(chunk);
@@ -22,6 +24,9 @@ public final class Transcript {
             tokens++;
         }
         structured |= structuredChunk;
+        if (promptTokens < 0) {
+            promptTokens = inspector.promptTokens(chunk);
+        }
     }
 
     public String text() {
@@ -30,6 +35,14 @@ public final class Transcript {
 
     public int tokens() {
         return tokens;
+    }
+
+    /**
+     * The original prompt's size in tokens as the backend counted it, when one of its chunks said so
+     * (a llama-server asked for per-token timings says so on its first token), else -1.
+     */
+    public int promptTokens() {
+        return promptTokens;
     }
 
     /** Tool-call or reasoning output was relayed: the answer cannot be continued as text. */

@@ -55,11 +55,13 @@ final class RealLlamaServers {
     }
 
     /** One more llama-server with {@code slots} parallel slots of {@code perSlot} tokens each. */
-    static synchronized LlamaServerProcess startParallel(int slots, int perSlot) {
+    static synchronized LlamaServerProcess startParallel(int slots, int perSlot, String... extra) {
         LlamaCpp.require();
-        LlamaServerProcess server = LlamaServerProcess.start(model(), "-c", Integer.toString(slots * perSlot),
+        List<String> args = new ArrayList<>(List.of("-c", Integer.toString(slots * perSlot),
                 "--parallel", Integer.toString(slots), "--threads-http", Integer.toString(slots + 4), "--jinja",
-                "--no-webui");
+                "--no-webui"));
+        args.addAll(List.of(extra));
+        LlamaServerProcess server = LlamaServerProcess.start(model(), args.toArray(String[]::new));
         started.add(server);
         return server;
     }

@@ -42,6 +42,11 @@ class ResumingStreamResumerTest {
 
     private MidStreamFailure<ChatCompletionRequest, ChatCompletionChunk> failure(Transcript transcript,
             List<RouteTarget> remaining, Integer maxTokens) {
+        return failure(transcript, remaining, maxTokens, Usage.of(20, 1));
+    }
+
+    private MidStreamFailure<ChatCompletionRequest, ChatCompletionChunk> failure(Transcript transcript,
+            List<RouteTarget> remaining, Integer maxTokens, Usage continuationUsage) {
         ChatCompletionRequest request = ChatCompletionRequest.builder().model("m")
                 .messages(List.of(ChatMessage.user("hi"))).maxTokens(maxTokens).build();
         BackendException cause = new InterruptedStreamException(
@@ -54,7 +59,7 @@ class ResumingStreamResumerTest {
                                     ChatCompletionChunk.Delta.role("assistant"), null, null)), null),
                             ChatCompletionChunk.of("x", 1, "m", List.of(new ChatCompletionChunk.Choice(0,
                                     ChatCompletionChunk.Delta.content(" more"), null, "stop")), null),
-                            ChatCompletionChunk.of("x", 1, "m", List.of(), Usage.of(20, 1)));
+                            ChatCompletionChunk.of("x", 1, "m", List.of(), continuationUsage));
                 });
     }
 
@@ -69,6 +74,13 @@ class ResumingStreamResumerTest {
     private static ChatCompletionChunk content(String text) {
         return ChatCompletionChunk.of("a", 1, "m", List.of(new ChatCompletionChunk.Choice(0,
                 ChatCompletionChunk.Delta.content(text), null, null)), null);
+    }
+
+    /** A llama-server's first token with per-token timings: {@code prompt} tokens, 3 of them evaluated, the rest cached. */
+    private static ChatCompletionChunk timed(String text, int prompt) {
+        return new ChatCompletionChunk("a", ChatCompletionChunk.OBJECT, 1, "m", null,
+                List.of(new ChatCompletionChunk.Choice(0, ChatCompletionChunk.Delta.content(text), null, null)), null,
+                new java.util.LinkedHashMap<>(Map.of("timings", Map.of("prompt_n", 3, "cache_n", prompt - 3, "predicted_n", 1))));
     }
 
     @Test
@@ -105,11 +117,24 @@ class ResumingStreamResumerTest {
     }
 
     @Test
+    void thePromptIsTheInterruptedBackendsOwnCountAndTheContinuationsDetailsAreKept() {
+        // llama-server with timings_per_token: its first token says the prompt was 9 cached + 3 evaluated.
+        ChatCompletionChunk first = timed("Hel", 12);
+        Usage continuation = new Usage(20, 1, 21, Map.of("cached_tokens", 19), Map.of("reasoning_tokens", 0));
+        StepVerifier.create(resumer.resume(failure(transcript(first, content("lo")),
+                        List.of(target("next", true)), 50, continuation)))
+                .assertNext(c -> assertThat(c.contentDelta()).isEqualTo(" more"))
+                .assertNext(c -> assertThat(c.usage()).isEqualTo(new Usage(12, 3, 15,
+                        Map.of("cached_tokens", 12), Map.of("reasoning_tokens", 0))))
+                .verifyComplete();
+    }
+
+    @Test
     void anAnswerThatHadReachedItsLimitOnlyGetsItsEnd() {
-        StepVerifier.create(resumer.resume(failure(transcript(content("a"), content("b")),
+        StepVerifier.create(resumer.resume(failure(transcript(timed("a", 7), content("b")),
                         List.of(target("next", true)), 2)))
                 .assertNext(c -> assertThat(c.choices().getFirst().finishReason()).isEqualTo("length"))
-                .assertNext(c -> assertThat(c.usage().completionTokens()).isEqualTo(2))
+                .assertNext(c -> assertThat(c.usage()).isEqualTo(Usage.of(7, 2)))
                 .verifyComplete();
         assertThat(continued).isEmpty();
     }

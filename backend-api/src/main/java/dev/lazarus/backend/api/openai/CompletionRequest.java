@@ -71,6 +71,6 @@ public record CompletionRequest(
     public CompletionRequest asUsageStream() {
         return new CompletionRequest(model, prompt, suffix, maxTokens, temperature, topP, n, true,
                 new StreamOptions(true), logprobs, echo, stop, presencePenalty, frequencyPenalty, bestOf, logitBias,
-                seed, user, extra);
+                seed, user, new LinkedHashMap<>(extra));
     }
 }
