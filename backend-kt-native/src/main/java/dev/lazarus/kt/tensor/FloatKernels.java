@@ -26,7 +26,7 @@ final class FloatKernels {
     /** Lane l takes value 2l (resp. 2l + 1) of the 32 values held by two 16-lane vectors. */
     private static final FloatVector EVEN = FloatVector.fromArray(S16, indexes(0), 0);
     private static final FloatVector ODD = FloatVector.fromArray(S16, indexes(1), 0);
-    private static final ThreadLocal<float[]> SCRATCH = ThreadLocal.withInitial(() -> new float[16]);
+    private static final ThreadLocal<float[]> SCRATCH = ThreadLocal.withInitial(() -> new float[32]);
 
     private FloatKernels() {
     }
@@ -49,13 +49,8 @@ final class FloatKernels {
         }
         float[] lanes = SCRATCH.get();
         c1.intoArray(lanes, 0);
-        double sum = GgmlSums.reduce16(lanes, 0);
-        c2.intoArray(lanes, 0);
-        sum += GgmlSums.reduce16(lanes, 0);
-        for (; i < n; i++) {
-            sum += Float.intBitsToFloat(Short.toUnsignedInt(w.get(Layouts.I16, o + 2L * i)) << 16) * xs[i];
-        }
-        return (float) sum;
+        c2.intoArray(lanes, 16);
+        return finish(lanes, w, o, xs, i, n);
     }
 
     /** The BF16 kernel of the active {@link GgmlOrders}. */
@@ -73,9 +68,17 @@ final class FloatKernels {
         }
         float[] lanes = SCRATCH.get();
         c1.intoArray(lanes, 0);
+        c2.intoArray(lanes, 16);
+        return finish(lanes, w, o, xs, i, n);
+    }
+
+    /**
+     * ggml's end of the BF16 dot: the two accumulators (lanes 0-15 and 16-31 of {@code lanes}) each reduced as
+     * {@code _mm512_reduce_add_ps} into a double, then the values from {@code i} one f32 product at a time.
+     */
+    private static float finish(float[] lanes, MemorySegment w, long o, float[] xs, int i, int n) {
         double sum = GgmlSums.reduce16(lanes, 0);
-        c2.intoArray(lanes, 0);
-        sum += GgmlSums.reduce16(lanes, 0);
+        sum += GgmlSums.reduce16(lanes, 16);
         for (; i < n; i++) {
             sum += Float.intBitsToFloat(Short.toUnsignedInt(w.get(Layouts.I16, o + 2L * i)) << 16) * xs[i];
         }
