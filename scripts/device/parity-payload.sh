@@ -35,17 +35,7 @@ cp "$HOME/.m2/repository/org/junit/platform/junit-platform-console-standalone/$J
 cp -r backend-kt-native/target/classes "$I/classes" && rm -rf "$I/classes/models"
 cp -r backend-kt-native/target/test-classes "$I/test-classes"
 
-R=$I/root
-mkdir -p "$R/usr/bin" "$R/bin" "$R/lib64" "$R/usr/lib/x86_64-linux-gnu/ggml/backends0" "$R"/{proc,dev,sys,tmp,var/lib}
-cp "$CHROOT/usr/bin/llama-server" "$CHROOT/usr/bin/llama-quantize" "$R/usr/bin/"
-cp -L "$CHROOT/bin/sh" "$R/bin/sh"
-cp -L "$CHROOT/lib64/ld-linux-x86-64.so.2" "$R/lib64/"
-for bin in /usr/bin/llama-server /usr/bin/llama-quantize /bin/sh /usr/lib/x86_64-linux-gnu/ggml/backends0/libggml-cpu-zen4.so; do
-  chroot "$CHROOT" ldd "$bin" | awk '$3 ~ /^\// {print $3}'
-done | sort -u | while read -r lib; do cp -L "$CHROOT$lib" "$R/usr/lib/x86_64-linux-gnu/"; done
-for v in zen4 sapphirerapids haswell skylakex; do
-  cp "$CHROOT/usr/lib/x86_64-linux-gnu/ggml/backends0/libggml-cpu-$v.so" "$R/usr/lib/x86_64-linux-gnu/ggml/backends0/"
-done
+LAZARUS_CHROOT=$CHROOT bash scripts/device/llama-root.sh "$I/root" zen4 sapphirerapids haswell skylakex
 
 tar -C "$STAGE" -cf - itest | xz -9 -T2 > .device-payload/itest.tar.xz
 ls -la .device-payload/itest.tar.xz

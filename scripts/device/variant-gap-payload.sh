@@ -10,14 +10,8 @@ out=$1 models=$2
 chroot_dir=${LAZARUS_CHROOT:-$(cd "$(dirname "$0")/../.." && pwd)/.chroot/sid}
 stage=$(mktemp -d)
 trap 'rm -rf "$stage"' EXIT
-mkdir -p "$stage/root/usr/bin" "$stage/root/lib64" "$stage/root/usr/lib/x86_64-linux-gnu/ggml/backends0" \
-  "$stage/root/models" "$stage/root/proc" "$stage/root/dev" "$stage/root/tmp" "$stage/variants"
-cp "$chroot_dir/usr/bin/llama-server" "$stage/root/usr/bin/"
-for lib in $(chroot "$chroot_dir" ldd /usr/bin/llama-server | awk '$3 ~ /^\// {print $3}'); do
-  cp -L "$chroot_dir$lib" "$stage/root/usr/lib/x86_64-linux-gnu/"
-done
-cp -L "$chroot_dir/lib64/ld-linux-x86-64.so.2" "$stage/root/lib64/"
-for lib in libgomp.so.1; do cp -L "$chroot_dir/usr/lib/x86_64-linux-gnu/$lib" "$stage/root/usr/lib/x86_64-linux-gnu/"; done
+LAZARUS_CHROOT=$chroot_dir bash "$(dirname "$0")/llama-root.sh" "$stage/root"
+mkdir -p "$stage/root/models" "$stage/variants"
 cp "$chroot_dir"/usr/lib/x86_64-linux-gnu/ggml/backends0/libggml-cpu-*.so "$stage/variants/"
 cp "$models"/*.gguf "$models/prompts.json" "$stage/root/models/"
 mkdir -p "$out"

@@ -1,5 +1,6 @@
 package dev.lazarus.kt.bench;
 
+import dev.lazarus.kt.runtime.HostCpu;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -12,8 +13,7 @@ final class Machine {
     }
 
     static String describe() {
-        String model = lines("/proc/cpuinfo").stream().filter(l -> l.startsWith("model name"))
-                .map(l -> l.substring(l.indexOf(':') + 1).trim()).findFirst().orElse("unknown CPU");
+        String model = HostCpu.model();
         String mem = lines("/proc/meminfo").stream().filter(l -> l.startsWith("MemTotal"))
                 .map(l -> l.replaceAll("\\D+", "")).findFirst().map(kb -> Long.parseLong(kb) / (1 << 20) + " GiB RAM")
                 .orElse("unknown RAM");

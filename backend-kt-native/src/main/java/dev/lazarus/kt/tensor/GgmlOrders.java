@@ -1,8 +1,6 @@
 package dev.lazarus.kt.tensor;
 
-import java.io.IOException;
-import java.nio.file.Files;
-import java.nio.file.Path;
+import dev.lazarus.kt.runtime.HostCpu;
 import java.util.Locale;
 import java.util.Set;
 
@@ -52,21 +50,12 @@ public enum GgmlOrders {
 
     /** The host's: AVX512_BF16 orders where the CPU has the instructions (or none of AVX-512), AVX512 otherwise. */
     public static GgmlOrders forHost() {
-        Set<String> flags = hostFlags();
+        Set<String> flags = HostCpu.flags();
         return flags.contains("avx512f") && !flags.contains("avx512_bf16") ? AVX512 : AVX512_BF16;
     }
 
     private static GgmlOrders fromSetting(String setting) {
         return setting == null || setting.isBlank() || setting.equalsIgnoreCase("auto") ? forHost() : forVariant(setting);
-    }
-
-    private static Set<String> hostFlags() {
-        try {
-            return Files.readAllLines(Path.of("/proc/cpuinfo")).stream().filter(l -> l.startsWith("flags"))
-                    .findFirst().map(l -> Set.of(l.substring(l.indexOf(':') + 1).trim().split("\\s+"))).orElse(Set.of());
-        } catch (IOException | SecurityException e) {
-            return Set.of();
-        }
     }
 
     /** Restores the orders that were active before {@link #use}. */

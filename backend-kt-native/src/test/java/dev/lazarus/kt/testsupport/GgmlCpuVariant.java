@@ -1,8 +1,6 @@
 package dev.lazarus.kt.testsupport;
 
-import java.io.IOException;
-import java.nio.file.Files;
-import java.nio.file.Path;
+import dev.lazarus.kt.runtime.HostCpu;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Locale;
@@ -45,7 +43,7 @@ public enum GgmlCpuVariant {
     private static final List<GgmlCpuVariant> PREFERENCE = List.of(ZEN4, COOPERLAKE, ICELAKE, CASCADELAKE, SKYLAKEX,
             ALDERLAKE, HASWELL);
 
-    private static final Set<String> HOST_FLAGS = readHostFlags();
+    private static final Set<String> HOST_FLAGS = HostCpu.flags();
 
     private final Set<String> needs;
 
@@ -108,24 +106,6 @@ public enum GgmlCpuVariant {
             relevant.addAll(v.needs);
         }
         relevant.retainAll(HOST_FLAGS);
-        return cpuModel() + " [" + String.join(" ", relevant) + "]";
-    }
-
-    private static String cpuModel() {
-        try {
-            return Files.readAllLines(Path.of("/proc/cpuinfo")).stream().filter(l -> l.startsWith("model name"))
-                    .map(l -> l.substring(l.indexOf(':') + 1).trim()).findFirst().orElse("unknown CPU");
-        } catch (IOException e) {
-            return "unknown CPU";
-        }
-    }
-
-    private static Set<String> readHostFlags() {
-        try {
-            return Files.readAllLines(Path.of("/proc/cpuinfo")).stream().filter(l -> l.startsWith("flags"))
-                    .findFirst().map(l -> Set.of(l.substring(l.indexOf(':') + 1).trim().split("\\s+"))).orElse(Set.of());
-        } catch (IOException e) {
-            return Set.of();
-        }
+        return HostCpu.model() + " [" + String.join(" ", relevant) + "]";
     }
 }
