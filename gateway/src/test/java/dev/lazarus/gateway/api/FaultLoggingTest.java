@@ -9,10 +9,9 @@ import static com.github.tomakehurst.wiremock.core.WireMockConfiguration.options
 import static org.assertj.core.api.Assertions.assertThat;
 
 import ch.qos.logback.classic.Level;
-import ch.qos.logback.classic.LoggerContext;
 import ch.qos.logback.classic.spi.ILoggingEvent;
-import ch.qos.logback.core.read.ListAppender;
 import com.github.tomakehurst.wiremock.WireMockServer;
+import dev.lazarus.gateway.testing.CapturedLogs;
 import java.io.InputStream;
 import java.io.OutputStream;
 import java.net.Socket;
@@ -23,7 +22,6 @@ import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
-import org.slf4j.LoggerFactory;
 import org.springframework.beans.factory.annotation.Autowired;
 import org.springframework.boot.test.context.SpringBootTest;
 import org.springframework.boot.test.web.server.LocalServerPort;
@@ -79,20 +77,15 @@ class FaultLoggingTest {
     @LocalServerPort
     int port;
 
-    private final ListAppender<ILoggingEvent> captured = new ListAppender<>();
+    private final CapturedLogs captured = new CapturedLogs();
 
     @BeforeEach
     void capture() {
-        LoggerContext context = (LoggerContext) LoggerFactory.getILoggerFactory();
-        captured.setContext(context);
-        captured.start();
-        context.getLogger(org.slf4j.Logger.ROOT_LOGGER_NAME).addAppender(captured);
+        captured.start(List.of());
     }
 
     @AfterEach
     void release() {
-        LoggerContext context = (LoggerContext) LoggerFactory.getILoggerFactory();
-        context.getLogger(org.slf4j.Logger.ROOT_LOGGER_NAME).detachAppender(captured);
         captured.stop();
     }
 
@@ -164,8 +157,6 @@ class FaultLoggingTest {
     }
 
     private List<ILoggingEvent> events() {
-        synchronized (captured) {
-            return List.copyOf(captured.list);
-        }
+        return captured.events();
     }
 }

@@ -9,17 +9,14 @@ import static com.github.tomakehurst.wiremock.core.WireMockConfiguration.options
 import static org.assertj.core.api.Assertions.assertThat;
 
 import ch.qos.logback.classic.Level;
-import ch.qos.logback.classic.Logger;
-import ch.qos.logback.classic.LoggerContext;
 import ch.qos.logback.classic.spi.ILoggingEvent;
 import ch.qos.logback.classic.spi.ThrowableProxyUtil;
-import ch.qos.logback.core.read.ListAppender;
 import com.github.tomakehurst.wiremock.WireMockServer;
+import dev.lazarus.gateway.testing.CapturedLogs;
 import java.io.ByteArrayOutputStream;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.Base64;
-import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -30,7 +27,6 @@ import org.junit.jupiter.api.MethodOrderer;
 import org.junit.jupiter.api.Order;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestMethodOrder;
-import org.slf4j.LoggerFactory;
 import org.springframework.boot.test.context.SpringBootTest;
 import org.springframework.boot.test.web.server.LocalServerPort;
 import org.springframework.test.context.ActiveProfiles;
@@ -68,8 +64,7 @@ class FuzzAbuseTest {
     private static final long SEED = 17L;
 
     private static WireMockServer echo;
-    private static final ListAppender<ILoggingEvent> captured = new ListAppender<>();
-    private static final Map<String, Level> levels = new HashMap<>();
+    private static final CapturedLogs captured = new CapturedLogs();
 
     @LocalServerPort
     int port;
@@ -115,23 +110,12 @@ class FuzzAbuseTest {
 
     @AfterAll
     static void stopUpstream() {
-        LoggerContext context = (LoggerContext) LoggerFactory.getILoggerFactory();
-        levels.forEach((name, level) -> context.getLogger(name).setLevel(level));
-        context.getLogger(org.slf4j.Logger.ROOT_LOGGER_NAME).detachAppender(captured);
         captured.stop();
         echo.stop();
     }
 
     private static void capture() {
-        LoggerContext context = (LoggerContext) LoggerFactory.getILoggerFactory();
-        captured.setContext(context);
-        captured.start();
-        context.getLogger(org.slf4j.Logger.ROOT_LOGGER_NAME).addAppender(captured);
-        for (String name : LOUD) {
-            Logger logger = context.getLogger(name);
-            levels.put(name, logger.getLevel());
-            logger.setLevel(Level.DEBUG);
-        }
+        captured.start(LOUD);
     }
 
     // ---- bodies ----
@@ -427,10 +411,7 @@ class FuzzAbuseTest {
         check("GET /actuator/health/details", exchangeText("GET", "/actuator/health/details", null, bearer(ADMIN_TOKEN), null), 0);
         check("GET /v1/models", exchangeText("GET", "/v1/models", null, bearer(API_KEY), null), 0);
 
-        List<ILoggingEvent> events;
-        synchronized (captured) {
-            events = List.copyOf(captured.list);
-        }
+        List<ILoggingEvent> events = captured.events();
         assertThat(events).as("the log was captured").isNotEmpty();
         for (ILoggingEvent event : events) {
             String line = event.getLoggerName() + " " + event.getFormattedMessage()

@@ -9,23 +9,17 @@ import static com.github.tomakehurst.wiremock.client.WireMock.urlEqualTo;
 import static com.github.tomakehurst.wiremock.core.WireMockConfiguration.options;
 import static org.assertj.core.api.Assertions.assertThat;
 
-import ch.qos.logback.classic.Level;
-import ch.qos.logback.classic.Logger;
-import ch.qos.logback.classic.LoggerContext;
 import ch.qos.logback.classic.spi.ILoggingEvent;
 import ch.qos.logback.classic.spi.ThrowableProxyUtil;
-import ch.qos.logback.core.read.ListAppender;
 import com.github.tomakehurst.wiremock.WireMockServer;
 import com.github.tomakehurst.wiremock.client.WireMock;
+import dev.lazarus.gateway.testing.CapturedLogs;
 import java.time.Duration;
-import java.util.HashMap;
 import java.util.List;
-import java.util.Map;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
-import org.slf4j.LoggerFactory;
 import org.springframework.beans.factory.annotation.Autowired;
 import org.springframework.boot.test.context.SpringBootTest;
 import org.springframework.boot.webtestclient.autoconfigure.AutoConfigureWebTestClient;
@@ -94,27 +88,15 @@ class SecretsNeverLoggedTest {
     @Autowired
     WebTestClient client;
 
-    private final ListAppender<ILoggingEvent> captured = new ListAppender<>();
-    private final Map<String, Level> levels = new HashMap<>();
+    private final CapturedLogs captured = new CapturedLogs();
 
     @BeforeEach
     void capture() {
-        LoggerContext context = (LoggerContext) LoggerFactory.getILoggerFactory();
-        captured.setContext(context);
-        captured.start();
-        context.getLogger(org.slf4j.Logger.ROOT_LOGGER_NAME).addAppender(captured);
-        for (String name : LOUD) {
-            Logger logger = context.getLogger(name);
-            levels.put(name, logger.getLevel());
-            logger.setLevel(Level.DEBUG);
-        }
+        captured.start(LOUD);
     }
 
     @AfterEach
     void release() {
-        LoggerContext context = (LoggerContext) LoggerFactory.getILoggerFactory();
-        levels.forEach((name, level) -> context.getLogger(name).setLevel(level));
-        context.getLogger(org.slf4j.Logger.ROOT_LOGGER_NAME).detachAppender(captured);
         captured.stop();
     }
 
@@ -141,10 +123,7 @@ class SecretsNeverLoggedTest {
 
         upstream.verify(postRequestedFor(urlEqualTo("/v1/chat/completions"))
                 .withHeader("Authorization", equalTo("Bearer " + UPSTREAM_KEY)));
-        List<ILoggingEvent> events;
-        synchronized (captured) { // AppenderBase appends under the appender's own lock; other threads still log
-            events = List.copyOf(captured.list);
-        }
+        List<ILoggingEvent> events = captured.events();
         List<String> lines = events.stream().map(SecretsNeverLoggedTest::render).toList();
         assertThat(lines).as("the capture saw the request path, including the upstream's failure")
                 .anyMatch(line -> line.contains("'upstream'") && line.contains("UPSTREAM"));

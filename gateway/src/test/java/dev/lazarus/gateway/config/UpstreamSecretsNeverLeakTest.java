@@ -9,22 +9,16 @@ import static com.github.tomakehurst.wiremock.client.WireMock.urlEqualTo;
 import static com.github.tomakehurst.wiremock.core.WireMockConfiguration.options;
 import static org.assertj.core.api.Assertions.assertThat;
 
-import ch.qos.logback.classic.Level;
-import ch.qos.logback.classic.Logger;
-import ch.qos.logback.classic.LoggerContext;
 import ch.qos.logback.classic.spi.ILoggingEvent;
 import ch.qos.logback.classic.spi.ThrowableProxyUtil;
-import ch.qos.logback.core.read.ListAppender;
 import com.github.tomakehurst.wiremock.WireMockServer;
 import dev.lazarus.gateway.resilience.HealthMonitor;
+import dev.lazarus.gateway.testing.CapturedLogs;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.HashMap;
 import java.util.List;
-import java.util.Map;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.Test;
-import org.slf4j.LoggerFactory;
 import org.springframework.beans.factory.annotation.Autowired;
 import org.springframework.boot.test.context.SpringBootTest;
 import org.springframework.boot.webtestclient.autoconfigure.AutoConfigureWebTestClient;
@@ -61,8 +55,7 @@ class UpstreamSecretsNeverLeakTest {
     private static WireMockServer calls;
 
     /** Captured from before the context starts: the first health round logs what the upstreams said. */
-    private static final ListAppender<ILoggingEvent> captured = new ListAppender<>();
-    private static final Map<String, Level> levels = new HashMap<>();
+    private static final CapturedLogs captured = new CapturedLogs();
 
     @DynamicPropertySource
     static void backends(DynamicPropertyRegistry registry) {
@@ -136,21 +129,10 @@ class UpstreamSecretsNeverLeakTest {
     HealthMonitor monitor;
 
     private static void capture() {
-        LoggerContext context = (LoggerContext) LoggerFactory.getILoggerFactory();
-        captured.setContext(context);
-        captured.start();
-        context.getLogger(org.slf4j.Logger.ROOT_LOGGER_NAME).addAppender(captured);
-        for (String name : LOUD) {
-            Logger logger = context.getLogger(name);
-            levels.put(name, logger.getLevel());
-            logger.setLevel(Level.DEBUG);
-        }
+        captured.start(LOUD);
     }
 
     private static void release() {
-        LoggerContext context = (LoggerContext) LoggerFactory.getILoggerFactory();
-        levels.forEach((name, level) -> context.getLogger(name).setLevel(level));
-        context.getLogger(org.slf4j.Logger.ROOT_LOGGER_NAME).detachAppender(captured);
         captured.stop();
     }
 
@@ -233,11 +215,7 @@ class UpstreamSecretsNeverLeakTest {
     }
 
     private static List<String> logLines() {
-        List<ILoggingEvent> events;
-        synchronized (captured) {
-            events = List.copyOf(captured.list);
-        }
-        return events.stream().map(UpstreamSecretsNeverLeakTest::render).toList();
+        return captured.events().stream().map(UpstreamSecretsNeverLeakTest::render).toList();
     }
 
     private static String render(ILoggingEvent event) {
