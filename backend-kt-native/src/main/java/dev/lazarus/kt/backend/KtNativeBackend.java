@@ -14,6 +14,7 @@ import dev.lazarus.backend.api.openai.ChatMessage;
 import dev.lazarus.backend.api.openai.Completion;
 import dev.lazarus.backend.api.openai.CompletionRequest;
 import dev.lazarus.backend.api.openai.Tool;
+import dev.lazarus.kt.chat.AnswerParser;
 import dev.lazarus.kt.runtime.SequenceHandle;
 import dev.lazarus.kt.sampling.Sampler;
 import dev.lazarus.kt.sampling.SamplingParams;
@@ -134,9 +135,11 @@ public final class KtNativeBackend implements InferenceBackend, ExpertPlacementV
         return this.<ChatCompletionChunk>generate(request.model(), m -> {
             SamplingParams params = SamplingParams.from(request);
             ToolUse tools = ToolUse.of(request);
-            int[] prompt = m.tokenizer().encode(renderChat(m, request.messages(), tools.tools()), true, true);
+            String rendered = renderChat(m, request.messages(), tools.tools(), ChatAnswer.templateKwargs(request));
+            AnswerParser answer = ChatAnswer.parser(m.template().format(), rendered, tools, request);
+            int[] prompt = m.tokenizer().encode(rendered, true, true);
             return new Job<>(prompt, params, sink -> new ChatStream(sink, "chatcmpl-" + UUID.randomUUID(),
-                    nowSeconds(), settings.modelName(), new WireLogprobs(m.tokenizer()), tools.parser()));
+                    nowSeconds(), settings.modelName(), new WireLogprobs(m.tokenizer()), answer));
         });
     }
 
@@ -180,17 +183,18 @@ public final class KtNativeBackend implements InferenceBackend, ExpertPlacementV
      * The chat prompt. A trailing assistant message is continued, not answered: the conversation
      * before it is rendered with the generation prompt and its text appended, so generation picks
      * up mid-message (what mid-stream failover needs). Tools are rendered into the prompt as the
-     * template does it (the same prompt llama-server builds).
+     * template does it (the same prompt llama-server builds), with the request's {@code chat_template_kwargs}.
      */
-    private static String renderChat(LoadedModel m, List<ChatMessage> messages, List<Tool> tools) {
+    private static String renderChat(LoadedModel m, List<ChatMessage> messages, List<Tool> tools,
+            Map<String, Object> kwargs) {
         if (messages == null || messages.isEmpty()) {
             throw BackendException.invalidRequest("messages must not be empty", "messages");
         }
         ChatMessage last = messages.getLast();
         if ("assistant".equals(last.role()) && messages.size() > 1) {
-            return m.template().render(messages.subList(0, messages.size() - 1), tools, true) + last.text();
+            return m.template().render(messages.subList(0, messages.size() - 1), tools, true, kwargs) + last.text();
         }
-        return m.template().render(messages, tools, true);
+        return m.template().render(messages, tools, true, kwargs);
     }
 
     private LoadedModel ready() {

@@ -39,6 +39,7 @@ public final class ChatTemplate {
     private final String eosToken;
     private final Jinjava jinjava;
     private final Clock clock;
+    private volatile ChatFormat format;
 
     private ChatTemplate(String source, String bosToken, String eosToken, Clock clock) {
         this.source = Objects.requireNonNull(source, "source");
@@ -68,6 +69,16 @@ public final class ChatTemplate {
 
     public String source() {
         return source;
+    }
+
+    /** How answers under this template are laid out (reasoning block, tool-call syntax); detected once. */
+    public ChatFormat format() {
+        ChatFormat f = format;
+        if (f == null) {
+            f = ChatFormat.detect(this);
+            format = f;
+        }
+        return f;
     }
 
     public String bosToken() {

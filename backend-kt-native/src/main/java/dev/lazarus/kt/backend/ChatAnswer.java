@@ -1,0 +1,62 @@
+package dev.lazarus.kt.backend;
+
+import dev.lazarus.backend.api.BackendException;
+import dev.lazarus.backend.api.openai.ChatCompletionRequest;
+import dev.lazarus.kt.chat.AnswerParser;
+import dev.lazarus.kt.chat.ChatFormat;
+import dev.lazarus.kt.chat.ReasoningParser;
+import dev.lazarus.kt.chat.ReasoningSyntax;
+import java.util.LinkedHashMap;
+import java.util.Map;
+import java.util.Set;
+
+/**
+ * The llama-server request fields that shape a chat answer: {@code chat_template_kwargs} (extra template
+ * variables such as {@code enable_thinking}) and {@code reasoning_format} ({@code none} leaves the
+ * thinking in the content; {@code auto}, the default, and {@code deepseek} split it into
+ * {@code reasoning_content}).
+ */
+final class ChatAnswer {
+
+    private static final Set<String> SPLITTING_FORMATS = Set.of("auto", "deepseek");
+
+    private ChatAnswer() {
+    }
+
+    /** The template variables the request adds ({@code chat_template_kwargs}); empty when none. */
+    static Map<String, Object> templateKwargs(ChatCompletionRequest request) {
+        Object kwargs = request.extra().get("chat_template_kwargs");
+        if (kwargs == null) {
+            return Map.of();
+        }
+        if (!(kwargs instanceof Map<?, ?> map)) {
+            throw BackendException.invalidRequest("chat_template_kwargs must be an object", "chat_template_kwargs");
+        }
+        Map<String, Object> out = new LinkedHashMap<>();
+        map.forEach((k, v) -> out.put(String.valueOf(k), v));
+        return out;
+    }
+
+    /**
+     * The parser of the answer to {@code prompt}, or null when the answer is plain text: no reasoning
+     * block in the format (or not split) and no tools.
+     */
+    static AnswerParser parser(ChatFormat format, String prompt, ToolUse tools, ChatCompletionRequest request) {
+        ReasoningParser reasoning = format.reasoning() != null && splitsReasoning(request)
+                ? new ReasoningParser(format.reasoning(), ReasoningSyntax.stateAfter(prompt)) : null;
+        var calls = tools.parser(format.toolCalls());
+        return reasoning == null && calls == null ? null : new AnswerParser(reasoning, calls);
+    }
+
+    private static boolean splitsReasoning(ChatCompletionRequest request) {
+        Object format = request.extra().get("reasoning_format");
+        if (format == null || format instanceof String s && SPLITTING_FORMATS.contains(s)) {
+            return true;
+        }
+        if ("none".equals(format)) {
+            return false;
+        }
+        throw BackendException.invalidRequest("reasoning_format must be 'auto', 'deepseek' or 'none' on the kt-native"
+                + " backend, got " + format, "reasoning_format");
+    }
+}

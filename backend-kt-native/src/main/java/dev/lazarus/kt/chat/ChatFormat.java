@@ -1,0 +1,75 @@
+package dev.lazarus.kt.chat;
+
+import dev.lazarus.backend.api.BackendException;
+import dev.lazarus.backend.api.openai.ChatMessage;
+import dev.lazarus.backend.api.openai.MessageContent;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * How a model lays out its answer — a reasoning block or none, and its tool-call syntax — detected
+ * from its chat template, as llama-server detects it: the syntax by the markers the template writes
+ * calls with, the layout of the reasoning block by rendering a turn with known reasoning and reading
+ * what the template puts around it.
+ *
+ * @param reasoning the reasoning block's layout, or null when the template knows no {@code <think>}
+ * @param toolCalls how calls are written
+ */
+public record ChatFormat(ReasoningSyntax reasoning, ToolCallSyntax toolCalls) {
+
+    private static final String REASONING_PROBE = "REASONING_PROBE";
+    private static final String CONTENT_PROBE = "CONTENT_PROBE";
+
+    static ChatFormat detect(ChatTemplate template) {
+        String source = template.source();
+        ReasoningSyntax reasoning = source.contains(ReasoningSyntax.OPEN) || source.contains(ReasoningSyntax.CLOSE)
+                ? reasoningLayout(template) : null;
+        return new ChatFormat(reasoning, toolCallSyntax(source));
+    }
+
+    static ToolCallSyntax toolCallSyntax(String source) {
+        if (source.contains(DeepSeekCalls.OPEN)) {
+            return new DeepSeekCalls();
+        }
+        if (source.contains(GlmCalls.KEY_OPEN)) {
+            return new GlmCalls();
+        }
+        if (source.contains(HermesCalls.OPEN)) {
+            return new HermesCalls();
+        }
+        if (source.contains("<|start_header_id|>") && source.contains("\"parameters\"")) {
+            return new Llama3Calls();
+        }
+        return new HermesCalls(); // the ChatML fallback, as the engine's generated models write calls
+    }
+
+    /** The newlines the template writes after each tag of a rendered reasoning turn; none when it renders none. */
+    private static ReasoningSyntax reasoningLayout(ChatTemplate template) {
+        ChatMessage assistant = new ChatMessage("assistant", MessageContent.ofText(CONTENT_PROBE), null, null, null,
+                REASONING_PROBE, null);
+        String rendered;
+        try {
+            rendered = template.render(List.of(ChatMessage.user("Hi"), assistant), List.of(), false, Map.of());
+        } catch (BackendException e) {
+            return new ReasoningSyntax(0, 0);
+        }
+        int probe = rendered.indexOf(REASONING_PROBE);
+        int open = probe < 0 ? -1 : rendered.lastIndexOf(ReasoningSyntax.OPEN, probe);
+        int close = probe < 0 ? -1 : rendered.indexOf(ReasoningSyntax.CLOSE, probe);
+        int content = close < 0 ? -1 : rendered.indexOf(CONTENT_PROBE, close);
+        if (open < 0 || content < 0) {
+            return new ReasoningSyntax(0, 0);
+        }
+        return new ReasoningSyntax(newlines(rendered.substring(open + ReasoningSyntax.OPEN.length(), probe)),
+                newlines(rendered.substring(close + ReasoningSyntax.CLOSE.length(), content)));
+    }
+
+    /** The leading newlines of {@code layout}. */
+    private static int newlines(String layout) {
+        int n = 0;
+        while (n < layout.length() && layout.charAt(n) == '\n') {
+            n++;
+        }
+        return n;
+    }
+}
