@@ -254,9 +254,15 @@ public final class SyntheticModels {
 
     /** Writes {@code spec} as a GGUF file at {@code target} (parent directories created) and returns it. */
     public static Path write(Spec spec, Path target) {
+        return write(spec, target, ByteBpeVocab.chatTemplate());
+    }
+
+    /** As {@link #write(Spec, Path)}, with {@code chatTemplate} as {@code tokenizer.chat_template} (chat-format tests). */
+    public static Path write(Spec spec, Path target, String chatTemplate) {
         ByteBpeVocab vocab = ByteBpeVocab.standard();
         GgufWriter w = new GgufWriter();
         ModelMetadata.write(spec, vocab, w);
+        w.putString("tokenizer.chat_template", chatTemplate);
         RandomWeights weights = new RandomWeights(spec.seed(), spec.weightType());
         for (TensorLayout.Entry t : TensorLayout.of(spec, vocab.size())) {
             weights.add(w, t);
