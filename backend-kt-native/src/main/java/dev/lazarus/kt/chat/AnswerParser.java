@@ -39,6 +39,7 @@ public final class AnswerParser {
             if (piece instanceof AnswerPiece.Text t) {
                 out.addAll(toolCalls.push(t.text()));
             } else {
+                toolCalls.afterReasoning();
                 out.add(piece);
             }
         }

@@ -104,6 +104,8 @@ public final class ChatTemplate {
         context.put("add_generation_prompt", addGenerationPrompt);
         context.put("bos_token", bosToken);
         context.put("eos_token", eosToken);
+        // Llama 3.1-3.3 print it as today's date ("26 Jul 2024" when unset); llama-server sets it so
+        context.putIfAbsent("date_string", TemplateFunctions.strftime(java.time.ZonedDateTime.now(clock), "%d %b %Y"));
         RenderResult[] result = new RenderResult[1];
         TemplateFunctions.withClock(clock, () -> result[0] = jinjava.renderForResult(jinjaSource, context));
         failOnErrors(result[0]);

@@ -11,7 +11,7 @@ import java.util.Objects;
  * valid, so a malformed call is sent as the text the model wrote instead (the client sees what
  * happened; never an error). Text that may begin a block ({@code "<tool_c"}) is held back until it is
  * known not to. As llama-server does, text before the first call is kept as written, and whitespace
- * between and after calls is dropped. Not thread-safe: one per generation.
+ * before the answer, between and after calls is dropped. Not thread-safe: one per generation.
  */
 public final class ToolCallParser {
 
@@ -21,6 +21,7 @@ public final class ToolCallParser {
     private final StringBuilder pending = new StringBuilder();
     private boolean inBlock;
     private boolean afterCall;
+    private boolean atStart = true;
     private int calls;
 
     /**
@@ -39,6 +40,14 @@ public final class ToolCallParser {
     /** Hermes-style {@code <tool_call>} blocks, for tests and callers without a template. */
     public ToolCallParser(int maxCalls) {
         this(new HermesCalls(), List.of(), maxCalls);
+    }
+
+    /**
+     * The text follows a reasoning block: its leading whitespace is content. (At the start of an answer
+     * llama-server drops it.)
+     */
+    public void afterReasoning() {
+        atStart = false;
     }
 
     /** Takes the next piece of generated text; returns what can be decided now (possibly nothing). */
@@ -119,9 +128,11 @@ public final class ToolCallParser {
     }
 
     private void text(List<AnswerPiece> out, String text) {
-        String t = afterCall ? text.stripLeading() : text; // the layout between and after calls
+        // the whitespace before the answer, and the layout between and after calls
+        String t = afterCall || atStart ? text.stripLeading() : text;
         if (!t.isEmpty()) {
             afterCall = false;
+            atStart = false;
             out.add(new AnswerPiece.Text(t));
         }
     }

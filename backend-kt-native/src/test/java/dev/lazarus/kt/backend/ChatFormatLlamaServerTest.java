@@ -5,10 +5,12 @@ import static org.assertj.core.api.Assertions.assertThat;
 import dev.lazarus.backend.api.BackendConfig;
 import dev.lazarus.backend.api.openai.ChatCompletion;
 import dev.lazarus.backend.api.openai.ChatCompletionAggregator;
+import dev.lazarus.backend.api.openai.ChatCompletionChunk;
 import dev.lazarus.backend.api.openai.ChatCompletionRequest;
 import dev.lazarus.backend.api.openai.ChatMessage;
 import dev.lazarus.backend.api.openai.Tool;
 import dev.lazarus.backend.api.openai.ToolCall;
+import dev.lazarus.kt.chat.ChatTemplate;
 import dev.lazarus.kt.gguf.GgufFile;
 import dev.lazarus.kt.synthetic.SyntheticModels;
 import dev.lazarus.kt.testsupport.LlamaCpp;
@@ -113,16 +115,19 @@ class ChatFormatLlamaServerTest {
     void llama3() {
         assertSameShapes("llama3.jinja", List.of(
                 Answer.of("Hello."),
-                Answer.withTools("{\"name\": \"get_weather\", \"parameters\": {\"city\": \"Paris\"}}"),
+                Answer.of("\n Hello."),
+                Answer.withTools("\n {\"name\": \"get_weather\", \"parameters\": {\"city\": \"Paris\"}}"),
                 Answer.withTools("Sure: {\"type\": \"function\", \"name\": \"get_weather\", \"parameters\": {\"city\": \"Paris\", \"days\": 2}}")));
     }
 
     private void assertSameShapes(String templateFile, List<Answer> answers) {
-        String template = resource("/chat-templates/" + templateFile);
-        Path model = SyntheticModels.write(SyntheticModels.tinyLlama(), dir.resolve(templateFile + ".gguf"), template);
+        Path model = SyntheticModels.write(SyntheticModels.tinyLlama(), dir.resolve(templateFile + ".gguf"),
+                resource("/chat-templates/" + templateFile));
         Tokenizer tokenizer;
+        ChatTemplate template;
         try (GgufFile file = GgufFile.open(model)) {
             tokenizer = Tokenizers.fromMetadata(file.metadata());
+            template = ChatTemplate.fromMetadata(file.metadata(), tokenizer);
         }
         int endOfTurn = tokenizer.eos();
         String[] script = new String[1];
@@ -134,14 +139,32 @@ class ChatFormatLlamaServerTest {
                      .awaitReady(Duration.ofMinutes(1))) {
             for (Answer answer : answers) {
                 script[0] = answer.text();
-                Shape theirs = Shape.of(JSON.readTree(server.post("/v1/chat/completions", llamaServerRequest(answer, endOfTurn)))
-                        .path("choices").get(0));
+                JsonNode response = JSON.readTree(server.post("/v1/chat/completions", llamaServerRequest(answer, endOfTurn, false)));
+                Shape theirs = Shape.of(response.path("choices").get(0));
+                List<ChatCompletionChunk> chunks = backend.chat(ktRequest(answer)).collectList().block(Duration.ofMinutes(1));
                 ChatCompletionAggregator aggregator = new ChatCompletionAggregator();
-                backend.chat(ktRequest(answer)).toIterable().forEach(aggregator::add);
+                chunks.forEach(aggregator::add);
                 Shape ours = Shape.of(aggregator.result().choices().getFirst());
                 if (!ours.equals(theirs)) {
                     failures.add("%s %s:%n kt-native    %s%n llama-server %s".formatted(JSON.writeValueAsString(answer.text()),
                             answer.extra(), ours, theirs));
+                }
+                if (!answer.tools()) { // the same prompt (chat_template_kwargs rendered), and the same stream
+                    String theirPrompt = JSON.readTree(server.post("/apply-template", llamaServerRequest(answer, endOfTurn, false)))
+                            .path("prompt").asString();
+                    String ourPrompt = template.render(List.of(ChatMessage.user("hi")), List.of(), true,
+                            ChatAnswer.templateKwargs(ktRequest(answer)));
+                    if (!ourPrompt.equals(theirPrompt)) {
+                        failures.add("%s %s: prompt%n kt-native    %s%n llama-server %s".formatted(
+                                JSON.writeValueAsString(answer.text()), answer.extra(), JSON.writeValueAsString(ourPrompt),
+                                JSON.writeValueAsString(theirPrompt)));
+                    }
+                    Streamed theirStream = Streamed.of(server.post("/v1/chat/completions", llamaServerRequest(answer, endOfTurn, true)));
+                    Streamed ourStream = Streamed.of(chunks);
+                    if (!ourStream.equals(theirStream)) {
+                        failures.add("%s %s streamed:%n kt-native    %s%n llama-server %s".formatted(
+                                JSON.writeValueAsString(answer.text()), answer.extra(), ourStream, theirStream));
+                    }
                 }
             }
         } catch (Exception e) {
@@ -161,8 +184,8 @@ class ChatFormatLlamaServerTest {
         return request;
     }
 
-    private static String llamaServerRequest(Answer answer, int endOfTurn) {
-        ObjectNode body = JSON.createObjectNode().put("temperature", 0);
+    private static String llamaServerRequest(Answer answer, int endOfTurn, boolean stream) {
+        ObjectNode body = JSON.createObjectNode().put("temperature", 0).put("stream", stream);
         body.putPOJO("messages", answer.tools()
                 ? List.of(Map.of("role", "user", "content", "hi"), Map.of("role", "assistant", "content", answer.text()))
                 : List.of(Map.of("role", "user", "content", "hi")));
@@ -176,6 +199,43 @@ class ChatFormatLlamaServerTest {
         }
         answer.extra().forEach(body::putPOJO);
         return JSON.writeValueAsString(body);
+    }
+
+    /**
+     * A stream as a client reads it: the reasoning and the content deltas, each concatenated, and whether the
+     * reasoning all came before the content.
+     */
+    record Streamed(String reasoning, String content, boolean reasoningFirst) {
+
+        static Streamed of(List<ChatCompletionChunk> chunks) {
+            StringBuilder reasoning = new StringBuilder();
+            StringBuilder content = new StringBuilder();
+            boolean first = true;
+            for (ChatCompletionChunk c : chunks) {
+                for (ChatCompletionChunk.Choice choice : c.choices()) {
+                    ChatCompletionChunk.Delta d = choice.delta();
+                    if (d != null && d.reasoningContent() != null && !d.reasoningContent().isEmpty()) {
+                        first &= content.isEmpty();
+                        reasoning.append(d.reasoningContent());
+                    }
+                    if (d != null && d.content() != null) {
+                        content.append(d.content());
+                    }
+                }
+            }
+            return new Streamed(reasoning.toString(), content.toString(), first);
+        }
+
+        /** llama-server's SSE lines, {@code data: {...}} up to {@code data: [DONE]}. */
+        static Streamed of(String sse) {
+            List<ChatCompletionChunk> chunks = new ArrayList<>();
+            for (String line : sse.split("\n")) {
+                if (line.startsWith("data: {")) {
+                    chunks.add(JSON.readValue(line.substring(6), ChatCompletionChunk.class));
+                }
+            }
+            return of(chunks);
+        }
     }
 
     /** What a client reads of an answer; absent content or reasoning is "" (llama-server sends "" beside calls, OpenAI null). */

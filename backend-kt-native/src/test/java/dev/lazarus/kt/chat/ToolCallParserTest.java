@@ -110,6 +110,8 @@ class ToolCallParserTest {
                 Arguments.of("Llama 3: text, python tag, braces in strings", LLAMA3, 8,
                         "Sure: <|python_tag|>{\"type\": \"function\", \"name\": \"say\", \"parameters\": {\"text\": \"a}b{\\\"\"}}",
                         List.of(new Text("Sure: <|python_tag|>"), new Call("say", "{\"text\": \"a}b{\\\"\"}"))),
+                Arguments.of("whitespace before the answer dropped", LLAMA3, 8, "\n {\"name\": \"now\", \"parameters\": {}}",
+                        List.of(new Call("now", "{}"))),
                 Arguments.of("Llama 3: an object that is no call stays text", LLAMA3, 8, "use {\"a\": 1} here",
                         List.of(new Text("use {\"a\": 1} here"))));
     }
