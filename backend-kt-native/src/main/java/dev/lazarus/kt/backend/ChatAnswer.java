@@ -42,7 +42,8 @@ final class ChatAnswer {
      * block in the format (or not split) and no tools.
      */
     static AnswerParser parser(ChatFormat format, String prompt, ToolUse tools, ChatCompletionRequest request) {
-        ReasoningParser reasoning = format.reasoning() != null && splitsReasoning(request)
+        boolean split = splitsReasoning(request); // validated whatever the format
+        ReasoningParser reasoning = format.reasoning() != null && split
                 ? new ReasoningParser(format.reasoning(), ReasoningSyntax.stateAfter(prompt)) : null;
         var calls = tools.parser(format.toolCalls());
         return reasoning == null && calls == null ? null : new AnswerParser(reasoning, calls);

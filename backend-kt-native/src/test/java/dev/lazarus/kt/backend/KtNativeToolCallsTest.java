@@ -168,4 +168,19 @@ class KtNativeToolCallsTest {
         assertThatThrownBy(() -> backend.chat(withTools(CALL).tools(List.of(other)).build()).blockLast())
                 .isInstanceOfSatisfying(BackendException.class, e -> assertThat(e.param()).isEqualTo("tools[0].type"));
     }
+
+    @Test
+    void badChatTemplateKwargsOrReasoningFormatAreInvalidRequests() {
+        Map<String, Object> notAnObject = Map.of("chat_template_kwargs", "enable_thinking");
+        Map<String, Object> unknownFormat = Map.of("reasoning_format", "deepseek-legacy");
+        for (Map<String, Object> extra : List.of(notAnObject, unknownFormat)) {
+            ChatCompletionRequest request = withTools(CALL).build();
+            request.extra().putAll(extra);
+            assertThatThrownBy(() -> backend.chat(request).blockLast())
+                    .isInstanceOfSatisfying(BackendException.class, e -> {
+                        assertThat(e.kind()).isEqualTo(BackendErrorKind.INVALID_REQUEST);
+                        assertThat(e.param()).isEqualTo(extra.keySet().iterator().next());
+                    });
+        }
+    }
 }
