@@ -4,6 +4,8 @@ import dev.lazarus.backend.api.BackendException;
 import dev.lazarus.backend.api.openai.ChatCompletionRequest;
 import dev.lazarus.kt.chat.AnswerParser;
 import dev.lazarus.kt.chat.ChatFormat;
+import dev.lazarus.kt.chat.HarmonyAnswer;
+import dev.lazarus.kt.chat.ThinkingAnswer;
 import dev.lazarus.kt.chat.ReasoningParser;
 import dev.lazarus.kt.chat.ReasoningSyntax;
 import java.util.LinkedHashMap;
@@ -43,10 +45,13 @@ final class ChatAnswer {
      */
     static AnswerParser parser(ChatFormat format, String prompt, ToolUse tools, ChatCompletionRequest request) {
         boolean split = splitsReasoning(request); // validated whatever the format
+        if (format.harmony()) {
+            return split || tools.maxCalls() > 0 ? new HarmonyAnswer(split, tools.maxCalls()) : null;
+        }
         ReasoningParser reasoning = format.reasoning() != null && split
                 ? new ReasoningParser(format.reasoning(), ReasoningSyntax.stateAfter(prompt)) : null;
         var calls = tools.parser(format.toolCalls());
-        return reasoning == null && calls == null ? null : new AnswerParser(reasoning, calls);
+        return reasoning == null && calls == null ? null : new ThinkingAnswer(reasoning, calls);
     }
 
     private static boolean splitsReasoning(ChatCompletionRequest request) {

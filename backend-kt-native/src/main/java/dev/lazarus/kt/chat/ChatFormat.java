@@ -14,17 +14,22 @@ import java.util.Map;
  *
  * @param reasoning the reasoning block's layout, or null when the template knows no {@code <think>}
  * @param toolCalls how calls are written
+ * @param harmony   whether answers are gpt-oss's channels ({@link HarmonyAnswer}) instead of text,
+ *                  thinking and calls
  */
-public record ChatFormat(ReasoningSyntax reasoning, ToolCallSyntax toolCalls) {
+public record ChatFormat(ReasoningSyntax reasoning, ToolCallSyntax toolCalls, boolean harmony) {
 
     private static final String REASONING_PROBE = "REASONING_PROBE";
     private static final String CONTENT_PROBE = "CONTENT_PROBE";
 
     static ChatFormat detect(ChatTemplate template) {
         String source = template.source();
+        if (source.contains(HarmonyAnswer.CHANNEL) && source.contains(HarmonyAnswer.MESSAGE)) {
+            return new ChatFormat(null, new HermesCalls(), true);
+        }
         ReasoningSyntax reasoning = source.contains(ReasoningSyntax.OPEN) || source.contains(ReasoningSyntax.CLOSE)
                 ? reasoningLayout(template) : null;
-        return new ChatFormat(reasoning, toolCallSyntax(source));
+        return new ChatFormat(reasoning, toolCallSyntax(source), false);
     }
 
     static ToolCallSyntax toolCallSyntax(String source) {

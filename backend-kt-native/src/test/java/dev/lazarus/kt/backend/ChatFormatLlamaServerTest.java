@@ -120,6 +120,13 @@ class ChatFormatLlamaServerTest {
                 Answer.withTools("Sure: {\"type\": \"function\", \"name\": \"get_weather\", \"parameters\": {\"city\": \"Paris\", \"days\": 2}}")));
     }
 
+    @Test
+    void gptOssChannels() {
+        assertSameShapes("gpt-oss.jinja", List.of(
+                Answer.of("<|channel|>analysis<|message|>Think.<|end|><|start|>assistant<|channel|>final<|message|>Hello"),
+                Answer.of("<|channel|>final<|message|>Hi")));
+    }
+
     private void assertSameShapes(String templateFile, List<Answer> answers) {
         Path model = SyntheticModels.write(SyntheticModels.tinyLlama(), dir.resolve(templateFile + ".gguf"),
                 resource("/chat-templates/" + templateFile));

@@ -18,9 +18,11 @@ class ChatFormatTest {
             "deepseek-v3.jinja, DeepSeekCalls, 0,    0",
             "deepseek-r1.jinja, DeepSeekCalls, 0,    0",
             "glm-4.5.jinja,     GlmCalls,      0,    1",
-            "llama3.jinja,      Llama3Calls,   none, none"})
+            "llama3.jinja,      Llama3Calls,   none, none",
+            "gpt-oss.jinja,     HermesCalls,   none, none"})
     void detectsTheFormat(String file, String syntax, Integer afterOpen, Integer afterClose) {
         ChatFormat format = ChatTemplate.of(template(file), "<s>", "</s>").format();
+        assertThat(format.harmony()).isEqualTo(file.startsWith("gpt-oss"));
         assertThat(format.toolCalls().getClass().getSimpleName()).isEqualTo(syntax);
         if (afterOpen == null) {
             assertThat(format.reasoning()).isNull();
