@@ -8,9 +8,12 @@ import dev.lazarus.kt.chat.HarmonyAnswer;
 import dev.lazarus.kt.chat.ThinkingAnswer;
 import dev.lazarus.kt.chat.ReasoningParser;
 import dev.lazarus.kt.chat.ReasoningSyntax;
+import dev.lazarus.kt.tokenizer.Tokenizer;
+import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.Set;
+import java.util.function.IntPredicate;
 
 /**
  * The llama-server request fields that shape a chat answer: {@code chat_template_kwargs} (extra template
@@ -52,6 +55,22 @@ final class ChatAnswer {
                 ? new ReasoningParser(format.reasoning(), ReasoningSyntax.stateAfter(prompt)) : null;
         var calls = tools.parser(format.toolCalls());
         return reasoning == null && calls == null ? null : new ThinkingAnswer(reasoning, calls);
+    }
+
+    /**
+     * The control tokens of {@code tokenizer} whose text is one of the format's markers: written out while the
+     * answer is parsed, as llama-server writes a format's preserved tokens (gpt-oss's channel tokens are control
+     * tokens; Qwen3's and DeepSeek's markers are ordinary ones and written anyway).
+     */
+    static IntPredicate shownControlTokens(ChatFormat format, Tokenizer tokenizer) {
+        Set<Integer> ids = new HashSet<>();
+        for (String marker : format.markers()) {
+            int[] tokens = tokenizer.encode(marker, false, true);
+            if (tokens.length == 1 && tokenizer.tokenBytes(tokens[0], false).length == 0) {
+                ids.add(tokens[0]);
+            }
+        }
+        return ids::contains;
     }
 
     private static boolean splitsReasoning(ChatCompletionRequest request) {

@@ -30,6 +30,7 @@ import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Function;
+import java.util.function.IntPredicate;
 import reactor.core.publisher.Flux;
 import reactor.core.publisher.FluxSink;
 import reactor.core.publisher.Mono;
@@ -138,8 +139,10 @@ public final class KtNativeBackend implements InferenceBackend, ExpertPlacementV
             String rendered = renderChat(m, request.messages(), tools.tools(), ChatAnswer.templateKwargs(request));
             AnswerParser answer = ChatAnswer.parser(m.template().format(), rendered, tools, request);
             int[] prompt = m.tokenizer().encode(rendered, true, true);
-            return new Job<>(prompt, params, sink -> new ChatStream(sink, "chatcmpl-" + UUID.randomUUID(),
-                    nowSeconds(), settings.modelName(), new WireLogprobs(m.tokenizer()), answer));
+            return new Job<>(prompt, params, answer == null ? NO_CONTROL_TOKENS
+                    : ChatAnswer.shownControlTokens(m.template().format(), m.tokenizer()),
+                    sink -> new ChatStream(sink, "chatcmpl-" + UUID.randomUUID(), nowSeconds(), settings.modelName(),
+                            new WireLogprobs(m.tokenizer()), answer));
         });
     }
 
@@ -148,13 +151,19 @@ public final class KtNativeBackend implements InferenceBackend, ExpertPlacementV
         return this.<Completion>generate(request.model(), m -> {
             SamplingParams params = SamplingParams.from(request);
             LegacyPrompt prompt = LegacyPrompt.of(request, m.tokenizer());
-            return new Job<>(prompt.tokens(), params, sink -> new CompletionStream(sink, "cmpl-" + UUID.randomUUID(),
+            return new Job<>(prompt.tokens(), params, NO_CONTROL_TOKENS, sink -> new CompletionStream(sink, "cmpl-" + UUID.randomUUID(),
                     nowSeconds(), settings.modelName(), new WireLogprobs(m.tokenizer()), prompt.echo()));
         });
     }
 
-    /** What to run: the prompt, how to sample, and how to write the events into the endpoint's stream. */
-    private record Job<T>(int[] prompt, SamplingParams params, Function<FluxSink<T>, EndpointStream<T>> stream) {}
+    private static final IntPredicate NO_CONTROL_TOKENS = id -> false;
+
+    /**
+     * What to run: the prompt, how to sample, which control tokens the answer writes as text, and how to write
+     * the events into the endpoint's stream.
+     */
+    private record Job<T>(int[] prompt, SamplingParams params, IntPredicate shownControlTokens,
+                          Function<FluxSink<T>, EndpointStream<T>> stream) {}
 
     /**
      * One generation as a cold stream: the request is validated and tokenised on subscription, the
@@ -168,7 +177,7 @@ public final class KtNativeBackend implements InferenceBackend, ExpertPlacementV
                 TokenSampler sampler = samplers.create(job.params(), m.tokenizer().vocabSize(),
                         m.engine().options().contextSize());
                 SequenceHandle handle = m.engine().submit(job.prompt(), new GenerationListener(m.tokenizer(),
-                        sampler, job.params(), job.prompt(), job.stream().apply(sink)));
+                        sampler, job.params(), job.prompt(), job.shownControlTokens(), job.stream().apply(sink)));
                 sink.onDispose(handle::cancel);
             }, FluxSink.OverflowStrategy.BUFFER);
         }).onErrorMap(e -> !(e instanceof BackendException),

@@ -22,6 +22,22 @@ public record ChatFormat(ReasoningSyntax reasoning, ToolCallSyntax toolCalls, bo
     private static final String REASONING_PROBE = "REASONING_PROBE";
     private static final String CONTENT_PROBE = "CONTENT_PROBE";
 
+    /**
+     * The marker texts of this format's answers. Where a vocabulary makes them control tokens (gpt-oss's
+     * {@code <|channel|>}), generation must write them out for the parser to see them: llama-server does so
+     * for a format's "preserved" tokens.
+     */
+    public List<String> markers() {
+        List<String> markers = new java.util.ArrayList<>(toolCalls.markers());
+        if (reasoning != null) {
+            markers.addAll(List.of(ReasoningSyntax.OPEN, ReasoningSyntax.CLOSE));
+        }
+        if (harmony) {
+            markers.addAll(HarmonyAnswer.MARKERS);
+        }
+        return markers;
+    }
+
     static ChatFormat detect(ChatTemplate template) {
         String source = template.source();
         if (source.contains(HarmonyAnswer.CHANNEL) && source.contains(HarmonyAnswer.MESSAGE)) {

@@ -27,6 +27,11 @@ final class DeepSeekCalls implements ToolCallSyntax {
     }
 
     @Override
+    public List<String> markers() {
+        return List.of(OPEN, CLOSE, CALL_OPEN, CALL_CLOSE, SEP);
+    }
+
+    @Override
     public int bodyEnd(CharSequence afterOpen) {
         return ToolCallSyntax.indexOf(afterOpen, CLOSE);
     }

@@ -27,6 +27,11 @@ final class GlmCalls implements ToolCallSyntax {
     }
 
     @Override
+    public List<String> markers() {
+        return List.of(HermesCalls.OPEN, HermesCalls.CLOSE, KEY_OPEN, KEY_CLOSE, VALUE_OPEN, VALUE_CLOSE);
+    }
+
+    @Override
     public int bodyEnd(CharSequence afterOpen) {
         return ToolCallSyntax.indexOf(afterOpen, HermesCalls.CLOSE);
     }

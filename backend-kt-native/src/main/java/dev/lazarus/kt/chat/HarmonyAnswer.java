@@ -20,6 +20,8 @@ public final class HarmonyAnswer implements AnswerParser {
     static final String MESSAGE = "<|message|>";
     static final List<String> ENDS = List.of("<|end|>", "<|call|>", "<|return|>", START);
     static final String FUNCTIONS = "to=functions.";
+    static final List<String> MARKERS = List.of(START, CHANNEL, MESSAGE, "<|constrain|>", "<|end|>", "<|call|>",
+            "<|return|>");
 
     private enum Kind { REASONING, CONTENT, CALL }
 

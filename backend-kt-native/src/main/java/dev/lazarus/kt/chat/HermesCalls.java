@@ -15,6 +15,11 @@ final class HermesCalls implements ToolCallSyntax {
     }
 
     @Override
+    public List<String> markers() {
+        return List.of(OPEN, CLOSE);
+    }
+
+    @Override
     public int bodyEnd(CharSequence afterOpen) {
         return ToolCallSyntax.indexOf(afterOpen, CLOSE);
     }

@@ -17,6 +17,11 @@ final class Llama3Calls implements ToolCallSyntax {
 
     /** Just past the brace that closes the object, strings and escapes skipped; -1 while still open. */
     @Override
+    public List<String> markers() {
+        return List.of("<|python_tag|>");
+    }
+
+    @Override
     public int bodyEnd(CharSequence afterOpen) {
         int depth = 1;
         boolean inString = false;

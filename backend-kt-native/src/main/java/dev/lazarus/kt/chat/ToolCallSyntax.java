@@ -13,6 +13,9 @@ public interface ToolCallSyntax {
     /** The text that begins a block. */
     String open();
 
+    /** The marker texts of this syntax: a vocabulary's control tokens with these texts are written out, as llama-server does. */
+    List<String> markers();
+
     /**
      * Where the block's body ends in the text after {@link #open()}, or -1 while it is not complete;
      * {@link #closeLength()} characters after that belong to the block too (its close tag).
