@@ -1,6 +1,5 @@
 package dev.lazarus.kt.chat;
 
-import dev.lazarus.backend.api.BackendException;
 import dev.lazarus.backend.api.openai.ChatMessage;
 import dev.lazarus.backend.api.openai.MessageContent;
 import java.util.List;
@@ -71,7 +70,7 @@ public record ChatFormat(ReasoningSyntax reasoning, ToolCallSyntax toolCalls, bo
         String rendered;
         try {
             rendered = template.render(List.of(ChatMessage.user("Hi"), assistant), List.of(), false, Map.of());
-        } catch (BackendException e) {
+        } catch (RuntimeException e) { // a template that cannot render the probe turn: keep every character
             return new ReasoningSyntax(0, 0);
         }
         int probe = rendered.indexOf(REASONING_PROBE);

@@ -33,6 +33,6 @@ public interface ToolCallSyntax {
 
     /** Index of {@code close} in {@code text}, or -1: the usual end of a block. */
     static int indexOf(CharSequence text, String close) {
-        return text.toString().indexOf(close);
+        return text instanceof StringBuilder sb ? sb.indexOf(close) : text.toString().indexOf(close);
     }
 }
