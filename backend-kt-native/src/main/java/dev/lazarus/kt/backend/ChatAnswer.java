@@ -5,9 +5,10 @@ import dev.lazarus.backend.api.openai.ChatCompletionRequest;
 import dev.lazarus.kt.chat.AnswerParser;
 import dev.lazarus.kt.chat.ChatFormat;
 import dev.lazarus.kt.chat.HarmonyAnswer;
-import dev.lazarus.kt.chat.ThinkingAnswer;
 import dev.lazarus.kt.chat.ReasoningParser;
 import dev.lazarus.kt.chat.ReasoningSyntax;
+import dev.lazarus.kt.chat.ThinkingAnswer;
+import dev.lazarus.kt.chat.ToolCallParser;
 import dev.lazarus.kt.tokenizer.Tokenizer;
 import java.util.HashSet;
 import java.util.LinkedHashMap;
@@ -53,7 +54,7 @@ final class ChatAnswer {
         }
         ReasoningParser reasoning = format.reasoning() != null && split
                 ? new ReasoningParser(format.reasoning(), ReasoningSyntax.stateAfter(prompt)) : null;
-        var calls = tools.parser(format.toolCalls());
+        ToolCallParser calls = tools.parser(format.toolCalls());
         return reasoning == null && calls == null ? null : new ThinkingAnswer(reasoning, calls);
     }
 

@@ -81,19 +81,19 @@ public final class ReasoningParser {
                 case INSIDE -> {
                     int close = pending.indexOf(ReasoningSyntax.CLOSE);
                     if (close >= 0) {
-                        emit(out, new AnswerPiece.Reasoning(pending.substring(0, close)));
+                        emit(out, new AnswerPiece.Reasoning(pending.substring(0, close)), close);
                         pending.delete(0, close + ReasoningSyntax.CLOSE.length());
                         state = State.CLOSE_LAYOUT;
                         layoutLeft = syntax.newlinesAfterClose();
                         continue;
                     }
                     int ready = end ? pending.length() : pending.length() - partialTag(ReasoningSyntax.CLOSE);
-                    emit(out, new AnswerPiece.Reasoning(pending.substring(0, ready)));
+                    emit(out, new AnswerPiece.Reasoning(pending.substring(0, ready)), ready);
                     pending.delete(0, ready);
                     return;
                 }
                 case CONTENT -> {
-                    emit(out, new AnswerPiece.Text(pending.toString()));
+                    emit(out, new AnswerPiece.Text(pending.toString()), pending.length());
                     pending.setLength(0);
                 }
             }
@@ -114,13 +114,9 @@ public final class ReasoningParser {
         return 0;
     }
 
-    private static void emit(List<AnswerPiece> out, AnswerPiece piece) {
-        String text = switch (piece) {
-            case AnswerPiece.Text t -> t.text();
-            case AnswerPiece.Reasoning r -> r.text();
-            case AnswerPiece.Call c -> "call";
-        };
-        if (!text.isEmpty()) {
+    /** Adds {@code piece} unless its text ({@code length} characters) is empty. */
+    private static void emit(List<AnswerPiece> out, AnswerPiece piece, int length) {
+        if (length > 0) {
             out.add(piece);
         }
     }
