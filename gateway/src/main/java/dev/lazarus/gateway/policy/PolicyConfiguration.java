@@ -12,6 +12,7 @@ import dev.lazarus.gateway.policy.pivot.BreakerOpeningsRule;
 import dev.lazarus.gateway.policy.pivot.FatalErrorRule;
 import dev.lazarus.gateway.policy.pivot.PivotMonitor;
 import dev.lazarus.gateway.policy.pivot.SlowGenerationRule;
+import dev.lazarus.gateway.policy.postgres.PostgresPolicyStore;
 import dev.lazarus.gateway.policy.preflight.HardwareProbe;
 import dev.lazarus.gateway.policy.preflight.KtMethod;
 import dev.lazarus.gateway.policy.preflight.ModelSizes;
@@ -55,11 +56,27 @@ public class PolicyConfiguration {
 
     @Bean(destroyMethod = "close")
     PolicyStore policyStore(PolicyProperties properties) {
+        if (properties.store() == PolicyProperties.StoreKind.POSTGRES) {
+            PolicyProperties.Postgres pg = properties.postgres();
+            log.info("policy store: PostgreSQL (shared by every replica), replica '{}'", replica(properties).id());
+            return new PostgresPolicyStore(pg.url(), pg.username(), pg.password(), pg.pollInterval(), pg.poolSize());
+        }
         if (properties.storePath() == null || properties.storePath().isBlank()) {
             log.warn("lazarus.policy.store-path is blank: policy states and the audit journal are not kept across restarts");
             return PolicyStore.inMemory();
         }
         return PolicyStore.open(Path.of(properties.storePath()));
+    }
+
+    @Bean
+    Replica replica(PolicyProperties properties) {
+        return Replica.named(properties.replicaId());
+    }
+
+    /** With a shared store: what another replica writes reaches this one's states and routes. */
+    @Bean
+    ReplicaSync replicaSync(PolicyStore store, PolicyEngine engine, RouteOverrides overrides) {
+        return ReplicaSync.attach(store, engine, overrides);
     }
 
     @Bean
