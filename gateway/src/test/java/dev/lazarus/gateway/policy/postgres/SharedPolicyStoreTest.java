@@ -5,6 +5,8 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.lazarus.gateway.policy.Actor;
 import dev.lazarus.gateway.policy.AuditEvent;
+import dev.lazarus.gateway.policy.BackendLiveStats;
+import dev.lazarus.gateway.policy.BreakerEvents;
 import dev.lazarus.gateway.policy.PolicyConflictException;
 import dev.lazarus.gateway.policy.PolicyEngine;
 import dev.lazarus.gateway.policy.PolicyState;
@@ -14,7 +16,9 @@ import dev.lazarus.gateway.policy.PreflightCheck;
 import dev.lazarus.gateway.policy.Role;
 import dev.lazarus.gateway.testing.PostgresServer;
 import java.time.Clock;
+import io.github.resilience4j.circuitbreaker.CircuitBreakerRegistry;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -185,6 +189,45 @@ class SharedPolicyStoreTest {
         assertWithin(Duration.ofSeconds(10), () -> stores.get(1).status().reachable());
         a.rollback("kt", Actor.OPERATOR, "after the outage", Map.of());
         assertWithin(Duration.ofSeconds(1), () -> b.state("kt").orElseThrow().state() == PolicyState.ROLLED_BACK);
+    }
+
+    @Test
+    void aBreakerOpeningOnOneReplicaIsInTheJournalEveryReplicaReads() {
+        PolicyEngine a = replica();
+        replica();
+        CircuitBreakerRegistry breakers = CircuitBreakerRegistry.ofDefaults();
+        new BreakerEvents(a, "r1", Runnable::run).attach(breakers);
+
+        breakers.circuitBreaker("kt").transitionToOpenState();
+        breakers.circuitBreaker("llama").transitionToForcedOpenState(); // an operator's: journalled by the admin API
+
+        List<AuditEvent> seenByB = stores.get(1).newestEvents(0, 10);
+        assertThat(seenByB).filteredOn(e -> e.action().equals("breaker-open")).singleElement().satisfies(e -> {
+            assertThat(e.backendId()).isEqualTo("kt");
+            assertThat(e.actor()).isEqualTo(Actor.POLICY);
+            assertThat(e.figures()).containsEntry("replica", "r1");
+            assertThat(e.reason()).startsWith("circuit breaker opened on replica r1");
+        });
+    }
+
+    @Test
+    void liveFiguresOfEveryReplicaAreReadBackAndOldOnesLeftOut() {
+        replica();
+        PolicyStore store = stores.getFirst();
+        Instant now = Instant.now();
+        store.publishFigures("r1", Map.of("kt", new BackendLiveStats.Snapshot(12.5, Duration.ofMillis(300),
+                Duration.ofMillis(800), 0.1, 20, now)));
+        store.publishFigures("r2", Map.of("kt", new BackendLiveStats.Snapshot(Double.NaN, null, null, 0, 3, now)));
+        store.publishFigures("gone", Map.of("kt", new BackendLiveStats.Snapshot(1, null, null, 1, 9,
+                now.minusSeconds(60))));
+
+        List<BackendLiveStats.Snapshot> kt = store.sharedFigures(Duration.ofSeconds(6)).get("kt");
+
+        assertThat(kt).hasSize(2);
+        assertThat(kt.getFirst().tokensPerSecond()).isEqualTo(12.5);
+        assertThat(kt.getFirst().ttftP95()).isEqualTo(Duration.ofMillis(800));
+        assertThat(kt.get(1).tokensPerSecond()).isNaN();
+        assertThat(kt.get(1).ttftP50()).isNull();
     }
 
     private static void assertWithin(Duration limit, BooleanSupplier condition) throws InterruptedException {
