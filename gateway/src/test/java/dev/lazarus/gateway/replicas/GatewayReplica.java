@@ -61,6 +61,7 @@ final class GatewayReplica implements AutoCloseable {
                 "--lazarus.policy.postgres.username=postgres",
                 "--lazarus.policy.postgres.password=" + password,
                 "--lazarus.policy.replica-id=" + name,
+                "--lazarus.policy.postgres.figures-interval=500ms",
                 "--lazarus.policy.preflight.nvidia-smi=",
                 "--lazarus.policy.gate.agreement.enabled=false",
                 "--lazarus.health.interval=1s",

@@ -24,7 +24,7 @@ import tools.jackson.databind.json.JsonMapper;
 /**
  * Two gateway processes (the packaged jar) over one real PostgreSQL, as an operator runs replicas
  * behind a load balancer: a rollback through one replica's admin API is honoured by the other
- * within a second; one decision gate runs at a time; {@code kill -9} of a replica in the middle of
+ * within a second and sees its live figures; one decision gate runs at a time; {@code kill -9} of a replica in the middle of
  * transitions loses none it acknowledged; with the database stopped the replicas keep serving on
  * their last known states and say so in health, and catch up when it returns. Run by failsafe after
  * {@code package}; PostgreSQL is started by the test ({@link PostgresServer}).
@@ -70,6 +70,8 @@ class ReplicasIT {
         ok(r1.post("/admin/backends/fast/promote", "{\"reason\":\"gate said GO\"}", true));
         within(Duration.ofSeconds(1), () -> r2.state("fast").equals("PROMOTED"));
         assertThat(r2.chat()).isEqualTo("fast");
+        // r1 never called it: the live figures it shows (and its pivot-back rule judges) are r2's traffic.
+        within(Duration.ofSeconds(5), () -> liveCalls(r1, "fast") >= 1);
 
         ok(r1.post("/admin/backends/fast/rollback", "{\"reason\":\"operator pulled it\"}", true));
         long acknowledged = System.nanoTime();
@@ -200,6 +202,11 @@ class ReplicasIT {
         } catch (Exception e) {
             throw new IllegalStateException(e);
         }
+    }
+
+    private static long liveCalls(GatewayReplica replica, String backend) throws Exception {
+        JsonNode live = JSON.readTree(replica.get("/admin/backends/" + backend, true).body()).get("live");
+        return live == null || live.isNull() ? 0 : live.get("calls").asLong();
     }
 
     private static List<JsonNode> events(GatewayReplica replica) throws Exception {
