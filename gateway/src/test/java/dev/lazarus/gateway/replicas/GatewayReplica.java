@@ -65,6 +65,9 @@ final class GatewayReplica implements AutoCloseable {
                 "--lazarus.policy.preflight.nvidia-smi=",
                 "--lazarus.policy.gate.agreement.enabled=false",
                 "--lazarus.health.interval=1s",
+                // A breaker that opens after two failed calls, so that one test can open it with two requests.
+                "--lazarus.resilience.breaker.minimum-number-of-calls=2",
+                "--lazarus.resilience.breaker.sliding-window-size=2",
                 "--lazarus.admin.token=" + ADMIN_TOKEN));
         replica.launch();
         return replica;

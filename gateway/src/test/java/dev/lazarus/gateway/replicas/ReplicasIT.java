@@ -24,7 +24,8 @@ import tools.jackson.databind.json.JsonMapper;
 /**
  * Two gateway processes (the packaged jar) over one real PostgreSQL, as an operator runs replicas
  * behind a load balancer: a rollback through one replica's admin API is honoured by the other
- * within a second and sees its live figures; one decision gate runs at a time; {@code kill -9} of a replica in the middle of
+ * within a second and sees its live figures; one decision gate runs at a time; a breaker opening
+ * on one replica is an event the other shows (its own breaker stays closed); {@code kill -9} of a replica in the middle of
  * transitions loses none it acknowledged; with the database stopped the replicas keep serving on
  * their last known states and say so in health, and catch up when it returns. Run by failsafe after
  * {@code package}; PostgreSQL is started by the test ({@link PostgresServer}).
@@ -191,6 +192,29 @@ class ReplicasIT {
 
     @Test
     @Order(5)
+    void aBreakerOpeningOnOneReplicaIsAnEventTheOtherShows() throws Exception {
+        ok(r1.post("/admin/backends/fast/enable", "{}", true));
+        ok(r1.post("/admin/backends/fast/promote", "{}", true));
+        within(Duration.ofSeconds(1), () -> r2.state("fast").equals("PROMOTED"));
+        fast.failing(true);
+        try {
+            // Each fails on the candidate and is answered by the oracle; two failures open r2's breaker.
+            assertThat(r2.chat()).isEqualTo("oracle");
+            assertThat(r2.chat()).isEqualTo("oracle");
+            within(Duration.ofSeconds(3), () -> events(r1).stream().anyMatch(e -> e.get("action").asString()
+                    .equals("breaker-open") && e.get("backend_id").asString().equals("fast")
+                    && e.at("/figures/replica").asString().equals("r2")));
+            JsonNode breakerOnR1 = JSON.readTree(r1.get("/admin/backends/fast", true).body()).get("breaker");
+            assertThat(breakerOnR1 == null || breakerOnR1.isNull()
+                    || breakerOnR1.get("state").asString().equals("CLOSED")).as("r1's own breaker: %s", breakerOnR1)
+                    .isTrue();
+        } finally {
+            fast.failing(false);
+        }
+    }
+
+    @Test
+    @Order(6)
     void theDatabasePasswordIsInNoReplicasLog() {
         assertThat(r1.logText()).contains("policy store: PostgreSQL").doesNotContain(PostgresServer.PASSWORD);
         assertThat(r2.logText()).contains("policy store: PostgreSQL").doesNotContain(PostgresServer.PASSWORD);

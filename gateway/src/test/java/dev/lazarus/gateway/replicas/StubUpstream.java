@@ -19,6 +19,7 @@ final class StubUpstream implements AutoCloseable {
     private final String name;
     private final HttpServer server;
     private volatile long delayMillis;
+    private volatile boolean failing;
 
     StubUpstream(String name) throws IOException {
         this.name = name;
@@ -38,6 +39,11 @@ final class StubUpstream implements AutoCloseable {
         this.delayMillis = millis;
     }
 
+    /** Answers every chat completion with HTTP 500, as a backend that broke. */
+    void failing(boolean value) {
+        this.failing = value;
+    }
+
     private void chat(HttpExchange exchange) throws IOException {
         // One connection per call. With kept connections the first chat after ReplicasIT's kill/restart step (the
         // pooled ones idle for 30 s and more, when the JDK server drops them) once hung past 30 s, outside the store;
@@ -49,7 +55,15 @@ final class StubUpstream implements AutoCloseable {
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
         }
-        if (body.replace(" ", "").contains("\"stream\":true")) {
+        if (failing) {
+            byte[] error = "{\"error\":{\"message\":\"stub failure\",\"type\":\"server_error\"}}"
+                    .getBytes(StandardCharsets.UTF_8);
+            exchange.getResponseHeaders().set("Content-Type", "application/json");
+            exchange.sendResponseHeaders(500, error.length);
+            try (OutputStream out = exchange.getResponseBody()) {
+                out.write(error);
+            }
+        } else if (body.replace(" ", "").contains("\"stream\":true")) {
             String chunk = "{\"id\":\"c1\",\"object\":\"chat.completion.chunk\",\"created\":1,\"model\":\"m\",\"choices\":"
                     + "[{\"index\":0,\"delta\":{\"role\":\"assistant\",\"content\":\"" + name + "\"},\"finish_reason\":null}]}";
             String end = "{\"id\":\"c1\",\"object\":\"chat.completion.chunk\",\"created\":1,\"model\":\"m\",\"choices\":"
