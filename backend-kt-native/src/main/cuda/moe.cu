@@ -94,23 +94,27 @@ extern "C" __global__ void moe_route(const float* __restrict__ logits, const flo
     }
 }
 
-// h[j][r] = silu(gate_r . x) * (up_r . x) for the j-th chosen expert (grid.y over the k choices), its Q8_0
-// matrices found in table[3 * ids[j]] (gate, up, down); a zero entry (a CPU expert) is skipped.
+// hq[j] = Q8_0(silu(gate . x) * (up . x)) for the j-th chosen expert (grid.y over the k choices), its Q8_0
+// matrices found in table[3 * ids[j]] (gate, up, down); a zero entry (a CPU expert) is skipped. A block of 32
+// warps computes 32 rows, one per warp, and quantizes them as one Q8_0 block (the re-quantization the down
+// projection reads, without a launch of its own).
 extern "C" __global__ void moe_gate_up_q8_0(const unsigned long long* __restrict__ table, const int* __restrict__ ids,
-                                            const uint8_t* __restrict__ xq, float* __restrict__ h, int hidden, int dim) {
-    int r = blockIdx.x * WARPS + (threadIdx.x >> 5);
+                                            const uint8_t* __restrict__ xq, uint8_t* __restrict__ hq, int hidden,
+                                            int dim) {
+    __shared__ float h[32];
+    int warp = threadIdx.x >> 5, lane = threadIdx.x & 31;
+    int r = blockIdx.x * 32 + warp;
     int j = blockIdx.y;
-    if (r >= hidden) return;
     const uint8_t* gate = (const uint8_t*)table[3 * ids[j]];
-    if (gate == nullptr) return;
+    if (gate == nullptr) return; // the whole block leaves: every thread reads the same entry
     const uint8_t* up = (const uint8_t*)table[3 * ids[j] + 1];
     int blocks = dim / QK;
     long long rowBytes = (long long)blocks * BLOCK_BYTES;
     float g, u;
     row_dot2(gate + r * rowBytes, up + r * rowBytes, xq, blocks, &g, &u);
-    if ((threadIdx.x & 31) == 0) {
-        h[(long long)j * hidden + r] = g / (1.0f + ggml_expf(0.0f - g, r, hidden)) * u;
-    }
+    if (lane == 0) h[warp] = g / (1.0f + ggml_expf(0.0f - g, r, hidden)) * u;
+    __syncthreads();
+    if (warp == 0) quantize_block(h[lane], hq + ((long long)j * hidden + blockIdx.x * 32) / QK * BLOCK_BYTES);
 }
 
 // y[j][r] = down_r . hq_j for the j-th chosen expert (grid.y over the k choices; a CPU expert is skipped), one

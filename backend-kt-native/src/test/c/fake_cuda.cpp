@@ -141,6 +141,8 @@ static const char *KERNELS[] = {"quantize_q8_0", "gate_up_silu_q8_0", "gemv_q8_0
 extern "C" {
 
 long fake_live_allocations(void) { return live_allocations; }
+static long stream_syncs;
+long fake_stream_syncs(void) { return stream_syncs; }
 
 CUresult cuInit(unsigned flags) { return flags == 0 ? OK : INVALID_VALUE; }
 CUresult cuDeviceGetCount(int *n) { *n = 1; return OK; }
@@ -185,7 +187,7 @@ CUresult cuMemcpyHtoDAsync_v2(uint64_t dst, const void *src, size_t n, void *) {
 CUresult cuMemcpyDtoHAsync_v2(void *dst, uint64_t src, size_t n, void *) { NEED_CONTEXT(); memcpy(dst, (void *)(uintptr_t)src, n); return OK; }
 CUresult cuStreamCreate(void **s, unsigned) { NEED_CONTEXT(); *s = malloc(1); live_allocations++; return OK; }
 CUresult cuStreamDestroy_v2(void *s) { NEED_CONTEXT(); free(s); live_allocations--; return OK; }
-CUresult cuStreamSynchronize(void *s) { NEED_CONTEXT(); return s ? OK : INVALID_VALUE; }
+CUresult cuStreamSynchronize(void *s) { NEED_CONTEXT(); stream_syncs++; return s ? OK : INVALID_VALUE; }
 CUresult cuEventCreate(void **e, unsigned) { NEED_CONTEXT(); *e = malloc(1); live_allocations++; return OK; }
 CUresult cuEventDestroy_v2(void *e) { NEED_CONTEXT(); free(e); live_allocations--; return OK; }
 CUresult cuEventRecord(void *e, void *s) { NEED_CONTEXT(); return e && s ? OK : INVALID_VALUE; }
@@ -281,7 +283,7 @@ CUresult cuLaunchKernel(void *f, unsigned gx, unsigned gy, unsigned gz, unsigned
     } else if (k == KERNELS[17]) {
         body = [&] {
             moe_gate_up_q8_0(ARG(const unsigned long long *, 0), ARG(const int *, 1), ARG(const uint8_t *, 2),
-                             ARG(float *, 3), ARG(int, 4), ARG(int, 5));
+                             ARG(uint8_t *, 3), ARG(int, 4), ARG(int, 5));
         };
     } else if (k == KERNELS[18]) {
         body = [&] {

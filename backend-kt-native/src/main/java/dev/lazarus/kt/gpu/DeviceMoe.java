@@ -41,7 +41,7 @@ final class DeviceMoe implements AutoCloseable {
     private final long[] bias;
     private final List<Long> buffers = new ArrayList<>();
     private final List<MemorySegment> pinned = new ArrayList<>();
-    private final long dTable, dIds, dWeights, dH, dHq, dY, dCpuSum;
+    private final long dTable, dIds, dWeights, dHq, dY, dCpuSum;
     /** Host copies: the table as last uploaded, the routes ([ids | weights] per block) and the CPU experts' sum. */
     private final MemorySegment hTable, hRoutes, hCpuSum;
     private final long[] table;
@@ -72,7 +72,6 @@ final class DeviceMoe implements AutoCloseable {
             dTable = device(8L * table.length);
             dIds = device(4L * blocks * k * 2); // ids of block b at b * 2k, its weights right behind them
             dWeights = dIds + 4L * k;
-            dH = device(4L * k * hidden);
             dHq = device(4L * GpuLayerPath.q8Floats(k * hidden));
             dY = device(4L * k * dim);
             dCpuSum = device(4L * dim);
@@ -158,8 +157,7 @@ final class DeviceMoe implements AutoCloseable {
         }
         long tableAt = dTable + 24L * b * experts;
         if (anyOnGpu[b]) {
-            kernels.moeGateUp(tableAt, ids, xq, dH, k, hidden, dim);
-            kernels.quantize(dH, dHq, k * hidden);
+            kernels.moeGateUp(tableAt, ids, xq, dHq, k, hidden, dim);
             kernels.moeDown(tableAt, ids, weights, dHq, dY, x, dim, hidden, k);
         }
         if (!allOnGpu[b]) {

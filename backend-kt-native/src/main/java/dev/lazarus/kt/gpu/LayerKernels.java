@@ -211,10 +211,13 @@ final class LayerKernels {
                 .i32(normalize ? 1 : 0).f32(scale).ptr(ids).ptr(weights));
     }
 
-    /** Gate, up and SiLU of the {@code k} routed experts whose pointers {@code table} holds into {@code h}'s k rows. */
-    void moeGateUp(long table, long ids, long xq, long h, int k, int hidden, int dim) {
-        cu.launch(moeGateUp, rowBlocks(hidden), k, ROW_THREADS, 0, stream, args.begin().ptr(table).ptr(ids).ptr(xq)
-                .ptr(h).i32(hidden).i32(dim).params());
+    /**
+     * Gate, up and SiLU of the {@code k} routed experts whose pointers {@code table} holds, quantized into
+     * {@code hq}'s k Q8_0 rows ({@code hidden % 32 == 0}: a block of 32 warps per 32 rows).
+     */
+    void moeGateUp(long table, long ids, long xq, long hq, int k, int hidden, int dim) {
+        cu.launch(moeGateUp, hidden / QK, k, 32 * 32, 0, stream, args.begin().ptr(table).ptr(ids).ptr(xq)
+                .ptr(hq).i32(hidden).i32(dim).params());
     }
 
     /**
