@@ -88,7 +88,7 @@ kt() { # classpath kernels config
 llama() { # flags...
   [ -x "$BENCH" ] || { echo "n/a (no llama-bench)"; return; }
   "$BENCH" -m "$MODEL" -t "$(nproc)" -p 0 -n "$TOKENS" -r 3 -o csv "$@" 2>/dev/null \
-    | awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) if ($i == "\"avg_ts\"") c = i } NR == 2 { gsub(/"/, "", $c); print $c }'
+    | awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) { h = $i; gsub(/"/, "", h); if (h == "avg_ts") c = i } } NR == 2 { gsub(/"/, "", $c); print $c }'
 }
 IFS=';' read -r -a pairs <<< "$PAIRS"
 for round in $(seq 1 "$ROUNDS"); do
