@@ -266,9 +266,9 @@ public final class GpuLayerPath implements Model.ForwardPath, AutoCloseable {
     }
 
     /**
-     * For routers {@link DeviceMoe} does not take (group-limited routing): routes the token on the host, launches the shared expert (weight 1, when there is one) and the GPU
-     * experts (each adds weight × output to the residual), computes the CPU experts meanwhile and adds their
-     * weighted sum behind them. The checkout is held until the token's final sync: the kernels read the
+     * For routers {@link DeviceMoe} does not take (group-limited routing): routes the token on the host,
+     * launches the shared expert (weight 1, when there is one) and the GPU experts (each adds weight × output to
+     * the residual), computes the CPU experts meanwhile and adds their weighted sum behind them. The checkout is held until the token's final sync: the kernels read the
      * experts' device memory until then.
      */
     private void experts(int b, List<ExpertCheckout> held, DeviceWeights.SwiGluMatrices shared) {
