@@ -128,7 +128,7 @@ class SyntheticModelsTest {
         assertThatThrownBy(() -> new Moe(8, 2, 256, 0, 0, SyntheticModels.Gating.SIGMOID, true, 1f, 3, 1, false))
                 .hasMessageContaining("expert groups");
         assertThatThrownBy(() -> SyntheticModels.preset("nope")).hasMessageContaining("tinyQwen3Moe");
-        assertThatThrownBy(() -> new Spec("x", "gpt-oss", GgmlType.F32, 1, 2, 256, 4, 2, 64, 512, null, null,
+        assertThatThrownBy(() -> new Spec("x", "mamba", GgmlType.F32, 1, 2, 256, 4, 2, 64, 512, null, null,
                 1e6f, null, 1024, 1e-6f, false)).hasMessageContaining("unsupported architecture");
     }
 
