@@ -16,9 +16,10 @@ public enum Architecture {
     DEEPSEEK2("deepseek2", false, true, true, true),
     /**
      * GLM-4.5: Q/K/V biases, QK-norm (the 355B model's; the Air has none), partial NeoX rope, leading dense layers,
-     * sigmoid routing with {@code exp_probs_b} and a shared expert, the FFN norm named {@code post_attention_norm}.
+     * sigmoid routing with {@code exp_probs_b} and a shared expert, the FFN norm named {@code post_attention_norm},
+     * and one NextN block after the model's layers (counted in {@code block_count}, run by neither engine).
      */
-    GLM4MOE("glm4moe", true, false, true, true, Feature.QKV_BIAS, Feature.POST_ATTENTION_NORM),
+    GLM4MOE("glm4moe", true, false, true, true, Feature.QKV_BIAS, Feature.POST_ATTENTION_NORM, Feature.NEXTN_BLOCK),
     /**
      * gpt-oss: biases on Q/K/V/output, attention sinks, a sliding window on the even layers, {@code post_attention_norm},
      * a biased router whose top-k logits are softmaxed, biased experts with the clamped SwiGLU.
@@ -39,7 +40,9 @@ public enum Architecture {
         /** {@code ffn_gate_inp.bias} and {@code ffn_gate/up/down_exps.bias}. */
         EXPERT_BIASES,
         /** {@code attention.sliding_window} on llama.cpp's pattern of the architecture. */
-        SLIDING_WINDOW
+        SLIDING_WINDOW,
+        /** One trailing NextN block ({@code nextn_predict_layers} 1, {@code blk.N.nextn.*}). */
+        NEXTN_BLOCK
     }
 
     private final String ggufName;

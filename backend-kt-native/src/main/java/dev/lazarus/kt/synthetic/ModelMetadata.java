@@ -32,7 +32,11 @@ final class ModelMetadata {
         w.putU32(p + "vocab_size", vocab.size());
         w.putU32(p + "context_length", spec.contextLength());
         w.putU32(p + "embedding_length", spec.dim());
-        w.putU32(p + "block_count", spec.layers());
+        int nextn = arch.has(Architecture.Feature.NEXTN_BLOCK) ? 1 : 0;
+        w.putU32(p + "block_count", spec.layers() + nextn);
+        if (nextn > 0) {
+            w.putU32(p + "nextn_predict_layers", nextn);
+        }
         w.putU32(p + "feed_forward_length", spec.ffn());
         w.putU32(p + "attention.head_count", spec.heads());
         w.putF32(p + "attention.layer_norm_rms_epsilon", spec.rmsEps());

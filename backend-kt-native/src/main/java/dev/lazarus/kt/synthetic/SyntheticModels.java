@@ -224,6 +224,22 @@ public final class SyntheticModels {
                 10_000f, new Yarn(4f, 1024, 0.1f), 4096, 1e-6f, false);
     }
 
+    /**
+     * As {@link #wideQwen3Moe()} for glm4moe: width 512, heads of 128 (rope over 64 of them) sharing a KV head four
+     * ways, one dense layer, then 16 experts with 4 used (a four-way renormalisation sum) and a shared expert.
+     */
+    public static Spec wideGlm4Moe() {
+        Moe moe = new Moe(16, 4, 256, 1, 1, Gating.SIGMOID, true, 2.5f, 0, 0, true);
+        return new Spec("wide-glm4moe", "glm4moe", GgmlType.F32, 13, 2, 512, 8, 2, 128, 1024, moe, null,
+                1_000_000f, null, 4096, 1e-5f, false, 64, 0);
+    }
+
+    /** As {@link #wideQwen3Moe()} for gpt-oss: width 512, 8 heads of 64 on 2 KV heads, a window of 32, 16 experts with 4 used. */
+    public static Spec wideGptOss() {
+        return new Spec("wide-gpt-oss", "gpt-oss", GgmlType.F32, 14, 2, 512, 8, 2, 64, 512,
+                Moe.softmax(16, 4, 512), null, 150_000f, new Yarn(4f, 1024, 0f), 4096, 1e-5f, false, 0, 32);
+    }
+
     /** As {@link #wideQwen3Moe()} for a dense llama: width 512, 8 heads of 64 on 2 KV heads, FFN 1536 (six super-blocks). */
     public static Spec wideLlama() {
         return new Spec("wide-llama", "llama", GgmlType.F32, 10, 2, 512, 8, 2, 64, 1536, null, null,
@@ -233,7 +249,7 @@ public final class SyntheticModels {
     /**
      * GLM-4.5 in miniature: one dense layer first, Q/K/V biases and QK-norm, NeoX rope over half of each head of
      * 128 (GLM-4.5's partial rotary factor), 8 experts with 2 used by sigmoid with {@code exp_probs_b}, weights
-     * renormalised and scaled by 2.5, and a shared expert.
+     * renormalised and scaled by 2.5, a shared expert, and GLM-4.5's trailing NextN block (which no one runs).
      */
     public static Spec tinyGlm4Moe() {
         Moe moe = new Moe(8, 2, 256, 1, 1, Gating.SIGMOID, true, 2.5f, 0, 0, true);
@@ -281,12 +297,14 @@ public final class SyntheticModels {
             case "wideqwen3moe" -> wideQwen3Moe();
             case "widedeepseek2" -> wideDeepseek2();
             case "widellama" -> wideLlama();
+            case "wideglm4moe" -> wideGlm4Moe();
+            case "widegptoss" -> wideGptOss();
             case "tinyglm4moe" -> tinyGlm4Moe();
             case "tinygptoss" -> tinyGptOss();
             case "benchqwen3moe" -> benchQwen3Moe();
             case "benchqwen3moeskewed" -> benchQwen3MoeSkewed();
             default -> throw new IllegalArgumentException("unknown preset '" + name
-                    + "' (tinyLlama, tinyLlamaMoe, tinyQwen3, tinyQwen3Moe, tinyDeepseek2, tinyGlm4Moe, tinyGptOss, wideQwen3Moe, wideDeepseek2, wideLlama, benchQwen3Moe, benchQwen3MoeSkewed)");
+                    + "' (tinyLlama, tinyLlamaMoe, tinyQwen3, tinyQwen3Moe, tinyDeepseek2, tinyGlm4Moe, tinyGptOss, wideQwen3Moe, wideDeepseek2, wideLlama, wideGlm4Moe, wideGptOss, benchQwen3Moe, benchQwen3MoeSkewed)");
         };
     }
 

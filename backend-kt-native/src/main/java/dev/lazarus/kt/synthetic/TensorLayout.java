@@ -58,22 +58,42 @@ final class TensorLayout {
             l.add("output.weight", Init.OUTPUT, spec.dim(), vocabSize);
         }
         for (int i = 0; i < spec.layers(); i++) {
-            l.add(blk(i, "attn_norm"), Init.NORM, spec.dim());
-            if (spec.mla() != null) {
-                l.latentAttention(i, spec.mla());
-            } else {
-                l.groupedQueryAttention(i);
-            }
-            l.add(blk(i, spec.architecture().has(Feature.POST_ATTENTION_NORM) ? "post_attention_norm" : "ffn_norm"),
-                    Init.NORM, spec.dim());
-            Moe moe = spec.moe();
-            if (moe == null || i < moe.leadingDense()) {
-                l.feedForward(i, "", spec.ffn());
-            } else {
-                l.experts(i, moe);
-            }
+            l.block(i);
+        }
+        if (spec.architecture().has(Feature.NEXTN_BLOCK)) {
+            l.nextnBlock(spec.layers());
         }
         return List.copyOf(l.entries);
+    }
+
+    private void block(int i) {
+        add(blk(i, "attn_norm"), Init.NORM, spec.dim());
+        if (spec.mla() != null) {
+            latentAttention(i, spec.mla());
+        } else {
+            groupedQueryAttention(i);
+        }
+        add(blk(i, spec.architecture().has(Feature.POST_ATTENTION_NORM) ? "post_attention_norm" : "ffn_norm"),
+                Init.NORM, spec.dim());
+        Moe moe = spec.moe();
+        if (moe == null || i < moe.leadingDense()) {
+            feedForward(i, "", spec.ffn());
+        } else {
+            experts(i, moe);
+        }
+    }
+
+    /**
+     * A NextN (multi-token prediction) block after the model's own, as GLM-4.5's GGUFs carry it: an ordinary block
+     * plus the projection of [embedding; hidden state] and its norms. llama.cpp loads it and leaves it out of the
+     * forward pass, as the engine does; random values here, so a reader that ran it would be caught.
+     */
+    private void nextnBlock(int i) {
+        block(i);
+        add(blk(i, "nextn.eh_proj"), Init.MATRIX, 2L * spec.dim(), spec.dim());
+        add(blk(i, "nextn.enorm"), Init.NORM, spec.dim());
+        add(blk(i, "nextn.hnorm"), Init.NORM, spec.dim());
+        add(blk(i, "nextn.shared_head_norm"), Init.NORM, spec.dim());
     }
 
     private void groupedQueryAttention(int i) {

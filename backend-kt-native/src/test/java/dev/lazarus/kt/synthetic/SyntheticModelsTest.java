@@ -66,6 +66,11 @@ class SyntheticModelsTest {
             assertThat(f.tensor("blk.0.ffn_gate.weight").shape()).containsExactly(256, 512);
             assertThat(f.tensor("blk.1.exp_probs_b.bias").shape()).containsExactly(8);
             assertThat(f.tensor("blk.1.ffn_gate_shexp.weight").shape()).containsExactly(256, 256);
+            // GLM-4.5's NextN block after the three: counted in block_count, left out by the forward pass
+            assertThat(f.integer("glm4moe.block_count")).isEqualTo(4);
+            assertThat(f.integer("glm4moe.nextn_predict_layers")).isEqualTo(1);
+            assertThat(f.tensor("blk.3.nextn.eh_proj.weight").shape()).containsExactly(512, 256);
+            assertThat(f.tensor("blk.3.ffn_up_exps.weight").shape()).containsExactly(256, 256, 8);
             assertThat(f.tensors().stream().mapToLong(GgufTensorInfo::elements).sum()).isEqualTo(spec.parameterCount());
         }
     }
