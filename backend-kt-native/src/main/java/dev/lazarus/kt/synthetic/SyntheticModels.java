@@ -224,22 +224,6 @@ public final class SyntheticModels {
                 10_000f, new Yarn(4f, 1024, 0.1f), 4096, 1e-6f, false);
     }
 
-    /**
-     * As {@link #wideQwen3Moe()} for glm4moe: width 512, heads of 128 (rope over 64 of them) sharing a KV head four
-     * ways, one dense layer, then 16 experts with 4 used (a four-way renormalisation sum) and a shared expert.
-     */
-    public static Spec wideGlm4Moe() {
-        Moe moe = new Moe(16, 4, 256, 1, 1, Gating.SIGMOID, true, 2.5f, 0, 0, true);
-        return new Spec("wide-glm4moe", "glm4moe", GgmlType.F32, 13, 2, 512, 8, 2, 128, 1024, moe, null,
-                1_000_000f, null, 4096, 1e-5f, false, 64, 0);
-    }
-
-    /** As {@link #wideQwen3Moe()} for gpt-oss: width 512, 8 heads of 64 on 2 KV heads, a window of 32, 16 experts with 4 used. */
-    public static Spec wideGptOss() {
-        return new Spec("wide-gpt-oss", "gpt-oss", GgmlType.F32, 14, 2, 512, 8, 2, 64, 512,
-                Moe.softmax(16, 4, 512), null, 150_000f, new Yarn(4f, 1024, 0f), 4096, 1e-5f, false, 0, 32);
-    }
-
     /** As {@link #wideQwen3Moe()} for a dense llama: width 512, 8 heads of 64 on 2 KV heads, FFN 1536 (six super-blocks). */
     public static Spec wideLlama() {
         return new Spec("wide-llama", "llama", GgmlType.F32, 10, 2, 512, 8, 2, 64, 1536, null, null,
@@ -265,6 +249,22 @@ public final class SyntheticModels {
     public static Spec tinyGptOss() {
         return new Spec("tiny-gpt-oss", "gpt-oss", GgmlType.F32, 12, 4, 256, 4, 2, 64, 256,
                 Moe.softmax(8, 4, 256), null, 150_000f, new Yarn(4f, 1024, 0f), 4096, 1e-5f, false, 0, 16);
+    }
+
+    /**
+     * As {@link #wideQwen3Moe()} for glm4moe: width 512, heads of 128 (rope over 64 of them) sharing a KV head four
+     * ways, one dense layer, then 16 experts with 4 used (a four-way renormalisation sum) and a shared expert.
+     */
+    public static Spec wideGlm4Moe() {
+        Moe moe = new Moe(16, 4, 256, 1, 1, Gating.SIGMOID, true, 2.5f, 0, 0, true);
+        return new Spec("wide-glm4moe", "glm4moe", GgmlType.F32, 13, 2, 512, 8, 2, 128, 1024, moe, null,
+                1_000_000f, null, 4096, 1e-5f, false, 64, 0);
+    }
+
+    /** As {@link #wideQwen3Moe()} for gpt-oss: width 512, 8 heads of 64 on 2 KV heads, a window of 32, 16 experts with 4 used. */
+    public static Spec wideGptOss() {
+        return new Spec("wide-gpt-oss", "gpt-oss", GgmlType.F32, 14, 2, 512, 8, 2, 64, 512,
+                Moe.softmax(16, 4, 512), null, 150_000f, new Yarn(4f, 1024, 0f), 4096, 1e-5f, false, 0, 32);
     }
 
     /** A Qwen3-MoE big enough to measure kernels rather than overhead: about 214M weights, 32 experts, 4 used. */
