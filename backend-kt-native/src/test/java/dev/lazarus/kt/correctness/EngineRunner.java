@@ -107,7 +107,8 @@ final class EngineRunner implements AutoCloseable {
      * Prompt tokens llama-server computes as a batch of their own in a sliding-window model: it keeps a checkpoint of
      * the memory it cannot roll back (the window's cache) before the last 4 tokens of a prompt longer than 4, so
      * those 4 run after the others (seen in its log: {@code cached n_tokens = n - 4} before the checkpoint). The
-     * batch size picks the kernels (a repacked Q4_K's four-row GEMM for those 4), hence the rounding.
+     * batch size picks the kernels (a repacked Q4_K's four-row GEMM for those 4), hence the rounding. The engine's
+     * scheduler feeds prompts the same way ({@code runtime.Scheduler.CHECKPOINT_TAIL}).
      */
     static final int CHECKPOINT_TAIL = 4;
 
