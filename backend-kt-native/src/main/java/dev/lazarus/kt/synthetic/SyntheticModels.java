@@ -132,6 +132,9 @@ public final class SyntheticModels {
                     "rope dimensions %d of heads of %d", ropeDims, headDim);
             require(slidingWindow >= 0 && (slidingWindow == 0 || a.has(Architecture.Feature.SLIDING_WINDOW)),
                     "%s takes no sliding window %d", arch, slidingWindow);
+            // glm4moe takes deepseek2's routing but not its expert groups (GLM-4.5 has one group)
+            require(moe == null || moe.groups() == 0 || a == Architecture.DEEPSEEK2,
+                    "%s has no group-limited routing", arch);
             require(moe == null || a.allowsDeepseekRouting()
                     || (moe.shared() == 0 && moe.leadingDense() == 0 && moe.groups() == 0 && !moe.probsBias()
                         && moe.gating() == Gating.SOFTMAX), "%s supports only plain softmax experts", arch);

@@ -174,6 +174,9 @@ class SyntheticModelsTest {
         assertThatThrownBy(() -> new Spec("x", "glm4moe", GgmlType.F32, 1, 2, 256, 4, 2, 64, 512,
                 SyntheticModels.tinyGlm4Moe().moe(), null, 1e6f, null, 1024, 1e-6f, false, 96, 0))
                 .hasMessageContaining("rope dimensions 96");
+        assertThatThrownBy(() -> new Spec("x", "glm4moe", GgmlType.F32, 1, 2, 256, 4, 2, 64, 512,
+                new Moe(8, 2, 256, 1, 1, SyntheticModels.Gating.SIGMOID, true, 2.5f, 4, 2, true), null, 1e6f, null, 1024,
+                1e-6f, false)).hasMessageContaining("glm4moe has no group-limited routing");
         assertThatThrownBy(() -> new Spec("x", "mamba", GgmlType.F32, 1, 2, 256, 4, 2, 64, 512, null, null,
                 1e6f, null, 1024, 1e-6f, false)).hasMessageContaining("unsupported architecture");
     }
