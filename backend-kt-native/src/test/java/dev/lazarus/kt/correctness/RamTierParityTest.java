@@ -23,7 +23,7 @@ import org.junit.jupiter.params.provider.EnumSource;
 class RamTierParityTest extends EngineParityFixture {
 
     @ParameterizedTest(name = "{0} Q4_K_M, every expert packed in RAM")
-    @EnumSource(names = {"QWEN3MOE", "DEEPSEEK2"})
+    @EnumSource(names = {"QWEN3MOE", "DEEPSEEK2", "GLM4MOE", "GPT_OSS"})
     void everyExpertPackedInTheRamTierComputesLlamaServersNumbers(ParityModels arch) {
         Path model = arch.write(Format.Q4_K_M, dir);
         PlacementConfig allInRam = PlacementConfig.cpuOnly().withRam(new TierBudget.Ratio(1));
