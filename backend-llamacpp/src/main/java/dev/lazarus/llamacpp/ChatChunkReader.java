@@ -2,6 +2,7 @@ package dev.lazarus.llamacpp;
 
 import dev.lazarus.backend.api.openai.ChatCompletionChunk;
 import dev.lazarus.backend.api.openai.Logprobs;
+import dev.lazarus.backend.api.openai.RawJson;
 import dev.lazarus.backend.api.openai.ToolCall;
 import dev.lazarus.backend.api.openai.Usage;
 import java.util.ArrayList;
@@ -44,10 +45,13 @@ final class ChatChunkReader {
         return chunk != null ? chunk : bound.readValue(bytes, offset, length);
     }
 
-    /** The chunk read by the streaming parser, or null when it has another shape (or is no JSON). */
+    /**
+     * The chunk read by the streaming parser, with its bytes and where its identity values stand
+     * ({@link ChatCompletionChunk#raw}), or null when it has another shape (or is no JSON).
+     */
     ChatCompletionChunk readByHand(byte[] bytes, int offset, int length) {
         try (JsonParser p = json.createParser(bytes, offset, length)) {
-            ChatCompletionChunk chunk = readChunk(p);
+            ChatCompletionChunk chunk = readChunk(p, bytes, offset, length);
             return chunk != null && p.nextToken() == null ? chunk : null;
         } catch (OtherShape | JacksonException e) {
             return null;
@@ -55,10 +59,12 @@ final class ChatChunkReader {
     }
 
     /** The chunk, or null where data-binding must decide (not an object). */
-    private ChatCompletionChunk readChunk(JsonParser p) {
+    private ChatCompletionChunk readChunk(JsonParser p, byte[] bytes, int offset, int length) {
         if (p.nextToken() != JsonToken.START_OBJECT) {
             return null;
         }
+        int[] spans = RawJson.noSpans();
+        spans[0] = JsonSpans.bodyStart(p, offset);
         String id = null;
         String object = null;
         long created = 0;
@@ -70,10 +76,19 @@ final class ChatChunkReader {
         for (String name = p.nextName(); name != null; name = p.nextName()) {
             JsonToken value = p.nextToken();
             switch (name) {
-                case "id" -> id = string(p, value);
+                case "id" -> {
+                    id = string(p, value);
+                    JsonSpans.note(p, bytes, offset, spans, 1);
+                }
                 case "object" -> object = string(p, value);
-                case "created" -> created = value == JsonToken.VALUE_NULL ? 0 : longValue(p, value);
-                case "model" -> model = string(p, value);
+                case "created" -> {
+                    created = value == JsonToken.VALUE_NULL ? 0 : longValue(p, value);
+                    JsonSpans.note(p, bytes, offset, spans, 3);
+                }
+                case "model" -> {
+                    model = string(p, value);
+                    JsonSpans.note(p, bytes, offset, spans, 5);
+                }
                 case "system_fingerprint" -> fingerprint = string(p, value);
                 case "choices" -> choices = value == JsonToken.VALUE_NULL ? null : choices(p, value);
                 case "usage" -> usage = value == JsonToken.VALUE_NULL ? null : p.readValueAs(Usage.class);
@@ -87,7 +102,7 @@ final class ChatChunkReader {
         }
         // data-binding hands the any-setter an empty map when nothing was unknown
         return new ChatCompletionChunk(id, object, created, model, fingerprint, choices, usage,
-                extra == null ? new LinkedHashMap<>() : extra);
+                extra == null ? new LinkedHashMap<>() : extra, new RawJson(bytes, offset, length, spans));
     }
 
     private List<ChatCompletionChunk.Choice> choices(JsonParser p, JsonToken value) {
