@@ -62,6 +62,7 @@ class WholeAnswerPassThroughTest {
         second = new WireMockServer(options().bindAddress("127.0.0.1").dynamicPort());
         first.start();
         second.start();
+        stubModels();
         int i = 0;
         for (WireMockServer upstream : new WireMockServer[] {first, second}) {
             String id = i == 0 ? "first" : "second";
@@ -81,13 +82,19 @@ class WholeAnswerPassThroughTest {
         second.stop();
     }
 
-    @BeforeEach
-    void stubs() {
+    /** What the health checks ask (the first before any test runs). */
+    private static void stubModels() {
         for (WireMockServer upstream : new WireMockServer[] {first, second}) {
-            upstream.resetAll();
             upstream.stubFor(get(urlEqualTo("/v1/models"))
                     .willReturn(okJson("{\"object\":\"list\",\"data\":[{\"id\":\"gpt-up\",\"object\":\"model\"}]}")));
         }
+    }
+
+    @BeforeEach
+    void stubs() {
+        first.resetAll();
+        second.resetAll();
+        stubModels();
     }
 
     @Autowired
