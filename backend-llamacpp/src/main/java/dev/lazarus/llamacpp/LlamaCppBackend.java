@@ -163,8 +163,10 @@ public final class LlamaCppBackend implements InferenceBackend, WholeAnswers {
     public Flux<ChatCompletionChunk> chat(ChatCompletionRequest request) {
         ChatCompletionRequest upstream = request.asUsageStream();
         boolean counted = countsPrompt(upstream.extra());
+        // The reader trims the timings of token chunks as it reads them; the transform covers the rare
+        // chunk it hands to data-binding.
         return client.stream("/v1/chat/completions", upstream, ChatCompletionChunk.class,
-                        chunk -> chunk.usage() != null, chunk -> orEmpty(chunk.extra()))
+                        chunk -> chunk.usage() != null, chunk -> orEmpty(chunk.extra()), counted)
                 .transform(chunks -> counted ? timingsOnFirstAndLast(chunks, ChatCompletionChunk::extra,
                         chunk -> chunk.usage() != null, ChatCompletionChunk::withoutRaw) : chunks)
                 .doOnError(error -> prefill.observe(request, error));

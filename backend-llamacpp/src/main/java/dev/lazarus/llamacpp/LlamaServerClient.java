@@ -163,6 +163,16 @@ final class LlamaServerClient implements AutoCloseable {
      */
     <T> Flux<T> stream(String path, Object body, Class<T> type, Predicate<T> isFinal,
                        Function<T, Map<String, Object>> extraOf) {
+        return stream(path, body, type, isFinal, extraOf, false);
+    }
+
+    /**
+     * @param trimTimings llama-server sends {@code timings} with every token only because the backend
+     *                    asked: chat chunks keep them on the first token and the usage chunk only
+     *                    ({@link ChatChunkReader#read(byte[], int, int, ChatChunkReader.TimingsTrim)})
+     */
+    <T> Flux<T> stream(String path, Object body, Class<T> type, Predicate<T> isFinal,
+                       Function<T, Map<String, Object>> extraOf, boolean trimTimings) {
         Flux<SseDecoder.Event> events = Flux.defer(() -> {
             byte[] payload = json.writeValueAsBytes(body);
             ReusedConnectionRetry.Attempt attempt = new ReusedConnectionRetry.Attempt();
@@ -173,8 +183,8 @@ final class LlamaServerClient implements AutoCloseable {
                         return post(freshStreams, path, payload, new ReusedConnectionRetry.Attempt());
                     });
         });
-        ChunkParser<T> parser = parserFor(type);
         return Flux.defer(() -> {
+            ChunkParser<T> parser = parserFor(type, trimTimings);
             StreamEnd end = new StreamEnd();
             return timeouts.apply(events)
                     .<T>handle((event, sink) -> {
@@ -275,7 +285,7 @@ final class LlamaServerClient implements AutoCloseable {
     /** The chunks of a whole event stream, up to [DONE]. */
     private <T> List<T> chunks(byte[] stream, Class<T> type, Function<T, Map<String, Object>> extraOf) {
         SseDecoder decoder = new SseDecoder();
-        ChunkParser<T> parser = parserFor(type);
+        ChunkParser<T> parser = parserFor(type, false);
         List<T> chunks = new ArrayList<>();
         for (SseDecoder.Event event : decoder.feed(stream)) {
             if (event.isDone()) {
@@ -348,9 +358,11 @@ final class LlamaServerClient implements AutoCloseable {
 
     /** Chat chunks by the streaming {@link ChatChunkReader}; other types by data-binding. */
     @SuppressWarnings("unchecked")
-    private <T> ChunkParser<T> parserFor(Class<T> type) {
+    private <T> ChunkParser<T> parserFor(Class<T> type, boolean trimTimings) {
         if (type == ChatCompletionChunk.class) {
-            return (ChunkParser<T>) (ChunkParser<ChatCompletionChunk>) chatChunks::read;
+            ChatChunkReader.TimingsTrim trim = trimTimings ? new ChatChunkReader.TimingsTrim() : null;
+            return (ChunkParser<T>) (ChunkParser<ChatCompletionChunk>) (bytes, offset, length)
+                    -> chatChunks.read(bytes, offset, length, trim);
         }
         ObjectReader reader = json.readerFor(type);
         return reader::readValue;

@@ -103,6 +103,54 @@ class ChatChunkReaderTest {
         }
     }
 
+    /** The chunk's bytes as the gateway passes them on, with a fixed identity written over, as a tree. */
+    private static ObjectNode passedOn(ChatCompletionChunk chunk) {
+        byte[] out = chunk.raw().withIdentity("\"i\"".getBytes(StandardCharsets.UTF_8),
+                "1".getBytes(StandardCharsets.UTF_8), "\"m\"".getBytes(StandardCharsets.UTF_8));
+        return (ObjectNode) JSON.readTree(out);
+    }
+
+    @Test
+    void aTrimmedStreamKeepsTimingsOnTheFirstTokenAndTheUsageChunkOnly() {
+        String timings = "\"timings\" : {\"cache_n\":4,\"prompt_n\":8,\"predicted_n\":1}";
+        List<String> stream = List.of(
+                "{\"id\":\"i\",\"created\":1,\"model\":\"m\",\"choices\":[{\"index\":0,\"delta\":{\"content\":\"a\"}}],"
+                        + timings + "}",
+                // timings first, then last, then in the middle
+                "{" + timings + ",\"id\":\"i\",\"created\":1,\"model\":\"m\",\"choices\":[{\"index\":0,\"delta\":{\"content\":\"b\"}}]}",
+                "{\"id\":\"i\",\"created\":1,\"model\":\"m\",\"choices\":[{\"index\":0,\"delta\":{\"content\":\"c\"}}] , "
+                        + timings + " }",
+                "{\"id\":\"i\"," + timings + ",\"created\":1,\"model\":\"m\",\"choices\":[{\"index\":0,\"delta\":{\"content\":\"d\"}}]}",
+                // the usage chunk, its usage after the timings
+                "{\"id\":\"i\",\"created\":1,\"model\":\"m\",\"choices\":[]," + timings
+                        + ",\"usage\":{\"prompt_tokens\":12,\"completion_tokens\":4,\"total_tokens\":16}}");
+        ChatChunkReader.TimingsTrim trim = new ChatChunkReader.TimingsTrim();
+        for (int i = 0; i < stream.size(); i++) {
+            String chunk = stream.get(i);
+            byte[] bytes = chunk.getBytes(StandardCharsets.UTF_8);
+            ChatCompletionChunk read = reader.read(bytes, 0, bytes.length, trim);
+            ObjectNode sent = (ObjectNode) JSON.readTree(chunk);
+            boolean kept = i == 0 || i == stream.size() - 1;
+            if (!kept) {
+                sent.remove("timings");
+            }
+            assertThat(read.extra().containsKey("timings")).as(chunk).isEqualTo(kept);
+            assertThat(passedOn(read)).as(chunk).isEqualTo(sent);
+            assertThat(read.withoutRaw()).as(chunk)
+                    .isEqualTo(JSON.readValue(JSON.writeValueAsBytes(sent), ChatCompletionChunk.class));
+        }
+    }
+
+    @Test
+    void anUntrimmedStreamKeepsEveryChunksTimings() {
+        String chunk = "{\"id\":\"i\",\"choices\":[],\"timings\":{\"prompt_n\":8}}";
+        byte[] bytes = chunk.getBytes(StandardCharsets.UTF_8);
+        for (int i = 0; i < 2; i++) {
+            ChatCompletionChunk read = reader.read(bytes, 0, bytes.length);
+            assertThat(read.extra()).containsKey("timings");
+        }
+    }
+
     @Test
     void brokenJsonFailsAsDataBindingFails() {
         for (String broken : List.of("{\"id\":\"c\"", "{\"choices\":[{\"index\":0,\"delta\":{\"content\":\"a\"}}]", "[1,2]", "nope",

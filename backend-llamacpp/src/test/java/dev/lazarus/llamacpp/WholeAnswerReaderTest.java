@@ -56,7 +56,7 @@ class WholeAnswerReaderTest {
         WholeAnswer a = reader.read(utf8("{\"object\":\"chat.completion\",\"choices\":[]}"));
         assertThat(a.usage()).isNull();
         assertThat(a.generationNanos()).isEqualTo(-1);
-        assertThat(a.json().spans()).containsExactly(1, -1, -1, -1, -1, -1, -1);
+        assertThat(a.json().spans()).containsExactly(1, -1, -1, -1, -1, -1, -1, -1, -1);
     }
 
     @Test

@@ -15,10 +15,11 @@ import java.nio.charset.StandardCharsets;
  * @param bytes  the array holding the object (UTF-8); never changed
  * @param offset where the object starts in {@code bytes}
  * @param length its length
- * @param spans  {@code [bodyStart, idStart, idEnd, createdStart, createdEnd, modelStart, modelEnd]},
- *               offsets in {@code bytes}: bodyStart is just after the opening brace; each value from
- *               its first byte (a string's opening quote) to just after its last; -1 for the start
- *               and end of a field the object lacks
+ * @param spans  {@code [bodyStart, idStart, idEnd, createdStart, createdEnd, modelStart, modelEnd,
+ *               cutStart, cutEnd]}, offsets in {@code bytes}: bodyStart is just after the opening brace;
+ *               each value from its first byte (a string's opening quote) to just after its last; -1
+ *               for the start and end of a field the object lacks; the cut, when set, is a field (with
+ *               its comma) left out of what is written
  */
 public record RawJson(byte[] bytes, int offset, int length, int[] spans) {
 
@@ -27,15 +28,17 @@ public record RawJson(byte[] bytes, int offset, int length, int[] spans) {
             "\"created\":".getBytes(StandardCharsets.US_ASCII),
             "\"model\":".getBytes(StandardCharsets.US_ASCII)};
 
+    private static final byte[] EMPTY = {};
+
     public RawJson {
-        if (spans.length != 7) {
-            throw new IllegalArgumentException("spans: bodyStart and three (start, end) pairs");
+        if (spans.length != 9) {
+            throw new IllegalArgumentException("spans: bodyStart and four (start, end) pairs");
         }
     }
 
     /** A fresh span array: no field found yet. */
     public static int[] noSpans() {
-        return new int[] {-1, -1, -1, -1, -1, -1, -1};
+        return new int[] {-1, -1, -1, -1, -1, -1, -1, -1, -1};
     }
 
     /**
@@ -44,7 +47,7 @@ public record RawJson(byte[] bytes, int offset, int length, int[] spans) {
      */
     public void writeWithIdentity(OutputStream out, byte[] id, byte[] created, byte[] model) {
         try {
-            byte[][] values = {id, created, model};
+            byte[][] values = {id, created, model, EMPTY};
             int bodyStart = spans[0];
             out.write(bytes, offset, bodyStart - offset);
             for (int f = 0; f < 3; f++) {
@@ -55,10 +58,10 @@ public record RawJson(byte[] bytes, int offset, int length, int[] spans) {
                 }
             }
             int at = bodyStart;
-            // The present fields in the order they stand: at most three, so a selection by hand.
-            for (int written = 0; written < 3; written++) {
+            // The present fields (and the cut) in the order they stand: at most four, a selection by hand.
+            for (int written = 0; written < 4; written++) {
                 int next = -1;
-                for (int f = 0; f < 3; f++) {
+                for (int f = 0; f < 4; f++) {
                     int start = spans[1 + 2 * f];
                     if (start >= at && (next < 0 || start < spans[1 + 2 * next])) {
                         next = f;

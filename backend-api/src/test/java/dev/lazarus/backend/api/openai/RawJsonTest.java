@@ -13,7 +13,7 @@ class RawJsonTest {
 
     /** Spans found by hand: the value of each field from its first byte to just after its last. */
     private static RawJson answer(String body) {
-        int[] spans = {body.indexOf('{') + 1, -1, -1, -1, -1, -1, -1};
+        int[] spans = {body.indexOf('{') + 1, -1, -1, -1, -1, -1, -1, -1, -1};
         String[] names = {"\"id\":", "\"created\":", "\"model\":"};
         for (int f = 0; f < 3; f++) {
             int at = body.indexOf(names[f]);
