@@ -6,7 +6,7 @@
 #                            [--requests 50] [--rate 200] [--rate-duration 10] [--port 18500] [--targets direct,hop,gateway]
 #                            [--jar gateway/target/gateway-*.jar] [--baseline-jar OTHER.jar]
 #                            [--jfr nonstream|stream] [--jfr-duration 20] [--gateway-opts '-Xmx256m'] [--keep]
-#                            [--backend-setting 'reuse-stream-connections: true' ...]
+#                            [--backend-setting 'reuse-stream-connections: true' ...] [--nice -5]
 #
 # - upstream: nginx + njs (scripts/bench-gateway/fake-openai.js) on 127.0.0.1:PORT, a canned ~690-byte
 #   chat.completion, or for "stream": true a 20-chunk event stream, one write per event;
@@ -23,15 +23,20 @@
 # the same round). RSS is VmRSS after each closed loop and VmHWM (the peak) at the end. --jfr MODE records a JFR profile (settings=profile) of one more closed loop of that mode
 # on the gateway after the rounds, and prints its hottest methods (scripts/bench-gateway/JfrTop.java).
 #
+# --nice N runs every process of the benchmark (upstream, hop, gateways, wrk, curl) at that niceness: on a
+# machine shared with other work, a negative N keeps the measured processes from being starved (root only).
+#
 # Installs wrk, nginx-light and libnginx-mod-http-js from Debian when missing (needs root). Listens on
 # 127.0.0.1 only; stops only the processes it started, by PID. Work files stay in /tmp/lazarus-bench-gateway.*
 # (logs, raw results, the JFR file).
 set -euo pipefail
+[[ " $* " != *" --nice "* ]] || { n=$(awk -v a="$*" 'BEGIN {split(a, w, " "); for (i in w) if (w[i] == "--nice") print w[i + 1]}'); \
+  [[ -n ${LAZARUS_BENCH_NICED:-} ]] || exec env LAZARUS_BENCH_NICED=1 nice -n "$n" "$0" "$@"; }
 root="$(cd "$(dirname "$0")/.." && pwd)"
 cd "$root"
 
 rounds=3 duration=10 warmup=30 jfr_duration=20 connections=32 threads=2 requests=50 port=18500 rate=200 rate_duration=10
-targets="direct,hop,gateway" jar="" baseline_jar="" jfr="" gateway_opts="" keep=false backend_settings=()
+targets="direct,hop,gateway" jar="" baseline_jar="" jfr="" gateway_opts="" keep=false backend_settings=() nice_level=0
 while [[ $# -gt 0 ]]; do
   case "$1" in
     --rounds) rounds="$2"; shift 2 ;;
@@ -51,6 +56,7 @@ while [[ $# -gt 0 ]]; do
     --gateway-opts) gateway_opts="$2"; shift 2 ;;
     --keep) keep=true; shift ;;
     --backend-setting) backend_settings+=("$2"); shift 2 ;;
+    --nice) nice_level="$2"; shift 2 ;;
     *) echo "unknown option $1" >&2; exit 2 ;;
   esac
 done
@@ -172,6 +178,9 @@ lazarus:
       backends: [fake]
   policy:
     store-path: ""
+  health:
+    # a loaded machine must not make the gateway take the upstream for dead (then it answers 503s)
+    timeout: 10s
 EOF
 
 start_nginx() { # name conf → PID of the master

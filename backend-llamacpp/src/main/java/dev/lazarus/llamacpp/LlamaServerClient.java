@@ -86,7 +86,7 @@ final class LlamaServerClient implements AutoCloseable {
         this.wholes = configure(HttpClient.create(streamPool));
         this.freshWholes = configure(HttpClient.newConnection());
         this.chatChunks = new ChatChunkReader(json);
-        this.wholeAnswers = new WholeAnswerReader(json, errors, settings.serverName());
+        this.wholeAnswers = new WholeAnswerReader(json, errors);
         this.timeouts = new StreamTimeouts(settings.firstTokenTimeout(), settings.idleTimeout(), Schedulers.parallel(),
                 settings.serverName());
     }

@@ -1,6 +1,5 @@
 package dev.lazarus.llamacpp;
 
-import dev.lazarus.backend.api.BackendErrorKind;
 import dev.lazarus.backend.api.BackendException;
 import dev.lazarus.backend.api.WholeAnswer;
 import dev.lazarus.backend.api.openai.RawJson;
@@ -22,12 +21,10 @@ final class WholeAnswerReader {
 
     private final JsonMapper json;
     private final UpstreamErrors errors;
-    private final String serverName;
 
-    WholeAnswerReader(JsonMapper json, UpstreamErrors errors, String serverName) {
+    WholeAnswerReader(JsonMapper json, UpstreamErrors errors) {
         this.json = json;
         this.errors = errors;
-        this.serverName = serverName;
     }
 
     WholeAnswer read(byte[] body) {
@@ -81,6 +78,6 @@ final class WholeAnswerReader {
     }
 
     private BackendException malformed(String why) {
-        return new BackendException(BackendErrorKind.UPSTREAM, serverName + " sent a malformed answer: " + why);
+        return errors.malformedAnswer(why);
     }
 }

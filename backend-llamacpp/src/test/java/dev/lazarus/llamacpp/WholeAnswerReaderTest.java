@@ -14,8 +14,7 @@ import tools.jackson.databind.json.JsonMapper;
 class WholeAnswerReaderTest {
 
     private final JsonMapper json = JsonMapper.builder().build();
-    private final WholeAnswerReader reader = new WholeAnswerReader(json, new UpstreamErrors(json, Clock.systemUTC()),
-            "llama-server");
+    private final WholeAnswerReader reader = new WholeAnswerReader(json, new UpstreamErrors(json, Clock.systemUTC()));
 
     private static byte[] utf8(String s) {
         return s.getBytes(StandardCharsets.UTF_8);
