@@ -6,7 +6,8 @@
 #                            [--requests 50] [--rate 200] [--rate-duration 10] [--port 18500] [--targets direct,hop,gateway]
 #                            [--jar gateway/target/gateway-*.jar] [--baseline-jar OTHER.jar]
 #                            [--jfr nonstream|stream] [--jfr-duration 20] [--gateway-opts '-Xmx256m'] [--keep]
-#                            [--backend-setting 'reuse-stream-connections: true' ...] [--nice -5]
+#                            [--backend-setting 'reuse-stream-connections: true' ...]
+#                            [--baseline-backend-setting 'reuse-stream-connections: false' ...] [--nice -5]
 #
 # - upstream: nginx + njs (scripts/bench-gateway/fake-openai.js) on 127.0.0.1:PORT, a canned ~690-byte
 #   chat.completion, or for "stream": true a 20-chunk event stream, one write per event;
@@ -23,6 +24,8 @@
 # the same round). RSS is VmRSS after each closed loop and VmHWM (the peak) at the end. --jfr MODE records a JFR profile (settings=profile) of one more closed loop of that mode
 # on the gateway after the rounds, and prints its hottest methods (scripts/bench-gateway/JfrTop.java).
 #
+# --backend-setting adds a setting of the llamacpp backend to both gateways' configuration, and
+# --baseline-backend-setting to the baseline's only (to compare two configurations of one build).
 # --nice N runs every process of the benchmark (upstream, hop, gateways, wrk, curl) at that niceness: on a
 # machine shared with other work, a negative N keeps the measured processes from being starved (root only).
 #
@@ -36,7 +39,7 @@ root="$(cd "$(dirname "$0")/.." && pwd)"
 cd "$root"
 
 rounds=3 duration=10 warmup=30 jfr_duration=20 connections=32 threads=2 requests=50 port=18500 rate=200 rate_duration=10
-targets="direct,hop,gateway" jar="" baseline_jar="" jfr="" gateway_opts="" keep=false backend_settings=() nice_level=0
+targets="direct,hop,gateway" jar="" baseline_jar="" jfr="" gateway_opts="" keep=false backend_settings=() baseline_settings=() nice_level=0
 while [[ $# -gt 0 ]]; do
   case "$1" in
     --rounds) rounds="$2"; shift 2 ;;
@@ -56,6 +59,7 @@ while [[ $# -gt 0 ]]; do
     --gateway-opts) gateway_opts="$2"; shift 2 ;;
     --keep) keep=true; shift ;;
     --backend-setting) backend_settings+=("$2"); shift 2 ;;
+    --baseline-backend-setting) baseline_settings+=("$2"); shift 2 ;;
     --nice) nice_level="$2"; shift 2 ;;
     *) echo "unknown option $1" >&2; exit 2 ;;
   esac
@@ -164,7 +168,8 @@ http {
   }
 }
 EOF
-cat >"$work/gateway.yml" <<EOF
+gateway_yml() { # extra backend settings ("key: value")... → the gateway's configuration
+  cat <<EOF
 lazarus:
   backends:
     - id: fake
@@ -173,6 +178,7 @@ lazarus:
         url: http://127.0.0.1:$up_port
         model-name: bench-model
         max-connections: 64
+$(for setting in "$@"; do echo "        $setting"; done)
   models:
     - name: bench-model
       backends: [fake]
@@ -182,18 +188,21 @@ lazarus:
     # a loaded machine must not make the gateway take the upstream for dead (then it answers 503s)
     timeout: 10s
 EOF
+}
+gateway_yml "${backend_settings[@]}" >"$work/gateway.yml"
+gateway_yml "${backend_settings[@]}" "${baseline_settings[@]}" >"$work/baseline.yml"
 
 start_nginx() { # name conf → PID of the master
   "$nginx_bin" -p "$work" -c "$work/$2" -e "$work/$1.err" -g 'daemon off;' >"$work/$1.log" 2>&1 &
   echo $!
 }
-start_gateway() { # name jar port → PID of the java process
+start_gateway() { # name jar port → PID of the java process (configuration: $work/name.yml)
   local opts=(--add-modules=jdk.incubator.vector --enable-native-access=ALL-UNNAMED -Dlazarus.relaunch=false)
   [[ -z "$jfr" ]] || opts+=(-XX:FlightRecorderOptions=stackdepth=256)
   # shellcheck disable=SC2206
   [[ -z "$gateway_opts" ]] || opts+=($gateway_opts)
   (cd "$work" && exec "$java_home/bin/java" "${opts[@]}" -jar "$2" --server.port="$3" \
-      --spring.config.additional-location="file:$work/gateway.yml" >"$work/$1.log" 2>&1) &
+      --spring.config.additional-location="file:$work/$1.yml" >"$work/$1.log" 2>&1) &
   echo $!
 }
 
