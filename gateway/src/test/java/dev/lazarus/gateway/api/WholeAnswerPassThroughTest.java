@@ -137,6 +137,28 @@ class WholeAnswerPassThroughTest {
     }
 
     @Test
+    void aLegacyCompletionIsPassedThroughToo() {
+        String answer = "{\"id\":\"cmpl-up\",\"object\":\"text_completion\",\"created\":1700000000,\"model\":\"gpt-up\","
+                + "\"system_fingerprint\":\"fp_1\",\"choices\":[{\"text\":\" world\",\"index\":0,\"logprobs\":null,"
+                + "\"finish_reason\":\"length\"}],\"usage\":{\"prompt_tokens\":1,\"completion_tokens\":2,\"total_tokens\":3}}";
+        first.stubFor(post(urlEqualTo("/v1/completions")).willReturn(okJson(answer)));
+
+        byte[] body = client.mutate().responseTimeout(Duration.ofSeconds(30)).build().post().uri("/v1/completions")
+                .header("Authorization", "Bearer whole-key").contentType(MediaType.APPLICATION_JSON)
+                .bodyValue("{\"model\":\"m\",\"prompt\":\"hello\",\"max_tokens\":2}")
+                .exchange().expectStatus().isOk().expectBody().returnResult().getResponseBody();
+
+        JsonNode got = JSON.readTree(body);
+        JsonNode sent = JSON.readTree(answer);
+        assertThat(got.get("id").asString()).startsWith("cmpl-").isNotEqualTo("cmpl-up");
+        for (String field : new String[] {"object", "system_fingerprint", "choices", "usage"}) {
+            assertThat(got.get(field)).as(field).isEqualTo(sent.get(field));
+        }
+        String upstreamBody = first.getAllServeEvents().getFirst().getRequest().getBodyAsString();
+        assertThat(JSON.readTree(upstreamBody).path("stream").asBoolean(false)).isFalse();
+    }
+
+    @Test
     void aFailureBeforeTheAnswerMovesTheRequestToTheNextBackend() {
         first.stubFor(post(urlEqualTo("/v1/chat/completions")).willReturn(aResponse().withStatus(500)
                 .withHeader("Content-Type", "application/json")
