@@ -3,9 +3,11 @@
 # upstream (issue 13). Never part of the test suite. Prints a Markdown table for docs/benchmarks.md.
 #
 #   scripts/bench-gateway.sh [--rounds 3] [--duration 10] [--warmup 30] [--connections 32] [--threads 2]
-#                            [--requests 50] [--port 18500] [--targets direct,hop,gateway]
+#                            [--requests 50] [--rate 200] [--rate-duration 10] [--port 18500] [--targets direct,hop,gateway]
 #                            [--jar gateway/target/gateway-*.jar] [--baseline-jar OTHER.jar]
 #                            [--jfr nonstream|stream] [--jfr-duration 20] [--gateway-opts '-Xmx256m'] [--keep]
+#                            [--backend-setting 'reuse-stream-connections: true' ...]
+#                            [--baseline-backend-setting 'reuse-stream-connections: false' ...] [--nice -5]
 #
 # - upstream: nginx + njs (scripts/bench-gateway/fake-openai.js) on 127.0.0.1:PORT, a canned ~690-byte
 #   chat.completion, or for "stream": true a 20-chunk event stream, one write per event;
@@ -17,18 +19,27 @@
 # req/s, p50/p99, CPU µs per request of the proxy's own processes from /proc/PID/stat, RSS at the end),
 # then unloaded latency (R sequential keep-alive requests with curl after one to open the connection:
 # p50 of the time to the first byte and to the end; "added" is the target's p50 minus direct's of the
-# same round). --jfr MODE records a JFR profile (settings=profile) of one more closed loop of that mode
+# same round), then a fixed-rate run (--rate R req/s for --rate-duration s, 0 to skip: wrk, 20 connections each
+# pausing 20000/R ms after every answer (wrk's Lua delay(); wrk2 is not in Debian), p50/p99 against direct's of
+# the same round). RSS is VmRSS after each closed loop and VmHWM (the peak) at the end. --jfr MODE records a JFR profile (settings=profile) of one more closed loop of that mode
 # on the gateway after the rounds, and prints its hottest methods (scripts/bench-gateway/JfrTop.java).
+#
+# --backend-setting adds a setting of the llamacpp backend to both gateways' configuration, and
+# --baseline-backend-setting to the baseline's only (to compare two configurations of one build).
+# --nice N runs every process of the benchmark (upstream, hop, gateways, wrk, curl) at that niceness: on a
+# machine shared with other work, a negative N keeps the measured processes from being starved (root only).
 #
 # Installs wrk, nginx-light and libnginx-mod-http-js from Debian when missing (needs root). Listens on
 # 127.0.0.1 only; stops only the processes it started, by PID. Work files stay in /tmp/lazarus-bench-gateway.*
 # (logs, raw results, the JFR file).
 set -euo pipefail
+[[ " $* " != *" --nice "* ]] || { n=$(awk -v a="$*" 'BEGIN {split(a, w, " "); for (i in w) if (w[i] == "--nice") print w[i + 1]}'); \
+  [[ -n ${LAZARUS_BENCH_NICED:-} ]] || exec env LAZARUS_BENCH_NICED=1 nice -n "$n" "$0" "$@"; }
 root="$(cd "$(dirname "$0")/.." && pwd)"
 cd "$root"
 
-rounds=3 duration=10 warmup=30 jfr_duration=20 connections=32 threads=2 requests=50 port=18500
-targets="direct,hop,gateway" jar="" baseline_jar="" jfr="" gateway_opts="" keep=false
+rounds=3 duration=10 warmup=30 jfr_duration=20 connections=32 threads=2 requests=50 port=18500 rate=200 rate_duration=10
+targets="direct,hop,gateway" jar="" baseline_jar="" jfr="" gateway_opts="" keep=false backend_settings=() baseline_settings=() nice_level=0
 while [[ $# -gt 0 ]]; do
   case "$1" in
     --rounds) rounds="$2"; shift 2 ;;
@@ -37,6 +48,8 @@ while [[ $# -gt 0 ]]; do
     --connections) connections="$2"; shift 2 ;;
     --threads) threads="$2"; shift 2 ;;
     --requests) requests="$2"; shift 2 ;;
+    --rate) rate="$2"; shift 2 ;;
+    --rate-duration) rate_duration="$2"; shift 2 ;;
     --port) port="$2"; shift 2 ;;
     --targets) targets="$2"; shift 2 ;;
     --jar) jar="$2"; shift 2 ;;
@@ -45,6 +58,9 @@ while [[ $# -gt 0 ]]; do
     --jfr-duration) jfr_duration="$2"; shift 2 ;;
     --gateway-opts) gateway_opts="$2"; shift 2 ;;
     --keep) keep=true; shift ;;
+    --backend-setting) backend_settings+=("$2"); shift 2 ;;
+    --baseline-backend-setting) baseline_settings+=("$2"); shift 2 ;;
+    --nice) nice_level="$2"; shift 2 ;;
     *) echo "unknown option $1" >&2; exit 2 ;;
   esac
 done
@@ -152,7 +168,8 @@ http {
   }
 }
 EOF
-cat >"$work/gateway.yml" <<EOF
+gateway_yml() { # extra backend settings ("key: value")... → the gateway's configuration
+  cat <<EOF
 lazarus:
   backends:
     - id: fake
@@ -161,24 +178,31 @@ lazarus:
         url: http://127.0.0.1:$up_port
         model-name: bench-model
         max-connections: 64
+$(for setting in "$@"; do echo "        $setting"; done)
   models:
     - name: bench-model
       backends: [fake]
   policy:
     store-path: ""
+  health:
+    # a loaded machine must not make the gateway take the upstream for dead (then it answers 503s)
+    timeout: 10s
 EOF
+}
+gateway_yml "${backend_settings[@]}" >"$work/gateway.yml"
+gateway_yml "${backend_settings[@]}" "${baseline_settings[@]}" >"$work/baseline.yml"
 
 start_nginx() { # name conf → PID of the master
   "$nginx_bin" -p "$work" -c "$work/$2" -e "$work/$1.err" -g 'daemon off;' >"$work/$1.log" 2>&1 &
   echo $!
 }
-start_gateway() { # name jar port → PID of the java process
+start_gateway() { # name jar port → PID of the java process (configuration: $work/name.yml)
   local opts=(--add-modules=jdk.incubator.vector --enable-native-access=ALL-UNNAMED -Dlazarus.relaunch=false)
   [[ -z "$jfr" ]] || opts+=(-XX:FlightRecorderOptions=stackdepth=256)
   # shellcheck disable=SC2206
   [[ -z "$gateway_opts" ]] || opts+=($gateway_opts)
   (cd "$work" && exec "$java_home/bin/java" "${opts[@]}" -jar "$2" --server.port="$3" \
-      --spring.config.additional-location="file:$work/gateway.yml" >"$work/$1.log" 2>&1) &
+      --spring.config.additional-location="file:$work/$1.yml" >"$work/$1.log" 2>&1) &
   echo $!
 }
 
@@ -219,6 +243,9 @@ wrk.method = "POST"
 wrk.headers["Content-Type"] = "application/json"
 wrk.body = [[${!body_var}]]
 EOF
+  # the fixed-rate run: each of 20 connections waits 20/R s after every answer
+  cp "$work/$mode.lua" "$work/$mode-paced.lua"
+  [[ $rate == 0 ]] || echo "function delay() return $(awk -v r="$rate" 'BEGIN {printf "%d", 20000 / r}') end" >>"$work/$mode-paced.lua"
 done
 for t in "${target_list[@]}"; do
   out=$(curl -sS -H 'Content-Type: application/json' --data-binary @"$work/nonstream.json" "${url[$t]}/v1/chat/completions")
@@ -263,6 +290,18 @@ closed() {
   echo "$rps $p50 $p99 $own_us $up_us $rss $errors"
 }
 
+# paced <target> <mode> → "req/s p50ms p99ms errors": the fixed-rate run
+paced() {
+  local t="$1" mode="$2" out="$work/paced-$1-$2.txt"
+  wrk -t2 -c20 -d"${rate_duration}s" --latency -s "$work/$mode-paced.lua" "${url[$t]}/v1/chat/completions" >"$out"
+  local rps p50 p99 errors
+  rps=$(awk '/^Requests\/sec:/ {printf "%.0f", $2}' "$out")
+  p50=$(awk '$1 == "50%" {print $2}' "$out" | to_ms)
+  p99=$(awk '$1 == "99%" {print $2}' "$out" | to_ms)
+  errors=$(awk '/Non-2xx|Socket errors/ {s = s $0 ";"} END {print (s == "" ? "0" : s)}' "$out" | tr -s ' ' '_')
+  echo "$rps $p50 $p99 $errors"
+}
+
 # unloaded <target> <mode> → "ttfb_p50ms total_p50ms"
 unloaded() {
   local t="$1" mode="$2" args=() i
@@ -295,6 +334,12 @@ for ((r = 1; r <= rounds; r++)); do
       line=$(unloaded "$t" "$mode")
       echo "round $r $mode $t: unloaded p50 ttfb total = $line" >&2
       printf '%s\t%s\t%s\tunloaded\t%s\n' "$r" "$mode" "$t" "$line" >>"$results"
+    done
+    [[ $rate == 0 ]] && continue
+    for t in "${target_list[@]}"; do
+      line=$(paced "$t" "$mode")
+      echo "round $r $mode $t: at $rate req/s: req/s p50 p99 errors = $line" >&2
+      printf '%s\t%s\t%s\tpaced\t%s\n' "$r" "$mode" "$t" "$line" >>"$results"
     done
   done
 done
@@ -340,11 +385,59 @@ summary() {
       }
     }' "$results"
 }
+# the fixed-rate runs: medians over the rounds, added p50/p99 against direct's of the same round
+paced_summary() {
+  awk -F'\t' -v targets="$targets" '
+    function median(list,   n, a, i, j, t) {
+      n = split(list, a, " ")
+      for (i = 2; i <= n; i++) for (j = i; j > 1 && a[j - 1] + 0 > a[j] + 0; j--) { t = a[j]; a[j] = a[j - 1]; a[j - 1] = t }
+      return n % 2 ? a[(n + 1) / 2] : (a[n / 2] + a[n / 2 + 1]) / 2
+    }
+    $4 == "paced" { split($5, v, " "); rps[$2, $3] = rps[$2, $3] " " v[1]; p50[$1, $2, $3] = v[2]; p99[$1, $2, $3] = v[3]
+                    round[$1] = 1; if (v[4] != "0") err[$2, $3] = err[$2, $3] " round " $1 ": " v[4] }
+    END {
+      nt = split(targets, tl, ",")
+      print "| mode | target | req/s | p50 ms | p99 ms | added p50 / p99 ms |"
+      print "|---|---|---|---|---|---|"
+      for (m = 1; m <= 2; m++) {
+        mode = m == 1 ? "nonstream" : "stream"
+        for (i = 1; i <= nt; i++) {
+          t = tl[i]; a = ""; b = ""; c = ""; d = ""
+          for (r in round) {
+            a = a " " p50[r, mode, t]; b = b " " p99[r, mode, t]
+            c = c " " (p50[r, mode, t] - p50[r, mode, "direct"]); d = d " " (p99[r, mode, t] - p99[r, mode, "direct"])
+          }
+          printf "| %s | %s | %.0f | %.3f | %.3f | %s |\n", mode, t, median(rps[mode, t]), median(a), median(b),
+              t == "direct" ? "—" : sprintf("%+.3f / %+.3f", median(c), median(d))
+          if ((mode, t) in err) printf "\nerrors, %s %s:%s\n\n", mode, t, err[mode, t]
+        }
+      }
+    }' "$results"
+}
+# peak RSS (VmHWM) of each proxy's processes
+peaks() {
+  local t pid kb
+  for t in "${target_list[@]}"; do
+    [[ $t == direct ]] && continue
+    kb=0
+    for pid in ${pids[$t]}; do kb=$((kb + $(awk '/^VmHWM:/ {print $2}' "/proc/$pid/status"))); done
+    printf '%s %s MB; ' "$t" "$(awk -v kb="$kb" 'BEGIN {printf "%.0f", kb / 1024}')"
+  done
+}
+
 echo
 echo "Machine: $(lscpu | awk -F: '/Model name/ {gsub(/^ +/, "", $2); print $2}'), $(nproc) CPUs; load at the end $(cut -d' ' -f1-3 /proc/loadavg)."
 echo "wrk -t$threads -c$connections -d${duration}s, $rounds rounds (medians); unloaded: $requests sequential keep-alive requests per round."
 echo
 summary
+if [[ $rate != 0 ]]; then
+  echo
+  echo "Fixed rate: $rate req/s for ${rate_duration} s (wrk -t2 -c20, each connection pausing $(awk -v r="$rate" 'BEGIN {printf "%d", 20000 / r}') ms after every answer), medians of $rounds rounds:"
+  echo
+  paced_summary
+fi
+echo
+echo "Peak RSS (VmHWM) at the end: $(peaks)"
 
 if [[ -n "$jfr" ]]; then
   recording="$work/gateway-$jfr.jfr"

@@ -2,6 +2,7 @@ package dev.lazarus.llamacpp;
 
 import dev.lazarus.backend.api.openai.ChatCompletionChunk;
 import dev.lazarus.backend.api.openai.Logprobs;
+import dev.lazarus.backend.api.openai.RawJson;
 import dev.lazarus.backend.api.openai.ToolCall;
 import dev.lazarus.backend.api.openai.Usage;
 import java.util.ArrayList;
@@ -39,15 +40,34 @@ final class ChatChunkReader {
     }
 
     ChatCompletionChunk read(byte[] bytes, int offset, int length) {
-        ChatCompletionChunk chunk = readByHand(bytes, offset, length);
+        return read(bytes, offset, length, null);
+    }
+
+    /**
+     * One chunk of a stream whose {@code timings} llama-server sends with every token only because
+     * the backend asked ({@code timings_per_token}): they are kept on the first chunk that carries
+     * them and on a chunk with usage; on the others they are neither bound nor passed on (cut from
+     * the chunk's bytes).
+     *
+     * @param trim the stream's state, or null to keep every chunk's timings
+     */
+    ChatCompletionChunk read(byte[] bytes, int offset, int length, TimingsTrim trim) {
+        ChatCompletionChunk chunk = readByHand(bytes, offset, length, trim);
         // else data-binding reads it, or says what is wrong with it
         return chunk != null ? chunk : bound.readValue(bytes, offset, length);
     }
 
-    /** The chunk read by the streaming parser, or null when it has another shape (or is no JSON). */
+    /**
+     * The chunk read by the streaming parser, with its bytes and where its identity values stand
+     * ({@link ChatCompletionChunk#raw}), or null when it has another shape (or is no JSON).
+     */
     ChatCompletionChunk readByHand(byte[] bytes, int offset, int length) {
+        return readByHand(bytes, offset, length, null);
+    }
+
+    private ChatCompletionChunk readByHand(byte[] bytes, int offset, int length, TimingsTrim trim) {
         try (JsonParser p = json.createParser(bytes, offset, length)) {
-            ChatCompletionChunk chunk = readChunk(p);
+            ChatCompletionChunk chunk = readChunk(p, bytes, offset, length, trim);
             return chunk != null && p.nextToken() == null ? chunk : null;
         } catch (OtherShape | JacksonException e) {
             return null;
@@ -55,10 +75,12 @@ final class ChatChunkReader {
     }
 
     /** The chunk, or null where data-binding must decide (not an object). */
-    private ChatCompletionChunk readChunk(JsonParser p) {
+    private ChatCompletionChunk readChunk(JsonParser p, byte[] bytes, int offset, int length, TimingsTrim trim) {
         if (p.nextToken() != JsonToken.START_OBJECT) {
             return null;
         }
+        int[] spans = RawJson.noSpans();
+        spans[0] = JsonSpans.bodyStart(p, offset);
         String id = null;
         String object = null;
         long created = 0;
@@ -67,16 +89,40 @@ final class ChatChunkReader {
         List<ChatCompletionChunk.Choice> choices = null;
         Usage usage = null;
         Map<String, Object> extra = null;
+        int timingsStart = -1;
+        int timingsEnd = -1;
         for (String name = p.nextName(); name != null; name = p.nextName()) {
             JsonToken value = p.nextToken();
             switch (name) {
-                case "id" -> id = string(p, value);
+                case "id" -> {
+                    id = string(p, value);
+                    JsonSpans.note(p, bytes, offset, spans, 1);
+                }
                 case "object" -> object = string(p, value);
-                case "created" -> created = value == JsonToken.VALUE_NULL ? 0 : longValue(p, value);
-                case "model" -> model = string(p, value);
+                case "created" -> {
+                    created = value == JsonToken.VALUE_NULL ? 0 : longValue(p, value);
+                    JsonSpans.note(p, bytes, offset, spans, 3);
+                }
+                case "model" -> {
+                    model = string(p, value);
+                    JsonSpans.note(p, bytes, offset, spans, 5);
+                }
                 case "system_fingerprint" -> fingerprint = string(p, value);
                 case "choices" -> choices = value == JsonToken.VALUE_NULL ? null : choices(p, value);
                 case "usage" -> usage = value == JsonToken.VALUE_NULL ? null : p.readValueAs(Usage.class);
+                case "timings" -> {
+                    if (trim != null && value == JsonToken.START_OBJECT) {
+                        // Decided once the whole chunk is read (its usage may come later): bound, or cut.
+                        timingsStart = offset + (int) p.currentTokenLocation().getByteOffset();
+                        p.skipChildren();
+                        timingsEnd = offset + (int) p.currentTokenLocation().getByteOffset() + 1;
+                    } else {
+                        if (extra == null) {
+                            extra = new LinkedHashMap<>();
+                        }
+                        extra.put(name, p.readValueAs(Object.class));
+                    }
+                }
                 default -> {
                     if (extra == null) {
                         extra = new LinkedHashMap<>();
@@ -85,9 +131,78 @@ final class ChatChunkReader {
                 }
             }
         }
+        if (timingsStart >= 0) {
+            if (trim.keeps(usage != null) || !cut(bytes, offset, timingsStart, timingsEnd, spans)) {
+                if (extra == null) {
+                    extra = new LinkedHashMap<>();
+                }
+                extra.put("timings", json.readValue(bytes, timingsStart, timingsEnd - timingsStart, Object.class));
+            }
+        }
         // data-binding hands the any-setter an empty map when nothing was unknown
         return new ChatCompletionChunk(id, object, created, model, fingerprint, choices, usage,
-                extra == null ? new LinkedHashMap<>() : extra);
+                extra == null ? new LinkedHashMap<>() : extra, new RawJson(bytes, offset, length, spans));
+    }
+
+    /**
+     * Notes the {@code "timings": {...}} field whose value spans {@code [valueStart, valueEnd)} as the
+     * cut of {@code spans}, with the comma that separates it from its neighbour; false when its name
+     * is not written plainly there (an escaped name), and then it is kept.
+     */
+    private static boolean cut(byte[] bytes, int offset, int valueStart, int valueEnd, int[] spans) {
+        int i = valueStart - 1;
+        while (i > offset && isSpace(bytes[i])) {
+            i--;
+        }
+        if (bytes[i] != ':') {
+            return false;
+        }
+        i--;
+        while (i > offset && isSpace(bytes[i])) {
+            i--;
+        }
+        int nameStart = i - TIMINGS.length + 1;
+        if (nameStart < offset || !java.util.Arrays.equals(bytes, nameStart, i + 1, TIMINGS, 0, TIMINGS.length)) {
+            return false;
+        }
+        int before = nameStart - 1;
+        while (before > offset && isSpace(bytes[before])) {
+            before--;
+        }
+        if (bytes[before] == ',') {
+            spans[7] = before;
+            spans[8] = valueEnd;
+            return true;
+        }
+        // the first field: the comma after it goes
+        int after = valueEnd;
+        while (after < bytes.length && isSpace(bytes[after])) {
+            after++;
+        }
+        spans[7] = nameStart;
+        spans[8] = after < bytes.length && bytes[after] == ',' ? after + 1 : valueEnd;
+        return true;
+    }
+
+    private static final byte[] TIMINGS = "\"timings\"".getBytes(java.nio.charset.StandardCharsets.US_ASCII);
+
+    private static boolean isSpace(byte b) {
+        return b == ' ' || b == '\t' || b == '\n' || b == '\r';
+    }
+
+    /** One stream's state: whether a chunk with timings was kept yet. */
+    static final class TimingsTrim {
+        private boolean seen;
+
+        /** Whether a chunk with timings keeps them: the first such chunk, and any with usage. */
+        boolean keeps(boolean hasUsage) {
+            if (hasUsage) {
+                return true;
+            }
+            boolean first = !seen;
+            seen = true;
+            return first;
+        }
     }
 
     private List<ChatCompletionChunk.Choice> choices(JsonParser p, JsonToken value) {

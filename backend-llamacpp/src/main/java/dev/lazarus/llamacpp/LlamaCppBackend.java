@@ -8,6 +8,10 @@ import dev.lazarus.backend.api.BackendHealth;
 import dev.lazarus.backend.api.InferenceBackend;
 import dev.lazarus.backend.api.ModelInfo;
 import dev.lazarus.backend.api.Redactor;
+import dev.lazarus.backend.api.WholeAnswer;
+import dev.lazarus.backend.api.WholeAnswers;
+import dev.lazarus.backend.api.openai.ChatCompletionAggregator;
+import dev.lazarus.backend.api.openai.CompletionAggregator;
 import dev.lazarus.backend.api.openai.ChatCompletionChunk;
 import dev.lazarus.backend.api.openai.ChatCompletionRequest;
 import dev.lazarus.backend.api.openai.Completion;
@@ -24,6 +28,7 @@ import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.Function;
 import java.util.function.Predicate;
+import java.util.function.UnaryOperator;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import reactor.core.publisher.Flux;
@@ -40,7 +45,7 @@ import tools.jackson.databind.json.JsonMapper;
  * streams with their unknown fields ({@code top_k}, {@code grammar}, ...) untouched; chunks come
  * back with llama.cpp's own fields ({@code timings}) kept in their {@code extra}.
  */
-public final class LlamaCppBackend implements InferenceBackend {
+public final class LlamaCppBackend implements InferenceBackend, WholeAnswers {
 
     public static final String KIND = "llamacpp";
 
@@ -158,10 +163,12 @@ public final class LlamaCppBackend implements InferenceBackend {
     public Flux<ChatCompletionChunk> chat(ChatCompletionRequest request) {
         ChatCompletionRequest upstream = request.asUsageStream();
         boolean counted = countsPrompt(upstream.extra());
+        // The reader trims the timings of token chunks as it reads them; the transform covers the rare
+        // chunk it hands to data-binding.
         return client.stream("/v1/chat/completions", upstream, ChatCompletionChunk.class,
-                        chunk -> chunk.usage() != null, chunk -> orEmpty(chunk.extra()))
+                        chunk -> chunk.usage() != null, chunk -> orEmpty(chunk.extra()), counted)
                 .transform(chunks -> counted ? timingsOnFirstAndLast(chunks, ChatCompletionChunk::extra,
-                        chunk -> chunk.usage() != null) : chunks)
+                        chunk -> chunk.usage() != null, ChatCompletionChunk::withoutRaw) : chunks)
                 .doOnError(error -> prefill.observe(request, error));
     }
 
@@ -184,18 +191,21 @@ public final class LlamaCppBackend implements InferenceBackend {
      * first chunk that carries {@code timings}: later ones lose them until the final chunk.
      */
     private static <T> Flux<T> timingsOnFirstAndLast(Flux<T> chunks, Function<T, Map<String, Object>> extraOf,
-                                                     Predicate<T> isFinal) {
+                                                     Predicate<T> isFinal, UnaryOperator<T> changed) {
         return Flux.defer(() -> {
             boolean[] seen = {false};
-            return chunks.doOnNext(chunk -> {
+            return chunks.map(chunk -> {
                 Map<String, Object> extra = extraOf.apply(chunk);
                 if (extra == null || !extra.containsKey("timings") || isFinal.test(chunk)) {
-                    return;
+                    return chunk;
                 }
-                if (seen[0] && extra instanceof HashMap<String, Object> mutable) {
-                    mutable.remove("timings");
-                }
+                boolean first = !seen[0];
                 seen[0] = true;
+                if (!first && extra instanceof HashMap<String, Object> mutable) {
+                    mutable.remove("timings");
+                    return changed.apply(chunk);
+                }
+                return chunk;
             });
         });
     }
@@ -207,7 +217,29 @@ public final class LlamaCppBackend implements InferenceBackend {
         return client.stream("/v1/completions", upstream, Completion.class,
                         chunk -> chunk.usage() != null, chunk -> orEmpty(chunk.extra()))
                 .transform(chunks -> counted ? timingsOnFirstAndLast(chunks, Completion::extra,
-                        chunk -> chunk.usage() != null) : chunks);
+                        chunk -> chunk.usage() != null, UnaryOperator.identity()) : chunks);
+    }
+
+    /** The request as the client sent it, non-streaming; the answer passed on whole. */
+    @Override
+    public Mono<WholeAnswer> chatWhole(ChatCompletionRequest request) {
+        return client.whole("/v1/chat/completions", request, ChatCompletionChunk.class, chunk -> orEmpty(chunk.extra()),
+                        chunks -> {
+                            ChatCompletionAggregator aggregator = new ChatCompletionAggregator();
+                            chunks.forEach(aggregator::add);
+                            return aggregator.result();
+                        })
+                .doOnError(error -> prefill.observe(request, error));
+    }
+
+    @Override
+    public Mono<WholeAnswer> completionWhole(CompletionRequest request) {
+        return client.whole("/v1/completions", request, Completion.class, chunk -> orEmpty(chunk.extra()),
+                chunks -> {
+                    CompletionAggregator aggregator = new CompletionAggregator();
+                    chunks.forEach(aggregator::add);
+                    return aggregator.result();
+                });
     }
 
     @Override

@@ -2,6 +2,7 @@ package dev.lazarus.llamacpp;
 
 import dev.lazarus.backend.api.BackendErrorKind;
 import dev.lazarus.backend.api.BackendException;
+import dev.lazarus.backend.api.WholeAnswer;
 import dev.lazarus.backend.api.openai.ChatCompletionChunk;
 import io.netty.channel.ChannelOption;
 import io.netty.channel.EventLoop;
@@ -10,6 +11,8 @@ import io.netty.handler.codec.http.HttpHeaderValues;
 import io.netty.util.concurrent.EventExecutor;
 import io.netty.util.internal.ThreadExecutorMap;
 import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.Function;
@@ -49,15 +52,19 @@ final class LlamaServerClient implements AutoCloseable {
     private final ConnectionProvider probePool;
     private final HttpClient streams;
     private final HttpClient freshStreams;
+    private final HttpClient wholes;
+    private final HttpClient freshWholes;
     private final HttpClient probes;
     private final HttpClient freshProbes;
     /** Completion clients of the event loops that called, each with its own pool on that loop. */
     private final Map<EventLoop, LoopClient> loopClients = new ConcurrentHashMap<>();
     private final StreamTimeouts timeouts;
     private final ChatChunkReader chatChunks;
+    private final WholeAnswerReader wholeAnswers;
     private volatile boolean closed;
 
-    private record LoopClient(HttpClient client, ConnectionProvider pool) {}
+    /** An event loop's clients, on one pool: for streams, and for whole answers (always kept alive). */
+    private record LoopClient(HttpClient client, HttpClient whole, ConnectionProvider pool) {}
 
     LlamaServerClient(String backendId, LlamaCppSettings settings, JsonMapper json, UpstreamErrors errors) {
         this.settings = settings;
@@ -76,7 +83,10 @@ final class LlamaServerClient implements AutoCloseable {
         // For the one retry of a request whose pooled connection was already closed upstream.
         this.freshStreams = streamClient(HttpClient.newConnection());
         this.freshProbes = configure(HttpClient.newConnection());
+        this.wholes = configure(HttpClient.create(streamPool));
+        this.freshWholes = configure(HttpClient.newConnection());
         this.chatChunks = new ChatChunkReader(json);
+        this.wholeAnswers = new WholeAnswerReader(json, errors);
         this.timeouts = new StreamTimeouts(settings.firstTokenTimeout(), settings.idleTimeout(), Schedulers.parallel(),
                 settings.serverName());
     }
@@ -101,21 +111,33 @@ final class LlamaServerClient implements AutoCloseable {
 
     /** The completion client for the calling thread: its event loop's own, or the shared one off event loops. */
     private HttpClient streamClient() {
+        LoopClient loop = loopClient();
+        return loop == null ? streams : loop.client();
+    }
+
+    /** The client for whole answers on the calling thread: its event loop's own, or the shared one. */
+    private HttpClient wholeClient() {
+        LoopClient loop = loopClient();
+        return loop == null ? wholes : loop.whole();
+    }
+
+    private LoopClient loopClient() {
         EventExecutor current = ThreadExecutorMap.currentExecutor();
         if (!(current instanceof EventLoop loop) || closed) {
-            return streams;
+            return null;
         }
         LoopClient known = loopClients.get(loop);
         if (known == null) {
             known = loopClients.computeIfAbsent(loop, l -> {
                 ConnectionProvider pool = streamPool(settings.kind() + "-" + backendId + "-" + loopClients.size());
-                return new LoopClient(streamClient(HttpClient.create(pool)).runOn(l), pool);
+                return new LoopClient(streamClient(HttpClient.create(pool)).runOn(l),
+                        configure(HttpClient.create(pool)).runOn(l), pool);
             });
             if (closed) {
                 known.pool().dispose();
             }
         }
-        return known.client();
+        return known;
     }
 
     private HttpClient configure(HttpClient client) {
@@ -141,6 +163,16 @@ final class LlamaServerClient implements AutoCloseable {
      */
     <T> Flux<T> stream(String path, Object body, Class<T> type, Predicate<T> isFinal,
                        Function<T, Map<String, Object>> extraOf) {
+        return stream(path, body, type, isFinal, extraOf, false);
+    }
+
+    /**
+     * @param trimTimings llama-server sends {@code timings} with every token only because the backend
+     *                    asked: chat chunks keep them on the first token and the usage chunk only
+     *                    ({@link ChatChunkReader#read(byte[], int, int, ChatChunkReader.TimingsTrim)})
+     */
+    <T> Flux<T> stream(String path, Object body, Class<T> type, Predicate<T> isFinal,
+                       Function<T, Map<String, Object>> extraOf, boolean trimTimings) {
         Flux<SseDecoder.Event> events = Flux.defer(() -> {
             byte[] payload = json.writeValueAsBytes(body);
             ReusedConnectionRetry.Attempt attempt = new ReusedConnectionRetry.Attempt();
@@ -151,8 +183,8 @@ final class LlamaServerClient implements AutoCloseable {
                         return post(freshStreams, path, payload, new ReusedConnectionRetry.Attempt());
                     });
         });
-        ChunkParser<T> parser = parserFor(type);
         return Flux.defer(() -> {
+            ChunkParser<T> parser = parserFor(type, trimTimings);
             StreamEnd end = new StreamEnd();
             return timeouts.apply(events)
                     .<T>handle((event, sink) -> {
@@ -196,6 +228,72 @@ final class LlamaServerClient implements AutoCloseable {
                                             settings.serverName() + "'s event stream ended inside an event"))
                                     : Mono.empty()));
                 });
+    }
+
+    /**
+     * POSTs a non-streaming request and reads its answer whole ({@link WholeAnswerReader}), on a
+     * kept-alive connection. No first-token or idle limit applies here (nothing comes before the end);
+     * the caller bounds the wait. An upstream that streams anyway ({@code text/event-stream}) has its
+     * chunks of {@code type} put together by {@code aggregate} into the answer it would have sent.
+     */
+    <T> Mono<WholeAnswer> whole(String path, Object body, Class<T> type, Function<T, Map<String, Object>> extraOf,
+                                Function<List<T>, Object> aggregate) {
+        return Mono.defer(() -> {
+            byte[] payload = json.writeValueAsBytes(body);
+            ReusedConnectionRetry.Attempt attempt = new ReusedConnectionRetry.Attempt();
+            return postWhole(wholeClient(), path, payload, attempt)
+                    .onErrorResume(attempt::worthAFreshConnection, e -> {
+                        log.debug("POST {} failed on a reused connection before any answer ({}); once more on a new one",
+                                path, e.toString());
+                        return postWhole(freshWholes, path, payload, new ReusedConnectionRetry.Attempt());
+                    });
+        }).map(answer -> answer.streamed()
+                ? wholeAnswers.read(json.writeValueAsBytes(aggregate.apply(chunks(answer.body(), type, extraOf))))
+                : wholeAnswers.read(answer.body()))
+                .onErrorMap(errors::fromThrowable);
+    }
+
+    private record RawAnswer(byte[] body, boolean streamed) {}
+
+    private Mono<RawAnswer> postWhole(HttpClient client, String path, byte[] payload,
+                                      ReusedConnectionRetry.Attempt attempt) {
+        return client.post()
+                .uri(path)
+                .send((req, out) -> {
+                    req.header(HttpHeaderNames.CONTENT_TYPE, HttpHeaderValues.APPLICATION_JSON)
+                            .header(HttpHeaderNames.ACCEPT, HttpHeaderValues.APPLICATION_JSON)
+                            .header(HttpHeaderNames.CONTENT_LENGTH, Integer.toString(payload.length));
+                    return out.withConnection(attempt::sentOn).sendByteArray(Mono.just(payload));
+                })
+                .responseSingle((res, content) -> {
+                    attempt.answered();
+                    int status = res.status().code();
+                    if (status != 200) {
+                        String retryAfter = res.responseHeaders().get(HttpHeaderNames.RETRY_AFTER);
+                        return content.asString(StandardCharsets.UTF_8).defaultIfEmpty("")
+                                .flatMap(text -> Mono.error(errors.fromStatus(status, text, retryAfter)));
+                    }
+                    String contentType = res.responseHeaders().get(HttpHeaderNames.CONTENT_TYPE, "");
+                    boolean streamed = contentType.startsWith("text/event-stream");
+                    return content.asByteArray()
+                            .switchIfEmpty(Mono.error(() -> new BackendException(BackendErrorKind.UPSTREAM,
+                                    settings.serverName() + " answered with an empty body")))
+                            .map(bytes -> new RawAnswer(bytes, streamed));
+                });
+    }
+
+    /** The chunks of a whole event stream, up to [DONE]. */
+    private <T> List<T> chunks(byte[] stream, Class<T> type, Function<T, Map<String, Object>> extraOf) {
+        SseDecoder decoder = new SseDecoder();
+        ChunkParser<T> parser = parserFor(type, false);
+        List<T> chunks = new ArrayList<>();
+        for (SseDecoder.Event event : decoder.feed(stream)) {
+            if (event.isDone()) {
+                return chunks;
+            }
+            chunks.add(toChunk(event, parser, extraOf));
+        }
+        throw new BackendException(BackendErrorKind.UPSTREAM, settings.serverName() + "'s stream ended before [DONE]");
     }
 
     /** How a stream ended: a body that stops before [DONE] or the final chunk was cut short. */
@@ -260,9 +358,11 @@ final class LlamaServerClient implements AutoCloseable {
 
     /** Chat chunks by the streaming {@link ChatChunkReader}; other types by data-binding. */
     @SuppressWarnings("unchecked")
-    private <T> ChunkParser<T> parserFor(Class<T> type) {
+    private <T> ChunkParser<T> parserFor(Class<T> type, boolean trimTimings) {
         if (type == ChatCompletionChunk.class) {
-            return (ChunkParser<T>) (ChunkParser<ChatCompletionChunk>) chatChunks::read;
+            ChatChunkReader.TimingsTrim trim = trimTimings ? new ChatChunkReader.TimingsTrim() : null;
+            return (ChunkParser<T>) (ChunkParser<ChatCompletionChunk>) (bytes, offset, length)
+                    -> chatChunks.read(bytes, offset, length, trim);
         }
         ObjectReader reader = json.readerFor(type);
         return reader::readValue;

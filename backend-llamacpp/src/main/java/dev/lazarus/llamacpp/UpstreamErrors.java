@@ -79,6 +79,12 @@ final class UpstreamErrors {
         return classify(status, inner, inner.path("message").asString("(no message)"), null);
     }
 
+    /** A whole answer that is not one JSON object; the parser's message quotes it, so it is redacted. */
+    BackendException malformedAnswer(String why) {
+        return new BackendException(BackendErrorKind.UPSTREAM, server + " sent a malformed answer: "
+                + redactor.quote(why, MAX_QUOTED));
+    }
+
     /**
      * Any failure of a call: typed ones pass through, transport failures are classified. Messages are
      * redacted: a parser's quotes the text it choked on, a connection error names what it was sent.

@@ -10,6 +10,7 @@ import org.junit.jupiter.api.Test;
 import tools.jackson.core.JacksonException;
 import tools.jackson.databind.DeserializationFeature;
 import tools.jackson.databind.json.JsonMapper;
+import tools.jackson.databind.node.ObjectNode;
 
 /** The streaming reader gives exactly what data-binding gives, whatever the chunk's shape. */
 class ChatChunkReaderTest {
@@ -69,7 +70,7 @@ class ChatChunkReaderTest {
             int offset = 6;
             int length = framed.length - 7;
             ChatCompletionChunk expected = JSON.readValue(framed, offset, length, ChatCompletionChunk.class);
-            assertThat(reader.read(framed, offset, length)).as(chunk).isEqualTo(expected);
+            assertThat(reader.read(framed, offset, length).withoutRaw()).as(chunk).isEqualTo(expected);
         }
     }
 
@@ -78,8 +79,75 @@ class ChatChunkReaderTest {
         // the first eight (all but the error object) are what llama-server and OpenAI send
         for (String chunk : CHUNKS.subList(0, 7)) {
             byte[] bytes = chunk.getBytes(StandardCharsets.UTF_8);
-            assertThat(reader.readByHand(bytes, 0, bytes.length)).as(chunk).isNotNull()
-                    .isEqualTo(JSON.readValue(bytes, ChatCompletionChunk.class));
+            ChatCompletionChunk byHand = reader.readByHand(bytes, 0, bytes.length);
+            assertThat(byHand).as(chunk).isNotNull();
+            assertThat(byHand.withoutRaw()).as(chunk).isEqualTo(JSON.readValue(bytes, ChatCompletionChunk.class));
+        }
+    }
+
+    @Test
+    void keepsTheServersBytesWithTheIdentityToWriteOver() {
+        // as the event decoder hands them: a slice of a larger piece
+        for (String chunk : CHUNKS.subList(0, 7)) {
+            byte[] framed = ("data: " + chunk + "\n\ndata: {\"id\":\"next\"}\n\n").getBytes(StandardCharsets.UTF_8);
+            int length = chunk.getBytes(StandardCharsets.UTF_8).length;
+            ChatCompletionChunk read = reader.read(framed, 6, length);
+            assertThat(read.raw()).as(chunk).isNotNull();
+            byte[] rewritten = read.raw().withIdentity("\"chatcmpl-gw\"".getBytes(StandardCharsets.UTF_8),
+                    "42".getBytes(StandardCharsets.UTF_8), "\"served\"".getBytes(StandardCharsets.UTF_8));
+            ObjectNode expected = (ObjectNode) JSON.readTree(chunk);
+            expected.put("id", "chatcmpl-gw");
+            expected.put("created", 42);
+            expected.put("model", "served");
+            assertThat(JSON.readTree(rewritten)).as(chunk).isEqualTo(expected);
+        }
+    }
+
+    /** The chunk's bytes as the gateway passes them on, with a fixed identity written over, as a tree. */
+    private static ObjectNode passedOn(ChatCompletionChunk chunk) {
+        byte[] out = chunk.raw().withIdentity("\"i\"".getBytes(StandardCharsets.UTF_8),
+                "1".getBytes(StandardCharsets.UTF_8), "\"m\"".getBytes(StandardCharsets.UTF_8));
+        return (ObjectNode) JSON.readTree(out);
+    }
+
+    @Test
+    void aTrimmedStreamKeepsTimingsOnTheFirstTokenAndTheUsageChunkOnly() {
+        String timings = "\"timings\" : {\"cache_n\":4,\"prompt_n\":8,\"predicted_n\":1}";
+        List<String> stream = List.of(
+                "{\"id\":\"i\",\"created\":1,\"model\":\"m\",\"choices\":[{\"index\":0,\"delta\":{\"content\":\"a\"}}],"
+                        + timings + "}",
+                // timings first, then last, then in the middle
+                "{" + timings + ",\"id\":\"i\",\"created\":1,\"model\":\"m\",\"choices\":[{\"index\":0,\"delta\":{\"content\":\"b\"}}]}",
+                "{\"id\":\"i\",\"created\":1,\"model\":\"m\",\"choices\":[{\"index\":0,\"delta\":{\"content\":\"c\"}}] , "
+                        + timings + " }",
+                "{\"id\":\"i\"," + timings + ",\"created\":1,\"model\":\"m\",\"choices\":[{\"index\":0,\"delta\":{\"content\":\"d\"}}]}",
+                // the usage chunk, its usage after the timings
+                "{\"id\":\"i\",\"created\":1,\"model\":\"m\",\"choices\":[]," + timings
+                        + ",\"usage\":{\"prompt_tokens\":12,\"completion_tokens\":4,\"total_tokens\":16}}");
+        ChatChunkReader.TimingsTrim trim = new ChatChunkReader.TimingsTrim();
+        for (int i = 0; i < stream.size(); i++) {
+            String chunk = stream.get(i);
+            byte[] bytes = chunk.getBytes(StandardCharsets.UTF_8);
+            ChatCompletionChunk read = reader.read(bytes, 0, bytes.length, trim);
+            ObjectNode sent = (ObjectNode) JSON.readTree(chunk);
+            boolean kept = i == 0 || i == stream.size() - 1;
+            if (!kept) {
+                sent.remove("timings");
+            }
+            assertThat(read.extra().containsKey("timings")).as(chunk).isEqualTo(kept);
+            assertThat(passedOn(read)).as(chunk).isEqualTo(sent);
+            assertThat(read.withoutRaw()).as(chunk)
+                    .isEqualTo(JSON.readValue(JSON.writeValueAsBytes(sent), ChatCompletionChunk.class));
+        }
+    }
+
+    @Test
+    void anUntrimmedStreamKeepsEveryChunksTimings() {
+        String chunk = "{\"id\":\"i\",\"choices\":[],\"timings\":{\"prompt_n\":8}}";
+        byte[] bytes = chunk.getBytes(StandardCharsets.UTF_8);
+        for (int i = 0; i < 2; i++) {
+            ChatCompletionChunk read = reader.read(bytes, 0, bytes.length);
+            assertThat(read.extra()).containsKey("timings");
         }
     }
 

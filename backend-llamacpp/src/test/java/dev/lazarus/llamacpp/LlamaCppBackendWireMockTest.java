@@ -16,6 +16,7 @@ import dev.lazarus.backend.api.BackendConfig;
 import dev.lazarus.backend.api.BackendErrorKind;
 import dev.lazarus.backend.api.BackendException;
 import dev.lazarus.backend.api.BackendHealth;
+import dev.lazarus.backend.api.WholeAnswer;
 import dev.lazarus.backend.api.openai.ChatCompletionChunk;
 import dev.lazarus.backend.api.openai.ChatCompletionRequest;
 import dev.lazarus.backend.api.openai.ChatMessage;
@@ -125,6 +126,46 @@ class LlamaCppBackendWireMockTest {
         assertThat(last.usage().completionTokens()).isEqualTo(2);
         assertThat(last.extra()).containsKey("timings");
         assertThat(JSON.valueToTree(last.extra().get("timings")).get("predicted_per_second").asDouble()).isEqualTo(41.5);
+    }
+
+    @Test
+    void aWholeAnswerComesAsTheServerSentItOnAKeptConnection() {
+        String answer = "{\"id\":\"chatcmpl-9\",\"object\":\"chat.completion\",\"created\":5,\"model\":\"tiny\","
+                + "\"choices\":[{\"index\":0,\"message\":{\"role\":\"assistant\",\"content\":\"Hello\"},"
+                + "\"finish_reason\":\"stop\"}],\"usage\":{\"prompt_tokens\":5,\"completion_tokens\":2,"
+                + "\"total_tokens\":7},\"timings\":{\"predicted_ms\":12.5}}";
+        stubChat(aResponse().withStatus(200).withHeader("Content-Type", "application/json").withBody(answer));
+
+        WholeAnswer whole = backend.chatWhole(hello()).block(WAIT);
+
+        assertThat(new String(whole.json().bytes(), java.nio.charset.StandardCharsets.UTF_8)).isEqualTo(answer);
+        assertThat(whole.usage().completionTokens()).isEqualTo(2);
+        assertThat(whole.generationNanos()).isEqualTo(12_500_000L);
+        JsonNode sent = sentChat();
+        assertThat(sent.path("stream").asBoolean(false)).isFalse();
+        assertThat(sent.has("timings_per_token")).isFalse();
+        wm.verify(postRequestedFor(urlEqualTo(CHAT)).withHeader("Accept", equalTo("application/json"))
+                .withoutHeader("Connection"));
+    }
+
+    @Test
+    void aWholeAnswerFromAnUpstreamThatStreamsAnywayIsPutTogether() {
+        stubChat(sse(GOOD_STREAM));
+
+        WholeAnswer whole = backend.chatWhole(hello()).block(WAIT);
+
+        JsonNode answer = JSON.readTree(whole.json().bytes());
+        assertThat(answer.at("/choices/0/message/content").asString()).isEqualTo("Hello");
+        assertThat(answer.get("object").asString()).isEqualTo("chat.completion");
+        assertThat(whole.usage().totalTokens()).isEqualTo(7);
+    }
+
+    @Test
+    void aWholeAnswersHttpErrorIsTyped() {
+        stubChat(aResponse().withStatus(429).withHeader("Retry-After", "3")
+                .withBody("{\"error\":{\"code\":429,\"message\":\"busy\"}}"));
+        BackendException e = failure(backend.chatWhole(hello()).flux());
+        assertThat(e.kind()).isEqualTo(BackendErrorKind.OVERLOADED);
     }
 
     private static String timedChunk(String content, int predicted) {

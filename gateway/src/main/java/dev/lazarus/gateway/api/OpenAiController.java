@@ -22,7 +22,9 @@ import reactor.core.publisher.Mono;
 /**
  * {@code POST /v1/chat/completions} and {@code POST /v1/completions}: read and validate the
  * request, hand it to the {@link Router}, and relay the backend stream as an event stream or as
- * one aggregated JSON answer, naming the backends that answered in {@value #SERVED_BY_HEADER}.
+ * one aggregated JSON answer, naming the backends that answered in {@value #SERVED_BY_HEADER}. A
+ * non-streaming request whose backends all answer whole stays non-streaming upstream, and their
+ * answer is passed on as it came, with the response's identity written over the server's.
  */
 @RestController
 public class OpenAiController {
@@ -51,6 +53,10 @@ public class OpenAiController {
             validator.validate(request);
             ServedBy served = tracked(exchange.getResponse());
             Supplier<ResponseIdentity> identity = identity(ResponseIdentity.chat(request.model()), served);
+            if (!request.isStream() && router.answersWhole(request.model())) {
+                return writer.whole(exchange.getResponse(), router.chatWhole(request)
+                        .contextWrite(c -> c.put(ServedBy.class, served)).single(), identity);
+            }
             Flux<ChatCompletionChunk> backend = router.chat(request).contextWrite(c -> c.put(ServedBy.class, served));
             if (request.isStream()) {
                 return writer.eventStream(exchange.getRequest(), exchange.getResponse(),
@@ -74,6 +80,10 @@ public class OpenAiController {
             validator.validate(request);
             ServedBy served = tracked(exchange.getResponse());
             Supplier<ResponseIdentity> identity = identity(ResponseIdentity.completion(request.model()), served);
+            if (!request.isStream() && router.answersWhole(request.model())) {
+                return writer.whole(exchange.getResponse(), router.completionWhole(request)
+                        .contextWrite(c -> c.put(ServedBy.class, served)).single(), identity);
+            }
             Flux<Completion> backend = router.completion(request).contextWrite(c -> c.put(ServedBy.class, served));
             if (request.isStream()) {
                 return writer.eventStream(exchange.getRequest(), exchange.getResponse(),

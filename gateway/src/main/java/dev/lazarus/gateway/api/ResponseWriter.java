@@ -1,6 +1,9 @@
 package dev.lazarus.gateway.api;
 
+import dev.lazarus.backend.api.WholeAnswer;
+import dev.lazarus.backend.api.openai.ChatCompletionChunk;
 import java.nio.charset.StandardCharsets;
+import java.util.function.Supplier;
 import org.springframework.core.io.buffer.DataBuffer;
 import org.springframework.core.io.buffer.DataBufferFactory;
 import org.springframework.http.HttpStatus;
@@ -12,10 +15,12 @@ import reactor.core.publisher.Mono;
 import tools.jackson.databind.json.JsonMapper;
 
 /**
- * Writes responses straight to the connection: a JSON body, or an OpenAI event stream
- * ({@code data: {json}\n\n} per chunk, then {@code data: [DONE]\n\n}). Each chunk is serialised
- * exactly once, into the buffer that goes out. The response is committed with the first chunk, so
- * a failure before it still becomes a proper HTTP error; a failure after it becomes an error event
+ * Writes responses straight to the connection: a JSON body, a backend's whole answer, or an OpenAI
+ * event stream ({@code data: {json}\n\n} per chunk, then {@code data: [DONE]\n\n}). A chunk as its
+ * server wrote it goes out as those bytes with the response's identity written over the server's;
+ * any other is serialised exactly once, into the buffer that goes out. The response is committed
+ * with the first chunk, so a failure before it still becomes a proper HTTP error; a failure after
+ * it becomes an error event
  * followed by {@code [DONE]}.
  */
 public final class ResponseWriter {
@@ -43,6 +48,21 @@ public final class ResponseWriter {
         }));
     }
 
+    /**
+     * A whole answer as its backend's server wrote it, with the response's identity written over the
+     * server's own ({@code identity} is asked once the answer came: the model that answered is known then).
+     */
+    public Mono<Void> whole(ServerHttpResponse response, Mono<WholeAnswer> answer, Supplier<ResponseIdentity> identity) {
+        response.setStatusCode(HttpStatus.OK);
+        response.getHeaders().setContentType(MediaType.APPLICATION_JSON);
+        return response.writeWith(answer.map(whole -> {
+            ResponseIdentity id = identity.get();
+            byte[] body = whole.json().withIdentity(json.writeValueAsBytes(id.id()),
+                    Long.toString(id.created()).getBytes(StandardCharsets.US_ASCII), json.writeValueAsBytes(id.model()));
+            return response.bufferFactory().wrap(body);
+        }));
+    }
+
     public Mono<Void> eventStream(ServerHttpRequest request, ServerHttpResponse response, Flux<?> chunks) {
         response.setStatusCode(HttpStatus.OK);
         response.getHeaders().setContentType(EVENT_STREAM);
@@ -52,21 +72,56 @@ public final class ResponseWriter {
         DataBufferFactory buffers = response.bufferFactory();
         Flux<DataBuffer> events = Flux.defer(() -> {
             boolean[] started = {false};
-            return chunks.map(chunk -> event(buffers, chunk))
+            IdentityBytes identity = new IdentityBytes();
+            return chunks.map(chunk -> event(buffers, chunk, identity))
                     .doOnNext(buffer -> started[0] = true)
                     .concatWith(Mono.fromSupplier(() -> buffers.wrap(DONE)))
                     .onErrorResume(error -> started[0]
-                            ? Flux.just(event(buffers, errors.map(error, request).body()), buffers.wrap(DONE))
+                            ? Flux.just(event(buffers, errors.map(error, request).body(), identity), buffers.wrap(DONE))
                             : Flux.error(error));
         });
         return response.writeAndFlushWith(events.map(Mono::just));
     }
 
-    private DataBuffer event(DataBufferFactory buffers, Object value) {
+    /**
+     * One event: a chunk that still carries its server's bytes is passed on as those bytes with the
+     * response's identity written over the server's; anything else is serialised.
+     */
+    private DataBuffer event(DataBufferFactory buffers, Object value, IdentityBytes identity) {
         DataBuffer buffer = buffers.allocateBuffer(512);
         buffer.write(DATA);
-        json.writeValue(buffer.asOutputStream(), value);
+        if (value instanceof ChatCompletionChunk chunk && chunk.raw() != null) {
+            identity.update(chunk.id(), chunk.created(), chunk.model());
+            chunk.raw().writeWithIdentity(buffer.asOutputStream(), identity.id, identity.created, identity.model);
+        } else {
+            json.writeValue(buffer.asOutputStream(), value);
+        }
         buffer.write(EVENT_END);
         return buffer;
+    }
+
+    /** One stream's identity as JSON texts, made again only when it changes (a resume may change the model). */
+    private final class IdentityBytes {
+        private String idText;
+        private long createdValue = Long.MIN_VALUE;
+        private String modelText;
+        private byte[] id;
+        private byte[] created;
+        private byte[] model;
+
+        void update(String newId, long newCreated, String newModel) {
+            if (!newId.equals(idText)) {
+                idText = newId;
+                id = json.writeValueAsBytes(newId);
+            }
+            if (newCreated != createdValue) {
+                createdValue = newCreated;
+                created = Long.toString(newCreated).getBytes(StandardCharsets.US_ASCII);
+            }
+            if (!newModel.equals(modelText)) {
+                modelText = newModel;
+                model = json.writeValueAsBytes(newModel);
+            }
+        }
     }
 }

@@ -8,13 +8,15 @@ import java.time.Duration;
 import java.util.Map;
 import java.util.Set;
 import org.springframework.boot.context.properties.ConfigurationProperties;
+import org.springframework.boot.context.properties.bind.ConstructorBinding;
 import org.springframework.boot.context.properties.bind.DefaultValue;
 import org.springframework.validation.annotation.Validated;
 
 /**
  * {@code lazarus.resilience.attempt.*}: how long one backend call may take to its first token before
  * the request moves on, and how often a call that failed before its first token is tried again on
- * the same backend. Defaults for every backend, overrides per backend id.
+ * the same backend. Defaults for every backend, overrides per backend id. {@code answer-timeout} is
+ * the first-token limit's counterpart for a non-streamed answer (which comes whole, at the end).
  *
  * The keys directly under {@code attempt} are every backend's {@link Policy}; {@code backends}
  * holds, per backend id, the keys that differ.
@@ -27,11 +29,14 @@ public record AttemptProperties(
         @DefaultValue("250ms") @NotNull Duration retryBackoff,
         @DefaultValue("5s") @NotNull Duration maxRetryAfter,
         @DefaultValue({"OVERLOADED", "UPSTREAM", "INTERNAL"}) @NotNull Set<BackendErrorKind> retryOn,
-        @DefaultValue Map<String, @Valid Override> backends) {
+        @DefaultValue Map<String, @Valid Override> backends,
+        @DefaultValue("5m") @NotNull Duration answerTimeout) {
 
+    @ConstructorBinding
     public AttemptProperties {
         backends = backends == null ? Map.of() : Map.copyOf(backends);
         positive("first-token-timeout", firstTokenTimeout);
+        positive("answer-timeout", answerTimeout);
         notNegative("retry-backoff", retryBackoff);
         notNegative("max-retry-after", maxRetryAfter);
         backends.forEach((id, o) -> {
@@ -39,6 +44,12 @@ public record AttemptProperties(
             notNegative("backends." + id + ".retry-backoff", o.retryBackoff());
             notNegative("backends." + id + ".max-retry-after", o.maxRetryAfter());
         });
+    }
+
+    /** With the default {@code answer-timeout}. */
+    public AttemptProperties(Duration firstTokenTimeout, int retries, Duration retryBackoff, Duration maxRetryAfter,
+            Set<BackendErrorKind> retryOn, Map<String, Override> backends) {
+        this(firstTokenTimeout, retries, retryBackoff, maxRetryAfter, retryOn, backends, Duration.ofMinutes(5));
     }
 
     private static void positive(String key, Duration d) {

@@ -2,6 +2,7 @@ package dev.lazarus.gateway.resilience;
 
 import dev.lazarus.backend.api.openai.ChatCompletionChunk;
 import dev.lazarus.backend.api.openai.Completion;
+import dev.lazarus.backend.api.WholeAnswer;
 import dev.lazarus.backend.api.openai.Usage;
 import dev.lazarus.gateway.routing.Endpoint;
 import java.util.List;
@@ -52,8 +53,19 @@ public interface ChunkInspector<T> {
 
     static <T> ChunkInspector<T> of(Endpoint<?, T> endpoint) {
         @SuppressWarnings("unchecked")
-        ChunkInspector<T> inspector = (ChunkInspector<T>) (endpoint == Endpoint.CHAT ? CHAT : COMPLETION);
+        ChunkInspector<T> inspector = (ChunkInspector<T>) (endpoint.whole() ? WHOLE
+                : endpoint == Endpoint.CHAT ? CHAT : COMPLETION);
         return inspector;
+    }
+
+    /** Whether each "chunk" is a whole answer ({@link WholeAnswer}): all its tokens at once. */
+    default boolean whole() {
+        return false;
+    }
+
+    /** A whole answer's generation time as its server reported it, or -1 when unknown (or not whole). */
+    default long generationNanos(T chunk) {
+        return -1;
     }
 
     /** Whether the chunk adds anything a client counts as a generated token. */
@@ -120,6 +132,54 @@ public interface ChunkInspector<T> {
                     delta.reasoningContent(), delta.toolCalls());
             return chunk.withChoices(List.of(new ChatCompletionChunk.Choice(choice.index(), stripped,
                     choice.logprobs(), choice.finishReason())));
+        }
+    };
+
+    /** A whole non-streamed answer: read only for its usage and timing; never resumed, so never edited. */
+    ChunkInspector<WholeAnswer> WHOLE = new ChunkInspector<>() {
+        @Override
+        public String text(WholeAnswer answer) {
+            return null;
+        }
+
+        @Override
+        public boolean structuredOutput(WholeAnswer answer) {
+            return false;
+        }
+
+        @Override
+        public boolean generated(WholeAnswer answer) {
+            return answer.usage() == null || answer.usage().completionTokens() > 0;
+        }
+
+        @Override
+        public Usage usage(WholeAnswer answer) {
+            return answer.usage();
+        }
+
+        @Override
+        public WholeAnswer withUsage(WholeAnswer answer, Usage usage) {
+            throw new UnsupportedOperationException("a whole answer is passed on as it came");
+        }
+
+        @Override
+        public Map<String, Object> extra(WholeAnswer answer) {
+            return Map.of();
+        }
+
+        @Override
+        public WholeAnswer withoutRole(WholeAnswer answer) {
+            return answer;
+        }
+
+        @Override
+        public boolean whole() {
+            return true;
+        }
+
+        @Override
+        public long generationNanos(WholeAnswer answer) {
+            return answer.generationNanos();
         }
     };
 

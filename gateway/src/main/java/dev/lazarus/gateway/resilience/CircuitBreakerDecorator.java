@@ -81,7 +81,8 @@ public final class CircuitBreakerDecorator implements BackendCallDecorator {
 
         void completed() {
             if (once()) {
-                long ttft = clock.started() ? clock.ttftNanos() : clock.elapsedNanos();
+                // A whole answer that does not say when its first token came is judged by its outcome alone.
+                long ttft = clock.started() ? clock.ttftNanos() : clock.answeredWhole() ? 0 : clock.elapsedNanos();
                 double speed = clock.completionTokens() >= limits.minTokensJudged() ? clock.tokensPerSecond() : Double.NaN;
                 boolean underFloor = !Double.isNaN(speed) && speed < limits.minThroughput();
                 long reported = underFloor ? Math.max(ttft, limits.slowTimeToFirstToken().toNanos()) : ttft;

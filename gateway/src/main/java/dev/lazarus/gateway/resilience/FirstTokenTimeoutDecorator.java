@@ -24,6 +24,12 @@ public final class FirstTokenTimeoutDecorator implements BackendCallDecorator {
 
     @Override
     public <T> Flux<T> decorate(Attempt<T> attempt, Flux<T> call) {
+        if (attempt.endpoint().whole()) {
+            // A whole answer's first byte is its last: the limit is on the whole answer.
+            Duration limit = properties.answerTimeout();
+            return call.timeout(limit, Flux.error(() -> BackendException.timeout(
+                    "backend '" + attempt.backendId() + "' did not answer within " + limit)));
+        }
         Duration limit = properties.policyFor(attempt.backendId()).firstTokenTimeout();
         return call.timeout(Mono.delay(limit), chunk -> Mono.never(),
                 Flux.error(() -> BackendException.timeout(

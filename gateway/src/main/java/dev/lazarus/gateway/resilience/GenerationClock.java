@@ -14,6 +14,7 @@ public final class GenerationClock {
     private long lastToken = -1;
     private int generatedChunks;
     private Usage usage;
+    private boolean whole;
 
     /**
      * Takes one chunk into account.
@@ -26,6 +27,9 @@ public final class GenerationClock {
         if (u != null) {
             usage = u;
         }
+        if (inspector.whole()) {
+            return onWhole(chunk, inspector);
+        }
         if (!inspector.generated(chunk)) {
             return -1;
         }
@@ -37,6 +41,26 @@ public final class GenerationClock {
         }
         lastToken = now;
         return gap;
+    }
+
+    /**
+     * A whole answer: all its tokens came at once. Its first token is placed where the server's own
+     * generation time says it was; without one, the time to the first token stays unknown.
+     */
+    private <T> long onWhole(T answer, ChunkInspector<T> inspector) {
+        whole = true;
+        long now = System.nanoTime();
+        long generation = inspector.generationNanos(answer);
+        lastToken = now;
+        if (generation >= 0 && inspector.generated(answer)) {
+            firstToken = Math.max(start, now - generation);
+        }
+        return -1;
+    }
+
+    /** Whether the call answered whole (a non-streamed answer), so that its first token was not seen. */
+    public boolean answeredWhole() {
+        return whole;
     }
 
     public boolean started() {

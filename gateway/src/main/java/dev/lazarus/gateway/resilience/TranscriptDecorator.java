@@ -22,7 +22,8 @@ public final class TranscriptDecorator implements BackendCallDecorator {
 
     @Override
     public <T> Flux<T> decorate(Attempt<T> attempt, Flux<T> call) {
-        if (modes.apply(attempt.model()) != MidStreamMode.RESUME) {
+        // A whole answer is never resumed: a failed call is made again on the next backend.
+        if (modes.apply(attempt.model()) != MidStreamMode.RESUME || attempt.endpoint().whole()) {
             return call;
         }
         ChunkInspector<T> inspector = ChunkInspector.of(attempt.endpoint());

@@ -2,6 +2,8 @@ package dev.lazarus.gateway.routing;
 
 import dev.lazarus.backend.api.BackendCapabilities;
 import dev.lazarus.backend.api.InferenceBackend;
+import dev.lazarus.backend.api.WholeAnswer;
+import dev.lazarus.backend.api.WholeAnswers;
 import dev.lazarus.backend.api.openai.ChatCompletionChunk;
 import dev.lazarus.backend.api.openai.ChatCompletionRequest;
 import dev.lazarus.backend.api.openai.Completion;
@@ -21,6 +23,8 @@ import reactor.core.publisher.Flux;
  * @param toBackend the request as a backend receives it: its own model name, always streamed with usage
  * @param usage     the usage a chunk carries, or null
  * @param supported whether a backend with these capabilities can serve this kind of call
+ * @param whole     whether a call answers in one piece (a {@link WholeAnswer}: a non-streaming request
+ *                  sent on as it is to a backend that {@link #answersWhole answers whole})
  * @param <R>       request type
  * @param <T>       chunk type
  */
@@ -29,21 +33,47 @@ public record Endpoint<R, T>(
         BiFunction<InferenceBackend, R, Flux<T>> invoke,
         BiFunction<R, String, R> toBackend,
         Function<T, Usage> usage,
-        Predicate<BackendCapabilities> supported) {
+        Predicate<BackendCapabilities> supported,
+        boolean whole) {
 
     public static final Endpoint<ChatCompletionRequest, ChatCompletionChunk> CHAT = new Endpoint<>(
             "chat",
             InferenceBackend::chat,
             (request, model) -> request.withModel(model).asUsageStream(),
             ChatCompletionChunk::usage,
-            capabilities -> true);
+            capabilities -> true,
+            false);
 
     public static final Endpoint<CompletionRequest, Completion> COMPLETION = new Endpoint<>(
             "completion",
             InferenceBackend::completion,
             (request, model) -> request.withModel(model).asUsageStream(),
             Completion::usage,
-            BackendCapabilities::completions);
+            BackendCapabilities::completions,
+            false);
+
+    /** A non-streaming chat request to backends that answer whole: the request as the client sent it. */
+    public static final Endpoint<ChatCompletionRequest, WholeAnswer> CHAT_WHOLE = new Endpoint<>(
+            "chat",
+            (backend, request) -> ((WholeAnswers) backend).chatWhole(request).flux(),
+            ChatCompletionRequest::withModel,
+            WholeAnswer::usage,
+            capabilities -> true,
+            true);
+
+    /** A non-streaming legacy completion to backends that answer whole. */
+    public static final Endpoint<CompletionRequest, WholeAnswer> COMPLETION_WHOLE = new Endpoint<>(
+            "completion",
+            (backend, request) -> ((WholeAnswers) backend).completionWhole(request).flux(),
+            CompletionRequest::withModel,
+            WholeAnswer::usage,
+            BackendCapabilities::completions,
+            true);
+
+    /** Whether a non-streaming request can go to {@code backend} as it is, its answer passed on whole. */
+    public static boolean answersWhole(InferenceBackend backend) {
+        return backend instanceof WholeAnswers;
+    }
 
     /** Calls the backend; a method that throws instead of signalling becomes an error signal too. */
     Flux<T> call(RouteTarget target, R request) {

@@ -2,6 +2,7 @@ package dev.lazarus.gateway.routing;
 
 import dev.lazarus.backend.api.BackendErrorKind;
 import dev.lazarus.backend.api.BackendException;
+import dev.lazarus.backend.api.WholeAnswer;
 import dev.lazarus.backend.api.openai.ChatCompletionChunk;
 import dev.lazarus.backend.api.openai.ChatCompletionRequest;
 import dev.lazarus.backend.api.openai.Completion;
@@ -45,6 +46,25 @@ public final class Router {
 
     public Flux<Completion> completion(CompletionRequest request) {
         return route(Endpoint.COMPLETION, request, request.model());
+    }
+
+    /**
+     * Whether a non-streaming request for {@code model} can stay non-streaming upstream: every
+     * backend of its route answers whole (a resumable stream is then never needed: the client has
+     * nothing before the end, and a failed call is simply made again on the next backend).
+     */
+    public boolean answersWhole(String model) {
+        return routes.find(model).map(route -> !route.targets().isEmpty()
+                && route.targets().stream().allMatch(t -> Endpoint.answersWhole(t.backend()))).orElse(false);
+    }
+
+    /** A non-streaming chat request whose route {@link #answersWhole answers whole}: one answer. */
+    public Flux<WholeAnswer> chatWhole(ChatCompletionRequest request) {
+        return route(Endpoint.CHAT_WHOLE, request, request.model());
+    }
+
+    public Flux<WholeAnswer> completionWhole(CompletionRequest request) {
+        return route(Endpoint.COMPLETION_WHOLE, request, request.model());
     }
 
     private <R, T> Flux<T> route(Endpoint<R, T> endpoint, R request, String model) {

@@ -113,6 +113,10 @@ class RealLlamaServerGatewayTest {
         assertThat(answer.at("/choices/0/finish_reason").asString()).isEqualTo("length");
         assertThat(answer.at("/usage/completion_tokens").asInt()).isEqualTo(12);
         assertThat(answer.at("/usage/prompt_tokens").asInt()).isPositive();
+        // llama-server's answer passed through whole: its own fields kept, the identity the gateway's
+        assertThat(answer.at("/timings/predicted_n").asInt()).isEqualTo(12);
+        assertThat(answer.get("system_fingerprint").asString()).isNotEmpty();
+        assertThat(answer.get("id").asString()).startsWith("chatcmpl-");
     }
 
     @Test

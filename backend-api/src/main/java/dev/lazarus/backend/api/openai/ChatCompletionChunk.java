@@ -2,6 +2,7 @@ package dev.lazarus.backend.api.openai;
 
 import com.fasterxml.jackson.annotation.JsonAnyGetter;
 import com.fasterxml.jackson.annotation.JsonAnySetter;
+import com.fasterxml.jackson.annotation.JsonIgnore;
 import com.fasterxml.jackson.annotation.JsonInclude;
 import com.fasterxml.jackson.annotation.JsonProperty;
 import java.util.List;
@@ -11,7 +12,9 @@ import java.util.Map;
  * One {@code chat.completion.chunk} of a stream. Every backend call is a stream of these; a
  * non-streaming answer is aggregated from them ({@link ChatCompletionAggregator}). The last chunk
  * of a backend stream carries {@link #usage} with empty choices. Unknown fields (llama.cpp's
- * {@code timings}) are kept in {@link #extra}.
+ * {@code timings}) are kept in {@link #extra}. A chunk read from an upstream server's stream may
+ * carry its bytes as the server wrote them ({@link #raw}), so that the gateway can pass them on with
+ * only the identity written over; any change of its fields drops them.
  */
 @JsonInclude(JsonInclude.Include.NON_NULL)
 public record ChatCompletionChunk(
@@ -22,16 +25,30 @@ public record ChatCompletionChunk(
         @JsonProperty("system_fingerprint") String systemFingerprint,
         @JsonInclude(JsonInclude.Include.ALWAYS) List<Choice> choices,
         Usage usage,
-        @JsonAnySetter @JsonAnyGetter Map<String, Object> extra) {
+        @JsonAnySetter @JsonAnyGetter Map<String, Object> extra,
+        @JsonIgnore RawJson raw) {
 
     public static final String OBJECT = "chat.completion.chunk";
+
+    /** A chunk made or changed here: no server's bytes to pass on. */
+    public ChatCompletionChunk(String id, String object, long created, String model, String systemFingerprint,
+            List<Choice> choices, Usage usage, Map<String, Object> extra) {
+        this(id, object, created, model, systemFingerprint, choices, usage, extra, null);
+    }
 
     public static ChatCompletionChunk of(String id, long created, String model, List<Choice> choices, Usage usage) {
         return new ChatCompletionChunk(id, OBJECT, created, model, null, choices, usage, null);
     }
 
+    /** The chunk under another identity; its server's bytes stay (the identity is written over theirs). */
     public ChatCompletionChunk withIdentity(String newId, long newCreated, String newModel) {
-        return new ChatCompletionChunk(newId, object, newCreated, newModel, systemFingerprint, choices, usage, extra);
+        return new ChatCompletionChunk(newId, object, newCreated, newModel, systemFingerprint, choices, usage, extra, raw);
+    }
+
+    /** The same chunk without its server's bytes: for a chunk whose fields were changed in place. */
+    public ChatCompletionChunk withoutRaw() {
+        return raw == null ? this
+                : new ChatCompletionChunk(id, object, created, model, systemFingerprint, choices, usage, extra, null);
     }
 
     public ChatCompletionChunk withChoices(List<Choice> newChoices) {

@@ -1,0 +1,83 @@
+package dev.lazarus.llamacpp;
+
+import dev.lazarus.backend.api.BackendException;
+import dev.lazarus.backend.api.WholeAnswer;
+import dev.lazarus.backend.api.openai.RawJson;
+import dev.lazarus.backend.api.openai.Usage;
+import tools.jackson.core.JacksonException;
+import tools.jackson.core.JsonParser;
+import tools.jackson.core.JsonToken;
+import tools.jackson.databind.JsonNode;
+import tools.jackson.databind.json.JsonMapper;
+
+/**
+ * Reads of a whole non-streaming answer only what the gateway needs, in one pass of Jackson's
+ * streaming parser over its bytes, and keeps the bytes: where the top-level {@code id},
+ * {@code created} and {@code model} values stand (the gateway writes its own there), {@code usage},
+ * and llama.cpp's {@code timings.predicted_ms}. Everything else is skipped unread. An answer that is
+ * an {@code error} object is thrown as the upstream's error.
+ */
+final class WholeAnswerReader {
+
+    private final JsonMapper json;
+    private final UpstreamErrors errors;
+
+    WholeAnswerReader(JsonMapper json, UpstreamErrors errors) {
+        this.json = json;
+        this.errors = errors;
+    }
+
+    WholeAnswer read(byte[] body) {
+        int[] spans = RawJson.noSpans();
+        Usage usage = null;
+        long generationNanos = -1;
+        try (JsonParser p = json.createParser(body)) {
+            if (p.nextToken() != JsonToken.START_OBJECT) {
+                throw malformed("not a JSON object");
+            }
+            spans[0] = JsonSpans.bodyStart(p, 0);
+            for (String name = p.nextName(); name != null; name = p.nextName()) {
+                JsonToken value = p.nextToken();
+                switch (name) {
+                    case "id" -> JsonSpans.note(p, body, 0, spans, 1);
+                    case "created" -> JsonSpans.note(p, body, 0, spans, 3);
+                    case "model" -> JsonSpans.note(p, body, 0, spans, 5);
+                    case "usage" -> usage = value == JsonToken.VALUE_NULL ? null : p.readValueAs(Usage.class);
+                    case "timings" -> generationNanos = predictedNanos(p, value);
+                    case "error" -> {
+                        JsonNode error = p.readValueAsTree();
+                        throw errors.fromStreamError(json.createObjectNode().set("error", error));
+                    }
+                    default -> p.skipChildren();
+                }
+            }
+            if (p.nextToken() != null) {
+                throw malformed("more after the JSON object");
+            }
+        } catch (JacksonException e) {
+            throw malformed(e.getOriginalMessage());
+        }
+        return new WholeAnswer(new RawJson(body, 0, body.length, spans), usage, generationNanos);
+    }
+
+    private static long predictedNanos(JsonParser p, JsonToken value) {
+        if (value != JsonToken.START_OBJECT) {
+            p.skipChildren();
+            return -1;
+        }
+        long nanos = -1;
+        for (String name = p.nextName(); name != null; name = p.nextName()) {
+            JsonToken v = p.nextToken();
+            if ("predicted_ms".equals(name) && v.isNumeric()) {
+                nanos = (long) (p.getDoubleValue() * 1e6);
+            } else {
+                p.skipChildren();
+            }
+        }
+        return nanos;
+    }
+
+    private BackendException malformed(String why) {
+        return errors.malformedAnswer(why);
+    }
+}

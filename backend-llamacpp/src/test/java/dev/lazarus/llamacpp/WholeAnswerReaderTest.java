@@ -1,0 +1,76 @@
+package dev.lazarus.llamacpp;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import dev.lazarus.backend.api.BackendErrorKind;
+import dev.lazarus.backend.api.BackendException;
+import dev.lazarus.backend.api.WholeAnswer;
+import java.nio.charset.StandardCharsets;
+import java.time.Clock;
+import org.junit.jupiter.api.Test;
+import tools.jackson.databind.json.JsonMapper;
+
+class WholeAnswerReaderTest {
+
+    private final JsonMapper json = JsonMapper.builder().build();
+    private final WholeAnswerReader reader = new WholeAnswerReader(json, new UpstreamErrors(json, Clock.systemUTC()));
+
+    private static byte[] utf8(String s) {
+        return s.getBytes(StandardCharsets.UTF_8);
+    }
+
+    private static String value(WholeAnswer a, int field) {
+        int start = a.json().spans()[1 + 2 * field];
+        return start < 0 ? null
+                : new String(a.json().bytes(), start, a.json().spans()[2 + 2 * field] - start, StandardCharsets.UTF_8);
+    }
+
+    @Test
+    void findsTheIdentityValuesUsageAndGenerationTime() {
+        // llama-server's shape: timings at the end, an escaped quote in the id, a non-ASCII model name.
+        WholeAnswer a = reader.read(utf8("""
+                { "choices":[{"finish_reason":"stop","index":0,"message":{"role":"assistant","content":"hi \\"there\\""}}],
+                  "created" : 1764000000, "model":"qwën.gguf", "system_fingerprint":"b7000-abc",
+                  "object":"chat.completion","usage":{"completion_tokens":5,"prompt_tokens":12,"total_tokens":17,
+                  "prompt_tokens_details":{"cached_tokens":4}},"id":"chatcmpl-a\\"b",
+                  "timings":{"cache_n":4,"prompt_n":8,"prompt_ms":10.5,"predicted_n":5,"predicted_ms":80.25}}"""));
+
+        assertThat(value(a, 0)).isEqualTo("\"chatcmpl-a\\\"b\"");
+        assertThat(value(a, 1)).isEqualTo("1764000000");
+        assertThat(value(a, 2)).isEqualTo("\"qwën.gguf\"");
+        assertThat(a.json().spans()[0]).isEqualTo(1);
+        assertThat(a.usage().promptTokens()).isEqualTo(12);
+        assertThat(a.usage().completionTokens()).isEqualTo(5);
+        assertThat(a.usage().promptTokensDetails()).containsEntry("cached_tokens", 4);
+        assertThat(a.generationNanos()).isEqualTo(80_250_000L);
+        String out = new String(a.json().withIdentity(utf8("\"gw\""), utf8("1"), utf8("\"m\"")), StandardCharsets.UTF_8);
+        assertThat(json.readTree(out).get("id").asString()).isEqualTo("gw");
+        assertThat(json.readTree(out).get("model").asString()).isEqualTo("m");
+        assertThat(json.readTree(out).at("/choices/0/message/content").asString()).isEqualTo("hi \"there\"");
+    }
+
+    @Test
+    void withoutUsageOrTimings() {
+        WholeAnswer a = reader.read(utf8("{\"object\":\"chat.completion\",\"choices\":[]}"));
+        assertThat(a.usage()).isNull();
+        assertThat(a.generationNanos()).isEqualTo(-1);
+        assertThat(a.json().spans()).containsExactly(1, -1, -1, -1, -1, -1, -1, -1, -1);
+    }
+
+    @Test
+    void anErrorObjectIsTheUpstreamsError() {
+        assertThatThrownBy(() -> reader.read(utf8("{\"error\":{\"code\":503,\"message\":\"Loading model\"}}")))
+                .isInstanceOfSatisfying(BackendException.class,
+                        e -> assertThat(e.kind()).isEqualTo(BackendErrorKind.UNAVAILABLE));
+    }
+
+    @Test
+    void brokenJsonIsAnUpstreamFailure() {
+        for (String body : new String[] {"{\"id\":\"x\",", "[1]", "{} {}", "not json"}) {
+            assertThatThrownBy(() -> reader.read(utf8(body))).as(body)
+                    .isInstanceOfSatisfying(BackendException.class,
+                            e -> assertThat(e.kind()).isEqualTo(BackendErrorKind.UPSTREAM));
+        }
+    }
+}
