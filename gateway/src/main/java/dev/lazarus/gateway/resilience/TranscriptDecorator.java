@@ -2,6 +2,7 @@ package dev.lazarus.gateway.resilience;
 
 import dev.lazarus.backend.api.BackendErrorKind;
 import dev.lazarus.backend.api.BackendException;
+import dev.lazarus.backend.api.GeneratedTokens;
 import dev.lazarus.gateway.routing.Attempt;
 import dev.lazarus.gateway.routing.BackendCallDecorator;
 import java.util.function.Function;
@@ -10,7 +11,9 @@ import reactor.core.publisher.Flux;
 /**
  * Keeps the {@link Transcript} of each backend call of models in {@code resume} mode and, when the
  * call fails after relaying something, hands it to the resumer inside the failure
- * ({@link InterruptedStreamException}). Models in {@code error} mode pay nothing.
+ * ({@link InterruptedStreamException}). The call's subscriber context holds the transcript's
+ * {@link GeneratedTokens}, which a backend fills with the answer's token ids where it can tell them.
+ * Models in {@code error} mode pay nothing.
  */
 public final class TranscriptDecorator implements BackendCallDecorator {
 
@@ -34,7 +37,9 @@ public final class TranscriptDecorator implements BackendCallDecorator {
                         transcript.add(chunk, inspector);
                     })
                     .onErrorMap(error -> relayed[0], error -> new InterruptedStreamException(asBackend(error),
-                            transcript));
+                            transcript))
+                    // A backend that can tell its token ids records them here (token-exact resume).
+                    .contextWrite(context -> context.put(GeneratedTokens.class, transcript.generatedTokens()));
         });
     }
 
