@@ -187,15 +187,15 @@ public final class LlamaCppBackend implements InferenceBackend {
         boolean counted = countsPrompt(upstream.extra());
         TokenRecorder recorder = TokenRecorder.attach(upstream, record, model);
         Flux<ChatCompletionChunk> chunks = client.stream("/v1/chat/completions", upstream, ChatCompletionChunk.class,
-                        chunk -> chunk.usage() != null, chunk -> orEmpty(chunk.extra()))
-                .transform(c -> counted ? timingsOnFirstAndLast(c, ChatCompletionChunk::extra,
-                        chunk -> chunk.usage() != null) : c);
+                chunk -> chunk.usage() != null, chunk -> orEmpty(chunk.extra()));
         if (recorder != null) {
-            chunks = chunks.map(recorder::observe);
+            chunks = chunks.map(recorder::observe); // before the per-token timings it checks are trimmed
         } else if (record != null) {
             record.lost();
         }
-        return chunks.doOnError(error -> prefill.observe(request, error));
+        return chunks.transform(c -> counted ? timingsOnFirstAndLast(c, ChatCompletionChunk::extra,
+                        chunk -> chunk.usage() != null) : c)
+                .doOnError(error -> prefill.observe(request, error));
     }
 
     /**

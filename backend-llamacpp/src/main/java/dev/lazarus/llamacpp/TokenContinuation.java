@@ -73,9 +73,13 @@ final class TokenContinuation {
                     if (record != null) {
                         record.start(prefix.modelIdentity(), prefix.ids());
                     }
+                    int[] recorded = {prefix.ids().size()};
                     return client.stream("/completion", body(request, prompt), NativeChunk.class,
                                     chunk -> chunk.stop(), NativeChunk::extraOrEmpty)
-                            .concatMapIterable(chunk -> toChat(chunk, request.model(), record));
+                            .concatMapIterable(chunk -> {
+                                record(chunk, record, recorded, prefix.ids().size());
+                                return toChat(chunk, request.model());
+                            });
                 });
     }
 
@@ -108,11 +112,27 @@ final class TokenContinuation {
         }
     }
 
-    /** A native chunk as chat chunks: its text; at the end, the finish and the usage. */
-    private static List<ChatCompletionChunk> toChat(NativeChunk chunk, String model, GeneratedTokens record) {
-        if (record != null && chunk.tokens() != null) {
-            chunk.tokens().forEach(record::add);
+    /**
+     * Adds the chunk's ids (a further cut goes on from all of them), or gives the record up where they
+     * fall short of the tokens the server counts ({@code tokens_predicted}): llama-server sends no id
+     * for a token whose text it held back as incomplete UTF-8.
+     */
+    private static void record(NativeChunk chunk, GeneratedTokens record, int[] recorded, int before) {
+        if (record == null || recorded[0] < 0) {
+            return;
         }
+        if (chunk.tokens() != null) {
+            chunk.tokens().forEach(record::add);
+            recorded[0] += chunk.tokens().size();
+        }
+        if (chunk.tokensPredicted() != recorded[0] - before) {
+            record.lost();
+            recorded[0] = -1;
+        }
+    }
+
+    /** A native chunk as chat chunks: its text; at the end, the finish and the usage. */
+    private static List<ChatCompletionChunk> toChat(NativeChunk chunk, String model) {
         long created = System.currentTimeMillis() / 1000;
         List<ChatCompletionChunk> out = new ArrayList<>(3);
         if (chunk.content() != null && !chunk.content().isEmpty()) {

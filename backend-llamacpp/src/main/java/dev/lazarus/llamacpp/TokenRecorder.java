@@ -14,12 +14,18 @@ import java.util.Map;
  * llama-server's chat stream names its tokens only in {@code logprobs} (each entry has an
  * {@code id}); where the client did not ask for them, the request asks for one probability per token
  * after sampling ({@code n_probs: 1, post_sampling_probs: true}: no sort of the whole vocabulary)
- * and the chunks lose the {@code logprobs} again before anyone else sees them.
+ * and the chunks lose the {@code logprobs} again before anyone else sees them. llama-server (b11669)
+ * sends no id for a token whose text it holds back as incomplete UTF-8 (the next chunk carries the
+ * text of both and the id of the last): each chunk's per-token {@code timings.predicted_n} counts
+ * every token generated, so a gap shows, and the record is given up from there (the answer is then
+ * continued from its text), never continued from ids that skip a token.
  */
 final class TokenRecorder {
 
     private final GeneratedTokens record;
     private final boolean added;
+    /** Ids recorded so far; -1 once the record was given up. */
+    private int recorded;
 
     private TokenRecorder(GeneratedTokens record, boolean added) {
         this.record = record;
@@ -49,6 +55,27 @@ final class TokenRecorder {
         return new TokenRecorder(record, !clientAsked);
     }
 
+    /**
+     * Adds the ids of {@code choice}; false where they cannot be trusted to be all the tokens so far:
+     * an entry without an id, text without entries, or fewer ids than the tokens the server counts.
+     */
+    private boolean record(ChatCompletionChunk.Choice choice, Map<String, Object> extra) {
+        Logprobs logprobs = choice.logprobs();
+        boolean text = choice.delta() != null && choice.delta().content() != null && !choice.delta().content().isEmpty();
+        if (logprobs == null || logprobs.content() == null || logprobs.content().isEmpty()) {
+            return !text;
+        }
+        for (Logprobs.TokenLogprob entry : logprobs.content()) {
+            if (entry.id() == null) {
+                return false;
+            }
+            record.add(entry.id());
+            recorded++;
+        }
+        return extra != null && extra.get("timings") instanceof Map<?, ?> timings
+                && timings.get("predicted_n") instanceof Number predicted && predicted.intValue() == recorded;
+    }
+
     /** Records the chunk's token ids; returns it as the client asked for it. */
     ChatCompletionChunk observe(ChatCompletionChunk chunk) {
         List<ChatCompletionChunk.Choice> choices = chunk.choices();
@@ -56,17 +83,9 @@ final class TokenRecorder {
             return chunk;
         }
         ChatCompletionChunk.Choice choice = choices.getFirst();
-        Logprobs logprobs = choice.logprobs();
-        if (logprobs != null && logprobs.content() != null) {
-            for (Logprobs.TokenLogprob entry : logprobs.content()) {
-                if (entry.id() == null) {
-                    record.lost();
-                    break;
-                }
-                record.add(entry.id());
-            }
-        } else if (choice.delta() != null && choice.delta().content() != null && !choice.delta().content().isEmpty()) {
-            record.lost(); // text without its ids: the record no longer spells the answer
+        if (recorded >= 0 && !record(choice, chunk.extra())) {
+            record.lost(); // the record no longer spells the answer
+            recorded = -1;
         }
         if (!added) {
             return chunk;

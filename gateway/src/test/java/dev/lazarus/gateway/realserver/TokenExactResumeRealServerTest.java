@@ -14,6 +14,7 @@ import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Tag;
+import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 import org.springframework.boot.test.context.SpringBootTest;
@@ -31,13 +32,15 @@ import tools.jackson.databind.json.JsonMapper;
  * the cut lands on the same token on any machine. The tiny generated model's greedy answers are runs of
  * odd vocabulary pieces ("ad", " p", "or") that a tokenizer given their text merges differently, so a
  * continuation from the re-tokenised text (a trailing assistant message) drifts from the original.
+ * They also hold single bytes of unfinished UTF-8, whose ids llama-server does not stream: an answer
+ * cut after such a gap is continued from its text, never from ids that skip a token.
  */
 @Tag("llama-server")
 @SpringBootTest(webEnvironment = SpringBootTest.WebEnvironment.RANDOM_PORT)
 class TokenExactResumeRealServerTest {
 
     private static final JsonMapper JSON = JsonMapper.builder().build();
-    private static final int MAX_TOKENS = 48;
+    private static final int MAX_TOKENS = 64;
     private static final String PROMPT = "Tell me a long story about the sea.";
 
     static LlamaServerProcess first;
@@ -83,6 +86,7 @@ class TokenExactResumeRealServerTest {
     @ParameterizedTest
     @ValueSource(ints = {2, 5, 14, 31})
     void theResumedAnswerIsTheUninterruptedOne(int events) throws Exception {
+        assertThat(events).as("cut before the answer's first token without a streamed id").isLessThan(firstGap());
         JsonNode reference = uninterrupted();
         String expected = reference.at("/choices/0/message/content").asString();
         assertThat(reference.at("/usage/completion_tokens").asInt()).as("the answer outlasts the cut")
@@ -106,6 +110,46 @@ class TokenExactResumeRealServerTest {
         assertThat(logs.events()).as("the second server went on from the token ids")
                 .anyMatch(e -> e.getFormattedMessage().equals("backend 'second': continuing an answer from its "
                         + (events - 1) + " tokens"));
+    }
+
+    @Test
+    void anAnswerCutAfterATokenWithoutItsIdGoesOnFromItsText() throws Exception {
+        int events = firstGap() + 2;
+        JsonNode reference = uninterrupted();
+        assertThat(reference.at("/usage/completion_tokens").asInt()).as("the answer outlasts the cut")
+                .isGreaterThan(events);
+        proxy.cutAfter.set(events);
+        List<String> stream = SseEvents.parse(post(true).body());
+
+        assertThat(stream).endsWith("[DONE]");
+        List<JsonNode> chunks = stream.subList(0, stream.size() - 1).stream().map(JSON::readTree).toList();
+        assertThat(chunks).noneMatch(c -> c.has("error"));
+        assertThat(chunks.getLast().at("/usage/completion_tokens").asInt()).isBetween(events - 1, MAX_TOKENS);
+        assertThat(logs.events()).as("no continuation from ids that skip a token")
+                .noneMatch(e -> e.getFormattedMessage().startsWith("backend 'second': continuing an answer"))
+                .anyMatch(e -> e.getFormattedMessage().contains("resuming on 'second'"));
+    }
+
+    /**
+     * The first event (the role announcement is event 1) of the first server's answer that carries a
+     * token whose id was not streamed: its per-token count runs ahead of the ids seen so far.
+     */
+    private int firstGap() throws Exception {
+        String body = """
+                {"messages":[{"role":"user","content":"%s"}],"max_tokens":%d,"temperature":0,"stream":true,\
+                "n_probs":1,"post_sampling_probs":true,"timings_per_token":true}""".formatted(PROMPT, MAX_TOKENS);
+        List<String> events = SseEvents.parse(http.send(HttpRequest.newBuilder(first.url().resolve("/v1/chat/completions"))
+                .timeout(Duration.ofSeconds(60)).header("Content-Type", "application/json")
+                .POST(HttpRequest.BodyPublishers.ofString(body)).build(), HttpResponse.BodyHandlers.ofString()).body());
+        int ids = 0;
+        for (int i = 0; i < events.size() - 1; i++) {
+            JsonNode chunk = JSON.readTree(events.get(i));
+            ids += chunk.at("/choices/0/logprobs/content").size();
+            if (chunk.at("/timings/predicted_n").asInt(0) > ids) {
+                return i + 1;
+            }
+        }
+        throw new AssertionError("the tiny model's answer streamed every id: no gap to cut after");
     }
 
     /** The same request answered by the first server directly, start to finish. */
