@@ -127,6 +127,12 @@ public final class LlamaCppBackend implements InferenceBackend {
                 new BackendCapabilities(true, true, true, prefill.supported(), true));
     }
 
+    /** The model's name for token-exact continuation ({@link ModelIdentity}), once known; never for kind openai. */
+    @Override
+    public Optional<String> tokenIdentity() {
+        return Optional.ofNullable(identity.get());
+    }
+
     /** The server's answer to {@code /health}, its own message included, redacted like all its text. */
     @Override
     public Mono<BackendHealth> health() {
