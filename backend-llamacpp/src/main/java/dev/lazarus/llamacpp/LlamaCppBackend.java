@@ -5,9 +5,11 @@ import dev.lazarus.backend.api.BackendConfig;
 import dev.lazarus.backend.api.BackendDescriptor;
 import dev.lazarus.backend.api.BackendException;
 import dev.lazarus.backend.api.BackendHealth;
+import dev.lazarus.backend.api.GeneratedTokens;
 import dev.lazarus.backend.api.InferenceBackend;
 import dev.lazarus.backend.api.ModelInfo;
 import dev.lazarus.backend.api.Redactor;
+import dev.lazarus.backend.api.TokenPrefix;
 import dev.lazarus.backend.api.WholeAnswer;
 import dev.lazarus.backend.api.WholeAnswers;
 import dev.lazarus.backend.api.openai.ChatCompletionAggregator;
@@ -59,6 +61,9 @@ public final class LlamaCppBackend implements InferenceBackend, WholeAnswers {
     private final Redactor redactor;
     private final AssistantPrefill prefill;
     private final AtomicReference<ServerInfo> info = new AtomicReference<>();
+    /** The model's name for token-exact continuation; null while unknown or when turned off. */
+    private final AtomicReference<String> identity = new AtomicReference<>();
+    private final TokenContinuation tokenContinuation;
     private final AtomicBoolean closed = new AtomicBoolean();
 
     public LlamaCppBackend(BackendConfig config) {
@@ -74,6 +79,8 @@ public final class LlamaCppBackend implements InferenceBackend, WholeAnswers {
         JsonMapper json = JsonMapper.builder().disable(DeserializationFeature.FAIL_ON_NULL_FOR_PRIMITIVES).build();
         this.client = new LlamaServerClient(id, settings, json, new UpstreamErrors(json, clock, this.redactor,
                 settings.serverName()));
+        this.tokenContinuation = new TokenContinuation(client);
+        identity.set(ModelIdentity.configured(settings.modelIdentity()));
         if (settings.supervised()) {
             this.supervisor = new LlamaServerSupervisor(id, settings.supervision(), settings.modelName(),
                     settings.apiKey(), this.redactor, this::answersHealthy, this::learnServerInfo, clock);
@@ -125,6 +132,12 @@ public final class LlamaCppBackend implements InferenceBackend, WholeAnswers {
                 new BackendCapabilities(true, true, true, prefill.supported(), true));
     }
 
+    /** The model's name for token-exact continuation ({@link ModelIdentity}), once known; never for kind openai. */
+    @Override
+    public Optional<String> tokenIdentity() {
+        return Optional.ofNullable(identity.get());
+    }
+
     /** The server's answer to {@code /health}, its own message included, redacted like all its text. */
     @Override
     public Mono<BackendHealth> health() {
@@ -159,16 +172,42 @@ public final class LlamaCppBackend implements InferenceBackend, WholeAnswers {
                 .onErrorResume(BackendException.class, e -> Mono.just(BackendHealth.down(e.getMessage())));
     }
 
+    /**
+     * A chat answer from {@code /v1/chat/completions}, its token ids recorded where the caller keeps a
+     * {@link GeneratedTokens} in the subscriber context; or, where the caller offers a
+     * {@link TokenPrefix} of this backend's model, the continuation of that answer from its exact
+     * tokens through {@code /completion} ({@link TokenContinuation}).
+     */
     @Override
     public Flux<ChatCompletionChunk> chat(ChatCompletionRequest request) {
+        return Flux.deferContextual(context -> {
+            String model = identity.get();
+            GeneratedTokens record = context.getOrDefault(GeneratedTokens.class, null);
+            TokenPrefix prefix = context.getOrDefault(TokenPrefix.class, null);
+            if (prefix != null && model != null && model.equals(prefix.modelIdentity())
+                    && TokenContinuation.takes(request)) {
+                log.debug("backend '{}': continuing an answer from its {} tokens", id, prefix.ids().size());
+                return tokenContinuation.chat(request, prefix, record);
+            }
+            return openAiChat(request, record, model);
+        });
+    }
+
+    private Flux<ChatCompletionChunk> openAiChat(ChatCompletionRequest request, GeneratedTokens record, String model) {
         ChatCompletionRequest upstream = request.asUsageStream();
         boolean counted = countsPrompt(upstream.extra());
-        // The reader trims the timings of token chunks as it reads them; the transform covers the rare
-        // chunk it hands to data-binding.
-        return client.stream("/v1/chat/completions", upstream, ChatCompletionChunk.class,
-                        chunk -> chunk.usage() != null, chunk -> orEmpty(chunk.extra()), counted)
-                .transform(chunks -> counted ? timingsOnFirstAndLast(chunks, ChatCompletionChunk::extra,
-                        chunk -> chunk.usage() != null, ChatCompletionChunk::withoutRaw) : chunks)
+        TokenRecorder recorder = TokenRecorder.attach(upstream, record, model);
+        // The reader trims the timings of token chunks as it reads them, except while the recorder needs
+        // every chunk's predicted_n; the transform covers those and the rare chunk handed to data-binding.
+        Flux<ChatCompletionChunk> chunks = client.stream("/v1/chat/completions", upstream, ChatCompletionChunk.class,
+                chunk -> chunk.usage() != null, chunk -> orEmpty(chunk.extra()), counted && recorder == null);
+        if (recorder != null) {
+            chunks = chunks.map(recorder::observe); // drops the server's bytes where it strips logprobs
+        } else if (record != null) {
+            record.lost();
+        }
+        return chunks.transform(c -> counted ? timingsOnFirstAndLast(c, ChatCompletionChunk::extra,
+                        chunk -> chunk.usage() != null, ChatCompletionChunk::withoutRaw) : c)
                 .doOnError(error -> prefill.observe(request, error));
     }
 
@@ -308,8 +347,14 @@ public final class LlamaCppBackend implements InferenceBackend, WholeAnswers {
         }
         Mono.zip(client.get("/props"), client.get("/v1/models"))
                 .filter(both -> both.getT1().ok() && both.getT2().ok())
-                .map(both -> ServerInfo.from(client.json().readTree(both.getT1().body()),
-                        client.json().readTree(both.getT2().body()), redactor))
+                .map(both -> {
+                    JsonNode props = client.json().readTree(both.getT1().body());
+                    JsonNode models = client.json().readTree(both.getT2().body());
+                    if (ModelIdentity.isAuto(settings.modelIdentity())) {
+                        identity.set(ModelIdentity.derived(props, models));
+                    }
+                    return ServerInfo.from(props, models, redactor);
+                })
                 .subscribe(info::set, e -> log.debug("backend '{}': server facts not available yet: {}", id,
                         redactor.redact(e.toString())));
     }

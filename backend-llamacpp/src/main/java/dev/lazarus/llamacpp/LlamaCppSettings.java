@@ -31,6 +31,8 @@ import java.util.List;
  * @param kind              {@code llamacpp}, or {@code openai} for any other OpenAI-compatible server
  *                          (vLLM, SGLang, a hosted API): no llama.cpp endpoints, other defaults
  * @param healthPath        what the health check GETs ({@code /health}; {@code openai}: {@code /v1/models})
+ * @param modelIdentity     names the model for token-exact continuation ({@link ModelIdentity}): {@code auto}
+ *                          (derived from the server's facts), {@code none}, or the operator's name for it
  */
 public record LlamaCppSettings(
         String kind,
@@ -46,6 +48,7 @@ public record LlamaCppSettings(
         Duration poolMaxIdleTime,
         boolean reuseStreamConnections,
         AssistantPrefill.Mode assistantPrefill,
+        String modelIdentity,
         Supervision supervision) {
 
     /**
@@ -134,6 +137,8 @@ public record LlamaCppSettings(
                 // vLLM and hosted APIs take a trailing assistant message as a finished turn, and answer
                 // anew without a 400: a continuation there would repeat text, so it is opt-in.
                 prefillMode(config, openAi ? "false" : "auto"),
+                // Token-exact continuation is llama-server's /completion: other servers never take part.
+                openAi ? ModelIdentity.NONE : config.string("model-identity", ModelIdentity.AUTO).strip(),
                 supervision);
     }
 

@@ -314,6 +314,29 @@ final class LlamaServerClient implements AutoCloseable {
         }
     }
 
+    /**
+     * POSTs {@code body} for a small JSON answer (llama-server's {@code /apply-template}, {@code /tokenize}) on a
+     * connection of its own, within the first-token timeout; an HTTP error is the mapped upstream error.
+     */
+    Mono<JsonNode> postJson(String path, Object body) {
+        return Mono.defer(() -> {
+                    byte[] payload = json.writeValueAsBytes(body);
+                    return freshProbes.post()
+                            .uri(path)
+                            .send((req, out) -> {
+                                req.header(HttpHeaderNames.CONTENT_TYPE, HttpHeaderValues.APPLICATION_JSON)
+                                        .header(HttpHeaderNames.CONTENT_LENGTH, Integer.toString(payload.length));
+                                return out.sendByteArray(Mono.just(payload));
+                            })
+                            .responseSingle((res, content) -> content.asString(StandardCharsets.UTF_8).defaultIfEmpty("")
+                                    .flatMap(text -> res.status().code() == 200 ? Mono.just(json.readTree(text))
+                                            : Mono.error(errors.fromStatus(res.status().code(), text, null))));
+                })
+                .timeout(settings.firstTokenTimeout(), Mono.error(() -> BackendException.timeout(
+                        settings.serverName() + " did not answer POST " + path + " within " + settings.firstTokenTimeout())))
+                .onErrorMap(errors::fromThrowable);
+    }
+
     /** GETs a small answer within the health timeout; HTTP errors are answers, transport failures are errors. */
     Mono<Answer> get(String path) {
         return Mono.defer(() -> {

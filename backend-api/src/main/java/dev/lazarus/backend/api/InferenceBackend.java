@@ -4,6 +4,7 @@ import dev.lazarus.backend.api.openai.ChatCompletionChunk;
 import dev.lazarus.backend.api.openai.ChatCompletionRequest;
 import dev.lazarus.backend.api.openai.Completion;
 import dev.lazarus.backend.api.openai.CompletionRequest;
+import java.util.Optional;
 import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
 
@@ -33,6 +34,15 @@ public interface InferenceBackend extends AutoCloseable {
     Mono<BackendHealth> health();
 
     Flux<ChatCompletionChunk> chat(ChatCompletionRequest request);
+
+    /**
+     * Names the model and tokenizer whose token ids this backend records ({@link GeneratedTokens})
+     * and continues from ({@link TokenPrefix}); empty when it does neither. A caller offers a record
+     * only where another backend of the same identity could use it.
+     */
+    default Optional<String> tokenIdentity() {
+        return Optional.empty();
+    }
 
     Flux<Completion> completion(CompletionRequest request);
 

@@ -1,6 +1,7 @@
 package dev.lazarus.gateway.resilience;
 
 import dev.lazarus.backend.api.BackendCapabilities;
+import dev.lazarus.backend.api.TokenPrefix;
 import dev.lazarus.backend.api.openai.Usage;
 import dev.lazarus.gateway.routing.Endpoint;
 import dev.lazarus.gateway.routing.MidStreamFailure;
@@ -10,6 +11,7 @@ import dev.lazarus.gateway.routing.StreamResumer;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.function.Function;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -19,7 +21,9 @@ import reactor.core.publisher.SynchronousSink;
 /**
  * Mid-stream failover: when the backend serving a stream fails after its first token, the same
  * request goes to the next backend of the remaining plan that can continue it, with the text
- * generated so far as the start of the answer ({@link Continuation}), and its chunks are spliced
+ * generated so far as the start of the answer ({@link Continuation}) and, where the interrupted
+ * backend told them, the answer's token ids ({@link TokenPrefix}, in the continuation's context: a
+ * backend of the same model continues from those exactly), and its chunks are spliced
  * into the client's stream: no second role announcement, usage of the whole answer (the original
  * prompt and every completion token). The response's id, creation time and model are the gateway's
  * own, set downstream, so the client sees one answer. A further failure of the continuation is
@@ -82,7 +86,12 @@ public final class ResumingStreamResumer implements StreamResumer {
         int before = transcript.tokens();
         int originalPrompt = transcript.promptTokens();
         boolean[] relayed = {false};
+        // Where the interrupted backend told the answer's token ids, a backend of the same model may go on
+        // from them exactly; a continuation of a continuation never sees an older, shorter prefix.
+        Optional<TokenPrefix> tokens = next == failure.request() ? Optional.empty() : transcript.tokenPrefix();
         return failure.continueOn(plan, next)
+                .contextWrite(context -> tokens.isPresent() ? context.put(TokenPrefix.class, tokens.get())
+                        : context.delete(TokenPrefix.class))
                 .handle((T chunk, SynchronousSink<T> sink) -> {
                     relayed[0] = true;
                     T withoutRole = inspector.withoutRole(chunk);

@@ -1,11 +1,16 @@
 package dev.lazarus.gateway.resilience;
 
+import dev.lazarus.backend.api.GeneratedTokens;
+import dev.lazarus.backend.api.TokenPrefix;
+import java.util.Optional;
+
 /**
  * What one backend call has relayed so far, kept as it streams so that a mid-stream failure can be
  * resumed: the generated text (appended from the chunks' own strings, nothing re-serialised), the
  * number of generated chunks (one token each for the backends we know), the prompt's size where the
  * backend told it, and whether any output
- * was of a kind a text prefix cannot continue (tool calls, reasoning).
+ * was of a kind a text prefix cannot continue (tool calls, reasoning), and the answer's token ids
+ * where the backend recorded them ({@link GeneratedTokens}).
  */
 public final class Transcript {
 
@@ -13,6 +18,7 @@ public final class Transcript {
     private int tokens;
     private boolean structured;
     private int promptTokens = -1;
+    private final GeneratedTokens ids = new GeneratedTokens();
 
     <T> void add(T chunk, ChunkInspector<T> inspector) {
         String piece = inspector.text(chunk);
@@ -43,6 +49,16 @@ public final class Transcript {
      */
     public int promptTokens() {
         return promptTokens;
+    }
+
+    /** What the backend records of the answer's token ids (handed to it in the call's context). */
+    GeneratedTokens generatedTokens() {
+        return ids;
+    }
+
+    /** The answer so far as the exact token ids of its model, where the backend told them. */
+    public Optional<TokenPrefix> tokenPrefix() {
+        return ids.prefix();
     }
 
     /** Tool-call or reasoning output was relayed: the answer cannot be continued as text. */

@@ -2,15 +2,21 @@ package dev.lazarus.gateway.resilience;
 
 import dev.lazarus.backend.api.BackendErrorKind;
 import dev.lazarus.backend.api.BackendException;
+import dev.lazarus.backend.api.GeneratedTokens;
 import dev.lazarus.gateway.routing.Attempt;
 import dev.lazarus.gateway.routing.BackendCallDecorator;
+import dev.lazarus.gateway.routing.Endpoint;
+import java.util.Optional;
 import java.util.function.Function;
 import reactor.core.publisher.Flux;
 
 /**
  * Keeps the {@link Transcript} of each backend call of models in {@code resume} mode and, when the
  * call fails after relaying something, hands it to the resumer inside the failure
- * ({@link InterruptedStreamException}). Models in {@code error} mode pay nothing.
+ * ({@link InterruptedStreamException}). Where a later backend of the plan serves the same model
+ * ({@link dev.lazarus.backend.api.InferenceBackend#tokenIdentity()}), the call's subscriber context
+ * holds the transcript's {@link GeneratedTokens}, which the backend fills with the answer's token ids.
+ * Models in {@code error} mode pay nothing.
  */
 public final class TranscriptDecorator implements BackendCallDecorator {
 
@@ -27,16 +33,30 @@ public final class TranscriptDecorator implements BackendCallDecorator {
             return call;
         }
         ChunkInspector<T> inspector = ChunkInspector.of(attempt.endpoint());
+        boolean recordIds = sameModelBehind(attempt);
         return Flux.defer(() -> {
             Transcript transcript = new Transcript();
             boolean[] relayed = {false};
-            return call.doOnNext(chunk -> {
+            Flux<T> recorded = call.doOnNext(chunk -> {
                         relayed[0] = true;
                         transcript.add(chunk, inspector);
                     })
                     .onErrorMap(error -> relayed[0], error -> new InterruptedStreamException(asBackend(error),
                             transcript));
+            // The backend records the answer's token ids here (token-exact resume), which costs it a little
+            // per token: only where a later backend of the plan serves the same model and could use them.
+            return recordIds ? recorded.contextWrite(context -> context.put(GeneratedTokens.class,
+                    transcript.generatedTokens())) : recorded;
         });
+    }
+
+    private static boolean sameModelBehind(Attempt<?> attempt) {
+        if (attempt.endpoint() != Endpoint.CHAT) {
+            return false;
+        }
+        Optional<String> identity = attempt.target().backend().tokenIdentity();
+        return identity.isPresent() && attempt.after().stream()
+                .anyMatch(next -> next.backend().tokenIdentity().equals(identity));
     }
 
     private static BackendException asBackend(Throwable error) {

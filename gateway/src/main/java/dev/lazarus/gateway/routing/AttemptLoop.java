@@ -69,7 +69,8 @@ public final class AttemptLoop {
             if (clock != null) {
                 call = clock.timeUpstream(call);
             }
-            return decorator.decorate(new Attempt<>(model, target, endpoint, index), call)
+            return decorator.decorate(new Attempt<>(model, target, endpoint, index,
+                            plan.subList(index + 1, plan.size())), call)
                     .doOnNext(chunk -> {
                         if (!relayed[0]) {
                             relayed[0] = true;
