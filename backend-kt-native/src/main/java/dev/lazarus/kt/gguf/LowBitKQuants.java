@@ -1,0 +1,97 @@
+package dev.lazarus.kt.gguf;
+
+import java.lang.foreign.MemorySegment;
+
+/**
+ * The 2- and 3-bit k-quant layouts of ggml: 256-value super-blocks of sixteen 16-value sub-blocks, each with its own
+ * small integer scale.
+ * <pre>
+ * Q2_K (84 B):  u8 scales[16] (low nibble scale, high nibble min), u8 qs[64] (2 bits), f16 d, f16 dmin
+ * Q3_K (110 B): u8 hmask[32] (3rd bits), u8 qs[64] (low 2 bits), u8 scales[12] (16 × 6 bits), f16 d
+ * </pre>
+ * Value {@code e = 128·h + 32·g + l} takes bits {@code 2g..2g+1} of {@code qs[32h + l]}; Q3_K's third bit is bit
+ * {@code 4h + g} of {@code hmask[l]}, and a clear bit means the value is 4 less. Q2_K value e is
+ * {@code d·sc·q - dmin·m} of sub-block e/16, Q3_K value e is {@code d·(sc - 32)·q}. The kernels work on the integers
+ * ({@link #codes}, {@link #scales}, {@link #mins}); {@link #decode} is ggml's dequantization, rounding step for step.
+ */
+public final class LowBitKQuants {
+
+    private LowBitKQuants() {
+    }
+
+    /** Whether {@code type} is one of these layouts. */
+    public static boolean covers(GgmlType type) {
+        return type == GgmlType.Q2_K || type == GgmlType.Q3_K;
+    }
+
+    /** The 256 integer values of the super-block at {@code blk} (Q2_K 0..3, Q3_K -4..3) into {@code q}. */
+    public static void codes(GgmlType type, MemorySegment s, long blk, int[] q) {
+        long qs = type == GgmlType.Q2_K ? blk + 16 : blk + 32;
+        for (int h = 0; h < 2; h++) {
+            for (int l = 0; l < 32; l++) {
+                int bits = u8(s, qs + 32L * h + l);
+                int hm = type == GgmlType.Q3_K ? u8(s, blk + l) : 0;
+                for (int g = 0; g < 4; g++) {
+                    int v = (bits >> (2 * g)) & 3;
+                    if (type == GgmlType.Q3_K && ((hm >> (4 * h + g)) & 1) == 0) {
+                        v -= 4;
+                    }
+                    q[128 * h + 32 * g + l] = v;
+                }
+            }
+        }
+    }
+
+    /** The sixteen sub-block scales (Q2_K 0..15, Q3_K -32..31) into {@code sc}. */
+    public static void scales(GgmlType type, MemorySegment s, long blk, int[] sc) {
+        if (type == GgmlType.Q2_K) {
+            for (int i = 0; i < 16; i++) {
+                sc[i] = u8(s, blk + i) & 0xF;
+            }
+            return;
+        }
+        long at = blk + 96; // six bits each: the low four in a nibble of bytes 0-7, the high two in bytes 8-11
+        for (int i = 0; i < 16; i++) {
+            int low = i < 8 ? u8(s, at + i) & 0xF : u8(s, at + i - 8) >> 4;
+            int high = (u8(s, at + 8 + i % 4) >> (2 * (i / 4))) & 3;
+            sc[i] = (low | high << 4) - 32;
+        }
+    }
+
+    /** Q2_K's sixteen sub-block mins (0..15) into {@code m}; Q3_K has none (zeros). */
+    public static void mins(GgmlType type, MemorySegment s, long blk, int[] m) {
+        for (int i = 0; i < 16; i++) {
+            m[i] = type == GgmlType.Q2_K ? u8(s, blk + i) >> 4 : 0;
+        }
+    }
+
+    /** The super-block scale d. */
+    public static float d(GgmlType type, MemorySegment s, long blk) {
+        return GgmlCodec.f16(s, type == GgmlType.Q2_K ? blk + 80 : blk + 108);
+    }
+
+    /** Q2_K's super-block min scale dmin; 0 for Q3_K. */
+    public static float dmin(GgmlType type, MemorySegment s, long blk) {
+        return type == GgmlType.Q2_K ? GgmlCodec.f16(s, blk + 82) : 0f;
+    }
+
+    /** As ggml's dequantize_row_q2_K / _q3_K: the sub-block's {@code d·sc} (and {@code dmin·m}) once, then per value. */
+    static void decode(GgmlType type, MemorySegment src, long off, float[] dst, int dstOff, int count) {
+        int[] q = new int[256], sc = new int[16], m = new int[16];
+        for (int b = 0; b < count / 256; b++) {
+            long blk = off + (long) b * type.typeSize();
+            codes(type, src, blk, q);
+            scales(type, src, blk, sc);
+            mins(type, src, blk, m);
+            float d = d(type, src, blk), dmin = dmin(type, src, blk);
+            for (int e = 0; e < 256; e++) {
+                float dl = d * sc[e / 16];
+                dst[dstOff + 256 * b + e] = type == GgmlType.Q2_K ? dl * q[e] - dmin * m[e / 16] : dl * q[e];
+            }
+        }
+    }
+
+    private static int u8(MemorySegment s, long off) {
+        return Byte.toUnsignedInt(s.get(java.lang.foreign.ValueLayout.JAVA_BYTE, off));
+    }
+}
