@@ -87,7 +87,7 @@ public enum GgmlType {
 
     /** Whether this engine has kernels for (and can dequantize) this type. */
     public boolean computable() {
-        return encodable() || this == Q2_K || this == Q3_K;
+        return encodable() || SubBlockQuants.covers(this) || TableQuants.covers(this);
     }
 
     /** Whether the writer ({@code GgufWriter}) can encode this type; the others come from llama-quantize. */

@@ -1,17 +1,17 @@
 package dev.lazarus.kt.tensor;
 
 import dev.lazarus.kt.gguf.GgmlType;
-import dev.lazarus.kt.gguf.LowBitKQuants;
+import dev.lazarus.kt.gguf.SubBlockQuants;
 import java.lang.foreign.MemorySegment;
 
 /**
- * Q2_K and Q3_K rows against a Q8_K activation (the k-quants of sixteen 16-value sub-blocks, {@link LowBitKQuants}),
- * in each of the orders llama-server's CPU backend rounds them in. One driver: every order starts from the same exact
+ * Q2_K, Q3_K and IQ4_XS rows against a Q8_K activation (256-value super-blocks with a scale per 16 or 32 values,
+ * {@link SubBlockQuants}), in each of the orders llama-server's CPU backend rounds them in. One driver: every order starts from the same exact
  * integers of a super-block (the sub-block dots {@code Σ q·y}, the scaled sums {@code Σ sc·(q·y)}, the mins' sums
  * {@code Σ m·bsum}; all far below 2^24, so exact in any order) and differs only in where the f32 folds happen:
  * <ul>
- * <li>{@link Order#VEC_DOT}: {@code ggml_vec_dot_q2_K_q8_K} / {@code _q3_K_q8_K} (AVX2 form, which the AVX-512
- * variants run): eight f32 lanes, lane k holding per super-block {@code Σ sc·q·y} over values 4k..4k+3 of each
+ * <li>{@link Order#VEC_DOT}: {@code ggml_vec_dot_q2_K_q8_K} / {@code _q3_K_q8_K} / {@code _iq4_xs_q8_K} (AVX2 form,
+ * which the AVX-512 variants run): eight f32 lanes, lane k holding per super-block {@code Σ sc·q·y} over values 4k..4k+3 of each
  * 32-value group (Q2_K first folds {@code m_2k·bsum_2k + m_2k+1·bsum_2k+1} into lane k by
  * {@code fma(-d_y·dmin, ·, acc)}), folded by {@code fma(d_y·d, lane, acc)}, summed by {@link GgmlSums#hsum8}.</li>
  * <li>{@link Order#REPACKED_GEMV} / {@link Order#REPACKED_GEMM}: Q2_K that llama-server repacks on AVX-512 hosts
@@ -37,8 +37,8 @@ final class SubBlockKQuantKernel implements RowKernel {
     private final Order order;
 
     SubBlockKQuantKernel(GgmlType type, Order order) {
-        if (!LowBitKQuants.covers(type)) {
-            throw new IllegalArgumentException("not a sub-block k-quant: " + type);
+        if (!SubBlockQuants.covers(type)) {
+            throw new IllegalArgumentException("not a sub-block layout: " + type);
         }
         if (type != GgmlType.Q2_K && (order == Order.REPACKED_GEMV || order == Order.REPACKED_GEMM)) {
             throw new IllegalArgumentException(type + " is never repacked");
@@ -89,11 +89,11 @@ final class SubBlockKQuantKernel implements RowKernel {
     }
 
     private void decode(MemorySegment w, long at, Decoded blk) {
-        LowBitKQuants.codes(type, w, at, blk.q);
-        LowBitKQuants.scales(type, w, at, blk.sc);
-        LowBitKQuants.mins(type, w, at, blk.m);
-        blk.d = LowBitKQuants.d(type, w, at);
-        blk.dmin = LowBitKQuants.dmin(type, w, at);
+        SubBlockQuants.codes(type, w, at, blk.q);
+        SubBlockQuants.scales(type, w, at, blk.sc);
+        SubBlockQuants.mins(type, w, at, blk.m);
+        blk.d = SubBlockQuants.d(type, w, at);
+        blk.dmin = SubBlockQuants.dmin(type, w, at);
     }
 
     /** Super-block b of activation x folded into {@code state[at..at + STATE)} in this kernel's order. */

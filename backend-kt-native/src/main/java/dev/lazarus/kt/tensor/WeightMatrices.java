@@ -4,7 +4,8 @@ import dev.lazarus.kt.gguf.GgmlType;
 import dev.lazarus.kt.gguf.GgufException;
 import dev.lazarus.kt.gguf.GgufFile;
 import dev.lazarus.kt.gguf.GgufTensorInfo;
-import dev.lazarus.kt.gguf.LowBitKQuants;
+import dev.lazarus.kt.gguf.SubBlockQuants;
+import dev.lazarus.kt.gguf.TableQuants;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.SegmentAllocator;
 import java.util.Arrays;
@@ -54,6 +55,10 @@ public final class WeightMatrices {
         if (repacksQ2K(type, rows)) {
             return new KernelMatrix(type, data, rows, cols, Q2K_GEMV, Q2K_GEMM, null);
         }
+        if (TableQuants.covers(type) && rows % 8 == 0) {
+            // repacked by llama-server (iq4_nl_8x8, mxfp4_8x8): q4_0_8x8's one accumulator, GEMV and GEMM alike
+            return new KernelMatrix(type, data, rows, cols, new TableBlockKernel(type, TableBlockKernel.Order.REPACKED), null, null);
+        }
         return new KernelMatrix(type, data, rows, cols, vectorKernel(type), null, tiledKernel(type));
     }
 
@@ -62,7 +67,7 @@ public final class WeightMatrices {
      * repack: Q6_K in int16 products unless {@link #Q6K_INT16_PROPERTY} is false; null for other types.
      */
     private static RowKernel tiledKernel(GgmlType type) {
-        if (LowBitKQuants.covers(type)) {
+        if (SubBlockQuants.covers(type)) {
             return new SubBlockKQuantKernel(type, SubBlockKQuantKernel.Order.TILED);
         }
         return type == GgmlType.Q6_K && q6kInt16() ? Q6KInt16Kernel.TILED : TiledKQuantKernel.of(type);
@@ -247,7 +252,8 @@ public final class WeightMatrices {
             case Q4_K -> Q45KKernel.Q4_K_IN_PLACE; // a matrix llama-server does not repack (rows not a multiple of 8)
             case Q5_K -> Q45KKernel.Q5_K;
             case Q6_K -> q6kInt16() ? Q6KInt16Kernel.INSTANCE : Q6KKernel.INSTANCE;
-            case Q2_K, Q3_K -> new SubBlockKQuantKernel(type, SubBlockKQuantKernel.Order.VEC_DOT); // Q2_K: rows not a multiple of 8
+            case Q2_K, Q3_K, IQ4_XS -> new SubBlockKQuantKernel(type, SubBlockKQuantKernel.Order.VEC_DOT); // Q2_K: rows not a multiple of 8
+            case IQ4_NL, MXFP4 -> new TableBlockKernel(type, TableBlockKernel.Order.VEC_DOT); // rows not a multiple of 8
             default -> throw new IllegalArgumentException("no kernel for weight type " + type);
         };
     }

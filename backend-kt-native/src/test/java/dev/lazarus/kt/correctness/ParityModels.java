@@ -25,9 +25,9 @@ enum ParityModels {
     /** Other dimensions than the tiny shapes (see {@link SyntheticModels#wideQwen3Moe()}), in the formats users run. */
     WIDE_LLAMA("llama", SyntheticModels::wideLlama, List.of(Format.Q8_0)),
     WIDE_QWEN3MOE("qwen3moe", SyntheticModels::wideQwen3Moe,
-            List.of(Format.F16, Format.Q8_0, Format.Q4_K_M, Format.Q2_K, Format.Q3_K_M)),
+            List.of(Format.F16, Format.Q8_0, Format.Q4_K_M, Format.Q2_K, Format.Q3_K_M, Format.IQ4_XS, Format.IQ4_NL, Format.MXFP4_MOE)),
     WIDE_DEEPSEEK2("deepseek2", SyntheticModels::wideDeepseek2,
-            List.of(Format.F16, Format.Q8_0, Format.Q4_K_M, Format.Q2_K, Format.Q3_K_M));
+            List.of(Format.F16, Format.Q8_0, Format.Q4_K_M, Format.Q2_K, Format.Q3_K_M, Format.IQ4_XS, Format.IQ4_NL, Format.MXFP4_MOE));
 
     /**
      * The weight formats compared; those without a generated type are llama-quantize's recipes of that name.
@@ -38,7 +38,11 @@ enum ParityModels {
         F32(GgmlType.F32), F16(GgmlType.F16), Q8_0(GgmlType.Q8_0), Q4_K_M(null),
         Q5_K_M(null), BF16(GgmlType.BF16), Q4_0(null), Q4_1(null), Q5_0(null), Q5_1(null),
         /** llama-quantize's low-bit recipes (the operators' DeepSeek-R1 baseline is Q3_K_M): Q2_K and Q3_K tensors mixed with Q4_K-Q6_K. */
-        Q2_K(null), Q3_K_M(null);
+        Q2_K(null), Q3_K_M(null),
+        /** llama-quantize's non-linear 4-bit types (no importance matrix needed). */
+        IQ4_XS(null), IQ4_NL(null),
+        /** MXFP4 routed experts (what gpt-oss ships), the other tensors as llama-quantize's recipe leaves them. */
+        MXFP4_MOE(null);
 
         static final List<Format> GREEDY = List.of(F32, F16, Q8_0, Q4_K_M);
 

@@ -25,7 +25,10 @@ class QuantRecipeTest extends EngineParityFixture {
     @ParameterizedTest(name = "{0} {1} has {2}")
     @CsvSource({
             "WIDE_QWEN3MOE, Q2_K, Q2_K", "WIDE_QWEN3MOE, Q3_K_M, Q3_K",
-            "WIDE_DEEPSEEK2, Q2_K, Q2_K", "WIDE_DEEPSEEK2, Q3_K_M, Q3_K"})
+            "WIDE_DEEPSEEK2, Q2_K, Q2_K", "WIDE_DEEPSEEK2, Q3_K_M, Q3_K",
+            "WIDE_QWEN3MOE, IQ4_XS, IQ4_XS", "WIDE_DEEPSEEK2, IQ4_XS, IQ4_XS",
+            "WIDE_QWEN3MOE, IQ4_NL, IQ4_NL", "WIDE_DEEPSEEK2, IQ4_NL, IQ4_NL",
+            "WIDE_QWEN3MOE, MXFP4_MOE, MXFP4", "WIDE_DEEPSEEK2, MXFP4_MOE, MXFP4"})
     void recipeHasItsTypeAndEveryTypeIsComputable(ParityModels arch, Format format, GgmlType main) {
         Path model = arch.write(format, dir);
         Map<GgmlType, Integer> mix = new TreeMap<>();
