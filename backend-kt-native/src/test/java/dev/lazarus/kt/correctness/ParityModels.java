@@ -1,7 +1,10 @@
 package dev.lazarus.kt.correctness;
 
 import dev.lazarus.kt.gguf.GgmlType;
+import dev.lazarus.kt.synthetic.ByteBpeVocab;
+import dev.lazarus.kt.synthetic.SpmVocab;
 import dev.lazarus.kt.synthetic.SyntheticModels;
+import dev.lazarus.kt.synthetic.Vocab;
 import dev.lazarus.kt.synthetic.SyntheticModels.Spec;
 import dev.lazarus.kt.testsupport.LlamaCpp;
 
@@ -24,6 +27,14 @@ enum ParityModels {
     DEEPSEEK2("deepseek2", SyntheticModels::tinyDeepseek2, Format.GREEDY),
     /** Other dimensions than the tiny shapes (see {@link SyntheticModels#wideQwen3Moe()}), in the formats users run. */
     WIDE_LLAMA("llama", SyntheticModels::wideLlama, List.of(Format.Q8_0)),
+    /**
+     * A llama2.c-like model ({@link SyntheticModels#oddLlama()}): SentencePiece vocabulary of 512, FFN width 172, whose
+     * {@code ffn_down} rows no vector width divides (and which Q8_0 keeps in F16). Held by {@link HiddenStateParityTest}
+     * in F32 and Q8_0; not in {@link GreedyParityTest}: its 64 tokens are identical on every prompt, but on the json
+     * prompt llama-server's reported top-5 at one step are another step's (its probabilities around SentencePiece byte
+     * tokens are matched to steps by id, see {@code LlamaServerOracle.alignTopLogprobs}; not resolved).
+     */
+    ODD_LLAMA("llama", SyntheticModels::oddLlama, SpmVocab::llama2c512, List.of()),
     WIDE_QWEN3MOE("qwen3moe", SyntheticModels::wideQwen3Moe,
             List.of(Format.F16, Format.Q8_0, Format.Q4_K_M, Format.Q2_K, Format.Q3_K_M, Format.IQ4_XS, Format.IQ4_NL, Format.MXFP4_MOE)),
     WIDE_DEEPSEEK2("deepseek2", SyntheticModels::wideDeepseek2,
@@ -56,10 +67,16 @@ enum ParityModels {
     private final String arch;
     private final Supplier<Spec> preset;
     private final List<Format> greedyFormats;
+    private final Supplier<Vocab> vocab;
 
     ParityModels(String arch, Supplier<Spec> preset, List<Format> greedyFormats) {
+        this(arch, preset, ByteBpeVocab::standard, greedyFormats);
+    }
+
+    ParityModels(String arch, Supplier<Spec> preset, Supplier<Vocab> vocab, List<Format> greedyFormats) {
         this.arch = arch;
         this.preset = preset;
+        this.vocab = vocab;
         this.greedyFormats = greedyFormats;
     }
 
@@ -79,7 +96,7 @@ enum ParityModels {
             return target;
         }
         if (format.generated != null) {
-            return SyntheticModels.write(preset.get().withWeightType(format.generated), target);
+            return SyntheticModels.write(preset.get().withWeightType(format.generated), vocab.get(), target);
         }
         return LlamaCpp.quantize(write(Format.F32, dir), target, format.name());
     }
