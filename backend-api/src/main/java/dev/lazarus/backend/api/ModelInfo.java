@@ -15,6 +15,16 @@ public record ModelInfo(String id, String ownedBy, int contextLength, Map<String
     /** Metadata key: the weights' size in bytes (a {@link Number}), all files of the model counted. */
     public static final String SIZE_BYTES = "size_bytes";
 
+    /**
+     * Metadata key: what the backend cannot do with this model, by name (a non-empty {@link String}, e.g.
+     * "unsupported tensor types: IQ2_XXS (blk.*.ffn_down_exps.weight, 24 tensors)"); the gateway's preflight keeps a
+     * candidate that reports it DISABLED with that reason.
+     */
+    public static final String UNSUPPORTED = "unsupported";
+
+    /** Metadata key: what the model file needs (a {@link Map}: architecture, tensor types...), for the admin view. */
+    public static final String NEEDS = "needs";
+
     public ModelInfo {
         metadata = metadata == null ? Map.of() : Map.copyOf(metadata);
     }
@@ -23,6 +33,12 @@ public record ModelInfo(String id, String ownedBy, int contextLength, Map<String
     public OptionalLong sizeBytes() {
         return metadata.get(SIZE_BYTES) instanceof Number n && n.longValue() > 0
                 ? OptionalLong.of(n.longValue()) : OptionalLong.empty();
+    }
+
+    /** {@link #UNSUPPORTED}, when the backend reported it. */
+    public java.util.Optional<String> unsupported() {
+        return metadata.get(UNSUPPORTED) instanceof String s && !s.isBlank() ? java.util.Optional.of(s)
+                : java.util.Optional.empty();
     }
 
     public static ModelInfo of(String id, String ownedBy) {

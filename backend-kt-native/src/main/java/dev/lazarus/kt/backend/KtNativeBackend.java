@@ -53,6 +53,8 @@ public final class KtNativeBackend implements InferenceBackend, ExpertPlacementV
     private final CompletableFuture<LoadedModel> loaded = new CompletableFuture<>();
     private volatile double progress;
     private volatile boolean closed;
+    /** What the model file needs, from its header (null when it could not be read: loading then says why). */
+    private final ModelNeeds needs;
 
     /** Makes the sampler of each request: the engine's {@link Sampler}; tests script the answer instead. */
     @FunctionalInterface
@@ -69,9 +71,19 @@ public final class KtNativeBackend implements InferenceBackend, ExpertPlacementV
         this.settings = settings;
         this.samplers = samplers;
         this.modelBytes = ModelLoader.bytesOf(settings.model());
+        ModelLoader loader = new ModelLoader(id, settings);
+        // the preflight, before the gateway's own runs: the header only, no weights read
+        this.needs = readNeeds(loader);
         Thread.ofPlatform().name("kt-load-" + id).daemon().start(() -> {
             try {
-                LoadedModel model = new ModelLoader(id, settings).load(p -> progress = p);
+                if (needs != null && needs.refusal().isPresent()) {
+                    // the preflight: refused before a byte of weights is read
+                    LOG.log(Level.ERROR, "kt-native backend " + id + " cannot serve " + settings.model() + ": "
+                            + needs.refusal().get());
+                    loaded.completeExceptionally(new UnsupportedModelException(needs.refusal().get()));
+                    return;
+                }
+                LoadedModel model = loader.load(p -> progress = p);
                 if (!loaded.complete(model) || closed) {
                     model.close();
                 }
@@ -80,6 +92,15 @@ public final class KtNativeBackend implements InferenceBackend, ExpertPlacementV
                 loaded.completeExceptionally(e);
             }
         });
+    }
+
+    private ModelNeeds readNeeds(ModelLoader loader) {
+        try {
+            return loader.needs();
+        } catch (RuntimeException e) {
+            LOG.log(Level.DEBUG, "kt-native backend " + id + ": cannot read the header of " + settings.model(), e);
+            return null;
+        }
     }
 
     @Override
@@ -92,6 +113,10 @@ public final class KtNativeBackend implements InferenceBackend, ExpertPlacementV
         LoadedModel m = ready();
         Map<String, Object> facts = new LinkedHashMap<>(m == null ? Map.of("status", "loading") : m.facts());
         modelBytes.ifPresent(bytes -> facts.put(ModelInfo.SIZE_BYTES, bytes));
+        if (needs != null) {
+            facts.put(ModelInfo.NEEDS, needs.facts());
+            needs.refusal().ifPresent(reason -> facts.put(ModelInfo.UNSUPPORTED, reason));
+        }
         ModelInfo info = new ModelInfo(settings.modelName(), "lazarus",
                 m == null ? 0 : m.engine().options().contextSize(), facts);
         return new BackendDescriptor(id, KtNativeBackendFactory.KIND, List.of(info), CAPABILITIES);
@@ -104,7 +129,9 @@ public final class KtNativeBackend implements InferenceBackend, ExpertPlacementV
                 return BackendHealth.down("closed");
             }
             if (loaded.isCompletedExceptionally()) {
-                return BackendHealth.down("loading failed: " + loaded.exceptionNow().getMessage());
+                Throwable e = loaded.exceptionNow();
+                return BackendHealth.down(e instanceof UnsupportedModelException ? e.getMessage()
+                        : "loading failed: " + e.getMessage());
             }
             LoadedModel m = ready();
             if (m == null) {
@@ -221,7 +248,8 @@ public final class KtNativeBackend implements InferenceBackend, ExpertPlacementV
         LoadedModel m = ready();
         if (m == null) {
             throw loaded.isCompletedExceptionally()
-                    ? BackendException.unavailable("backend " + id + " failed to load its model")
+                    ? BackendException.unavailable("backend " + id + (loaded.exceptionNow() instanceof UnsupportedModelException u
+                            ? " cannot serve its model: " + u.getMessage() : " failed to load its model"))
                     : BackendException.unavailable("backend " + id + " is still loading " + settings.modelName()
                             + " (" + Math.round(progress * 100) + " %)");
         }

@@ -56,8 +56,23 @@ final class ModelLoader {
         this.settings = settings;
     }
 
+    /** The model file, resolved once (a classpath model is copied out once). */
+    private Path resolved;
+
+    private synchronized Path path() {
+        if (resolved == null) {
+            resolved = resolve(settings.model());
+        }
+        return resolved;
+    }
+
+    /** What the model file needs ({@link ModelNeeds}), from its header alone. */
+    ModelNeeds needs() {
+        return ModelNeeds.of(path());
+    }
+
     LoadedModel load(DoubleConsumer progress) {
-        Path path = resolve(settings.model());
+        Path path = path();
         GgufFile file = GgufFile.open(path);
         Parallel parallel = null;
         DeviceTier gpu = null;

@@ -86,6 +86,8 @@ public final class GgmlCodec {
                 }
             }
             case Q4_K, Q5_K, Q6_K -> KQuants.decode(type, src, srcOffset, dst, dstOffset, count);
+            case Q2_K, Q3_K, IQ4_XS -> SubBlockQuants.decode(type, src, srcOffset, dst, dstOffset, count);
+            case IQ4_NL, MXFP4 -> TableQuants.decode(type, src, srcOffset, dst, dstOffset, count);
             case Q4_0, Q4_1, Q5_0, Q5_1 -> LegacyQuants.decode(type, src, srcOffset, dst, dstOffset, count);
             default -> throw unsupported(type);
         }
@@ -136,6 +138,6 @@ public final class GgmlCodec {
     }
 
     static GgufException unsupported(GgmlType type) {
-        return new GgufException("type " + type + " cannot be encoded or decoded (supported: F32, F16, BF16, Q8_0, Q4_0, Q4_1, Q5_0, Q5_1, Q4_K, Q5_K, Q6_K)");
+        return new GgufException("type " + type + " cannot be encoded or decoded here (encoded: F32, F16, BF16, Q8_0, Q4_0, Q4_1, Q5_0, Q5_1, Q4_K, Q5_K, Q6_K; decoded also: Q2_K, Q3_K, IQ4_XS, IQ4_NL, MXFP4)");
     }
 }

@@ -85,8 +85,13 @@ public enum GgmlType {
         return elements / blockSize * typeSize;
     }
 
-    /** Whether this engine can compute with (and the writer can encode) this type. */
+    /** Whether this engine has kernels for (and can dequantize) this type. */
     public boolean computable() {
+        return encodable() || SubBlockQuants.covers(this) || TableQuants.covers(this);
+    }
+
+    /** Whether the writer ({@code GgufWriter}) can encode this type; the others come from llama-quantize. */
+    public boolean encodable() {
         return switch (this) {
             case F32, F16, BF16, Q8_0, Q4_0, Q4_1, Q5_0, Q5_1, Q4_K, Q5_K, Q6_K -> true;
             default -> false;

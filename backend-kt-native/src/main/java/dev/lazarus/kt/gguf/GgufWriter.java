@@ -116,7 +116,7 @@ public final class GgufWriter {
             throw new IllegalArgumentException("tensor '%s' has shape %s (%d elements) but %d values"
                     .formatted(name, Arrays.toString(shape), n, values.length));
         }
-        if (!type.computable()) {
+        if (!type.encodable()) {
             throw new IllegalArgumentException("tensor '" + name + "': cannot encode type " + type);
         }
         if (shape[0] % type.blockSize() != 0) {

@@ -25,7 +25,7 @@ import java.util.Set;
  *
  * <p>Deterministic: the same corpus and merge count give the same vocabulary, token for token.
  */
-public final class ByteBpeVocab {
+public final class ByteBpeVocab implements Vocab {
 
     public static final String END_OF_TEXT = "<|endoftext|>";
     public static final String IM_START = "<|im_start|>";
@@ -135,6 +135,7 @@ public final class ByteBpeVocab {
         return merges;
     }
 
+    @Override
     public int size() {
         return tokens.size();
     }
@@ -161,6 +162,7 @@ public final class ByteBpeVocab {
     }
 
     /** Puts the {@code tokenizer.*} metadata llama.cpp reads for a gpt2-style vocabulary. */
+    @Override
     public void writeTo(GgufWriter w) {
         w.putString("tokenizer.ggml.model", "gpt2");
         w.putString("tokenizer.ggml.pre", PRE_TOKENIZER);

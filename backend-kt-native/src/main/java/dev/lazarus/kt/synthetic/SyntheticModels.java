@@ -227,6 +227,16 @@ public final class SyntheticModels {
                 10_000f, new Yarn(4f, 1024, 0.1f), 4096, 1e-6f, false);
     }
 
+    /**
+     * A llama2.c-like llama (its 260K story checkpoint's shape): width 64, 8 heads sharing 4 KV heads of 8, FFN
+     * width 172 (no multiple of 16 or 32: every float kernel's tail, and llama-quantize keeps such rows F16 in a
+     * Q8_0 file). Meant with {@link SpmVocab#llama2c512()}.
+     */
+    public static Spec oddLlama() {
+        return new Spec("odd-llama", "llama", GgmlType.F32, 11, 5, 64, 8, 4, 8, 172, null, null,
+                10_000f, null, 2048, 1e-5f, false);
+    }
+
     /** As {@link #wideQwen3Moe()} for a dense llama: width 512, 8 heads of 64 on 2 KV heads, FFN 1536 (six super-blocks). */
     public static Spec wideLlama() {
         return new Spec("wide-llama", "llama", GgmlType.F32, 10, 2, 512, 8, 2, 64, 1536, null, null,
@@ -313,15 +323,25 @@ public final class SyntheticModels {
 
     /** Writes {@code spec} as a GGUF file at {@code target} (parent directories created) and returns it. */
     public static Path write(Spec spec, Path target) {
-        return write(spec, target, ByteBpeVocab.chatTemplate());
+        return write(spec, ByteBpeVocab.standard(), target);
     }
 
     /** As {@link #write(Spec, Path)}, with {@code chatTemplate} as {@code tokenizer.chat_template} (chat-format tests). */
     public static Path write(Spec spec, Path target, String chatTemplate) {
-        ByteBpeVocab vocab = ByteBpeVocab.standard();
+        return write(spec, ByteBpeVocab.standard(), target, chatTemplate);
+    }
+
+    /** As {@link #write(Spec, Path)}, with another vocabulary ({@link SpmVocab} for a llama2.c-like model). */
+    public static Path write(Spec spec, Vocab vocab, Path target) {
+        return write(spec, vocab, target, null);
+    }
+
+    private static Path write(Spec spec, Vocab vocab, Path target, String chatTemplate) {
         GgufWriter w = new GgufWriter();
         ModelMetadata.write(spec, vocab, w);
-        w.putString("tokenizer.chat_template", chatTemplate);
+        if (chatTemplate != null) {
+            w.putString("tokenizer.chat_template", chatTemplate); // over the vocabulary's own
+        }
         RandomWeights weights = new RandomWeights(spec.seed(), spec.weightType());
         for (TensorLayout.Entry t : TensorLayout.of(spec, vocab.size())) {
             weights.add(w, t);

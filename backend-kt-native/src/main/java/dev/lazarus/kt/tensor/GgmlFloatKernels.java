@@ -10,7 +10,7 @@ import jdk.incubator.vector.VectorSpecies;
  * take the same path as single tokens): four 16-lane accumulators over 64-value steps (accumulator j
  * takes values 64i+16j..64i+16j+15 by fused multiply-add), combined (0+2) + (1+3), the 16 lanes summed
  * as GCC expands {@code _mm512_reduce_add_ps} ({@link GgmlSums#reduce16}), and a tail past a multiple of 64 added
- * one product at a time. Equal to ggml bit for bit, which matters because F16 activations (and
+ * one product at a time (f32: a multiply, then an add). Equal to ggml bit for bit, which matters because F16 activations (and
  * downstream Q8 ones) turn last-bit differences into whole rounding steps. Lane-wise fma is exact IEEE
  * arithmetic in any vector width, so the 16-lane species gives the same bits on any machine.
  */
@@ -54,8 +54,9 @@ final class GgmlFloatKernels {
         }
         float[] lanes = SCRATCH.get();
         s0.add(s2).add(s1.add(s3)).intoArray(lanes, 0);
-        // the tail past a multiple of 64: ggml adds f16 products to a double sum, and f32 ones to a float sum
-        // with a multiply-add GCC contracts into an fma
+        // the tail past a multiple of 64: ggml adds f16 products to a double sum, and f32 ones to a float sum, a
+        // multiply then an add (vec.cpp is C++ built as ISO C++, where GCC contracts nothing into an fma; measured:
+        // an fma here differs from llama-server in the last bit on FFN widths 172 and 176)
         if (f16) {
             double total = GgmlSums.reduce16(lanes, 0);
             for (int i = vectorEnd; i < n; i++) {
@@ -65,7 +66,7 @@ final class GgmlFloatKernels {
         }
         float total = GgmlSums.reduce16(lanes, 0);
         for (int i = vectorEnd; i < n; i++) {
-            total = Math.fma(w.get(Layouts.F32, o + 4L * i), xs[i], total);
+            total += w.get(Layouts.F32, o + 4L * i) * xs[i];
         }
         return total;
     }

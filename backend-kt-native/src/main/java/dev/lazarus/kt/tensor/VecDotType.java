@@ -36,9 +36,9 @@ public enum VecDotType {
             case F32 -> F32;
             case F16 -> F16;
             case BF16 -> BF16;
-            case Q8_0, Q4_0, Q5_0 -> Q8_0;
+            case Q8_0, Q4_0, Q5_0, IQ4_NL, MXFP4 -> Q8_0;
             case Q4_1, Q5_1 -> Q8_1;
-            case Q2_K, Q3_K, Q4_K, Q5_K, Q6_K -> Q8_K;
+            case Q2_K, Q3_K, Q4_K, Q5_K, Q6_K, IQ4_XS -> Q8_K;
             default -> throw new IllegalArgumentException("no kernels for weight type " + weightType);
         };
     }

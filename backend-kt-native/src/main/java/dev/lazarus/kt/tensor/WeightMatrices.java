@@ -4,6 +4,8 @@ import dev.lazarus.kt.gguf.GgmlType;
 import dev.lazarus.kt.gguf.GgufException;
 import dev.lazarus.kt.gguf.GgufFile;
 import dev.lazarus.kt.gguf.GgufTensorInfo;
+import dev.lazarus.kt.gguf.SubBlockQuants;
+import dev.lazarus.kt.gguf.TableQuants;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.SegmentAllocator;
 import java.util.Arrays;
@@ -50,6 +52,13 @@ public final class WeightMatrices {
             // repacked by llama-server too (q4_0_8x8), one accumulator per row in its GEMV and GEMM alike
             return new KernelMatrix(type, data, rows, cols, Q4_0RepackedKernel.INSTANCE, null, null);
         }
+        if (repacksQ2K(type, rows)) {
+            return new KernelMatrix(type, data, rows, cols, Q2K_GEMV, Q2K_GEMM, null);
+        }
+        if (TableQuants.covers(type) && rows % 8 == 0) {
+            // repacked by llama-server (iq4_nl_8x8, mxfp4_8x8): q4_0_8x8's one accumulator, GEMV and GEMM alike
+            return new KernelMatrix(type, data, rows, cols, new TableBlockKernel(type, TableBlockKernel.Order.REPACKED), null, null);
+        }
         return new KernelMatrix(type, data, rows, cols, vectorKernel(type), null, tiledKernel(type));
     }
 
@@ -58,7 +67,18 @@ public final class WeightMatrices {
      * repack: Q6_K in int16 products unless {@link #Q6K_INT16_PROPERTY} is false; null for other types.
      */
     private static RowKernel tiledKernel(GgmlType type) {
+        if (SubBlockQuants.covers(type)) {
+            return new SubBlockKQuantKernel(type, SubBlockKQuantKernel.Order.TILED);
+        }
         return type == GgmlType.Q6_K && q6kInt16() ? Q6KInt16Kernel.TILED : TiledKQuantKernel.of(type);
+    }
+
+    private static final RowKernel Q2K_GEMV = new SubBlockKQuantKernel(GgmlType.Q2_K, SubBlockKQuantKernel.Order.REPACKED_GEMV);
+    private static final RowKernel Q2K_GEMM = new SubBlockKQuantKernel(GgmlType.Q2_K, SubBlockKQuantKernel.Order.REPACKED_GEMM);
+
+    /** Q2_K that llama-server's AVX-512 variants repack at load ({@code q2_K_8x8_q8_K}): rows a multiple of 8. */
+    private static boolean repacksQ2K(GgmlType type, int rows) {
+        return type == GgmlType.Q2_K && rows % 8 == 0;
     }
 
     /**
@@ -68,6 +88,9 @@ public final class WeightMatrices {
     public static WeightMatrix expert(GgmlType type, MemorySegment data, int rows, int cols) {
         if (type == GgmlType.Q4_K && rows % 8 == 0) {
             return new KernelMatrix(type, data, rows, cols, q4kInPlace());
+        }
+        if (repacksQ2K(type, rows)) {
+            return new KernelMatrix(type, data, rows, cols, Q2K_GEMV);
         }
         return of(type, data, rows, cols);
     }
@@ -229,6 +252,8 @@ public final class WeightMatrices {
             case Q4_K -> Q45KKernel.Q4_K_IN_PLACE; // a matrix llama-server does not repack (rows not a multiple of 8)
             case Q5_K -> Q45KKernel.Q5_K;
             case Q6_K -> q6kInt16() ? Q6KInt16Kernel.INSTANCE : Q6KKernel.INSTANCE;
+            case Q2_K, Q3_K, IQ4_XS -> new SubBlockKQuantKernel(type, SubBlockKQuantKernel.Order.VEC_DOT); // Q2_K: rows not a multiple of 8
+            case IQ4_NL, MXFP4 -> new TableBlockKernel(type, TableBlockKernel.Order.VEC_DOT); // rows not a multiple of 8
             default -> throw new IllegalArgumentException("no kernel for weight type " + type);
         };
     }

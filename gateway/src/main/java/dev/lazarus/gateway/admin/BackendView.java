@@ -3,6 +3,7 @@ package dev.lazarus.gateway.admin;
 import com.fasterxml.jackson.annotation.JsonProperty;
 import java.time.Instant;
 import java.util.List;
+import java.util.Map;
 
 /**
  * One backend as {@code GET /admin/backends} shows it.
@@ -19,10 +20,12 @@ import java.util.List;
  * @param health   its last known health
  * @param live     live figures from real traffic, or null when there are none
  * @param models   public models whose route includes it
+ * @param needs    what its model file needs, where the backend reads it (kt-native: architecture, tensor types and
+ *                 what of that it cannot compute), else null
  */
 public record BackendView(String id, String kind, String role, String state, String reason, Instant since,
                           boolean draining, @JsonProperty("in_flight") int inFlight, Breaker breaker, Health health,
-                          Live live, List<String> models) {
+                          Live live, List<String> models, Map<String, Object> needs) {
 
     /** Resilience4j's view of the breaker. Rates are percentages, -1 until enough calls were seen. */
     public record Breaker(String state,

@@ -2,6 +2,7 @@ package dev.lazarus.gateway.admin;
 
 import dev.lazarus.backend.api.BackendHealth;
 import dev.lazarus.backend.api.InferenceBackend;
+import dev.lazarus.backend.api.ModelInfo;
 import dev.lazarus.backend.api.Redactor;
 import dev.lazarus.gateway.policy.BackendHealthView;
 import dev.lazarus.gateway.policy.BackendLiveStats;
@@ -16,6 +17,7 @@ import dev.lazarus.gateway.routing.RouteTable;
 import io.github.resilience4j.circuitbreaker.CircuitBreaker;
 import java.time.Duration;
 import java.util.List;
+import java.util.Map;
 import reactor.core.publisher.Mono;
 
 /** Assembles {@link BackendView}s from the policy, the breakers, live stats and health. */
@@ -52,7 +54,7 @@ final class BackendViews {
         InferenceBackend backend = backends.find(id).orElseThrow(() -> new UnknownBackendException(id));
         return health(backend).map(h -> new BackendView(id, backend.describe().kind(), state.role().name(),
                 state.state().name(), state.reason(), state.since(), state.draining(), calls.inFlight(id),
-                breakers.find(id).map(BackendViews::breaker).orElse(null), h, live(id), models(id)));
+                breakers.find(id).map(BackendViews::breaker).orElse(null), h, live(id), models(id), needs(backend)));
     }
 
     Mono<List<BackendView>> all() {
@@ -88,6 +90,16 @@ final class BackendViews {
                 .filter(route -> overrides.targets(route).stream().anyMatch(t -> t.backendId().equals(id)))
                 .map(route -> route.name())
                 .toList();
+    }
+
+    /** The first served model's {@link ModelInfo#NEEDS}, as the backend reports it. */
+    @SuppressWarnings("unchecked")
+    private static Map<String, Object> needs(InferenceBackend backend) {
+        return backend.describe().models().stream()
+                .map(m -> m.metadata().get(ModelInfo.NEEDS))
+                .filter(Map.class::isInstance)
+                .map(n -> (Map<String, Object>) n)
+                .findFirst().orElse(null);
     }
 
     static BackendView.Breaker breaker(CircuitBreaker breaker) {

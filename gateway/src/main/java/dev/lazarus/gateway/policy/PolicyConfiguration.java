@@ -27,6 +27,7 @@ import java.time.Clock;
 import java.time.Duration;
 import java.util.LinkedHashMap;
 import java.util.Map;
+import java.util.Optional;
 import java.util.OptionalLong;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -98,7 +99,9 @@ public class PolicyConfiguration {
                     : "kt-native".equals(kinds.get(id)) ? KtMethod.KT_NATIVE : KtMethod.NONE;
             OptionalLong bytes = config.modelBytes() != null ? OptionalLong.of(config.modelBytes().toBytes())
                     : backends.find(id).map(ModelSizes::fromMetadata).orElse(OptionalLong.empty());
-            return new Preflight.Requirement(method, bytes);
+            Optional<String> unsupported = backends.find(id).flatMap(b -> b.describe().models().stream()
+                    .flatMap(m -> m.unsupported().stream()).findFirst());
+            return new Preflight.Requirement(method, bytes, unsupported);
         }, properties.preflight().memoryHeadroom().toBytes());
     }
 

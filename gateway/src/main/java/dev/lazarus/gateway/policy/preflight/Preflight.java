@@ -5,6 +5,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.Optional;
 import java.util.OptionalLong;
 import java.util.function.Function;
 import java.util.function.Supplier;
@@ -19,10 +20,17 @@ public final class Preflight implements PreflightCheck {
     /**
      * What a candidate needs.
      *
-     * @param method     how it runs its weights
-     * @param modelBytes the size of its weights, when known
+     * @param method      how it runs its weights
+     * @param modelBytes  the size of its weights, when known
+     * @param unsupported what the backend itself reports it cannot do with its model (an architecture, tensor types;
+     *                    {@link dev.lazarus.backend.api.ModelInfo#UNSUPPORTED}), when it reports anything
      */
-    public record Requirement(KtMethod method, OptionalLong modelBytes) {}
+    public record Requirement(KtMethod method, OptionalLong modelBytes, Optional<String> unsupported) {
+
+        public Requirement(KtMethod method, OptionalLong modelBytes) {
+            this(method, modelBytes, Optional.empty());
+        }
+    }
 
     private final Supplier<HardwareProfile> hardware;
     private final Function<String, Requirement> requirements;
@@ -48,6 +56,11 @@ public final class Preflight implements PreflightCheck {
         figures.put("ram_bytes", hw.ramBytes());
         figures.put("vram_bytes", hw.vramBytes());
         figures.put("headroom_bytes", headroomBytes);
+
+        if (requirement.unsupported().isPresent()) {
+            figures.put("unsupported", requirement.unsupported().get());
+            return new Outcome(false, "the backend cannot serve its model: " + requirement.unsupported().get(), figures);
+        }
 
         List<String> missing = method.missingFlags(hw.flags());
         if (!missing.isEmpty()) {

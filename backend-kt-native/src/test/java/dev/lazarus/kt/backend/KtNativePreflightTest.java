@@ -1,0 +1,97 @@
+package dev.lazarus.kt.backend;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import dev.lazarus.backend.api.BackendConfig;
+import dev.lazarus.backend.api.BackendException;
+import dev.lazarus.backend.api.BackendHealth;
+import dev.lazarus.backend.api.ModelInfo;
+import dev.lazarus.backend.api.openai.ChatCompletionRequest;
+import dev.lazarus.backend.api.openai.ChatMessage;
+import dev.lazarus.kt.gguf.GgmlType;
+import dev.lazarus.kt.gguf.GgufWriter;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * The backend's preflight: a GGUF that needs a tensor type or an architecture the engine lacks is refused from its
+ * header, by name, before any weight is read: health DOWN with that reason, the model's metadata saying what it needs
+ * and what is unsupported (the gateway's preflight and admin view read it), requests answered 503 with it.
+ */
+class KtNativePreflightTest {
+
+    @TempDir
+    Path dir;
+
+    /** A header-only model: {@code arch}, one F32 embedding, and 24 layers of routed down-projections in {@code experts}. */
+    private Path model(String arch, GgmlType experts) {
+        GgufWriter w = new GgufWriter().putString("general.architecture", arch).putString("general.name", "preflight");
+        w.addTensor("token_embd.weight", new float[256 * 4], new long[] {256, 4}, GgmlType.F32);
+        for (int layer = 0; layer < 24; layer++) {
+            long[] shape = {256, 2, 4};
+            w.addTensor("blk." + layer + ".ffn_down_exps.weight", experts, shape,
+                    new byte[(int) experts.bytesFor(256 * 2 * 4)]);
+        }
+        Path path = dir.resolve(arch + "-" + experts + ".gguf");
+        w.write(path);
+        return path;
+    }
+
+    private static KtNativeBackend backend(Path model) {
+        return (KtNativeBackend) new KtNativeBackendFactory().create(new BackendConfig("kt", "kt-native",
+                Map.of("model", model.toString(), "threads", 1, "model-name", "m")));
+    }
+
+    @Test
+    void aTensorTypeTheEngineLacksIsNamedWithItsTensorsAndTheBackendIsDown() {
+        try (KtNativeBackend backend = backend(model("qwen3moe", GgmlType.IQ2_XXS))) {
+            String expected = "unsupported tensor types: IQ2_XXS (blk.*.ffn_down_exps.weight, 24 tensors)";
+            ModelInfo info = backend.describe().models().getFirst();
+            assertThat(info.unsupported()).contains(expected);
+            @SuppressWarnings("unchecked")
+            Map<String, Object> needs = (Map<String, Object>) info.metadata().get(ModelInfo.NEEDS);
+            assertThat(needs).containsEntry("architecture", "qwen3moe")
+                    .containsEntry("tensor_types", Map.of("F32", 1, "IQ2_XXS", 24))
+                    .containsEntry("unsupported", List.of(expected));
+
+            BackendHealth health = awaitNotLoading(backend);
+            assertThat(health.status()).isEqualTo(BackendHealth.Status.DOWN);
+            assertThat(health.detail()).isEqualTo(expected);
+            assertThatThrownBy(() -> backend.chat(ChatCompletionRequest.builder().model("m")
+                    .messages(List.of(ChatMessage.user("hi"))).build()).blockLast(Duration.ofSeconds(10)))
+                    .isInstanceOf(BackendException.class).hasMessageContaining(expected);
+        }
+    }
+
+    @Test
+    void anArchitectureTheEngineLacksIsNamed() {
+        try (KtNativeBackend backend = backend(model("minimax-m2", GgmlType.F16))) {
+            assertThat(backend.describe().models().getFirst().unsupported()).hasValueSatisfying(reason -> assertThat(reason)
+                    .startsWith("unsupported architecture: minimax-m2 (supported: ").contains("qwen3moe", "deepseek2")
+                    .doesNotContain("tensor types"));
+            assertThat(awaitNotLoading(backend).detail()).startsWith("unsupported architecture: minimax-m2");
+        }
+    }
+
+    @Test
+    void aModelTheEngineComputesReportsItsNeedsAndNothingUnsupported() {
+        ModelNeeds needs = ModelNeeds.of(model("qwen3moe", GgmlType.Q2_K));
+        assertThat(needs.refusal()).isEmpty();
+        assertThat(needs.tensorTypes()).containsEntry("Q2_K", 24);
+    }
+
+    private static BackendHealth awaitNotLoading(KtNativeBackend backend) {
+        long deadline = System.nanoTime() + Duration.ofSeconds(30).toNanos();
+        BackendHealth h = backend.health().block(Duration.ofSeconds(5));
+        while (h.status() == BackendHealth.Status.LOADING && System.nanoTime() < deadline) {
+            Thread.onSpinWait();
+            h = backend.health().block(Duration.ofSeconds(5));
+        }
+        return h;
+    }
+}
