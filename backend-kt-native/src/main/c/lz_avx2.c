@@ -1,0 +1,72 @@
+/* The integer stages in AVX2 (any x86-64 host with AVX2, FMA and F16C): u8 x s8 pair products (vpmaddubsw), then
+ * int16 pairs into int32 lanes (vpmaddwd). Every integer is exact; the folds are lz_driver.h's. */
+#include <immintrin.h>
+#include <stdint.h>
+
+/* Eight int32 lanes of a Q8_0 block: lane k = sum of products of values 4k..4k+3 (signs moved onto y for vpmaddubsw;
+ * the activation never holds -128). */
+static inline __m256i lz_avx2_q8_0(const uint8_t *wq, const int8_t *y) {
+    __m256i qw = _mm256_loadu_si256((const __m256i *) wq), qy = _mm256_loadu_si256((const __m256i *) y);
+    __m256i p16 = _mm256_maddubs_epi16(_mm256_sign_epi8(qw, qw), _mm256_sign_epi8(qy, qw));
+    return _mm256_madd_epi16(p16, _mm256_set1_epi16(1));
+}
+
+static inline int32_t lz_avx2_hsum(__m256i v) {
+    __m128i s = _mm_add_epi32(_mm256_castsi256_si128(v), _mm256_extracti128_si256(v, 1));
+    s = _mm_add_epi32(s, _mm_shuffle_epi32(s, 0x4E));
+    s = _mm_add_epi32(s, _mm_shuffle_epi32(s, 0xB1));
+    return _mm_cvtsi128_si32(s);
+}
+
+/* pairs[p] = sum over sub-blocks 2p, 2p + 1 of scale_j (q . y)_j: the low nibbles of quant bytes 32p.. are
+ * sub-block 2p, their high nibbles 2p + 1. */
+static inline void lz_avx2_q4k(const uint8_t *qs, const int8_t *y, const uint8_t sc[8], int32_t pairs[4]) {
+    const __m256i low = _mm256_set1_epi8(0xF);
+    for (int p = 0; p < 4; p++) {
+        __m256i b = _mm256_loadu_si256((const __m256i *) (qs + 32 * p));
+        __m256i lo = _mm256_maddubs_epi16(_mm256_and_si256(b, low), _mm256_loadu_si256((const __m256i *) (y + 64 * p)));
+        __m256i hi = _mm256_maddubs_epi16(_mm256_and_si256(_mm256_srli_epi16(b, 4), low),
+                                          _mm256_loadu_si256((const __m256i *) (y + 64 * p + 32)));
+        __m256i s = _mm256_add_epi32(_mm256_madd_epi16(lo, _mm256_set1_epi16(sc[2 * p])),
+                                     _mm256_madd_epi16(hi, _mm256_set1_epi16(sc[2 * p + 1])));
+        pairs[p] = lz_avx2_hsum(s);
+    }
+}
+
+/* The 6-bit code of group g (0..3) of a half super-block from its ql and qh vectors. */
+static inline __m256i lz_avx2_q6_code(__m256i ql0, __m256i ql1, __m256i qh, int g) {
+    const __m256i low = _mm256_set1_epi8(0xF), high = _mm256_set1_epi8(0x30);
+    switch (g) {
+        case 0: return _mm256_or_si256(_mm256_and_si256(ql0, low), _mm256_and_si256(_mm256_slli_epi16(qh, 4), high));
+        case 1: return _mm256_or_si256(_mm256_and_si256(ql1, low), _mm256_and_si256(_mm256_slli_epi16(qh, 2), high));
+        case 2: return _mm256_or_si256(_mm256_and_si256(_mm256_srli_epi16(ql0, 4), low), _mm256_and_si256(qh, high));
+        default: return _mm256_or_si256(_mm256_and_si256(_mm256_srli_epi16(ql1, 4), low),
+                                        _mm256_and_si256(_mm256_srli_epi16(qh, 2), high));
+    }
+}
+
+/* Lane k = sum over the eight 32-value groups of scale (code . y) over values 4k..4k+3 (the -32 is the driver's). */
+static inline __m256i lz_avx2_q6k(const uint8_t *blk, const int8_t *y) {
+    const int8_t *sc = (const int8_t *) (blk + 192);
+    __m256i lanes = _mm256_setzero_si256();
+    for (int h = 0; h < 2; h++) {
+        __m256i ql0 = _mm256_loadu_si256((const __m256i *) (blk + 64 * h));
+        __m256i ql1 = _mm256_loadu_si256((const __m256i *) (blk + 64 * h + 32));
+        __m256i qh = _mm256_loadu_si256((const __m256i *) (blk + 128 + 32 * h));
+        for (int g = 0; g < 4; g++) {
+            __m256i p16 = _mm256_maddubs_epi16(lz_avx2_q6_code(ql0, ql1, qh, g),
+                                               _mm256_loadu_si256((const __m256i *) (y + 128 * h + 32 * g)));
+            int s = 8 * h + 2 * g;
+            __m256i scales = _mm256_setr_epi16(sc[s], sc[s], sc[s], sc[s], sc[s], sc[s], sc[s], sc[s],
+                    sc[s + 1], sc[s + 1], sc[s + 1], sc[s + 1], sc[s + 1], sc[s + 1], sc[s + 1], sc[s + 1]);
+            lanes = _mm256_add_epi32(lanes, _mm256_madd_epi16(p16, scales));
+        }
+    }
+    return lanes;
+}
+
+#define LZ_Q8_0_LANES lz_avx2_q8_0
+#define LZ_Q4K_PAIRS lz_avx2_q4k
+#define LZ_Q6K_LANES lz_avx2_q6k
+#define LZ_NAME lz_avx2_rows
+#include "lz_driver.h"
