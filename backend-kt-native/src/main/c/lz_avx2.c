@@ -18,10 +18,11 @@ static inline int32_t lz_avx2_hsum(__m256i v) {
     return _mm_cvtsi128_si32(s);
 }
 
-/* pairs[p] = sum over sub-blocks 2p, 2p + 1 of scale_j (q . y)_j: the low nibbles of quant bytes 32p.. are
+/* pairs[p] (perPair) = sum over sub-blocks 2p, 2p + 1 of scale_j (q . y)_j: the low nibbles of quant bytes 32p.. are
  * sub-block 2p, their high nibbles 2p + 1. */
-static inline void lz_avx2_q4k(const uint8_t *qs, const int8_t *y, const uint8_t sc[8], int32_t pairs[4]) {
+static inline void lz_avx2_q4k(const uint8_t *qs, const int8_t *y, const uint8_t sc[8], int32_t pairs[4], int perPair) {
     const __m256i low = _mm256_set1_epi8(0xF);
+    __m256i total = _mm256_setzero_si256();
     for (int p = 0; p < 4; p++) {
         __m256i b = _mm256_loadu_si256((const __m256i *) (qs + 32 * p));
         __m256i lo = _mm256_maddubs_epi16(_mm256_and_si256(b, low), _mm256_loadu_si256((const __m256i *) (y + 64 * p)));
@@ -29,8 +30,23 @@ static inline void lz_avx2_q4k(const uint8_t *qs, const int8_t *y, const uint8_t
                                           _mm256_loadu_si256((const __m256i *) (y + 64 * p + 32)));
         __m256i s = _mm256_add_epi32(_mm256_madd_epi16(lo, _mm256_set1_epi16(sc[2 * p])),
                                      _mm256_madd_epi16(hi, _mm256_set1_epi16(sc[2 * p + 1])));
-        pairs[p] = lz_avx2_hsum(s);
+        if (perPair) {
+            pairs[p] = lz_avx2_hsum(s);
+        } else {
+            total = _mm256_add_epi32(total, s);
+        }
     }
+    if (!perPair) {
+        /* the whole sum in pairs[0]: the integers are exact either way */
+        pairs[0] = lz_avx2_hsum(total);
+        pairs[1] = pairs[2] = pairs[3] = 0;
+    }
+}
+
+/* Sixteen int16 copies of scales s (8) and s + 1 (8), from the 16 scale bytes at sc. */
+static inline __m256i lz_avx2_scale_pairs(const int8_t *sc, int s) {
+    __m128i pick = _mm_set_epi64x(0x0101010101010101LL * (s + 1), 0x0101010101010101LL * s);
+    return _mm256_cvtepi8_epi16(_mm_shuffle_epi8(_mm_loadu_si128((const __m128i *) sc), pick));
 }
 
 /* The 6-bit code of group g (0..3) of a half super-block from its ql and qh vectors. */
@@ -56,10 +72,7 @@ static inline __m256i lz_avx2_q6k(const uint8_t *blk, const int8_t *y) {
         for (int g = 0; g < 4; g++) {
             __m256i p16 = _mm256_maddubs_epi16(lz_avx2_q6_code(ql0, ql1, qh, g),
                                                _mm256_loadu_si256((const __m256i *) (y + 128 * h + 32 * g)));
-            int s = 8 * h + 2 * g;
-            __m256i scales = _mm256_setr_epi16(sc[s], sc[s], sc[s], sc[s], sc[s], sc[s], sc[s], sc[s],
-                    sc[s + 1], sc[s + 1], sc[s + 1], sc[s + 1], sc[s + 1], sc[s + 1], sc[s + 1], sc[s + 1]);
-            lanes = _mm256_add_epi32(lanes, _mm256_madd_epi16(p16, scales));
+            lanes = _mm256_add_epi32(lanes, _mm256_madd_epi16(p16, lz_avx2_scale_pairs(sc, 8 * h + 2 * g)));
         }
     }
     return lanes;

@@ -20,10 +20,18 @@ static inline __m512i lz_avx512_q4k_pair(const uint8_t *qs, const int8_t *y, con
     return _mm512_madd_epi16(p16, scales);
 }
 
-static inline void lz_avx512_q4k(const uint8_t *qs, const int8_t *y, const uint8_t sc[8], int32_t pairs[4]) {
-    for (int p = 0; p < 4; p++) {
-        pairs[p] = _mm512_reduce_add_epi32(lz_avx512_q4k_pair(qs, y, sc, p));
+/* Per pair of sub-blocks, or (perPair 0) the whole sum in pairs[0] and zeros: the integers are exact either way. */
+static inline void lz_avx512_q4k(const uint8_t *qs, const int8_t *y, const uint8_t sc[8], int32_t pairs[4], int perPair) {
+    if (perPair) {
+        for (int p = 0; p < 4; p++) {
+            pairs[p] = _mm512_reduce_add_epi32(lz_avx512_q4k_pair(qs, y, sc, p));
+        }
+        return;
     }
+    __m512i s = _mm512_add_epi32(_mm512_add_epi32(lz_avx512_q4k_pair(qs, y, sc, 0), lz_avx512_q4k_pair(qs, y, sc, 1)),
+                                 _mm512_add_epi32(lz_avx512_q4k_pair(qs, y, sc, 2), lz_avx512_q4k_pair(qs, y, sc, 3)));
+    pairs[0] = _mm512_reduce_add_epi32(s);
+    pairs[1] = pairs[2] = pairs[3] = 0;
 }
 
 static inline __m512i lz_avx512_q6_code(__m512i ql, __m512i qh, int odd) {
@@ -46,12 +54,11 @@ static inline __m256i lz_avx512_q6k(const uint8_t *blk, const int8_t *y) {
             __m512i code = lz_avx512_q6_code(ql, qh, odd);
             __m512i p16 = _mm512_maddubs_epi16(code, _mm512_loadu_si512(y + 128 * h + 64 * odd));
             int s = 8 * h + 4 * odd;
-            __m512i scales = _mm512_inserti64x4(
-                    _mm512_castsi256_si512(_mm256_setr_epi16(sc[s], sc[s], sc[s], sc[s], sc[s], sc[s], sc[s], sc[s],
-                            sc[s + 1], sc[s + 1], sc[s + 1], sc[s + 1], sc[s + 1], sc[s + 1], sc[s + 1], sc[s + 1])),
-                    _mm256_setr_epi16(sc[s + 2], sc[s + 2], sc[s + 2], sc[s + 2], sc[s + 2], sc[s + 2], sc[s + 2],
-                            sc[s + 2], sc[s + 3], sc[s + 3], sc[s + 3], sc[s + 3], sc[s + 3], sc[s + 3], sc[s + 3],
-                            sc[s + 3]), 1);
+            /* int16 copies of scales s, s + 1 (lower 256 bits, 8 each) and s + 2, s + 3 (upper) */
+            __m128i sc16 = _mm_loadu_si128((const __m128i *) sc);
+            __m128i lo = _mm_shuffle_epi8(sc16, _mm_set_epi64x(0x0101010101010101LL * (s + 1), 0x0101010101010101LL * s));
+            __m128i hi = _mm_shuffle_epi8(sc16, _mm_set_epi64x(0x0101010101010101LL * (s + 3), 0x0101010101010101LL * (s + 2)));
+            __m512i scales = _mm512_cvtepi8_epi16(_mm256_set_m128i(hi, lo));
             lanes = _mm512_dpwssd_epi32(lanes, p16, scales);
         }
     }

@@ -84,7 +84,7 @@ static float lz_dot_q4k(const uint8_t *row, lz_act a, int32_t cols, int kernel) 
         uint8_t sc[8], mn[8];
         lz_q4k_scales(blk + 4, sc, mn);
         int32_t pairs[4], mins[4];
-        LZ_Q4K_PAIRS(blk + 16, a.q + 256 * b, sc, pairs);
+        LZ_Q4K_PAIRS(blk + 16, a.q + 256 * b, sc, pairs, kernel == LZ_Q4K_GEMM);
         const int32_t *bs = a.bsums + 16 * b;
         for (int p = 0; p < 4; p++) {
             mins[p] = mn[2 * p] * (bs[4 * p] + bs[4 * p + 1]) + mn[2 * p + 1] * (bs[4 * p + 2] + bs[4 * p + 3]);
