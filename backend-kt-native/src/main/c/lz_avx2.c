@@ -3,12 +3,15 @@
 #include <immintrin.h>
 #include <stdint.h>
 
-/* Eight int32 lanes of a Q8_0 block: lane k = sum of products of values 4k..4k+3 (signs moved onto y for vpmaddubsw;
- * the activation never holds -128). */
-static inline __m256i lz_avx2_q8_0(const uint8_t *wq, const int8_t *y) {
-    __m256i qw = _mm256_loadu_si256((const __m256i *) wq), qy = _mm256_loadu_si256((const __m256i *) y);
-    __m256i p16 = _mm256_maddubs_epi16(_mm256_sign_epi8(qw, qw), _mm256_sign_epi8(qy, qw));
-    return _mm256_madd_epi16(p16, _mm256_set1_epi16(1));
+/* Eight int32 lanes of a Q8_0 block per activation: lane k = sum of products of values 4k..4k+3 (signs moved onto y
+ * for vpmaddubsw; the activation never holds -128). */
+static inline __attribute__((always_inline)) void lz_avx2_q8_0(const uint8_t *wq, const int8_t *const *y, int nv,
+                                                               __m256i *lanes) {
+    __m256i qw = _mm256_loadu_si256((const __m256i *) wq), aw = _mm256_sign_epi8(qw, qw);
+    for (int v = 0; v < nv; v++) {
+        __m256i qy = _mm256_loadu_si256((const __m256i *) y[v]);
+        lanes[v] = _mm256_madd_epi16(_mm256_maddubs_epi16(aw, _mm256_sign_epi8(qy, qw)), _mm256_set1_epi16(1));
+    }
 }
 
 static inline int32_t lz_avx2_hsum(__m256i v) {
@@ -20,26 +23,34 @@ static inline int32_t lz_avx2_hsum(__m256i v) {
 
 /* pairs[p] (perPair) = sum over sub-blocks 2p, 2p + 1 of scale_j (q . y)_j: the low nibbles of quant bytes 32p.. are
  * sub-block 2p, their high nibbles 2p + 1. */
-static inline void lz_avx2_q4k(const uint8_t *qs, const int8_t *y, const uint8_t sc[8], int32_t pairs[4], int perPair) {
+static inline __attribute__((always_inline)) void lz_avx2_q4k(const uint8_t *qs, const int8_t *const *y, int nv,
+        const uint8_t sc[8], int32_t pairs[][4], int perPair) {
     const __m256i low = _mm256_set1_epi8(0xF);
-    __m256i total = _mm256_setzero_si256();
+    __m256i total[4];
+    for (int v = 0; v < nv; v++) {
+        total[v] = _mm256_setzero_si256();
+    }
     for (int p = 0; p < 4; p++) {
         __m256i b = _mm256_loadu_si256((const __m256i *) (qs + 32 * p));
-        __m256i lo = _mm256_maddubs_epi16(_mm256_and_si256(b, low), _mm256_loadu_si256((const __m256i *) (y + 64 * p)));
-        __m256i hi = _mm256_maddubs_epi16(_mm256_and_si256(_mm256_srli_epi16(b, 4), low),
-                                          _mm256_loadu_si256((const __m256i *) (y + 64 * p + 32)));
-        __m256i s = _mm256_add_epi32(_mm256_madd_epi16(lo, _mm256_set1_epi16(sc[2 * p])),
-                                     _mm256_madd_epi16(hi, _mm256_set1_epi16(sc[2 * p + 1])));
-        if (perPair) {
-            pairs[p] = lz_avx2_hsum(s);
-        } else {
-            total = _mm256_add_epi32(total, s);
+        __m256i bl = _mm256_and_si256(b, low), bh = _mm256_and_si256(_mm256_srli_epi16(b, 4), low);
+        __m256i sl = _mm256_set1_epi16(sc[2 * p]), sh = _mm256_set1_epi16(sc[2 * p + 1]);
+        for (int v = 0; v < nv; v++) {
+            __m256i lo = _mm256_maddubs_epi16(bl, _mm256_loadu_si256((const __m256i *) (y[v] + 64 * p)));
+            __m256i hi = _mm256_maddubs_epi16(bh, _mm256_loadu_si256((const __m256i *) (y[v] + 64 * p + 32)));
+            __m256i s = _mm256_add_epi32(_mm256_madd_epi16(lo, sl), _mm256_madd_epi16(hi, sh));
+            if (perPair) {
+                pairs[v][p] = lz_avx2_hsum(s);
+            } else {
+                total[v] = _mm256_add_epi32(total[v], s);
+            }
         }
     }
     if (!perPair) {
-        /* the whole sum in pairs[0]: the integers are exact either way */
-        pairs[0] = lz_avx2_hsum(total);
-        pairs[1] = pairs[2] = pairs[3] = 0;
+        /* the whole sum in pairs[v][0]: the integers are exact either way */
+        for (int v = 0; v < nv; v++) {
+            pairs[v][0] = lz_avx2_hsum(total[v]);
+            pairs[v][1] = pairs[v][2] = pairs[v][3] = 0;
+        }
     }
 }
 
@@ -62,20 +73,24 @@ static inline __m256i lz_avx2_q6_code(__m256i ql0, __m256i ql1, __m256i qh, int 
 }
 
 /* Lane k = sum over the eight 32-value groups of scale (code . y) over values 4k..4k+3 (the -32 is the driver's). */
-static inline __m256i lz_avx2_q6k(const uint8_t *blk, const int8_t *y) {
+static inline __attribute__((always_inline)) void lz_avx2_q6k(const uint8_t *blk, const int8_t *const *y, int nv,
+                                                              __m256i *lanes) {
     const int8_t *sc = (const int8_t *) (blk + 192);
-    __m256i lanes = _mm256_setzero_si256();
+    for (int v = 0; v < nv; v++) {
+        lanes[v] = _mm256_setzero_si256();
+    }
     for (int h = 0; h < 2; h++) {
         __m256i ql0 = _mm256_loadu_si256((const __m256i *) (blk + 64 * h));
         __m256i ql1 = _mm256_loadu_si256((const __m256i *) (blk + 64 * h + 32));
         __m256i qh = _mm256_loadu_si256((const __m256i *) (blk + 128 + 32 * h));
         for (int g = 0; g < 4; g++) {
-            __m256i p16 = _mm256_maddubs_epi16(lz_avx2_q6_code(ql0, ql1, qh, g),
-                                               _mm256_loadu_si256((const __m256i *) (y + 128 * h + 32 * g)));
-            lanes = _mm256_add_epi32(lanes, _mm256_madd_epi16(p16, lz_avx2_scale_pairs(sc, 8 * h + 2 * g)));
+            __m256i code = lz_avx2_q6_code(ql0, ql1, qh, g), scales = lz_avx2_scale_pairs(sc, 8 * h + 2 * g);
+            for (int v = 0; v < nv; v++) {
+                __m256i p16 = _mm256_maddubs_epi16(code, _mm256_loadu_si256((const __m256i *) (y[v] + 128 * h + 32 * g)));
+                lanes[v] = _mm256_add_epi32(lanes[v], _mm256_madd_epi16(p16, scales));
+            }
         }
     }
-    return lanes;
 }
 
 #define LZ_Q8_0_LANES lz_avx2_q8_0

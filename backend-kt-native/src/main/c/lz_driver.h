@@ -66,84 +66,145 @@ static inline void lz_q4k_scales(const uint8_t *s, uint8_t sc[8], uint8_t mn[8])
     }
 }
 
-static float lz_dot_q8_0(const uint8_t *row, lz_act a, int32_t cols) {
-    __m256 acc = _mm256_setzero_ps();
+/* Up to LZ_GROUP activations per pass over a row: each block's weights are loaded and unpacked once for all. */
+#define LZ_GROUP 4
+
+/* The float fold of one row against one activation: the reference orders, per block. */
+typedef struct {
+    __m256 lanes;
+    float acc, accMin;
+} lz_fold;
+
+#define LZ_INLINE static inline __attribute__((always_inline))
+
+LZ_INLINE void lz_dot_q8_0(const uint8_t *row, const lz_act *a, int nv, int32_t cols, float *out) {
+    __m256 acc[LZ_GROUP];
+    for (int v = 0; v < nv; v++) {
+        acc[v] = _mm256_setzero_ps();
+    }
+    const int8_t *y[LZ_GROUP];
+    __m256i lanes[LZ_GROUP];
     for (int32_t b = 0; b < cols / 32; b++) {
         const uint8_t *blk = row + 34 * (int64_t) b;
-        __m256i lanes = LZ_Q8_0_LANES(blk + 2, a.q + 32 * b);
-        acc = _mm256_fmadd_ps(_mm256_set1_ps(lz_f16(blk) * a.scales[b]), _mm256_cvtepi32_ps(lanes), acc);
+        for (int v = 0; v < nv; v++) {
+            y[v] = a[v].q + 32 * b;
+        }
+        LZ_Q8_0_LANES(blk + 2, y, nv, lanes);
+        float dw = lz_f16(blk);
+        for (int v = 0; v < nv; v++) {
+            acc[v] = _mm256_fmadd_ps(_mm256_set1_ps(dw * a[v].scales[b]), _mm256_cvtepi32_ps(lanes[v]), acc[v]);
+        }
     }
-    /* + 0: ggml adds its (zero) affine term, which turns a -0 sum into +0 */
-    return lz_hsum8(acc) + 0.0f;
+    for (int v = 0; v < nv; v++) {
+        /* + 0: ggml adds its (zero) affine term, which turns a -0 sum into +0 */
+        out[v] = lz_hsum8(acc[v]) + 0.0f;
+    }
 }
 
-static float lz_dot_q4k(const uint8_t *row, lz_act a, int32_t cols, int kernel) {
-    float acc = 0, accMin = 0;
+LZ_INLINE void lz_dot_q4k(const uint8_t *row, const lz_act *a, int nv, int32_t cols, int kernel, float *out) {
+    lz_fold f[LZ_GROUP];
+    for (int v = 0; v < nv; v++) {
+        f[v].acc = f[v].accMin = 0;
+    }
+    const int8_t *y[LZ_GROUP];
+    int32_t pairs[LZ_GROUP][4];
     for (int32_t b = 0; b < cols / 256; b++) {
         const uint8_t *blk = row + 144 * (int64_t) b;
         uint8_t sc[8], mn[8];
         lz_q4k_scales(blk + 4, sc, mn);
-        int32_t pairs[4], mins[4];
-        LZ_Q4K_PAIRS(blk + 16, a.q + 256 * b, sc, pairs, kernel == LZ_Q4K_GEMM);
-        const int32_t *bs = a.bsums + 16 * b;
-        for (int p = 0; p < 4; p++) {
-            mins[p] = mn[2 * p] * (bs[4 * p] + bs[4 * p + 1]) + mn[2 * p + 1] * (bs[4 * p + 2] + bs[4 * p + 3]);
+        for (int v = 0; v < nv; v++) {
+            y[v] = a[v].q + 256 * b;
         }
-        float dw = lz_f16(blk), dmin = lz_f16(blk + 2), dy = a.scales[b];
-        if (kernel == LZ_Q4K_GEMM) {
-            float d = dy * dw, m = dy * dmin;
+        LZ_Q4K_PAIRS(blk + 16, y, nv, sc, pairs, kernel == LZ_Q4K_GEMM);
+        float dw = lz_f16(blk), dmin = lz_f16(blk + 2);
+        for (int v = 0; v < nv; v++) {
+            const int32_t *bs = a[v].bsums + 16 * b;
+            int32_t mins[4];
             for (int p = 0; p < 4; p++) {
-                acc = __builtin_fmaf((float) pairs[p], d, acc);
-                accMin = __builtin_fmaf((float) mins[p], m, accMin);
+                mins[p] = mn[2 * p] * (bs[4 * p] + bs[4 * p + 1]) + mn[2 * p + 1] * (bs[4 * p + 2] + bs[4 * p + 3]);
             }
-        } else {
-            int32_t s1 = pairs[0] + pairs[1] + pairs[2] + pairs[3], s2 = mins[0] + mins[1] + mins[2] + mins[3];
-            if (kernel == LZ_Q4K_TILED) {
-                acc = __builtin_fmaf(__builtin_fmaf(-dmin, (float) s2, dw * (float) s1), dy, acc);
+            float dy = a[v].scales[b];
+            if (kernel == LZ_Q4K_GEMM) {
+                float d = dy * dw, m = dy * dmin;
+                for (int p = 0; p < 4; p++) {
+                    f[v].acc = __builtin_fmaf((float) pairs[v][p], d, f[v].acc);
+                    f[v].accMin = __builtin_fmaf((float) mins[p], m, f[v].accMin);
+                }
             } else {
-                acc = __builtin_fmaf((float) s1, dw * dy, acc);
-                accMin = __builtin_fmaf((float) s2, dmin * dy, accMin);
+                int32_t s1 = pairs[v][0] + pairs[v][1] + pairs[v][2] + pairs[v][3];
+                int32_t s2 = mins[0] + mins[1] + mins[2] + mins[3];
+                if (kernel == LZ_Q4K_TILED) {
+                    f[v].acc = __builtin_fmaf(__builtin_fmaf(-dmin, (float) s2, dw * (float) s1), dy, f[v].acc);
+                } else {
+                    f[v].acc = __builtin_fmaf((float) s1, dw * dy, f[v].acc);
+                    f[v].accMin = __builtin_fmaf((float) s2, dmin * dy, f[v].accMin);
+                }
             }
         }
     }
-    return kernel == LZ_Q4K_TILED ? acc : acc - accMin;
+    for (int v = 0; v < nv; v++) {
+        out[v] = kernel == LZ_Q4K_TILED ? f[v].acc : f[v].acc - f[v].accMin;
+    }
 }
 
-static float lz_dot_q6k(const uint8_t *row, lz_act a, int32_t cols, int kernel) {
-    __m256 acc = _mm256_setzero_ps();
-    float tiled = 0;
+LZ_INLINE void lz_dot_q6k(const uint8_t *row, const lz_act *a, int nv, int32_t cols, int kernel, float *out) {
+    lz_fold f[LZ_GROUP];
+    for (int v = 0; v < nv; v++) {
+        f[v].lanes = _mm256_setzero_ps();
+        f[v].acc = 0;
+    }
+    const int8_t *y[LZ_GROUP];
+    __m256i raw[LZ_GROUP];
     for (int32_t b = 0; b < cols / 256; b++) {
         const uint8_t *blk = row + 210 * (int64_t) b;
         const int8_t *sc = (const int8_t *) (blk + 192);
-        const int32_t *bs = a.bsums + 16 * b;
-        int32_t lanes[8];
-        _mm256_storeu_si256((__m256i *) lanes, LZ_Q6K_LANES(blk, a.q + 256 * b));
-        /* the -32 comes off per lane as 32 (scale bsum) of sub-blocks 2k and 2k + 1, as ggml does */
-        for (int k = 0; k < 8; k++) {
-            lanes[k] -= 32 * (sc[2 * k] * bs[2 * k] + sc[2 * k + 1] * bs[2 * k + 1]);
+        for (int v = 0; v < nv; v++) {
+            y[v] = a[v].q + 256 * b;
         }
-        float dw = lz_f16(blk + 208), dy = a.scales[b];
-        if (kernel == LZ_Q6K_TILED) {
-            int32_t s1 = 0;
+        LZ_Q6K_LANES(blk, y, nv, raw);
+        float dw = lz_f16(blk + 208);
+        for (int v = 0; v < nv; v++) {
+            const int32_t *bs = a[v].bsums + 16 * b;
+            int32_t lanes[8];
+            _mm256_storeu_si256((__m256i *) lanes, raw[v]);
+            /* the -32 comes off per lane as 32 (scale bsum) of sub-blocks 2k and 2k + 1, as ggml does */
             for (int k = 0; k < 8; k++) {
-                s1 += lanes[k];
+                lanes[k] -= 32 * (sc[2 * k] * bs[2 * k] + sc[2 * k + 1] * bs[2 * k + 1]);
             }
-            tiled = __builtin_fmaf(dw * (float) s1, dy, tiled);
-        } else {
-            __m256 l = _mm256_cvtepi32_ps(_mm256_loadu_si256((const __m256i *) lanes));
-            acc = _mm256_fmadd_ps(_mm256_set1_ps(dy * dw), l, acc);
+            float dy = a[v].scales[b];
+            if (kernel == LZ_Q6K_TILED) {
+                int32_t s1 = 0;
+                for (int k = 0; k < 8; k++) {
+                    s1 += lanes[k];
+                }
+                f[v].acc = __builtin_fmaf(dw * (float) s1, dy, f[v].acc);
+            } else {
+                __m256 l = _mm256_cvtepi32_ps(_mm256_loadu_si256((const __m256i *) lanes));
+                f[v].lanes = _mm256_fmadd_ps(_mm256_set1_ps(dy * dw), l, f[v].lanes);
+            }
         }
     }
-    return kernel == LZ_Q6K_TILED ? tiled : lz_hsum8(acc);
+    for (int v = 0; v < nv; v++) {
+        out[v] = kernel == LZ_Q6K_TILED ? f[v].acc : lz_hsum8(f[v].lanes);
+    }
 }
 
-static inline float lz_dot(int kernel, const uint8_t *row, lz_act a, int32_t cols) {
+/* out[v] = row . a[v] for v < nv (1 or LZ_GROUP: the compiler specialises each). */
+LZ_INLINE void lz_dot(int kernel, const uint8_t *row, const lz_act *a, int nv, int32_t cols, float *out) {
     switch (kernel) {
-        case LZ_Q8_0: return lz_dot_q8_0(row, a, cols);
+        case LZ_Q8_0: lz_dot_q8_0(row, a, nv, cols, out); break;
         case LZ_Q6K:
-        case LZ_Q6K_TILED: return lz_dot_q6k(row, a, cols, kernel);
-        default: return lz_dot_q4k(row, a, cols, kernel);
+        case LZ_Q6K_TILED: lz_dot_q6k(row, a, nv, cols, kernel, out); break;
+        default: lz_dot_q4k(row, a, nv, cols, kernel, out); break;
     }
+}
+
+static void lz_dot1(int kernel, const uint8_t *row, const lz_act *a, int32_t cols, float *out) {
+    lz_dot(kernel, row, a, 1, cols, out);
+}
+
+static void lz_dot4(int kernel, const uint8_t *row, const lz_act *a, int32_t cols, float *out) {
+    lz_dot(kernel, row, a, LZ_GROUP, cols, out);
 }
 
 /* Rows of a tile share the first-level cache for all vectors of a batch. */
@@ -158,11 +219,24 @@ void LZ_NAME(int32_t kernel, const uint8_t *w, int64_t rowBytes, int32_t r0, int
     int32_t block = kernel == LZ_Q8_0 ? 32 : 256;
     for (int32_t tile = r0; tile < r1; tile += LZ_ROW_TILE) {
         int32_t end = tile + LZ_ROW_TILE < r1 ? tile + LZ_ROW_TILE : r1;
-        for (int32_t v = 0; v < nvec; v++) {
-            lz_act a = lz_act_at(acts[v], block);
-            float *o = out + (int64_t) v * outStride - outBase;
+        for (int32_t v = 0; v < nvec; v += LZ_GROUP) {
+            int nv = nvec - v < LZ_GROUP ? nvec - v : LZ_GROUP;
+            lz_act a[LZ_GROUP];
+            for (int i = 0; i < nv; i++) {
+                a[i] = lz_act_at(acts[v + i], block);
+            }
             for (int32_t r = tile; r < end; r++) {
-                o[r] = lz_dot(kernel, w + rowBytes * r, a, cols);
+                float o[LZ_GROUP];
+                if (nv == LZ_GROUP) {
+                    lz_dot4(kernel, w + rowBytes * r, a, cols, o);
+                } else {
+                    for (int i = 0; i < nv; i++) {
+                        lz_dot1(kernel, w + rowBytes * r, a + i, cols, o + i);
+                    }
+                }
+                for (int i = 0; i < nv; i++) {
+                    out[(int64_t) (v + i) * outStride + r - outBase] = o[i];
+                }
             }
         }
     }

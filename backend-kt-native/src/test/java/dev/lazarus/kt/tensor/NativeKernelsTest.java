@@ -87,6 +87,15 @@ class NativeKernelsTest {
                 j.dotRows(w, rowBytes, xs[0], cols, expected, 0, rows);
                 n.dotRows(w, rowBytes, xs[0], cols, actual, 0, rows);
                 assertThat(actual).as(where + ": dotRows").containsExactly(expected);
+                // 6 activations: a group of four through the library's four-at-a-time pass, two one by one
+                Activation[] six = activations(type, cols, 6, rnd);
+                float[][] batched = new float[6][rows];
+                NativeRowKernel.matmul(w, rowBytes, cols, n, null, null, six, 6, batched, 0, rows);
+                for (int b = 0; b < 6; b++) {
+                    float[] one = new float[rows];
+                    j.dotRows(w, rowBytes, six[b], cols, one, 0, rows);
+                    assertThat(batched[b]).as(where + ": batch of 6, vector " + b).containsExactly(one);
+                }
                 for (int r = 0; r < rows; r++) {
                     float[][] jo = new float[4][rows], no = new float[4][rows];
                     j.dotVectors4(w, r * rowBytes, xs, 0, cols, jo, r);
