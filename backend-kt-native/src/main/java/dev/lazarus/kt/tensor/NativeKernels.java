@@ -1,6 +1,8 @@
 package dev.lazarus.kt.tensor;
 
 import static java.lang.foreign.ValueLayout.ADDRESS;
+import static java.lang.foreign.ValueLayout.JAVA_BYTE;
+import static java.lang.foreign.ValueLayout.JAVA_FLOAT;
 import static java.lang.foreign.ValueLayout.JAVA_INT;
 import static java.lang.foreign.ValueLayout.JAVA_LONG;
 
@@ -217,10 +219,10 @@ public final class NativeKernels {
     static void writeActivation(MemorySegment s, int capacity, VecDotType type, float[] values, float[] scales,
                                 int[] bsums, int n) {
         for (int i = 0; i < n; i++) {
-            s.set(java.lang.foreign.ValueLayout.JAVA_BYTE, 64L + i, (byte) values[i]);
+            s.set(JAVA_BYTE, 64L + i, (byte) values[i]);
         }
         long at = 64L + capacity;
-        MemorySegment.copy(scales, 0, s, java.lang.foreign.ValueLayout.JAVA_FLOAT, at, n / type.blockSize());
+        MemorySegment.copy(scales, 0, s, JAVA_FLOAT, at, n / type.blockSize());
         if (type == VecDotType.Q8_K) {
             MemorySegment.copy(bsums, 0, s, JAVA_INT, at + 4L * (capacity / type.blockSize()), n / 16);
         }

@@ -2,6 +2,7 @@ package dev.lazarus.kt.tensor;
 
 import java.lang.foreign.MemorySegment;
 import java.lang.invoke.MethodHandle;
+import java.util.Arrays;
 
 /**
  * A {@link RowKernel} in the native library ({@link NativeKernels}): one downcall per row range (decode) or per row
@@ -70,10 +71,9 @@ final class NativeRowKernel implements RowKernel {
             group.call(w, rowBytes, rowStart, rowEnd, cols, s.addresses, grouped, s.out, n, rowStart);
         }
         if (grouped < count) {
-            long[] rest = grouped == 0 ? s.addresses : java.util.Arrays.copyOfRange(s.addresses, grouped, count);
-            float[] out = s.out;
-            // the rest's outputs after the grouped ones': rows n apart from vector `grouped` on
-            batch.callAt(w, rowBytes, rowStart, rowEnd, cols, rest, count - grouped, out, grouped * n, n, rowStart);
+            long[] rest = grouped == 0 ? s.addresses : Arrays.copyOfRange(s.addresses, grouped, count);
+            // the rest's outputs after the grouped ones', n apart
+            batch.callAt(w, rowBytes, rowStart, rowEnd, cols, rest, count - grouped, s.out, grouped * n, n, rowStart);
         }
         for (int b = 0; b < count; b++) {
             System.arraycopy(s.out, b * n, outs[b], rowStart, n);
