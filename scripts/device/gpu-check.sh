@@ -68,7 +68,7 @@ if [ "$GPU" != off ]; then
   NVCC=$(command -v nvcc || echo /usr/local/cuda/bin/nvcc)
   [ -x "$NVCC" ] || { echo "nvcc not found (PATH or /usr/local/cuda/bin)" >&2; exit 3; }
   "$NVCC" --version | tail -1
-  # one module: kernels.cu includes experts.cu, layers.cu and mla.cu
+  # one module: kernels.cu includes experts.cu, layers.cu, mla.cu and moe.cu
   "$NVCC" -ptx -O3 -arch="${SM_ARCH:-sm_90}" -o "$KERNELS" backend-kt-native/src/main/cuda/kernels.cu
   command -v nvidia-smi >/dev/null && nvidia-smi --query-gpu=name,memory.total,driver_version --format=csv,noheader
 

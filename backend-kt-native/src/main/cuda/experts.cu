@@ -29,8 +29,8 @@ extern "C" __global__ void gate_up_silu_q8_0(const uint8_t* __restrict__ gate, c
     int blocks = cols / QK;
     long long rowBytes = (long long)blocks * BLOCK_BYTES;
     const uint8_t* x = xq + t * rowBytes;
-    float g = row_dot(gate + r * rowBytes, x, blocks);
-    float u = row_dot(up + r * rowBytes, x, blocks);
+    float g, u;
+    row_dot2(gate + r * rowBytes, up + r * rowBytes, x, blocks, &g, &u);
     if ((threadIdx.x & 31) == 0) {
         h[(long long)t * rows + r] = g / (1.0f + ggml_expf(0.0f - g, r, rows)) * u;
     }

@@ -3,3 +3,4 @@
 #include "experts.cu"
 #include "layers.cu"
 #include "mla.cu"
+#include "moe.cu"

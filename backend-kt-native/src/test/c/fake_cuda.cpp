@@ -132,7 +132,8 @@ static long live_allocations;
 static const char *KERNELS[] = {"quantize_q8_0", "gate_up_silu_q8_0", "gemv_q8_0", "rmsnorm_q8", "gemv_q8_0_acc",
                                 "gemv3_q8_0", "gemv_f32", "gemv_f16", "qk_norm_rope_store", "attention", "add_f32",
                                 "mla_rope_store", "gemv_q8_0_heads", "gate_up_silu_f32", "gate_up_silu_f16",
-                                "mla_kv_expand_store"};
+                                "mla_kv_expand_store", "moe_route", "moe_gate_up_q8_0", "moe_down_q8_0",
+                                "moe_combine"};
 
 #define NEED_CONTEXT() do { if (current != &context_token) return INVALID_CONTEXT; } while (0)
 #define ARG(type, i) (*(type *)params[i])
@@ -140,6 +141,8 @@ static const char *KERNELS[] = {"quantize_q8_0", "gate_up_silu_q8_0", "gemv_q8_0
 extern "C" {
 
 long fake_live_allocations(void) { return live_allocations; }
+static long stream_syncs;
+long fake_stream_syncs(void) { return stream_syncs; }
 
 CUresult cuInit(unsigned flags) { return flags == 0 ? OK : INVALID_VALUE; }
 CUresult cuDeviceGetCount(int *n) { *n = 1; return OK; }
@@ -184,7 +187,11 @@ CUresult cuMemcpyHtoDAsync_v2(uint64_t dst, const void *src, size_t n, void *) {
 CUresult cuMemcpyDtoHAsync_v2(void *dst, uint64_t src, size_t n, void *) { NEED_CONTEXT(); memcpy(dst, (void *)(uintptr_t)src, n); return OK; }
 CUresult cuStreamCreate(void **s, unsigned) { NEED_CONTEXT(); *s = malloc(1); live_allocations++; return OK; }
 CUresult cuStreamDestroy_v2(void *s) { NEED_CONTEXT(); free(s); live_allocations--; return OK; }
-CUresult cuStreamSynchronize(void *s) { NEED_CONTEXT(); return s ? OK : INVALID_VALUE; }
+CUresult cuStreamSynchronize(void *s) { NEED_CONTEXT(); stream_syncs++; return s ? OK : INVALID_VALUE; }
+CUresult cuEventCreate(void **e, unsigned) { NEED_CONTEXT(); *e = malloc(1); live_allocations++; return OK; }
+CUresult cuEventDestroy_v2(void *e) { NEED_CONTEXT(); free(e); live_allocations--; return OK; }
+CUresult cuEventRecord(void *e, void *s) { NEED_CONTEXT(); return e && s ? OK : INVALID_VALUE; }
+CUresult cuEventSynchronize(void *e) { NEED_CONTEXT(); return e ? OK : INVALID_VALUE; }
 
 CUresult cuLaunchKernel(void *f, unsigned gx, unsigned gy, unsigned gz, unsigned bx, unsigned by, unsigned bz,
                         unsigned, void *stream, void **params, void **extra) {
@@ -267,6 +274,26 @@ CUresult cuLaunchKernel(void *f, unsigned gx, unsigned gy, unsigned gz, unsigned
         body = [&] {
             gate_up_silu_f16(ARG(const __half *, 0), ARG(const __half *, 1), ARG(const float *, 2), ARG(float *, 3),
                              ARG(int, 4), ARG(int, 5));
+        };
+    } else if (k == KERNELS[16]) {
+        body = [&] {
+            moe_route(ARG(const float *, 0), ARG(const float *, 1), ARG(int, 2), ARG(int, 3), ARG(int, 4), ARG(int, 5),
+                      ARG(float, 6), ARG(int *, 7), ARG(float *, 8));
+        };
+    } else if (k == KERNELS[17]) {
+        body = [&] {
+            moe_gate_up_q8_0(ARG(const unsigned long long *, 0), ARG(const int *, 1), ARG(const uint8_t *, 2),
+                             ARG(uint8_t *, 3), ARG(int, 4), ARG(int, 5));
+        };
+    } else if (k == KERNELS[18]) {
+        body = [&] {
+            moe_down_q8_0(ARG(const unsigned long long *, 0), ARG(const int *, 1), ARG(const uint8_t *, 2),
+                          ARG(float *, 3), ARG(int, 4), ARG(int, 5));
+        };
+    } else if (k == KERNELS[19]) {
+        body = [&] {
+            moe_combine(ARG(const unsigned long long *, 0), ARG(const int *, 1), ARG(const float *, 2),
+                        ARG(const float *, 3), ARG(float *, 4), ARG(int, 5), ARG(int, 6));
         };
     } else {
         return INVALID_VALUE;

@@ -28,4 +28,12 @@ static inline __half __float2half_rn(float f) { return (__half)f; }
 static inline int __float2int_rn(float f) { return (int)nearbyintf(f); }
 float __shfl_xor_sync(unsigned mask, float v, int lane_mask);
 void __syncthreads();
+// four signed byte products summed onto c (the int8 dot-product instruction)
+static inline int __dp4a(int a, int b, int c) {
+    for (int i = 0; i < 4; i++) c += (int)(int8_t)(a >> (8 * i)) * (int)(int8_t)(b >> (8 * i));
+    return c;
+}
+// round-to-nearest single operations, never contracted into a fused multiply-add
+static inline float __fadd_rn(float a, float b) { return a + b; }
+static inline float __fmul_rn(float a, float b) { return a * b; }
 static inline float __int_as_float(int i) { float f; memcpy(&f, &i, sizeof f); return f; }

@@ -4,7 +4,8 @@ import dev.lazarus.backend.api.openai.ChatCompletionChunk;
 import dev.lazarus.backend.api.openai.Logprobs;
 import dev.lazarus.backend.api.openai.ToolCall;
 import dev.lazarus.backend.api.openai.Usage;
-import dev.lazarus.kt.chat.ToolCallParser;
+import dev.lazarus.kt.chat.AnswerParser;
+import dev.lazarus.kt.chat.AnswerPiece;
 import dev.lazarus.kt.sampling.FinishReason;
 import java.util.ArrayList;
 import java.util.List;
@@ -14,9 +15,10 @@ import reactor.core.publisher.FluxSink;
 
 /**
  * A generation as {@code chat.completion.chunk}s: the assistant role first, then content deltas.
- * When the request offers tools, the text goes through a {@link ToolCallParser} and each call is
- * sent as OpenAI streams one: a delta with its index, id, type and name, then one with its
- * arguments; the finish reason is then {@code tool_calls}. Log-probabilities of text held back by
+ * When the model's format is parsed (a reasoning block, or tools offered), the text goes through an
+ * {@link AnswerParser}: reasoning goes out as {@code reasoning_content} deltas, as llama-server streams
+ * it, and each call as OpenAI streams one: a delta with its index, id, type and name, then one with
+ * its arguments; the finish reason is then {@code tool_calls}. Log-probabilities of text held back by
  * the parser ride on the next chunk that goes out.
  */
 final class ChatStream extends EndpointStream<ChatCompletionChunk> {
@@ -25,19 +27,19 @@ final class ChatStream extends EndpointStream<ChatCompletionChunk> {
     private final long created;
     private final String model;
     private final WireLogprobs wire;
-    private final ToolCallParser toolCalls;
+    private final AnswerParser answer;
     private List<PendingLogprobs.Scored> heldLogprobs;
     private int sentCalls;
 
-    /** @param toolCalls the parser of tool calls, or null when the answer is plain text */
+    /** @param answer the parser of the answer, or null when it is plain text */
     ChatStream(FluxSink<ChatCompletionChunk> sink, String id, long created, String model, WireLogprobs wire,
-               ToolCallParser toolCalls) {
+               AnswerParser answer) {
         super(sink);
         this.id = id;
         this.created = created;
         this.model = model;
         this.wire = wire;
-        this.toolCalls = toolCalls;
+        this.answer = answer;
     }
 
     @Override
@@ -47,7 +49,7 @@ final class ChatStream extends EndpointStream<ChatCompletionChunk> {
 
     @Override
     void writeText(String text, List<PendingLogprobs.Scored> logprobs) {
-        if (toolCalls == null) {
+        if (answer == null) {
             send(chunk(ChatCompletionChunk.Delta.content(text), logprobs == null ? null : wire.chat(logprobs), null));
             return;
         }
@@ -57,14 +59,14 @@ final class ChatStream extends EndpointStream<ChatCompletionChunk> {
             }
             heldLogprobs.addAll(logprobs);
         }
-        write(toolCalls.push(text));
+        write(answer.push(text));
     }
 
     @Override
     void writeFinish(FinishReason reason) {
         String wireReason = reason.wireName();
-        if (toolCalls != null) {
-            write(toolCalls.finish());
+        if (answer != null) {
+            write(answer.finish());
             if (reason == FinishReason.STOP && sentCalls > 0) {
                 wireReason = "tool_calls";
             }
@@ -72,11 +74,13 @@ final class ChatStream extends EndpointStream<ChatCompletionChunk> {
         send(chunk(new ChatCompletionChunk.Delta(null, null, null, null), takeLogprobs(), wireReason));
     }
 
-    private void write(List<ToolCallParser.Piece> pieces) {
-        for (ToolCallParser.Piece piece : pieces) {
+    private void write(List<AnswerPiece> pieces) {
+        for (AnswerPiece piece : pieces) {
             switch (piece) {
-                case ToolCallParser.Text t -> send(chunk(ChatCompletionChunk.Delta.content(t.text()), takeLogprobs(), null));
-                case ToolCallParser.Call c -> {
+                case AnswerPiece.Text t -> send(chunk(ChatCompletionChunk.Delta.content(t.text()), takeLogprobs(), null));
+                case AnswerPiece.Reasoning r -> send(chunk(new ChatCompletionChunk.Delta(null, null, r.text(), null),
+                        takeLogprobs(), null));
+                case AnswerPiece.Call c -> {
                     int index = sentCalls++;
                     send(chunk(toolCallDelta(new ToolCall(index, newCallId(), "function",
                             new ToolCall.FunctionCall(c.name(), ""))), takeLogprobs(), null));

@@ -11,6 +11,7 @@ import dev.lazarus.kt.sampling.TokenSampler;
 import dev.lazarus.kt.sampling.TokenLogprobs;
 import dev.lazarus.kt.tokenizer.Tokenizer;
 import java.util.List;
+import java.util.function.IntPredicate;
 
 /**
  * One request's side of a sequence: the {@link Sampler} (or a test's script) picks each token, the {@link Generation}
@@ -28,14 +29,15 @@ final class GenerationListener implements SequenceListener {
     private TokenLogprobs lastLogprobs;
     private int reusedPromptTokens;
 
+    /** @param shownControlTokens control tokens written as text (a chat format's markers; see {@link Generation}) */
     GenerationListener(Tokenizer tokenizer, TokenSampler sampler, SamplingParams params, int[] prompt,
-                       GenerationEvents events) {
+                       IntPredicate shownControlTokens, GenerationEvents events) {
         this.tokenizer = tokenizer;
         this.sampler = sampler;
         for (int token : prompt) {
             sampler.accept(token); // as llama-server does: the penalties look back into the prompt
         }
-        this.generation = new Generation(tokenizer, params, prompt.length);
+        this.generation = new Generation(tokenizer, params, prompt.length, shownControlTokens);
         this.logprobs = params.logprobs() ? new PendingLogprobs() : null;
         this.events = events;
     }

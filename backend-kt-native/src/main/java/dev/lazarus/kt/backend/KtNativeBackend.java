@@ -14,6 +14,7 @@ import dev.lazarus.backend.api.openai.ChatMessage;
 import dev.lazarus.backend.api.openai.Completion;
 import dev.lazarus.backend.api.openai.CompletionRequest;
 import dev.lazarus.backend.api.openai.Tool;
+import dev.lazarus.kt.chat.AnswerParser;
 import dev.lazarus.kt.runtime.SequenceHandle;
 import dev.lazarus.kt.sampling.Sampler;
 import dev.lazarus.kt.sampling.SamplingParams;
@@ -30,6 +31,7 @@ import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Function;
+import java.util.function.IntPredicate;
 import reactor.core.publisher.Flux;
 import reactor.core.publisher.FluxSink;
 import reactor.core.publisher.Mono;
@@ -140,9 +142,13 @@ public final class KtNativeBackend implements InferenceBackend, ExpertPlacementV
         return this.<ChatCompletionChunk>generate(request.model(), m -> {
             SamplingParams params = SamplingParams.from(request);
             ToolUse tools = ToolUse.of(request);
-            int[] prompt = m.tokenizer().encode(renderChat(m, request.messages(), tools.tools()), true, true);
-            return new Job<>(prompt, params, sink -> new ChatStream(sink, "chatcmpl-" + UUID.randomUUID(),
-                    nowSeconds(), settings.modelName(), new WireLogprobs(m.tokenizer()), tools.parser()));
+            String rendered = renderChat(m, request.messages(), tools.tools(), ChatAnswer.templateKwargs(request));
+            AnswerParser answer = ChatAnswer.parser(m.template().format(), rendered, tools, request);
+            int[] prompt = m.tokenizer().encode(rendered, true, true);
+            return new Job<>(prompt, params, answer == null ? NO_CONTROL_TOKENS
+                    : ChatAnswer.shownControlTokens(m.template().format(), m.tokenizer()),
+                    sink -> new ChatStream(sink, "chatcmpl-" + UUID.randomUUID(), nowSeconds(), settings.modelName(),
+                            new WireLogprobs(m.tokenizer()), answer));
         });
     }
 
@@ -151,13 +157,19 @@ public final class KtNativeBackend implements InferenceBackend, ExpertPlacementV
         return this.<Completion>generate(request.model(), m -> {
             SamplingParams params = SamplingParams.from(request);
             LegacyPrompt prompt = LegacyPrompt.of(request, m.tokenizer());
-            return new Job<>(prompt.tokens(), params, sink -> new CompletionStream(sink, "cmpl-" + UUID.randomUUID(),
+            return new Job<>(prompt.tokens(), params, NO_CONTROL_TOKENS, sink -> new CompletionStream(sink, "cmpl-" + UUID.randomUUID(),
                     nowSeconds(), settings.modelName(), new WireLogprobs(m.tokenizer()), prompt.echo()));
         });
     }
 
-    /** What to run: the prompt, how to sample, and how to write the events into the endpoint's stream. */
-    private record Job<T>(int[] prompt, SamplingParams params, Function<FluxSink<T>, EndpointStream<T>> stream) {}
+    private static final IntPredicate NO_CONTROL_TOKENS = id -> false;
+
+    /**
+     * What to run: the prompt, how to sample, which control tokens the answer writes as text, and how to write
+     * the events into the endpoint's stream.
+     */
+    private record Job<T>(int[] prompt, SamplingParams params, IntPredicate shownControlTokens,
+                          Function<FluxSink<T>, EndpointStream<T>> stream) {}
 
     /**
      * One generation as a cold stream: the request is validated and tokenised on subscription, the
@@ -171,7 +183,7 @@ public final class KtNativeBackend implements InferenceBackend, ExpertPlacementV
                 TokenSampler sampler = samplers.create(job.params(), m.tokenizer().vocabSize(),
                         m.engine().options().contextSize());
                 SequenceHandle handle = m.engine().submit(job.prompt(), new GenerationListener(m.tokenizer(),
-                        sampler, job.params(), job.prompt(), job.stream().apply(sink)));
+                        sampler, job.params(), job.prompt(), job.shownControlTokens(), job.stream().apply(sink)));
                 sink.onDispose(handle::cancel);
             }, FluxSink.OverflowStrategy.BUFFER);
         }).onErrorMap(e -> !(e instanceof BackendException),
@@ -186,17 +198,18 @@ public final class KtNativeBackend implements InferenceBackend, ExpertPlacementV
      * The chat prompt. A trailing assistant message is continued, not answered: the conversation
      * before it is rendered with the generation prompt and its text appended, so generation picks
      * up mid-message (what mid-stream failover needs). Tools are rendered into the prompt as the
-     * template does it (the same prompt llama-server builds).
+     * template does it (the same prompt llama-server builds), with the request's {@code chat_template_kwargs}.
      */
-    private static String renderChat(LoadedModel m, List<ChatMessage> messages, List<Tool> tools) {
+    private static String renderChat(LoadedModel m, List<ChatMessage> messages, List<Tool> tools,
+            Map<String, Object> kwargs) {
         if (messages == null || messages.isEmpty()) {
             throw BackendException.invalidRequest("messages must not be empty", "messages");
         }
         ChatMessage last = messages.getLast();
         if ("assistant".equals(last.role()) && messages.size() > 1) {
-            return m.template().render(messages.subList(0, messages.size() - 1), tools, true) + last.text();
+            return m.template().render(messages.subList(0, messages.size() - 1), tools, true, kwargs) + last.text();
         }
-        return m.template().render(messages, tools, true);
+        return m.template().render(messages, tools, true, kwargs);
     }
 
     private LoadedModel ready() {

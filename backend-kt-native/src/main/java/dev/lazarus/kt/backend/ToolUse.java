@@ -4,6 +4,7 @@ import dev.lazarus.backend.api.BackendException;
 import dev.lazarus.backend.api.openai.ChatCompletionRequest;
 import dev.lazarus.backend.api.openai.Tool;
 import dev.lazarus.kt.chat.ToolCallParser;
+import dev.lazarus.kt.chat.ToolCallSyntax;
 import java.util.List;
 
 /**
@@ -39,9 +40,9 @@ record ToolUse(List<Tool> tools, int maxCalls) {
         return new ToolUse(tools, Boolean.FALSE.equals(request.parallelToolCalls()) ? 1 : Integer.MAX_VALUE);
     }
 
-    /** A parser for the answer, or null when the answer is plain text. */
-    ToolCallParser parser() {
-        return maxCalls > 0 ? new ToolCallParser(maxCalls) : null;
+    /** A parser of calls written in {@code syntax}, or null when the answer's calls are not parsed. */
+    ToolCallParser parser(ToolCallSyntax syntax) {
+        return maxCalls > 0 ? new ToolCallParser(syntax, tools, maxCalls) : null;
     }
 
     private static void validate(Tool tool, String param) {

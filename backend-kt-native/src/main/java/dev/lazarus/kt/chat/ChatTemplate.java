@@ -39,6 +39,7 @@ public final class ChatTemplate {
     private final String eosToken;
     private final Jinjava jinjava;
     private final Clock clock;
+    private volatile ChatFormat format;
 
     private ChatTemplate(String source, String bosToken, String eosToken, Clock clock) {
         this.source = Objects.requireNonNull(source, "source");
@@ -70,6 +71,16 @@ public final class ChatTemplate {
         return source;
     }
 
+    /** How answers under this template are laid out (reasoning block, tool-call syntax); detected once. */
+    public ChatFormat format() {
+        ChatFormat f = format;
+        if (f == null) {
+            f = ChatFormat.detect(this);
+            format = f;
+        }
+        return f;
+    }
+
     public String bosToken() {
         return bosToken;
     }
@@ -93,6 +104,8 @@ public final class ChatTemplate {
         context.put("add_generation_prompt", addGenerationPrompt);
         context.put("bos_token", bosToken);
         context.put("eos_token", eosToken);
+        // Llama 3.1-3.3 print it as today's date ("26 Jul 2024" when unset); llama-server sets it so
+        context.putIfAbsent("date_string", TemplateFunctions.strftime(java.time.ZonedDateTime.now(clock), "%d %b %Y"));
         RenderResult[] result = new RenderResult[1];
         TemplateFunctions.withClock(clock, () -> result[0] = jinjava.renderForResult(jinjaSource, context));
         failOnErrors(result[0]);

@@ -44,6 +44,10 @@ final class CudaDriver {
     private final MethodHandle cuStreamSynchronize;
     private final MethodHandle cuLaunchKernel;
     private final MethodHandle cuGetErrorString;
+    private final MethodHandle cuEventCreate;
+    private final MethodHandle cuEventRecord;
+    private final MethodHandle cuEventSynchronize;
+    private final MethodHandle cuEventDestroy;
 
     private CudaDriver(SymbolLookup lib) {
         cuInit = bind(lib, "cuInit", JAVA_INT);
@@ -70,6 +74,10 @@ final class CudaDriver {
         cuLaunchKernel = bind(lib, "cuLaunchKernel", ADDRESS, JAVA_INT, JAVA_INT, JAVA_INT, JAVA_INT, JAVA_INT,
                 JAVA_INT, JAVA_INT, ADDRESS, ADDRESS, ADDRESS);
         cuGetErrorString = bind(lib, "cuGetErrorString", JAVA_INT, ADDRESS);
+        cuEventCreate = bind(lib, "cuEventCreate", ADDRESS, JAVA_INT);
+        cuEventRecord = bind(lib, "cuEventRecord", ADDRESS, ADDRESS);
+        cuEventSynchronize = bind(lib, "cuEventSynchronize", ADDRESS);
+        cuEventDestroy = bind(lib, "cuEventDestroy_v2", ADDRESS);
     }
 
     /**
@@ -241,6 +249,36 @@ final class CudaDriver {
             throw rethrow(t);
         }
         check("cuStreamSynchronize", r);
+    }
+
+    /** An event without timing (the cheapest kind): a point in a stream the host can wait for. */
+    MemorySegment createEvent() {
+        return out("cuEventCreate", cuEventCreate, 2 /* CU_EVENT_DISABLE_TIMING */);
+    }
+
+    void destroyEvent(MemorySegment event) {
+        check("cuEventDestroy", call(cuEventDestroy, event));
+    }
+
+    /** Marks the point {@code stream} has reached: {@link #synchronizeEvent} waits for the work before it only. */
+    void record(MemorySegment event, MemorySegment stream) {
+        int r;
+        try {
+            r = (int) cuEventRecord.invokeExact(event, stream);
+        } catch (Throwable t) {
+            throw rethrow(t);
+        }
+        check("cuEventRecord", r);
+    }
+
+    void synchronizeEvent(MemorySegment event) {
+        int r;
+        try {
+            r = (int) cuEventSynchronize.invokeExact(event);
+        } catch (Throwable t) {
+            throw rethrow(t);
+        }
+        check("cuEventSynchronize", r);
     }
 
     /** {@code params} is an array of pointers, one to each kernel argument's value. */

@@ -90,7 +90,9 @@ public final class CudaExpertTier implements DeviceTier {
 
     @Override
     public boolean supports(ExpertWeights w) {
-        return w.gate().type() == GgmlType.Q8_0 && w.up().type() == GgmlType.Q8_0 && w.down().type() == GgmlType.Q8_0;
+        // the kernels compute plain SwiGLU: gpt-oss's biased, clamped experts stay on the CPU tiers
+        return w.glu().isPlain()
+                && w.gate().type() == GgmlType.Q8_0 && w.up().type() == GgmlType.Q8_0 && w.down().type() == GgmlType.Q8_0;
     }
 
     @Override

@@ -3,6 +3,7 @@ package dev.lazarus.kt.gpu;
 import dev.lazarus.kt.gguf.GgmlType;
 import dev.lazarus.kt.gguf.GgufFile;
 import dev.lazarus.kt.gguf.GgufTensorInfo;
+import dev.lazarus.kt.model.Architecture;
 import dev.lazarus.kt.model.ModelConfig;
 import java.lang.foreign.MemorySegment;
 import java.util.ArrayList;
@@ -64,6 +65,11 @@ final class DeviceWeights implements AutoCloseable {
 
     /** Why {@code file} cannot run on the GPU layer path, or null when it can. */
     static String unsupported(GgufFile file, ModelConfig config) {
+        Architecture arch = config.architecture();
+        if (arch == Architecture.GLM4MOE || arch == Architecture.GPT_OSS) {
+            // their attention biases, post-attention norm, sinks, windows and expert biases have no device kernels
+            return arch.ggufName() + " blocks have no GPU layer path yet";
+        }
         for (int b = 0; b < config.blockCount(); b++) {
             String why = config.mla() != null ? MlaDeviceAttention.unsupported(file, config, b)
                     : GqaDeviceAttention.unsupported(file, b);

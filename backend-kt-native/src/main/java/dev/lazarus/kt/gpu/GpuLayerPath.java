@@ -28,12 +28,13 @@ import java.util.List;
  * embedding row and the rope table go up once; every block's norms, attention ({@link GqaDeviceAttention}:
  * q/k/v, QK-norm, rope, attention over the device KV cache, output projection; or deepseek2's latent
  * attention, {@link MlaDeviceAttention}), residual, FFN norm and then either a dense SwiGLU FFN or the router
- * logits run on one stream while the residual stream stays in device memory. Per MoE block the normed
- * activation and the router logits come down (one copy, one stream sync), the host routes (the CPU path's
- * {@link ExpertRouter}), launches the shared expert (if any) and the GPU-resident experts, which add their
- * (weighted) outputs to the residual on the device, and computes the CPU-tier experts on its threads
- * meanwhile; their weighted sum goes up and is added behind the GPU's. One copy of the logits (and of the
- * new K/V, for the host cache) per token at the end; a dense model makes no other round trip.
+ * logits run on one stream while the residual stream stays in device memory. The router's top-k and the routed
+ * experts run on the device too ({@link DeviceMoe}): a token whose experts are all on the GPU is one launch
+ * sequence with a single sync at its end (logits and new K/V down); a block with experts on the CPU waits only
+ * for its routes and normed activation to come down, computes those experts on the host threads while the GPU
+ * computes its own, and adds their weighted sum behind them. Group-limited routing (deepseek2) is still done on
+ * the host: per such block the normed activation and the router logits come down (one copy, one stream sync),
+ * the host routes (the CPU path's {@link ExpertRouter}) and launches the shared expert and the GPU experts.
  *
  * <p>A batch is computed token by token (decode speed; prompts too, for now). The host {@link KvCache}
  * is kept complete, so the CPU path could take over any time. Not reentrant (like {@link Model#forward}).
@@ -56,6 +57,9 @@ public final class GpuLayerPath implements Model.ForwardPath, AutoCloseable {
     private final Rope rope;
     private final ExpertRouter[] routers;
     private final DeviceAttention attention;
+    /** The MoE blocks routed on the device; null when the router's kind needs the host (group-limited routing). */
+    private final DeviceMoe moe;
+    private final boolean[] moeBlocks;
     private final int blocks, dim, experts, hidden, vocab, ropeDims, keyWidth, kvWidth;
     private final float eps;
     private final List<Long> buffers = new ArrayList<>();
@@ -85,12 +89,17 @@ public final class GpuLayerPath implements Model.ForwardPath, AutoCloseable {
         this.vocab = model.vocabSize();
         this.rope = new Rope(c.rope());
         this.routers = new ExpertRouter[blocks];
+        this.moeBlocks = new boolean[blocks];
+        float[][] biases = new float[blocks][];
         for (int b = 0; b < blocks; b++) {
-            routers[b] = DeviceWeights.hasRouter(file, b) ? new ExpertRouter(c.moe(), selectionBias(file, b)) : null;
+            moeBlocks[b] = DeviceWeights.hasRouter(file, b);
+            biases[b] = moeBlocks[b] ? selectionBias(file, b) : null;
+            routers[b] = moeBlocks[b] ? new ExpertRouter(c.moe(), biases[b]) : null;
         }
         this.stream = cu.createStream();
         this.kernels = new LayerKernels(cu, tier.module(), stream, arena);
         DeviceWeights w = null;
+        DeviceMoe m = null;
         try {
             w = new DeviceWeights(cu, stream, file, c);
             attention = c.mla() != null ? new MlaDeviceAttention(c, w, kernels, this::device)
@@ -113,6 +122,9 @@ public final class GpuLayerPath implements Model.ForwardPath, AutoCloseable {
             hCpuSum = host(dim);
             hKvOut = host((long) blocks * kvWidth);
             hLogits = host(vocab);
+            if (placement != null && experts > 0 && DeviceMoe.routable(c.moe())) {
+                m = new DeviceMoe(cu, stream, kernels, placement, parallel, c.moe(), blocks, dim, biases);
+            }
         } catch (RuntimeException | Error e) {
             freeBuffers();
             if (w != null) {
@@ -123,6 +135,7 @@ public final class GpuLayerPath implements Model.ForwardPath, AutoCloseable {
             throw e;
         }
         this.weights = w;
+        this.moe = m;
         this.kv = new DeviceKvCaches(cu, stream, blocks, keyWidth, kvWidth - keyWidth, Math.max(1, sequences));
     }
 
@@ -174,7 +187,11 @@ public final class GpuLayerPath implements Model.ForwardPath, AutoCloseable {
         MemorySegment.copy(rope.table(position), 0, hTokenIn, JAVA_FLOAT, 4L * dim, ropeDims);
         cu.copyToDevice(dX, hTokenIn, 4L * (dim + ropeDims), stream);
         List<ExpertCheckout> held = new ArrayList<>(blocks);
+        boolean done = false;
         try {
+            if (moe != null) {
+                moe.begin(moeBlocks);
+            }
             for (int b = 0; b < blocks; b++) {
                 block(b, copy, position, held);
             }
@@ -184,7 +201,11 @@ public final class GpuLayerPath implements Model.ForwardPath, AutoCloseable {
                 cu.copyToHost(hLogits, dLogits, 4L * vocab, stream);
             }
             cu.copyToHost(hKvOut, dKvOut, 4L * blocks * kvWidth, stream);
+            if (moe != null) {
+                moe.download();
+            }
             cu.synchronize(stream);
+            done = true;
         } catch (RuntimeException | Error e) {
             try {
                 cu.synchronize(stream); // the experts may still be read: wait before the checkouts let go
@@ -195,6 +216,9 @@ public final class GpuLayerPath implements Model.ForwardPath, AutoCloseable {
         } finally {
             for (ExpertCheckout c : held) {
                 c.close();
+            }
+            if (moe != null) {
+                moe.finish(done);
             }
         }
         writeBack(cache, position);
@@ -221,6 +245,13 @@ public final class GpuLayerPath implements Model.ForwardPath, AutoCloseable {
             return;
         }
         kernels.matvec(w.router(), dNormed, dXq, dRouterLogits, 1f, false);
+        if (moe != null) {
+            if (w.ffn() != null) {
+                swiGlu(w.ffn()); // the shared expert
+            }
+            moe.forward(b, dRouterLogits, dNormed, dXq, dX, hNormed);
+            return;
+        }
         cu.copyToHost(hNormed, dNormed, 4L * (dim + experts), stream);
         experts(b, held, w.ffn());
     }
@@ -235,9 +266,9 @@ public final class GpuLayerPath implements Model.ForwardPath, AutoCloseable {
     }
 
     /**
-     * Routes the token on the host, launches the shared expert (weight 1, when there is one) and the GPU
-     * experts (each adds weight × output to the residual), computes the CPU experts meanwhile and adds their
-     * weighted sum behind them. The checkout is held until the token's final sync: the kernels read the
+     * For routers {@link DeviceMoe} does not take (group-limited routing): routes the token on the host,
+     * launches the shared expert (weight 1, when there is one) and the GPU experts (each adds weight × output to
+     * the residual), computes the CPU experts meanwhile and adds their weighted sum behind them. The checkout is held until the token's final sync: the kernels read the
      * experts' device memory until then.
      */
     private void experts(int b, List<ExpertCheckout> held, DeviceWeights.SwiGluMatrices shared) {
@@ -363,6 +394,9 @@ public final class GpuLayerPath implements Model.ForwardPath, AutoCloseable {
         model.useForwardPath(null);
         cu.setCurrent(context);
         cu.synchronize(stream);
+        if (moe != null) {
+            moe.close();
+        }
         freeBuffers();
         weights.close();
         kv.close();

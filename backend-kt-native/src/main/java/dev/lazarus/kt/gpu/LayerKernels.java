@@ -57,6 +57,10 @@ final class LayerKernels {
     private final MemorySegment gateUpF32;
     private final MemorySegment mlaKvExpand;
     private final MemorySegment gateUpF16;
+    private final MemorySegment moeRoute;
+    private final MemorySegment moeGateUp;
+    private final MemorySegment moeDown;
+    private final MemorySegment moeCombine;
 
     LayerKernels(CudaDriver cu, MemorySegment module, MemorySegment stream, Arena arena) {
         this.cu = cu;
@@ -77,6 +81,10 @@ final class LayerKernels {
         this.gateUpF32 = cu.function(module, "gate_up_silu_f32");
         this.mlaKvExpand = cu.function(module, "mla_kv_expand_store");
         this.gateUpF16 = cu.function(module, "gate_up_silu_f16");
+        this.moeRoute = cu.function(module, "moe_route");
+        this.moeGateUp = cu.function(module, "moe_gate_up_q8_0");
+        this.moeDown = cu.function(module, "moe_down_q8_0");
+        this.moeCombine = cu.function(module, "moe_combine");
     }
 
     /** Whether {@link #matvec} takes matrices of {@code type}. */
@@ -191,6 +199,36 @@ final class LayerKernels {
     /** {@code h = silu(gate · x) * (up · x)} for one token, Q8_0 expert matrices of {@code hidden} × {@code dim}. */
     void gateUpSilu(long gate, long up, long xq, long h, int hidden, int dim) {
         launch(gateUp, rowBlocks(hidden), ROW_THREADS, args.begin().ptr(gate).ptr(up).ptr(xq).ptr(h).i32(hidden).i32(dim));
+    }
+
+    /**
+     * Top-{@code k} of the {@code n} router logits at {@code logits} into {@code ids} / {@code weights} (moe.cu's
+     * moe_route: one warp); {@code bias} 0 when the block has none.
+     */
+    void moeRoute(long logits, long bias, int n, int k, boolean sigmoid, boolean normalize, float scale, long ids,
+                  long weights) {
+        launch(moeRoute, 1, 32, args.begin().ptr(logits).ptr(bias).i32(n).i32(k).i32(sigmoid ? 1 : 0)
+                .i32(normalize ? 1 : 0).f32(scale).ptr(ids).ptr(weights));
+    }
+
+    /**
+     * Gate, up and SiLU of the {@code k} routed experts whose pointers {@code table} holds, quantized into
+     * {@code hq}'s k Q8_0 rows ({@code hidden % 32 == 0}: a block of 32 warps per 32 rows).
+     */
+    void moeGateUp(long table, long ids, long xq, long hq, int k, int hidden, int dim) {
+        cu.launch(moeGateUp, hidden / QK, k, 32 * 32, 0, stream, args.begin().ptr(table).ptr(ids).ptr(xq)
+                .ptr(hq).i32(hidden).i32(dim).params());
+    }
+
+    /**
+     * {@code x += Σ_j weights[j] · down_j · hq_j} over the routed experts on the GPU: their down projections into
+     * {@code y}'s k rows (one launch, all experts at once), then the weighted sum in routing order.
+     */
+    void moeDown(long table, long ids, long weights, long hq, long y, long x, int dim, int hidden, int k) {
+        cu.launch(moeDown, rowBlocks(dim), k, ROW_THREADS, 0, stream, args.begin().ptr(table).ptr(ids).ptr(hq).ptr(y)
+                .i32(dim).i32(hidden).params());
+        launch(moeCombine, (dim + 255) / 256, 256, args.begin().ptr(table).ptr(ids).ptr(weights).ptr(y).ptr(x)
+                .i32(dim).i32(k));
     }
 
     /** {@code x += y} over {@code n} floats. */

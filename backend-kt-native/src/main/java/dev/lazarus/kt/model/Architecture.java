@@ -5,24 +5,42 @@ import java.util.Locale;
 
 /**
  * The architectures this engine runs. Each is a configuration of the one {@link TransformerBlock}:
- * what differs is data (rope style, how MoE weights are normalised), never forward code.
+ * what differs is data (rope style, how experts are chosen and weighed, which layers slide their
+ * attention window), never forward code.
  */
 public enum Architecture {
     /** Dense llama, or Mixtral-style experts when the GGUF has {@code expert_count}. */
-    LLAMA("llama", RopeStyle.NORMAL, true),
-    QWEN3("qwen3", RopeStyle.NEOX, true),
-    QWEN3MOE("qwen3moe", RopeStyle.NEOX, true),
+    LLAMA("llama", RopeStyle.NORMAL, true, MoeConfig.Gating.SOFTMAX, 0),
+    QWEN3("qwen3", RopeStyle.NEOX, true, MoeConfig.Gating.SOFTMAX, 0),
+    QWEN3MOE("qwen3moe", RopeStyle.NEOX, true, MoeConfig.Gating.SOFTMAX, 0),
     /** MLA attention, shared experts, sigmoid group routing; normalisation as the GGUF says. */
-    DEEPSEEK2("deepseek2", RopeStyle.NORMAL, false);
+    DEEPSEEK2("deepseek2", RopeStyle.NORMAL, false, MoeConfig.Gating.SOFTMAX, 0),
+    /**
+     * GLM-4.5 / 4.6: attention biases, optional QK-norm, partial rope, leading dense blocks, sigmoid routing with
+     * a selection bias and a shared expert (deepseek2's routing on ordinary attention); gating sigmoid unless the
+     * GGUF says otherwise, as llama.cpp defaults it.
+     */
+    GLM4MOE("glm4moe", RopeStyle.NEOX, false, MoeConfig.Gating.SIGMOID, 0),
+    /**
+     * gpt-oss: biases on every projection and on the router, attention sinks, a sliding window on every other
+     * block (llama.cpp's swa pattern 2: the even blocks), top-k on the raw router logits then a softmax over the
+     * chosen ones, and the clamped SwiGLU ({@link Glu.Kind#SWIGLU_OAI}).
+     */
+    GPT_OSS("gpt-oss", RopeStyle.NEOX, false, MoeConfig.Gating.SOFTMAX_WEIGHT, 2);
 
     private final String ggufName;
     private final RopeStyle ropeStyle;
     private final boolean alwaysNormalizesExpertWeights;
+    private final MoeConfig.Gating defaultGating;
+    private final int slidingWindowPattern;
 
-    Architecture(String ggufName, RopeStyle ropeStyle, boolean alwaysNormalizesExpertWeights) {
+    Architecture(String ggufName, RopeStyle ropeStyle, boolean alwaysNormalizesExpertWeights,
+                 MoeConfig.Gating defaultGating, int slidingWindowPattern) {
         this.ggufName = ggufName;
         this.ropeStyle = ropeStyle;
         this.alwaysNormalizesExpertWeights = alwaysNormalizesExpertWeights;
+        this.defaultGating = defaultGating;
+        this.slidingWindowPattern = slidingWindowPattern;
     }
 
     public String ggufName() {
@@ -36,6 +54,19 @@ public enum Architecture {
     /** llama.cpp renormalises the top-k softmax weights unconditionally for llama and qwen3moe. */
     boolean alwaysNormalizesExpertWeights() {
         return alwaysNormalizesExpertWeights;
+    }
+
+    /** The gating when the GGUF has no {@code expert_gating_func} (gpt-oss: always this one). */
+    MoeConfig.Gating defaultGating() {
+        return defaultGating;
+    }
+
+    /**
+     * llama.cpp's {@code set_swa_pattern(n)}: with a window, block {@code b} slides when {@code b % n < n - 1};
+     * 0 when the architecture has no sliding-window blocks.
+     */
+    int slidingWindowPattern() {
+        return slidingWindowPattern;
     }
 
     public static Architecture fromGguf(String name) {

@@ -70,6 +70,21 @@ final class AttentionKernel {
                        float[] keys, int kOff, int kStride,
                        float[] values, int vOff, int vStride, int vDim,
                        int positions, float scale, float[] out, int outOff) {
+        attend(q, qOff, dim, keys, kOff, kStride, values, vOff, vStride, vDim, 0, positions, scale,
+                Float.NEGATIVE_INFINITY, out, outOff);
+    }
+
+    /**
+     * As above, attending only positions {@code [first, positions)} (a sliding window) and with an attention
+     * {@code sink} ({@code -inf}: none; see {@link Numerics#softmax(float[], int, float, float)}). The positions
+     * before {@code first} stay in the row as llama.cpp's mask leaves them, at {@code -inf}: the softmax's chunks
+     * of 16 and the value products' accumulator slots stay aligned to position 0, where llama-server's cache
+     * cells are, and those positions add exact zeros.
+     */
+    static void attend(float[] q, int qOff, int dim,
+                       float[] keys, int kOff, int kStride,
+                       float[] values, int vOff, int vStride, int vDim,
+                       int first, int positions, float scale, float sink, float[] out, int outOff) {
         Scratch s = SCRATCH.get();
         float[] qh = s.query = Scratch.atLeast(s.query, dim);
         for (int i = 0; i < dim; i++) {
@@ -77,7 +92,8 @@ final class AttentionKernel {
         }
         float[] scores = s.scores = Scratch.atLeast(s.scores, positions);
         keyDots(qh, dim, keys, kOff, kStride, positions, scores, s.lanes);
-        Numerics.softmax(scores, positions, scale);
+        Arrays.fill(scores, 0, first, Float.NEGATIVE_INFINITY);
+        Numerics.softmax(scores, positions, scale, sink);
         for (int t = 0; t < positions; t++) {
             scores[t] = Numerics.roundToF16(scores[t]);
         }

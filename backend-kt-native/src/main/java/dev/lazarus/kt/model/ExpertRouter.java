@@ -4,10 +4,12 @@ import java.util.Arrays;
 
 /**
  * Chooses experts for one token and weighs them, as llama.cpp's {@code build_moe_ffn} does:
- * probabilities by softmax or sigmoid; an optional bias ({@code exp_probs_b}) added for the CHOICE
- * only; optional group-limited routing (groups scored by the sum of their two best experts, all
- * but the best {@code groupsUsed} groups masked); top-k; weights taken from the unbiased
- * probabilities, optionally renormalised to sum 1 and scaled.
+ * an optional bias on the logits ({@code ffn_gate_inp.bias}, gpt-oss); probabilities by softmax or
+ * sigmoid, or the raw logits ({@link MoeConfig.Gating#SOFTMAX_WEIGHT}); an optional bias
+ * ({@code exp_probs_b}) added for the CHOICE only; optional group-limited routing (groups scored by
+ * the sum of their two best experts, all but the best {@code groupsUsed} groups masked); top-k;
+ * weights taken from the unbiased probabilities (softmaxed among the chosen for SOFTMAX_WEIGHT),
+ * optionally renormalised to sum 1 and scaled.
  */
 public final class ExpertRouter {
 
@@ -18,26 +20,44 @@ public final class ExpertRouter {
     private static final float MIN_WEIGHT_SUM = 6.103515625e-5f;
 
     private final MoeConfig config;
+    private final float[] logitBias;
     private final float[] selectionBias;
 
     public ExpertRouter(MoeConfig config, float[] selectionBias) {
+        this(config, null, selectionBias);
+    }
+
+    /** {@code logitBias}: added to the router's logits before gating (null: none). */
+    public ExpertRouter(MoeConfig config, float[] logitBias, float[] selectionBias) {
         this.config = config;
-        this.selectionBias = selectionBias;
-        if (selectionBias != null && selectionBias.length != config.expertCount()) {
-            throw new ModelFormatException("exp_probs_b has " + selectionBias.length + " values for "
-                    + config.expertCount() + " experts");
+        this.logitBias = requireExperts(logitBias, "ffn_gate_inp.bias");
+        this.selectionBias = requireExperts(selectionBias, "exp_probs_b");
+    }
+
+    private float[] requireExperts(float[] bias, String name) {
+        if (bias != null && bias.length != config.expertCount()) {
+            throw new ModelFormatException(name + " has " + bias.length + " values for " + config.expertCount()
+                    + " experts");
         }
+        return bias;
     }
 
     public Route route(float[] logits) {
         int n = config.expertCount();
         float[] probs = Arrays.copyOf(logits, n);
-        if (config.gating() == MoeConfig.Gating.SOFTMAX) {
-            Numerics.softmaxRow(probs, n);
-        } else {
+        if (logitBias != null) {
             for (int e = 0; e < n; e++) {
-                probs[e] = Numerics.sigmoid(probs[e]);
+                probs[e] += logitBias[e];
             }
+        }
+        switch (config.gating()) {
+            case SOFTMAX -> Numerics.softmaxRow(probs, n);
+            case SIGMOID -> {
+                for (int e = 0; e < n; e++) {
+                    probs[e] = Numerics.sigmoid(probs[e]);
+                }
+            }
+            case SOFTMAX_WEIGHT -> { } // the logits are the probabilities until the chosen ones are softmaxed
         }
         float[] selection = probs;
         if (selectionBias != null) {
@@ -53,6 +73,9 @@ public final class ExpertRouter {
         float[] weights = new float[chosen.length];
         for (int k = 0; k < chosen.length; k++) {
             weights[k] = probs[chosen[k]];
+        }
+        if (config.gating() == MoeConfig.Gating.SOFTMAX_WEIGHT) {
+            Numerics.softmaxRow(weights, weights.length);
         }
         if (config.normalizeWeights()) {
             // ggml's sum_rows accumulates in double (ggml_float) and rounds once; an f32 running sum differs

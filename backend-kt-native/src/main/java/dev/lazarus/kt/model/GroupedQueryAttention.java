@@ -5,10 +5,20 @@ import dev.lazarus.kt.tensor.PhasedBody;
 import dev.lazarus.kt.tensor.WeightMatrix;
 
 /**
- * Multi-head attention with grouped key/value heads (llama, qwen3, qwen3moe), optionally with
- * per-head RMS norms on queries and keys before rope (qwen3's QK-norm).
+ * Multi-head attention with grouped key/value heads (llama, qwen3, qwen3moe, glm4moe, gpt-oss), optionally with
+ * biases on the projections (glm4moe: Q, K, V; gpt-oss: all four), per-head RMS norms on queries and keys before
+ * rope (qwen3's QK-norm), attention sinks (gpt-oss) and a sliding window (gpt-oss's even blocks).
  */
 final class GroupedQueryAttention implements Attention {
+
+    /**
+     * The block's tensors; every one after {@code output} may be null (absent).
+     *
+     * @param sinks one logit per query head that joins the softmax's denominator
+     */
+    record Weights(WeightMatrix q, WeightMatrix k, WeightMatrix v, WeightMatrix output,
+                   float[] qBias, float[] kBias, float[] vBias, float[] outputBias,
+                   float[] qNorm, float[] kNorm, float[] sinks) {}
 
     private final int block;
     private final int heads;
@@ -17,8 +27,11 @@ final class GroupedQueryAttention implements Attention {
     private final int valueDim;
     private final WeightMatrix[] qkv;
     private final WeightMatrix output;
+    private final Weights weights;
     private final float[] qNorm;
     private final float[] kNorm;
+    /** Positions a query attends, its own included; 0: all. */
+    private final int window;
     private final float eps;
     private final Rope rope;
     private final float scale;
@@ -26,17 +39,22 @@ final class GroupedQueryAttention implements Attention {
     /** Activations, Q/K/V and the attended vectors of one call; its output is allocated (the caller keeps it). */
     private final Scratch.Slot scratch = new Scratch.Slot();
 
-    GroupedQueryAttention(int block, ModelConfig config, WeightMatrix wq, WeightMatrix wk, WeightMatrix wv,
-                          WeightMatrix output, float[] qNorm, float[] kNorm, Rope rope, Parallel parallel) {
+    GroupedQueryAttention(int block, ModelConfig config, Weights weights, Rope rope, Parallel parallel) {
         this.block = block;
         this.heads = config.headCount();
         this.kvHeads = config.headCountKv();
         this.headDim = config.keyLength();
         this.valueDim = config.valueLength();
-        this.qkv = new WeightMatrix[] {wq, wk, wv};
-        this.output = output;
-        this.qNorm = qNorm;
-        this.kNorm = kNorm;
+        this.qkv = new WeightMatrix[] {weights.q(), weights.k(), weights.v()};
+        this.output = weights.output();
+        this.weights = weights;
+        this.qNorm = weights.qNorm();
+        this.kNorm = weights.kNorm();
+        this.window = config.isSlidingWindowBlock(block) ? config.slidingWindow() : 0;
+        if (weights.sinks() != null && weights.sinks().length != heads) {
+            throw new ModelFormatException("attn_sinks of block " + block + " has " + weights.sinks().length
+                    + " values for " + heads + " heads");
+        }
         this.eps = config.rmsEps();
         this.rope = rope;
         this.scale = 1.0f / (float) Math.sqrt(headDim);
@@ -64,7 +82,9 @@ final class GroupedQueryAttention implements Attention {
         try {
             Step step = new Step(batch, ropeTables, xn, s);
             parallel.forPhases(3, step);
-            return step.out.outputs()[0];
+            float[][] out = step.out.outputs()[0];
+            addBias(out, weights.outputBias());
+            return out;
         } finally {
             scratch.give(s);
         }
@@ -124,6 +144,9 @@ final class GroupedQueryAttention implements Attention {
             q = p[0];
             float[][] k = p[1];
             float[][] v = p[2];
+            addBias(q, weights.qBias());
+            addBias(k, weights.kBias());
+            addBias(v, weights.vBias());
             for (int i = 0; i < batch.size(); i++) {
                 normalizeHeads(q[i], heads, qNorm);
                 normalizeHeads(k[i], kvHeads, kNorm);
@@ -140,10 +163,21 @@ final class GroupedQueryAttention implements Attention {
                 int h = task % heads;
                 KvCache cache = batch.caches()[i];
                 int kvh = h / group;
+                int positions = batch.positions()[i] + 1;
                 AttentionKernel.attend(q[i], h * headDim, headDim,
                         cache.keys(block), kvh * headDim, keyWidth(),
                         cache.values(block), kvh * valueDim, valueWidth(), valueDim,
-                        batch.positions()[i] + 1, scale, attended[i], h * valueDim);
+                        window == 0 ? 0 : Math.max(0, positions - window), positions, scale,
+                        weights.sinks() == null ? Float.NEGATIVE_INFINITY : weights.sinks()[h], attended[i], h * valueDim);
+            }
+        }
+    }
+
+    /** {@code x[i] += bias} for every token (ggml's add of a bias row); nothing when {@code bias} is null. */
+    private static void addBias(float[][] x, float[] bias) {
+        if (bias != null) {
+            for (float[] row : x) {
+                Numerics.addInPlace(row, bias);
             }
         }
     }

@@ -47,7 +47,7 @@ final class ModelAssembler {
             blocks.add(new TransformerBlock(
                     tensors.vector(block(b, "attn_norm")),
                     attention(b),
-                    tensors.vector(block(b, "ffn_norm")),
+                    ffnNorm(b),
                     feedForward(b, routing),
                     config.rmsEps()));
         }
@@ -60,14 +60,35 @@ final class ModelAssembler {
         if (config.mla() != null) {
             return latentAttention(b);
         }
-        return new GroupedQueryAttention(b, config,
+        return new GroupedQueryAttention(b, config, new GroupedQueryAttention.Weights(
                 tensors.matrix(block(b, "attn_q")),
                 tensors.matrix(block(b, "attn_k")),
                 tensors.matrix(block(b, "attn_v")),
                 tensors.matrix(block(b, "attn_output")),
-                tensors.optionalVector(block(b, "attn_q_norm")).orElse(null),
-                tensors.optionalVector(block(b, "attn_k_norm")).orElse(null),
+                optionalVector(bias(b, "attn_q")),
+                optionalVector(bias(b, "attn_k")),
+                optionalVector(bias(b, "attn_v")),
+                optionalVector(bias(b, "attn_output")),
+                optionalVector(block(b, "attn_q_norm")),
+                optionalVector(block(b, "attn_k_norm")),
+                optionalVector(block(b, "attn_sinks"))),
                 rope, parallel);
+    }
+
+    /**
+     * The norm before the feed-forward half: {@code ffn_norm}, or {@code post_attention_norm} as glm4moe and gpt-oss
+     * name it (applied at the same place: on the residual stream after attention, before the FFN).
+     */
+    private float[] ffnNorm(int b) {
+        return tensors.optionalVector(block(b, "post_attention_norm")).orElseGet(() -> tensors.vector(block(b, "ffn_norm")));
+    }
+
+    private float[] optionalVector(String name) {
+        return tensors.optionalVector(name).orElse(null);
+    }
+
+    private static String bias(int b, String name) {
+        return "blk." + b + "." + name + ".bias";
     }
 
     private Attention latentAttention(int b) {
@@ -105,17 +126,45 @@ final class ModelAssembler {
         ExpertMatrix[] gate = tensors.expertSlices(block(b, "ffn_gate_exps"), n);
         ExpertMatrix[] up = tensors.expertSlices(block(b, "ffn_up_exps"), n);
         ExpertMatrix[] down = tensors.expertSlices(block(b, "ffn_down_exps"), n);
+        float[][] gateBias = expertBiases(b, "ffn_gate_exps", n);
+        float[][] upBias = expertBiases(b, "ffn_up_exps", n);
+        float[][] downBias = expertBiases(b, "ffn_down_exps", n);
+        Glu.Kind kind = config.architecture() == Architecture.GPT_OSS ? Glu.Kind.SWIGLU_OAI : Glu.Kind.SWIGLU;
         List<ExpertWeights> experts = new ArrayList<>(n);
         for (int e = 0; e < n; e++) {
-            experts.add(new ExpertWeights(gate[e], up[e], down[e]));
+            Glu glu = kind == Glu.Kind.SWIGLU && gateBias == null && upBias == null && downBias == null ? Glu.SWIGLU
+                    : new Glu(kind, row(gateBias, e), row(upBias, e), row(downBias, e));
+            experts.add(new ExpertWeights(gate[e], up[e], down[e], glu));
         }
         expertLayers.add(new ExpertLayer(b, experts));
         FeedForward shared = tensors.has(block(b, "ffn_gate_shexp"))
                 ? dense(b, "ffn_gate_shexp", "ffn_up_shexp", "ffn_down_shexp")
                 : null;
-        float[] bias = tensors.optionalVector("blk." + b + ".exp_probs_b.bias").orElse(null);
-        return new MoeFeedForward(tensors.matrix(block(b, "ffn_gate_inp")), new ExpertRouter(moe, bias), b, n,
+        ExpertRouter router = new ExpertRouter(moe, optionalVector(bias(b, "ffn_gate_inp")),
+                optionalVector(bias(b, "exp_probs_b")));
+        return new MoeFeedForward(tensors.matrix(block(b, "ffn_gate_inp")), router, b, n,
                 expertDispatch, shared, parallel, routing, slot);
+    }
+
+    /** A {@code [rows, experts]} bias tensor ({@code blk.N.ffn_up_exps.bias}, gpt-oss) split by expert; null if absent. */
+    private float[][] expertBiases(int b, String name, int experts) {
+        float[] all = optionalVector(bias(b, name));
+        if (all == null) {
+            return null;
+        }
+        if (all.length % experts != 0) {
+            throw new ModelFormatException(bias(b, name) + " has " + all.length + " values for " + experts + " experts");
+        }
+        int rows = all.length / experts;
+        float[][] out = new float[experts][];
+        for (int e = 0; e < experts; e++) {
+            out[e] = java.util.Arrays.copyOfRange(all, e * rows, (e + 1) * rows);
+        }
+        return out;
+    }
+
+    private static float[] row(float[][] rows, int e) {
+        return rows == null ? null : rows[e];
     }
 
     private FeedForward dense(int b, String gate, String up, String down) {

@@ -9,6 +9,9 @@ import java.util.Map;
  * @param valueLength  per-head value size (GQA), ignored for MLA
  * @param moe          null for dense models
  * @param mla          null unless deepseek2-style latent attention
+ * @param blockCount   the blocks the forward pass runs: glm4moe's trailing NextN (multi-token prediction) blocks,
+ *                     counted in {@code block_count}, are left out as llama.cpp leaves them out
+ * @param slidingWindow positions a sliding-window block attends (its own included), 0 when no block slides
  */
 public record ModelConfig(
         Architecture architecture,
@@ -23,7 +26,8 @@ public record ModelConfig(
         float rmsEps,
         RopeConfig rope,
         MoeConfig moe,
-        MlaConfig mla) {
+        MlaConfig mla,
+        int slidingWindow) {
 
     public static ModelConfig fromMetadata(Map<String, Object> metadata) {
         Metadata md = Metadata.of(metadata);
@@ -37,9 +41,18 @@ public record ModelConfig(
         int context = md.integer("context_length", 4096);
         MlaConfig mla = arch == Architecture.DEEPSEEK2 ? MlaConfig.fromMetadata(md) : null;
         int ropeHeadDim = mla != null ? mla.qkRopeDim() : keyLength;
-        return new ModelConfig(arch, md.requireInt("block_count"), dim, heads, headsKv, keyLength, valueLength, ffn,
+        int blocks = md.requireInt("block_count") - md.integer("nextn_predict_layers", 0);
+        int window = arch.slidingWindowPattern() > 0 ? md.integer("attention.sliding_window", 0) : 0;
+        return new ModelConfig(arch, blocks, dim, heads, headsKv, keyLength, valueLength, ffn,
                 context, md.real("attention.layer_norm_rms_epsilon", 1e-6f),
-                RopeConfig.fromMetadata(md, arch, ropeHeadDim, context), MoeConfig.fromMetadata(md, arch, ffn), mla);
+                RopeConfig.fromMetadata(md, arch, ropeHeadDim, context), MoeConfig.fromMetadata(md, arch, ffn), mla,
+                window);
+    }
+
+    /** Whether block {@code b} attends only the last {@link #slidingWindow} positions (llama.cpp's swa pattern). */
+    public boolean isSlidingWindowBlock(int b) {
+        int pattern = architecture.slidingWindowPattern();
+        return slidingWindow > 0 && pattern > 0 && b % pattern < pattern - 1;
     }
 
     public boolean isMoe() {

@@ -26,7 +26,11 @@ public record MoeConfig(
         int groupCount,
         int groupsUsed) {
 
-    public enum Gating { SOFTMAX, SIGMOID }
+    /**
+     * How router logits become expert weights: softmax over all experts, sigmoid per expert, or (gpt-oss) top-k on
+     * the raw logits and a softmax over the chosen ones only.
+     */
+    public enum Gating { SOFTMAX, SIGMOID, SOFTMAX_WEIGHT }
 
     public MoeConfig {
         if (expertsUsed <= 0 || expertsUsed > expertCount) {
@@ -47,12 +51,27 @@ public record MoeConfig(
         int expertFfn = md.integer("expert_feed_forward_length", denseFfnLength);
         int shared = md.integer("expert_shared_count", 0);
         int sharedFfn = md.integer("expert_shared_feed_forward_length", shared * expertFfn);
-        // ggml ids: 1 softmax, 2 sigmoid; absent means softmax (older deepseek-v2 files).
-        Gating gating = md.integer("expert_gating_func", 1) == 2 ? Gating.SIGMOID : Gating.SOFTMAX;
+        Gating gating = gating(md, arch);
         boolean normalize = arch.alwaysNormalizesExpertWeights() || md.bool("expert_weights_norm", false);
         return new MoeConfig(experts, used, expertFfn, sharedFfn, md.integer("leading_dense_block_count", 0), gating,
                 normalize, md.real("expert_weights_scale", 0f), Math.max(1, md.integer("expert_group_count", 1)),
                 md.integer("expert_group_used_count", 1));
+    }
+
+    /**
+     * llama.cpp's ids: 1 softmax, 2 sigmoid, 3 softmax of the chosen weights; absent (or 0) means the
+     * architecture's default (softmax for older deepseek-v2 files, sigmoid for glm4moe). gpt-oss's graph fixes its own.
+     */
+    private static Gating gating(Metadata md, Architecture arch) {
+        if (arch == Architecture.GPT_OSS) {
+            return Gating.SOFTMAX_WEIGHT;
+        }
+        return switch (md.integer("expert_gating_func", 0)) {
+            case 1 -> Gating.SOFTMAX;
+            case 2 -> Gating.SIGMOID;
+            case 3 -> Gating.SOFTMAX_WEIGHT;
+            default -> arch.defaultGating();
+        };
     }
 
     public boolean isMoeBlock(int layer) {

@@ -39,7 +39,20 @@ public final class Numerics {
      * element-wise steps run in vector lanes (the same IEEE operations), the sums in their fixed order.
      */
     public static void softmax(float[] x, int n, float scale) {
+        softmax(x, n, scale, Float.NEGATIVE_INFINITY);
+    }
+
+    /**
+     * {@link #softmax(float[], int, float)} with an attention sink (gpt-oss): a logit that takes part in the
+     * denominator but has no value, as ggml's soft_max with sinks: the sink (unscaled) joins the maximum, and its
+     * C-library {@code expf} is added to the double sum after the row's chunks. {@code -inf}: no sink.
+     */
+    public static void softmax(float[] x, int n, float scale, float sink) {
+        boolean hasSink = sink != Float.NEGATIVE_INFINITY;
         float max = scaleAndMax(x, n, scale);
+        if (hasSink) {
+            max = Math.max(max, sink);
+        }
         double sum = 0;
         int c = 0;
         for (; c + GgmlExp.LANES <= n; c += GgmlExp.LANES) {
@@ -54,6 +67,9 @@ public final class Numerics {
                 lanes[l] = x[c + l] = GgmlExp.vexp(x[c + l] - max);
             }
             sum += GgmlSums.reduce16(lanes, 0);
+        }
+        if (hasSink) {
+            sum += Libm.exp(sink - max);
         }
         scale(x, n, (float) (1.0 / sum));
     }

@@ -18,8 +18,15 @@ import java.util.concurrent.atomic.AtomicIntegerArray;
  */
 public final class SwiGlu {
 
-    /** One SwiGLU network: {@code gate}, {@code up}: hidden × dim; {@code down}: dim × hidden. */
-    public record Weights(WeightMatrix gate, WeightMatrix up, WeightMatrix down) {
+    /**
+     * One SwiGLU network: {@code gate}, {@code up}: hidden × dim; {@code down}: dim × hidden; {@code glu}: the
+     * activation and biases ({@link Glu#SWIGLU} for all but gpt-oss's experts).
+     */
+    public record Weights(WeightMatrix gate, WeightMatrix up, WeightMatrix down, Glu glu) {
+        public Weights(WeightMatrix gate, WeightMatrix up, WeightMatrix down) {
+            this(gate, up, down, Glu.SWIGLU);
+        }
+
         public int hidden() {
             return gate.rows();
         }
@@ -123,9 +130,10 @@ public final class SwiGlu {
                 nets[j].gate().matmul(gateIn[j], gate[j], from, to);
                 nets[j].up().matmul(upIn[j], up[j], from, to);
                 int n = nets[j].hidden();
+                Glu glu = nets[j].glu();
                 for (int t = 0; t < inputs[j].length; t++) {
                     for (int r = from; r < to; r++) {
-                        hidden[j][t][r] = Numerics.silu(gate[j][t][r], r, n) * up[j][t][r];
+                        hidden[j][t][r] = glu.hidden(gate[j][t][r], up[j][t][r], r, n);
                     }
                 }
                 if (pendingHidden.addAndGet(j, from - to) == 0) {
@@ -148,6 +156,9 @@ public final class SwiGlu {
                 return; // the failure reaches the caller through the pool
             }
             nets[j].down().matmul(downIn[j], out[j], from, to);
+            for (float[] o : out[j]) {
+                nets[j].glu().addDownBias(o, from, to);
+            }
         }
     }
 }

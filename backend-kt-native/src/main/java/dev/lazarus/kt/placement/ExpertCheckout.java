@@ -12,12 +12,15 @@ public final class ExpertCheckout implements AutoCloseable {
 
     private final PlacedExpert[] placed;
 
+    /** {@code counters} null: nothing counted now (a whole block's experts, counted once routed: {@link #count}). */
     ExpertCheckout(ExpertSlots slots, int slot, int[] experts, TierCounters counters) {
         placed = new PlacedExpert[experts.length];
         try {
             for (int j = 0; j < experts.length; j++) {
                 placed[j] = slots.acquire(slot, experts[j]);
-                counters.record(placed[j].tier(), placed[j].bytes());
+                if (counters != null) {
+                    counters.record(placed[j].tier(), placed[j].bytes());
+                }
             }
         } catch (RuntimeException | Error e) {
             close();
@@ -41,6 +44,11 @@ public final class ExpertCheckout implements AutoCloseable {
     /** The CPU form of expert {@code j} (RAM copy or mapped file). */
     public SwiGlu.Weights cpu(int j) {
         return placed[j].cpu();
+    }
+
+    /** Records expert {@code j}'s bytes as read from its tier. */
+    void count(int j, TierCounters counters) {
+        counters.record(placed[j].tier(), placed[j].bytes());
     }
 
     @Override

@@ -169,6 +169,28 @@ public final class ExpertPlacement implements AutoCloseable {
     }
 
     /**
+     * Every expert of block {@code layer} (checkout index = expert index), retained until the checkout is closed,
+     * nothing counted: for the GPU layer path when it routes on the device and learns the choice only once the
+     * token is done; it then reports the choice with {@link #countRouted}.
+     */
+    public ExpertCheckout checkoutLayer(int layer) {
+        int[] all = new int[catalog.expertsPerLayer()];
+        for (int e = 0; e < all.length; e++) {
+            all[e] = e;
+        }
+        return new ExpertCheckout(slots, catalog.slotOf(layer), all, null);
+    }
+
+    /** Counts block {@code layer}'s routing to {@code experts} and their bytes, as {@link #checkout} does. */
+    public void countRouted(int layer, int[] experts, ExpertCheckout layerCheckout) {
+        int slot = catalog.slotOf(layer);
+        for (int e : experts) {
+            stats.record(slot, e, 1);
+            layerCheckout.count(e, counters);
+        }
+    }
+
+    /**
      * The memory the experts in {@code tier} take there now: for RAM the copies as allocated (a repacked Q4_K copy
      * is 5.6 % larger than the file's blocks), what its budget is counted in; for the others their stored bytes.
      */

@@ -47,7 +47,7 @@ final class RamTier {
         Arena arena = Arena.ofShared();
         try {
             Held held = new Held(arena);
-            SwiGlu.Weights cpu = new SwiGlu.Weights(copy(held, w.gate()), copy(held, w.up()), copy(held, w.down()));
+            SwiGlu.Weights cpu = new SwiGlu.Weights(copy(held, w.gate()), copy(held, w.up()), copy(held, w.down()), w.glu());
             return PlacedExpert.onCpu(Tier.RAM, w.bytes(), held.bytes, cpu, arena::close);
         } catch (RuntimeException | Error e) {
             arena.close();

@@ -16,7 +16,16 @@ import java.util.List;
  */
 final class Scheduler {
 
+    /**
+     * Prompt tokens of a sliding-window model that run as a step of their own: llama-server keeps a checkpoint of the
+     * memory it cannot roll back (the window's cache) before the last 4 tokens of a prompt longer than 4, so it
+     * computes those 4 in a batch of their own. The batch size picks the kernels (a repacked Q4_K's four-row GEMM),
+     * hence the rounding: the same batches give its numbers (docs/fidelity.md, cause 3).
+     */
+    static final int CHECKPOINT_TAIL = 4;
+
     private final Model model;
+    private final boolean checkpointsPrompts;
     private final EngineOptions options;
     private final Parallel parallel;
     private final PrefixCache prefixCache;
@@ -27,6 +36,7 @@ final class Scheduler {
 
     Scheduler(Model model, EngineOptions options, Parallel parallel) {
         this.model = model;
+        this.checkpointsPrompts = model.config().slidingWindow() > 0;
         this.options = options;
         this.parallel = parallel;
         this.prefixCache = new PrefixCache(options.prefixCacheEntries());
@@ -81,7 +91,7 @@ final class Scheduler {
         }
         for (Sequence seq : active) {
             if (seq.pending() > 1 && budget > 0) {
-                budget = plan(seq, Math.min(seq.pending(), budget), budget, batchSeqs, counts);
+                budget = plan(seq, promptChunk(seq.pending(), budget), budget, batchSeqs, counts);
             }
         }
         if (batchSeqs.isEmpty()) {
@@ -149,6 +159,12 @@ final class Scheduler {
                 end(seq, EndReason.CONTEXT_FULL);
             }
         }
+    }
+
+    /** Prompt tokens to feed of {@code pending}: at most the budget, and never into the checkpoint tail with the rest. */
+    private int promptChunk(int pending, int budget) {
+        int chunk = Math.min(pending, budget);
+        return checkpointsPrompts && pending > CHECKPOINT_TAIL ? Math.min(chunk, pending - CHECKPOINT_TAIL) : chunk;
     }
 
     private int plan(Sequence seq, int count, int budget, List<Sequence> batchSeqs, List<Integer> counts) {

@@ -3,6 +3,7 @@ package dev.lazarus.kt.sampling;
 import dev.lazarus.backend.api.openai.Usage;
 import dev.lazarus.kt.tokenizer.StreamingDecoder;
 import dev.lazarus.kt.tokenizer.Tokenizer;
+import java.util.function.IntPredicate;
 
 /**
  * The text side of one completion: turns each sampled token into the text to send (complete UTF-8
@@ -21,10 +22,18 @@ public final class Generation {
     private FinishReason finishReason;
 
     public Generation(Tokenizer tokenizer, SamplingParams params, int promptTokens) {
+        this(tokenizer, params, promptTokens, id -> false);
+    }
+
+    /**
+     * @param shownControlTokens control tokens written as their text, as llama-server writes a chat format's
+     *                           "preserved" tokens (gpt-oss's {@code <|channel|>}) so that its parser sees them
+     */
+    public Generation(Tokenizer tokenizer, SamplingParams params, int promptTokens, IntPredicate shownControlTokens) {
         this.tokenizer = tokenizer;
         this.params = params;
         this.promptTokens = promptTokens;
-        this.decoder = new StreamingDecoder(tokenizer);
+        this.decoder = new StreamingDecoder(tokenizer, shownControlTokens);
         this.stops = new StopMatcher(params.stop());
     }
 

@@ -32,7 +32,11 @@ final class ModelMetadata {
         w.putU32(p + "vocab_size", vocab.size());
         w.putU32(p + "context_length", spec.contextLength());
         w.putU32(p + "embedding_length", spec.dim());
-        w.putU32(p + "block_count", spec.layers());
+        int nextn = arch.has(Architecture.Feature.NEXTN_BLOCK) ? 1 : 0;
+        w.putU32(p + "block_count", spec.layers() + nextn);
+        if (nextn > 0) {
+            w.putU32(p + "nextn_predict_layers", nextn);
+        }
         w.putU32(p + "feed_forward_length", spec.ffn());
         w.putU32(p + "attention.head_count", spec.heads());
         w.putF32(p + "attention.layer_norm_rms_epsilon", spec.rmsEps());
@@ -41,9 +45,12 @@ final class ModelMetadata {
             w.putU32(p + "attention.head_count_kv", spec.kvHeads());
             w.putU32(p + "attention.key_length", spec.headDim());
             w.putU32(p + "attention.value_length", spec.headDim());
-            w.putU32(p + "rope.dimension_count", spec.headDim());
+            w.putU32(p + "rope.dimension_count", spec.ropeDims() > 0 ? spec.ropeDims() : spec.headDim());
         } else {
             writeMla(p, spec.heads(), spec.mla(), w);
+        }
+        if (spec.slidingWindow() > 0) {
+            w.putU32(p + "attention.sliding_window", spec.slidingWindow());
         }
         if (spec.moe() != null) {
             writeMoe(p, arch, spec.moe(), w);
@@ -52,7 +59,9 @@ final class ModelMetadata {
             w.putString(p + "rope.scaling.type", "yarn");
             w.putF32(p + "rope.scaling.factor", spec.yarn().factor());
             w.putU32(p + "rope.scaling.original_context_length", spec.yarn().originalContext());
-            w.putF32(p + "rope.scaling.yarn_log_multiplier", spec.yarn().logMultiplier());
+            if (spec.yarn().logMultiplier() != 0f) {
+                w.putF32(p + "rope.scaling.yarn_log_multiplier", spec.yarn().logMultiplier());
+            }
         }
         vocab.writeTo(w);
     }
@@ -86,8 +95,8 @@ final class ModelMetadata {
             return; // Mixtral experts are sized by feed_forward_length and always softmax + renormalise
         }
         w.putU32(p + "expert_feed_forward_length", moe.expertFfn());
-        if (arch != Architecture.DEEPSEEK2) {
-            return; // qwen3moe: softmax + renormalise is fixed in llama.cpp's graph
+        if (!arch.allowsDeepseekRouting()) {
+            return; // qwen3moe: softmax + renormalise, gpt-oss: softmax of the top-k logits, fixed in llama.cpp's graph
         }
         w.putU32(p + "leading_dense_block_count", moe.leadingDense());
         w.putU32(p + "expert_shared_count", moe.shared());

@@ -17,9 +17,11 @@ import java.util.SplittableRandom;
  *   <li>output head: 3/sqrt(dim), logits with a standard deviation near 3, so greedy picks are clear;</li>
  *   <li>router: 2/sqrt(dim), so expert choices are rarely near-ties that rounding could flip;</li>
  *   <li>norm weights: 1 +- 0.2, so an engine that forgets to apply them is caught;</li>
- *   <li>biases ({@code exp_probs_b}): +- 0.1, enough to change some expert choices.</li>
+ *   <li>biases ({@code exp_probs_b}, projection and expert biases): +- 0.1, enough to change some expert choices;</li>
+ *   <li>attention sinks: standard deviation 1, near the scale of the attention logits, so the sink takes a visible
+ *       share of the softmax without swamping it.</li>
  * </ul>
- * One-dimensional tensors and the router stay F32 (as llama.cpp's converter and quantizer keep them);
+ * One-dimensional tensors, biases (gpt-oss's experts' are two-dimensional) and the router stay F32 (as llama.cpp's converter and quantizer keep them);
  * a matrix whose rows do not fit the weight type's block size falls back to F16.
  */
 final class RandomWeights {
@@ -37,7 +39,7 @@ final class RandomWeights {
     }
 
     GgmlType typeOf(Entry t) {
-        if (t.shape().length == 1 || t.init() == TensorLayout.Init.ROUTER) {
+        if (t.shape().length == 1 || t.init() == TensorLayout.Init.ROUTER || t.init() == TensorLayout.Init.BIAS) {
             return GgmlType.F32;
         }
         return t.shape()[0] % weightType.blockSize() == 0 ? weightType : GgmlType.F16;
@@ -68,6 +70,7 @@ final class RandomWeights {
             case ROUTER -> 2.0 / Math.sqrt(fanIn);
             case NORM -> 0.2 / Math.sqrt(3.0);
             case BIAS -> 0.1 / Math.sqrt(3.0);
+            case SINK -> 1.0;
         };
     }
 

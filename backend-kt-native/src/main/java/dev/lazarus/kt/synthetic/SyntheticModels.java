@@ -19,7 +19,8 @@ import java.util.Objects;
  * <p>Architectures: {@code llama} (dense, or Mixtral-style experts), {@code qwen3} / {@code qwen3moe}
  * (QK-norm, softmax router) and {@code deepseek2} (MLA with fused {@code attn_kv_b} or split
  * {@code attn_k_b}/{@code attn_v_b}, leading dense layers, shared expert, sigmoid group-limited routing with
- * {@code exp_probs_b}, YaRN).
+ * {@code exp_probs_b}, YaRN), {@code glm4moe} (deepseek2's routing on grouped-query attention with biases and
+ * partial rope) and {@code gpt-oss} (sinks, sliding window, biases, biased experts).
  */
 public final class SyntheticModels {
 
@@ -102,11 +103,21 @@ public final class SyntheticModels {
     /**
      * One model. {@code headDim} is the attention head size of ordinary attention (ignored with {@code mla});
      * {@code ffn} the width of dense FFN layers. {@code moe} null = dense; {@code mla} only for deepseek2;
-     * {@code yarn} null = plain RoPE.
+     * {@code yarn} null = plain RoPE; {@code ropeDims} the leading dimensions of a head that RoPE rotates (0: all,
+     * glm4moe rotates half); {@code slidingWindow} the window of gpt-oss's sliding layers (0: none).
      */
     public record Spec(String name, String arch, GgmlType weightType, long seed, int layers, int dim, int heads,
                        int kvHeads, int headDim, int ffn, Moe moe, Mla mla, float ropeTheta, Yarn yarn,
-                       int contextLength, float rmsEps, boolean tiedEmbeddings) {
+                       int contextLength, float rmsEps, boolean tiedEmbeddings, int ropeDims, int slidingWindow) {
+
+        /** Full-width RoPE, no sliding window. */
+        public Spec(String name, String arch, GgmlType weightType, long seed, int layers, int dim, int heads,
+                    int kvHeads, int headDim, int ffn, Moe moe, Mla mla, float ropeTheta, Yarn yarn,
+                    int contextLength, float rmsEps, boolean tiedEmbeddings) {
+            this(name, arch, weightType, seed, layers, dim, heads, kvHeads, headDim, ffn, moe, mla, ropeTheta, yarn,
+                    contextLength, rmsEps, tiedEmbeddings, 0, 0);
+        }
+
         public Spec {
             Objects.requireNonNull(name, "name");
             Architecture a = Architecture.of(arch);
@@ -117,7 +128,14 @@ public final class SyntheticModels {
             require(!a.requiresMoe() || moe != null, "%s needs experts", arch);
             require(a.allowsMoe() || moe == null, "%s takes no experts", arch);
             require(mla != null || headDim % 2 == 0, "head size %d must be even for RoPE", headDim);
-            require(moe == null || a == Architecture.DEEPSEEK2
+            require(ropeDims == 0 || (mla == null && ropeDims > 0 && ropeDims <= headDim && ropeDims % 2 == 0),
+                    "rope dimensions %d of heads of %d", ropeDims, headDim);
+            require(slidingWindow >= 0 && (slidingWindow == 0 || a.has(Architecture.Feature.SLIDING_WINDOW)),
+                    "%s takes no sliding window %d", arch, slidingWindow);
+            // glm4moe takes deepseek2's routing but not its expert groups (GLM-4.5 has one group)
+            require(moe == null || moe.groups() == 0 || a == Architecture.DEEPSEEK2,
+                    "%s has no group-limited routing", arch);
+            require(moe == null || a.allowsDeepseekRouting()
                     || (moe.shared() == 0 && moe.leadingDense() == 0 && moe.groups() == 0 && !moe.probsBias()
                         && moe.gating() == Gating.SOFTMAX), "%s supports only plain softmax experts", arch);
             require(moe == null || moe.leadingDense() < layers, "all %d layers are dense", layers);
@@ -132,27 +150,27 @@ public final class SyntheticModels {
 
         public Spec withWeightType(GgmlType type) {
             return new Spec(name, arch, type, seed, layers, dim, heads, kvHeads, headDim, ffn, moe, mla, ropeTheta, yarn,
-                    contextLength, rmsEps, tiedEmbeddings);
+                    contextLength, rmsEps, tiedEmbeddings, ropeDims, slidingWindow);
         }
 
         public Spec withSeed(long newSeed) {
             return new Spec(name, arch, weightType, newSeed, layers, dim, heads, kvHeads, headDim, ffn, moe, mla, ropeTheta,
-                    yarn, contextLength, rmsEps, tiedEmbeddings);
+                    yarn, contextLength, rmsEps, tiedEmbeddings, ropeDims, slidingWindow);
         }
 
         public Spec withName(String newName) {
             return new Spec(newName, arch, weightType, seed, layers, dim, heads, kvHeads, headDim, ffn, moe, mla, ropeTheta,
-                    yarn, contextLength, rmsEps, tiedEmbeddings);
+                    yarn, contextLength, rmsEps, tiedEmbeddings, ropeDims, slidingWindow);
         }
 
         public Spec withMla(Mla newMla) {
             return new Spec(name, arch, weightType, seed, layers, dim, heads, kvHeads, headDim, ffn, moe, newMla, ropeTheta,
-                    yarn, contextLength, rmsEps, tiedEmbeddings);
+                    yarn, contextLength, rmsEps, tiedEmbeddings, ropeDims, slidingWindow);
         }
 
         public Spec withTiedEmbeddings(boolean tied) {
             return new Spec(name, arch, weightType, seed, layers, dim, heads, kvHeads, headDim, ffn, moe, mla, ropeTheta,
-                    yarn, contextLength, rmsEps, tied);
+                    yarn, contextLength, rmsEps, tied, ropeDims, slidingWindow);
         }
 
         /** Number of weights, all tensors counted. */
@@ -215,6 +233,43 @@ public final class SyntheticModels {
                 500_000f, null, 4096, 1e-5f, false);
     }
 
+    /**
+     * GLM-4.5 in miniature: one dense layer first, Q/K/V biases and QK-norm, NeoX rope over half of each head of
+     * 128 (GLM-4.5's partial rotary factor), 8 experts with 2 used by sigmoid with {@code exp_probs_b}, weights
+     * renormalised and scaled by 2.5, a shared expert, and GLM-4.5's trailing NextN block (which no one runs).
+     */
+    public static Spec tinyGlm4Moe() {
+        Moe moe = new Moe(8, 2, 256, 1, 1, Gating.SIGMOID, true, 2.5f, 0, 0, true);
+        return new Spec("tiny-glm4moe", "glm4moe", GgmlType.F32, 11, 3, 256, 4, 2, 128, 512, moe, null,
+                1_000_000f, null, 4096, 1e-5f, false, 64, 0);
+    }
+
+    /**
+     * gpt-oss in miniature: 4 layers, the even ones attending a sliding window of 16 positions (shorter than the
+     * parity prompts, so the window is exercised), attention sinks, biases everywhere, 8 experts with 4 used, YaRN
+     * x4 as gpt-oss's x32.
+     */
+    public static Spec tinyGptOss() {
+        return new Spec("tiny-gpt-oss", "gpt-oss", GgmlType.F32, 12, 4, 256, 4, 2, 64, 256,
+                Moe.softmax(8, 4, 256), null, 150_000f, new Yarn(4f, 1024, 0f), 4096, 1e-5f, false, 0, 16);
+    }
+
+    /**
+     * As {@link #wideQwen3Moe()} for glm4moe: width 512, heads of 128 (rope over 64 of them) sharing a KV head four
+     * ways, one dense layer, then 16 experts with 4 used (a four-way renormalisation sum) and a shared expert.
+     */
+    public static Spec wideGlm4Moe() {
+        Moe moe = new Moe(16, 4, 256, 1, 1, Gating.SIGMOID, true, 2.5f, 0, 0, true);
+        return new Spec("wide-glm4moe", "glm4moe", GgmlType.F32, 13, 2, 512, 8, 2, 128, 1024, moe, null,
+                1_000_000f, null, 4096, 1e-5f, false, 64, 0);
+    }
+
+    /** As {@link #wideQwen3Moe()} for gpt-oss: width 512, 8 heads of 64 on 2 KV heads, a window of 32, 16 experts with 4 used. */
+    public static Spec wideGptOss() {
+        return new Spec("wide-gpt-oss", "gpt-oss", GgmlType.F32, 14, 2, 512, 8, 2, 64, 512,
+                Moe.softmax(16, 4, 512), null, 150_000f, new Yarn(4f, 1024, 0f), 4096, 1e-5f, false, 0, 32);
+    }
+
     /** A Qwen3-MoE big enough to measure kernels rather than overhead: about 214M weights, 32 experts, 4 used. */
     public static Spec benchQwen3Moe() {
         return new Spec("bench-qwen3moe", "qwen3moe", GgmlType.Q8_0, 6, 4, 1024, 16, 4, 64, 2048,
@@ -245,18 +300,28 @@ public final class SyntheticModels {
             case "wideqwen3moe" -> wideQwen3Moe();
             case "widedeepseek2" -> wideDeepseek2();
             case "widellama" -> wideLlama();
+            case "wideglm4moe" -> wideGlm4Moe();
+            case "widegptoss" -> wideGptOss();
+            case "tinyglm4moe" -> tinyGlm4Moe();
+            case "tinygptoss" -> tinyGptOss();
             case "benchqwen3moe" -> benchQwen3Moe();
             case "benchqwen3moeskewed" -> benchQwen3MoeSkewed();
             default -> throw new IllegalArgumentException("unknown preset '" + name
-                    + "' (tinyLlama, tinyLlamaMoe, tinyQwen3, tinyQwen3Moe, tinyDeepseek2, wideQwen3Moe, wideDeepseek2, wideLlama, benchQwen3Moe, benchQwen3MoeSkewed)");
+                    + "' (tinyLlama, tinyLlamaMoe, tinyQwen3, tinyQwen3Moe, tinyDeepseek2, tinyGlm4Moe, tinyGptOss, wideQwen3Moe, wideDeepseek2, wideLlama, wideGlm4Moe, wideGptOss, benchQwen3Moe, benchQwen3MoeSkewed)");
         };
     }
 
     /** Writes {@code spec} as a GGUF file at {@code target} (parent directories created) and returns it. */
     public static Path write(Spec spec, Path target) {
+        return write(spec, target, ByteBpeVocab.chatTemplate());
+    }
+
+    /** As {@link #write(Spec, Path)}, with {@code chatTemplate} as {@code tokenizer.chat_template} (chat-format tests). */
+    public static Path write(Spec spec, Path target, String chatTemplate) {
         ByteBpeVocab vocab = ByteBpeVocab.standard();
         GgufWriter w = new GgufWriter();
         ModelMetadata.write(spec, vocab, w);
+        w.putString("tokenizer.chat_template", chatTemplate);
         RandomWeights weights = new RandomWeights(spec.seed(), spec.weightType());
         for (TensorLayout.Entry t : TensorLayout.of(spec, vocab.size())) {
             weights.add(w, t);

@@ -1,5 +1,6 @@
 package dev.lazarus.kt.synthetic;
 
+import dev.lazarus.kt.synthetic.Architecture.Feature;
 import dev.lazarus.kt.synthetic.SyntheticModels.Mla;
 import dev.lazarus.kt.synthetic.SyntheticModels.Moe;
 import dev.lazarus.kt.synthetic.SyntheticModels.Spec;
@@ -19,7 +20,7 @@ final class TensorLayout {
 
     /** How a tensor's random values are drawn; see {@link RandomWeights}. */
     enum Init {
-        EMBEDDING, MATRIX, OUTPUT, ROUTER, NORM, BIAS
+        EMBEDDING, MATRIX, OUTPUT, ROUTER, NORM, BIAS, SINK
     }
 
     /**
@@ -57,21 +58,42 @@ final class TensorLayout {
             l.add("output.weight", Init.OUTPUT, spec.dim(), vocabSize);
         }
         for (int i = 0; i < spec.layers(); i++) {
-            l.add(blk(i, "attn_norm"), Init.NORM, spec.dim());
-            if (spec.mla() != null) {
-                l.latentAttention(i, spec.mla());
-            } else {
-                l.groupedQueryAttention(i);
-            }
-            l.add(blk(i, "ffn_norm"), Init.NORM, spec.dim());
-            Moe moe = spec.moe();
-            if (moe == null || i < moe.leadingDense()) {
-                l.feedForward(i, "", spec.ffn());
-            } else {
-                l.experts(i, moe);
-            }
+            l.block(i);
+        }
+        if (spec.architecture().has(Feature.NEXTN_BLOCK)) {
+            l.nextnBlock(spec.layers());
         }
         return List.copyOf(l.entries);
+    }
+
+    private void block(int i) {
+        add(blk(i, "attn_norm"), Init.NORM, spec.dim());
+        if (spec.mla() != null) {
+            latentAttention(i, spec.mla());
+        } else {
+            groupedQueryAttention(i);
+        }
+        add(blk(i, spec.architecture().has(Feature.POST_ATTENTION_NORM) ? "post_attention_norm" : "ffn_norm"),
+                Init.NORM, spec.dim());
+        Moe moe = spec.moe();
+        if (moe == null || i < moe.leadingDense()) {
+            feedForward(i, "", spec.ffn());
+        } else {
+            experts(i, moe);
+        }
+    }
+
+    /**
+     * A NextN (multi-token prediction) block after the model's own, as GLM-4.5's GGUFs carry it: an ordinary block
+     * plus the projection of [embedding; hidden state] and its norms. llama.cpp loads it and leaves it out of the
+     * forward pass, as the engine does; random values here, so a reader that ran it would be caught.
+     */
+    private void nextnBlock(int i) {
+        block(i);
+        add(blk(i, "nextn.eh_proj"), Init.MATRIX, 2L * spec.dim(), spec.dim());
+        add(blk(i, "nextn.enorm"), Init.NORM, spec.dim());
+        add(blk(i, "nextn.hnorm"), Init.NORM, spec.dim());
+        add(blk(i, "nextn.shared_head_norm"), Init.NORM, spec.dim());
     }
 
     private void groupedQueryAttention(int i) {
@@ -80,9 +102,21 @@ final class TensorLayout {
         add(blk(i, "attn_k"), Init.MATRIX, spec.dim(), (long) spec.kvHeads() * hd);
         add(blk(i, "attn_v"), Init.MATRIX, spec.dim(), (long) spec.kvHeads() * hd);
         add(blk(i, "attn_output"), Init.MATRIX, (long) spec.heads() * hd, spec.dim());
-        if (spec.architecture().qkNorm()) {
+        Architecture a = spec.architecture();
+        if (a.qkNorm()) {
             add(blk(i, "attn_q_norm"), Init.NORM, hd);
             add(blk(i, "attn_k_norm"), Init.NORM, hd);
+        }
+        if (a.has(Feature.QKV_BIAS)) {
+            add(bias(i, "attn_q"), Init.BIAS, (long) spec.heads() * hd);
+            add(bias(i, "attn_k"), Init.BIAS, (long) spec.kvHeads() * hd);
+            add(bias(i, "attn_v"), Init.BIAS, (long) spec.kvHeads() * hd);
+        }
+        if (a.has(Feature.OUTPUT_BIAS)) {
+            add(bias(i, "attn_output"), Init.BIAS, spec.dim());
+        }
+        if (a.has(Feature.SINKS)) {
+            add(blk(i, "attn_sinks"), Init.SINK, spec.heads());
         }
     }
 
@@ -128,6 +162,12 @@ final class TensorLayout {
         add(blk(i, "ffn_gate_exps"), Init.MATRIX, spec.dim(), moe.expertFfn(), moe.experts());
         add(blk(i, "ffn_up_exps"), Init.MATRIX, spec.dim(), moe.expertFfn(), moe.experts());
         add(blk(i, "ffn_down_exps"), Init.MATRIX, moe.expertFfn(), spec.dim(), moe.experts());
+        if (spec.architecture().has(Feature.EXPERT_BIASES)) {
+            add(bias(i, "ffn_gate_inp"), Init.BIAS, moe.experts());
+            add(bias(i, "ffn_gate_exps"), Init.BIAS, moe.expertFfn(), moe.experts());
+            add(bias(i, "ffn_up_exps"), Init.BIAS, moe.expertFfn(), moe.experts());
+            add(bias(i, "ffn_down_exps"), Init.BIAS, spec.dim(), moe.experts());
+        }
         if (moe.shared() > 0) {
             feedForward(i, "_shexp", (long) moe.expertFfn() * moe.shared());
         }
@@ -139,6 +179,10 @@ final class TensorLayout {
 
     private static String blk(int layer, String tensor) {
         return "blk." + layer + "." + tensor + ".weight";
+    }
+
+    private static String bias(int layer, String tensor) {
+        return "blk." + layer + "." + tensor + ".bias";
     }
 
     /**

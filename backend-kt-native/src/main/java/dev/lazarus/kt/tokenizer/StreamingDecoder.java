@@ -2,6 +2,7 @@ package dev.lazarus.kt.tokenizer;
 
 import java.io.ByteArrayOutputStream;
 import java.nio.charset.StandardCharsets;
+import java.util.function.IntPredicate;
 
 /**
  * Turns generated tokens into text as they come, one call per token, emitting only complete
@@ -12,7 +13,7 @@ import java.nio.charset.StandardCharsets;
 public final class StreamingDecoder {
 
     private final Tokenizer tokenizer;
-    private final boolean renderSpecial;
+    private final IntPredicate renderSpecial;
     private final ByteArrayOutputStream pending = new ByteArrayOutputStream();
 
     /** Decodes like {@link Tokenizer#decode(int[])}: control tokens render as nothing. */
@@ -21,13 +22,18 @@ public final class StreamingDecoder {
     }
 
     public StreamingDecoder(Tokenizer tokenizer, boolean renderSpecial) {
+        this(tokenizer, id -> renderSpecial);
+    }
+
+    /** Renders the control tokens {@code renderSpecial} accepts as their text (a chat format's markers), others as nothing. */
+    public StreamingDecoder(Tokenizer tokenizer, IntPredicate renderSpecial) {
         this.tokenizer = tokenizer;
         this.renderSpecial = renderSpecial;
     }
 
     /** The text this token completes; "" while a character is still incomplete. */
     public String push(int tokenId) {
-        return push(tokenizer.tokenBytes(tokenId, renderSpecial));
+        return push(tokenizer.tokenBytes(tokenId, renderSpecial.test(tokenId)));
     }
 
     public String push(byte[] bytes) {

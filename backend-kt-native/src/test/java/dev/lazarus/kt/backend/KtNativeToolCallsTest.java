@@ -79,7 +79,7 @@ class KtNativeToolCallsTest {
             assertThat(call.id()).matches("call_[0-9a-f]{24}");
             assertThat(call.type()).isEqualTo("function");
             assertThat(call.function().name()).isEqualTo("get_weather");
-            assertThat(call.function().arguments()).isEqualTo("{\"city\":\"Paris\"}");
+            assertThat(call.function().arguments()).isEqualTo("{\"city\": \"Paris\"}");
         });
     }
 
@@ -87,7 +87,7 @@ class KtNativeToolCallsTest {
     void theStreamSendsTextThenTheCallsHeaderThenItsArguments() {
         List<ChatCompletionChunk> chunks = run(withTools("Let me look.\n" + CALL + "\n" + CALL.replace("Paris", "Oslo"))
                 .build());
-        assertThat(text(chunks)).isEqualTo("Let me look.");
+        assertThat(text(chunks)).as("text before a call is kept as written, as llama-server keeps it").isEqualTo("Let me look.\n");
         List<ToolCall> deltas = chunks.stream().filter(c -> !c.choices().isEmpty())
                 .map(c -> c.choices().getFirst().delta().toolCalls()).filter(Objects::nonNull)
                 .map(List::getFirst).toList();
@@ -97,10 +97,10 @@ class KtNativeToolCallsTest {
         assertThat(deltas.get(0).type()).isEqualTo("function");
         assertThat(deltas.get(0).function()).isEqualTo(new ToolCall.FunctionCall("get_weather", ""));
         assertThat(deltas.get(1)).isEqualTo(new ToolCall(0, null, null,
-                new ToolCall.FunctionCall(null, "{\"city\":\"Paris\"}")));
+                new ToolCall.FunctionCall(null, "{\"city\": \"Paris\"}")));
         assertThat(deltas.get(2).index()).isEqualTo(1);
         assertThat(deltas.get(2).id()).isNotEqualTo(deltas.get(0).id());
-        assertThat(deltas.get(3).function().arguments()).isEqualTo("{\"city\":\"Oslo\"}");
+        assertThat(deltas.get(3).function().arguments()).isEqualTo("{\"city\": \"Oslo\"}");
         assertThat(finishReason(chunks)).isEqualTo("tool_calls");
         assertThat(chunks.getLast().usage().completionTokens())
                 .isEqualTo(EmbeddedModel.TOKENIZER.encode(answer, false, false).length + 1);
@@ -167,5 +167,20 @@ class KtNativeToolCallsTest {
         Tool other = new Tool("retrieval", new Tool.Function("x", null, null, null));
         assertThatThrownBy(() -> backend.chat(withTools(CALL).tools(List.of(other)).build()).blockLast())
                 .isInstanceOfSatisfying(BackendException.class, e -> assertThat(e.param()).isEqualTo("tools[0].type"));
+    }
+
+    @Test
+    void badChatTemplateKwargsOrReasoningFormatAreInvalidRequests() {
+        Map<String, Object> notAnObject = Map.of("chat_template_kwargs", "enable_thinking");
+        Map<String, Object> unknownFormat = Map.of("reasoning_format", "deepseek-legacy");
+        for (Map<String, Object> extra : List.of(notAnObject, unknownFormat)) {
+            ChatCompletionRequest request = withTools(CALL).build();
+            request.extra().putAll(extra);
+            assertThatThrownBy(() -> backend.chat(request).blockLast())
+                    .isInstanceOfSatisfying(BackendException.class, e -> {
+                        assertThat(e.kind()).isEqualTo(BackendErrorKind.INVALID_REQUEST);
+                        assertThat(e.param()).isEqualTo(extra.keySet().iterator().next());
+                    });
+        }
     }
 }

@@ -14,9 +14,14 @@ final class ScriptedSampler implements TokenSampler {
     private int next;
 
     ScriptedSampler(String answer) {
-        int[] text = EmbeddedModel.TOKENIZER.encode(answer, false, false);
+        this(EmbeddedModel.TOKENIZER, answer, EmbeddedModel.TOKENIZER.tokenId("<|im_end|>").orElseThrow());
+    }
+
+    /** {@code answer} in {@code tokenizer}'s tokens, then {@code end}. */
+    ScriptedSampler(dev.lazarus.kt.tokenizer.Tokenizer tokenizer, String answer, int end) {
+        int[] text = tokenizer.encode(answer, false, false);
         tokens = java.util.Arrays.copyOf(text, text.length + 1);
-        tokens[text.length] = EmbeddedModel.TOKENIZER.tokenId("<|im_end|>").orElseThrow();
+        tokens[text.length] = end;
     }
 
     @Override

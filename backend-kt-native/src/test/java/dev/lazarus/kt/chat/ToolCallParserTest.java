@@ -2,17 +2,31 @@ package dev.lazarus.kt.chat;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.lazarus.kt.chat.ToolCallParser.Call;
-import dev.lazarus.kt.chat.ToolCallParser.Piece;
-import dev.lazarus.kt.chat.ToolCallParser.Text;
+import dev.lazarus.backend.api.openai.Tool;
+import dev.lazarus.kt.chat.AnswerPiece.Call;
+import dev.lazarus.kt.chat.AnswerPiece.Text;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.stream.Stream;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.Arguments;
 import org.junit.jupiter.params.provider.MethodSource;
 
+/**
+ * Each model family's call syntax, parsed whole and streamed at every split, into the calls and text that
+ * llama-server (b11669) makes of the same answer (see ChatFormatLlamaServerTest for the live comparison).
+ */
 class ToolCallParserTest {
+
+    static final ToolCallSyntax HERMES = new HermesCalls();
+    static final ToolCallSyntax GLM = new GlmCalls();
+    static final ToolCallSyntax DEEPSEEK = new DeepSeekCalls();
+    static final ToolCallSyntax LLAMA3 = new Llama3Calls();
+    static final List<Tool> TOOLS = List.of(new Tool("function", new Tool.Function("get_weather", "Weather",
+            Map.of("type", "object", "properties", Map.of("city", Map.of("type", "string"),
+                    "days", Map.of("type", "integer"), "zip", Map.of("type", "string"))), null)));
+
 
     static final String WEATHER = """
             <tool_call>
@@ -21,14 +35,14 @@ class ToolCallParserTest {
 
     static Stream<Arguments> outputs() {
         return Stream.of(
-                Arguments.of("plain text, whitespace kept", 8, "Hello,  world \n",
+                Arguments.of("plain text, whitespace kept", HERMES, 8, "Hello,  world \n",
                         List.of(new Text("Hello,  world \n"))),
-                Arguments.of("one call", 8, WEATHER + "\n",
-                        List.of(new Call("get_weather", "{\"city\":\"Paris\",\"days\":2,\"scale\":1.50}"))),
-                Arguments.of("text before the call", 8, "Let me check.\n\n" + WEATHER,
-                        List.of(new Text("Let me check."),
-                                new Call("get_weather", "{\"city\":\"Paris\",\"days\":2,\"scale\":1.50}"))),
-                Arguments.of("two calls and text after", 8, """
+                Arguments.of("one call, arguments as written", HERMES, 8, WEATHER + "\n",
+                        List.of(new Call("get_weather", "{\"city\": \"Paris\", \"days\": 2, \"scale\": 1.50}"))),
+                Arguments.of("text before the call kept as written", HERMES, 8, "Let me check.\n\n" + WEATHER,
+                        List.of(new Text("Let me check.\n\n"),
+                                new Call("get_weather", "{\"city\": \"Paris\", \"days\": 2, \"scale\": 1.50}"))),
+                Arguments.of("two calls and text after", HERMES, 8, """
                         <tool_call>
                         {"name": "a", "arguments": {}}
                         </tool_call>
@@ -37,32 +51,77 @@ class ToolCallParserTest {
                         </tool_call>
                         done""",
                         List.of(new Call("a", "{}"), new Call("b", "{\"x\": [1, 2]}"), new Text("done"))),
-                Arguments.of("arguments missing", 8, "<tool_call>{\"name\": \"now\"}</tool_call>",
+                Arguments.of("arguments missing", HERMES, 8, "<tool_call>{\"name\": \"now\"}</tool_call>",
                         List.of(new Call("now", "{}"))),
-                Arguments.of("unclosed block with valid JSON", 8, "<tool_call>\n{\"name\": \"now\", \"arguments\": {}}\n",
+                Arguments.of("unclosed block with valid JSON", HERMES, 8, "<tool_call>\n{\"name\": \"now\", \"arguments\": {}}\n",
                         List.of(new Call("now", "{}"))),
-                Arguments.of("malformed JSON stays text", 8, "<tool_call>\n{\"name\": \"now\", \"arguments\": {]}\n</tool_call>",
+                Arguments.of("malformed JSON stays text", HERMES, 8, "<tool_call>\n{\"name\": \"now\", \"arguments\": {]}\n</tool_call>",
                         List.of(new Text("<tool_call>\n{\"name\": \"now\", \"arguments\": {]}\n</tool_call>"))),
-                Arguments.of("no name stays text", 8, "<tool_call>{\"arguments\": {}}</tool_call>",
+                Arguments.of("no name stays text", HERMES, 8, "<tool_call>{\"arguments\": {}}</tool_call>",
                         List.of(new Text("<tool_call>{\"arguments\": {}}</tool_call>"))),
-                Arguments.of("numeric arguments stay text", 8, "<tool_call>{\"name\": \"x\", \"arguments\": 3}</tool_call>",
+                Arguments.of("numeric arguments stay text", HERMES, 8, "<tool_call>{\"name\": \"x\", \"arguments\": 3}</tool_call>",
                         List.of(new Text("<tool_call>{\"name\": \"x\", \"arguments\": 3}</tool_call>"))),
-                Arguments.of("truncated call stays text", 8, "ok <tool_call>\n{\"name\": \"now\", \"argu",
+                Arguments.of("truncated call stays text", HERMES, 8, "ok <tool_call>\n{\"name\": \"now\", \"argu",
                         List.of(new Text("ok <tool_call>\n{\"name\": \"now\", \"argu"))),
-                Arguments.of("a partial tag at the end is text", 8, "see <tool_c",
+                Arguments.of("a partial tag at the end is text", HERMES, 8, "see <tool_c",
                         List.of(new Text("see <tool_c"))),
-                Arguments.of("a look-alike tag is text", 8, "a <tool_cat> b",
+                Arguments.of("a look-alike tag is text", HERMES, 8, "a <tool_cat> b",
                         List.of(new Text("a <tool_cat> b"))),
-                Arguments.of("only one call when parallel calls are off", 1,
+                Arguments.of("only one call when parallel calls are off", HERMES, 1,
                         "<tool_call>{\"name\": \"a\"}</tool_call>\n<tool_call>{\"name\": \"b\"}</tool_call>",
-                        List.of(new Call("a", "{}"), new Text("<tool_call>{\"name\": \"b\"}</tool_call>"))));
+                        List.of(new Call("a", "{}"), new Text("<tool_call>{\"name\": \"b\"}</tool_call>"))),
+                Arguments.of("GLM: typed by the schema, compact", GLM, 8, """
+                        OK
+                        <tool_call>get_weather
+                        <arg_key>city</arg_key>
+                        <arg_value>Paris</arg_value>
+                        <arg_key>days</arg_key>
+                        <arg_value>3</arg_value>
+                        <arg_key>zip</arg_key>
+                        <arg_value>75001</arg_value></tool_call>""",
+                        List.of(new Text("OK\n"), new Call("get_weather", "{\"city\":\"Paris\",\"days\":3,\"zip\":\"75001\"}"))),
+                Arguments.of("GLM: two calls, one without arguments", GLM, 8,
+                        "<tool_call>now</tool_call>\n<tool_call>get_weather\n<arg_key>city</arg_key>\n<arg_value>Oslo</arg_value>\n</tool_call>",
+                        List.of(new Call("now", "{}"), new Call("get_weather", "{\"city\":\"Oslo\"}"))),
+                Arguments.of("GLM: a key without a value stays text", GLM, 8,
+                        "<tool_call>get_weather\n<arg_key>city</arg_key>\n</tool_call>",
+                        List.of(new Text("<tool_call>get_weather\n<arg_key>city</arg_key>\n</tool_call>"))),
+                Arguments.of("DeepSeek: two calls in one section", DEEPSEEK, 8, """
+                        Checking.<｜tool▁calls▁begin｜><｜tool▁call▁begin｜>function<｜tool▁sep｜>get_weather
+                        ```json
+                        {"city": "Paris"}
+                        ```<｜tool▁call▁end｜>
+                        <｜tool▁call▁begin｜>function<｜tool▁sep｜>now
+                        ```json
+                        {}
+                        ```<｜tool▁call▁end｜><｜tool▁calls▁end｜>""",
+                        List.of(new Text("Checking."), new Call("get_weather", "{\"city\": \"Paris\"}"), new Call("now", "{}"))),
+                Arguments.of("DeepSeek V3.1 layout", DEEPSEEK, 8,
+                        "<｜tool▁calls▁begin｜><｜tool▁call▁begin｜>get_weather<｜tool▁sep｜>{\"city\": \"Rome\"}<｜tool▁call▁end｜><｜tool▁calls▁end｜>",
+                        List.of(new Call("get_weather", "{\"city\": \"Rome\"}"))),
+                Arguments.of("DeepSeek: section never closed", DEEPSEEK, 8,
+                        "<｜tool▁calls▁begin｜><｜tool▁call▁begin｜>function<｜tool▁sep｜>now\n```json\n{}\n```<｜tool▁call▁end｜>",
+                        List.of(new Call("now", "{}"))),
+                Arguments.of("DeepSeek: broken JSON stays text", DEEPSEEK, 8,
+                        "<｜tool▁calls▁begin｜><｜tool▁call▁begin｜>function<｜tool▁sep｜>now\n```json\n{x}\n```<｜tool▁call▁end｜><｜tool▁calls▁end｜>",
+                        List.of(new Text("<｜tool▁calls▁begin｜><｜tool▁call▁begin｜>function<｜tool▁sep｜>now\n```json\n{x}\n```<｜tool▁call▁end｜><｜tool▁calls▁end｜>"))),
+                Arguments.of("Llama 3: a bare object", LLAMA3, 8, "{\"name\": \"get_weather\", \"parameters\": {\"city\": \"Paris\"}}",
+                        List.of(new Call("get_weather", "{\"city\": \"Paris\"}"))),
+                Arguments.of("Llama 3: text, python tag, braces in strings", LLAMA3, 8,
+                        "Sure: <|python_tag|>{\"type\": \"function\", \"name\": \"say\", \"parameters\": {\"text\": \"a}b{\\\"\"}}",
+                        List.of(new Text("Sure: <|python_tag|>"), new Call("say", "{\"text\": \"a}b{\\\"\"}"))),
+                Arguments.of("whitespace before the answer dropped", LLAMA3, 8, "\n {\"name\": \"now\", \"parameters\": {}}",
+                        List.of(new Call("now", "{}"))),
+                Arguments.of("Llama 3: an object that is no call stays text", LLAMA3, 8, "use {\"a\": 1} here",
+                        List.of(new Text("use {\"a\": 1} here"))));
     }
 
     @ParameterizedTest(name = "{0}")
     @MethodSource("outputs")
-    void parsesWhole(String name, int maxCalls, String generated, List<Piece> expected) {
-        ToolCallParser parser = new ToolCallParser(maxCalls);
-        List<Piece> pieces = new ArrayList<>(parser.push(generated));
+    void parsesWhole(String name, ToolCallSyntax syntax, int maxCalls, String generated,
+            List<AnswerPiece> expected) {
+        ToolCallParser parser = new ToolCallParser(syntax, TOOLS, maxCalls);
+        List<AnswerPiece> pieces = new ArrayList<>(parser.push(generated));
         pieces.addAll(parser.finish());
         assertThat(merged(pieces)).isEqualTo(expected);
     }
@@ -70,16 +129,17 @@ class ToolCallParserTest {
     /** Any split of the stream into two pushes gives the same calls and text, as does one push per character. */
     @ParameterizedTest(name = "{0}")
     @MethodSource("outputs")
-    void parsesTheSameAtEverySplit(String name, int maxCalls, String generated, List<Piece> expected) {
+    void parsesTheSameAtEverySplit(String name, ToolCallSyntax syntax, int maxCalls, String generated,
+            List<AnswerPiece> expected) {
         for (int split = 0; split <= generated.length(); split++) {
-            ToolCallParser parser = new ToolCallParser(maxCalls);
-            List<Piece> pieces = new ArrayList<>(parser.push(generated.substring(0, split)));
+            ToolCallParser parser = new ToolCallParser(syntax, TOOLS, maxCalls);
+            List<AnswerPiece> pieces = new ArrayList<>(parser.push(generated.substring(0, split)));
             pieces.addAll(parser.push(generated.substring(split)));
             pieces.addAll(parser.finish());
             assertThat(merged(pieces)).as("split at %d", split).isEqualTo(expected);
         }
-        ToolCallParser parser = new ToolCallParser(maxCalls);
-        List<Piece> pieces = new ArrayList<>();
+        ToolCallParser parser = new ToolCallParser(syntax, TOOLS, maxCalls);
+        List<AnswerPiece> pieces = new ArrayList<>();
         generated.chars().forEach(c -> pieces.addAll(parser.push(Character.toString(c))));
         pieces.addAll(parser.finish());
         assertThat(merged(pieces)).as("a character at a time").isEqualTo(expected);
@@ -87,8 +147,9 @@ class ToolCallParserTest {
 
     @ParameterizedTest(name = "{0}")
     @MethodSource("outputs")
-    void nothingOfACallLeaksAsTextBeforeItIsDecided(String name, int maxCalls, String generated, List<Piece> expected) {
-        ToolCallParser parser = new ToolCallParser(maxCalls);
+    void nothingOfACallLeaksAsTextBeforeItIsDecided(String name, ToolCallSyntax syntax, int maxCalls, String generated,
+            List<AnswerPiece> expected) {
+        ToolCallParser parser = new ToolCallParser(syntax, TOOLS, maxCalls);
         StringBuilder sent = new StringBuilder();
         for (int i = 0; i < generated.length(); i++) {
             parser.push(generated.substring(i, i + 1)).forEach(p -> {
@@ -102,9 +163,9 @@ class ToolCallParserTest {
     }
 
     /** Adjacent text pieces as one: how a client sees streamed content. */
-    private static List<Piece> merged(List<Piece> pieces) {
-        List<Piece> out = new ArrayList<>();
-        for (Piece p : pieces) {
+    private static List<AnswerPiece> merged(List<AnswerPiece> pieces) {
+        List<AnswerPiece> out = new ArrayList<>();
+        for (AnswerPiece p : pieces) {
             if (p instanceof Text t && !out.isEmpty() && out.getLast() instanceof Text last) {
                 out.set(out.size() - 1, new Text(last.text() + t.text()));
             } else {
@@ -114,7 +175,7 @@ class ToolCallParserTest {
         return out;
     }
 
-    private static String expectedText(List<Piece> expected) {
+    private static String expectedText(List<AnswerPiece> expected) {
         StringBuilder sb = new StringBuilder();
         expected.forEach(p -> {
             if (p instanceof Text t) {

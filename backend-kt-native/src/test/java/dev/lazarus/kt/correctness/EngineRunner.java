@@ -22,8 +22,9 @@ import java.util.stream.IntStream;
 
 /**
  * The kt-native engine driven the way llama-server drives llama.cpp for a {@code /completion}: the prompt in
- * one batch, then one token per step, greedy choice with the end-of-generation tokens banned
- * ({@code ignore_eos}). Works on the model directly, so nothing but the model's numerics is compared.
+ * one batch (two for sliding-window models, see {@link #CHECKPOINT_TAIL}), then one token per step, greedy choice
+ * with the end-of-generation tokens banned ({@code ignore_eos}). Works on the model directly, so nothing but the
+ * model's numerics is compared.
  */
 final class EngineRunner implements AutoCloseable {
 
@@ -80,12 +81,12 @@ final class EngineRunner implements AutoCloseable {
     Continuation greedy(int[] prompt, int n, Set<Integer> banned, int keep) {
         KvCache cache = model.newCache(prompt.length + n);
         cache.ensureCapacity(prompt.length + n);
-        int[] positions = IntStream.range(0, prompt.length).toArray();
-        KvCache[] caches = new KvCache[prompt.length];
-        Arrays.fill(caches, cache);
-        boolean[] want = new boolean[prompt.length];
-        want[prompt.length - 1] = true;
-        float[] logits = model.forward(new ForwardBatch(prompt, positions, caches, want))[prompt.length - 1];
+        int split = model.config().slidingWindow() > 0 && prompt.length > CHECKPOINT_TAIL
+                ? prompt.length - CHECKPOINT_TAIL : 0;
+        if (split > 0) {
+            prefill(prompt, 0, split, cache);
+        }
+        float[] logits = prefill(prompt, split, prompt.length, cache);
         int[] tokens = new int[n];
         List<List<Candidate>> top = new ArrayList<>(n);
         double[][] distributions = new double[n][];
@@ -100,6 +101,26 @@ final class EngineRunner implements AutoCloseable {
             }
         }
         return new Continuation(tokens, top, distributions);
+    }
+
+    /**
+     * Prompt tokens llama-server computes as a batch of their own in a sliding-window model: it keeps a checkpoint of
+     * the memory it cannot roll back (the window's cache) before the last 4 tokens of a prompt longer than 4, so
+     * those 4 run after the others (seen in its log: {@code cached n_tokens = n - 4} before the checkpoint). The
+     * batch size picks the kernels (a repacked Q4_K's four-row GEMM for those 4), hence the rounding. The engine's
+     * scheduler feeds prompts the same way ({@code runtime.Scheduler.CHECKPOINT_TAIL}).
+     */
+    static final int CHECKPOINT_TAIL = 4;
+
+    /** Runs {@code prompt[from, to)} as one batch into {@code cache}; returns the last token's logits. */
+    private float[] prefill(int[] prompt, int from, int to, KvCache cache) {
+        int n = to - from;
+        KvCache[] caches = new KvCache[n];
+        Arrays.fill(caches, cache);
+        boolean[] want = new boolean[n];
+        want[n - 1] = true;
+        return model.forward(new ForwardBatch(Arrays.copyOfRange(prompt, from, to), IntStream.range(from, to).toArray(),
+                caches, want))[n - 1];
     }
 
     /** The loaded model, for the fidelity metric. */

@@ -22,7 +22,11 @@ enum ParityModels {
     LLAMA("llama", SyntheticModels::tinyLlama, Format.GREEDY),
     QWEN3MOE("qwen3moe", SyntheticModels::tinyQwen3Moe, Format.GREEDY),
     DEEPSEEK2("deepseek2", SyntheticModels::tinyDeepseek2, Format.GREEDY),
+    GLM4MOE("glm4moe", SyntheticModels::tinyGlm4Moe, Format.GREEDY),
+    GPT_OSS("gpt-oss", SyntheticModels::tinyGptOss, Format.GREEDY),
     /** Other dimensions than the tiny shapes (see {@link SyntheticModels#wideQwen3Moe()}), in the formats users run. */
+    WIDE_GLM4MOE("glm4moe", SyntheticModels::wideGlm4Moe, List.of(Format.Q8_0, Format.Q4_K_M)),
+    WIDE_GPT_OSS("gpt-oss", SyntheticModels::wideGptOss, List.of(Format.Q8_0, Format.Q4_K_M)),
     WIDE_LLAMA("llama", SyntheticModels::wideLlama, List.of(Format.Q8_0)),
     WIDE_QWEN3MOE("qwen3moe", SyntheticModels::wideQwen3Moe, List.of(Format.F16, Format.Q8_0, Format.Q4_K_M)),
     WIDE_DEEPSEEK2("deepseek2", SyntheticModels::wideDeepseek2, List.of(Format.F16, Format.Q8_0, Format.Q4_K_M));

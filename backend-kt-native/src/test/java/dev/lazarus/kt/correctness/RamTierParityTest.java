@@ -26,7 +26,7 @@ import org.junit.jupiter.params.provider.EnumSource;
 class RamTierParityTest extends EngineParityFixture {
 
     @ParameterizedTest(name = "{0} Q4_K_M, every expert packed in RAM, Java kernels")
-    @EnumSource(names = {"QWEN3MOE", "DEEPSEEK2"})
+    @EnumSource(names = {"QWEN3MOE", "DEEPSEEK2", "GLM4MOE", "GPT_OSS"})
     void everyExpertPackedInTheRamTierComputesLlamaServersNumbers(ParityModels arch) {
         String previous = System.setProperty(NativeKernels.PROPERTY, "java");
         try {
@@ -38,7 +38,7 @@ class RamTierParityTest extends EngineParityFixture {
 
     /** The same with the host's default kernels: native where they load (ggml's blocks copied as they are). */
     @ParameterizedTest(name = "{0} Q4_K_M, every expert in RAM, default kernels")
-    @EnumSource(names = {"QWEN3MOE", "DEEPSEEK2"})
+    @EnumSource(names = {"QWEN3MOE", "DEEPSEEK2", "GLM4MOE", "GPT_OSS"})
     void everyExpertInTheRamTierComputesLlamaServersNumbersWithTheDefaultKernels(ParityModels arch) {
         everyExpertInRam(arch, !NativeKernels.selected());
     }

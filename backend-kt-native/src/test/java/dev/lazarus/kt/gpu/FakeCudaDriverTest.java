@@ -89,11 +89,12 @@ class FakeCudaDriverTest {
     }
 
     /**
-     * The GPU layer path (attention, norms, router, head on the "GPU", experts split by placement) against
-     * the CPU path: same greedy tokens, logits within the layer tolerance, and everything freed.
+     * The GPU layer path (attention, norms, router, head on the "GPU", experts split by placement: routed on the
+     * device, all of them there at 1.0, none at 0.0) against the CPU path: same greedy tokens, logits within the
+     * layer tolerance, and everything freed.
      */
     @ParameterizedTest
-    @ValueSource(doubles = {0.0, 0.5})
+    @ValueSource(doubles = {0.0, 0.5, 1.0})
     void theLayerPathComputesTheCpuLogitsAndFreesEverything(double share) throws Throwable {
         Path kernels = Files.writeString(dir.resolve("kernels.ptx"), "// fake module: the fake driver ignores it\n");
         GpuParityCheck.Result r = GpuParityCheck.run(GpuParityCheck.tinyModel(dir), kernels, share, 6, true);

@@ -44,6 +44,16 @@ class GpuLayerPathSupportTest {
     }
 
     @Test
+    void refusesGlm4MoeAndGptOssWhoseBlocksHaveNoDeviceKernels() {
+        // Q8_0 throughout, which the path takes for every other architecture: biases, post-attention norms, sinks,
+        // windows and swiglu_oai are what it lacks
+        assertThat(unsupported(SyntheticModels.tinyGlm4Moe().withWeightType(GgmlType.Q8_0)))
+                .isEqualTo("glm4moe blocks have no GPU layer path yet");
+        assertThat(unsupported(SyntheticModels.tinyGptOss().withWeightType(GgmlType.Q8_0)))
+                .isEqualTo("gpt-oss blocks have no GPU layer path yet");
+    }
+
+    @Test
     void withoutACudaTierTheLayersStayOnTheCpu() {
         try (GgufFile file = GgufFile.open(GpuParityCheck.tinyModel(dir)); Parallel parallel = Parallel.ofThreads(1)) {
             Model model = Model.load(file, parallel);

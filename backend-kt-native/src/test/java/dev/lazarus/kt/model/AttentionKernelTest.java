@@ -42,6 +42,59 @@ class AttentionKernelTest {
         }
     }
 
+    @ParameterizedTest
+    @CsvSource({"64, 40, 16", "64, 16, 16", "128, 70, 33", "80, 5, 2"})
+    void aSlidingWindowIgnoresEarlierPositionsAndASinkTakesItsShare(int dim, int positions, int window) {
+        long seed = System.nanoTime();
+        Random rnd = new Random(seed);
+        float[] q = f16s(rnd, dim);
+        float[] keys = f16s(rnd, positions * dim);
+        float[] values = f16s(rnd, positions * dim);
+        int first = Math.max(0, positions - window);
+        float[] windowed = attend(q, keys, values, dim, first, positions, Float.NEGATIVE_INFINITY);
+        // what lies before the window does not matter, to the bit
+        float[] otherKeys = keys.clone(), otherValues = values.clone();
+        for (int i = 0; i < first * dim; i++) {
+            otherKeys[i] = -otherKeys[i];
+            otherValues[i] = 7f;
+        }
+        assertThat(attend(q, otherKeys, otherValues, dim, first, positions, Float.NEGATIVE_INFINITY))
+                .as("seed=%dL", seed).isEqualTo(windowed);
+        if (first > 0) {
+            assertThat(attend(q, keys, values, dim, 0, positions, Float.NEGATIVE_INFINITY)).as("seed=%dL", seed)
+                    .isNotEqualTo(windowed);
+        }
+        // no window and no sink is the plain overload, to the bit
+        float[] plain = new float[dim];
+        AttentionKernel.attend(q, 0, dim, keys, 0, dim, values, 0, dim, dim, positions, 0.125f, plain, 0);
+        assertThat(attend(q, keys, values, dim, 0, positions, Float.NEGATIVE_INFINITY)).isEqualTo(plain);
+        // values of 1: the output is the probabilities' sum, which a sink of weight e^s / (e^s + sum of e^score)
+        // lowers from 1 (tolerance: each probability is rounded to F16 before it weighs a value, at most 2^-11 of
+        // the sum, 4.9e-4)
+        float[] ones = new float[positions * dim];
+        java.util.Arrays.fill(ones, 1f);
+        float sink = 1.5f;
+        double denominator = Math.exp(sink);
+        for (int t = first; t < positions; t++) {
+            denominator += Math.exp(0.125 * AttentionKernel.keyDot(roundedToF16(q), keys, t * dim, dim));
+        }
+        double expected = 1 - Math.exp(sink) / denominator;
+        assertThat((double) attend(q, keys, ones, dim, first, positions, sink)[0]).as("seed=%dL", seed)
+                .isCloseTo(expected, org.assertj.core.api.Assertions.within(1e-3));
+    }
+
+    private static float[] attend(float[] q, float[] keys, float[] values, int dim, int first, int positions, float sink) {
+        float[] out = new float[dim];
+        AttentionKernel.attend(q, 0, dim, keys, 0, dim, values, 0, dim, dim, first, positions, 0.125f, sink, out, 0);
+        return out;
+    }
+
+    private static float[] roundedToF16(float[] x) {
+        float[] out = x.clone();
+        Numerics.roundToF16(out, 0, out.length);
+        return out;
+    }
+
     /** ggml_vec_dot_f16 (AVX-512), one product at a time: 64 accumulator slots, (0+2)+(1+3), reduce16, tail. */
     private static float reference(float[] a, int aOff, int aStride, float[] b, int bOff, int bStride, int n, int vectorEnd) {
         float[] sum = new float[64];

@@ -55,6 +55,26 @@ class ExpertRouterTest {
     }
 
     @Test
+    void softmaxWeightGatingChoosesByBiasedLogitsAndSoftmaxesOnlyTheChosen() {
+        // gpt-oss: logits + router bias, top-k on the raw values, softmax over the k chosen, no renormalisation
+        MoeConfig config = new MoeConfig(4, 2, 8, 0, 0, MoeConfig.Gating.SOFTMAX_WEIGHT, false, 0f, 1, 1);
+        float[] logitBias = {0f, 0f, 3f, 0f};
+        ExpertRouter.Route route = new ExpertRouter(config, logitBias, null).route(new float[] {1f, 3f, 0.5f, 2f});
+        // biased logits 1, 3, 3.5, 2: experts 2 then 1; weights softmax(3.5, 3), summing to 1 among the chosen
+        assertThat(route.experts()).containsExactly(2, 1);
+        double a = Math.exp(3.5 - 3.5), b = Math.exp(3 - 3.5);
+        assertThat(route.weights()[0]).isCloseTo((float) (a / (a + b)), within(1e-6f));
+        assertThat(route.weights()[1]).isCloseTo((float) (b / (a + b)), within(1e-6f));
+    }
+
+    @Test
+    void aRouterBiasOfTheWrongLengthIsAFormatError() {
+        MoeConfig config = new MoeConfig(4, 2, 8, 0, 0, MoeConfig.Gating.SOFTMAX_WEIGHT, false, 0f, 1, 1);
+        org.assertj.core.api.Assertions.assertThatThrownBy(() -> new ExpertRouter(config, new float[3], null))
+                .isInstanceOf(ModelFormatException.class).hasMessageContaining("ffn_gate_inp.bias has 3 values");
+    }
+
+    @Test
     void topKOrdersByValueAndBreaksTiesByIndex() {
         assertThat(ExpertRouter.topK(new float[] {1f, 5f, 5f, 3f}, 3)).containsExactly(1, 2, 3);
     }

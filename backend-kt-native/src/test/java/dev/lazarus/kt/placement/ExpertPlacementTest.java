@@ -156,6 +156,35 @@ class ExpertPlacementTest {
         }
     }
 
+    /**
+     * The GPU layer path's device routing: a layer checkout retains every expert of the block without counting,
+     * and the choice, counted afterwards, lands in the routing stats and in the tier of the copy that was read.
+     */
+    @Test
+    void aLayerCheckoutRetainsEveryExpertAndCountsOnlyWhatIsRouted() {
+        Model model = model();
+        try (ExpertPlacement placement = ExpertPlacement.install(model, "tiny",
+                config(PlacementStrategy.UNIFORM, new TierBudget.Ratio(1), TierBudget.NONE), device)) {
+            long routedBefore = routed(placement.stats());
+            ExpertCheckout all = placement.checkoutLayer(1);
+            assertThat(all.size()).isEqualTo(8);
+            for (int e = 0; e < all.size(); e++) {
+                assertThat(all.tier(e)).isEqualTo(Tier.GPU);
+            }
+            assertThat(routed(placement.stats())).as("nothing counted by the checkout").isEqualTo(routedBefore);
+            assertThat(placement.bytesRead(Tier.GPU)).isZero();
+            int residentBefore = device.resident.get();
+            placement.countRouted(1, new int[] {2, 5}, all);
+            assertThat(placement.stats().counts()[1][2]).isEqualTo(1);
+            assertThat(placement.stats().counts()[1][5]).isEqualTo(1);
+            assertThat(placement.bytesRead(Tier.GPU)).isPositive();
+            assertThat(placement.byteHitRate(Tier.GPU)).isEqualTo(1.0);
+            all.close();
+            assertThat(device.resident.get()).isEqualTo(residentBefore);
+        }
+        assertThat(device.resident).hasValue(0);
+    }
+
     @Test
     void withoutADeviceTheGpuBudgetIsIgnored() {
         Model model = model();

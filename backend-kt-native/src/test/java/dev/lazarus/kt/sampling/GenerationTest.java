@@ -27,6 +27,8 @@ class GenerationTest {
         types.add(3);
         tokens.add("Ġ");
         types.add(1);
+        tokens.add("<|channel|>"); // 130: a control token that does not end the turn
+        types.add(3);
         return Tokenizers.fromMetadata(Map.of("tokenizer.ggml.model", "gpt2", "tokenizer.ggml.pre", "qwen2",
                 "tokenizer.ggml.tokens", tokens, "tokenizer.ggml.token_type", types, "tokenizer.ggml.merges", List.of()));
     }
@@ -44,6 +46,15 @@ class GenerationTest {
             out.append(g.accept(c));
         }
         return out.toString();
+    }
+
+    @Test
+    void controlTokensAreNothingUnlessTheChatFormatShowsThem() {
+        assertThat(new Generation(TOK, params(-1), 0).accept(130)).isEmpty();
+        Generation shown = new Generation(TOK, params(-1), 0, id -> id == 130);
+        assertThat(shown.accept(130) + feed(shown, "final")).isEqualTo("<|channel|>final");
+        assertThat(shown.accept(128)).as("the end of turn ends it, unwritten").isEmpty();
+        assertThat(shown.finished()).isTrue();
     }
 
     @Test

@@ -50,7 +50,9 @@ class SyntheticModelsLlamaServerTest {
                 Arguments.of(deepseek),
                 Arguments.of(deepseek.withName("tiny-deepseek2-fused-kv-b").withMla(mla.withSplitKvB(false))),
                 Arguments.of(deepseek.withName("tiny-deepseek2-no-q-lora").withMla(
-                        new SyntheticModels.Mla(0, mla.kvLoraRank(), mla.qkNopeDim(), mla.qkRopeDim(), mla.vHeadDim(), true))));
+                        new SyntheticModels.Mla(0, mla.kvLoraRank(), mla.qkNopeDim(), mla.qkRopeDim(), mla.vHeadDim(), true))),
+                Arguments.of(SyntheticModels.tinyGlm4Moe()),
+                Arguments.of(SyntheticModels.tinyGptOss().withWeightType(GgmlType.Q8_0)));
     }
 
     @ParameterizedTest(name = "{index}: {0}")

@@ -51,6 +51,47 @@ class SyntheticModelsTest {
     }
 
     @Test
+    void glm4MoeHasAttentionBiasesPartialRopePostAttentionNormAndDeepseekRouting() {
+        Spec spec = SyntheticModels.tinyGlm4Moe();
+        try (GgufFile f = GgufFile.open(SyntheticModels.write(spec, dir.resolve("glm.gguf")))) {
+            assertThat(f.architecture()).isEqualTo("glm4moe");
+            assertThat(f.integer("glm4moe.rope.dimension_count")).isEqualTo(64);
+            assertThat(f.integer("glm4moe.attention.key_length")).isEqualTo(128);
+            assertThat(f.integer("glm4moe.leading_dense_block_count")).isEqualTo(1);
+            assertThat(f.integer("glm4moe.expert_gating_func")).isEqualTo(2);
+            assertThat(f.tensor("blk.0.attn_q.bias").shape()).containsExactly(4 * 128);
+            assertThat(f.tensor("blk.0.attn_k.bias").shape()).containsExactly(2 * 128);
+            assertThat(f.tensor("blk.0.post_attention_norm.weight").shape()).containsExactly(256);
+            assertThat(f.findTensor("blk.0.ffn_norm.weight")).isEmpty();
+            assertThat(f.tensor("blk.0.ffn_gate.weight").shape()).containsExactly(256, 512);
+            assertThat(f.tensor("blk.1.exp_probs_b.bias").shape()).containsExactly(8);
+            assertThat(f.tensor("blk.1.ffn_gate_shexp.weight").shape()).containsExactly(256, 256);
+            // GLM-4.5's NextN block after the three: counted in block_count, left out by the forward pass
+            assertThat(f.integer("glm4moe.block_count")).isEqualTo(4);
+            assertThat(f.integer("glm4moe.nextn_predict_layers")).isEqualTo(1);
+            assertThat(f.tensor("blk.3.nextn.eh_proj.weight").shape()).containsExactly(512, 256);
+            assertThat(f.tensor("blk.3.ffn_up_exps.weight").shape()).containsExactly(256, 256, 8);
+            assertThat(f.tensors().stream().mapToLong(GgufTensorInfo::elements).sum()).isEqualTo(spec.parameterCount());
+        }
+    }
+
+    @Test
+    void gptOssHasSinksSlidingWindowAndBiasesKeptInF32() {
+        Spec spec = SyntheticModels.tinyGptOss().withWeightType(GgmlType.Q8_0);
+        try (GgufFile f = GgufFile.open(SyntheticModels.write(spec, dir.resolve("oss.gguf")))) {
+            assertThat(f.architecture()).isEqualTo("gpt-oss");
+            assertThat(f.integer("gpt-oss.attention.sliding_window")).isEqualTo(16);
+            assertThat(f.tensor("blk.0.attn_sinks.weight").shape()).containsExactly(4);
+            assertThat(f.tensor("blk.0.attn_output.bias").shape()).containsExactly(256);
+            assertThat(f.tensor("blk.0.ffn_gate_inp.bias").shape()).containsExactly(8);
+            assertThat(f.tensor("blk.0.ffn_up_exps.bias").shape()).containsExactly(256, 8);
+            assertThat(f.tensor("blk.0.ffn_up_exps.bias").type()).isEqualTo(GgmlType.F32);
+            assertThat(f.tensor("blk.0.ffn_up_exps.weight").type()).isEqualTo(GgmlType.Q8_0);
+            assertThat(f.tensor("blk.0.post_attention_norm.weight").type()).isEqualTo(GgmlType.F32);
+        }
+    }
+
+    @Test
     void quantizedModelsKeepNormsAndRouterInF32() {
         Spec spec = SyntheticModels.tinyQwen3Moe().withWeightType(GgmlType.Q8_0);
         try (GgufFile f = GgufFile.open(SyntheticModels.write(spec, dir.resolve("q8.gguf")))) {
@@ -128,7 +169,15 @@ class SyntheticModelsTest {
         assertThatThrownBy(() -> new Moe(8, 2, 256, 0, 0, SyntheticModels.Gating.SIGMOID, true, 1f, 3, 1, false))
                 .hasMessageContaining("expert groups");
         assertThatThrownBy(() -> SyntheticModels.preset("nope")).hasMessageContaining("tinyQwen3Moe");
-        assertThatThrownBy(() -> new Spec("x", "gpt-oss", GgmlType.F32, 1, 2, 256, 4, 2, 64, 512, null, null,
+        assertThatThrownBy(() -> new Spec("x", "qwen3", GgmlType.F32, 1, 2, 256, 4, 2, 64, 512, null, null,
+                1e6f, null, 1024, 1e-6f, false, 0, 16)).hasMessageContaining("qwen3 takes no sliding window");
+        assertThatThrownBy(() -> new Spec("x", "glm4moe", GgmlType.F32, 1, 2, 256, 4, 2, 64, 512,
+                SyntheticModels.tinyGlm4Moe().moe(), null, 1e6f, null, 1024, 1e-6f, false, 96, 0))
+                .hasMessageContaining("rope dimensions 96");
+        assertThatThrownBy(() -> new Spec("x", "glm4moe", GgmlType.F32, 1, 2, 256, 4, 2, 64, 512,
+                new Moe(8, 2, 256, 1, 1, SyntheticModels.Gating.SIGMOID, true, 2.5f, 4, 2, true), null, 1e6f, null, 1024,
+                1e-6f, false)).hasMessageContaining("glm4moe has no group-limited routing");
+        assertThatThrownBy(() -> new Spec("x", "mamba", GgmlType.F32, 1, 2, 256, 4, 2, 64, 512, null, null,
                 1e6f, null, 1024, 1e-6f, false)).hasMessageContaining("unsupported architecture");
     }
 

@@ -3,6 +3,7 @@ package dev.lazarus.gateway.admin;
 import dev.lazarus.backend.api.Redactor;
 import dev.lazarus.gateway.policy.BackendHealthView;
 import dev.lazarus.gateway.policy.BackendLiveStats;
+import dev.lazarus.gateway.policy.ReplicaLiveStats;
 import dev.lazarus.gateway.policy.Breakers;
 import dev.lazarus.gateway.policy.PolicyCallDecorator;
 import dev.lazarus.gateway.policy.PolicyEngine;
@@ -78,9 +79,13 @@ class AdminConfiguration {
     @Bean
     BackendViews backendViews(PolicyEngine engine, BackendRegistry backends, RouteTable routes,
             RouteOverrides overrides, Breakers breakers, PolicyCallDecorator calls,
-            ObjectProvider<BackendLiveStats> stats, ObjectProvider<BackendHealthView> health, Redactor redactor) {
+            ObjectProvider<BackendLiveStats> stats, ObjectProvider<ReplicaLiveStats> replicas,
+            ObjectProvider<BackendHealthView> health, Redactor redactor) {
+        // With replicas, "live" is all of them together: the figures the pivot-back rule judges.
+        ReplicaLiveStats all = replicas.getIfAvailable();
         return new BackendViews(engine, backends, routes, overrides, breakers, calls,
-                stats.getIfAvailable(BackendLiveStats::none), health.getIfAvailable(), redactor);
+                all != null ? all.view() : stats.getIfAvailable(BackendLiveStats::none), health.getIfAvailable(),
+                redactor);
     }
 
     @Bean

@@ -10,8 +10,8 @@ import org.springframework.context.annotation.Configuration;
 
 /**
  * Masks the gateway's secrets in actuator dumps ({@code /actuator/env}, {@code /actuator/configprops})
- * even when an operator turns value display on. By name: the {@code /v1} API keys, the admin token and
- * a backend's credential settings ({@code lazarus.backends[n].settings.api-key}, {@code *-token},
+ * even when an operator turns value display on. By name: the {@code /v1} API keys, the admin token, the
+ * shared policy store's password ({@code lazarus.policy.postgres.password}) and a backend's credential settings ({@code lazarus.backends[n].settings.api-key}, {@code *-token},
  * {@code *-password}, {@code *-secret}); Spring's own patterns do not cover "api-keys" lists or
  * free-form backend settings. By value, through the {@link Redactor}: a secret also shows under names
  * nobody can list in advance, the environment variable a {@code ${...}} placeholder read it from
@@ -40,6 +40,7 @@ class SecretsSanitizer {
             String k = key.toLowerCase(Locale.ROOT).replaceAll("[^a-z]", "");
             return k.startsWith("lazarussecurityapikeys")
                     || k.equals("lazarusadmintoken")
+                    || k.equals("lazaruspolicypostgrespassword")
                     || k.startsWith("lazarusbackends") && k.contains("settings")
                             && (k.endsWith("apikey") || k.endsWith("token") || k.endsWith("password")
                                     || k.endsWith("secret"));

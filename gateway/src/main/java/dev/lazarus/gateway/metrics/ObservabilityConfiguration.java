@@ -1,5 +1,6 @@
 package dev.lazarus.gateway.metrics;
 
+import dev.lazarus.gateway.policy.PolicyStore;
 import dev.lazarus.gateway.resilience.HealthMonitor;
 import dev.lazarus.gateway.routing.BackendRegistry;
 import dev.lazarus.gateway.routing.RouteTable;
@@ -19,7 +20,8 @@ import tools.jackson.databind.json.JsonMapper;
 
 /**
  * Health contributors ({@code backends}: one per backend; {@code routes}: one line per public
- * model, used by the readiness group), both reading the health monitor's last checks; the
+ * model, used by the readiness group), both reading the health monitor's last checks;
+ * {@code policyStore}: whether the policy store is reachable; the
  * metering decorator, the routing metrics and the start-up summary line.
  */
 @Configuration(proxyBeanMethods = false)
@@ -39,6 +41,11 @@ class ObservabilityConfiguration {
         Map<String, BackendHealthIndicator> indicators = new LinkedHashMap<>();
         backends.all().forEach(b -> indicators.put(b.id(), new BackendHealthIndicator(monitor, b.id())));
         return indicators;
+    }
+
+    @Bean
+    PolicyStoreHealthIndicator policyStoreHealthIndicator(PolicyStore store) {
+        return new PolicyStoreHealthIndicator(store);
     }
 
     @Bean

@@ -31,7 +31,7 @@ public record AuditEvent(long seq, Instant at, @JsonProperty("backend_id") Strin
     }
 
     /** The same event at its place in the journal. */
-    AuditEvent withSeq(long value) {
+    public AuditEvent withSeq(long value) {
         return new AuditEvent(value, at, backendId, actor, action, from, to, reason, figures);
     }
 }

@@ -7,11 +7,13 @@ import dev.lazarus.gateway.policy.gate.AgreementProbe;
 import dev.lazarus.gateway.policy.gate.AutoGate;
 import dev.lazarus.gateway.policy.gate.BenchmarkJobs;
 import dev.lazarus.gateway.policy.gate.BenchmarkRunner;
+import dev.lazarus.gateway.policy.gate.GateLease;
 import dev.lazarus.gateway.policy.gate.GateThresholds;
 import dev.lazarus.gateway.policy.pivot.BreakerOpeningsRule;
 import dev.lazarus.gateway.policy.pivot.FatalErrorRule;
 import dev.lazarus.gateway.policy.pivot.PivotMonitor;
 import dev.lazarus.gateway.policy.pivot.SlowGenerationRule;
+import dev.lazarus.gateway.policy.postgres.PostgresPolicyStore;
 import dev.lazarus.gateway.policy.preflight.HardwareProbe;
 import dev.lazarus.gateway.policy.preflight.KtMethod;
 import dev.lazarus.gateway.policy.preflight.ModelSizes;
@@ -55,11 +57,27 @@ public class PolicyConfiguration {
 
     @Bean(destroyMethod = "close")
     PolicyStore policyStore(PolicyProperties properties) {
+        if (properties.store() == PolicyProperties.StoreKind.POSTGRES) {
+            PolicyProperties.Postgres pg = properties.postgres();
+            log.info("policy store: PostgreSQL (shared by every replica), replica '{}'", replica(properties).id());
+            return new PostgresPolicyStore(pg.url(), pg.username(), pg.password(), pg.pollInterval(), pg.poolSize());
+        }
         if (properties.storePath() == null || properties.storePath().isBlank()) {
             log.warn("lazarus.policy.store-path is blank: policy states and the audit journal are not kept across restarts");
             return PolicyStore.inMemory();
         }
         return PolicyStore.open(Path.of(properties.storePath()));
+    }
+
+    @Bean
+    Replica replica(PolicyProperties properties) {
+        return Replica.named(properties.replicaId());
+    }
+
+    /** With a shared store: what another replica writes reaches this one's states and routes. */
+    @Bean
+    ReplicaSync replicaSync(PolicyStore store, PolicyEngine engine, RouteOverrides overrides) {
+        return ReplicaSync.attach(store, engine, overrides);
     }
 
     @Bean
@@ -125,19 +143,37 @@ public class PolicyConfiguration {
 
     @Bean(destroyMethod = "close")
     PivotMonitor pivotMonitor(PolicyEngine engine, PolicyProperties properties, Breakers breakers,
-            ObjectProvider<BackendLiveStats> stats) {
+            ObjectProvider<BackendLiveStats> stats, PolicyStore store, Replica replica,
+            ObjectProvider<ReplicaLiveStats> figures) {
         PolicyProperties.Pivot pivot = properties.pivot();
         new BreakerOpeningsRule(engine, pivot.breakerOpenings(), pivot.breakerWindow(), clock,
                 task -> Schedulers.boundedElastic().schedule(task))
                 .attach(breakers.registry());
-        SlowGenerationRule slow = new SlowGenerationRule(engine, stats.getIfAvailable(BackendLiveStats::none),
-                pivot.tokensPerSecondFloor(), pivot.slowWindow(), clock);
+        if (store.shared()) {
+            new BreakerEvents(engine, replica.id(), task -> Schedulers.boundedElastic().schedule(task))
+                    .attach(breakers.registry());
+        }
+        // With replicas the floor is judged on all their traffic together, not on this replica's share.
+        BackendLiveStats live = figures.getIfAvailable() != null ? figures.getIfAvailable().view()
+                : stats.getIfAvailable(BackendLiveStats::none);
+        SlowGenerationRule slow = new SlowGenerationRule(engine, live, pivot.tokensPerSecondFloor(), pivot.slowWindow(),
+                clock);
         return new PivotMonitor(slow, pivot.checkInterval());
+    }
+
+    /** With a shared store: every replica's live figures, exchanged through it. */
+    @Bean(destroyMethod = "close")
+    @ConditionalOnProperty(prefix = "lazarus.policy", name = "store", havingValue = "postgres")
+    ReplicaLiveStats replicaLiveStats(PolicyStore store, ObjectProvider<BackendLiveStats> stats, PolicyEngine engine,
+            Replica replica, PolicyProperties properties) {
+        return new ReplicaLiveStats(store, stats.getIfAvailable(BackendLiveStats::none), replica.id(),
+                engine.backendIds(), properties.postgres().figuresInterval());
     }
 
     @Bean(destroyMethod = "close")
     BenchmarkJobs benchmarkJobs(PolicyEngine engine, BackendRegistry backends, RouteTable routes,
-            RouteOverrides overrides, Preflight preflight, PolicyProperties properties) {
+            RouteOverrides overrides, Preflight preflight, PolicyProperties properties, PolicyStore store,
+            Replica replica) {
         PolicyProperties.Gate gate = properties.gate();
         PolicyProperties.Agreement agreement = gate.agreement();
         GateThresholds thresholds = new GateThresholds(
@@ -152,6 +188,8 @@ public class PolicyConfiguration {
                 new BenchmarkRunner(gate.maxTokens(), gate.callTimeout()),
                 new BenchmarkJobs.Settings(thresholds, gate.runs(), properties.autoPromote(), gate.requestExtra(),
                         probe),
+                // A lease outlives the longest benchmark call: it is renewed after each one.
+                new GateLease(store, replica.id(), gate.callTimeout().plusMinutes(1)),
                 clock);
     }
 

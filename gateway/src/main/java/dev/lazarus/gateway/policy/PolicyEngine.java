@@ -9,14 +9,17 @@ import java.util.Optional;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.function.Consumer;
+import java.util.function.Function;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
  * The rollback policy's state machine. Every change is written to the {@link PolicyStore}
  * (state and audit event in one commit) before it becomes visible to routing, so what routing
- * acts on is never ahead of what a restart would find. Reads ({@link #state}) are lock-free: the
- * request path asks on every request.
+ * acts on is never ahead of what a restart would find. Each transition is decided on the state
+ * the store holds, under its lock: with a store shared by several replicas, a decision is never
+ * made on a state another replica has already changed ({@link #refresh} brings in their changes).
+ * Reads ({@link #state}) are lock-free: the request path asks on every request.
  *
  * <pre>
  * candidate: DISABLED --enable+preflight--> CANDIDATE --promote--> PROMOTED --rollback--> ROLLED_BACK
@@ -51,62 +54,66 @@ public final class PolicyEngine {
     /**
      * Loads the stored states and brings them in line with the configuration: a new candidate
      * goes through preflight, an enabled candidate is checked again (the hardware may have
-     * changed), a rolled-back or operator-disabled one stays as it was.
+     * changed), a rolled-back or operator-disabled one stays as it was. With a shared store each
+     * step is one transition under the store's lock, so replicas starting together register a
+     * backend once.
      */
     public synchronized void start() {
-        Map<String, BackendPolicyState> stored = store.states();
         roles.forEach((id, role) -> {
-            BackendPolicyState known = stored.get(id);
-            if (known == null) {
-                register(id, role);
-            } else if (known.role() != role) {
-                changeRole(known, role);
-            } else {
-                states.put(id, known);
-                if (role == Role.CANDIDATE && (known.state() == PolicyState.CANDIDATE
-                        || known.state() == PolicyState.PROMOTED)) {
-                    recheck(known);
+            boolean[] reroled = {false};
+            BackendPolicyState known = change(id, stored -> {
+                if (stored == null) {
+                    return register(id, role);
                 }
+                reroled[0] = stored.role() != role;
+                return reroled[0] ? changeRole(stored, role) : null;
+            });
+            if (known.role() == Role.CANDIDATE && (reroled[0] || known.state() == PolicyState.CANDIDATE
+                    || known.state() == PolicyState.PROMOTED)) {
+                change(id, current -> recheck(current, reroled[0]));
             }
         });
         log.info("policy states: {}", states.values().stream()
                 .map(s -> s.backendId() + "=" + s.state() + (s.draining() ? "(draining)" : "")).toList());
     }
 
-    private void register(String id, Role role) {
+    private PolicyStore.Transition register(String id, Role role) {
         if (role == Role.ORACLE) {
             BackendPolicyState state = new BackendPolicyState(id, role, PolicyState.ACTIVE, "oracle", false, clock.instant());
-            commit(state, Actor.SYSTEM, "register", null, Map.of());
-            return;
+            return transition(state, Actor.SYSTEM, "register", null, Map.of());
         }
         PreflightCheck.Outcome outcome = preflight.check(id);
         PolicyState next = outcome.passed() ? PolicyState.CANDIDATE : PolicyState.DISABLED;
         BackendPolicyState state = new BackendPolicyState(id, role, next, preflightReason(outcome), false, clock.instant());
-        commit(state, Actor.PREFLIGHT, "preflight", null, outcome.figures());
+        return transition(state, Actor.PREFLIGHT, "preflight", null, outcome.figures());
     }
 
-    private void changeRole(BackendPolicyState known, Role role) {
+    private PolicyStore.Transition changeRole(BackendPolicyState known, Role role) {
         if (role == Role.ORACLE) {
-            commit(new BackendPolicyState(known.backendId(), role, PolicyState.ACTIVE, "role changed to oracle",
+            return transition(new BackendPolicyState(known.backendId(), role, PolicyState.ACTIVE, "role changed to oracle",
                     known.draining(), clock.instant()), Actor.SYSTEM, "role", known.state(), Map.of("role", "ORACLE"));
-            return;
         }
-        BackendPolicyState disabled = commit(new BackendPolicyState(known.backendId(), role, PolicyState.DISABLED,
-                "role changed to candidate", known.draining(), clock.instant()), Actor.SYSTEM, "role", known.state(),
-                Map.of("role", "CANDIDATE"));
-        recheck(disabled);
+        return transition(new BackendPolicyState(known.backendId(), role, PolicyState.DISABLED, "role changed to candidate",
+                known.draining(), clock.instant()), Actor.SYSTEM, "role", known.state(), Map.of("role", "CANDIDATE"));
     }
 
-    /** Preflight again for a candidate that is enabled (or newly re-roled); failing disables it. */
-    private void recheck(BackendPolicyState known) {
+    /**
+     * Preflight again for a candidate that is enabled (or, {@code reroled}, has just become a
+     * candidate); failing disables it, passing moves a disabled one to CANDIDATE.
+     */
+    private PolicyStore.Transition recheck(BackendPolicyState known, boolean reroled) {
+        boolean enabled = known.state() == PolicyState.CANDIDATE || known.state() == PolicyState.PROMOTED;
+        if (known.role() != Role.CANDIDATE || !enabled && !(reroled && known.state() == PolicyState.DISABLED)) {
+            return null; // another replica moved it meanwhile
+        }
         PreflightCheck.Outcome outcome = preflight.check(known.backendId());
         if (!outcome.passed()) {
-            commit(known.moveTo(PolicyState.DISABLED, preflightReason(outcome), clock.instant()), Actor.PREFLIGHT,
-                    "preflight", known.state(), outcome.figures());
-        } else if (known.state() == PolicyState.DISABLED) {
-            commit(known.moveTo(PolicyState.CANDIDATE, preflightReason(outcome), clock.instant()), Actor.PREFLIGHT,
-                    "preflight", known.state(), outcome.figures());
+            return transition(known.moveTo(PolicyState.DISABLED, preflightReason(outcome), clock.instant()),
+                    Actor.PREFLIGHT, "preflight", known.state(), outcome.figures());
         }
+        return known.state() == PolicyState.DISABLED ? transition(known.moveTo(PolicyState.CANDIDATE,
+                preflightReason(outcome), clock.instant()), Actor.PREFLIGHT, "preflight", known.state(),
+                outcome.figures()) : null;
     }
 
     /** The backend's state; empty for an id the policy does not know. Lock-free. */
@@ -134,58 +141,87 @@ public final class PolicyEngine {
      * preflight's reason and a {@code preflight_failed} conflict is thrown.
      */
     public synchronized BackendPolicyState enable(String backendId, Actor actor, String reason) {
-        BackendPolicyState current = require(backendId);
-        if (current.role() == Role.ORACLE) {
-            expect(current, "enable", PolicyState.DISABLED);
-            return commit(current.moveTo(PolicyState.ACTIVE, why(reason, "enabled"), clock.instant()), actor, "enable",
-                    current.state(), Map.of());
-        }
-        expect(current, "enable", PolicyState.DISABLED, PolicyState.ROLLED_BACK);
-        PreflightCheck.Outcome outcome = preflight.check(backendId);
-        if (!outcome.passed()) {
-            commit(current.moveTo(PolicyState.DISABLED, preflightReason(outcome), clock.instant()), Actor.PREFLIGHT,
-                    "preflight", current.state(), outcome.figures());
+        require(backendId);
+        String[] refused = {null};
+        BackendPolicyState result = change(backendId, current -> {
+            if (current.role() == Role.ORACLE) {
+                expect(current, "enable", PolicyState.DISABLED);
+                return transition(current.moveTo(PolicyState.ACTIVE, why(reason, "enabled"), clock.instant()), actor,
+                        "enable", current.state(), Map.of());
+            }
+            expect(current, "enable", PolicyState.DISABLED, PolicyState.ROLLED_BACK);
+            PreflightCheck.Outcome outcome = preflight.check(backendId);
+            if (!outcome.passed()) {
+                refused[0] = preflightReason(outcome);
+                return transition(current.moveTo(PolicyState.DISABLED, refused[0], clock.instant()), Actor.PREFLIGHT,
+                        "preflight", current.state(), outcome.figures());
+            }
+            return transition(current.moveTo(PolicyState.CANDIDATE, why(reason, "re-armed; " + outcome.reason()),
+                    clock.instant()), actor, "enable", current.state(), outcome.figures());
+        });
+        if (refused[0] != null) {
             throw new PolicyConflictException("preflight_failed",
-                    "Backend '" + backendId + "' cannot be enabled: " + preflightReason(outcome));
+                    "Backend '" + backendId + "' cannot be enabled: " + refused[0]);
         }
-        return commit(current.moveTo(PolicyState.CANDIDATE, why(reason, "re-armed; " + outcome.reason()),
-                clock.instant()), actor, "enable", current.state(), outcome.figures());
+        return result;
     }
 
     public synchronized BackendPolicyState disable(String backendId, Actor actor, String reason) {
-        BackendPolicyState current = require(backendId);
-        if (current.state() == PolicyState.DISABLED) {
-            throw conflict(current, "disable");
-        }
-        return commit(current.moveTo(PolicyState.DISABLED, why(reason, "disabled by " + actor.name().toLowerCase()),
-                clock.instant()), actor, "disable", current.state(), Map.of());
+        require(backendId);
+        return change(backendId, current -> {
+            if (current.state() == PolicyState.DISABLED) {
+                throw conflict(current, "disable");
+            }
+            return transition(current.moveTo(PolicyState.DISABLED, why(reason, "disabled by "
+                    + actor.name().toLowerCase()), clock.instant()), actor, "disable", current.state(), Map.of());
+        });
     }
 
     public synchronized BackendPolicyState promote(String backendId, Actor actor, String reason,
             Map<String, Object> figures) {
-        BackendPolicyState current = requireCandidate(backendId, "promote");
-        expect(current, "promote", PolicyState.CANDIDATE);
-        return commit(current.moveTo(PolicyState.PROMOTED, why(reason, "promoted"), clock.instant()), actor, "promote",
-                current.state(), figures);
+        requireCandidate(backendId, "promote");
+        return change(backendId, current -> {
+            expect(current, "promote", PolicyState.CANDIDATE);
+            return transition(current.moveTo(PolicyState.PROMOTED, why(reason, "promoted"), clock.instant()), actor,
+                    "promote", current.state(), figures);
+        });
     }
 
     public synchronized BackendPolicyState rollback(String backendId, Actor actor, String reason,
             Map<String, Object> figures) {
-        BackendPolicyState current = requireCandidate(backendId, "roll back");
-        expect(current, "roll back", PolicyState.PROMOTED);
-        log.warn("rolling back backend '{}' ({}): {}", backendId, actor, reason);
-        return commit(current.moveTo(PolicyState.ROLLED_BACK, why(reason, "rolled back"), clock.instant()), actor,
-                "rollback", current.state(), figures);
+        requireCandidate(backendId, "roll back");
+        return change(backendId, current -> {
+            expect(current, "roll back", PolicyState.PROMOTED);
+            return rollbackTransition(current, actor, reason, figures);
+        });
     }
 
-    /** Rolls back when the backend is promoted, otherwise does nothing: for the runtime rules. */
+    /**
+     * Rolls back when the backend is promoted, otherwise does nothing: for the runtime rules. With a
+     * shared store the state is read under the store's lock, so when several replicas judge the
+     * same candidate at once exactly one pivot-back is written; the others find it rolled back.
+     */
     public synchronized Optional<BackendPolicyState> rollbackIfPromoted(String backendId, Actor actor, String reason,
             Map<String, Object> figures) {
-        BackendPolicyState current = states.get(backendId);
-        if (current == null || current.state() != PolicyState.PROMOTED) {
+        if (!states.containsKey(backendId)) {
             return Optional.empty();
         }
-        return Optional.of(rollback(backendId, actor, reason, figures));
+        boolean[] written = {false};
+        BackendPolicyState result = change(backendId, current -> {
+            if (current.role() != Role.CANDIDATE || current.state() != PolicyState.PROMOTED) {
+                return null;
+            }
+            written[0] = true;
+            return rollbackTransition(current, actor, reason, figures);
+        });
+        return written[0] ? Optional.of(result) : Optional.empty();
+    }
+
+    private PolicyStore.Transition rollbackTransition(BackendPolicyState current, Actor actor, String reason,
+            Map<String, Object> figures) {
+        log.warn("rolling back backend '{}' ({}): {}", current.backendId(), actor, reason);
+        return transition(current.moveTo(PolicyState.ROLLED_BACK, why(reason, "rolled back"), clock.instant()), actor,
+                "rollback", current.state(), figures);
     }
 
     public synchronized BackendPolicyState drain(String backendId, Actor actor, boolean draining) {
@@ -198,14 +234,16 @@ public final class PolicyEngine {
      * state's older one.
      */
     public synchronized BackendPolicyState drain(String backendId, Actor actor, boolean draining, String reason) {
-        BackendPolicyState current = require(backendId);
+        require(backendId);
         String action = draining ? "drain" : "undrain";
-        if (current.draining() == draining) {
-            throw new PolicyConflictException("invalid_transition", "Backend '" + backendId + "' is "
-                    + (draining ? "already" : "not") + " draining.");
-        }
-        return commit(current.withDraining(draining), actor, action, current.state(), Map.of(),
-                why(reason, action + "ed by " + actor.name().toLowerCase()));
+        return change(backendId, current -> {
+            if (current.draining() == draining) {
+                throw new PolicyConflictException("invalid_transition", "Backend '" + backendId + "' is "
+                        + (draining ? "already" : "not") + " draining.");
+            }
+            return transition(current.withDraining(draining), actor, action, current.state(), Map.of(),
+                    why(reason, action + "ed by " + actor.name().toLowerCase()));
+        });
     }
 
     /** Journals something that is not a state change (a gate verdict); returns the stored event. */
@@ -216,19 +254,63 @@ public final class PolicyEngine {
                 figures));
     }
 
-    private BackendPolicyState commit(BackendPolicyState next, Actor actor, String action, PolicyState from,
+    /**
+     * Reads what another replica wrote: every backend whose stored state differs from the one known
+     * here is updated, and the listeners hear of it as of a change made here.
+     */
+    public synchronized void refresh() {
+        Map<String, BackendPolicyState> stored = store.states();
+        roles.keySet().forEach(id -> {
+            BackendPolicyState state = stored.get(id);
+            if (state != null) {
+                apply(state);
+            }
+        });
+    }
+
+    /**
+     * One transition of one backend: {@code decide} sees the stored state (the one known here when
+     * nothing is stored yet, or null before registration) and returns what to write, or null.
+     *
+     * @return the backend's state afterwards
+     */
+    private BackendPolicyState change(String backendId, Function<BackendPolicyState, PolicyStore.Transition> decide) {
+        BackendPolicyState[] seen = {null};
+        PolicyStore.Transition written;
+        try {
+            written = store.transition(backendId, stored -> {
+                seen[0] = stored != null ? stored : states.get(backendId);
+                return decide.apply(seen[0]);
+            });
+        } catch (PolicyConflictException e) {
+            apply(seen[0]); // the store may know a newer state than this replica did: catch up
+            throw e;
+        }
+        BackendPolicyState now = written != null && written.state() != null ? written.state() : seen[0];
+        apply(now);
+        return now;
+    }
+
+    private void apply(BackendPolicyState state) {
+        if (state == null) {
+            return;
+        }
+        BackendPolicyState previous = states.put(state.backendId(), state);
+        if (!state.equals(previous)) {
+            listeners.forEach(listener -> listener.accept(state));
+        }
+    }
+
+    private PolicyStore.Transition transition(BackendPolicyState next, Actor actor, String action, PolicyState from,
             Map<String, Object> figures) {
-        return commit(next, actor, action, from, figures, next.reason());
+        return transition(next, actor, action, from, figures, next.reason());
     }
 
     /** @param eventReason why this event happened, for the journal (a state change: the state's new reason) */
-    private BackendPolicyState commit(BackendPolicyState next, Actor actor, String action, PolicyState from,
+    private PolicyStore.Transition transition(BackendPolicyState next, Actor actor, String action, PolicyState from,
             Map<String, Object> figures, String eventReason) {
-        store.record(next, new AuditEvent(0, clock.instant(), next.backendId(), actor, action, from, next.state(),
-                eventReason, figures));
-        states.put(next.backendId(), next);
-        listeners.forEach(listener -> listener.accept(next));
-        return next;
+        return new PolicyStore.Transition(next, new AuditEvent(0, clock.instant(), next.backendId(), actor, action, from,
+                next.state(), eventReason, figures));
     }
 
     private BackendPolicyState require(String backendId) {

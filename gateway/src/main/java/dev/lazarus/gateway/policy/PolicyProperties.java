@@ -21,8 +21,12 @@ import org.springframework.validation.annotation.Validated;
  * The rollback policy, under {@code lazarus.policy.*}. Defaults are the operators' runbook values
  * (ARCHITECTURE.md, "The rollback policy").
  *
- * @param storePath   directory of the durable store (states, overrides, audit journal); blank keeps
- *                    everything in memory, lost at restart
+ * @param store       where states, overrides and the audit journal live: {@code embedded} (one file, one
+ *                    gateway) or {@code postgres} (one database shared by several replicas)
+ * @param storePath   directory of the embedded store; blank keeps everything in memory, lost at restart
+ * @param postgres    the shared store's database, with {@code store: postgres}
+ * @param replicaId   this gateway's name among replicas (journal entries, leases, live figures); blank: host
+ *                    name and process id
  * @param autoPromote promote a candidate as soon as the decision gate says GO
  * @param backends    per backend id: its role, method and model size
  * @param preflight   hardware probe sources and the memory headroom
@@ -32,12 +36,43 @@ import org.springframework.validation.annotation.Validated;
 @Validated
 @ConfigurationProperties(prefix = "lazarus.policy")
 public record PolicyProperties(
+        @DefaultValue("embedded") @NotNull StoreKind store,
         @DefaultValue("./data/lazarus-policy") String storePath,
+        @DefaultValue @Valid Postgres postgres,
+        String replicaId,
         @DefaultValue("false") boolean autoPromote,
         @DefaultValue Map<String, @Valid Backend> backends,
         @DefaultValue @Valid Preflight preflight,
         @DefaultValue @Valid Gate gate,
         @DefaultValue @Valid Pivot pivot) {
+
+    /** Where the policy keeps what it must not forget. */
+    public enum StoreKind { EMBEDDED, POSTGRES }
+
+    /**
+     * The shared store, for {@code store: postgres}.
+     *
+     * @param url             {@code jdbc:postgresql://host:5432/database}
+     * @param username        the database user
+     * @param password        its password: masked in actuator output and redacted from logs
+     * @param pollInterval    the longest a replica goes without looking for the others' changes (a notification
+     *                        from the database usually wakes it at once)
+     * @param poolSize        connections for reads and writes (one more listens for changes)
+     * @param figuresInterval how often this replica publishes its live figures and reads the others'
+     */
+    public record Postgres(
+            String url,
+            String username,
+            String password,
+            @DefaultValue("250ms") @NotNull Duration pollInterval,
+            @DefaultValue("4") @Min(1) @Max(64) int poolSize,
+            @DefaultValue("2s") @NotNull Duration figuresInterval) {}
+
+    /** {@code store: postgres} needs a URL; it is the one setting that has no sensible default. */
+    @AssertTrue(message = "lazarus.policy.postgres.url is required with lazarus.policy.store: postgres")
+    public boolean isPostgresConfigured() {
+        return store != StoreKind.POSTGRES || postgres.url() != null && !postgres.url().isBlank();
+    }
 
     /**
      * @param role       {@code oracle} (default) or {@code candidate}

@@ -1,134 +1,104 @@
 package dev.lazarus.gateway.policy;
 
-import java.io.IOException;
-import java.io.UncheckedIOException;
-import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.ArrayList;
-import java.util.LinkedHashMap;
+import java.time.Duration;
+import java.time.Instant;
 import java.util.List;
 import java.util.Map;
-import org.h2.mvstore.MVMap;
-import org.h2.mvstore.MVStore;
-import tools.jackson.core.type.TypeReference;
-import tools.jackson.databind.json.JsonMapper;
+import java.util.function.Function;
 
 /**
- * The policy's durable memory: backend states, run-time route overrides and the audit journal, in
- * one H2 MVStore file. Every change is one MVStore commit followed by an fsync: the state and the
- * journal entry that explains it are written together or not at all. MVStore writes each commit as
- * a new checksummed chunk and on open falls back to the last complete one, so a {@code kill -9}
- * in the middle of a write loses at most that write, never an earlier one, and leaves nothing
- * half-written. One writer per file (MVStore locks it).
+ * The policy's durable memory: backend states, run-time route overrides and the audit journal.
+ * Two implementations: {@link EmbeddedPolicyStore} (one H2 MVStore file, one gateway) and
+ * {@code PostgresPolicyStore} (one database shared by every replica). The policy logic lives in
+ * {@link PolicyEngine} and {@link RouteOverrides}, never in a store: a store only keeps what it is
+ * given, atomically, and tells when another replica changed something.
  */
-public final class PolicyStore implements AutoCloseable {
+public interface PolicyStore extends AutoCloseable {
 
-    /** The store's file inside the configured directory. */
-    public static final String FILE_NAME = "policy.mv.db";
+    /** What a transition writes: the backend's next state (null: unchanged) and the event that explains it. */
+    record Transition(BackendPolicyState state, AuditEvent event) {}
 
-    private static final TypeReference<List<String>> STRING_LIST = new TypeReference<>() {};
+    /**
+     * How the store is doing, for health.
+     *
+     * @param kind      {@code embedded} or {@code postgres}
+     * @param reachable whether the last read or write reached it
+     * @param lastSync  when this replica last read what the others wrote (null: embedded, nothing to read)
+     * @param problem   why it is unreachable, or null
+     */
+    record Status(String kind, boolean reachable, Instant lastSync, String problem) {}
 
-    private final MVStore store;
-    private final MVMap<String, String> states;
-    private final MVMap<String, String> routes;
-    private final MVMap<Long, String> journal;
-    private final JsonMapper json = JsonMapper.builder().build();
-
-    private PolicyStore(MVStore store) {
-        this.store = store;
-        this.states = store.openMap("states");
-        this.routes = store.openMap("routes");
-        this.journal = store.openMap("journal");
+    /** Opens (or creates) the embedded store in {@code directory}. */
+    static PolicyStore open(Path directory) {
+        return EmbeddedPolicyStore.open(directory);
     }
 
-    /** Opens (or creates) the store in {@code directory}. */
-    public static PolicyStore open(Path directory) {
-        try {
-            Files.createDirectories(directory);
-        } catch (IOException e) {
-            throw new UncheckedIOException("cannot create the policy store directory " + directory, e);
-        }
-        return new PolicyStore(new MVStore.Builder()
-                .fileName(directory.resolve(FILE_NAME).toString())
-                .autoCommitDisabled()
-                .open());
+    /** An embedded store that forgets everything when closed; for tests and throw-away gateways. */
+    static PolicyStore inMemory() {
+        return EmbeddedPolicyStore.inMemory();
     }
 
-    /** A store that forgets everything when closed; for tests and throw-away gateways. */
-    public static PolicyStore inMemory() {
-        return new PolicyStore(new MVStore.Builder().autoCommitDisabled().open());
-    }
-
-    public synchronized Map<String, BackendPolicyState> states() {
-        Map<String, BackendPolicyState> result = new LinkedHashMap<>();
-        states.forEach((id, text) -> result.put(id, json.readValue(text, BackendPolicyState.class)));
-        return result;
-    }
+    Map<String, BackendPolicyState> states();
 
     /** Run-time fallback chains by public model name. */
-    public synchronized Map<String, List<String>> routeOverrides() {
-        Map<String, List<String>> result = new LinkedHashMap<>();
-        routes.forEach((model, text) -> result.put(model, json.readValue(text, STRING_LIST)));
-        return result;
-    }
+    Map<String, List<String>> routeOverrides();
+
+    /**
+     * Reads the backend's stored state (null when none is stored), asks {@code decide} what to write
+     * and writes it, all under one lock that every transition of every replica sharing the store
+     * takes: a decision is never made on a state another replica has already changed. {@code decide}
+     * may return null (nothing to write) or throw (nothing is written, the exception propagates).
+     *
+     * @return what was written, its event numbered; null when nothing was
+     */
+    Transition transition(String backendId, Function<BackendPolicyState, Transition> decide);
 
     /**
      * Stores a backend's new state (null: unchanged) and the event that explains it, atomically.
      *
      * @return the event with its journal sequence number
      */
-    public synchronized AuditEvent record(BackendPolicyState state, AuditEvent event) {
-        if (state != null) {
-            states.put(state.backendId(), json.writeValueAsString(state));
-        }
-        return append(event);
-    }
+    AuditEvent record(BackendPolicyState state, AuditEvent event);
 
     /** Stores a model's fallback chain ({@code backends} null removes the override) and its event. */
-    public synchronized AuditEvent recordRoute(String model, List<String> backends, AuditEvent event) {
-        if (backends == null) {
-            routes.remove(model);
-        } else {
-            routes.put(model, json.writeValueAsString(backends));
-        }
-        return append(event);
-    }
+    AuditEvent recordRoute(String model, List<String> backends, AuditEvent event);
 
-    private AuditEvent append(AuditEvent event) {
-        Long last = journal.lastKey();
-        AuditEvent numbered = event.withSeq(last == null ? 1 : last + 1);
-        journal.put(numbered.seq(), json.writeValueAsString(numbered));
-        store.commit();
-        store.sync();
-        return numbered;
-    }
-
-    public synchronized long eventCount() {
-        return journal.sizeAsLong();
-    }
+    long eventCount();
 
     /** Up to {@code limit} events, newest first, skipping the {@code skip} newest. */
-    public synchronized List<AuditEvent> newestEvents(long skip, int limit) {
-        List<AuditEvent> result = new ArrayList<>();
-        Long last = journal.lastKey();
-        // Sequence numbers have no gaps, so the page starts at a computed key instead of a walk.
-        for (long key = last == null ? 0 : last - skip; key >= 1 && result.size() < limit; key--) {
-            result.add(json.readValue(journal.get(key), AuditEvent.class));
-        }
-        return result;
-    }
+    List<AuditEvent> newestEvents(long skip, int limit);
 
     /** Every event, oldest first. */
-    public synchronized List<AuditEvent> allEvents() {
-        List<AuditEvent> result = new ArrayList<>();
-        journal.values().forEach(text -> result.add(json.readValue(text, AuditEvent.class)));
-        return result;
+    List<AuditEvent> allEvents();
+
+    /** Whether other gateways share this store (and so its journal, states and leases). */
+    default boolean shared() {
+        return false;
     }
 
-    @Override
-    public synchronized void close() {
-        if (!store.isClosed()) {
-            store.close();
-        }
+    /** Called (on the store's own thread) after another replica changed states, routes or the journal. */
+    default void onExternalChange(Runnable listener) {}
+
+    /**
+     * Takes or renews the named lease for {@code holder} until {@code ttl} from now: one decision gate
+     * per candidate across replicas. False while another holder's lease is unexpired.
+     */
+    boolean tryLease(String name, String holder, Duration ttl);
+
+    /** Gives the lease back if {@code holder} has it. */
+    void releaseLease(String name, String holder);
+
+    /** This replica's live figures, published for the others ({@code figures} by backend id). */
+    default void publishFigures(String replica, Map<String, BackendLiveStats.Snapshot> figures) {}
+
+    /** Every replica's figures younger than {@code maxAge}, by backend id; this replica's own included. */
+    default Map<String, List<BackendLiveStats.Snapshot>> sharedFigures(Duration maxAge) {
+        return Map.of();
     }
+
+    Status status();
+
+    @Override
+    void close();
 }

@@ -32,9 +32,19 @@ public final class RouteOverrides {
         this.backends = backends;
         this.backendModel = backendModel;
         this.clock = clock;
-        this.chains = new ConcurrentHashMap<>(store.routeOverrides());
-        // A chain stored by an earlier configuration may name a backend that is gone: drop it.
-        chains.values().removeIf(chain -> chain.stream().anyMatch(id -> backends.find(id).isEmpty()));
+        this.chains = new ConcurrentHashMap<>();
+        refresh();
+    }
+
+    /**
+     * Reads the stored chains (at start, and after another replica changed one). A chain stored by an
+     * earlier configuration may name a backend that is gone: it is left out.
+     */
+    public synchronized void refresh() {
+        Map<String, List<String>> stored = new java.util.LinkedHashMap<>(store.routeOverrides());
+        stored.values().removeIf(chain -> chain.stream().anyMatch(id -> backends.find(id).isEmpty()));
+        chains.putAll(stored);
+        chains.keySet().retainAll(stored.keySet());
     }
 
     /** The operator's chain for the model, if any. */

@@ -56,6 +56,7 @@ public final class BenchmarkJobs implements AutoCloseable {
     private final BenchmarkRunner runner;
     private final Settings settings;
     private final Clock clock;
+    private final GateLease lease;
     private final ExecutorService executor = Executors.newSingleThreadExecutor(
             Thread.ofPlatform().name("lazarus-gate").daemon().factory());
     private final Map<String, BenchmarkJob> jobs = java.util.Collections.synchronizedMap(
@@ -67,7 +68,8 @@ public final class BenchmarkJobs implements AutoCloseable {
             });
 
     public BenchmarkJobs(PolicyEngine engine, BackendRegistry backends, RouteTable routes, RouteOverrides overrides,
-            PreflightCheck preflight, BenchmarkRunner runner, Settings settings, Clock clock) {
+            PreflightCheck preflight, BenchmarkRunner runner, Settings settings, GateLease lease, Clock clock) {
+        this.lease = lease;
         this.engine = engine;
         this.backends = backends;
         this.routes = routes;
@@ -85,7 +87,8 @@ public final class BenchmarkJobs implements AutoCloseable {
      * @param extra extra request fields for this job, over the configured ones
      * @throws UnknownBackendException  no such backend
      * @throws IllegalArgumentException the backend is an oracle
-     * @throws PolicyConflictException  the candidate is disabled or rolled back
+     * @throws PolicyConflictException  the candidate is disabled or rolled back, or another replica is
+     *                                  running its decision gate
      */
     public BenchmarkJob submit(String candidateId, Integer runs, Map<String, Object> extra) {
         BackendPolicyState state = engine.state(candidateId).orElseThrow(() -> new UnknownBackendException(candidateId));
@@ -95,6 +98,9 @@ public final class BenchmarkJobs implements AutoCloseable {
         if (state.state() != PolicyState.CANDIDATE && state.state() != PolicyState.PROMOTED) {
             throw new PolicyConflictException("invalid_transition", "Cannot benchmark backend '" + candidateId
                     + "': it is " + state.state() + " (" + state.reason() + "). Enable it first.");
+        }
+        if (!lease.take(candidateId)) {
+            throw gateElsewhere(candidateId);
         }
         RouteTarget candidate = targetFor(candidateId);
         Optional<RouteTarget> oracle = oracleFor(candidateId);
@@ -121,7 +127,17 @@ public final class BenchmarkJobs implements AutoCloseable {
         return Optional.ofNullable(jobs.get(id));
     }
 
+    private static PolicyConflictException gateElsewhere(String candidateId) {
+        return new PolicyConflictException("gate_running_elsewhere", "A decision gate job for backend '"
+                + candidateId + "' is running on another replica; its verdict will be in the journal (/admin/events).");
+    }
+
     private void run(BenchmarkJob job, RouteTarget candidate, RouteTarget oracle, Map<String, Object> extra) {
+        // Queued behind another job, the lease may have gone to another replica meanwhile.
+        if (!lease.take(job.candidate())) {
+            jobs.put(job.id(), job.failed(clock.instant(), gateElsewhere(job.candidate()).getMessage()));
+            return;
+        }
         try {
             List<BackendFigures.PromptFigures> candidateFigures = new ArrayList<>();
             List<BackendFigures.PromptFigures> oracleFigures = new ArrayList<>();
@@ -131,10 +147,10 @@ public final class BenchmarkJobs implements AutoCloseable {
                 List<RunResult> o = new ArrayList<>();
                 for (int run = 1; run <= job.runs(); run++) {
                     c.add(runner.run(candidate, prompt, run, extra));
-                    jobs.put(job.id(), job.progressed(++done));
+                    progressed(job, ++done);
                     if (oracle != null) {
                         o.add(runner.run(oracle, prompt, run, extra));
-                        jobs.put(job.id(), job.progressed(++done));
+                        progressed(job, ++done);
                     }
                 }
                 candidateFigures.add(BackendFigures.PromptFigures.of(prompt, c));
@@ -150,7 +166,20 @@ public final class BenchmarkJobs implements AutoCloseable {
         } catch (RuntimeException e) {
             log.warn("benchmark job {} for '{}' failed", job.id(), job.candidate(), e);
             jobs.put(job.id(), job.failed(clock.instant(), String.valueOf(e.getMessage())));
+        } finally {
+            try {
+                lease.release(job.candidate());
+            } catch (RuntimeException e) {
+                log.warn("decision gate lease for '{}' not given back (it expires by itself): {}", job.candidate(),
+                        e.toString());
+            }
         }
+    }
+
+    /** A job's progress; the lease is renewed with it, so a job that takes long keeps it. */
+    private void progressed(BenchmarkJob job, int done) {
+        jobs.put(job.id(), job.progressed(done));
+        lease.take(job.candidate());
     }
 
     private OracleAgreement agreement(BenchmarkJob job, RouteTarget candidate, RouteTarget oracle,
@@ -163,7 +192,7 @@ public final class BenchmarkJobs implements AutoCloseable {
         }
         int[] done = {callsSoFar};
         return settings.agreement().measure(candidate, oracle, BenchmarkRunner.PROMPTS, extra,
-                () -> jobs.put(job.id(), job.progressed(++done[0])));
+                () -> progressed(job, ++done[0]));
     }
 
     /** Journals the verdict and promotes on GO when allowed; returns whether it promoted. */

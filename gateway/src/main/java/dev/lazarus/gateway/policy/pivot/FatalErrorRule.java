@@ -3,6 +3,7 @@ package dev.lazarus.gateway.policy.pivot;
 import dev.lazarus.backend.api.BackendException;
 import dev.lazarus.gateway.policy.Actor;
 import dev.lazarus.gateway.policy.PolicyEngine;
+import dev.lazarus.gateway.policy.PolicyStoreUnavailableException;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -17,6 +18,7 @@ import java.util.regex.Pattern;
  */
 public final class FatalErrorRule implements BiConsumer<String, Throwable> {
 
+    private static final org.slf4j.Logger log = org.slf4j.LoggerFactory.getLogger(FatalErrorRule.class);
     private static final int MAX_MESSAGE = 300;
 
     private final PolicyEngine engine;
@@ -40,7 +42,14 @@ public final class FatalErrorRule implements BiConsumer<String, Throwable> {
                 Map<String, Object> figures = new LinkedHashMap<>();
                 figures.put("pattern", match.get().pattern());
                 figures.put("error", error instanceof BackendException be ? be.kind().name() : error.getClass().getName());
-                engine.rollbackIfPromoted(backendId, Actor.POLICY, "fatal backend error: " + shorten(message), figures);
+                try {
+                    engine.rollbackIfPromoted(backendId, Actor.POLICY, "fatal backend error: " + shorten(message),
+                            figures);
+                } catch (PolicyStoreUnavailableException e) {
+                    // The caller gets the backend's own error, not the store's; the breaker still judges the backend.
+                    log.warn("backend '{}': fatal error, but the rollback could not be stored: {}", backendId,
+                            e.getMessage());
+                }
                 return;
             }
         }

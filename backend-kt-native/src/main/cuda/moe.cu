@@ -1,0 +1,147 @@
+// MoE kernels of the GPU layer path that route on the device (dev.lazarus.kt.gpu.DeviceMoe): top-k routing of
+// the router logits, then the chosen experts' SwiGLU with their weights taken from a per-block table of device
+// pointers, so a step whose experts are all on the GPU needs no round trip to the host. An expert whose table
+// entry is zero lives on the CPU: these kernels skip it and the host adds its output (hybrid placements).
+//
+// Numerics follow the CPU path (model.ExpertRouter, Numerics.softmaxRow, MoeFeedForward): softmax with ggml's
+// vector exp on whole 16-lane chunks summed in double chunk by chunk (GgmlSums.reduce16's order), top-k by
+// value then lower index, weights renormalised by a double sum; each expert's output weighted and summed in
+// routing order without fused multiply-adds, then added to the residual once.
+
+#include "common.cuh"
+
+#define ROUTE_MAX 1024
+#define MIN_WEIGHT_SUM 6.103515625e-5f
+
+// One warp: logits[n] -> ids[k] (best first) and weights[k]. bias (may be null) shifts the choice only;
+// sigmoid gating otherwise softmax; normalize: weights divided by their sum; scale (0 or 1: none) multiplies
+// them. n <= ROUTE_MAX. Group-limited routing (deepseek2's groups) stays on the host.
+extern "C" __global__ void moe_route(const float* __restrict__ logits, const float* __restrict__ bias, int n, int k,
+                                     int sigmoid, int normalize, float scale, int* __restrict__ ids,
+                                     float* __restrict__ weights) {
+    __shared__ float probs[ROUTE_MAX];
+    __shared__ float sel[ROUTE_MAX];
+    __shared__ int taken[ROUTE_MAX];
+    int lane = threadIdx.x & 31;
+    if (sigmoid) {
+        for (int i = lane; i < n; i += 32) probs[i] = 1.0f / (1.0f + expf(-logits[i]));
+    } else {
+        float m = __int_as_float(0xff800000);
+        for (int i = lane; i < n; i += 32) m = fmaxf(m, logits[i]);
+        m = warp_max(m);
+        for (int i = lane; i < n; i += 32) probs[i] = ggml_expf(logits[i] - m, i, n);
+        __syncthreads();
+        if (lane == 0) {
+            double sum = 0.0;
+            int chunks = n & -16;
+            for (int c = 0; c < chunks; c += 16) {
+                const float* v = probs + c;
+                float t0 = (v[12] + v[4]) + (v[8] + v[0]);
+                float t1 = (v[13] + v[5]) + (v[9] + v[1]);
+                float t2 = (v[14] + v[6]) + (v[10] + v[2]);
+                float t3 = (v[15] + v[7]) + (v[11] + v[3]);
+                sum += (double)((t0 + t2) + (t1 + t3));
+            }
+            for (int i = chunks; i < n; i++) sum += (double)probs[i];
+            sel[0] = (float)(1.0 / sum); // a scratch slot: sel is written below
+        }
+        __syncthreads();
+        float inv = sel[0];
+        __syncthreads();
+        for (int i = lane; i < n; i += 32) probs[i] = probs[i] * inv;
+    }
+    for (int i = lane; i < n; i += 32) {
+        sel[i] = bias != nullptr ? probs[i] + bias[i] : probs[i];
+        taken[i] = 0;
+    }
+    __syncthreads();
+    for (int j = 0; j < k; j++) {
+        float best = __int_as_float(0xff800000);
+        float at = (float)ROUTE_MAX; // indices travel as floats (exact below 2^24) through the float shuffles
+        for (int i = lane; i < n; i += 32) {
+            if (!taken[i] && (at == (float)ROUTE_MAX || sel[i] > best)) {
+                best = sel[i];
+                at = (float)i;
+            }
+        }
+        for (int o = 16; o > 0; o >>= 1) {
+            float ob = __shfl_xor_sync(0xffffffffu, best, o);
+            float oa = __shfl_xor_sync(0xffffffffu, at, o);
+            if (oa != (float)ROUTE_MAX && (at == (float)ROUTE_MAX || ob > best || (ob == best && oa < at))) {
+                best = ob;
+                at = oa;
+            }
+        }
+        if (lane == 0) {
+            ids[j] = (int)at;
+            taken[(int)at] = 1;
+        }
+        __syncthreads();
+    }
+    if (lane == 0) {
+        double total = 0.0;
+        for (int j = 0; j < k; j++) {
+            weights[j] = probs[ids[j]];
+            total += (double)weights[j];
+        }
+        if (normalize) {
+            float sum = fmaxf((float)total, MIN_WEIGHT_SUM);
+            for (int j = 0; j < k; j++) weights[j] = weights[j] / sum;
+        }
+        if (scale != 0.0f && scale != 1.0f) {
+            for (int j = 0; j < k; j++) weights[j] = weights[j] * scale;
+        }
+    }
+}
+
+// hq[j] = Q8_0(silu(gate . x) * (up . x)) for the j-th chosen expert (grid.y over the k choices), its Q8_0
+// matrices found in table[3 * ids[j]] (gate, up, down); a zero entry (a CPU expert) is skipped. A block of 32
+// warps computes 32 rows, one per warp, and quantizes them as one Q8_0 block (the re-quantization the down
+// projection reads, without a launch of its own).
+extern "C" __global__ void moe_gate_up_q8_0(const unsigned long long* __restrict__ table, const int* __restrict__ ids,
+                                            const uint8_t* __restrict__ xq, uint8_t* __restrict__ hq, int hidden,
+                                            int dim) {
+    __shared__ float h[32];
+    int warp = threadIdx.x >> 5, lane = threadIdx.x & 31;
+    int r = blockIdx.x * 32 + warp;
+    int j = blockIdx.y;
+    const uint8_t* gate = (const uint8_t*)table[3 * ids[j]];
+    if (gate == nullptr) return; // the whole block leaves: every thread reads the same entry
+    const uint8_t* up = (const uint8_t*)table[3 * ids[j] + 1];
+    int blocks = dim / QK;
+    long long rowBytes = (long long)blocks * BLOCK_BYTES;
+    float g, u;
+    row_dot2(gate + r * rowBytes, up + r * rowBytes, xq, blocks, &g, &u);
+    if (lane == 0) h[warp] = g / (1.0f + ggml_expf(0.0f - g, r, hidden)) * u;
+    __syncthreads();
+    if (warp == 0) quantize_block(h[lane], hq + ((long long)j * hidden + blockIdx.x * 32) / QK * BLOCK_BYTES);
+}
+
+// y[j][r] = down_r . hq_j for the j-th chosen expert (grid.y over the k choices; a CPU expert is skipped), one
+// warp per row r, hq holding k Q8_0 hidden vectors.
+extern "C" __global__ void moe_down_q8_0(const unsigned long long* __restrict__ table, const int* __restrict__ ids,
+                                         const uint8_t* __restrict__ hq, float* __restrict__ y, int dim, int hidden) {
+    int r = blockIdx.x * WARPS + (threadIdx.x >> 5);
+    int j = blockIdx.y;
+    if (r >= dim) return;
+    const uint8_t* down = (const uint8_t*)table[3 * ids[j] + 2];
+    if (down == nullptr) return;
+    long long rowBytes = (long long)(hidden / QK) * BLOCK_BYTES;
+    float v = row_dot(down + r * rowBytes, hq + j * rowBytes, hidden / QK);
+    if ((threadIdx.x & 31) == 0) y[(long long)j * dim + r] = v;
+}
+
+// x[r] += sum over the k choices, in routing order, of weights[j] * y[j][r], the GPU experts only (a zero table
+// entry is a CPU expert, whose output the host adds); no fused multiply-adds, as the CPU path sums.
+extern "C" __global__ void moe_combine(const unsigned long long* __restrict__ table, const int* __restrict__ ids,
+                                       const float* __restrict__ weights, const float* __restrict__ y,
+                                       float* __restrict__ x, int dim, int k) {
+    int r = blockIdx.x * blockDim.x + threadIdx.x;
+    if (r >= dim) return;
+    float sum = 0.0f;
+    for (int j = 0; j < k; j++) {
+        if (table[3 * ids[j] + 2] == 0) continue;
+        sum = __fadd_rn(sum, __fmul_rn(y[(long long)j * dim + r], weights[j]));
+    }
+    x[r] += sum;
+}

@@ -1,0 +1,88 @@
+package dev.lazarus.kt.backend;
+
+import dev.lazarus.backend.api.BackendException;
+import dev.lazarus.backend.api.openai.ChatCompletionRequest;
+import dev.lazarus.kt.chat.AnswerParser;
+import dev.lazarus.kt.chat.ChatFormat;
+import dev.lazarus.kt.chat.HarmonyAnswer;
+import dev.lazarus.kt.chat.ReasoningParser;
+import dev.lazarus.kt.chat.ReasoningSyntax;
+import dev.lazarus.kt.chat.ThinkingAnswer;
+import dev.lazarus.kt.chat.ToolCallParser;
+import dev.lazarus.kt.tokenizer.Tokenizer;
+import java.util.HashSet;
+import java.util.LinkedHashMap;
+import java.util.Map;
+import java.util.Set;
+import java.util.function.IntPredicate;
+
+/**
+ * The llama-server request fields that shape a chat answer: {@code chat_template_kwargs} (extra template
+ * variables such as {@code enable_thinking}) and {@code reasoning_format} ({@code none} leaves the
+ * thinking in the content; {@code auto}, the default, and {@code deepseek} split it into
+ * {@code reasoning_content}).
+ */
+final class ChatAnswer {
+
+    private static final Set<String> SPLITTING_FORMATS = Set.of("auto", "deepseek");
+
+    private ChatAnswer() {
+    }
+
+    /** The template variables the request adds ({@code chat_template_kwargs}); empty when none. */
+    static Map<String, Object> templateKwargs(ChatCompletionRequest request) {
+        Object kwargs = request.extra().get("chat_template_kwargs");
+        if (kwargs == null) {
+            return Map.of();
+        }
+        if (!(kwargs instanceof Map<?, ?> map)) {
+            throw BackendException.invalidRequest("chat_template_kwargs must be an object", "chat_template_kwargs");
+        }
+        Map<String, Object> out = new LinkedHashMap<>();
+        map.forEach((k, v) -> out.put(String.valueOf(k), v));
+        return out;
+    }
+
+    /**
+     * The parser of the answer to {@code prompt}, or null when the answer is plain text: no reasoning
+     * block in the format (or not split) and no tools.
+     */
+    static AnswerParser parser(ChatFormat format, String prompt, ToolUse tools, ChatCompletionRequest request) {
+        boolean split = splitsReasoning(request); // validated whatever the format
+        if (format.harmony()) {
+            return split || tools.maxCalls() > 0 ? new HarmonyAnswer(split, tools.maxCalls()) : null;
+        }
+        ReasoningParser reasoning = format.reasoning() != null && split
+                ? new ReasoningParser(format.reasoning(), ReasoningSyntax.stateAfter(prompt)) : null;
+        ToolCallParser calls = tools.parser(format.toolCalls());
+        return reasoning == null && calls == null ? null : new ThinkingAnswer(reasoning, calls);
+    }
+
+    /**
+     * The control tokens of {@code tokenizer} whose text is one of the format's markers: written out while the
+     * answer is parsed, as llama-server writes a format's preserved tokens (gpt-oss's channel tokens are control
+     * tokens; Qwen3's and DeepSeek's markers are ordinary ones and written anyway).
+     */
+    static IntPredicate shownControlTokens(ChatFormat format, Tokenizer tokenizer) {
+        Set<Integer> ids = new HashSet<>();
+        for (String marker : format.markers()) {
+            int[] tokens = tokenizer.encode(marker, false, true);
+            if (tokens.length == 1 && tokenizer.tokenBytes(tokens[0], false).length == 0) {
+                ids.add(tokens[0]);
+            }
+        }
+        return ids::contains;
+    }
+
+    private static boolean splitsReasoning(ChatCompletionRequest request) {
+        Object format = request.extra().get("reasoning_format");
+        if (format == null || format instanceof String s && SPLITTING_FORMATS.contains(s)) {
+            return true;
+        }
+        if ("none".equals(format)) {
+            return false;
+        }
+        throw BackendException.invalidRequest("reasoning_format must be 'auto', 'deepseek' or 'none' on the kt-native"
+                + " backend, got " + format, "reasoning_format");
+    }
+}

@@ -1,0 +1,38 @@
+package dev.lazarus.kt.chat;
+
+import dev.lazarus.backend.api.openai.Tool;
+import java.util.List;
+
+/**
+ * How one model family writes tool calls in its answer: a block that begins with {@link #open()}, ends
+ * where {@link #bodyEnd} says, and holds one or more calls. {@link ToolCallParser} finds the blocks in
+ * the streaming text; a syntax only knows its own block.
+ */
+public interface ToolCallSyntax {
+
+    /** The text that begins a block. */
+    String open();
+
+    /** The marker texts of this syntax: a vocabulary's control tokens with these texts are written out, as llama-server does. */
+    List<String> markers();
+
+    /**
+     * Where the block's body ends in the text after {@link #open()}, or -1 while it is not complete;
+     * {@link #closeLength()} characters after that belong to the block too (its close tag).
+     */
+    int bodyEnd(CharSequence afterOpen);
+
+    int closeLength();
+
+    /**
+     * The calls a block's body holds, or null when it is not a valid block (it then stays text).
+     *
+     * @param tools the request's tools, for the parameter types of formats that write arguments as text
+     */
+    List<AnswerPiece.Call> parse(String body, List<Tool> tools);
+
+    /** Index of {@code close} in {@code text}, or -1: the usual end of a block. */
+    static int indexOf(CharSequence text, String close) {
+        return text instanceof StringBuilder sb ? sb.indexOf(close) : text.toString().indexOf(close);
+    }
+}

@@ -1,0 +1,260 @@
+package dev.lazarus.kt.gpu;
+
+import static java.lang.foreign.ValueLayout.JAVA_FLOAT;
+import static java.lang.foreign.ValueLayout.JAVA_INT;
+import static java.lang.foreign.ValueLayout.JAVA_LONG;
+
+import dev.lazarus.kt.model.MoeConfig;
+import dev.lazarus.kt.model.SwiGlu;
+import dev.lazarus.kt.placement.ExpertCheckout;
+import dev.lazarus.kt.placement.ExpertPlacement;
+import dev.lazarus.kt.placement.Tier;
+import dev.lazarus.kt.tensor.Parallel;
+import java.lang.foreign.MemorySegment;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+
+/**
+ * The MoE blocks of the GPU layer path routed on the device (moe.cu), the shape of llama.cpp's and KTransformers'
+ * GPU paths: the router's top-k runs on the GPU and the chosen experts are found there in a per-block table of
+ * device pointers, so a block whose experts are all on the GPU costs four launches and no host round trip. A
+ * block with experts on the CPU copies the choice and the normed activation down behind an event, the GPU
+ * computes its own experts meanwhile, and the host waits for that event only (not for the GPU's experts),
+ * computes the CPU experts on its threads and adds their weighted sum behind the GPU's.
+ *
+ * <p>Per token {@link #begin} takes every expert of every MoE block out of the placement (retained, so a
+ * re-placement frees nothing the kernels read), rebuilds the pointer table from their tiers and uploads it when it
+ * changed; {@link #finish}, after the token's final sync, counts the routing the device chose (for dynamic
+ * placement and the tier counters) and lets the experts go. Group-limited routing (deepseek2) is not done here:
+ * {@link #routable} says so and the layer path routes those on the host.
+ */
+final class DeviceMoe implements AutoCloseable {
+
+    private final CudaDriver cu;
+    private final MemorySegment stream;
+    private final LayerKernels kernels;
+    private final ExpertPlacement placement;
+    private final Parallel parallel;
+    private final MoeConfig moe;
+    private final int blocks, experts, k, dim, hidden;
+    private final long[] bias;
+    private final List<Long> buffers = new ArrayList<>();
+    private final List<MemorySegment> pinned = new ArrayList<>();
+    private final long dTable, dIds, dWeights, dHq, dY, dCpuSum;
+    /** Host copies: the table as last uploaded, the routes ([ids | weights] per block) and the CPU experts' sum. */
+    private final MemorySegment hTable, hRoutes, hCpuSum;
+    private final long[] table;
+    private final MemorySegment routed;
+    private final ExpertCheckout[] layers;
+    private final boolean[] allOnGpu, anyOnGpu;
+    private boolean tableValid;
+
+    DeviceMoe(CudaDriver cu, MemorySegment stream, LayerKernels kernels, ExpertPlacement placement, Parallel parallel,
+              MoeConfig moe, int blocks, int dim, float[][] selectionBias) {
+        this.cu = cu;
+        this.stream = stream;
+        this.kernels = kernels;
+        this.placement = placement;
+        this.parallel = parallel;
+        this.moe = moe;
+        this.blocks = blocks;
+        this.experts = moe.expertCount();
+        this.k = moe.expertsUsed();
+        this.dim = dim;
+        this.hidden = moe.expertFfnLength();
+        this.table = new long[blocks * experts * 3];
+        this.layers = new ExpertCheckout[blocks];
+        this.allOnGpu = new boolean[blocks];
+        this.anyOnGpu = new boolean[blocks];
+        this.bias = new long[blocks];
+        try {
+            dTable = device(8L * table.length);
+            dIds = device(4L * blocks * k * 2); // ids of block b at b * 2k, its weights right behind them
+            dWeights = dIds + 4L * k;
+            dHq = device(4L * GpuLayerPath.q8Floats(k * hidden));
+            dY = device(4L * k * dim);
+            dCpuSum = device(4L * dim);
+            hTable = host(8L * table.length);
+            hRoutes = host(4L * blocks * k * 2);
+            hCpuSum = host(4L * dim);
+            MemorySegment hBias = null;
+            for (int b = 0; b < blocks; b++) {
+                if (selectionBias[b] != null) {
+                    if (hBias == null) {
+                        hBias = host(4L * experts);
+                    }
+                    MemorySegment.copy(selectionBias[b], 0, hBias, JAVA_FLOAT, 0, experts);
+                    bias[b] = device(4L * experts);
+                    cu.copyToDevice(bias[b], hBias, 4L * experts, stream);
+                    cu.synchronize(stream); // hBias is reused for the next block
+                }
+            }
+            routed = cu.createEvent();
+        } catch (RuntimeException | Error e) {
+            freeBuffers();
+            throw e;
+        }
+    }
+
+    /** Whether the device router computes what {@link dev.lazarus.kt.model.ExpertRouter} does for {@code moe}. */
+    static boolean routable(MoeConfig moe) {
+        return moe.groupCount() <= 1 && moe.expertCount() <= 1024 && moe.expertFfnLength() % 32 == 0;
+    }
+
+    /** Takes every MoE block's experts for one token and puts their device pointers in the table. */
+    void begin(boolean[] moeBlocks) {
+        boolean changed = !tableValid;
+        for (int b = 0; b < blocks; b++) {
+            if (!moeBlocks[b]) {
+                continue;
+            }
+            ExpertCheckout all = placement.checkoutLayer(b);
+            layers[b] = all;
+            boolean every = true, some = false;
+            for (int e = 0; e < experts; e++) {
+                int at = (b * experts + e) * 3;
+                long gate = 0, up = 0, down = 0;
+                if (all.tier(e) == Tier.GPU) {
+                    CudaExpertTier.CudaExpert x = (CudaExpertTier.CudaExpert) all.device(e);
+                    gate = x.gate;
+                    up = x.up;
+                    down = x.down;
+                    some = true;
+                } else {
+                    every = false;
+                }
+                if (table[at] != gate || table[at + 1] != up || table[at + 2] != down) {
+                    table[at] = gate;
+                    table[at + 1] = up;
+                    table[at + 2] = down;
+                    changed = true;
+                }
+            }
+            allOnGpu[b] = every;
+            anyOnGpu[b] = some;
+        }
+        if (changed) { // the previous token's final sync has passed: no copy still reads hTable
+            MemorySegment.copy(table, 0, hTable, JAVA_LONG, 0, table.length);
+            cu.copyToDevice(dTable, hTable, 8L * table.length, stream);
+            tableValid = true;
+        }
+    }
+
+    /**
+     * Block {@code b}'s routed experts from the router logits at {@code logits}, the normed activation at
+     * {@code xn} and its Q8_0 form at {@code xq}: their weighted sum is added to the residual {@code x}. {@code hXn}:
+     * the pinned host copy of {@code xn} for the CPU experts ({@code dim} floats).
+     */
+    void forward(int b, long logits, long xn, long xq, long x, MemorySegment hXn) {
+        long ids = dIds + 8L * b * k, weights = ids + 4L * k;
+        kernels.moeRoute(logits, bias[b], experts, k, moe.gating() == MoeConfig.Gating.SIGMOID, moe.normalizeWeights(),
+                moe.weightsScale(), ids, weights);
+        if (!allOnGpu[b]) {
+            cu.copyToHost(hRoutes.asSlice(8L * b * k), ids, 8L * k, stream);
+            cu.copyToHost(hXn, xn, 4L * dim, stream);
+            cu.record(routed, stream);
+        }
+        long tableAt = dTable + 24L * b * experts;
+        if (anyOnGpu[b]) {
+            kernels.moeGateUp(tableAt, ids, xq, dHq, k, hidden, dim);
+            kernels.moeDown(tableAt, ids, weights, dHq, dY, x, dim, hidden, k);
+        }
+        if (!allOnGpu[b]) {
+            cpuExperts(b, hXn, x);
+        }
+    }
+
+    /** The CPU-tier experts of block {@code b} while the GPU computes its own; their weighted sum goes up and is added. */
+    private void cpuExperts(int b, MemorySegment hXn, long x) {
+        cu.synchronizeEvent(routed);
+        float[] xn = new float[dim];
+        MemorySegment.copy(hXn, JAVA_FLOAT, 0, xn, 0, dim);
+        ExpertCheckout all = layers[b];
+        List<Integer> onCpu = new ArrayList<>();
+        for (int j = 0; j < k; j++) {
+            if (all.tier(hRoutes.getAtIndex(JAVA_INT, (long) b * 2 * k + j)) != Tier.GPU) {
+                onCpu.add(j);
+            }
+        }
+        if (onCpu.isEmpty()) {
+            return;
+        }
+        SwiGlu.Weights[] nets = new SwiGlu.Weights[onCpu.size()];
+        float[][][] inputs = new float[onCpu.size()][][];
+        for (int c = 0; c < nets.length; c++) {
+            nets[c] = all.cpu(hRoutes.getAtIndex(JAVA_INT, (long) b * 2 * k + onCpu.get(c)));
+            inputs[c] = new float[][] {xn};
+        }
+        float[][][] out = SwiGlu.apply(parallel, nets, inputs);
+        float[] sum = new float[dim];
+        for (int c = 0; c < nets.length; c++) { // in routing order, as the CPU path sums
+            float w = hRoutes.getAtIndex(JAVA_FLOAT, (long) b * 2 * k + k + onCpu.get(c));
+            float[] y = out[c][0];
+            for (int d = 0; d < dim; d++) {
+                sum[d] += y[d] * w;
+            }
+        }
+        MemorySegment.copy(sum, 0, hCpuSum, JAVA_FLOAT, 0, dim);
+        cu.copyToDevice(dCpuSum, hCpuSum, 4L * dim, stream);
+        kernels.add(x, dCpuSum, dim);
+    }
+
+    /** Queues the copy of every block's routes to the host, read by {@link #finish} after the token's sync. */
+    void download() {
+        cu.copyToHost(hRoutes, dIds, 8L * blocks * k, stream);
+    }
+
+    /**
+     * After the token's final sync (or a failure): counts what the device routed ({@code counted}: the copy of
+     * {@link #download} completed) and releases the experts taken by {@link #begin}.
+     */
+    void finish(boolean counted) {
+        int[] chosen = new int[k];
+        for (int b = 0; b < blocks; b++) {
+            if (layers[b] == null) {
+                continue;
+            }
+            if (counted) {
+                for (int j = 0; j < k; j++) {
+                    chosen[j] = hRoutes.getAtIndex(JAVA_INT, (long) b * 2 * k + j);
+                }
+                placement.countRouted(b, chosen, layers[b]);
+            }
+            layers[b].close();
+            layers[b] = null;
+        }
+    }
+
+    private long device(long bytes) {
+        long p = cu.malloc(bytes);
+        buffers.add(p);
+        return p;
+    }
+
+    private MemorySegment host(long bytes) {
+        MemorySegment m = cu.mallocHost(bytes);
+        pinned.add(m);
+        return m;
+    }
+
+    private void freeBuffers() {
+        for (long p : buffers) {
+            cu.free(p);
+        }
+        buffers.clear();
+        for (MemorySegment m : pinned) {
+            cu.freeHost(m);
+        }
+        pinned.clear();
+    }
+
+    /** Frees the device memory (the caller has synchronised the stream). */
+    @Override
+    public void close() {
+        finish(false);
+        freeBuffers();
+        cu.destroyEvent(routed);
+        Arrays.fill(table, 0);
+    }
+}

@@ -1,0 +1,58 @@
+package dev.lazarus.kt.model;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.util.HashMap;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+
+/** What the configuration reads for glm4moe and gpt-oss, as llama.cpp reads it. */
+class ModelConfigTest {
+
+    private static Map<String, Object> metadata(String arch, Object... keyValues) {
+        Map<String, Object> md = new HashMap<>();
+        md.put("general.architecture", arch);
+        md.put(arch + ".embedding_length", 64);
+        md.put(arch + ".attention.head_count", 4);
+        md.put(arch + ".block_count", 4);
+        md.put(arch + ".expert_count", 8);
+        md.put(arch + ".expert_used_count", 2);
+        for (int i = 0; i < keyValues.length; i += 2) {
+            md.put(arch + "." + keyValues[i], keyValues[i + 1]);
+        }
+        return md;
+    }
+
+    @Test
+    void gptOssSlidesItsEvenBlocksAndSoftmaxesTheChosenLogits() {
+        ModelConfig c = ModelConfig.fromMetadata(metadata("gpt-oss", "attention.sliding_window", 128,
+                "expert_gating_func", 1));
+        assertThat(c.slidingWindow()).isEqualTo(128);
+        assertThat(c.isSlidingWindowBlock(0)).isTrue();
+        assertThat(c.isSlidingWindowBlock(1)).isFalse();
+        assertThat(c.isSlidingWindowBlock(2)).isTrue();
+        // llama.cpp's graph fixes gpt-oss's gating whatever the key says
+        assertThat(c.moe().gating()).isEqualTo(MoeConfig.Gating.SOFTMAX_WEIGHT);
+        assertThat(c.moe().normalizeWeights()).isFalse();
+        assertThat(c.rope().style()).isEqualTo(RopeStyle.NEOX);
+    }
+
+    @Test
+    void glm4moeLeavesOutItsNextnBlocksAndDefaultsToSigmoid() {
+        ModelConfig c = ModelConfig.fromMetadata(metadata("glm4moe", "nextn_predict_layers", 1,
+                "attention.sliding_window", 128, "rope.dimension_count", 8, "expert_weights_norm", true));
+        assertThat(c.blockCount()).isEqualTo(3);
+        assertThat(c.moe().gating()).isEqualTo(MoeConfig.Gating.SIGMOID);
+        assertThat(c.moe().normalizeWeights()).isTrue();
+        // no sliding window pattern in glm4moe: the key, if present, is not llama.cpp's business here either
+        assertThat(c.isSlidingWindowBlock(0)).isFalse();
+        assertThat(c.rope().dimensions()).isEqualTo(8);
+    }
+
+    @Test
+    void anExplicitGatingFunctionWinsOverTheDefault() {
+        ModelConfig c = ModelConfig.fromMetadata(metadata("glm4moe", "expert_gating_func", 1));
+        assertThat(c.moe().gating()).isEqualTo(MoeConfig.Gating.SOFTMAX);
+        assertThat(ModelConfig.fromMetadata(metadata("deepseek2")).moe().gating()).isEqualTo(MoeConfig.Gating.SOFTMAX);
+    }
+}
