@@ -10,6 +10,11 @@
 #   LAZARUS_CHROOT=$I/root LAZARUS_PROJECT_ROOT=$PWD CI=true $I/jdk/bin/java --add-modules=jdk.incubator.vector \
 #     --enable-native-access=ALL-UNNAMED -cp "$I/classes:$I/test-classes:$I/lib/*" \
 #     org.junit.platform.console.ConsoleLauncher execute --select-class dev.lazarus.kt.correctness.GreedyParityTest ...
+# Built after `./mvnw -pl backend-kt-native -am -Pbench install -DskipTests`, test-classes also hold the engine
+# benchmark (src/bench/java), and the root has llama-bench:
+#   LAZARUS_CHROOT=$I/root LAZARUS_PROJECT_ROOT=$PWD $I/jdk/bin/java --add-modules=jdk.incubator.vector \
+#     --enable-native-access=ALL-UNNAMED -Xmx8g -cp "$I/classes:$I/test-classes:$I/lib/*" \
+#     dev.lazarus.kt.bench.EngineBenchMain --models q8_0,q4_k_m --threads 16 --fork --experts default-java,default-native
 set -euo pipefail
 [ -f pom.xml ] && [ -d backend-kt-native ] || { echo "run from the repository root" >&2; exit 2; }
 JDK=${JDK:-/usr/lib/jvm/temurin-25-jdk-amd64}

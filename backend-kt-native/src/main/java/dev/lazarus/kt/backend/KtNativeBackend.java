@@ -19,6 +19,7 @@ import dev.lazarus.kt.runtime.SequenceHandle;
 import dev.lazarus.kt.sampling.Sampler;
 import dev.lazarus.kt.sampling.SamplingParams;
 import dev.lazarus.kt.sampling.TokenSampler;
+import dev.lazarus.kt.tensor.NativeKernels;
 import java.lang.System.Logger.Level;
 import java.time.Duration;
 import java.util.LinkedHashMap;
@@ -84,6 +85,11 @@ public final class KtNativeBackend implements InferenceBackend, ExpertPlacementV
                     return;
                 }
                 LoadedModel model = loader.load(p -> progress = p);
+                // which kernels this engine multiplies with (-Dlazarus.kt.kernels; /v1/models meta "kernels")
+                String kernels = String.valueOf(model.facts().get("kernels"));
+                String why = kernels.startsWith("java-") ? NativeKernels.unavailableReason() : "";
+                LOG.log(Level.INFO, "kt-native backend " + id + " loaded " + settings.modelName() + ": kernels " + kernels
+                        + (why.isEmpty() ? "" : " (native kernels unavailable: " + why + ")"));
                 if (!loaded.complete(model) || closed) {
                     model.close();
                 }

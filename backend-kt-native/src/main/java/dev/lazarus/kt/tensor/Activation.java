@@ -1,5 +1,6 @@
 package dev.lazarus.kt.tensor;
 
+import java.lang.foreign.MemorySegment;
 import java.util.Arrays;
 
 /**
@@ -44,6 +45,13 @@ public final class Activation {
      * {@code 128h + 32p + t}.
      */
     final short[] int16Q6K;
+    /**
+     * Q8_0/Q8_K for {@link NativeKernels}: the quants as int8, the scales and the 16-value sums in native memory,
+     * allocated where native kernels are {@link NativeKernels#selected} (else on first use) and rewritten by every
+     * {@link #set}; its address in a one-element array, as the native kernels take activations.
+     */
+    private volatile MemorySegment nativeForm;
+    private long[] nativeAddress;
 
     private Activation(VecDotType type, int capacity) {
         if (capacity % type.blockSize() != 0) {
@@ -59,6 +67,34 @@ public final class Activation {
         this.int16 = new short[type == VecDotType.Q8_K ? capacity : 0];
         this.int16InPlace = new short[type == VecDotType.Q8_K ? capacity : 0];
         this.int16Q6K = new short[type == VecDotType.Q8_K ? capacity : 0];
+        if (quantized() && NativeKernels.selected()) {
+            allocateNative();
+        }
+    }
+
+    private boolean quantized() {
+        return type == VecDotType.Q8_0 || type == VecDotType.Q8_K;
+    }
+
+    private void allocateNative() {
+        MemorySegment s = NativeKernels.allocateActivation(type, capacity);
+        nativeAddress = new long[] {s.address()};
+        nativeForm = s;
+    }
+
+    /** The address of this activation's native form ({@link #nativeForm}), written now if it had none. */
+    long[] nativeAddresses() {
+        if (nativeForm == null) {
+            synchronized (this) {
+                if (nativeForm == null) {
+                    MemorySegment s = NativeKernels.allocateActivation(type, capacity);
+                    NativeKernels.writeActivation(s, capacity, type, values, scales, bsums, length);
+                    nativeAddress = new long[] {s.address()};
+                    nativeForm = s;
+                }
+            }
+        }
+        return nativeAddress;
     }
 
     public static Activation allocate(VecDotType type, int capacity) {
@@ -114,6 +150,10 @@ public final class Activation {
                     quantizeQ8_K(x, b);
                 }
             }
+        }
+        MemorySegment s = nativeForm;
+        if (s != null) {
+            NativeKernels.writeActivation(s, capacity, type, values, scales, bsums, n);
         }
         return this;
     }
@@ -214,6 +254,9 @@ public final class Activation {
                 a.bsums[i / 16] += quants[i];
             }
             a.int16Lanes(b);
+        }
+        if (a.nativeForm != null) {
+            NativeKernels.writeActivation(a.nativeForm, a.capacity, a.type, a.values, a.scales, a.bsums, a.length);
         }
         return a;
     }

@@ -178,6 +178,12 @@ final class KernelMatrix implements WeightMatrix {
             rows(xs[0], outs[0], rowStart, rowEnd);
             return;
         }
+        if (kernel instanceof NativeRowKernel single) {
+            // tiles and the choice of order per vector in the native library, one call per order
+            NativeRowKernel.matmul(data, rowBytes, cols, single, (NativeRowKernel) groupKernel,
+                    (NativeRowKernel) tiledKernel, xs, count, outs, rowStart, rowEnd);
+            return;
+        }
         RowKernel batchKernel = tiledKernel != null && count >= TiledKQuantKernel.MIN_BATCH ? tiledKernel : kernel;
         // llama-server's repacked GEMM takes the vectors of a batch four at a time and rounds them its own way
         int grouped = groupKernel == null || batchKernel == tiledKernel ? 0 : count - count % RowKernel.GROUP;

@@ -41,8 +41,12 @@ public final class WeightMatrices {
     private WeightMatrices() {
     }
 
-    /** A matrix over {@code data} in {@code type}'s layout, using the vector kernels. */
+    /** A matrix over {@code data} in {@code type}'s layout, using the native kernels where they cover it, else the vector kernels. */
     public static WeightMatrix of(GgmlType type, MemorySegment data, int rows, int cols) {
+        KernelMatrix nativeMatrix = nativeMatrix(type, data, rows, cols, true);
+        if (nativeMatrix != null) {
+            return nativeMatrix;
+        }
         if (type == GgmlType.Q4_K && rows % 8 == 0) {
             // llama-server repacks these and rounds per row in its own orders (see GgmlKQuantKernels)
             return new KernelMatrix(type, data, rows, cols, q4kInPlace(),
@@ -86,6 +90,10 @@ public final class WeightMatrices {
      * single-vector path for every token of a batch (no four-row GEMM for repacked types).
      */
     public static WeightMatrix expert(GgmlType type, MemorySegment data, int rows, int cols) {
+        KernelMatrix nativeMatrix = nativeMatrix(type, data, rows, cols, false);
+        if (nativeMatrix != null) {
+            return nativeMatrix;
+        }
         if (type == GgmlType.Q4_K && rows % 8 == 0) {
             return new KernelMatrix(type, data, rows, cols, q4kInPlace());
         }
@@ -93,6 +101,24 @@ public final class WeightMatrices {
             return new KernelMatrix(type, data, rows, cols, Q2K_GEMV);
         }
         return of(type, data, rows, cols);
+    }
+
+    /**
+     * The one place that picks native kernels ({@link NativeKernels}, {@code -Dlazarus.kt.kernels}): a matrix on ggml's
+     * own blocks with the native kernels of the same orders where they are selected and cover {@code type}, else null.
+     * {@code withGemm}: a dense matrix, whose batches take llama-server's repacked GEMM order in fours (Q4_K).
+     */
+    private static KernelMatrix nativeMatrix(GgmlType type, MemorySegment data, int rows, int cols, boolean withGemm) {
+        if (!NativeKernels.selected()) {
+            return null;
+        }
+        NativeRowKernel[] k = NativeKernels.covering(type, rows, cols, withGemm);
+        return k == null ? null : new KernelMatrix(type, data, rows, cols, k[0], k[1], k[2]);
+    }
+
+    /** Whether {@link #nativeMatrix} covers such a matrix: then nothing is repacked (the native kernels read ggml's blocks). */
+    private static boolean nativeCovers(GgmlType type, int rows, int cols) {
+        return NativeKernels.selected() && NativeKernels.covering(type, rows, cols, false) != null;
     }
 
     /** The GEMV order on ggml's blocks, decode in int16 products unless {@link #INT16_PROPERTY} is false. */
@@ -113,6 +139,7 @@ public final class WeightMatrices {
      */
     public static WeightMatrix copiedExpert(GgmlType type, MemorySegment data, int rows, int cols, boolean repack,
                                             SegmentAllocator alloc) {
+        repack &= !nativeCovers(type, rows, cols);
         if (repack && packsQ4K(type, rows, cols)) {
             return packedQ4K(data, rows, cols, alloc, false, int16(), packedGroup());
         }
@@ -130,6 +157,7 @@ public final class WeightMatrices {
      * than ggml's 144; the packed Q6_K one 276, 31 % more than 210), so that its budget counts memory, not file bytes.
      */
     public static long copiedExpertBytes(GgmlType type, long storedBytes, int rows, int cols, boolean repack) {
+        repack &= !nativeCovers(type, rows, cols);
         if (repack && packsQ4K(type, rows, cols)) {
             return Q4KPacked.bytes(rows, cols);
         }
@@ -142,7 +170,7 @@ public final class WeightMatrices {
      * (decode and llama-server's four-row GEMM orders, bit for bit); any other matrix stays a view of {@code data}.
      */
     public static WeightMatrix repacked(GgmlType type, MemorySegment data, int rows, int cols, SegmentAllocator alloc) {
-        return packsQ4K(type, rows, cols) ? packedQ4K(data, rows, cols, alloc, true, false, packedGroup())
+        return packsQ4K(type, rows, cols) && !nativeCovers(type, rows, cols) ? packedQ4K(data, rows, cols, alloc, true, false, packedGroup())
                 : of(type, data, rows, cols);
     }
 
@@ -199,7 +227,7 @@ public final class WeightMatrices {
     /** A 2-D tensor ({@link #of(GgufFile, GgufTensorInfo)}) through {@link #repacked}. */
     public static WeightMatrix repacked(GgufFile file, GgufTensorInfo t, SegmentAllocator alloc) {
         WeightMatrix m = of(file, t);
-        return packsQ4K(t.type(), m.rows(), m.cols()) ? repacked(t.type(), file.data(t), m.rows(), m.cols(), alloc) : m;
+        return packsQ4K(t.type(), m.rows(), m.cols()) && !nativeCovers(t.type(), m.rows(), m.cols()) ? repacked(t.type(), file.data(t), m.rows(), m.cols(), alloc) : m;
     }
 
     /**

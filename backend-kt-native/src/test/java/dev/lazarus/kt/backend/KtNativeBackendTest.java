@@ -61,7 +61,7 @@ class KtNativeBackendTest {
         assertThat(model.metadata()).as("the embedded default is trained").doesNotContainKey("random_weights");
         assertThat(model.metadata()).as("where and how it runs, for the gateway's start-up line")
                 .containsEntry("device", "cpu").containsEntry("kernels", dev.lazarus.kt.tensor.Kernels.describe());
-        assertThat((String) model.metadata().get("kernels")).matches("java-vector-(128|256|512)");
+        assertThat((String) model.metadata().get("kernels")).matches("java-vector-(128|256|512)|native-(avx2|avx512-vnni)");
         assertThat(model.contextLength()).as("the context this backend serves").isEqualTo(256);
         long fileBytes = java.nio.file.Files.size(java.nio.file.Path.of(
                 Thread.currentThread().getContextClassLoader().getResource(EmbeddedModel.RESOURCE).toURI()));

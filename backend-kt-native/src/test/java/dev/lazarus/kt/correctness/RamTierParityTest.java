@@ -7,6 +7,8 @@ import dev.lazarus.kt.placement.ExpertPlacement;
 import dev.lazarus.kt.placement.PlacementConfig;
 import dev.lazarus.kt.placement.Tier;
 import dev.lazarus.kt.placement.TierBudget;
+import dev.lazarus.kt.tensor.Kernels;
+import dev.lazarus.kt.tensor.NativeKernels;
 import java.nio.file.Path;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -14,7 +16,8 @@ import org.junit.jupiter.params.provider.EnumSource;
 
 /**
  * With every routed expert in the RAM tier, its Q4_K matrices packed ({@code Q4KPacked}: another byte layout, its
- * own kernels), the engine still computes llama-server's numbers on llama-quantize's Q4_K_M models: every prompt
+ * own kernels) when the Java kernels run ({@code -Dlazarus.kt.kernels=java}), or plain copies that the native
+ * kernels read (the default where they load), the engine still computes llama-server's numbers on llama-quantize's Q4_K_M models: every prompt
  * token's final hidden state bit for bit (the prefill path: the packed GEMV four activations at a time) and the
  * greedy 64-token continuations with their logprobs (decode: the packed GEMV on rows in pairs), as
  * {@link HiddenStateParityTest} and {@link GreedyParityTest} ask of the experts read in place.
@@ -22,20 +25,49 @@ import org.junit.jupiter.params.provider.EnumSource;
 @Tag("llama-server")
 class RamTierParityTest extends EngineParityFixture {
 
-    @ParameterizedTest(name = "{0} Q4_K_M, every expert packed in RAM")
+    @ParameterizedTest(name = "{0} Q4_K_M, every expert packed in RAM, Java kernels")
     @EnumSource(names = {"QWEN3MOE", "DEEPSEEK2", "GLM4MOE", "GPT_OSS"})
     void everyExpertPackedInTheRamTierComputesLlamaServersNumbers(ParityModels arch) {
+        String previous = System.setProperty(NativeKernels.PROPERTY, "java");
+        try {
+            everyExpertInRam(arch, true);
+        } finally {
+            restore(previous);
+        }
+    }
+
+    /** The same with the host's default kernels: native where they load (ggml's blocks copied as they are). */
+    @ParameterizedTest(name = "{0} Q4_K_M, every expert in RAM, default kernels")
+    @EnumSource(names = {"QWEN3MOE", "DEEPSEEK2", "GLM4MOE", "GPT_OSS"})
+    void everyExpertInTheRamTierComputesLlamaServersNumbersWithTheDefaultKernels(ParityModels arch) {
+        everyExpertInRam(arch, !NativeKernels.selected());
+    }
+
+    private void everyExpertInRam(ParityModels arch, boolean packed) {
         Path model = arch.write(Format.Q4_K_M, dir);
         PlacementConfig allInRam = PlacementConfig.cpuOnly().withRam(new TierBudget.Ratio(1));
         try (EngineRunner engine = new EngineRunner(model, parallel, allInRam)) {
             ExpertPlacement placement = engine.placement();
             assertThat(placement.current().count(Tier.RAM)).as("experts in the RAM tier").isEqualTo(placement.catalog().size());
             // the packed layout takes 152 bytes per Q4_K super-block where ggml's takes 144: more bytes held means packed
-            assertThat(placement.heldBytes(Tier.RAM)).as("bytes the RAM tier holds: Q4_K experts packed")
-                    .isGreaterThan(placement.catalog().totalBytes());
-            String what = arch.arch() + " Q4_K_M, experts packed in RAM";
+            if (packed) {
+                assertThat(placement.heldBytes(Tier.RAM)).as("bytes the RAM tier holds: Q4_K experts packed")
+                        .isGreaterThan(placement.catalog().totalBytes());
+            } else {
+                assertThat(placement.heldBytes(Tier.RAM)).as("bytes the RAM tier holds: ggml's blocks for the native kernels")
+                        .isEqualTo(placement.catalog().totalBytes());
+            }
+            String what = arch.arch() + " Q4_K_M, experts in RAM, " + Kernels.describe();
             HiddenStateParityTest.assertHiddenStatesMatch(engine, model, what);
             GreedyParityTest.assertGreedyContinuationsMatch(engine, model, what);
+        }
+    }
+
+    private static void restore(String previous) {
+        if (previous == null) {
+            System.clearProperty(NativeKernels.PROPERTY);
+        } else {
+            System.setProperty(NativeKernels.PROPERTY, previous);
         }
     }
 }

@@ -1,0 +1,24 @@
+#!/bin/sh
+# Builds kt-native's native kernels (liblazarus-kt.so) into $1 with the system C compiler, one translation unit per
+# instruction set; the Java side picks one by the CPU's flags. Without a C compiler, or off Linux x86-64, it says so
+# and builds nothing: the engine then runs its Java kernels.
+set -e
+out="$1"
+src="$(cd "$(dirname "$0")" && pwd)"
+cc="${CC:-cc}"
+if [ "$(uname -s)" != Linux ] || [ "$(uname -m)" != x86_64 ]; then
+    echo "[kt-native] native kernels: not built ($(uname -s) $(uname -m) is not Linux x86-64); the Java kernels run"
+    exit 0
+fi
+if ! command -v "$cc" >/dev/null 2>&1; then
+    echo "[kt-native] native kernels: not built (no C compiler '$cc' on PATH); the Java kernels run"
+    exit 0
+fi
+tmp="$(mktemp -d)"
+trap 'rm -rf "$tmp"' EXIT
+flags="-O2 -fPIC -ffp-contract=off -fno-fast-math -std=c11 -Wall -Werror"
+"$cc" $flags -mavx2 -mfma -mf16c -c "$src/lz_avx2.c" -o "$tmp/avx2.o"
+"$cc" $flags -mavx2 -mfma -mf16c -mavx512f -mavx512bw -mavx512vl -mavx512vnni -c "$src/lz_avx512.c" -o "$tmp/avx512.o"
+mkdir -p "$out"
+"$cc" -shared -o "$out/liblazarus-kt.so" "$tmp/avx2.o" "$tmp/avx512.o"
+echo "[kt-native] native kernels: built $out/liblazarus-kt.so with $("$cc" --version | head -1)"

@@ -1,0 +1,215 @@
+package dev.lazarus.kt.tensor;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.lazarus.kt.gguf.GgmlCodec;
+import dev.lazarus.kt.gguf.GgmlType;
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
+import java.nio.ByteOrder;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Random;
+import java.util.function.Supplier;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.EnumSource;
+
+/**
+ * The native kernels ({@link NativeKernels}) against the Java kernels of the same orders, bit for bit, on every
+ * instruction set of the library this host runs (an AVX-512 VNNI host runs both units), on fresh random data every
+ * run (the seed is in the failure message): encoded weights and raw random blocks, odd row counts, batches of 1 to
+ * 19 vectors through the matrices that {@link WeightMatrices} makes with {@code -Dlazarus.kt.kernels=native} and
+ * {@code =java}. Where the library was not built (no C compiler) the engine must run the Java kernels, and CI (which
+ * has a compiler) must have built it.
+ */
+class NativeKernelsTest {
+
+    private static final ValueLayout.OfShort I16 = ValueLayout.JAVA_SHORT_UNALIGNED.withOrder(ByteOrder.LITTLE_ENDIAN);
+
+    /** The native kernel and the Java kernel of the same order, per kernel. */
+    private static RowKernel javaTwin(NativeKernels.Kernel kernel) {
+        return switch (kernel) {
+            case Q8_0 -> Q8_0Kernel.INSTANCE;
+            case Q4K_GEMV -> Q4KInt16InPlaceKernel.INSTANCE;
+            case Q4K_GEMM -> Q4KInt16InPlaceKernel.GEMM;
+            case Q4K_TILED -> TiledKQuantKernel.of(GgmlType.Q4_K);
+            case Q6K -> Q6KInt16Kernel.INSTANCE;
+            case Q6K_TILED -> Q6KInt16Kernel.TILED;
+        };
+    }
+
+    private static GgmlType weightType(NativeKernels.Kernel kernel) {
+        return switch (kernel) {
+            case Q8_0 -> GgmlType.Q8_0;
+            case Q4K_GEMV, Q4K_GEMM, Q4K_TILED -> GgmlType.Q4_K;
+            case Q6K, Q6K_TILED -> GgmlType.Q6_K;
+        };
+    }
+
+    @Test
+    void theLibraryLoadsWhereItWasBuiltAndTheJavaKernelsRunWhereNot() {
+        if (NativeKernels.best().isEmpty()) {
+            assertThat(System.getenv("CI")).as("CI builds the native kernels: " + NativeKernels.unavailableReason())
+                    .isNotEqualTo("true");
+            assertThat(NativeKernels.selected()).isFalse();
+            assertThat(Kernels.describe()).startsWith("java-vector-");
+            return;
+        }
+        assertThat(NativeKernels.selected()).isTrue();
+        assertThat(Kernels.describe()).isEqualTo("native-" + NativeKernels.best().orElseThrow().label);
+        assertThat(WeightMatrices.of(GgmlType.Q8_0, MemorySegment.ofArray(new byte[34 * 8]), 8, 32))
+                .extracting("kernel").isInstanceOf(NativeRowKernel.class);
+        try (var ignored = withKernels("java")) {
+            assertThat(Kernels.describe()).startsWith("java-vector-");
+            assertThat(WeightMatrices.of(GgmlType.Q8_0, MemorySegment.ofArray(new byte[34 * 8]), 8, 32))
+                    .extracting("kernel").isSameAs(Q8_0Kernel.INSTANCE);
+        }
+    }
+
+    @ParameterizedTest
+    @EnumSource(NativeKernels.Kernel.class)
+    void eachKernelEqualsItsJavaTwinBitForBit(NativeKernels.Kernel kernel) {
+        for (NativeKernels.Isa isa : hostIsas()) {
+            for (boolean raw : new boolean[] {false, true}) {
+                long seed = System.nanoTime();
+                Random rnd = new Random(seed);
+                GgmlType type = weightType(kernel);
+                int rows = 1 + 2 * rnd.nextInt(6), cols = 256 * (1 + rnd.nextInt(3));
+                MemorySegment w = raw ? randomBlocks(type, rows, cols, rnd) : encoded(type, rows, cols, rnd);
+                long rowBytes = type.bytesFor(cols);
+                NativeRowKernel n = NativeKernels.kernel(kernel, isa);
+                RowKernel j = javaTwin(kernel);
+                String where = "%s on %s, %s, seed=%dL, %d x %d".formatted(kernel, isa, raw ? "random blocks" : "encoded", seed, rows, cols);
+                Activation[] xs = activations(type, cols, 4, rnd);
+                float[] expected = new float[rows], actual = new float[rows];
+                j.dotRows(w, rowBytes, xs[0], cols, expected, 0, rows);
+                n.dotRows(w, rowBytes, xs[0], cols, actual, 0, rows);
+                assertThat(actual).as(where + ": dotRows").containsExactly(expected);
+                // 6 activations: a group of four through the library's four-at-a-time pass, two one by one
+                Activation[] six = activations(type, cols, 6, rnd);
+                float[][] batched = new float[6][rows];
+                NativeRowKernel.matmul(w, rowBytes, cols, n, null, null, six, 6, batched, 0, rows);
+                for (int b = 0; b < 6; b++) {
+                    float[] one = new float[rows];
+                    j.dotRows(w, rowBytes, six[b], cols, one, 0, rows);
+                    assertThat(batched[b]).as(where + ": batch of 6, vector " + b).containsExactly(one);
+                }
+                for (int r = 0; r < rows; r++) {
+                    float[][] jo = new float[4][rows], no = new float[4][rows];
+                    j.dotVectors4(w, r * rowBytes, xs, 0, cols, jo, r);
+                    for (int b = 0; b < 4; b++) {
+                        assertThat(n.dot(w, r * rowBytes, xs[b], cols)).as(where + ": row %d vector %d", r, b).isEqualTo(jo[b][r]);
+                    }
+                }
+            }
+        }
+    }
+
+    @ParameterizedTest
+    @EnumSource(value = GgmlType.class, names = {"Q8_0", "Q4_K", "Q6_K"})
+    void nativeMatricesEqualJavaMatricesForEveryBatchSize(GgmlType type) {
+        if (NativeKernels.best().isEmpty()) {
+            assertThat(System.getenv("CI")).as(NativeKernels.unavailableReason()).isNotEqualTo("true");
+            return;
+        }
+        long seed = System.nanoTime();
+        Random rnd = new Random(seed);
+        int rows = 8 * (1 + rnd.nextInt(4)) + (type == GgmlType.Q4_K ? 0 : 3), cols = 256 * (1 + rnd.nextInt(3));
+        MemorySegment w = encoded(type, rows, cols, rnd);
+        // dense (GEMM groups where llama-server has them), routed experts, and RAM-tier copies
+        List<Supplier<WeightMatrix>> makers = List.of(() -> WeightMatrices.of(type, w, rows, cols),
+                () -> WeightMatrices.expert(type, w, rows, cols),
+                () -> WeightMatrices.copiedExpert(type, w, rows, cols, true, Arena.ofAuto()));
+        for (int m = 0; m < makers.size(); m++) {
+            WeightMatrix nat;
+            WeightMatrix java;
+            try (var ignored = withKernels("native")) {
+                nat = makers.get(m).get();
+            }
+            try (var ignored = withKernels("java")) {
+                java = makers.get(m).get();
+            }
+            for (int count : new int[] {1, 3, 4, 5, 7, 8, 9, 13, 19}) {
+                float[][] xs = new float[count][];
+                for (int b = 0; b < count; b++) {
+                    xs[b] = KernelEquivalenceTest.gaussian(rnd, cols);
+                }
+                float[][] expected = new float[count][rows], actual = new float[count][rows];
+                java.matmul(xs, expected, 0, rows);
+                int split = rows / 2 + 1;
+                nat.matmul(xs, actual, 0, split);
+                nat.matmul(xs, actual, split, rows);
+                for (int b = 0; b < count; b++) {
+                    assertThat(actual[b]).as("%s maker %d, seed=%dL, %d x %d, batch %d, vector %d", type, m, seed, rows, cols, count, b)
+                            .containsExactly(expected[b]);
+                }
+            }
+        }
+    }
+
+    private static List<NativeKernels.Isa> hostIsas() {
+        List<NativeKernels.Isa> isas = new ArrayList<>();
+        if (NativeKernels.best().isEmpty()) {
+            assertThat(System.getenv("CI")).as(NativeKernels.unavailableReason()).isNotEqualTo("true");
+            return isas;
+        }
+        for (NativeKernels.Isa isa : NativeKernels.Isa.values()) {
+            if (isa.runsHere()) {
+                isas.add(isa);
+            }
+        }
+        return isas;
+    }
+
+    private static Activation[] activations(GgmlType type, int cols, int count, Random rnd) {
+        Activation[] xs = new Activation[count];
+        for (int b = 0; b < count; b++) {
+            xs[b] = Activation.allocate(VecDotType.of(type), cols).set(KernelEquivalenceTest.gaussian(rnd, cols));
+        }
+        return xs;
+    }
+
+    private static MemorySegment encoded(GgmlType type, int rows, int cols, Random rnd) {
+        return MemorySegment.ofArray(GgmlCodec.encode(type, KernelEquivalenceTest.gaussian(rnd, rows * cols)));
+    }
+
+    /** Raw random bytes reach bit patterns an encoder never writes (scale -128, all-ones quants, ...). */
+    private static MemorySegment randomBlocks(GgmlType type, int rows, int cols, Random rnd) {
+        byte[] bytes = new byte[(int) type.bytesFor((long) rows * cols)];
+        rnd.nextBytes(bytes);
+        MemorySegment data = MemorySegment.ofArray(bytes);
+        for (long blk = 0; blk < bytes.length; blk += type.typeSize()) {
+            short scale = Float.floatToFloat16((float) (rnd.nextGaussian() * 0.01));
+            switch (type) {
+                case Q8_0 -> data.set(I16, blk, scale);
+                case Q4_K -> {
+                    data.set(I16, blk, scale);
+                    data.set(I16, blk + 2, Float.floatToFloat16((float) (rnd.nextGaussian() * 0.01)));
+                }
+                default -> data.set(I16, blk + 208, scale);
+            }
+        }
+        return data;
+    }
+
+    /** {@code -Dlazarus.kt.kernels=setting} until closed. */
+    static AutoCloseable0 withKernels(String setting) {
+        String previous = System.getProperty(NativeKernels.PROPERTY);
+        System.setProperty(NativeKernels.PROPERTY, setting);
+        return () -> {
+            if (previous == null) {
+                System.clearProperty(NativeKernels.PROPERTY);
+            } else {
+                System.setProperty(NativeKernels.PROPERTY, previous);
+            }
+        };
+    }
+
+    @FunctionalInterface
+    interface AutoCloseable0 extends AutoCloseable {
+        @Override
+        void close();
+    }
+}
