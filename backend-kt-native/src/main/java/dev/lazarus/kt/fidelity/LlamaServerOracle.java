@@ -11,6 +11,7 @@ import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -18,6 +19,7 @@ import java.util.List;
 import java.util.Optional;
 import java.util.Set;
 import java.util.TreeSet;
+import java.util.function.Function;
 
 /**
  * A running llama-server as the {@link Oracle}, over its native {@code /completion} endpoint: the prompt goes as
@@ -68,7 +70,43 @@ public final class LlamaServerOracle implements Oracle {
         HttpRequest request = HttpRequest.newBuilder(base.resolve("completion")).timeout(timeout)
                 .header("Content-Type", "application/json")
                 .POST(HttpRequest.BodyPublishers.ofString(requestBody(prompt, tokens, topLogprobs))).build();
-        return parse(send(request));
+        return parse(send(request), this::pieces);
+    }
+
+    /** The bytes of each token as llama-server detokenizes it ({@code /tokenize} of token ids, with pieces). */
+    List<byte[]> pieces(int[] tokens) {
+        ObjectNode body = JSON.createObjectNode();
+        ArrayNode ids = body.putArray("content");
+        Arrays.stream(tokens).forEach(ids::add);
+        body.put("add_special", false).put("with_pieces", true);
+        HttpRequest request = HttpRequest.newBuilder(base.resolve("tokenize")).timeout(Duration.ofSeconds(30))
+                .header("Content-Type", "application/json")
+                .POST(HttpRequest.BodyPublishers.ofString(JSON.writeValueAsString(body))).build();
+        return parsePieces(tokens, send(request));
+    }
+
+    /** A piece is a string where it is valid UTF-8 and an array of its bytes where not. */
+    static List<byte[]> parsePieces(int[] tokens, String body) {
+        JsonNode answer = JSON.readTree(body).path("tokens");
+        List<byte[]> pieces = new ArrayList<>(tokens.length);
+        for (JsonNode t : answer) {
+            JsonNode piece = t.path("piece");
+            if (piece.isString()) {
+                pieces.add(piece.asString().getBytes(StandardCharsets.UTF_8));
+            } else {
+                byte[] bytes = new byte[piece.size()];
+                for (int i = 0; i < bytes.length; i++) {
+                    bytes[i] = (byte) piece.get(i).asInt();
+                }
+                pieces.add(bytes);
+            }
+        }
+        int[] ids = answer.valueStream().mapToInt(t -> t.path("id").asInt()).toArray();
+        if (!Arrays.equals(ids, tokens)) {
+            throw new OracleException("llama-server's /tokenize of " + Arrays.toString(tokens) + " answered "
+                    + abbreviate(body));
+        }
+        return pieces;
     }
 
     static String requestBody(int[] prompt, int tokens, int topLogprobs) {
@@ -87,8 +125,11 @@ public final class LlamaServerOracle implements Oracle {
         return JSON.writeValueAsString(request);
     }
 
-    /** The continuation in a {@code /completion} response. */
-    static OracleContinuation parse(String body) {
+    /**
+     * The continuation in a {@code /completion} response; {@code pieces} gives the tokens' bytes, asked only when
+     * llama-server held some tokens' text back (see {@link #alignTopLogprobs}).
+     */
+    static OracleContinuation parse(String body, Function<int[], List<byte[]>> pieces) {
         JsonNode response;
         try {
             response = JSON.readTree(body);
@@ -100,7 +141,10 @@ public final class LlamaServerOracle implements Oracle {
                     + "return_tokens support?): " + abbreviate(body));
         }
         int[] tokens = response.path("tokens").valueStream().mapToInt(JsonNode::asInt).toArray();
-        List<List<TokenLogprob>> top = alignTopLogprobs(tokens, response.path("completion_probabilities"));
+        JsonNode probabilities = response.path("completion_probabilities");
+        List<List<TokenLogprob>> top = probabilities.size() == tokens.length
+                ? alignTopLogprobs(tokens, null, probabilities)
+                : alignTopLogprobs(tokens, pieces.apply(tokens), probabilities);
         // ignore_eos is a logit bias of -inf (serialised as null) on every end-of-generation token.
         Set<Integer> banned = new TreeSet<>();
         for (JsonNode bias : response.path("generation_settings").path("logit_bias")) {
@@ -112,22 +156,34 @@ public final class LlamaServerOracle implements Oracle {
     }
 
     /**
-     * The top candidates of each generated token, null where llama-server reported none. It keeps probabilities
-     * only for tokens that complete a UTF-8 character (a token holding the first bytes of one is left out of
-     * {@code completion_probabilities}), so the entries are matched to the tokens by their chosen id, in order.
+     * The top candidates of each generated token, null where llama-server reported none. It sends an entry of
+     * {@code completion_probabilities} only for a token after which its text is not held back ({@link HeldBackText}),
+     * with that token's id and probabilities; a held-back token has none. Which tokens those are follows from the
+     * tokens' bytes ({@code pieces}), not from the ids: matching entries to tokens by id puts a step's probabilities
+     * on an earlier step wherever a held-back token has the same id as the one that releases the text (a byte token
+     * {@code <0xE5>}, then "i" "i": the second "i" sends the entry, the first matches it by id). {@code pieces} may
+     * be null when every token has an entry.
      */
-    static List<List<TokenLogprob>> alignTopLogprobs(int[] tokens, JsonNode probabilities) {
+    static List<List<TokenLogprob>> alignTopLogprobs(int[] tokens, List<byte[]> pieces, JsonNode probabilities) {
         List<List<TokenLogprob>> top = new ArrayList<>(tokens.length);
+        HeldBackText text = new HeldBackText();
         int next = 0;
-        for (int token : tokens) {
-            JsonNode step = next < probabilities.size() ? probabilities.get(next) : null;
-            if (step == null || step.path("id").asInt() != token) {
-                top.add(null);
-                continue;
+        for (int step = 0; step < tokens.length; step++) {
+            if (pieces != null) {
+                text.append(pieces.get(step));
+                if (text.heldBack()) {
+                    top.add(null);
+                    continue;
+                }
+            }
+            JsonNode entry = next < probabilities.size() ? probabilities.get(next) : null;
+            if (entry == null || entry.path("id").asInt() != tokens[step]) {
+                throw new OracleException("completion_probabilities do not follow the tokens "
+                        + Arrays.toString(tokens) + " at step " + step + ": " + abbreviate(probabilities.toString()));
             }
             next++;
             List<TokenLogprob> candidates = new ArrayList<>();
-            for (JsonNode c : step.path("top_logprobs")) {
+            for (JsonNode c : entry.path("top_logprobs")) {
                 // a probability of 0 has logprob -inf, which JSON cannot carry: llama-server writes null
                 double logprob = c.path("logprob").isNumber() ? c.path("logprob").asDouble() : Double.NEGATIVE_INFINITY;
                 candidates.add(new TokenLogprob(c.path("id").asInt(), logprob));

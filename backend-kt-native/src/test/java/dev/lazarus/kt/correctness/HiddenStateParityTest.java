@@ -35,16 +35,13 @@ class HiddenStateParityTest extends EngineParityFixture {
      * The same architectures and formats as {@link GreedyParityTest} ({@code -Dparity.only} narrows both), plus one
      * model each (to keep CI short) of llama-quantize's Q5_K_M on deepseek2 (Q5_K in every matrix kind: attention,
      * MLA heads sliced in place, shared and routed experts), and of BF16 and llama-quantize's Q4_0 (repacked by
-     * llama-server), Q4_1, Q5_0 and Q5_1 on llama (the legacy types' vector kernels), and the llama2.c-like
-     * {@link ParityModels#ODD_LLAMA} in F32 and Q8_0.
+     * llama-server), Q4_1, Q5_0 and Q5_1 on llama (the legacy types' vector kernels).
      */
     static Stream<Arguments> models() {
         Stream<Arguments> more = Stream.of(Arguments.of(ParityModels.DEEPSEEK2, Format.Q5_K_M),
                 Arguments.of(ParityModels.LLAMA, Format.BF16), Arguments.of(ParityModels.LLAMA, Format.Q4_0),
                 Arguments.of(ParityModels.LLAMA, Format.Q4_1), Arguments.of(ParityModels.LLAMA, Format.Q5_0),
-                Arguments.of(ParityModels.LLAMA, Format.Q5_1),
-                // any row length: FFN width 172 (F32 tails; F16 in the Q8_0 file), SentencePiece vocabulary
-                Arguments.of(ParityModels.ODD_LLAMA, Format.F32), Arguments.of(ParityModels.ODD_LLAMA, Format.Q8_0));
+                Arguments.of(ParityModels.LLAMA, Format.Q5_1));
         return Stream.concat(GreedyParityTest.models(), more.filter(GreedyParityTest::selected));
     }
 
