@@ -47,14 +47,14 @@ final class KtEngineBench implements AutoCloseable {
      * ({@link WeightMatrices#INT16_PROPERTY} false), to measure one against the other; {@code -q6f32} the same for
      * Q6_K ({@link WeightMatrices#Q6K_INT16_PROPERTY} false). A last suffix {@code -g}N (e.g. {@code ram-g1}) packs the
      * RAM tier's rows in groups of N ({@link WeightMatrices#PACKED_GROUP_PROPERTY}; 1: row after row). A suffix
-     * {@code -java} or {@code -native} after all of them (e.g. {@code default-java,default-native} with
+     * {@code -java}, {@code -native} (every native kernel) or {@code -auto} (the default selection) after all of them (e.g. {@code default-java,default-native} with
      * {@code --fork}) sets {@link NativeKernels#PROPERTY} for the rest of this JVM: the Java against the native
      * kernels in one invocation, each against llama-bench in its own rounds.
      */
     KtEngineBench(Path model, int threads, int maxPrompt, String experts) {
         this.file = GgufFile.open(model);
         this.parallel = Parallel.ofThreads(threads);
-        java.util.regex.Matcher kernels = java.util.regex.Pattern.compile("-(java|native)$").matcher(experts);
+        java.util.regex.Matcher kernels = java.util.regex.Pattern.compile("-(java|native|auto)$").matcher(experts);
         if (kernels.find()) {
             System.setProperty(NativeKernels.PROPERTY, kernels.group(1));
             experts = experts.substring(0, kernels.start());

@@ -36,11 +36,36 @@ class RamTierParityTest extends EngineParityFixture {
         }
     }
 
-    /** The same with the host's default kernels: native where they load (ggml's blocks copied as they are). */
+    /**
+     * The same with the host's default kernels: Q4_K stays on the Java kernels (native where they load for Q8_0 and
+     * Q6_K), so the Q4_K experts are packed either way.
+     */
     @ParameterizedTest(name = "{0} Q4_K_M, every expert in RAM, default kernels")
     @EnumSource(names = {"QWEN3MOE", "DEEPSEEK2", "GLM4MOE", "GPT_OSS"})
     void everyExpertInTheRamTierComputesLlamaServersNumbersWithTheDefaultKernels(ParityModels arch) {
-        everyExpertInRam(arch, !NativeKernels.selected());
+        String previous = System.setProperty(NativeKernels.PROPERTY, "auto");
+        try {
+            everyExpertInRam(arch, true);
+        } finally {
+            restore(previous);
+        }
+    }
+
+    /** Every native kernel forced ({@code native}): ggml's blocks copied as they are, read by the native Q4_K and Q6_K. */
+    @ParameterizedTest(name = "{0} Q4_K_M, every expert in RAM, native kernels forced")
+    @EnumSource(names = {"QWEN3MOE", "DEEPSEEK2", "GLM4MOE", "GPT_OSS"})
+    void everyExpertInTheRamTierComputesLlamaServersNumbersWithEveryNativeKernel(ParityModels arch) {
+        if (NativeKernels.best().isEmpty()) {
+            assertThat(System.getenv("CI")).as("CI builds the native kernels: " + NativeKernels.unavailableReason())
+                    .isNotEqualTo("true");
+            return;
+        }
+        String previous = System.setProperty(NativeKernels.PROPERTY, "native");
+        try {
+            everyExpertInRam(arch, false);
+        } finally {
+            restore(previous);
+        }
     }
 
     private void everyExpertInRam(ParityModels arch, boolean packed) {

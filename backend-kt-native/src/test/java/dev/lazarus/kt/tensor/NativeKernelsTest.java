@@ -68,6 +68,50 @@ class NativeKernelsTest {
         }
     }
 
+    /**
+     * The selection table ({@link NativeKernels#covering}): by default native for Q8_0 and Q6_K, and Q4_K on the Java
+     * int16 kernels, the RAM tier's copies packed ({@link Q4KPacked}), because the native Q4_K measured slower;
+     * {@code native} forces the native Q4_K kernels (dense, experts and RAM-tier copies on ggml's blocks).
+     */
+    @Test
+    void byDefaultQ4KTakesTheJavaPackedKernelsAndNativeForcesTheNativeOnes() {
+        if (NativeKernels.best().isEmpty()) {
+            assertThat(System.getenv("CI")).as(NativeKernels.unavailableReason()).isNotEqualTo("true");
+            try (var ignored = withKernels("auto")) {
+                assertThat(NativeKernels.selected()).isFalse();
+            }
+            return;
+        }
+        int rows = 16, cols = 256;
+        MemorySegment q4k = MemorySegment.ofArray(new byte[144 * rows]);
+        MemorySegment q6k = MemorySegment.ofArray(new byte[210 * rows]);
+        MemorySegment q80 = MemorySegment.ofArray(new byte[34 * rows * cols / 32]);
+        try (var ignored = withKernels("auto")) {
+            assertThat(NativeKernels.covering(GgmlType.Q4_K, rows, cols, true)).isNull();
+            assertThat(WeightMatrices.of(GgmlType.Q4_K, q4k, rows, cols)).extracting("kernel")
+                    .isSameAs(Q4KInt16InPlaceKernel.INSTANCE);
+            assertThat(WeightMatrices.expert(GgmlType.Q4_K, q4k, rows, cols)).extracting("kernel")
+                    .isSameAs(Q4KInt16InPlaceKernel.INSTANCE);
+            WeightMatrix copied = WeightMatrices.copiedExpert(GgmlType.Q4_K, q4k, rows, cols, true, Arena.ofAuto());
+            assertThat(copied).extracting("kernel").isInstanceOf(Q4KInt16Kernel.class);
+            assertThat(WeightMatrices.copiedExpertBytes(GgmlType.Q4_K, 144L * rows, rows, cols, true))
+                    .isEqualTo(Q4KPacked.bytes(rows, cols));
+            assertThat(WeightMatrices.of(GgmlType.Q8_0, q80, rows, cols)).extracting("kernel")
+                    .isInstanceOf(NativeRowKernel.class);
+            assertThat(WeightMatrices.of(GgmlType.Q6_K, q6k, rows, cols)).extracting("kernel")
+                    .isInstanceOf(NativeRowKernel.class);
+        }
+        try (var ignored = withKernels("native")) {
+            assertThat(NativeKernels.covering(GgmlType.Q4_K, rows, cols, true)).isNotNull();
+            assertThat(WeightMatrices.of(GgmlType.Q4_K, q4k, rows, cols)).extracting("kernel", "groupKernel")
+                    .allMatch(k -> k instanceof NativeRowKernel);
+            assertThat(WeightMatrices.copiedExpert(GgmlType.Q4_K, q4k, rows, cols, true, Arena.ofAuto()))
+                    .extracting("kernel").isInstanceOf(NativeRowKernel.class);
+            assertThat(WeightMatrices.copiedExpertBytes(GgmlType.Q4_K, 144L * rows, rows, cols, true))
+                    .isEqualTo(144L * rows);
+        }
+    }
+
     @ParameterizedTest
     @EnumSource(NativeKernels.Kernel.class)
     void eachKernelEqualsItsJavaTwinBitForBit(NativeKernels.Kernel kernel) {
