@@ -59,6 +59,7 @@ final class LlamaServerClient implements AutoCloseable {
     /** Completion clients of the event loops that called, each with its own pool on that loop. */
     private final Map<EventLoop, LoopClient> loopClients = new ConcurrentHashMap<>();
     private final StreamTimeouts timeouts;
+    private final UpstreamAddress address;
     private final ChatChunkReader chatChunks;
     private final WholeAnswerReader wholeAnswers;
     private volatile boolean closed;
@@ -68,6 +69,7 @@ final class LlamaServerClient implements AutoCloseable {
 
     LlamaServerClient(String backendId, LlamaCppSettings settings, JsonMapper json, UpstreamErrors errors) {
         this.settings = settings;
+        this.address = UpstreamAddress.of(settings.baseUrl());
         this.json = json;
         this.errors = errors;
         this.backendId = backendId;
@@ -142,7 +144,7 @@ final class LlamaServerClient implements AutoCloseable {
 
     private HttpClient configure(HttpClient client) {
         String apiKey = settings.apiKey();
-        return client.baseUrl(settings.baseUrl())
+        return address.aim(client)
                 .option(ChannelOption.CONNECT_TIMEOUT_MILLIS, (int) Math.min(Integer.MAX_VALUE, settings.connectTimeout().toMillis()))
                 .headers(h -> {
                     if (apiKey != null) {
@@ -206,7 +208,7 @@ final class LlamaServerClient implements AutoCloseable {
     private Flux<SseDecoder.Event> post(HttpClient client, String path, byte[] payload, ReusedConnectionRetry.Attempt attempt) {
         SseDecoder decoder = new SseDecoder();
         return client.post()
-                .uri(path)
+                .uri(address.path(path))
                 .send((req, out) -> {
                     req.header(HttpHeaderNames.CONTENT_TYPE, HttpHeaderValues.APPLICATION_JSON)
                             .header(HttpHeaderNames.ACCEPT, "text/event-stream")
@@ -258,7 +260,7 @@ final class LlamaServerClient implements AutoCloseable {
     private Mono<RawAnswer> postWhole(HttpClient client, String path, byte[] payload,
                                       ReusedConnectionRetry.Attempt attempt) {
         return client.post()
-                .uri(path)
+                .uri(address.path(path))
                 .send((req, out) -> {
                     req.header(HttpHeaderNames.CONTENT_TYPE, HttpHeaderValues.APPLICATION_JSON)
                             .header(HttpHeaderNames.ACCEPT, HttpHeaderValues.APPLICATION_JSON)
@@ -322,7 +324,7 @@ final class LlamaServerClient implements AutoCloseable {
         return Mono.defer(() -> {
                     byte[] payload = json.writeValueAsBytes(body);
                     return freshProbes.post()
-                            .uri(path)
+                            .uri(address.path(path))
                             .send((req, out) -> {
                                 req.header(HttpHeaderNames.CONTENT_TYPE, HttpHeaderValues.APPLICATION_JSON)
                                         .header(HttpHeaderNames.CONTENT_LENGTH, Integer.toString(payload.length));
@@ -349,10 +351,10 @@ final class LlamaServerClient implements AutoCloseable {
                 .onErrorMap(errors::fromThrowable);
     }
 
-    private static Mono<Answer> get(HttpClient client, String path, ReusedConnectionRetry.Attempt attempt) {
+    private Mono<Answer> get(HttpClient client, String path, ReusedConnectionRetry.Attempt attempt) {
         return client.doOnRequest((req, connection) -> attempt.sentOn(connection))
                 .get()
-                .uri(path)
+                .uri(address.path(path))
                 .responseSingle((res, content) -> {
                     attempt.answered();
                     return content.asString(StandardCharsets.UTF_8)

@@ -13,8 +13,7 @@ import dev.lazarus.gateway.routing.Router;
 import dev.lazarus.gateway.routing.ServedBy;
 import java.util.function.Supplier;
 import org.springframework.http.server.reactive.ServerHttpResponse;
-import org.springframework.web.bind.annotation.PostMapping;
-import org.springframework.web.bind.annotation.RestController;
+import org.springframework.stereotype.Component;
 import org.springframework.web.server.ServerWebExchange;
 import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
@@ -24,10 +23,14 @@ import reactor.core.publisher.Mono;
  * request, hand it to the {@link Router}, and relay the backend stream as an event stream or as
  * one aggregated JSON answer, naming the backends that answered in {@value #SERVED_BY_HEADER}. A
  * non-streaming request whose backends all answer whole stays non-streaming upstream, and their
- * answer is passed on as it came, with the response's identity written over the server's.
+ * answer is passed on as it came, with the response's identity written over the server's. Routed by
+ * {@link ApiConfiguration#openAiRoutes}.
  */
-@RestController
+@Component
 public class OpenAiController {
+
+    static final String CHAT_PATH = "/v1/chat/completions";
+    static final String COMPLETIONS_PATH = "/v1/completions";
 
     /** The backends that answered, in order; a stream's names the one that started it (headers go first). */
     public static final String SERVED_BY_HEADER = "X-Lazarus-Backend";
@@ -47,7 +50,6 @@ public class OpenAiController {
         this.responseModel = properties.routing().responseModel();
     }
 
-    @PostMapping("/v1/chat/completions")
     public Mono<Void> chatCompletions(ServerWebExchange exchange) {
         return reader.read(exchange.getRequest(), ChatCompletionRequest.class).flatMap(request -> {
             validator.validate(request);
@@ -74,7 +76,6 @@ public class OpenAiController {
         });
     }
 
-    @PostMapping("/v1/completions")
     public Mono<Void> completions(ServerWebExchange exchange) {
         return reader.read(exchange.getRequest(), CompletionRequest.class).flatMap(request -> {
             validator.validate(request);

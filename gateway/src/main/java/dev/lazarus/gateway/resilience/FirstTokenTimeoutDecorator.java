@@ -3,6 +3,7 @@ package dev.lazarus.gateway.resilience;
 import dev.lazarus.backend.api.BackendException;
 import dev.lazarus.gateway.routing.Attempt;
 import dev.lazarus.gateway.routing.BackendCallDecorator;
+import dev.lazarus.gateway.routing.LoopTimer;
 import java.time.Duration;
 import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
@@ -28,10 +29,10 @@ public final class FirstTokenTimeoutDecorator implements BackendCallDecorator {
             // A whole answer's first byte is its last: the limit is on the whole answer.
             Duration limit = properties.answerTimeout();
             return call.timeout(limit, Flux.error(() -> BackendException.timeout(
-                    "backend '" + attempt.backendId() + "' did not answer within " + limit)));
+                    "backend '" + attempt.backendId() + "' did not answer within " + limit)), LoopTimer.INSTANCE);
         }
         Duration limit = properties.policyFor(attempt.backendId()).firstTokenTimeout();
-        return call.timeout(Mono.delay(limit), chunk -> Mono.never(),
+        return call.timeout(Mono.delay(limit, LoopTimer.INSTANCE), chunk -> Mono.never(),
                 Flux.error(() -> BackendException.timeout(
                         "backend '" + attempt.backendId() + "' sent no first token within " + limit)));
     }

@@ -104,7 +104,7 @@ public final class Router {
 
     /** Fails the whole request, wherever it is, once the overall time is up. */
     private static Mono<Void> deadline(Duration timeout, String model) {
-        return Mono.delay(timeout).then(Mono.error(() -> BackendException.timeout(
+        return Mono.delay(timeout, LoopTimer.INSTANCE).then(Mono.error(() -> BackendException.timeout(
                 "the request for model '" + model + "' did not finish within " + timeout)));
     }
 
