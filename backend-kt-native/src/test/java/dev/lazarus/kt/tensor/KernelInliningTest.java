@@ -39,6 +39,7 @@ class KernelInliningTest {
         Path out = dir.resolve("workload.out");
         List<String> command = List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
                 "--add-modules=jdk.incubator.vector", "--enable-native-access=ALL-UNNAMED", "-Xbatch",
+                "-D" + NativeKernels.PROPERTY + "=java", // the Java kernels' inlining, whether or not native ones load
                 "-XX:+UnlockDiagnosticVMOptions", "-XX:+LogCompilation", "-XX:LogFile=" + log,
                 "-cp", System.getProperty("java.class.path"), KernelJitWorkload.class.getName());
         Process p = new ProcessBuilder(command).redirectErrorStream(true).redirectOutput(out.toFile()).start();

@@ -85,6 +85,20 @@ class Q6KKernelTest {
     @ParameterizedTest
     @EnumSource(Data.class)
     void ramTierPacksQ6KExactly(Data data) {
+        // the packed layout is the Java kernels' (where the native kernels load, the RAM tier keeps ggml's blocks)
+        String previous = System.setProperty(NativeKernels.PROPERTY, "java");
+        try {
+            ramTierPacksQ6KExactlyForJavaKernels(data);
+        } finally {
+            if (previous == null) {
+                System.clearProperty(NativeKernels.PROPERTY);
+            } else {
+                System.setProperty(NativeKernels.PROPERTY, previous);
+            }
+        }
+    }
+
+    private static void ramTierPacksQ6KExactlyForJavaKernels(Data data) {
         long seed = System.nanoTime();
         Random rnd = new Random(seed);
         int rows = 1 + rnd.nextInt(9);
