@@ -39,8 +39,7 @@ final class DeviceMoe implements AutoCloseable {
     private final MoeConfig moe;
     private final int blocks, experts, k, dim, hidden;
     private final long[] bias;
-    private final List<Long> buffers = new ArrayList<>();
-    private final List<MemorySegment> pinned = new ArrayList<>();
+    private final DeviceAllocations memory;
     private final long dTable, dIds, dWeights, dHq, dY, dCpuSum;
     /** Host copies: the table as last uploaded, the routes ([ids | weights] per block) and the CPU experts' sum. */
     private final MemorySegment hTable, hRoutes, hCpuSum;
@@ -53,6 +52,7 @@ final class DeviceMoe implements AutoCloseable {
     DeviceMoe(CudaDriver cu, MemorySegment stream, LayerKernels kernels, ExpertPlacement placement, Parallel parallel,
               MoeConfig moe, int blocks, int dim, float[][] selectionBias) {
         this.cu = cu;
+        this.memory = new DeviceAllocations(cu);
         this.stream = stream;
         this.kernels = kernels;
         this.placement = placement;
@@ -92,7 +92,7 @@ final class DeviceMoe implements AutoCloseable {
             }
             routed = cu.createEvent();
         } catch (RuntimeException | Error e) {
-            freeBuffers();
+            memory.freeAll();
             throw e;
         }
     }
@@ -227,33 +227,18 @@ final class DeviceMoe implements AutoCloseable {
     }
 
     private long device(long bytes) {
-        long p = cu.malloc(bytes);
-        buffers.add(p);
-        return p;
+        return memory.device(bytes);
     }
 
     private MemorySegment host(long bytes) {
-        MemorySegment m = cu.mallocHost(bytes);
-        pinned.add(m);
-        return m;
-    }
-
-    private void freeBuffers() {
-        for (long p : buffers) {
-            cu.free(p);
-        }
-        buffers.clear();
-        for (MemorySegment m : pinned) {
-            cu.freeHost(m);
-        }
-        pinned.clear();
+        return memory.host(bytes);
     }
 
     /** Frees the device memory (the caller has synchronised the stream). */
     @Override
     public void close() {
         finish(false);
-        freeBuffers();
+        memory.freeAll();
         cu.destroyEvent(routed);
         Arrays.fill(table, 0);
     }

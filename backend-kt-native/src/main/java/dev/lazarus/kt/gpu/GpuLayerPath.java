@@ -62,8 +62,7 @@ public final class GpuLayerPath implements Model.ForwardPath, AutoCloseable {
     private final boolean[] moeBlocks;
     private final int blocks, dim, experts, hidden, vocab, ropeDims, keyWidth, kvWidth;
     private final float eps;
-    private final List<Long> buffers = new ArrayList<>();
-    private final List<MemorySegment> pinned = new ArrayList<>();
+    private final DeviceAllocations memory;
     // device buffers; x is the residual stream, rope sits right behind it (one upload per token),
     // the router logits right behind the normed activation (one download per MoE block)
     private final long dX, dRope, dNormed, dRouterLogits, dXq, dH, dHq, dCpuSum, dKvOut, dLogits;
@@ -78,6 +77,7 @@ public final class GpuLayerPath implements Model.ForwardPath, AutoCloseable {
         this.placement = placement;
         this.parallel = model.parallel();
         this.cu = tier.driver();
+        this.memory = new DeviceAllocations(cu);
         this.context = tier.context();
         cu.setCurrent(context);
         this.blocks = c.blockCount();
@@ -126,7 +126,7 @@ public final class GpuLayerPath implements Model.ForwardPath, AutoCloseable {
                 m = new DeviceMoe(cu, stream, kernels, placement, parallel, c.moe(), blocks, dim, biases);
             }
         } catch (RuntimeException | Error e) {
-            freeBuffers();
+            memory.freeAll();
             if (w != null) {
                 w.close();
             }
@@ -334,8 +334,7 @@ public final class GpuLayerPath implements Model.ForwardPath, AutoCloseable {
         if (positions > scoreStride) {
             if (dScores != 0) {
                 cu.synchronize(stream);
-                cu.free(dScores);
-                buffers.remove(Long.valueOf(dScores));
+                memory.free(dScores);
                 dScores = 0;
             }
             dScores = device((long) attention.heads() * positions);
@@ -362,26 +361,11 @@ public final class GpuLayerPath implements Model.ForwardPath, AutoCloseable {
     }
 
     private long device(long floats) {
-        long p = cu.malloc(4 * floats);
-        buffers.add(p);
-        return p;
+        return memory.device(4 * floats);
     }
 
     private MemorySegment host(long floats) {
-        MemorySegment m = cu.mallocHost(4 * floats);
-        pinned.add(m);
-        return m;
-    }
-
-    private void freeBuffers() {
-        for (long p : buffers) {
-            cu.free(p);
-        }
-        buffers.clear();
-        for (MemorySegment m : pinned) {
-            cu.freeHost(m);
-        }
-        pinned.clear();
+        return memory.host(4 * floats);
     }
 
     /** Hands the model back to the CPU blocks and frees the device memory of this path. */
@@ -397,7 +381,7 @@ public final class GpuLayerPath implements Model.ForwardPath, AutoCloseable {
         if (moe != null) {
             moe.close();
         }
-        freeBuffers();
+        memory.freeAll();
         weights.close();
         kv.close();
         cu.destroyStream(stream);
