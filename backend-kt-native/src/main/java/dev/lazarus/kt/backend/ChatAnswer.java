@@ -29,17 +29,21 @@ final class ChatAnswer {
     private ChatAnswer() {
     }
 
-    /** The template variables the request adds ({@code chat_template_kwargs}); empty when none. */
-    static Map<String, Object> templateKwargs(ChatCompletionRequest request) {
+    /**
+     * The template variables of the request: {@code enable_thinking}, which llama-server always passes (true where
+     * the template knows a reasoning block; DeepSeek-V3.1 opens one only when it is set), then the request's
+     * {@code chat_template_kwargs}, which override it.
+     */
+    static Map<String, Object> templateKwargs(ChatCompletionRequest request, ChatFormat format) {
         Object kwargs = request.extra().get("chat_template_kwargs");
-        if (kwargs == null) {
-            return Map.of();
-        }
-        if (!(kwargs instanceof Map<?, ?> map)) {
+        if (kwargs != null && !(kwargs instanceof Map<?, ?>)) {
             throw BackendException.invalidRequest("chat_template_kwargs must be an object", "chat_template_kwargs");
         }
         Map<String, Object> out = new LinkedHashMap<>();
-        map.forEach((k, v) -> out.put(String.valueOf(k), v));
+        out.put("enable_thinking", format.reasoning() != null);
+        if (kwargs instanceof Map<?, ?> map) {
+            map.forEach((k, v) -> out.put(String.valueOf(k), v));
+        }
         return out;
     }
 

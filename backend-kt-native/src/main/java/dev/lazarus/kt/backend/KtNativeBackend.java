@@ -169,7 +169,7 @@ public final class KtNativeBackend implements InferenceBackend, ExpertPlacementV
         return this.<ChatCompletionChunk>generate(request.model(), m -> {
             SamplingParams params = SamplingParams.from(request);
             ToolUse tools = ToolUse.of(request);
-            String rendered = renderChat(m, request.messages(), tools.tools(), ChatAnswer.templateKwargs(request));
+            String rendered = renderChat(m, request.messages(), tools.tools(), ChatAnswer.templateKwargs(request, m.template().format()));
             AnswerParser answer = ChatAnswer.parser(m.template().format(), rendered, tools, request);
             int[] prompt = m.tokenizer().encode(rendered, true, true);
             return new Job<>(prompt, params, answer == null ? NO_CONTROL_TOKENS

@@ -103,6 +103,42 @@ class ChatFormatLlamaServerTest {
                 Answer.of("Hello")));
     }
 
+    static final Map<String, Object> NOT_THINKING = Map.of("chat_template_kwargs", Map.of("enable_thinking", false));
+    static final String DEEPSEEK_CALL = "<｜tool▁calls▁begin｜><｜tool▁call▁begin｜>function<｜tool▁sep｜>get_weather\n```json\n"
+            + "{\"city\": \"Paris\"}\n```<｜tool▁call▁end｜><｜tool▁calls▁end｜>";
+
+    /**
+     * DeepSeek's V3 template renders a call's {@code arguments} by string concatenation; llama-server (b11669)
+     * learns the call format by rendering calls whose arguments are objects, so with the template as shipped it
+     * learns a Python-dict format and answers every real call with 500 ("The model produced output that does not
+     * match the expected peg-native format"). deepseek-v3-tools.jinja is that template with the arguments
+     * written as JSON when they are not a string already, the fix llama.cpp's own DeepSeek template makes. The
+     * R1 template cannot be compared this way: its prompt opens a {@code <think>} block, so kt-native reads the
+     * generated text as reasoning first, while llama-server reads a prefilled assistant message as content.
+     */
+    @Test
+    void deepseekV3Tools() {
+        assertSameShapes("deepseek-v3-tools.jinja", List.of(
+                Answer.withTools(DEEPSEEK_CALL),
+                Answer.withTools("Let me see.\n\n" + DEEPSEEK_CALL),
+                Answer.withTools(DEEPSEEK_CALL.replace("<｜tool▁calls▁end｜>", "\n<｜tool▁call▁begin｜>function<｜tool▁sep｜>"
+                        + "get_weather\n```json\n{\"city\": \"Oslo\", \"days\":  2.50}\n```<｜tool▁call▁end｜><｜tool▁calls▁end｜>"))));
+    }
+
+    /**
+     * DeepSeek-V3.1 opens a reasoning block only when {@code enable_thinking} is set, which llama-server always
+     * passes (true by default); its calls come in the non-thinking mode, as DeepSeek documents V3.1's tool use.
+     */
+    @Test
+    void deepseekV31() {
+        String call = "<｜tool▁calls▁begin｜><｜tool▁call▁begin｜>get_weather<｜tool▁sep｜>{\"city\": \"Paris\"}<｜tool▁call▁end｜><｜tool▁calls▁end｜>";
+        assertSameShapes("deepseek-v3.1.jinja", List.of(
+                Answer.of("Let me think.</think>Hello"),
+                new Answer("Hello", false, NOT_THINKING),
+                new Answer(call, true, NOT_THINKING),
+                new Answer("Let me see." + call, true, NOT_THINKING)));
+    }
+
     @Test
     void glm45() {
         assertSameShapes("glm-4.5.jinja", List.of(
@@ -163,7 +199,7 @@ class ChatFormatLlamaServerTest {
                     String theirPrompt = JSON.readTree(server.post("/apply-template", llamaServerRequest(answer, endOfTurn, false)))
                             .path("prompt").asString();
                     String ourPrompt = template.render(List.of(ChatMessage.user("hi")), List.of(), true,
-                            ChatAnswer.templateKwargs(ktRequest(answer)));
+                            ChatAnswer.templateKwargs(ktRequest(answer), template.format()));
                     if (!ourPrompt.equals(theirPrompt)) {
                         failures.add("%s %s: prompt%n kt-native    %s%n llama-server %s".formatted(
                                 JSON.writeValueAsString(answer.text()), answer.extra(), JSON.writeValueAsString(ourPrompt),
