@@ -13,7 +13,6 @@ import dev.lazarus.kt.placement.ExpertPlacement;
 import dev.lazarus.kt.runtime.EngineOptions;
 import dev.lazarus.kt.runtime.InferenceEngine;
 import dev.lazarus.kt.runtime.JitWarmup;
-import dev.lazarus.kt.tensor.Kernels;
 import dev.lazarus.kt.tensor.Parallel;
 import dev.lazarus.kt.tokenizer.Tokenizer;
 import dev.lazarus.kt.tokenizer.Tokenizers;
@@ -215,7 +214,7 @@ final class ModelLoader {
         if (gpu != null) {
             facts.put("gpu", gpu.describe());
         }
-        facts.put("kernels", Kernels.describe());
+        facts.put("kernels", KernelUse.describe(file.tensors()));
         return facts;
     }
 

@@ -89,7 +89,7 @@ public final class StartupSummary implements AutoCloseable {
                 + (each.isEmpty() ? "no backends configured" : each);
     }
 
-    /** {@code embedded (kt-native lazarus-tiny-moe): UP, CPU, Java kernels (java-vector-256)}. */
+    /** {@code embedded (kt-native lazarus-tiny-moe): UP, CPU, Java kernels (java-vector-256: F32,F16)}. */
     private String describe(InferenceBackend backend) {
         var descriptor = backend.describe();
         String models = descriptor.models().stream().map(ModelInfo::id).collect(Collectors.joining(","));
