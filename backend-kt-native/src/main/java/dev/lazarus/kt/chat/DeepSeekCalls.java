@@ -13,7 +13,7 @@ import java.util.List;
  * (V3.1 writes {@code <｜tool▁call▁begin｜>get_weather<｜tool▁sep｜>{"city": "Paris"}<｜tool▁call▁end｜>}: read too).
  * Arguments stay as the model wrote them.
  */
-final class DeepSeekCalls implements ToolCallSyntax {
+final class DeepSeekCalls implements ToolCallSyntax.Tagged {
 
     static final String OPEN = "<｜tool▁calls▁begin｜>";
     static final String CLOSE = "<｜tool▁calls▁end｜>";
@@ -32,13 +32,8 @@ final class DeepSeekCalls implements ToolCallSyntax {
     }
 
     @Override
-    public int bodyEnd(CharSequence afterOpen) {
-        return ToolCallSyntax.indexOf(afterOpen, CLOSE);
-    }
-
-    @Override
-    public int closeLength() {
-        return CLOSE.length();
+    public String close() {
+        return CLOSE;
     }
 
     @Override

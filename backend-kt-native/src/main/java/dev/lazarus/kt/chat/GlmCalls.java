@@ -14,7 +14,7 @@ import tools.jackson.databind.node.ObjectNode;
  * The arguments become one compact JSON object, as llama-server writes it: a value is a string when the
  * tool's schema says the parameter is one (or the value is not JSON), else the JSON value it spells.
  */
-final class GlmCalls implements ToolCallSyntax {
+final class GlmCalls implements ToolCallSyntax.Tagged {
 
     static final String KEY_OPEN = "<arg_key>";
     static final String KEY_CLOSE = "</arg_key>";
@@ -32,13 +32,8 @@ final class GlmCalls implements ToolCallSyntax {
     }
 
     @Override
-    public int bodyEnd(CharSequence afterOpen) {
-        return ToolCallSyntax.indexOf(afterOpen, HermesCalls.CLOSE);
-    }
-
-    @Override
-    public int closeLength() {
-        return HermesCalls.CLOSE.length();
+    public String close() {
+        return HermesCalls.CLOSE;
     }
 
     @Override

@@ -1,6 +1,5 @@
 package dev.lazarus.kt.chat;
 
-import java.util.ArrayList;
 import java.util.List;
 
 /**
@@ -13,7 +12,7 @@ import java.util.List;
  * body as written, other messages ({@code final}, a {@code commentary} preamble) are content. Bodies
  * stream; a call goes out when its message ends. Text outside any message is content. Not thread-safe.
  */
-public final class HarmonyAnswer implements AnswerParser {
+public final class HarmonyAnswer extends StreamingParser implements AnswerParser {
 
     static final String START = "<|start|>";
     static final String CHANNEL = "<|channel|>";
@@ -27,7 +26,6 @@ public final class HarmonyAnswer implements AnswerParser {
 
     private final boolean splitReasoning;
     private final int maxCalls;
-    private final StringBuilder pending = new StringBuilder();
     private Kind body; // null while reading a header
     private String recipient;
     private int calls;
@@ -42,21 +40,7 @@ public final class HarmonyAnswer implements AnswerParser {
     }
 
     @Override
-    public List<AnswerPiece> push(String text) {
-        pending.append(text);
-        List<AnswerPiece> out = new ArrayList<>();
-        drain(out, false);
-        return out;
-    }
-
-    @Override
-    public List<AnswerPiece> finish() {
-        List<AnswerPiece> out = new ArrayList<>();
-        drain(out, true);
-        return out;
-    }
-
-    private void drain(List<AnswerPiece> out, boolean end) {
+    void drain(List<AnswerPiece> out, boolean end) {
         while (!pending.isEmpty()) {
             if (body == null && !header(out, end)) {
                 return;
@@ -115,7 +99,7 @@ public final class HarmonyAnswer implements AnswerParser {
         }
         if (stop < 0 && !end) {
             if (body != Kind.CALL) { // stream what cannot be the start of an end marker
-                int ready = pending.length() - partialMarker();
+                int ready = pending.length() - Markers.partialAtEnd(pending, ENDS);
                 emit(out, body, pending.substring(0, ready));
                 pending.delete(0, ready);
             }
@@ -138,19 +122,6 @@ public final class HarmonyAnswer implements AnswerParser {
         }
         body = null;
         return true;
-    }
-
-    private int partialMarker() {
-        int longest = 0;
-        for (String e : ENDS) {
-            for (int n = Math.min(e.length() - 1, pending.length()); n > longest; n--) {
-                if (e.startsWith(pending.substring(pending.length() - n))) {
-                    longest = n;
-                    break;
-                }
-            }
-        }
-        return longest;
     }
 
     private static void emit(List<AnswerPiece> out, Kind kind, String text) {

@@ -4,7 +4,7 @@ import dev.lazarus.backend.api.openai.Tool;
 import java.util.List;
 
 /** Qwen2.5/Qwen3 and ChatML templates (Hermes 2 Pro's layout): {@code <tool_call>\n{"name": ..., "arguments": {...}}\n</tool_call>}. */
-final class HermesCalls implements ToolCallSyntax {
+final class HermesCalls implements ToolCallSyntax.Tagged {
 
     static final String OPEN = "<tool_call>";
     static final String CLOSE = "</tool_call>";
@@ -20,13 +20,8 @@ final class HermesCalls implements ToolCallSyntax {
     }
 
     @Override
-    public int bodyEnd(CharSequence afterOpen) {
-        return ToolCallSyntax.indexOf(afterOpen, CLOSE);
-    }
-
-    @Override
-    public int closeLength() {
-        return CLOSE.length();
+    public String close() {
+        return CLOSE;
     }
 
     @Override

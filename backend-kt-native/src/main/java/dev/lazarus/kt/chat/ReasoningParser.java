@@ -1,6 +1,5 @@
 package dev.lazarus.kt.chat;
 
-import java.util.ArrayList;
 import java.util.List;
 
 /**
@@ -11,12 +10,11 @@ import java.util.List;
  * generation never closes is all reasoning. Text that may still be a tag is held back until it is known.
  * Not thread-safe: one per generation.
  */
-public final class ReasoningParser {
+public final class ReasoningParser extends StreamingParser {
 
     private enum State { LEADING, OPEN_LAYOUT, INSIDE, CLOSE_LAYOUT, CONTENT }
 
     private final ReasoningSyntax syntax;
-    private final StringBuilder pending = new StringBuilder();
     private State state;
     private int layoutLeft;
 
@@ -33,20 +31,8 @@ public final class ReasoningParser {
         }
     }
 
-    public List<AnswerPiece> push(String text) {
-        pending.append(text);
-        List<AnswerPiece> out = new ArrayList<>();
-        drain(out, false);
-        return out;
-    }
-
-    public List<AnswerPiece> finish() {
-        List<AnswerPiece> out = new ArrayList<>();
-        drain(out, true);
-        return out;
-    }
-
-    private void drain(List<AnswerPiece> out, boolean end) {
+    @Override
+    void drain(List<AnswerPiece> out, boolean end) {
         while (!pending.isEmpty()) {
             switch (state) {
                 case LEADING -> {
@@ -87,7 +73,7 @@ public final class ReasoningParser {
                         layoutLeft = syntax.newlinesAfterClose();
                         continue;
                     }
-                    int ready = end ? pending.length() : pending.length() - partialTag(ReasoningSyntax.CLOSE);
+                    int ready = end ? pending.length() : pending.length() - Markers.partialAtEnd(pending, List.of(ReasoningSyntax.CLOSE));
                     emit(out, new AnswerPiece.Reasoning(pending.substring(0, ready)), ready);
                     pending.delete(0, ready);
                     return;
@@ -102,16 +88,6 @@ public final class ReasoningParser {
 
     private boolean startsWith(String tag) {
         return pending.length() >= tag.length() && pending.substring(0, tag.length()).equals(tag);
-    }
-
-    /** The length of the longest tail of {@code pending} that begins {@code tag}. */
-    private int partialTag(String tag) {
-        for (int n = Math.min(tag.length() - 1, pending.length()); n > 0; n--) {
-            if (tag.startsWith(pending.substring(pending.length() - n))) {
-                return n;
-            }
-        }
-        return 0;
     }
 
     /** Adds {@code piece} unless its text ({@code length} characters) is empty. */

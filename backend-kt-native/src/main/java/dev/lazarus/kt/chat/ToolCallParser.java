@@ -1,7 +1,6 @@
 package dev.lazarus.kt.chat;
 
 import dev.lazarus.backend.api.openai.Tool;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
 
@@ -13,12 +12,11 @@ import java.util.Objects;
  * known not to. As llama-server does, text before the first call is kept as written, and whitespace
  * before the answer, between and after calls is dropped. Not thread-safe: one per generation.
  */
-public final class ToolCallParser {
+public final class ToolCallParser extends StreamingParser {
 
     private final ToolCallSyntax syntax;
     private final List<Tool> tools;
     private final int maxCalls;
-    private final StringBuilder pending = new StringBuilder();
     private boolean inBlock;
     private boolean afterCall;
     private boolean atStart = true;
@@ -50,22 +48,9 @@ public final class ToolCallParser {
         atStart = false;
     }
 
-    /** Takes the next piece of generated text; returns what can be decided now (possibly nothing). */
-    public List<AnswerPiece> push(String text) {
-        pending.append(text);
-        List<AnswerPiece> out = new ArrayList<>();
-        drain(out, false);
-        return out;
-    }
-
-    /** The generation ended: everything still held back. An unclosed block that parses is still a call. */
-    public List<AnswerPiece> finish() {
-        List<AnswerPiece> out = new ArrayList<>();
-        drain(out, true);
-        return out;
-    }
-
-    private void drain(List<AnswerPiece> out, boolean end) {
+    /** At the end, an unclosed block that parses is still a call. */
+    @Override
+    void drain(List<AnswerPiece> out, boolean end) {
         String open = syntax.open();
         while (true) {
             if (inBlock) {
@@ -108,15 +93,7 @@ public final class ToolCallParser {
 
     /** The tail that may still turn out to be the start of a block, or whitespace after a call. */
     private int heldBack(String open) {
-        int partial = 0;
-        if (calls < maxCalls) {
-            for (int n = Math.min(open.length() - 1, pending.length()); n > 0; n--) {
-                if (open.startsWith(pending.substring(pending.length() - n))) {
-                    partial = n;
-                    break;
-                }
-            }
-        }
+        int partial = calls < maxCalls ? Markers.partialAtEnd(pending, List.of(open)) : 0;
         if (!afterCall && calls == 0) {
             return partial;
         }

@@ -31,8 +31,20 @@ public interface ToolCallSyntax {
      */
     List<AnswerPiece.Call> parse(String body, List<Tool> tools);
 
-    /** Index of {@code close} in {@code text}, or -1: the usual end of a block. */
-    static int indexOf(CharSequence text, String close) {
-        return text instanceof StringBuilder sb ? sb.indexOf(close) : text.toString().indexOf(close);
+    /** A block from {@link #open()} to the first {@link #close()} after it (Hermes, GLM, DeepSeek). */
+    interface Tagged extends ToolCallSyntax {
+
+        /** The text that ends a block. */
+        String close();
+
+        @Override
+        default int bodyEnd(CharSequence afterOpen) {
+            return afterOpen instanceof StringBuilder sb ? sb.indexOf(close()) : afterOpen.toString().indexOf(close());
+        }
+
+        @Override
+        default int closeLength() {
+            return close().length();
+        }
     }
 }
