@@ -1,11 +1,8 @@
 package dev.lazarus.gateway.policy;
 
-import io.github.resilience4j.circuitbreaker.CircuitBreaker;
-import io.github.resilience4j.circuitbreaker.CircuitBreakerRegistry;
 import java.util.LinkedHashMap;
 import java.util.Locale;
 import java.util.Map;
-import java.util.concurrent.Executor;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -13,7 +10,7 @@ import org.slf4j.LoggerFactory;
  * Breakers stay local (each replica judges what it sees, as Envoy's outlier detection does), but
  * with a shared store a breaker opening is journalled as {@code breaker-open} with the replica's
  * name, so every replica's {@code /admin/events} shows it. An operator forcing a breaker open is
- * journalled by the admin API already and is not repeated here.
+ * journalled by the admin API already and is not repeated here. Subscribe {@link #opened} to {@link BreakerOpenings}.
  */
 public final class BreakerEvents {
 
@@ -21,37 +18,17 @@ public final class BreakerEvents {
 
     private final PolicyEngine engine;
     private final String replica;
-    private final Executor executor;
 
-    /**
-     * @param executor where the event is written: breakers report on the thread that recorded the
-     *                 call, an event loop, and the write is a database round trip
-     */
-    public BreakerEvents(PolicyEngine engine, String replica, Executor executor) {
+    public BreakerEvents(PolicyEngine engine, String replica) {
         this.engine = engine;
         this.replica = replica;
-        this.executor = executor;
     }
 
-    /** Follows every breaker of the registry, those created later included. */
-    public void attach(CircuitBreakerRegistry registry) {
-        registry.getAllCircuitBreakers().forEach(this::follow);
-        registry.getEventPublisher().onEntryAdded(event -> follow(event.getAddedEntry()));
-        registry.getEventPublisher().onEntryReplaced(event -> follow(event.getNewEntry()));
-    }
-
-    private void follow(CircuitBreaker breaker) {
-        breaker.getEventPublisher().onStateTransition(event -> {
-            if (event.getStateTransition().getToState() == CircuitBreaker.State.OPEN) {
-                CircuitBreaker.Metrics metrics = breaker.getMetrics();
-                float failureRate = metrics.getFailureRate();
-                float slowRate = metrics.getSlowCallRate();
-                executor.execute(() -> opened(breaker.getName(), failureRate, slowRate));
-            }
-        });
-    }
-
-    void opened(String backendId, float failureRate, float slowCallRate) {
+    /** Journals one opening (a database round trip: called off the event loop, as {@link BreakerOpenings} calls it). */
+    public void opened(BreakerOpenings.Opening opening) {
+        String backendId = opening.backendId();
+        float failureRate = opening.failureRate();
+        float slowCallRate = opening.slowCallRate();
         if (engine.state(backendId).isEmpty()) {
             return; // a breaker of no configured backend
         }

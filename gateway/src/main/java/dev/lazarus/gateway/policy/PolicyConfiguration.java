@@ -149,12 +149,11 @@ public class PolicyConfiguration {
             ObjectProvider<BackendLiveStats> stats, PolicyStore store, Replica replica,
             ObjectProvider<ReplicaLiveStats> figures) {
         PolicyProperties.Pivot pivot = properties.pivot();
-        new BreakerOpeningsRule(engine, pivot.breakerOpenings(), pivot.breakerWindow(), clock,
-                task -> Schedulers.boundedElastic().schedule(task))
-                .attach(breakers.registry());
+        BreakerOpeningsRule rule = new BreakerOpeningsRule(engine, pivot.breakerOpenings(), pivot.breakerWindow(), clock);
+        BreakerOpenings openings = new BreakerOpenings(breakers.registry(), task -> Schedulers.boundedElastic().schedule(task))
+                .subscribe(opening -> rule.opened(opening.backendId()));
         if (store.shared()) {
-            new BreakerEvents(engine, replica.id(), task -> Schedulers.boundedElastic().schedule(task))
-                    .attach(breakers.registry());
+            openings.subscribe(new BreakerEvents(engine, replica.id())::opened);
         }
         // With replicas the floor is judged on all their traffic together, not on this replica's share.
         BackendLiveStats live = figures.getIfAvailable() != null ? figures.getIfAvailable().view()

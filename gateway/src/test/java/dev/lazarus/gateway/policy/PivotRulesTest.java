@@ -102,7 +102,8 @@ class PivotRulesTest {
     void breakerOpeningNTimesWithinMMinutesRollsBack() {
         CircuitBreakerRegistry registry = CircuitBreakerRegistry.of(CircuitBreakerConfig.custom()
                 .slidingWindowSize(2).minimumNumberOfCalls(2).failureRateThreshold(50).build());
-        new BreakerOpeningsRule(engine, 3, Duration.ofMinutes(10), clock).attach(registry);
+        BreakerOpeningsRule rule = new BreakerOpeningsRule(engine, 3, Duration.ofMinutes(10), clock);
+        new BreakerOpenings(registry, Runnable::run).subscribe(opening -> rule.opened(opening.backendId()));
         CircuitBreaker breaker = registry.circuitBreaker("kt"); // created after attach: followed too
 
         openByFailures(breaker);

@@ -2,8 +2,6 @@ package dev.lazarus.gateway.policy.pivot;
 
 import dev.lazarus.gateway.policy.Actor;
 import dev.lazarus.gateway.policy.PolicyEngine;
-import io.github.resilience4j.circuitbreaker.CircuitBreaker;
-import io.github.resilience4j.circuitbreaker.CircuitBreakerRegistry;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
@@ -11,13 +9,13 @@ import java.util.ArrayDeque;
 import java.util.Deque;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.Executor;
 
 /**
  * Rolls a promoted candidate back when its circuit breaker (named by backend id) opens
  * {@code openings} times within {@code window}: one opening sends traffic to the next backend for
- * a while; repeated openings mean the candidate is not fit to be primary. An operator forcing a
- * breaker open is not counted.
+ * a while; repeated openings mean the candidate is not fit to be primary. Subscribe {@link #opened} to
+ * {@link dev.lazarus.gateway.policy.BreakerOpenings}, which leaves out an operator forcing a breaker open and calls
+ * it off the event loop (a rollback writes the journal with an fsync).
  */
 public final class BreakerOpeningsRule {
 
@@ -25,39 +23,13 @@ public final class BreakerOpeningsRule {
     private final int openings;
     private final Duration window;
     private final Clock clock;
-    private final Executor decisions;
     private final Map<String, Deque<Instant>> recent = new ConcurrentHashMap<>();
 
     public BreakerOpeningsRule(PolicyEngine engine, int openings, Duration window, Clock clock) {
-        this(engine, openings, window, clock, Runnable::run);
-    }
-
-    /**
-     * @param decisions where an opening is judged: breakers report transitions on the thread that
-     *                  recorded the call, an event loop in the gateway, and a rollback writes the
-     *                  journal with an fsync
-     */
-    public BreakerOpeningsRule(PolicyEngine engine, int openings, Duration window, Clock clock, Executor decisions) {
         this.engine = engine;
         this.openings = openings;
         this.window = window;
         this.clock = clock;
-        this.decisions = decisions;
-    }
-
-    /** Follows every breaker of the registry, those created later included. */
-    public void attach(CircuitBreakerRegistry registry) {
-        registry.getAllCircuitBreakers().forEach(this::follow);
-        registry.getEventPublisher().onEntryAdded(event -> follow(event.getAddedEntry()));
-        registry.getEventPublisher().onEntryReplaced(event -> follow(event.getNewEntry()));
-    }
-
-    private void follow(CircuitBreaker breaker) {
-        breaker.getEventPublisher().onStateTransition(event -> {
-            if (event.getStateTransition().getToState() == CircuitBreaker.State.OPEN) {
-                decisions.execute(() -> opened(breaker.getName()));
-            }
-        });
     }
 
     /** Records one opening of the backend's breaker and applies the rule. */

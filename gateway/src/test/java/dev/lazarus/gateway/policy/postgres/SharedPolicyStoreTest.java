@@ -7,6 +7,7 @@ import dev.lazarus.gateway.policy.Actor;
 import dev.lazarus.gateway.policy.AuditEvent;
 import dev.lazarus.gateway.policy.BackendLiveStats;
 import dev.lazarus.gateway.policy.BreakerEvents;
+import dev.lazarus.gateway.policy.BreakerOpenings;
 import dev.lazarus.gateway.policy.PolicyConflictException;
 import dev.lazarus.gateway.policy.PolicyEngine;
 import dev.lazarus.gateway.policy.PolicyState;
@@ -196,7 +197,7 @@ class SharedPolicyStoreTest {
         PolicyEngine a = replica();
         replica();
         CircuitBreakerRegistry breakers = CircuitBreakerRegistry.ofDefaults();
-        new BreakerEvents(a, "r1", Runnable::run).attach(breakers);
+        new BreakerOpenings(breakers, Runnable::run).subscribe(new BreakerEvents(a, "r1")::opened);
 
         breakers.circuitBreaker("kt").transitionToOpenState();
         breakers.circuitBreaker("llama").transitionToForcedOpenState(); // an operator's: journalled by the admin API
