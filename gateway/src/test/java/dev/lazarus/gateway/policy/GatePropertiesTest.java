@@ -3,19 +3,12 @@ package dev.lazarus.gateway.policy;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import org.junit.jupiter.api.Test;
-import org.springframework.boot.context.properties.EnableConfigurationProperties;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
-import org.springframework.context.annotation.Configuration;
 
 /** {@code lazarus.policy.gate.*}: the documented defaults, and thresholds that contradict each other refused at start. */
 class GatePropertiesTest {
 
-    @Configuration(proxyBeanMethods = false)
-    @EnableConfigurationProperties(PolicyProperties.class)
-    static class PropertiesOnly {}
-
-    private final ApplicationContextRunner runner = new ApplicationContextRunner()
-            .withUserConfiguration(PropertiesOnly.class);
+    private final ApplicationContextRunner runner = PolicyPropertiesBinding.runner();
 
     @Test
     void defaultsAreTheDocumentedOnes() {
@@ -37,18 +30,12 @@ class GatePropertiesTest {
 
     @Test
     void aHoldRatioAboveTheGoRatioIsRefusedWithTheKeys() {
-        runner.withPropertyValues("lazarus.policy.gate.hold-oracle-ratio=1.5").run(context -> {
-            assertThat(context).hasFailed();
-            assertThat(context.getStartupFailure()).rootCause().message()
-                    .contains("hold-oracle-ratio must not be above go-oracle-ratio");
-        });
+        PolicyPropertiesBinding.assertRefused("hold-oracle-ratio must not be above go-oracle-ratio",
+                "lazarus.policy.gate.hold-oracle-ratio=1.5");
     }
 
     @Test
     void anAgreementFloorOverOneIsRefused() {
-        runner.withPropertyValues("lazarus.policy.gate.agreement.floor=1.5").run(context -> {
-            assertThat(context).hasFailed();
-            assertThat(context.getStartupFailure()).rootCause().message().contains("agreement.floor");
-        });
+        PolicyPropertiesBinding.assertRefused("agreement.floor", "lazarus.policy.gate.agreement.floor=1.5");
     }
 }

@@ -4,19 +4,12 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import java.time.Duration;
 import org.junit.jupiter.api.Test;
-import org.springframework.boot.context.properties.EnableConfigurationProperties;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
-import org.springframework.context.annotation.Configuration;
 
 /** {@code lazarus.policy.store} and {@code lazarus.policy.postgres.*}: embedded by default, postgres needs its URL. */
 class StorePropertiesTest {
 
-    @Configuration(proxyBeanMethods = false)
-    @EnableConfigurationProperties(PolicyProperties.class)
-    static class PropertiesOnly {}
-
-    private final ApplicationContextRunner runner = new ApplicationContextRunner()
-            .withUserConfiguration(PropertiesOnly.class);
+    private final ApplicationContextRunner runner = PolicyPropertiesBinding.runner();
 
     @Test
     void theEmbeddedStoreIsTheDefault() {
@@ -32,11 +25,8 @@ class StorePropertiesTest {
 
     @Test
     void postgresWithoutAUrlIsRefusedNamingTheKey() {
-        runner.withPropertyValues("lazarus.policy.store=postgres").run(context -> {
-            assertThat(context).hasFailed();
-            assertThat(context.getStartupFailure()).rootCause().message()
-                    .contains("lazarus.policy.postgres.url is required with lazarus.policy.store: postgres");
-        });
+        PolicyPropertiesBinding.assertRefused("lazarus.policy.postgres.url is required with lazarus.policy.store: postgres",
+                "lazarus.policy.store=postgres");
     }
 
     @Test
