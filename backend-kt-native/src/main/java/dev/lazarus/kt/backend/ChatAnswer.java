@@ -56,10 +56,13 @@ final class ChatAnswer {
         if (format.harmony()) {
             return split || tools.maxCalls() > 0 ? new HarmonyAnswer(split, tools.maxCalls()) : null;
         }
-        ReasoningParser reasoning = format.reasoning() != null && split
-                ? new ReasoningParser(format.reasoning(), ReasoningSyntax.stateAfter(prompt)) : null;
+        ReasoningSyntax.PromptState start = ReasoningSyntax.stateAfter(prompt);
+        ReasoningParser reasoning = format.reasoning() != null && split ? new ReasoningParser(format.reasoning(), start) : null;
+        // unsplit, the block the prompt opened is text of the answer, as llama-server gives it
+        String leading = format.reasoning() != null && !split && start.start() == ReasoningSyntax.Start.INSIDE
+                ? ReasoningSyntax.OPEN + start.carried() : "";
         ToolCallParser calls = tools.parser(format.toolCalls());
-        return reasoning == null && calls == null ? null : new ThinkingAnswer(reasoning, calls);
+        return reasoning == null && calls == null && leading.isEmpty() ? null : new ThinkingAnswer(reasoning, calls, leading);
     }
 
     /**

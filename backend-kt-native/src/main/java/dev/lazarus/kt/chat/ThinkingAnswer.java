@@ -12,24 +12,39 @@ public final class ThinkingAnswer implements AnswerParser {
 
     private final ReasoningParser reasoning;
     private final ToolCallParser toolCalls;
+    private String leading;
 
     /**
      * @param reasoning the reasoning splitter, or null to leave thinking in the content
      * @param toolCalls the tool-call parser, or null when the request offers no tools
      */
     public ThinkingAnswer(ReasoningParser reasoning, ToolCallParser toolCalls) {
+        this(reasoning, toolCalls, "");
+    }
+
+    /**
+     * @param leading text the answer begins with before anything generated: where the reasoning is not split,
+     *                the block the prompt opened ({@code <think>\n} of DeepSeek-R1), which llama-server reads as
+     *                the start of the answer
+     */
+    public ThinkingAnswer(ReasoningParser reasoning, ToolCallParser toolCalls, String leading) {
         this.reasoning = reasoning;
         this.toolCalls = toolCalls;
+        this.leading = leading;
     }
 
     @Override
     public List<AnswerPiece> push(String text) {
-        return reasoning == null ? calls(List.of(new AnswerPiece.Text(text)), false) : calls(reasoning.push(text), false);
+        String t = leading + text;
+        leading = "";
+        return reasoning == null ? calls(List.of(new AnswerPiece.Text(t)), false) : calls(reasoning.push(t), false);
     }
 
     @Override
     public List<AnswerPiece> finish() {
-        return calls(reasoning == null ? List.of() : reasoning.finish(), true);
+        List<AnswerPiece> out = new ArrayList<>(leading.isEmpty() ? List.of() : push(""));
+        out.addAll(calls(reasoning == null ? List.of() : reasoning.finish(), true));
+        return out;
     }
 
     private List<AnswerPiece> calls(List<AnswerPiece> pieces, boolean end) {

@@ -92,6 +92,7 @@ class ChatFormatLlamaServerTest {
     void deepseekR1OpensTheBlockInItsPrompt() {
         assertSameShapes("deepseek-r1.jinja", List.of(
                 Answer.of("Let me think.\n</think>\n\nHello there."),
+                new Answer("Let me think.\n</think>\n\nHello there.", false, Map.of("reasoning_format", "none")),
                 Answer.of("Thinking that never ends"),
                 Answer.of("<think>\nnested\n</think>\n\nHello")));
     }
@@ -134,6 +135,7 @@ class ChatFormatLlamaServerTest {
         String call = "<｜tool▁calls▁begin｜><｜tool▁call▁begin｜>get_weather<｜tool▁sep｜>{\"city\": \"Paris\"}<｜tool▁call▁end｜><｜tool▁calls▁end｜>";
         assertSameShapes("deepseek-v3.1.jinja", List.of(
                 Answer.of("Let me think.</think>Hello"),
+                new Answer("Let me think.</think>Hello", false, Map.of("reasoning_format", "none")),
                 new Answer("Hello", false, NOT_THINKING),
                 new Answer(call, true, NOT_THINKING),
                 new Answer("Let me see." + call, true, NOT_THINKING)));

@@ -48,4 +48,14 @@ class ThinkingAnswerTest {
         assertThat(parse(answer, answer.length())).containsExactly(new Reasoning("maybe " + CALL + "\n"),
                 new Text("No call."));
     }
+
+    @Test
+    void unsplitTheBlockThePromptOpenedLeadsTheText() {
+        ThinkingAnswer parser = new ThinkingAnswer(null, null, "<think>\n");
+        assertThat(parser.push("Hm.\n</think>")).containsExactly(new Text("<think>\nHm.\n</think>"));
+        assertThat(parser.push(" OK")).containsExactly(new Text(" OK"));
+        assertThat(parser.finish()).isEmpty();
+        assertThat(new ThinkingAnswer(null, null, "<think>\n").finish()).as("nothing generated")
+                .containsExactly(new Text("<think>\n"));
+    }
 }
