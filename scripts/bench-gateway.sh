@@ -70,11 +70,14 @@ done
 # ---- tools -------------------------------------------------------------------------------------------
 nginx_bin=/usr/sbin/nginx
 njs_module=/usr/lib/nginx/modules/ngx_http_js_module.so
-if ! command -v wrk >/dev/null || ! command -v curl >/dev/null || [[ ! -x $nginx_bin || ! -f $njs_module ]]; then
-  [[ $(id -u) == 0 ]] || { echo "wrk, curl, nginx-light and libnginx-mod-http-js are needed (apt-get install as root)" >&2; exit 1; }
-  echo "installing wrk, curl, nginx-light, libnginx-mod-http-js from Debian" >&2
+if ! command -v wrk >/dev/null || ! command -v curl >/dev/null || ! command -v pgrep >/dev/null \
+    || [[ ! -x $nginx_bin || ! -f $njs_module ]]; then
+  [[ $(id -u) == 0 ]] || { echo "wrk, curl, procps, nginx-light and libnginx-mod-http-js are needed (apt-get install as root)" >&2; exit 1; }
+  echo "installing wrk, curl, procps, nginx-light, libnginx-mod-http-js from Debian" >&2
+  # a fresh machine (or container) may never have fetched the package lists
+  [[ -n "$(ls -A /var/lib/apt/lists 2>/dev/null | grep -v -e lock -e partial)" ]] || apt-get update -q >&2
   DEBIAN_FRONTEND=noninteractive apt-get install -y -q -o DPkg::Lock::Timeout=600 --no-install-recommends \
-      wrk curl nginx-light libnginx-mod-http-js >&2
+      wrk curl procps nginx-light libnginx-mod-http-js >&2
 fi
 java_home=""
 for candidate in "${JAVA_HOME:-}" /usr/lib/jvm/temurin-25* /usr/lib/jvm/*-25* /usr/lib/jvm/jdk-25*; do
