@@ -6,6 +6,7 @@
 #                            [--requests 50] [--rate 200] [--rate-duration 10] [--port 18500] [--targets direct,hop,gateway]
 #                            [--jar gateway/target/gateway-*.jar] [--baseline-jar OTHER.jar]
 #                            [--jfr nonstream|stream] [--jfr-duration 20] [--gateway-opts '-Xmx256m'] [--keep]
+#                            [--baseline-gateway-opts '-XX:+UseSerialGC -Xmx96m']
 #                            [--backend-setting 'reuse-stream-connections: true' ...]
 #                            [--baseline-backend-setting 'reuse-stream-connections: false' ...] [--nice -5]
 #
@@ -26,6 +27,8 @@
 #
 # --backend-setting adds a setting of the llamacpp backend to both gateways' configuration, and
 # --baseline-backend-setting to the baseline's only (to compare two configurations of one build).
+# --gateway-opts are JVM options of both gateways; --baseline-gateway-opts are added to the baseline's only (after
+# them, so they win), to compare two JVM configurations of one build (the same jar as --jar and --baseline-jar).
 # --nice N runs every process of the benchmark (upstream, hop, gateways, wrk, curl) at that niceness: on a
 # machine shared with other work, a negative N keeps the measured processes from being starved (root only).
 #
@@ -39,7 +42,7 @@ root="$(cd "$(dirname "$0")/.." && pwd)"
 cd "$root"
 
 rounds=3 duration=10 warmup=30 jfr_duration=20 connections=32 threads=2 requests=50 port=18500 rate=200 rate_duration=10
-targets="direct,hop,gateway" jar="" baseline_jar="" jfr="" gateway_opts="" keep=false backend_settings=() baseline_settings=() nice_level=0
+targets="direct,hop,gateway" jar="" baseline_jar="" jfr="" gateway_opts="" baseline_opts="" keep=false backend_settings=() baseline_settings=() nice_level=0
 while [[ $# -gt 0 ]]; do
   case "$1" in
     --rounds) rounds="$2"; shift 2 ;;
@@ -57,6 +60,7 @@ while [[ $# -gt 0 ]]; do
     --jfr) jfr="$2"; shift 2 ;;
     --jfr-duration) jfr_duration="$2"; shift 2 ;;
     --gateway-opts) gateway_opts="$2"; shift 2 ;;
+    --baseline-gateway-opts) baseline_opts="$2"; shift 2 ;;
     --keep) keep=true; shift ;;
     --backend-setting) backend_settings+=("$2"); shift 2 ;;
     --baseline-backend-setting) baseline_settings+=("$2"); shift 2 ;;
@@ -204,6 +208,8 @@ start_gateway() { # name jar port → PID of the java process (configuration: $w
   [[ -z "$jfr" ]] || opts+=(-XX:FlightRecorderOptions=stackdepth=256)
   # shellcheck disable=SC2206
   [[ -z "$gateway_opts" ]] || opts+=($gateway_opts)
+  # shellcheck disable=SC2206
+  [[ $1 != baseline || -z "$baseline_opts" ]] || opts+=($baseline_opts)
   (cd "$work" && exec "$java_home/bin/java" "${opts[@]}" -jar "$2" --server.port="$3" \
       --spring.config.additional-location="file:$work/$1.yml" >"$work/$1.log" 2>&1) &
   echo $!
