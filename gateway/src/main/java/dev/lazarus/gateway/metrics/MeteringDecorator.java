@@ -119,18 +119,20 @@ public final class MeteringDecorator implements BackendCallDecorator {
                 Counter.builder("lazarus.completion.tokens")
                         .description("Completion tokens generated, as reported by the backends")
                         .tags(tags)
-                        .register(registry));
+                        .register(registry),
+                new ConcurrentHashMap<>());
     }
 
     private record Key(String model, String backend, String endpoint) {}
 
+    /** @param calls the call counters by outcome, registered once each (a registration per call costs a lookup by tags) */
     private record Meters(Key key, Timer ttft, Timer interToken, DistributionSummary speed, Counter promptTokens,
-            Counter completionTokens) {
+            Counter completionTokens, Map<String, Counter> calls) {
         Counter calls(MeterRegistry registry, String outcome) {
-            return Counter.builder("lazarus.backend.calls")
+            return calls.computeIfAbsent(outcome, o -> Counter.builder("lazarus.backend.calls")
                     .description("Backend calls by outcome")
-                    .tags("model", key.model, "backend", key.backend, "endpoint", key.endpoint, "outcome", outcome)
-                    .register(registry);
+                    .tags("model", key.model, "backend", key.backend, "endpoint", key.endpoint, "outcome", o)
+                    .register(registry));
         }
     }
 }
