@@ -6,6 +6,7 @@
 #                            [--requests 50] [--rate 200] [--rate-duration 10] [--port 18500] [--targets direct,hop,gateway]
 #                            [--jar gateway/target/gateway-*.jar] [--baseline-jar OTHER.jar]
 #                            [--jfr nonstream|stream] [--jfr-duration 20] [--gateway-opts '-Xmx256m'] [--keep]
+#                            [--baseline-gateway-opts '-XX:+UseSerialGC -Xmx96m']
 #                            [--backend-setting 'reuse-stream-connections: true' ...]
 #                            [--baseline-backend-setting 'reuse-stream-connections: false' ...] [--nice -5]
 #
@@ -26,6 +27,8 @@
 #
 # --backend-setting adds a setting of the llamacpp backend to both gateways' configuration, and
 # --baseline-backend-setting to the baseline's only (to compare two configurations of one build).
+# --gateway-opts are JVM options of both gateways; --baseline-gateway-opts are added to the baseline's only (after
+# them, so they win), to compare two JVM configurations of one build (the same jar as --jar and --baseline-jar).
 # --nice N runs every process of the benchmark (upstream, hop, gateways, wrk, curl) at that niceness: on a
 # machine shared with other work, a negative N keeps the measured processes from being starved (root only).
 #
@@ -39,7 +42,7 @@ root="$(cd "$(dirname "$0")/.." && pwd)"
 cd "$root"
 
 rounds=3 duration=10 warmup=30 jfr_duration=20 connections=32 threads=2 requests=50 port=18500 rate=200 rate_duration=10
-targets="direct,hop,gateway" jar="" baseline_jar="" jfr="" gateway_opts="" keep=false backend_settings=() baseline_settings=() nice_level=0
+targets="direct,hop,gateway" jar="" baseline_jar="" jfr="" gateway_opts="" baseline_opts="" keep=false backend_settings=() baseline_settings=() nice_level=0
 while [[ $# -gt 0 ]]; do
   case "$1" in
     --rounds) rounds="$2"; shift 2 ;;
@@ -57,6 +60,7 @@ while [[ $# -gt 0 ]]; do
     --jfr) jfr="$2"; shift 2 ;;
     --jfr-duration) jfr_duration="$2"; shift 2 ;;
     --gateway-opts) gateway_opts="$2"; shift 2 ;;
+    --baseline-gateway-opts) baseline_opts="$2"; shift 2 ;;
     --keep) keep=true; shift ;;
     --backend-setting) backend_settings+=("$2"); shift 2 ;;
     --baseline-backend-setting) baseline_settings+=("$2"); shift 2 ;;
@@ -70,11 +74,14 @@ done
 # ---- tools -------------------------------------------------------------------------------------------
 nginx_bin=/usr/sbin/nginx
 njs_module=/usr/lib/nginx/modules/ngx_http_js_module.so
-if ! command -v wrk >/dev/null || ! command -v curl >/dev/null || [[ ! -x $nginx_bin || ! -f $njs_module ]]; then
-  [[ $(id -u) == 0 ]] || { echo "wrk, curl, nginx-light and libnginx-mod-http-js are needed (apt-get install as root)" >&2; exit 1; }
-  echo "installing wrk, curl, nginx-light, libnginx-mod-http-js from Debian" >&2
+if ! command -v wrk >/dev/null || ! command -v curl >/dev/null || ! command -v pgrep >/dev/null \
+    || [[ ! -x $nginx_bin || ! -f $njs_module ]]; then
+  [[ $(id -u) == 0 ]] || { echo "wrk, curl, procps, nginx-light and libnginx-mod-http-js are needed (apt-get install as root)" >&2; exit 1; }
+  echo "installing wrk, curl, procps, nginx-light, libnginx-mod-http-js from Debian" >&2
+  # a fresh machine (or container) may never have fetched the package lists
+  [[ -n "$(ls -A /var/lib/apt/lists 2>/dev/null | grep -v -e lock -e partial)" ]] || apt-get update -q >&2
   DEBIAN_FRONTEND=noninteractive apt-get install -y -q -o DPkg::Lock::Timeout=600 --no-install-recommends \
-      wrk curl nginx-light libnginx-mod-http-js >&2
+      wrk curl procps nginx-light libnginx-mod-http-js >&2
 fi
 java_home=""
 for candidate in "${JAVA_HOME:-}" /usr/lib/jvm/temurin-25* /usr/lib/jvm/*-25* /usr/lib/jvm/jdk-25*; do
@@ -201,6 +208,8 @@ start_gateway() { # name jar port → PID of the java process (configuration: $w
   [[ -z "$jfr" ]] || opts+=(-XX:FlightRecorderOptions=stackdepth=256)
   # shellcheck disable=SC2206
   [[ -z "$gateway_opts" ]] || opts+=($gateway_opts)
+  # shellcheck disable=SC2206
+  [[ $1 != baseline || -z "$baseline_opts" ]] || opts+=($baseline_opts)
   (cd "$work" && exec "$java_home/bin/java" "${opts[@]}" -jar "$2" --server.port="$3" \
       --spring.config.additional-location="file:$work/$1.yml" >"$work/$1.log" 2>&1) &
   echo $!

@@ -61,6 +61,7 @@ public final class LlamaCppBackend implements InferenceBackend, WholeAnswers {
     private final Redactor redactor;
     private final AssistantPrefill prefill;
     private final AtomicReference<ServerInfo> info = new AtomicReference<>();
+    private volatile Described described;
     /** The model's name for token-exact continuation; null while unknown or when turned off. */
     private final AtomicReference<String> identity = new AtomicReference<>();
     private final TokenContinuation tokenContinuation;
@@ -124,12 +125,26 @@ public final class LlamaCppBackend implements InferenceBackend, WholeAnswers {
     @Override
     public BackendDescriptor describe() {
         ServerInfo known = info.get();
+        boolean prefills = prefill.supported();
+        Described last = described;
+        if (last != null && last.info() == known && last.prefills() == prefills) {
+            return last.descriptor(); // asked on every request's routing: built again only when what it says changed
+        }
+        BackendDescriptor descriptor = describe(known, prefills);
+        described = new Described(known, prefills, descriptor);
+        return descriptor;
+    }
+
+    /** The descriptor last built, and what it was built from. */
+    private record Described(ServerInfo info, boolean prefills, BackendDescriptor descriptor) {}
+
+    private BackendDescriptor describe(ServerInfo known, boolean prefills) {
         ModelInfo model = new ModelInfo(modelId(known), settings.llamaServer() ? "llama.cpp" : "openai-compatible",
                 known == null ? 0 : known.contextLength(),
                 known == null ? Map.of() : known.metadata());
         // llama-server continues a trailing assistant message unless its chat template refuses it.
         return new BackendDescriptor(id, settings.kind(), List.of(model),
-                new BackendCapabilities(true, true, true, prefill.supported(), true));
+                new BackendCapabilities(true, true, true, prefills, true));
     }
 
     /** The model's name for token-exact continuation ({@link ModelIdentity}), once known; never for kind openai. */

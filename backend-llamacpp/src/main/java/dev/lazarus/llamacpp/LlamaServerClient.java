@@ -4,6 +4,7 @@ import dev.lazarus.backend.api.BackendErrorKind;
 import dev.lazarus.backend.api.BackendException;
 import dev.lazarus.backend.api.WholeAnswer;
 import dev.lazarus.backend.api.openai.ChatCompletionChunk;
+import dev.lazarus.backend.api.openai.ChatCompletionRequest;
 import io.netty.channel.ChannelOption;
 import io.netty.channel.EventLoop;
 import io.netty.handler.codec.http.HttpHeaderNames;
@@ -176,7 +177,7 @@ final class LlamaServerClient implements AutoCloseable {
     <T> Flux<T> stream(String path, Object body, Class<T> type, Predicate<T> isFinal,
                        Function<T, Map<String, Object>> extraOf, boolean trimTimings) {
         Flux<SseDecoder.Event> events = Flux.defer(() -> {
-            byte[] payload = json.writeValueAsBytes(body);
+            byte[] payload = payload(body);
             ReusedConnectionRetry.Attempt attempt = new ReusedConnectionRetry.Attempt();
             return post(streamClient(), path, payload, attempt)
                     .onErrorResume(attempt::worthAFreshConnection, e -> {
@@ -241,7 +242,7 @@ final class LlamaServerClient implements AutoCloseable {
     <T> Mono<WholeAnswer> whole(String path, Object body, Class<T> type, Function<T, Map<String, Object>> extraOf,
                                 Function<List<T>, Object> aggregate) {
         return Mono.defer(() -> {
-            byte[] payload = json.writeValueAsBytes(body);
+            byte[] payload = payload(body);
             ReusedConnectionRetry.Attempt attempt = new ReusedConnectionRetry.Attempt();
             return postWhole(wholeClient(), path, payload, attempt)
                     .onErrorResume(attempt::worthAFreshConnection, e -> {
@@ -256,6 +257,17 @@ final class LlamaServerClient implements AutoCloseable {
     }
 
     private record RawAnswer(byte[] body, boolean streamed) {}
+
+    /** The request's body: a chat request's as the client sent it where it carries one, else written here. */
+    private byte[] payload(Object body) {
+        if (body instanceof ChatCompletionRequest request && request.raw() != null) {
+            byte[] raw = request.raw().write(request.extra(), json::writeValueAsBytes);
+            if (raw != null) {
+                return raw;
+            }
+        }
+        return json.writeValueAsBytes(body);
+    }
 
     private Mono<RawAnswer> postWhole(HttpClient client, String path, byte[] payload,
                                       ReusedConnectionRetry.Attempt attempt) {

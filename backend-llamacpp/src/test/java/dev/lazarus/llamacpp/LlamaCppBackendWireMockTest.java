@@ -189,6 +189,25 @@ class LlamaCppBackendWireMockTest {
         assertThat(JSON.valueToTree(chunks.getFirst().extra().get("timings")).get("cache_n").asInt()).isEqualTo(4);
     }
 
+    /** Issue 13: a request carrying the client's body is sent as those bytes, with what the backend adds appended. */
+    @Test
+    void aClientsBodyIsSentOnWithTheStreamFieldsAndTimingsAppended() {
+        stubChat(sse(GOOD_STREAM));
+        String body = "{ \"model\":\"tiny\", \"messages\":[{\"role\":\"user\",\"content\":\"hi\"}], \"top_k\":7 }";
+        ChatCompletionRequest bound = ChatCompletionRequest.builder().model("tiny")
+                .messages(List.of(ChatMessage.user("hi"))).extra("top_k", 7).build();
+        ChatCompletionRequest request = bound.withRaw(dev.lazarus.backend.api.openai.RawRequest.of(
+                body.getBytes(java.nio.charset.StandardCharsets.UTF_8), body.indexOf("\"tiny\""),
+                body.indexOf("\"tiny\"") + 6, body.lastIndexOf('}'), bound.extra()));
+
+        backend.chat(request).collectList().block(WAIT);
+
+        String sent = wm.getAllServeEvents().stream().filter(e -> e.getRequest().getUrl().equals(CHAT)).findFirst()
+                .orElseThrow().getRequest().getBodyAsString();
+        assertThat(sent).isEqualTo(body.substring(0, body.lastIndexOf('}')) + ",\"stream\":true,"
+                + "\"stream_options\":{\"include_usage\":true},\"timings_per_token\":true}");
+    }
+
     @Test
     void aClientsOwnChoiceOfPerTokenTimingsIsLeftAsItIs() {
         stubChat(sse(timedChunk("a", 1) + timedChunk("b", 2) + USAGE_CHUNK + "data: [DONE]\n\n"));

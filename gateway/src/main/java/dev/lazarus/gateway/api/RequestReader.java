@@ -1,10 +1,10 @@
 package dev.lazarus.gateway.api;
 
+import dev.lazarus.backend.api.openai.ChatCompletionRequest;
 import java.util.Collection;
 import java.util.List;
 import java.util.Map;
 import java.util.function.Supplier;
-import org.springframework.core.io.buffer.DataBuffer;
 import org.springframework.core.io.buffer.DataBufferUtils;
 import org.springframework.http.server.reactive.ServerHttpRequest;
 import reactor.core.publisher.Mono;
@@ -25,7 +25,9 @@ import tools.jackson.databind.json.JsonMapper;
 /**
  * Reads a JSON request body into a wire type: checks the media type and the size limit (from
  * {@code Content-Length} before reading, and while reading for chunked bodies), parses once, and
- * reports every problem as a 4xx {@link ApiError} naming the offending field in {@code param}.
+ * reports every problem as a 4xx {@link ApiError} naming the offending field in {@code param}. The
+ * common chat request is read by {@link ChatRequestReader} (one streaming pass, its bytes kept to be
+ * sent on); anything else, and every bad request, by data-binding.
  */
 public final class RequestReader {
 
@@ -33,6 +35,7 @@ public final class RequestReader {
     /** The mapper's parser factory with our depth and token limits: Jackson's own allow 500 levels and any count. */
     private final TokenStreamFactory limited;
     private final int maxBodyBytes;
+    private final ChatRequestReader chat;
 
     public RequestReader(JsonMapper json, long maxBodyBytes, int maxDepth, long maxTokens) {
         this.json = StrictScalars.of(json);
@@ -41,6 +44,7 @@ public final class RequestReader {
                         .maxNestingDepth(maxDepth).maxTokenCount(maxTokens).build())
                 .build();
         this.maxBodyBytes = (int) Math.min(Integer.MAX_VALUE, maxBodyBytes);
+        this.chat = new ChatRequestReader(limited, this.json.readerFor(Object.class));
     }
 
     public <T> Mono<T> read(ServerHttpRequest request, Class<T> type) {
@@ -53,20 +57,27 @@ public final class RequestReader {
                     .switchIfEmpty(Mono.error(() -> ApiError.invalidRequest(
                             "The request body is empty: send a JSON object.", null)))
                     .map(buffer -> {
+                        byte[] body = new byte[buffer.readableByteCount()];
                         try {
-                            return parse(buffer, type);
+                            buffer.read(body);
                         } finally {
                             DataBufferUtils.release(buffer);
                         }
+                        if (type == ChatCompletionRequest.class) {
+                            ChatCompletionRequest common = chat.read(body);
+                            if (common != null) {
+                                return type.cast(common);
+                            }
+                        }
+                        return parse(body, type);
                     });
         });
     }
 
-    private <T> T parse(DataBuffer buffer, Class<T> type) {
+    private <T> T parse(byte[] body, Class<T> type) {
         T value;
-        int start = buffer.readPosition();
         try {
-            value = json.readerFor(type).readValue(parser(buffer));
+            value = json.readerFor(type).readValue(parser(body));
         } catch (StreamConstraintsException e) {
             throw ApiError.invalidRequest("The JSON body of your request is too complex: "
                     + e.getOriginalMessage().replaceAll(" \\(from `.*`\\)|, from `.*`", "") + ".", null);
@@ -79,8 +90,7 @@ public final class RequestReader {
             throw notJson(e);
         } catch (DatabindException e) {
             // The rare path: read the body again as a tree to say what the client sent at that place.
-            buffer.readPosition(start);
-            throw fromBinding(e, () -> json.readTree(parser(buffer)));
+            throw fromBinding(e, () -> json.readTree(parser(body)));
         } catch (JacksonException e) {
             throw ApiError.invalidRequest("We could not read the JSON body of your request.", null);
         }
@@ -90,8 +100,8 @@ public final class RequestReader {
         return value;
     }
 
-    private JsonParser parser(DataBuffer buffer) {
-        return limited.createParser(ObjectReadContext.empty(), buffer.asInputStream());
+    private JsonParser parser(byte[] body) {
+        return limited.createParser(ObjectReadContext.empty(), body);
     }
 
     private static ApiError notJson(StreamReadException e) {

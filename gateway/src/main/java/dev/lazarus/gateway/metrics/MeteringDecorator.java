@@ -14,6 +14,7 @@ import java.util.Locale;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
+import reactor.core.observability.DefaultSignalListener;
 import reactor.core.publisher.Flux;
 import reactor.core.publisher.SignalType;
 
@@ -40,33 +41,51 @@ public final class MeteringDecorator implements BackendCallDecorator {
         Meters m = meters.computeIfAbsent(new Key(attempt.model(), attempt.backendId(), attempt.endpoint().name()),
                 this::register);
         ChunkInspector<T> inspector = ChunkInspector.of(attempt.endpoint());
-        return Flux.defer(() -> {
-            GenerationClock clock = new GenerationClock();
-            String[] outcome = {"success"};
-            return call
-                    .doOnNext(chunk -> {
-                        boolean first = !clock.started();
-                        long gap = clock.onChunk(chunk, inspector);
-                        if (gap >= 0) {
-                            m.interToken.record(gap, TimeUnit.NANOSECONDS);
-                        } else if (first && clock.started()) {
-                            m.ttft.record(clock.ttftNanos(), TimeUnit.NANOSECONDS);
-                        }
-                    })
-                    .doOnError(error -> outcome[0] = outcome(error))
-                    .doFinally(signal -> {
-                        String result = signal == SignalType.CANCEL ? "cancelled" : outcome[0];
-                        m.calls(registry, result).increment();
-                        if (clock.promptTokens() >= 0) {
-                            m.promptTokens.increment(clock.promptTokens());
-                        }
-                        m.completionTokens.increment(clock.completionTokens());
-                        double speed = clock.tokensPerSecond();
-                        if (signal == SignalType.ON_COMPLETE && !Double.isNaN(speed)) {
-                            m.speed.record(speed);
-                        }
-                    });
-        });
+        // One operator per call (tap: a listener per subscription), not a defer and three peeks.
+        return call.tap(() -> new MeteredCall<>(m, inspector));
+    }
+
+    /** One call's meters: time to first token and between tokens as chunks pass, the rest at its end. */
+    private final class MeteredCall<T> extends DefaultSignalListener<T> {
+        private final Meters m;
+        private final ChunkInspector<T> inspector;
+        private final GenerationClock clock = new GenerationClock();
+        private String outcome = "success";
+
+        MeteredCall(Meters m, ChunkInspector<T> inspector) {
+            this.m = m;
+            this.inspector = inspector;
+        }
+
+        @Override
+        public void doOnNext(T chunk) {
+            boolean first = !clock.started();
+            long gap = clock.onChunk(chunk, inspector);
+            if (gap >= 0) {
+                m.interToken.record(gap, TimeUnit.NANOSECONDS);
+            } else if (first && clock.started()) {
+                m.ttft.record(clock.ttftNanos(), TimeUnit.NANOSECONDS);
+            }
+        }
+
+        @Override
+        public void doOnError(Throwable error) {
+            outcome = outcome(error);
+        }
+
+        @Override
+        public void doFinally(SignalType signal) {
+            String result = signal == SignalType.CANCEL ? "cancelled" : outcome;
+            m.calls(registry, result).increment();
+            if (clock.promptTokens() >= 0) {
+                m.promptTokens.increment(clock.promptTokens());
+            }
+            m.completionTokens.increment(clock.completionTokens());
+            double speed = clock.tokensPerSecond();
+            if (signal == SignalType.ON_COMPLETE && !Double.isNaN(speed)) {
+                m.speed.record(speed);
+            }
+        }
     }
 
     private static String outcome(Throwable error) {
@@ -100,18 +119,20 @@ public final class MeteringDecorator implements BackendCallDecorator {
                 Counter.builder("lazarus.completion.tokens")
                         .description("Completion tokens generated, as reported by the backends")
                         .tags(tags)
-                        .register(registry));
+                        .register(registry),
+                new ConcurrentHashMap<>());
     }
 
     private record Key(String model, String backend, String endpoint) {}
 
+    /** @param calls the call counters by outcome, registered once each (a registration per call costs a lookup by tags) */
     private record Meters(Key key, Timer ttft, Timer interToken, DistributionSummary speed, Counter promptTokens,
-            Counter completionTokens) {
+            Counter completionTokens, Map<String, Counter> calls) {
         Counter calls(MeterRegistry registry, String outcome) {
-            return Counter.builder("lazarus.backend.calls")
+            return calls.computeIfAbsent(outcome, o -> Counter.builder("lazarus.backend.calls")
                     .description("Backend calls by outcome")
-                    .tags("model", key.model, "backend", key.backend, "endpoint", key.endpoint, "outcome", outcome)
-                    .register(registry);
+                    .tags("model", key.model, "backend", key.backend, "endpoint", key.endpoint, "outcome", o)
+                    .register(registry));
         }
     }
 }

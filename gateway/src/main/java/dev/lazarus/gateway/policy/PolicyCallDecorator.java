@@ -6,8 +6,10 @@ import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.BiConsumer;
+import reactor.core.observability.DefaultSignalListener;
 import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
+import reactor.core.publisher.SignalType;
 import reactor.core.scheduler.Schedulers;
 
 /**
@@ -31,14 +33,22 @@ public final class PolicyCallDecorator implements BackendCallDecorator {
     @Override
     public <T> Flux<T> decorate(Attempt<T> attempt, Flux<T> call) {
         String id = attempt.backendId();
-        return Flux.defer(() -> {
-            AtomicInteger counter = inFlight.computeIfAbsent(id, k -> new AtomicInteger());
-            counter.incrementAndGet();
-            return call.onErrorResume(error -> Mono.fromRunnable(() -> errors.accept(id, error))
-                            .subscribeOn(Schedulers.boundedElastic())
-                            .then(Mono.<T>error(error)))
-                    .doFinally(signal -> counter.decrementAndGet());
-        });
+        AtomicInteger counter = inFlight.computeIfAbsent(id, k -> new AtomicInteger());
+        // The in-flight count in one operator (tap: counted as the call is subscribed, until it ends).
+        return call.onErrorResume(error -> Mono.fromRunnable(() -> errors.accept(id, error))
+                        .subscribeOn(Schedulers.boundedElastic())
+                        .then(Mono.<T>error(error)))
+                .tap(() -> new DefaultSignalListener<T>() {
+                    @Override
+                    public void doFirst() {
+                        counter.incrementAndGet();
+                    }
+
+                    @Override
+                    public void doFinally(SignalType signal) {
+                        counter.decrementAndGet();
+                    }
+                });
     }
 
     public int inFlight(String backendId) {

@@ -7,6 +7,7 @@ import dev.lazarus.gateway.routing.BackendCallDecorator;
 import io.github.resilience4j.circuitbreaker.CallNotPermittedException;
 import io.github.resilience4j.circuitbreaker.CircuitBreaker;
 import java.util.concurrent.TimeUnit;
+import reactor.core.observability.DefaultSignalListener;
 import reactor.core.publisher.Flux;
 
 /**
@@ -48,16 +49,14 @@ public final class CircuitBreakerDecorator implements BackendCallDecorator {
                         "backend '" + id + "' is not called: its circuit breaker is " + breaker.getState(), null,
                         breakers.timeUntilHalfOpen(id).orElse(null), refused));
             }
+            // One operator for the four signals (tap), not four: each operator costs per request and per chunk.
             Outcome<T> outcome = new Outcome<>(breaker, limits, stats, id, inspector);
-            return call.doOnNext(outcome::chunk)
-                    .doOnComplete(outcome::completed)
-                    .doOnError(outcome::failed)
-                    .doOnCancel(outcome::cancelled);
+            return call.tap(() -> outcome);
         });
     }
 
     /** One permitted call: records exactly one outcome with the breaker. */
-    private static final class Outcome<T> {
+    private static final class Outcome<T> extends DefaultSignalListener<T> {
         private final CircuitBreaker breaker;
         private final ResilienceProperties.Breaker limits;
         private final BackendStatsRegistry stats;
@@ -75,11 +74,13 @@ public final class CircuitBreakerDecorator implements BackendCallDecorator {
             this.inspector = inspector;
         }
 
-        void chunk(T chunk) {
+        @Override
+        public void doOnNext(T chunk) {
             clock.onChunk(chunk, inspector);
         }
 
-        void completed() {
+        @Override
+        public void doOnComplete() {
             if (once()) {
                 // A whole answer that does not say when its first token came is judged by its outcome alone.
                 long ttft = clock.started() ? clock.ttftNanos() : clock.answeredWhole() ? 0 : clock.elapsedNanos();
@@ -91,7 +92,8 @@ public final class CircuitBreakerDecorator implements BackendCallDecorator {
             }
         }
 
-        void failed(Throwable error) {
+        @Override
+        public void doOnError(Throwable error) {
             if (once()) {
                 // Ignored kinds hand the permission back inside the breaker (ignoreException).
                 breaker.onError(clock.elapsedNanos(), TimeUnit.NANOSECONDS, error);
@@ -101,7 +103,8 @@ public final class CircuitBreakerDecorator implements BackendCallDecorator {
             }
         }
 
-        void cancelled() {
+        @Override
+        public void doOnCancel() {
             if (once()) {
                 if (clock.started()) {
                     breaker.onSuccess(clock.ttftNanos(), TimeUnit.NANOSECONDS);

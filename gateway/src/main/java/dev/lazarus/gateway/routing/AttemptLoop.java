@@ -7,6 +7,7 @@ import java.util.ArrayList;
 import java.util.List;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
+import reactor.core.observability.DefaultSignalListener;
 import reactor.core.publisher.Flux;
 
 /**
@@ -146,13 +147,25 @@ public final class AttemptLoop {
         private long callStart;
         private boolean callAnswered;
 
+        /** One operator (tap) for the three signals it watches. */
         <T> Flux<T> timeUpstream(Flux<T> call) {
-            return call.doOnSubscribe(s -> {
-                        callStart = System.nanoTime();
-                        callAnswered = false;
-                    })
-                    .doOnNext(chunk -> answered())
-                    .doOnError(error -> answered());
+            return call.tap(() -> new DefaultSignalListener<T>() {
+                @Override
+                public void doOnSubscription() {
+                    callStart = System.nanoTime();
+                    callAnswered = false;
+                }
+
+                @Override
+                public void doOnNext(T chunk) {
+                    answered();
+                }
+
+                @Override
+                public void doOnError(Throwable error) {
+                    answered();
+                }
+            });
         }
 
         private void answered() {

@@ -12,6 +12,7 @@ import java.util.Map;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
+import org.junit.jupiter.params.provider.ValueSource;
 import org.springframework.http.MediaType;
 import org.springframework.test.web.reactive.server.WebTestClient;
 import tools.jackson.databind.JsonNode;
@@ -204,6 +205,18 @@ class RequestErrorsTest extends GatewayTestSupport {
     void wrongMethodIs405WithAllow() {
         errorOf(client.get().uri("/v1/chat/completions").header("Authorization", "Bearer " + API_KEY).exchange()
                 .expectHeader().valueEquals("Allow", "POST"), 405);
+    }
+
+    /**
+     * The completion endpoints are functional routes (issue 13): OPTIONS is a JSON 405 naming POST, like every
+     * other method but POST (the annotated controllers answered it with an empty 200). No CORS is configured.
+     */
+    @ParameterizedTest
+    @ValueSource(strings = {"/v1/chat/completions", "/v1/completions"})
+    void optionsIs405WithAllow(String path) {
+        JsonNode error = errorOf(client.options().uri(path).header("Authorization", "Bearer " + API_KEY).exchange()
+                .expectHeader().valueEquals("Allow", "POST"), 405);
+        assertThat(error.get("type").asString()).isEqualTo("invalid_request_error");
     }
 
     @Test

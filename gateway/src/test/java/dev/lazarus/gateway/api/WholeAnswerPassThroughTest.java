@@ -183,4 +183,19 @@ class WholeAnswerPassThroughTest {
 
         assertThat(result.getResponseHeaders().getFirst(OpenAiController.SERVED_BY_HEADER)).isEqualTo("second");
     }
+
+    @Test
+    void theClientsBodyIsSentOnByteForByte() {
+        first.stubFor(post(urlEqualTo("/v1/chat/completions")).willReturn(okJson(ANSWER)));
+        String body = "{ \"messages\" : [{\"role\":\"user\",\"content\":\"h\\u00e9 \\\"q\\\"\"}],\n"
+                + "  \"model\" : \"m\", \"top_k\":7, \"temperature\":0.50 }";
+
+        client.mutate().responseTimeout(Duration.ofSeconds(30)).build().post().uri("/v1/chat/completions")
+                .header("Authorization", "Bearer whole-key").contentType(MediaType.APPLICATION_JSON)
+                .bodyValue(body).exchange().expectStatus().isOk();
+
+        // Not bound and written again: its spacing, escapes, order and number forms as the client wrote them.
+        assertThat(first.getAllServeEvents().getFirst().getRequest().getBodyAsString())
+                .isEqualTo(body);
+    }
 }

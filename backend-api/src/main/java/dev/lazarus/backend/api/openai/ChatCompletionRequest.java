@@ -3,17 +3,23 @@ package dev.lazarus.backend.api.openai;
 import com.fasterxml.jackson.annotation.JsonAnyGetter;
 import com.fasterxml.jackson.annotation.JsonAnySetter;
 import com.fasterxml.jackson.annotation.JsonFormat;
+import com.fasterxml.jackson.annotation.JsonIgnore;
 import com.fasterxml.jackson.annotation.JsonInclude;
 import com.fasterxml.jackson.annotation.JsonProperty;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 
 /**
  * {@code POST /v1/chat/completions} request body. Fields the gateway does not know (llama.cpp's
  * {@code top_k}, {@code min_p}, {@code grammar}, {@code cache_prompt}, ...) are kept in
- * {@link #extra} and written back unchanged when the request is forwarded to an HTTP backend.
+ * {@link #extra} and written back unchanged when the request is forwarded to an HTTP backend. A
+ * request read from a client may carry its body as sent ({@link #raw}), which an HTTP backend sends
+ * on instead of writing the request again; only {@link #withModel} and {@link #asUsageStream} keep it
+ * (as the body with the model written over, or with fields appended), any other change drops it.
+ * Equality ignores it.
  */
 @JsonInclude(JsonInclude.Include.NON_NULL)
 public record ChatCompletionRequest(
@@ -38,10 +44,30 @@ public record ChatCompletionRequest(
         @JsonProperty("tool_choice") Object toolChoice,
         @JsonProperty("parallel_tool_calls") Boolean parallelToolCalls,
         @JsonProperty("response_format") ResponseFormat responseFormat,
-        @JsonAnySetter @JsonAnyGetter Map<String, Object> extra) {
+        @JsonAnySetter @JsonAnyGetter Map<String, Object> extra,
+        @JsonIgnore RawRequest raw) {
 
     public ChatCompletionRequest {
         extra = extra == null ? new LinkedHashMap<>() : extra;
+    }
+
+    /** A request made here: no client's bytes to send on. */
+    public ChatCompletionRequest(String model, List<ChatMessage> messages, Double temperature, Double topP, Integer n,
+            Boolean stream, StreamOptions streamOptions, List<String> stop, Integer maxTokens,
+            Integer maxCompletionTokens, Double presencePenalty, Double frequencyPenalty,
+            Map<String, Double> logitBias, Boolean logprobs, Integer topLogprobs, Long seed, String user,
+            List<Tool> tools, Object toolChoice, Boolean parallelToolCalls, ResponseFormat responseFormat,
+            Map<String, Object> extra) {
+        this(model, messages, temperature, topP, n, stream, streamOptions, stop, maxTokens, maxCompletionTokens,
+                presencePenalty, frequencyPenalty, logitBias, logprobs, topLogprobs, seed, user, tools, toolChoice,
+                parallelToolCalls, responseFormat, extra, null);
+    }
+
+    /** The same request carrying the body it was read from. */
+    public ChatCompletionRequest withRaw(RawRequest body) {
+        return new ChatCompletionRequest(model, messages, temperature, topP, n, stream, streamOptions, stop, maxTokens,
+                maxCompletionTokens, presencePenalty, frequencyPenalty, logitBias, logprobs, topLogprobs, seed, user,
+                tools, toolChoice, parallelToolCalls, responseFormat, extra, body);
     }
 
     /** A minimal request, handy for tests and embedders. */
@@ -62,8 +88,13 @@ public record ChatCompletionRequest(
         return streamOptions != null && streamOptions.wantsUsage();
     }
 
+    /** The request for another model name: this one where the name is the same. */
     public ChatCompletionRequest withModel(String newModel) {
-        return toBuilder().model(newModel).build();
+        if (Objects.equals(newModel, model)) {
+            return this;
+        }
+        ChatCompletionRequest renamed = toBuilder().model(newModel).build();
+        return raw == null || newModel == null ? renamed : renamed.withRaw(raw.withModel(newModel));
     }
 
     public ChatCompletionRequest withMessages(List<ChatMessage> newMessages) {
@@ -72,7 +103,41 @@ public record ChatCompletionRequest(
 
     /** The same request asked as a stream that ends with a usage chunk: how backends are always called. */
     public ChatCompletionRequest asUsageStream() {
-        return toBuilder().stream(true).streamOptions(new StreamOptions(true)).build();
+        ChatCompletionRequest streamed = toBuilder().stream(true).streamOptions(new StreamOptions(true)).build();
+        if (raw == null || Boolean.FALSE.equals(stream) || streamOptions != null && !wantsUsageInStream()) {
+            return streamed; // the body says otherwise: written again
+        }
+        // A raw body's absent fields are absent from its bytes (RawRequest): appending them keeps it one object.
+        RawRequest body = raw;
+        if (stream == null) {
+            body = body.with("\"stream\":true");
+        }
+        if (streamOptions == null) {
+            body = body.with("\"stream_options\":{\"include_usage\":true}");
+        }
+        return streamed.withRaw(body);
+    }
+
+    @Override
+    public boolean equals(Object o) {
+        return o instanceof ChatCompletionRequest r && Objects.equals(model, r.model)
+                && Objects.equals(messages, r.messages) && Objects.equals(temperature, r.temperature)
+                && Objects.equals(topP, r.topP) && Objects.equals(n, r.n) && Objects.equals(stream, r.stream)
+                && Objects.equals(streamOptions, r.streamOptions) && Objects.equals(stop, r.stop)
+                && Objects.equals(maxTokens, r.maxTokens) && Objects.equals(maxCompletionTokens, r.maxCompletionTokens)
+                && Objects.equals(presencePenalty, r.presencePenalty)
+                && Objects.equals(frequencyPenalty, r.frequencyPenalty) && Objects.equals(logitBias, r.logitBias)
+                && Objects.equals(logprobs, r.logprobs) && Objects.equals(topLogprobs, r.topLogprobs)
+                && Objects.equals(seed, r.seed) && Objects.equals(user, r.user) && Objects.equals(tools, r.tools)
+                && Objects.equals(toolChoice, r.toolChoice) && Objects.equals(parallelToolCalls, r.parallelToolCalls)
+                && Objects.equals(responseFormat, r.responseFormat) && Objects.equals(extra, r.extra);
+    }
+
+    @Override
+    public int hashCode() {
+        return Objects.hash(model, messages, temperature, topP, n, stream, streamOptions, stop, maxTokens,
+                maxCompletionTokens, presencePenalty, frequencyPenalty, logitBias, logprobs, topLogprobs, seed, user,
+                tools, toolChoice, parallelToolCalls, responseFormat, extra);
     }
 
     public Builder toBuilder() {
