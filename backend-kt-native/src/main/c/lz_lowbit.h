@@ -10,33 +10,49 @@
 enum { LZ_SB_VEC_DOT, LZ_SB_GEMV, LZ_SB_GEMM, LZ_SB_TILED };
 
 static inline int32_t lz_lowbit_hsum_epi32(__m256i v) {
-    int32_t a[8];
-    _mm256_storeu_si256((__m256i *) a, v);
-    return a[0] + a[1] + a[2] + a[3] + a[4] + a[5] + a[6] + a[7];
+    __m128i s = _mm_add_epi32(_mm256_castsi256_si128(v), _mm256_extracti128_si256(v, 1));
+    s = _mm_add_epi32(s, _mm_shuffle_epi32(s, 0x4E));
+    s = _mm_add_epi32(s, _mm_shuffle_epi32(s, 0xB1));
+    return _mm_cvtsi128_si32(s);
 }
 
 /* The sixteen scales (per 16 values; IQ4_XS's per 32 twice) and Q2_K's mins, as SubBlockQuants decodes them. */
 static inline __attribute__((always_inline)) void lz_sb_scales(int type, const uint8_t *blk, int8_t sc[16],
                                                                int8_t m[16]) {
     if (type == LZ_SB_Q2K) {
-        for (int i = 0; i < 16; i++) {
-            sc[i] = blk[i] & 0xF;
-            m[i] = blk[i] >> 4;
-        }
+        __m128i b = _mm_loadu_si128((const __m128i *) blk), low = _mm_set1_epi8(0xF);
+        _mm_storeu_si128((__m128i *) sc, _mm_and_si128(b, low));
+        _mm_storeu_si128((__m128i *) m, _mm_and_si128(_mm_srli_epi16(b, 4), low));
     } else if (type == LZ_SB_Q3K) {
-        const uint8_t *s = blk + 96; /* low four bits in a nibble of bytes 0-7, high two in bytes 8-11 */
-        for (int i = 0; i < 16; i++) {
-            int low = i < 8 ? s[i] & 0xF : s[i - 8] >> 4;
-            int high = (s[8 + i % 4] >> (2 * (i / 4))) & 3;
-            sc[i] = (int8_t) ((low | high << 4) - 32);
-        }
+        /* per 32-bit word, four scales at once: the low nibbles of bytes 0-7, then their high nibbles, each with its
+         * two high bits from bytes 8-11 (bits 0-1 for scales 0-3, 2-3 for 4-7, 4-5 for 8-11, 6-7 for 12-15) */
+        uint32_t w[3], out[4];
+        memcpy(w, blk + 96, 12);
+        const uint32_t nib = 0x0F0F0F0F, two = 0x03030303;
+        out[0] = (w[0] & nib) | ((w[2] & two) << 4);
+        out[1] = (w[1] & nib) | (((w[2] >> 2) & two) << 4);
+        out[2] = ((w[0] >> 4) & nib) | (((w[2] >> 4) & two) << 4);
+        out[3] = ((w[1] >> 4) & nib) | (((w[2] >> 6) & two) << 4);
+        _mm_storeu_si128((__m128i *) sc, _mm_sub_epi8(_mm_loadu_si128((const __m128i *) out), _mm_set1_epi8(32)));
     } else {
-        int high = blk[2] | blk[3] << 8;
+        /* eight 6-bit scales per 32 values: nibble i of bytes 4-7, bits 2i..2i + 1 of the u16 at 2; each twice */
+        uint32_t low, high = blk[2] | blk[3] << 8;
+        memcpy(&low, blk + 4, 4);
+        int8_t s8[16] = {0};
         for (int i = 0; i < 8; i++) {
-            int low = (blk[4 + i / 2] >> (4 * (i % 2))) & 0xF;
-            sc[2 * i] = sc[2 * i + 1] = (int8_t) ((low | ((high >> (2 * i)) & 3) << 4) - 32);
+            s8[i] = (int8_t) ((((low >> (4 * i)) & 0xF) | ((high >> (2 * i)) & 3) << 4) - 32);
         }
+        __m128i v = _mm_loadu_si128((const __m128i *) s8);
+        _mm_storeu_si128((__m128i *) sc, _mm_unpacklo_epi8(v, v));
     }
+}
+
+/* Q2_K's mins against the activation: lane k = m_2k bsum_2k + m_2k+1 bsum_2k+1 (vpmaddwd: a bsum of 16 int8 fits
+ * int16); exact. */
+static inline __m256i lz_q2k_mins(const int8_t *m, const int32_t *bs) {
+    __m256i b16 = _mm256_permute4x64_epi64(_mm256_packs_epi32(_mm256_loadu_si256((const __m256i *) bs),
+            _mm256_loadu_si256((const __m256i *) (bs + 8))), 0xD8);
+    return _mm256_madd_epi16(_mm256_cvtepi8_epi16(_mm_loadu_si128((const __m128i *) m)), b16);
 }
 
 LZ_INLINE void lz_dot_sb(const uint8_t *row, const lz_act *a, int nv, int32_t cols, int type, int order, float *out) {
@@ -65,35 +81,28 @@ LZ_INLINE void lz_dot_sb(const uint8_t *row, const lz_act *a, int nv, int32_t co
             if (order == LZ_SB_VEC_DOT) {
                 if (type == LZ_SB_Q2K) {
                     /* lane k first takes the mins of sub-blocks 2k, 2k + 1, as ggml's q2_K vec_dot does */
-                    int32_t mins[8];
-                    for (int k = 0; k < 8; k++) {
-                        mins[k] = m[2 * k] * bs[2 * k] + m[2 * k + 1] * bs[2 * k + 1];
-                    }
-                    __m256 mv = _mm256_cvtepi32_ps(_mm256_loadu_si256((const __m256i *) mins));
+                    __m256 mv = _mm256_cvtepi32_ps(lz_q2k_mins(m, bs));
                     lanes[v] = _mm256_fmadd_ps(_mm256_set1_ps(-dy * dmin), mv, lanes[v]);
                 }
                 __m256 l = _mm256_cvtepi32_ps(_mm256_add_epi32(halves[v][0], halves[v][1]));
                 lanes[v] = _mm256_fmadd_ps(_mm256_set1_ps(dy * d), l, lanes[v]);
             } else if (order == LZ_SB_TILED) {
-                int32_t s1 = lz_lowbit_hsum_epi32(_mm256_add_epi32(halves[v][0], halves[v][1])), s2 = 0;
+                int32_t s1 = lz_lowbit_hsum_epi32(_mm256_add_epi32(halves[v][0], halves[v][1]));
                 float x = d * (float) s1;
                 if (type == LZ_SB_Q2K) {
-                    for (int s = 0; s < 16; s++) {
-                        s2 += m[s] * bs[s];
-                    }
-                    x = __builtin_fmaf(-dmin, (float) s2, x);
+                    x = __builtin_fmaf(-dmin, (float) lz_lowbit_hsum_epi32(lz_q2k_mins(m, bs)), x);
                 }
                 acc[v] = __builtin_fmaf(x, dy, acc[v]);
             } else {
                 /* Q2_K repacked: GEMV folds once per super-block, GEMM once per 128 values */
+                /* mins lanes 0-3 are sub-blocks 0-7, lanes 4-7 sub-blocks 8-15 */
+                __m256i mins = lz_q2k_mins(m, bs);
+                __m256i lowHalf = _mm256_permute2x128_si256(mins, mins, 0x80), highHalf = _mm256_permute2x128_si256(mins, mins, 0x81);
                 int per = order == LZ_SB_GEMV ? 16 : 8;
                 for (int s0 = 0; s0 < 16; s0 += per) {
                     int32_t isum = per == 16 ? lz_lowbit_hsum_epi32(_mm256_add_epi32(halves[v][0], halves[v][1]))
                                              : lz_lowbit_hsum_epi32(halves[v][s0 / 8]);
-                    int32_t minSum = 0;
-                    for (int s = s0; s < s0 + per; s++) {
-                        minSum += m[s] * bs[s];
-                    }
+                    int32_t minSum = lz_lowbit_hsum_epi32(per == 16 ? mins : s0 == 0 ? lowHalf : highHalf);
                     acc[v] = __builtin_fmaf((float) isum, d * dy, acc[v]);
                     accMin[v] = __builtin_fmaf((float) minSum, dmin * dy, accMin[v]);
                 }
