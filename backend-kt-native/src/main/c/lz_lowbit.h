@@ -94,10 +94,11 @@ LZ_INLINE void lz_dot_sb(const uint8_t *row, const lz_act *a, int nv, int32_t co
                 }
                 acc[v] = __builtin_fmaf(x, dy, acc[v]);
             } else {
-                /* Q2_K repacked: GEMV folds once per super-block, GEMM once per 128 values */
-                /* mins lanes 0-3 are sub-blocks 0-7, lanes 4-7 sub-blocks 8-15 */
+                /* Q2_K repacked: GEMV folds once per super-block, GEMM once per 128 values (the mins' lanes 0-3 are
+                 * sub-blocks 0-7, lanes 4-7 sub-blocks 8-15) */
                 __m256i mins = lz_q2k_mins(m, bs);
-                __m256i lowHalf = _mm256_permute2x128_si256(mins, mins, 0x80), highHalf = _mm256_permute2x128_si256(mins, mins, 0x81);
+                __m256i lowHalf = _mm256_permute2x128_si256(mins, mins, 0x80);
+                __m256i highHalf = _mm256_permute2x128_si256(mins, mins, 0x81);
                 int per = order == LZ_SB_GEMV ? 16 : 8;
                 for (int s0 = 0; s0 < 16; s0 += per) {
                     int32_t isum = per == 16 ? lz_lowbit_hsum_epi32(_mm256_add_epi32(halves[v][0], halves[v][1]))
