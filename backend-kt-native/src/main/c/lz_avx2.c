@@ -97,4 +97,5 @@ static inline __attribute__((always_inline)) void lz_avx2_q6k(const uint8_t *blk
 #define LZ_Q4K_PAIRS lz_avx2_q4k
 #define LZ_Q6K_LANES lz_avx2_q6k
 #define LZ_NAME lz_avx2_rows
+#include "lz_lowbit_avx2.h"
 #include "lz_driver.h"

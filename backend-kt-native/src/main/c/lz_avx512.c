@@ -89,4 +89,5 @@ LZ_ALWAYS void lz_avx512_q6k(const uint8_t *blk, const int8_t *const *y, int nv,
 #define LZ_Q4K_PAIRS lz_avx512_q4k
 #define LZ_Q6K_LANES lz_avx512_q6k
 #define LZ_NAME lz_avx512_vnni_rows
+#include "lz_lowbit_avx512.h"
 #include "lz_driver.h"

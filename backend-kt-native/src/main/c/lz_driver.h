@@ -5,7 +5,8 @@
  * order of operations changes a bit, and they are written once here, in the orders of the Java reference kernels
  * (dev.lazarus.kt.tensor.GgmlKQuantKernels, Q8_0Kernel, TiledKQuantKernel): one driver by
  * (block layout x integer stage x float fold). Compiled with -ffp-contract=off so that no multiply and add fuse
- * where the reference rounds twice.
+ * where the reference rounds twice. The low-bit types' folds are lz_lowbit.h's, their integer stages
+ * lz_lowbit_<isa>.h's (LZ_SB_HALVES, LZ_TB_LANES).
  */
 #include <immintrin.h>
 #include <stdint.h>
@@ -39,7 +40,10 @@ enum {
     LZ_Q4K_GEMM = 2,   /* its repacked GEMM (activation rows in fours): fma per pair of sub-blocks */
     LZ_Q4K_TILED = 3,  /* the tiled matmul: fma(-dmin, s2, d * s1), then fma(v, d_y, acc) */
     LZ_Q6K = 4,        /* vec_dot_q6_K_q8_K: 8 lanes, the -32 through 16-value sums, hsum_float_8 */
-    LZ_Q6K_TILED = 5   /* the tiled matmul: d * s1, then fma(v, d_y, acc) */
+    LZ_Q6K_TILED = 5,  /* the tiled matmul: d * s1, then fma(v, d_y, acc) */
+    /* the low-bit types (lz_lowbit.h): SubBlockKQuantKernel's and TableBlockKernel's orders */
+    LZ_Q2K = 6, LZ_Q2K_GEMV = 7, LZ_Q2K_GEMM = 8, LZ_Q2K_TILED = 9, LZ_Q3K = 10, LZ_Q3K_TILED = 11,
+    LZ_IQ4XS = 12, LZ_IQ4XS_TILED = 13, LZ_IQ4NL = 14, LZ_IQ4NL_REPACKED = 15, LZ_MXFP4 = 16, LZ_MXFP4_REPACKED = 17
 };
 
 static inline float lz_f16(const uint8_t *p) {
@@ -189,13 +193,18 @@ LZ_INLINE void lz_dot_q6k(const uint8_t *row, const lz_act *a, int nv, int32_t c
     }
 }
 
+#include "lz_lowbit.h"
+
 /* out[v] = row . a[v] for v < nv (1 or LZ_GROUP: the compiler specialises each). */
 LZ_INLINE void lz_dot(int kernel, const uint8_t *row, const lz_act *a, int nv, int32_t cols, float *out) {
     switch (kernel) {
         case LZ_Q8_0: lz_dot_q8_0(row, a, nv, cols, out); break;
         case LZ_Q6K:
         case LZ_Q6K_TILED: lz_dot_q6k(row, a, nv, cols, kernel, out); break;
-        default: lz_dot_q4k(row, a, nv, cols, kernel, out); break;
+        case LZ_Q4K_GEMV:
+        case LZ_Q4K_GEMM:
+        case LZ_Q4K_TILED: lz_dot_q4k(row, a, nv, cols, kernel, out); break;
+        default: lz_dot_lowbit(kernel, row, a, nv, cols, out); break;
     }
 }
 
@@ -216,7 +225,7 @@ static void lz_dot4(int kernel, const uint8_t *row, const lz_act *a, int32_t col
  */
 void LZ_NAME(int32_t kernel, const uint8_t *w, int64_t rowBytes, int32_t r0, int32_t r1, int32_t cols,
              const int64_t *acts, int32_t nvec, float *out, int32_t outStride, int32_t outBase) {
-    int32_t block = kernel == LZ_Q8_0 ? 32 : 256;
+    int32_t block = kernel == LZ_Q8_0 ? 32 : kernel >= LZ_Q2K ? lz_lowbit_act_block(kernel) : 256;
     for (int32_t tile = r0; tile < r1; tile += LZ_ROW_TILE) {
         int32_t end = tile + LZ_ROW_TILE < r1 ? tile + LZ_ROW_TILE : r1;
         for (int32_t v = 0; v < nvec; v += LZ_GROUP) {

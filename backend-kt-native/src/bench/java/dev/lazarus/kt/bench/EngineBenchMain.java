@@ -34,8 +34,8 @@ import java.util.function.ToDoubleFunction;
  * {@code --fork} runs each model and expert mode in a JVM of its own (same JVM options and class path, one after the
  * other), so that no configuration's numbers depend on the JIT profiles another left behind; without it they run in
  * sequence in this JVM, as a gateway serving several models would.
- * Models are the synthetic {@code benchQwen3Moe} preset: {@code q8_0} written directly, {@code q4_k_m}
- * quantized from an F16 copy with Debian's llama-quantize; any other value is taken as a GGUF path.
+ * Models are the synthetic {@code benchQwen3Moe} preset: {@code q8_0} written directly, {@code q4_k_m} (and
+ * {@code q2_k}, {@code q3_k_m}, {@code iq4_xs}, {@code iq4_nl}) quantized from an F16 copy with Debian's llama-quantize; any other value is taken as a GGUF path.
  */
 public final class EngineBenchMain {
 
@@ -218,7 +218,10 @@ public final class EngineBenchMain {
         }
     }
 
-    /** A preset name ({@code q8_0}, {@code q4_k_m}) generated under {@code work} when missing, or a GGUF path. */
+    /**
+     * A preset name ({@code q8_0}; llama-quantize's {@code q4_k_m}, {@code q2_k}, {@code q3_k_m}, {@code iq4_xs},
+     * {@code iq4_nl}) generated under {@code work} when missing, or a GGUF path.
+     */
     private static Path resolve(String name, Path work) {
         Path q8 = work.resolve("bench-qwen3moe-q8_0.gguf");
         switch (name.toLowerCase(Locale.ROOT)) {
@@ -228,16 +231,17 @@ public final class EngineBenchMain {
                 }
                 return q8;
             }
-            case "q4_k_m" -> {
-                Path q4 = work.resolve("bench-qwen3moe-q4_k_m.gguf");
-                if (!Files.exists(q4)) {
+            case "q4_k_m", "q2_k", "q3_k_m", "iq4_xs", "iq4_nl" -> {
+                // llama-quantize's recipes of that name, from an F16 copy
+                Path quantized = work.resolve("bench-qwen3moe-" + name.toLowerCase(Locale.ROOT) + ".gguf");
+                if (!Files.exists(quantized)) {
                     Path f16 = work.resolve("bench-qwen3moe-f16.gguf");
                     if (!Files.exists(f16)) {
                         SyntheticModels.write(SyntheticModels.benchQwen3Moe().withWeightType(GgmlType.F16), f16);
                     }
-                    LlamaCpp.quantize(f16, q4, "Q4_K_M");
+                    LlamaCpp.quantize(f16, quantized, name.toUpperCase(Locale.ROOT));
                 }
-                return q4;
+                return quantized;
             }
             default -> {
                 return Path.of(name);

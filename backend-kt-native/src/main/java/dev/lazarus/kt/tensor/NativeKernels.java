@@ -84,7 +84,12 @@ public final class NativeKernels {
         /** vec_dot_q6_K_q8_K ({@link GgmlKQuantKernels#q6k}). */
         Q6K(VecDotType.Q8_K),
         /** The tiled matmul on Q6_K ({@link TiledKQuantKernel}). */
-        Q6K_TILED(VecDotType.Q8_K);
+        Q6K_TILED(VecDotType.Q8_K),
+        // the low-bit types (lz_lowbit.h): SubBlockKQuantKernel's orders on Q2_K, Q3_K, IQ4_XS
+        Q2K(VecDotType.Q8_K), Q2K_GEMV(VecDotType.Q8_K), Q2K_GEMM(VecDotType.Q8_K), Q2K_TILED(VecDotType.Q8_K),
+        Q3K(VecDotType.Q8_K), Q3K_TILED(VecDotType.Q8_K), IQ4XS(VecDotType.Q8_K), IQ4XS_TILED(VecDotType.Q8_K),
+        // and TableBlockKernel's on IQ4_NL, MXFP4
+        IQ4NL(VecDotType.Q8_0), IQ4NL_REPACKED(VecDotType.Q8_0), MXFP4(VecDotType.Q8_0), MXFP4_REPACKED(VecDotType.Q8_0);
 
         final VecDotType activation;
 
@@ -154,7 +159,8 @@ public final class NativeKernels {
      * The selection table: which kernels cover a matrix of {@code type}, rows × cols in ggml's layout, or null (the
      * Java kernels run it): Q8_0; Q6_K (vec_dot, and the tiled order for batches of eight or more); Q4_K only where
      * {@value #PROPERTY} is {@code native} (which forces every native kernel), where llama-server repacks it (rows a
-     * multiple of 8: its GEMV order, and its GEMM for fours of a batch when {@code withGemm}).
+     * multiple of 8: its GEMV order, and its GEMM for fours of a batch when {@code withGemm}); the low-bit types
+     * in {@link WeightMatrices}' Java orders ({@link LowBitSelection}).
      */
     static NativeRowKernel[] covering(GgmlType type, int rows, int cols, boolean withGemm) {
         return switch (type) {
@@ -165,6 +171,7 @@ public final class NativeKernels {
                     ? new NativeRowKernel[] {kernel(Kernel.Q4K_GEMV), withGemm ? kernel(Kernel.Q4K_GEMM) : null, null}
                     : null;
             case Q6_K -> new NativeRowKernel[] {kernel(Kernel.Q6K), null, kernel(Kernel.Q6K_TILED)};
+            case Q2_K, Q3_K, IQ4_XS, IQ4_NL, MXFP4 -> LowBitSelection.covering(type, rows, withGemm);
             default -> null;
         };
     }

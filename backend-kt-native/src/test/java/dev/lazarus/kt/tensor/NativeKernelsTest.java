@@ -12,6 +12,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Random;
 import java.util.function.Supplier;
+import org.assertj.core.util.introspection.PropertyOrFieldSupport;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
@@ -21,7 +22,8 @@ import org.junit.jupiter.params.provider.EnumSource;
  * instruction set of the library this host runs (an AVX-512 VNNI host runs both units), on fresh random data every
  * run (the seed is in the failure message): encoded weights and raw random blocks, odd row counts, batches of 1 to
  * 19 vectors through the matrices that {@link WeightMatrices} makes with {@code -Dlazarus.kt.kernels=native} and
- * {@code =java}. Where the library was not built (no C compiler) the engine must run the Java kernels, and CI (which
+ * {@code =java}; the low-bit types (Q2_K, Q3_K, IQ4_XS, IQ4_NL, MXFP4) on raw random blocks, with rows that
+ * llama-server repacks and rows it does not, and odd numbers of 32-value blocks. Where the library was not built (no C compiler) the engine must run the Java kernels, and CI (which
  * has a compiler) must have built it.
  */
 class NativeKernelsTest {
@@ -37,6 +39,18 @@ class NativeKernelsTest {
             case Q4K_TILED -> TiledKQuantKernel.of(GgmlType.Q4_K);
             case Q6K -> Q6KInt16Kernel.INSTANCE;
             case Q6K_TILED -> Q6KInt16Kernel.TILED;
+            case Q2K -> new SubBlockKQuantKernel(GgmlType.Q2_K, SubBlockKQuantKernel.Order.VEC_DOT);
+            case Q2K_GEMV -> new SubBlockKQuantKernel(GgmlType.Q2_K, SubBlockKQuantKernel.Order.REPACKED_GEMV);
+            case Q2K_GEMM -> new SubBlockKQuantKernel(GgmlType.Q2_K, SubBlockKQuantKernel.Order.REPACKED_GEMM);
+            case Q2K_TILED -> new SubBlockKQuantKernel(GgmlType.Q2_K, SubBlockKQuantKernel.Order.TILED);
+            case Q3K -> new SubBlockKQuantKernel(GgmlType.Q3_K, SubBlockKQuantKernel.Order.VEC_DOT);
+            case Q3K_TILED -> new SubBlockKQuantKernel(GgmlType.Q3_K, SubBlockKQuantKernel.Order.TILED);
+            case IQ4XS -> new SubBlockKQuantKernel(GgmlType.IQ4_XS, SubBlockKQuantKernel.Order.VEC_DOT);
+            case IQ4XS_TILED -> new SubBlockKQuantKernel(GgmlType.IQ4_XS, SubBlockKQuantKernel.Order.TILED);
+            case IQ4NL -> new TableBlockKernel(GgmlType.IQ4_NL, TableBlockKernel.Order.VEC_DOT);
+            case IQ4NL_REPACKED -> new TableBlockKernel(GgmlType.IQ4_NL, TableBlockKernel.Order.REPACKED);
+            case MXFP4 -> new TableBlockKernel(GgmlType.MXFP4, TableBlockKernel.Order.VEC_DOT);
+            case MXFP4_REPACKED -> new TableBlockKernel(GgmlType.MXFP4, TableBlockKernel.Order.REPACKED);
         };
     }
 
@@ -45,6 +59,11 @@ class NativeKernelsTest {
             case Q8_0 -> GgmlType.Q8_0;
             case Q4K_GEMV, Q4K_GEMM, Q4K_TILED -> GgmlType.Q4_K;
             case Q6K, Q6K_TILED -> GgmlType.Q6_K;
+            case Q2K, Q2K_GEMV, Q2K_GEMM, Q2K_TILED -> GgmlType.Q2_K;
+            case Q3K, Q3K_TILED -> GgmlType.Q3_K;
+            case IQ4XS, IQ4XS_TILED -> GgmlType.IQ4_XS;
+            case IQ4NL, IQ4NL_REPACKED -> GgmlType.IQ4_NL;
+            case MXFP4, MXFP4_REPACKED -> GgmlType.MXFP4;
         };
     }
 
@@ -112,15 +131,61 @@ class NativeKernelsTest {
         }
     }
 
+    /**
+     * The low-bit types take the native kernels wherever the library loads (their Java kernels are scalar reference
+     * loops), in llama-server's orders by row count: Q2_K, IQ4_NL, MXFP4 with rows a multiple of 8 repacked.
+     */
+    @ParameterizedTest
+    @EnumSource(value = GgmlType.class, names = {"Q2_K", "Q3_K", "IQ4_XS", "IQ4_NL", "MXFP4"})
+    void lowBitTypesTakeTheNativeKernelsByDefault(GgmlType type) {
+        int cols = 256;
+        MemorySegment w = MemorySegment.ofArray(new byte[(int) type.bytesFor(16L * cols)]);
+        if (NativeKernels.best().isEmpty()) {
+            assertThat(System.getenv("CI")).as(NativeKernels.unavailableReason()).isNotEqualTo("true");
+            assertThat(WeightMatrices.of(type, w, 11, cols)).extracting("kernel").isNotInstanceOf(NativeRowKernel.class);
+            return;
+        }
+        record Expect(int rows, NativeKernels.Kernel single, NativeKernels.Kernel group, NativeKernels.Kernel tiled) { }
+        List<Expect> expected = switch (type) {
+            case Q2_K -> List.of(new Expect(8, NativeKernels.Kernel.Q2K_GEMV, NativeKernels.Kernel.Q2K_GEMM, null),
+                    new Expect(11, NativeKernels.Kernel.Q2K, null, NativeKernels.Kernel.Q2K_TILED));
+            case Q3_K -> List.of(new Expect(8, NativeKernels.Kernel.Q3K, null, NativeKernels.Kernel.Q3K_TILED));
+            case IQ4_XS -> List.of(new Expect(11, NativeKernels.Kernel.IQ4XS, null, NativeKernels.Kernel.IQ4XS_TILED));
+            case IQ4_NL -> List.of(new Expect(8, NativeKernels.Kernel.IQ4NL_REPACKED, null, null),
+                    new Expect(11, NativeKernels.Kernel.IQ4NL, null, null));
+            default -> List.of(new Expect(16, NativeKernels.Kernel.MXFP4_REPACKED, null, null),
+                    new Expect(11, NativeKernels.Kernel.MXFP4, null, null));
+        };
+        for (Expect e : expected) {
+            MemorySegment data = w.asSlice(0, type.bytesFor((long) e.rows() * cols));
+            try (var ignored = withKernels("auto")) {
+                WeightMatrix m = WeightMatrices.of(type, data, e.rows(), cols);
+                assertThat(m).as("%s, %d rows", type, e.rows()).extracting(x -> kernelOf(x, "kernel"),
+                        x -> kernelOf(x, "groupKernel"), x -> kernelOf(x, "tiledKernel"))
+                        .containsExactly(e.single(), e.group(), e.tiled());
+            }
+            try (var ignored = withKernels("java")) {
+                assertThat(WeightMatrices.of(type, data, e.rows(), cols)).extracting("kernel")
+                        .isInstanceOfAny(SubBlockKQuantKernel.class, TableBlockKernel.class);
+            }
+        }
+    }
+
+    private static NativeKernels.Kernel kernelOf(WeightMatrix m, String field) {
+        Object k = PropertyOrFieldSupport.EXTRACTION.getValueOf(field, m);
+        return k == null ? null : ((NativeRowKernel) k).kernel;
+    }
+
     @ParameterizedTest
     @EnumSource(NativeKernels.Kernel.class)
     void eachKernelEqualsItsJavaTwinBitForBit(NativeKernels.Kernel kernel) {
         for (NativeKernels.Isa isa : hostIsas()) {
-            for (boolean raw : new boolean[] {false, true}) {
+            GgmlType type = weightType(kernel);
+            for (int pass = 0; pass < 2; pass++) {
+                boolean raw = pass == 1 || !encodes(type); // the engine does not write the low-bit types
                 long seed = System.nanoTime();
                 Random rnd = new Random(seed);
-                GgmlType type = weightType(kernel);
-                int rows = 1 + 2 * rnd.nextInt(6), cols = 256 * (1 + rnd.nextInt(3));
+                int rows = 1 + 2 * rnd.nextInt(6), cols = randomCols(type, rnd, pass == 1);
                 MemorySegment w = raw ? randomBlocks(type, rows, cols, rnd) : encoded(type, rows, cols, rnd);
                 long rowBytes = type.bytesFor(cols);
                 NativeRowKernel n = NativeKernels.kernel(kernel, isa);
@@ -151,17 +216,30 @@ class NativeKernelsTest {
         }
     }
 
+    /**
+     * Every matrix of the types below through {@link WeightMatrices} with native and Java kernels, bit for bit; the
+     * low-bit types (whose Java kernels are scalar reference loops) with rows a multiple of 8 (llama-server's
+     * repacked orders for Q2_K, IQ4_NL, MXFP4) and not, on raw random blocks, IQ4_NL and MXFP4 also with an odd
+     * number of blocks per row (vec_dot's lone last block).
+     */
     @ParameterizedTest
-    @EnumSource(value = GgmlType.class, names = {"Q8_0", "Q4_K", "Q6_K"})
+    @EnumSource(value = GgmlType.class, names = {"Q8_0", "Q4_K", "Q6_K", "Q2_K", "Q3_K", "IQ4_XS", "IQ4_NL", "MXFP4"})
     void nativeMatricesEqualJavaMatricesForEveryBatchSize(GgmlType type) {
         if (NativeKernels.best().isEmpty()) {
             assertThat(System.getenv("CI")).as(NativeKernels.unavailableReason()).isNotEqualTo("true");
             return;
         }
-        long seed = System.nanoTime();
-        Random rnd = new Random(seed);
-        int rows = 8 * (1 + rnd.nextInt(4)) + (type == GgmlType.Q4_K ? 0 : 3), cols = 256 * (1 + rnd.nextInt(3));
-        MemorySegment w = encoded(type, rows, cols, rnd);
+        int[] extraRows = type == GgmlType.Q4_K ? new int[] {0} : encodes(type) ? new int[] {3} : new int[] {0, 3};
+        for (int extra : extraRows) {
+            long seed = System.nanoTime();
+            Random rnd = new Random(seed);
+            int rows = 8 * (1 + rnd.nextInt(4)) + extra, cols = randomCols(type, rnd, extra != 0);
+            MemorySegment w = encodes(type) ? encoded(type, rows, cols, rnd) : randomBlocks(type, rows, cols, rnd);
+            matricesAgree(type, rows, cols, w, seed, rnd);
+        }
+    }
+
+    private static void matricesAgree(GgmlType type, int rows, int cols, MemorySegment w, long seed, Random rnd) {
         // dense (GEMM groups where llama-server has them), routed experts, and RAM-tier copies
         List<Supplier<WeightMatrix>> makers = List.of(() -> WeightMatrices.of(type, w, rows, cols),
                 () -> WeightMatrices.expert(type, w, rows, cols),
@@ -175,6 +253,7 @@ class NativeKernelsTest {
             try (var ignored = withKernels("java")) {
                 java = makers.get(m).get();
             }
+            assertThat(nat).as("%s maker %d", type, m).extracting("kernel").isInstanceOf(NativeRowKernel.class);
             for (int count : new int[] {1, 3, 4, 5, 7, 8, 9, 13, 19}) {
                 float[][] xs = new float[count][];
                 for (int b = 0; b < count; b++) {
@@ -191,6 +270,17 @@ class NativeKernelsTest {
                 }
             }
         }
+    }
+
+    /** Whether {@link GgmlCodec#encode} writes the type (the engine does not write the low-bit ones). */
+    private static boolean encodes(GgmlType type) {
+        return type == GgmlType.Q8_0 || type == GgmlType.Q4_K || type == GgmlType.Q6_K;
+    }
+
+    /** 1-3 super-blocks; for the 32-value tables 1-23 blocks, an odd number where {@code odd} (vec_dot's lone last one). */
+    private static int randomCols(GgmlType type, Random rnd, boolean odd) {
+        return type == GgmlType.IQ4_NL || type == GgmlType.MXFP4 ? 32 * (2 * rnd.nextInt(12) + (odd ? 1 : 2))
+                : 256 * (1 + rnd.nextInt(3));
     }
 
     private static List<NativeKernels.Isa> hostIsas() {
@@ -232,7 +322,16 @@ class NativeKernelsTest {
                     data.set(I16, blk, scale);
                     data.set(I16, blk + 2, Float.floatToFloat16((float) (rnd.nextGaussian() * 0.01)));
                 }
-                default -> data.set(I16, blk + 208, scale);
+                case Q6_K -> data.set(I16, blk + 208, scale);
+                case Q2_K -> {
+                    data.set(I16, blk + 80, scale);
+                    data.set(I16, blk + 82, Float.floatToFloat16((float) (rnd.nextGaussian() * 0.01)));
+                }
+                case Q3_K -> data.set(I16, blk + 108, scale);
+                case IQ4_XS, IQ4_NL -> data.set(I16, blk, scale);
+                // E8M0: mostly ordinary exponents, now and then 0 or 1 (subnormal scales)
+                case MXFP4 -> data.set(ValueLayout.JAVA_BYTE, blk, (byte) (rnd.nextInt(8) == 0 ? rnd.nextInt(2) : 110 + rnd.nextInt(30)));
+                default -> throw new IllegalArgumentException(type.name());
             }
         }
         return data;
