@@ -46,18 +46,24 @@ public final class GpuParityCheck {
     public static final float LAYER_TOLERANCE = 0.25f;
 
     /**
-     * Largest |logit difference| accepted where the model's matrices are K-quants (Q4_K, Q5_K, Q6_K): the GPU
-     * meets them with the Q8_0 activation of every other type (32-value blocks, as llama.cpp's CUDA path meets
-     * them with its Q8_1), the CPU path with Q8_K (256-value blocks, ggml's CPU choice), so every product differs
-     * by the two activations' rounding, not only by summation order, and now and then a router near tie picks
-     * another expert. Measured on an H100 (tinyQwen3Moe, 7 prompt + 48 greedy tokens): experts only 0.20-0.29,
-     * layer path 0.23-0.39 for Q4_K and Q6_K and Q5_K with its experts on the CPU, 1.33 / 1.38 for Q5_K with 30 % /
-     * 100 % of its experts on the GPU (one position); the fake driver gives 0.20-0.35 over 13 positions. Q4_0
-     * and Q8_0, met with Q8_0 on both paths, stay within {@link #TOLERANCE}. Kernel bugs are caught at 1e-5 by
-     * DeviceQuantMatvecTest (each block type against its decoded product); this catches a wrong type or pointer
-     * handed to the kernels, which gives differences of the logits' own size at every position.
+     * Largest |logit difference| at a position expected where the model's matrices are K-quants (Q4_K, Q5_K,
+     * Q6_K): the GPU meets them with the Q8_0 activation of every other type (32-value blocks, as llama.cpp's CUDA
+     * path meets them with its Q8_1), the CPU path with Q8_K (256-value blocks, ggml's CPU choice), so every
+     * product differs by the two activations' rounding, not only by summation order. Measured on an H100
+     * (tinyQwen3Moe, 7 prompt + 48 greedy tokens): experts only 0.20-0.29, layer path 0.23-0.39, except at one
+     * position of 55 in three of the nine layer-path runs (1.33 and 1.38: Q5_K with 30 % and 100 % of its
+     * experts on the GPU; 3.68: Q6_K with its experts on the CPU), where a near tie of the router or the greedy
+     * token (CPU margins up to 0.737) went the other way. Q4_0 and Q8_0, met with Q8_0 on both paths, keep
+     * {@link #TOLERANCE} and {@link #LAYER_TOLERANCE}.
      */
-    public static final float K_QUANT_TOLERANCE = 2.0f;
+    public static final float K_QUANT_TOLERANCE = 0.5f;
+
+    /**
+     * Share of the positions that may exceed {@link #K_QUANT_TOLERANCE} (measured: at most 1 of 55, see there). A
+     * wrong type or pointer handed to the kernels gives differences of the logits' own size at every position;
+     * the kernels' arithmetic is held to 1e-5 by DeviceQuantMatvecTest (each block type against its decoded product).
+     */
+    public static final double K_QUANT_OUTLIER_SHARE = 0.1;
 
     /**
      * A greedy token that differs where the CPU's own logits of the two tokens are at most this far apart is a
@@ -70,8 +76,8 @@ public final class GpuParityCheck {
     /**
      * {@link #NEAR_TIE} for K-quant models, whose logits differ by up to {@link #K_QUANT_TOLERANCE} (the two
      * activations' rounding, see there): a greedy token that differs where the CPU's margin is below it is a near
-     * tie. Measured on an H100: differing tokens at CPU margins up to 0.104 (Q5_K, experts on the CPU), 0.075
-     * (Q6_K) and 0.737 (Q5_K with GPU experts, the position of its 1.38 above).
+     * tie. Measured on an H100: differing tokens at CPU margins up to 0.104 (Q5_K, experts on the CPU), 0.699
+     * (Q6_K, experts on the CPU) and 0.737 (Q5_K with GPU experts), each at a position of the outliers above.
      */
     public static final float K_QUANT_NEAR_TIE = 1.0f;
 
@@ -85,23 +91,27 @@ public final class GpuParityCheck {
      *                        ({@link #K_QUANT_NEAR_TIE} for K-quants)
      * @param widestFlip      the largest CPU margin of a greedy token that differs (0: none differs)
      * @param kQuants         whether the model has K-quant matrices (the wider tolerances)
+     * @param outliers        positions whose largest |logit difference| exceeds {@link #tolerance()}
      */
     public record Result(boolean layers, double gpuShare, int gpuExperts, int experts, double gpuByteHitRate,
                          float maxAbsDiff, int positions, int tokenMismatches, int nearTies, float widestFlip,
-                         boolean kQuants) {
+                         boolean kQuants, int outliers) {
         public float tolerance() {
             return kQuants ? K_QUANT_TOLERANCE : layers ? LAYER_TOLERANCE : TOLERANCE;
         }
 
         public boolean ok() {
+            if (kQuants) {
+                return outliers <= K_QUANT_OUTLIER_SHARE * positions && tokenMismatches == 0;
+            }
             return maxAbsDiff <= tolerance() && (!layers || tokenMismatches == 0);
         }
 
         @Override
         public String toString() {
-            return "%s, GPU share %.0f %% (%d/%d experts, %.1f %% of expert bytes read on GPU): max |Δlogit| %.2e (tolerance %.2g) over %d positions, %d argmax differences (+%d near ties, widest CPU margin %.3f) -> %s"
+            return "%s, GPU share %.0f %% (%d/%d experts, %.1f %% of expert bytes read on GPU): max |Δlogit| %.2e (tolerance %.2g, %d positions beyond) over %d positions, %d argmax differences (+%d near ties, widest CPU margin %.3f) -> %s"
                     .formatted(layers ? "GPU layers + experts" : "GPU experts only", gpuShare * 100, gpuExperts,
-                            experts, gpuByteHitRate * 100, maxAbsDiff, tolerance(), positions, tokenMismatches, nearTies,
+                            experts, gpuByteHitRate * 100, maxAbsDiff, tolerance(), outliers, positions, tokenMismatches, nearTies,
                             widestFlip, ok() ? "OK" : "MISMATCH");
         }
     }
@@ -136,13 +146,17 @@ public final class GpuParityCheck {
                 float maxDiff = 0;
                 int mismatches = 0, nearTies = 0;
                 float widestFlip = 0;
+                int outliers = 0;
                 boolean kQuants = kQuants(file);
                 for (int i = 0; i < expected.size(); i++) {
                     float[] e = expected.get(i), a = actual.get(i);
+                    float positionDiff = 0;
                     for (int v = 0; v < e.length; v++) {
                         float d = Math.abs(e[v] - a[v]);
-                        maxDiff = Float.isNaN(d) ? Float.POSITIVE_INFINITY : Math.max(maxDiff, d);
+                        positionDiff = Float.isNaN(d) ? Float.POSITIVE_INFINITY : Math.max(positionDiff, d);
                     }
+                    maxDiff = Math.max(maxDiff, positionDiff);
+                    outliers += positionDiff > (kQuants ? K_QUANT_TOLERANCE : layers ? LAYER_TOLERANCE : TOLERANCE) ? 1 : 0;
                     int cpuTop = Sampler.argmax(e), gpuTop = Sampler.argmax(a);
                     if (cpuTop != gpuTop) {
                         widestFlip = Math.max(widestFlip, e[cpuTop] - e[gpuTop]);
@@ -155,10 +169,10 @@ public final class GpuParityCheck {
                 }
                 return placement == null
                         ? new Result(layers, gpuShare, 0, 0, 0, maxDiff, expected.size(), mismatches, nearTies, widestFlip,
-                                kQuants)
+                                kQuants, outliers)
                         : new Result(layers, gpuShare, placement.current().count(Tier.GPU), placement.catalog().size(),
                                 placement.byteHitRate(Tier.GPU), maxDiff, expected.size(), mismatches, nearTies, widestFlip,
-                                kQuants);
+                                kQuants, outliers);
             }
         }
     }
