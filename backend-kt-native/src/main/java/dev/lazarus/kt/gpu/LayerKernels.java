@@ -15,6 +15,7 @@ final class LayerKernels {
     static final int WARPS = 4;
     private static final int ROW_THREADS = 32 * WARPS;
     private static final int NORM_THREADS = 256;
+    private static final int MAX_NORM_THREADS = 1024;
     /** Must match ATT_THREADS in layers.cu (its shared partial sums are sized by it). */
     private static final int ATT_THREADS = 256;
     private static final int QK = 32;
@@ -103,9 +104,14 @@ final class LayerKernels {
         };
     }
 
-    /** {@code y = (x / rms(x)) * w}; {@code yq} (0: none) gets y as Q8_0 too. */
+    /**
+     * {@code y = (x / rms(x)) * w}; {@code yq} (0: none) gets y as Q8_0 too. One block of a thread per value up to
+     * {@link #MAX_NORM_THREADS}: the norm is one block's latency on the token's critical path (17 per token on
+     * the skewed benchmark model), and each pass of a narrower block adds a load and a warp reduction to it.
+     */
     void rmsNorm(long x, long w, long y, long yq, int n, float eps) {
-        launch(rmsNorm, 1, NORM_THREADS, args.begin().ptr(x).ptr(w).ptr(y).ptr(yq).i32(n).f32(eps));
+        launch(rmsNorm, 1, Math.min(MAX_NORM_THREADS, roundUp(n, 32)), args.begin().ptr(x).ptr(w).ptr(y).ptr(yq).i32(n)
+                .f32(eps));
     }
 
     /**
