@@ -3,14 +3,15 @@
 # alternated: every round runs each pair (kt-native configuration, then llama-bench with its matched flags)
 # in turn, so slow drifts of the machine hit both alike.
 #
-#   scripts/device/gpu-vs-llama.sh --llama-src DIR_OR_TARBALL --model PRESET [--rounds N] [--tokens N]
+#   scripts/device/gpu-vs-llama.sh --llama-src DIR_OR_TARBALL --model PRESET [--type Q8_0|Q4_K] [--rounds N] [--tokens N]
 #       [--pairs "KT_CONFIG=LLAMA_FLAGS;..."] [--baseline-cp CP --baseline-cuda DIR]
 #
 # --llama-src: a llama.cpp source tree (or a .tar.xz of one); it is built here with CUDA for this GPU only
 #   (cmake, GGML_CUDA=ON, CMAKE_CUDA_ARCHITECTURES=native, target llama-bench, into $WORK/llama-build, out of
 #   the repository); an existing build there is reused; without either, only kt-native rows are measured.
-# --model: the synthetic preset written as Q8_0 by SyntheticModelsMain (benchQwen3MoeSkewed: skewed routing;
-#   benchQwen3Moe: flat routing); both engines read the same GGUF.
+# --model: the synthetic preset written by SyntheticModelsMain (benchQwen3MoeSkewed: skewed routing;
+#   benchQwen3Moe: flat routing) in --type (default Q8_0; Q4_K: every matrix Q4_K, the router F32, like
+#   llama-quantize --pure Q4_K_M); both engines read the same GGUF.
 # --pairs: kt-native configuration (GpuDecodeBenchmark's) = llama-bench flags, e.g.
 #   "layers-uniform:1=-ngl 99;layers-uniform:0=-ngl 99 -ot exps=CPU;layers-dynamic:0.1=-ngl 99 -ncmoe 7".
 # --baseline-cp / --baseline-cuda: class path entries and CUDA source folder of an older engine build; its row
@@ -24,6 +25,7 @@ set -euo pipefail
 ROUNDS=2
 TOKENS=64
 PRESET=benchQwen3MoeSkewed
+TYPE=Q8_0
 PAIRS="layers-uniform:1=-ngl 99;layers-uniform:0=-ngl 99 -ot exps=CPU;layers-dynamic:0.1=-ngl 99 -ncmoe 7"
 LLAMA_SRC=
 BASE_CP=
@@ -32,6 +34,7 @@ while [ $# -gt 0 ]; do
   case "$1" in
     --llama-src) LLAMA_SRC=$2; shift 2 ;;
     --model) PRESET=$2; shift 2 ;;
+    --type) TYPE=$2; shift 2 ;;
     --rounds) ROUNDS=$2; shift 2 ;;
     --tokens) TOKENS=$2; shift 2 ;;
     --pairs) PAIRS=$2; shift 2 ;;
@@ -45,7 +48,7 @@ WORK=${WORK:-target/device}
 mkdir -p "$WORK"
 JAVA=.jdk-runtime/bin/java
 CP="${EXTRA_CP:+$EXTRA_CP:}.device-classpath/classes:.device-classpath/lib/*"
-OUTFILE="$WORK/vs-llama-$PRESET.txt"
+OUTFILE="$WORK/vs-llama-$PRESET-$TYPE.txt"
 log() { echo "$@" | tee -a "$OUTFILE"; }
 trap '[ -n "${OUT:-}" ] && cp "$OUTFILE" "$OUT/" 2>/dev/null || true' EXIT
 
@@ -57,9 +60,9 @@ if [ -n "$BASE_CUDA" ]; then
 else
   BASE_KERNELS=$KERNELS
 fi
-MODEL="$WORK/$PRESET-q8_0.gguf"
+MODEL="$WORK/$PRESET-${TYPE,,}.gguf"
 [ -f "$MODEL" ] || "$JAVA" --add-modules jdk.incubator.vector -cp "$CP" dev.lazarus.kt.synthetic.SyntheticModelsMain \
-  "$PRESET" "$MODEL" Q8_0 2>/dev/null
+  "$PRESET" "$MODEL" "$TYPE" 2>/dev/null
 
 BENCH="$WORK/llama-build/bin/llama-bench"
 if [ ! -x "$BENCH" ] && [ -n "$LLAMA_SRC" ]; then

@@ -9,7 +9,7 @@
 // dot product is an exact integer sum scaled by d_w * d_x, and the SwiGLU hidden vector is re-quantized
 // before the down projection.
 
-#include "common.cuh"
+#include "quants.cuh"
 
 // One warp per 32-value block: x (count blocks of f32) -> y (count Q8_0 blocks).
 extern "C" __global__ void quantize_q8_0(const float* __restrict__ x, uint8_t* __restrict__ y, long long count) {
@@ -19,32 +19,29 @@ extern "C" __global__ void quantize_q8_0(const float* __restrict__ x, uint8_t* _
     quantize_block(x[b * QK + lane], y + b * BLOCK_BYTES);
 }
 
-// h[t][r] = silu(gate_r . x_t) * (up_r . x_t); one warp per row r, grid.y over tokens t.
-extern "C" __global__ void gate_up_silu_q8_0(const uint8_t* __restrict__ gate, const uint8_t* __restrict__ up,
-                                             const uint8_t* __restrict__ xq, float* __restrict__ h,
-                                             int rows, int cols) {
+// h[t][r] = silu(gate_r . x_t) * (up_r . x_t); one warp per row r, grid.y over tokens t; gate and up of type
+// (quants.cuh), x_t Q8_0.
+extern "C" __global__ void gate_up_silu_q(const uint8_t* __restrict__ gate, const uint8_t* __restrict__ up,
+                                          const uint8_t* __restrict__ xq, float* __restrict__ h,
+                                          int rows, int cols, int type) {
     int r = blockIdx.x * WARPS + (threadIdx.x >> 5);
     int t = blockIdx.y;
     if (r >= rows) return;
-    int blocks = cols / QK;
-    long long rowBytes = (long long)blocks * BLOCK_BYTES;
-    const uint8_t* x = xq + t * rowBytes;
+    const uint8_t* x = xq + t * ((long long)(cols / QK) * BLOCK_BYTES);
     float g, u;
-    row_dot2(gate + r * rowBytes, up + r * rowBytes, x, blocks, &g, &u);
+    typed_row_dot2(type, gate, up, r, cols, x, &g, &u);
     if ((threadIdx.x & 31) == 0) {
         h[(long long)t * rows + r] = g / (1.0f + ggml_expf(0.0f - g, r, rows)) * u;
     }
 }
 
-// y[t][r] = w_r . x_t; one warp per row r, grid.y over tokens t.
-extern "C" __global__ void gemv_q8_0(const uint8_t* __restrict__ w, const uint8_t* __restrict__ xq,
-                                     float* __restrict__ y, int rows, int cols) {
+// y[t][r] = w_r . x_t; one warp per row r, grid.y over tokens t; w of type (quants.cuh), x_t Q8_0.
+extern "C" __global__ void gemv_q(const uint8_t* __restrict__ w, const uint8_t* __restrict__ xq,
+                                  float* __restrict__ y, int rows, int cols, int type) {
     int r = blockIdx.x * WARPS + (threadIdx.x >> 5);
     int t = blockIdx.y;
     if (r >= rows) return;
-    int blocks = cols / QK;
-    long long rowBytes = (long long)blocks * BLOCK_BYTES;
-    float v = row_dot(w + r * rowBytes, xq + t * rowBytes, blocks);
+    float v = typed_row_dot(type, w, r, cols, xq + t * ((long long)(cols / QK) * BLOCK_BYTES));
     if ((threadIdx.x & 31) == 0) {
         y[(long long)t * rows + r] = v;
     }

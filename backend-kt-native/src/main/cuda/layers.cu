@@ -7,7 +7,7 @@
 // F16 (llama-server's cache type, which the CPU path rounds to as well), the attention query and the softmax
 // probabilities are rounded to F16 before their products, as the CPU's AttentionKernel does.
 
-#include "common.cuh"
+#include "quants.cuh"
 
 // The sum (or max) of v over the whole block, returned to every thread. blockDim.x is a multiple of 32;
 // red holds one value per warp and may be reused right after (the leading barrier protects it).
@@ -58,14 +58,14 @@ extern "C" __global__ void rmsnorm_q8(const float* __restrict__ x, const float* 
     }
 }
 
-// y[r] = (accumulate ? y[r] : 0) + alpha * (w_r . x): one warp per row. Residual adds (alpha 1) and routed
-// experts' weighted sums (alpha: the routing weight) land directly in the residual stream.
-extern "C" __global__ void gemv_q8_0_acc(const uint8_t* __restrict__ w, const uint8_t* __restrict__ xq,
-                                         float* __restrict__ y, int rows, int cols, float alpha, int accumulate) {
+// y[r] = (accumulate ? y[r] : 0) + alpha * (w_r . x): one warp per row, w of type (quants.cuh: Q8_0, Q4_0,
+// K-quants), x Q8_0. Residual adds (alpha 1) and routed experts' weighted sums (alpha: the routing weight) land
+// directly in the residual stream.
+extern "C" __global__ void gemv_q_acc(const uint8_t* __restrict__ w, const uint8_t* __restrict__ xq,
+                                      float* __restrict__ y, int rows, int cols, float alpha, int accumulate, int type) {
     int r = blockIdx.x * WARPS + (threadIdx.x >> 5);
     if (r >= rows) return;
-    int blocks = cols / QK;
-    float v = row_dot(w + (long long)r * blocks * BLOCK_BYTES, xq, blocks);
+    float v = typed_row_dot(type, w, r, cols, xq);
     if ((threadIdx.x & 31) == 0) {
         y[r] = accumulate ? y[r] + alpha * v : alpha * v;
     }

@@ -8,7 +8,7 @@
 // value then lower index, weights renormalised by a double sum; each expert's output weighted and summed in
 // routing order without fused multiply-adds, then added to the residual once.
 
-#include "common.cuh"
+#include "quants.cuh"
 
 #define ROUTE_MAX 1024
 #define MIN_WEIGHT_SUM 6.103515625e-5f
@@ -94,13 +94,14 @@ extern "C" __global__ void moe_route(const float* __restrict__ logits, const flo
     }
 }
 
-// hq[j] = Q8_0(silu(gate . x) * (up . x)) for the j-th chosen expert (grid.y over the k choices), its Q8_0
-// matrices found in table[3 * ids[j]] (gate, up, down); a zero entry (a CPU expert) is skipped. A block of 32
-// warps computes 32 rows, one per warp, and quantizes them as one Q8_0 block (the re-quantization the down
-// projection reads, without a launch of its own).
-extern "C" __global__ void moe_gate_up_q8_0(const unsigned long long* __restrict__ table, const int* __restrict__ ids,
-                                            const uint8_t* __restrict__ xq, uint8_t* __restrict__ hq, int hidden,
-                                            int dim) {
+// hq[j] = Q8_0(silu(gate . x) * (up . x)) for the j-th chosen expert (grid.y over the k choices), its matrices
+// found in table[3 * ids[j]] (gate, up, down; gate and up of type, quants.cuh); a zero entry (a CPU expert) is
+// skipped. A block of 32 warps computes 32 rows, one per warp, and quantizes them as one Q8_0 block (the
+// re-quantization the down projection reads, without a launch of its own). The launch bounds hold the
+// compiler to 64 registers a thread, what a block of 1024 threads may have (the typed row dots ask for more).
+extern "C" __global__ void __launch_bounds__(1024) moe_gate_up_q(const unsigned long long* __restrict__ table, const int* __restrict__ ids,
+                                         const uint8_t* __restrict__ xq, uint8_t* __restrict__ hq, int hidden,
+                                         int dim, int type) {
     __shared__ float h[32];
     int warp = threadIdx.x >> 5, lane = threadIdx.x & 31;
     int r = blockIdx.x * 32 + warp;
@@ -108,26 +109,24 @@ extern "C" __global__ void moe_gate_up_q8_0(const unsigned long long* __restrict
     const uint8_t* gate = (const uint8_t*)table[3 * ids[j]];
     if (gate == nullptr) return; // the whole block leaves: every thread reads the same entry
     const uint8_t* up = (const uint8_t*)table[3 * ids[j] + 1];
-    int blocks = dim / QK;
-    long long rowBytes = (long long)blocks * BLOCK_BYTES;
     float g, u;
-    row_dot2(gate + r * rowBytes, up + r * rowBytes, xq, blocks, &g, &u);
+    typed_row_dot2(type, gate, up, r, dim, xq, &g, &u);
     if (lane == 0) h[warp] = g / (1.0f + ggml_expf(0.0f - g, r, hidden)) * u;
     __syncthreads();
     if (warp == 0) quantize_block(h[lane], hq + ((long long)j * hidden + blockIdx.x * 32) / QK * BLOCK_BYTES);
 }
 
 // y[j][r] = down_r . hq_j for the j-th chosen expert (grid.y over the k choices; a CPU expert is skipped), one
-// warp per row r, hq holding k Q8_0 hidden vectors.
-extern "C" __global__ void moe_down_q8_0(const unsigned long long* __restrict__ table, const int* __restrict__ ids,
-                                         const uint8_t* __restrict__ hq, float* __restrict__ y, int dim, int hidden) {
+// warp per row r, down of type (quants.cuh), hq holding k Q8_0 hidden vectors.
+extern "C" __global__ void moe_down_q(const unsigned long long* __restrict__ table, const int* __restrict__ ids,
+                                      const uint8_t* __restrict__ hq, float* __restrict__ y, int dim, int hidden,
+                                      int type) {
     int r = blockIdx.x * WARPS + (threadIdx.x >> 5);
     int j = blockIdx.y;
     if (r >= dim) return;
     const uint8_t* down = (const uint8_t*)table[3 * ids[j] + 2];
     if (down == nullptr) return;
-    long long rowBytes = (long long)(hidden / QK) * BLOCK_BYTES;
-    float v = row_dot(down + r * rowBytes, hq + j * rowBytes, hidden / QK);
+    float v = typed_row_dot(type, down, r, hidden, hq + j * ((long long)(hidden / QK) * BLOCK_BYTES));
     if ((threadIdx.x & 31) == 0) y[(long long)j * dim + r] = v;
 }
 

@@ -129,10 +129,10 @@ static int context_token;
 static int module_token;
 static thread_local void *current;
 static long live_allocations;
-static const char *KERNELS[] = {"quantize_q8_0", "gate_up_silu_q8_0", "gemv_q8_0", "rmsnorm_q8", "gemv_q8_0_acc",
+static const char *KERNELS[] = {"quantize_q8_0", "gate_up_silu_q", "gemv_q", "rmsnorm_q8", "gemv_q_acc",
                                 "gemv3_q8_0", "gemv_f32", "gemv_f16", "qk_norm_rope_store", "attention", "add_f32",
                                 "mla_rope_store", "gemv_q8_0_heads", "gate_up_silu_f32", "gate_up_silu_f16",
-                                "mla_kv_expand_store", "moe_route", "moe_gate_up_q8_0", "moe_down_q8_0",
+                                "mla_kv_expand_store", "moe_route", "moe_gate_up_q", "moe_down_q",
                                 "moe_combine"};
 
 #define NEED_CONTEXT() do { if (current != &context_token) return INVALID_CONTEXT; } while (0)
@@ -203,11 +203,11 @@ CUresult cuLaunchKernel(void *f, unsigned gx, unsigned gy, unsigned gz, unsigned
         body = [&] { quantize_q8_0(ARG(const float *, 0), ARG(uint8_t *, 1), ARG(long long, 2)); };
     } else if (k == KERNELS[1]) {
         body = [&] {
-            gate_up_silu_q8_0(ARG(const uint8_t *, 0), ARG(const uint8_t *, 1), ARG(const uint8_t *, 2),
-                              ARG(float *, 3), ARG(int, 4), ARG(int, 5));
+            gate_up_silu_q(ARG(const uint8_t *, 0), ARG(const uint8_t *, 1), ARG(const uint8_t *, 2),
+                           ARG(float *, 3), ARG(int, 4), ARG(int, 5), ARG(int, 6));
         };
     } else if (k == KERNELS[2]) {
-        body = [&] { gemv_q8_0(ARG(const uint8_t *, 0), ARG(const uint8_t *, 1), ARG(float *, 2), ARG(int, 3), ARG(int, 4)); };
+        body = [&] { gemv_q(ARG(const uint8_t *, 0), ARG(const uint8_t *, 1), ARG(float *, 2), ARG(int, 3), ARG(int, 4), ARG(int, 5)); };
     } else if (k == KERNELS[3]) {
         body = [&] {
             rmsnorm_q8(ARG(const float *, 0), ARG(const float *, 1), ARG(float *, 2), ARG(uint8_t *, 3), ARG(int, 4),
@@ -215,8 +215,8 @@ CUresult cuLaunchKernel(void *f, unsigned gx, unsigned gy, unsigned gz, unsigned
         };
     } else if (k == KERNELS[4]) {
         body = [&] {
-            gemv_q8_0_acc(ARG(const uint8_t *, 0), ARG(const uint8_t *, 1), ARG(float *, 2), ARG(int, 3), ARG(int, 4),
-                          ARG(float, 5), ARG(int, 6));
+            gemv_q_acc(ARG(const uint8_t *, 0), ARG(const uint8_t *, 1), ARG(float *, 2), ARG(int, 3), ARG(int, 4),
+                       ARG(float, 5), ARG(int, 6), ARG(int, 7));
         };
     } else if (k == KERNELS[5]) {
         body = [&] {
@@ -282,13 +282,13 @@ CUresult cuLaunchKernel(void *f, unsigned gx, unsigned gy, unsigned gz, unsigned
         };
     } else if (k == KERNELS[17]) {
         body = [&] {
-            moe_gate_up_q8_0(ARG(const unsigned long long *, 0), ARG(const int *, 1), ARG(const uint8_t *, 2),
-                             ARG(uint8_t *, 3), ARG(int, 4), ARG(int, 5));
+            moe_gate_up_q(ARG(const unsigned long long *, 0), ARG(const int *, 1), ARG(const uint8_t *, 2),
+                          ARG(uint8_t *, 3), ARG(int, 4), ARG(int, 5), ARG(int, 6));
         };
     } else if (k == KERNELS[18]) {
         body = [&] {
-            moe_down_q8_0(ARG(const unsigned long long *, 0), ARG(const int *, 1), ARG(const uint8_t *, 2),
-                          ARG(float *, 3), ARG(int, 4), ARG(int, 5));
+            moe_down_q(ARG(const unsigned long long *, 0), ARG(const int *, 1), ARG(const uint8_t *, 2),
+                       ARG(float *, 3), ARG(int, 4), ARG(int, 5), ARG(int, 6));
         };
     } else if (k == KERNELS[19]) {
         body = [&] {

@@ -9,6 +9,7 @@
 #include <string.h>
 
 #define __global__
+#define __launch_bounds__(...)
 #define __device__
 #define __forceinline__ inline
 #define __restrict__ __restrict

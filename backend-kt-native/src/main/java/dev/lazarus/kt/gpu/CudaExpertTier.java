@@ -15,8 +15,9 @@ import java.nio.file.Path;
 import java.util.concurrent.Semaphore;
 
 /**
- * The GPU tier on CUDA: expert weights copied as they are (Q8_0 blocks) into device memory, and the
- * expert FFN computed there by the kernels of {@code src/main/cuda/experts.cu}: the activations are
+ * The GPU tier on CUDA: expert weights copied as they are (their GGUF blocks: Q8_0, Q4_0, Q4_K, Q5_K, Q6_K)
+ * into device memory, and the expert FFN computed there by the kernels of {@code src/main/cuda/experts.cu}
+ * (the block types' row dots in {@code quants.cuh}): the activations are
  * quantized once per submission, then per expert gate+up+SiLU in one kernel, the hidden vector
  * quantized, and the down projection. One submission is in flight at a time (the forward thread's);
  * its inputs and outputs go through page-locked staging buffers so the copies run asynchronously
@@ -66,8 +67,8 @@ public final class CudaExpertTier implements DeviceTier {
             this.module = cu.loadModule(image); // PTX must be NUL-terminated; the extra byte is zero
         }
         this.quantize = cu.function(module, "quantize_q8_0");
-        this.gateUp = cu.function(module, "gate_up_silu_q8_0");
-        this.gemv = cu.function(module, "gemv_q8_0");
+        this.gateUp = cu.function(module, "gate_up_silu_q");
+        this.gemv = cu.function(module, "gemv_q");
         this.stream = cu.createStream();
         this.uploadStream = cu.createStream();
     }
@@ -90,9 +91,10 @@ public final class CudaExpertTier implements DeviceTier {
 
     @Override
     public boolean supports(ExpertWeights w) {
-        // the kernels compute plain SwiGLU: gpt-oss's biased, clamped experts stay on the CPU tiers
-        return w.glu().isPlain()
-                && w.gate().type() == GgmlType.Q8_0 && w.up().type() == GgmlType.Q8_0 && w.down().type() == GgmlType.Q8_0;
+        // the kernels compute plain SwiGLU: gpt-oss's biased, clamped experts stay on the CPU tiers; gate and up
+        // share one launch, so one type (llama-quantize's mixes give them the same one)
+        return w.glu().isPlain() && LayerKernels.quantized(w.gate().type()) && w.up().type() == w.gate().type()
+                && LayerKernels.quantized(w.down().type());
     }
 
     @Override
@@ -107,7 +109,8 @@ public final class CudaExpertTier implements DeviceTier {
             up = copyIn(w.up());
             down = copyIn(w.down());
             cu.synchronize(uploadStream);
-            return new CudaExpert(gate, up, down, w.gate().rows(), w.gate().cols(), w.bytes());
+            return new CudaExpert(gate, up, down, w.gate().type(), w.down().type(), w.gate().rows(), w.gate().cols(),
+                    w.bytes());
         } catch (RuntimeException e) {
             for (long p : new long[] {gate, up, down}) {
                 if (p != 0) {
@@ -131,11 +134,12 @@ public final class CudaExpertTier implements DeviceTier {
             cu.setCurrent(context);
             CudaExpert first = (CudaExpert) experts[0];
             int dim = first.dim, hidden = first.hidden;
+            GgmlType gateType = first.gateType, downType = first.downType;
             int tokens = 0;
             for (int j = 0; j < experts.length; j++) {
                 CudaExpert e = (CudaExpert) experts[j];
-                if (e.dim != dim || e.hidden != hidden) {
-                    throw new IllegalArgumentException("one submission computes experts of one shape");
+                if (e.dim != dim || e.hidden != hidden || e.gateType != gateType || e.downType != downType) {
+                    throw new IllegalArgumentException("one submission computes experts of one shape and type");
                 }
                 tokens += inputs[j].length;
             }
@@ -156,7 +160,7 @@ public final class CudaExpertTier implements DeviceTier {
                     CudaExpert e = (CudaExpert) experts[j];
                     launchRows(args, gateUp, hidden, inputs[j].length, new KernelArgs(args).pointer(e.gate).pointer(e.up)
                             .pointer(scratch.xq + offset * dimRow).pointer(scratch.h + (long) offset * hidden * 4)
-                            .i32(hidden).i32(dim));
+                            .i32(hidden).i32(dim).i32(gateType.id()));
                     offset += inputs[j].length;
                 }
                 quantize(args, scratch.h, scratch.hq, (long) tokens * hidden / QK);
@@ -165,7 +169,7 @@ public final class CudaExpertTier implements DeviceTier {
                     CudaExpert e = (CudaExpert) experts[j];
                     launchRows(args, gemv, dim, inputs[j].length, new KernelArgs(args).pointer(e.down)
                             .pointer(scratch.hq + offset * hiddenRow).pointer(scratch.y + (long) offset * dim * 4)
-                            .i32(dim).i32(hidden));
+                            .i32(dim).i32(hidden).i32(downType.id()));
                     offset += inputs[j].length;
                 }
                 cu.copyToHost(scratch.hostOut, scratch.y, (long) tokens * dim * 4, stream);
@@ -283,16 +287,22 @@ public final class CudaExpertTier implements DeviceTier {
         }
     }
 
-    /** An expert's three matrices in device memory (Q8_0, as stored); the GPU layer path launches on them. */
+    /**
+     * An expert's three matrices in device memory (as stored: gate and up of {@code gateType}, down of
+     * {@code downType}); the GPU layer path launches on them.
+     */
     final class CudaExpert implements Resident {
         final long gate, up, down;
+        final GgmlType gateType, downType;
         final int hidden, dim;
         final long bytes;
 
-        CudaExpert(long gate, long up, long down, int hidden, int dim, long bytes) {
+        CudaExpert(long gate, long up, long down, GgmlType gateType, GgmlType downType, int hidden, int dim, long bytes) {
             this.gate = gate;
             this.up = up;
             this.down = down;
+            this.gateType = gateType;
+            this.downType = downType;
             this.hidden = hidden;
             this.dim = dim;
             this.bytes = bytes;

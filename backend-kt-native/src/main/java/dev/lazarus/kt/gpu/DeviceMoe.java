@@ -4,6 +4,7 @@ import static java.lang.foreign.ValueLayout.JAVA_FLOAT;
 import static java.lang.foreign.ValueLayout.JAVA_INT;
 import static java.lang.foreign.ValueLayout.JAVA_LONG;
 
+import dev.lazarus.kt.gguf.GgmlType;
 import dev.lazarus.kt.model.MoeConfig;
 import dev.lazarus.kt.model.SwiGlu;
 import dev.lazarus.kt.placement.ExpertCheckout;
@@ -47,6 +48,8 @@ final class DeviceMoe implements AutoCloseable {
     private final MemorySegment routed;
     private final ExpertCheckout[] layers;
     private final boolean[] allOnGpu, anyOnGpu;
+    /** Per block, the block types of its GPU experts' gate/up and down matrices (one 3-D tensor each in the GGUF). */
+    private final GgmlType[] gateTypes, downTypes;
     private boolean tableValid;
 
     DeviceMoe(CudaDriver cu, MemorySegment stream, LayerKernels kernels, ExpertPlacement placement, Parallel parallel,
@@ -67,6 +70,8 @@ final class DeviceMoe implements AutoCloseable {
         this.layers = new ExpertCheckout[blocks];
         this.allOnGpu = new boolean[blocks];
         this.anyOnGpu = new boolean[blocks];
+        this.gateTypes = new GgmlType[blocks];
+        this.downTypes = new GgmlType[blocks];
         this.bias = new long[blocks];
         try {
             dTable = device(8L * table.length);
@@ -120,6 +125,8 @@ final class DeviceMoe implements AutoCloseable {
                     gate = x.gate;
                     up = x.up;
                     down = x.down;
+                    gateTypes[b] = x.gateType;
+                    downTypes[b] = x.downType;
                     some = true;
                 } else {
                     every = false;
@@ -157,8 +164,8 @@ final class DeviceMoe implements AutoCloseable {
         }
         long tableAt = dTable + 24L * b * experts;
         if (anyOnGpu[b]) {
-            kernels.moeGateUp(tableAt, ids, xq, dHq, k, hidden, dim);
-            kernels.moeDown(tableAt, ids, weights, dHq, dY, x, dim, hidden, k);
+            kernels.moeGateUp(tableAt, ids, xq, dHq, k, hidden, dim, gateTypes[b]);
+            kernels.moeDown(tableAt, ids, weights, dHq, dY, x, dim, hidden, k, downTypes[b]);
         }
         if (!allOnGpu[b]) {
             cpuExperts(b, hXn, x);

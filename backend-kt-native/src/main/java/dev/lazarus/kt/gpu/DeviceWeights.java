@@ -103,7 +103,8 @@ final class DeviceWeights implements AutoCloseable {
     }
 
     /**
-     * Null when the tensors {@code names} share one type the GPU matrix kernels take (Q8_0, F16, F32), otherwise
+     * Null when the tensors {@code names} share one type the GPU matrix kernels take (Q8_0, Q4_0, Q4_K, Q5_K, Q6_K,
+     * F16, F32), otherwise
      * why {@code user} cannot take them.
      */
     static String requireOneType(GgufFile file, String user, String... names) {
@@ -111,7 +112,8 @@ final class DeviceWeights implements AutoCloseable {
         for (String n : names) {
             GgmlType t = file.tensor(n).type();
             if (!LayerKernels.supports(t) || t != first) {
-                return n + " is " + t + " (" + user + " takes Q8_0, F16 or F32, one type for " + String.join(", ", names) + ")";
+                return n + " is " + t + " (" + user + " takes Q8_0, Q4_0, Q4_K, Q5_K, Q6_K, F16 or F32, one type for "
+                        + String.join(", ", names) + ")";
             }
         }
         return null;

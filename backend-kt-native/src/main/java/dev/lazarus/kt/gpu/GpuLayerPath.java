@@ -259,7 +259,7 @@ public final class GpuLayerPath implements Model.ForwardPath, AutoCloseable {
     /** {@code x += down(silu(gate · xn) * up · xn)} on the device, from the normed activation (or its Q8_0 form). */
     private void swiGlu(DeviceWeights.SwiGluMatrices ffn) {
         kernels.gateUpSilu(ffn.gate(), ffn.up(), dNormed, dXq, dH);
-        if (ffn.down().type() == GgmlType.Q8_0) {
+        if (LayerKernels.quantized(ffn.down().type())) {
             kernels.quantize(dH, dHq, ffn.hidden());
         }
         kernels.matvec(ffn.down(), dH, dHq, dX, 1f, true);
@@ -287,9 +287,9 @@ public final class GpuLayerPath implements Model.ForwardPath, AutoCloseable {
         for (int j = 0; j < chosen.size(); j++) {
             if (chosen.tier(j) == Tier.GPU) {
                 CudaExpertTier.CudaExpert e = (CudaExpertTier.CudaExpert) chosen.device(j);
-                kernels.gateUpSilu(e.gate, e.up, dXq, dH, e.hidden, e.dim);
+                kernels.gateUpSilu(e.gate, e.up, dXq, dH, e.hidden, e.dim, e.gateType);
                 kernels.quantize(dH, dHq, e.hidden);
-                kernels.matvec(new DeviceMatrix(GgmlType.Q8_0, e.down, e.dim, e.hidden), 0, dHq, dX,
+                kernels.matvec(new DeviceMatrix(e.downType, e.down, e.dim, e.hidden), 0, dHq, dX,
                         route.weights()[j], true);
             } else {
                 onCpu.add(j);

@@ -1,6 +1,5 @@
 package dev.lazarus.kt.gpu;
 
-import dev.lazarus.kt.gguf.GgmlType;
 import dev.lazarus.kt.gguf.GgufFile;
 import dev.lazarus.kt.model.ModelConfig;
 import dev.lazarus.kt.model.RopeStyle;
@@ -69,7 +68,7 @@ final class GqaDeviceAttention implements DeviceAttention {
         kernels.qkNormRopeStore(dQkv, w.qNorm(), w.kNorm(), rope, copy.keys(b), copy.values(b), kvOut, heads, position);
         kernels.attention(dQkv, copy.keys(b), copy.values(b), valueWidth(), scores, scoreStride, dAtt, heads,
                 position + 1, scale);
-        if (w.output().type() == GgmlType.Q8_0) {
+        if (LayerKernels.quantized(w.output().type())) {
             kernels.quantize(dAtt, dAttQ, attWidth);
         }
         kernels.matvec(w.output(), dAtt, dAttQ, x, 1f, true);

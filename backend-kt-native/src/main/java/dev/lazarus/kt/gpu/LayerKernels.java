@@ -15,6 +15,7 @@ final class LayerKernels {
     static final int WARPS = 4;
     private static final int ROW_THREADS = 32 * WARPS;
     private static final int NORM_THREADS = 256;
+    private static final int MAX_NORM_THREADS = 1024;
     /** Must match ATT_THREADS in layers.cu (its shared partial sums are sized by it). */
     private static final int ATT_THREADS = 256;
     private static final int QK = 32;
@@ -43,7 +44,7 @@ final class LayerKernels {
     private final MemorySegment stream;
     private final LaunchArgs args;
     private final MemorySegment rmsNorm;
-    private final MemorySegment gemvQ8;
+    private final MemorySegment gemvQ;
     private final MemorySegment gemv3Q8;
     private final MemorySegment gemvF32;
     private final MemorySegment gemvF16;
@@ -67,7 +68,7 @@ final class LayerKernels {
         this.stream = stream;
         this.args = new LaunchArgs(arena);
         this.rmsNorm = cu.function(module, "rmsnorm_q8");
-        this.gemvQ8 = cu.function(module, "gemv_q8_0_acc");
+        this.gemvQ = cu.function(module, "gemv_q_acc");
         this.gemv3Q8 = cu.function(module, "gemv3_q8_0");
         this.gemvF32 = cu.function(module, "gemv_f32");
         this.gemvF16 = cu.function(module, "gemv_f16");
@@ -75,40 +76,59 @@ final class LayerKernels {
         this.attention = cu.function(module, "attention");
         this.add = cu.function(module, "add_f32");
         this.quantize = cu.function(module, "quantize_q8_0");
-        this.gateUp = cu.function(module, "gate_up_silu_q8_0");
+        this.gateUp = cu.function(module, "gate_up_silu_q");
         this.mlaRopeStore = cu.function(module, "mla_rope_store");
         this.gemvHeads = cu.function(module, "gemv_q8_0_heads");
         this.gateUpF32 = cu.function(module, "gate_up_silu_f32");
         this.mlaKvExpand = cu.function(module, "mla_kv_expand_store");
         this.gateUpF16 = cu.function(module, "gate_up_silu_f16");
         this.moeRoute = cu.function(module, "moe_route");
-        this.moeGateUp = cu.function(module, "moe_gate_up_q8_0");
-        this.moeDown = cu.function(module, "moe_down_q8_0");
+        this.moeGateUp = cu.function(module, "moe_gate_up_q");
+        this.moeDown = cu.function(module, "moe_down_q");
         this.moeCombine = cu.function(module, "moe_combine");
     }
 
     /** Whether {@link #matvec} takes matrices of {@code type}. */
     static boolean supports(GgmlType type) {
-        return type == GgmlType.Q8_0 || type == GgmlType.F32 || type == GgmlType.F16;
+        return quantized(type) || type == GgmlType.F32 || type == GgmlType.F16;
     }
 
-    /** {@code y = (x / rms(x)) * w}; {@code yq} (0: none) gets y as Q8_0 too. */
+    /**
+     * Whether the kernels take {@code type} in its GGUF blocks against a Q8_0 activation (quants.cuh): Q8_0, Q4_0
+     * and the K-quants Q4_K, Q5_K, Q6_K.
+     */
+    static boolean quantized(GgmlType type) {
+        return switch (type) {
+            case Q8_0, Q4_0, Q4_K, Q5_K, Q6_K -> true;
+            default -> false;
+        };
+    }
+
+    /**
+     * {@code y = (x / rms(x)) * w}; {@code yq} (0: none) gets y as Q8_0 too. One block of a thread per value up to
+     * {@link #MAX_NORM_THREADS}: the norm is one block's latency on the token's critical path (17 per token on
+     * the skewed benchmark model), and each pass of a narrower block adds a load and a warp reduction to it.
+     */
     void rmsNorm(long x, long w, long y, long yq, int n, float eps) {
-        launch(rmsNorm, 1, NORM_THREADS, args.begin().ptr(x).ptr(w).ptr(y).ptr(yq).i32(n).f32(eps));
+        launch(rmsNorm, 1, Math.min(MAX_NORM_THREADS, roundUp(n, 32)), args.begin().ptr(x).ptr(w).ptr(y).ptr(yq).i32(n)
+                .f32(eps));
     }
 
     /**
      * {@code y = m · x}, or {@code y += alpha · m · x} with {@code accumulate} ({@code x}: f32 at {@code x}, its
-     * Q8_0 form at {@code xq}, which only a Q8_0 matrix reads).
+     * Q8_0 form at {@code xq}, which only a {@link #quantized} matrix reads).
      */
     void matvec(DeviceMatrix m, long x, long xq, long y, float alpha, boolean accumulate) {
         if (!supports(m.type())) {
             throw new IllegalArgumentException("no GPU matvec for " + m.type());
         }
-        boolean q8 = m.type() == GgmlType.Q8_0;
-        MemorySegment kernel = q8 ? gemvQ8 : m.type() == GgmlType.F32 ? gemvF32 : gemvF16;
-        launch(kernel, rowBlocks(m.rows()), ROW_THREADS, args.begin().ptr(m.data()).ptr(q8 ? xq : x).ptr(y)
-                .i32(m.rows()).i32(m.cols()).f32(alpha).i32(accumulate ? 1 : 0));
+        if (quantized(m.type())) {
+            launch(gemvQ, rowBlocks(m.rows()), ROW_THREADS, args.begin().ptr(m.data()).ptr(xq).ptr(y)
+                    .i32(m.rows()).i32(m.cols()).f32(alpha).i32(accumulate ? 1 : 0).i32(m.type().id()));
+            return;
+        }
+        launch(m.type() == GgmlType.F32 ? gemvF32 : gemvF16, rowBlocks(m.rows()), ROW_THREADS, args.begin()
+                .ptr(m.data()).ptr(x).ptr(y).i32(m.rows()).i32(m.cols()).f32(alpha).i32(accumulate ? 1 : 0));
     }
 
     /**
@@ -128,12 +148,12 @@ final class LayerKernels {
     }
 
     /**
-     * {@code h = silu(gate · x) * (up · x)} for one token: Q8_0 matrices read {@code xq}, F32 and F16 ones the
-     * f32 {@code x}; {@code gate} and {@code up} share a type.
+     * {@code h = silu(gate · x) * (up · x)} for one token: {@link #quantized} matrices read {@code xq}, F32 and
+     * F16 ones the f32 {@code x}; {@code gate} and {@code up} share a type.
      */
     void gateUpSilu(DeviceMatrix gate, DeviceMatrix up, long x, long xq, long h) {
-        if (gate.type() == GgmlType.Q8_0) {
-            gateUpSilu(gate.data(), up.data(), xq, h, gate.rows(), gate.cols());
+        if (quantized(gate.type())) {
+            gateUpSilu(gate.data(), up.data(), xq, h, gate.rows(), gate.cols(), gate.type());
             return;
         }
         launch(gate.type() == GgmlType.F32 ? gateUpF32 : gateUpF16, rowBlocks(gate.rows()), ROW_THREADS,
@@ -196,9 +216,10 @@ final class LayerKernels {
         launch(quantize, Math.toIntExact((blocks + WARPS - 1) / WARPS), ROW_THREADS, args.begin().ptr(x).ptr(xq).i64(blocks));
     }
 
-    /** {@code h = silu(gate · x) * (up · x)} for one token, Q8_0 expert matrices of {@code hidden} × {@code dim}. */
-    void gateUpSilu(long gate, long up, long xq, long h, int hidden, int dim) {
-        launch(gateUp, rowBlocks(hidden), ROW_THREADS, args.begin().ptr(gate).ptr(up).ptr(xq).ptr(h).i32(hidden).i32(dim));
+    /** {@code h = silu(gate · x) * (up · x)} for one token, {@link #quantized} matrices of {@code hidden} × {@code dim}. */
+    void gateUpSilu(long gate, long up, long xq, long h, int hidden, int dim, GgmlType type) {
+        launch(gateUp, rowBlocks(hidden), ROW_THREADS, args.begin().ptr(gate).ptr(up).ptr(xq).ptr(h).i32(hidden).i32(dim)
+                .i32(type.id()));
     }
 
     /**
@@ -213,20 +234,22 @@ final class LayerKernels {
 
     /**
      * Gate, up and SiLU of the {@code k} routed experts whose pointers {@code table} holds, quantized into
-     * {@code hq}'s k Q8_0 rows ({@code hidden % 32 == 0}: a block of 32 warps per 32 rows).
+     * {@code hq}'s k Q8_0 rows ({@code hidden % 32 == 0}: a block of 32 warps per 32 rows); gate and up of
+     * {@code type} ({@link #quantized}).
      */
-    void moeGateUp(long table, long ids, long xq, long hq, int k, int hidden, int dim) {
+    void moeGateUp(long table, long ids, long xq, long hq, int k, int hidden, int dim, GgmlType type) {
         cu.launch(moeGateUp, hidden / QK, k, 32 * 32, 0, stream, args.begin().ptr(table).ptr(ids).ptr(xq)
-                .ptr(hq).i32(hidden).i32(dim).params());
+                .ptr(hq).i32(hidden).i32(dim).i32(type.id()).params());
     }
 
     /**
      * {@code x += Σ_j weights[j] · down_j · hq_j} over the routed experts on the GPU: their down projections into
-     * {@code y}'s k rows (one launch, all experts at once), then the weighted sum in routing order.
+     * {@code y}'s k rows (one launch, all experts at once; down of {@code type}), then the weighted sum in
+     * routing order.
      */
-    void moeDown(long table, long ids, long weights, long hq, long y, long x, int dim, int hidden, int k) {
+    void moeDown(long table, long ids, long weights, long hq, long y, long x, int dim, int hidden, int k, GgmlType type) {
         cu.launch(moeDown, rowBlocks(dim), k, ROW_THREADS, 0, stream, args.begin().ptr(table).ptr(ids).ptr(hq).ptr(y)
-                .i32(dim).i32(hidden).params());
+                .i32(dim).i32(hidden).i32(type.id()).params());
         launch(moeCombine, (dim + 255) / 256, 256, args.begin().ptr(table).ptr(ids).ptr(weights).ptr(y).ptr(x)
                 .i32(dim).i32(k));
     }

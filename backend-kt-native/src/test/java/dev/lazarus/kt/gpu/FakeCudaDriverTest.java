@@ -136,6 +136,31 @@ class FakeCudaDriverTest {
         assertThat(liveAllocations()).as("device and pinned buffers left after close").isZero();
     }
 
+    /**
+     * Experts, attention, router and head in Q4_0 and the K-quants (their GGUF blocks against a Q8_0 activation,
+     * quants.cuh): the experts-only tier and the layer path (all experts, half of them) against the CPU path,
+     * which meets K-quants with Q8_K activations: the tolerance is {@link GpuParityCheck#tolerance}'s for the type.
+     */
+    @ParameterizedTest
+    @ValueSource(strings = {"Q4_K", "Q5_K", "Q6_K", "Q4_0"})
+    void kQuantExpertsAndLayersComputeTheCpuLogits(String type) throws Throwable {
+        Path kernels = Files.writeString(dir.resolve("kernels.ptx"), "// fake module: the fake driver ignores it\n");
+        Path model = GpuParityCheck.tinyModel(SyntheticModels.tinyQwen3Moe(), GgmlType.valueOf(type), dir);
+        GpuParityCheck.Result tier = GpuParityCheck.run(model, kernels, 1.0, 4);
+        System.out.println(type + " " + tier);
+        assertThat(tier.gpuExperts()).as(tier.toString()).isEqualTo(tier.experts());
+        assertThat(tier.ok()).as(tier.toString()).isTrue();
+        for (double share : new double[] {1.0, 0.5}) {
+            GpuParityCheck.Result r = GpuParityCheck.run(model, kernels, share, 6, true);
+            System.out.println(type + " " + r);
+            assertThat(r.layers()).isTrue();
+            assertThat(r.gpuExperts()).isPositive();
+            assertThat(r.tokenMismatches()).as(r.toString()).isZero();
+            assertThat(r.ok()).as(r.toString()).isTrue();
+        }
+        assertThat(liveAllocations()).as("device and pinned buffers left after close").isZero();
+    }
+
     /** Blocking sync (the benchmark's {@code +blocking}) only changes how the host waits: same results. */
     @Test
     void blockingSyncSetsThePrimaryContextFlagAndComputesTheSame() throws Throwable {

@@ -27,13 +27,17 @@ class GpuLayerPathSupportTest {
     }
 
     @Test
-    void takesQ8_0ModelsOfEveryArchitectureAndSaysWhyNotOtherwise() {
+    void takesQ8_0AndKQuantModelsOfEveryArchitectureAndSaysWhyNotOtherwise() {
         assertThat(unsupported(SyntheticModels.tinyQwen3Moe().withWeightType(GgmlType.Q8_0))).isNull();
         assertThat(unsupported(SyntheticModels.tinyDeepseek2().withWeightType(GgmlType.Q8_0))).isNull();
         assertThat(unsupported(SyntheticModels.tinyQwen3().withWeightType(GgmlType.Q8_0))).isNull();
         assertThat(unsupported(SyntheticModels.tinyLlama().withWeightType(GgmlType.Q8_0))).isNull();
         assertThat(unsupported(SyntheticModels.tinyQwen3Moe())).isNull(); // F32
         assertThat(unsupported(SyntheticModels.tinyLlama().withWeightType(GgmlType.F16))).isNull();
+        for (GgmlType type : new GgmlType[] {GgmlType.Q4_K, GgmlType.Q5_K, GgmlType.Q6_K, GgmlType.Q4_0}) {
+            assertThat(unsupported(SyntheticModels.tinyQwen3Moe().withWeightType(type))).as("%s", type).isNull();
+        }
+        assertThat(unsupported(SyntheticModels.tinyQwen3Moe().withWeightType(GgmlType.Q5_0))).contains("Q5_0");
         assertThat(unsupported(SyntheticModels.tinyDeepseek2())).contains("attn_q_a").contains("F32").contains("Q8_0");
         SyntheticModels.Spec fused = SyntheticModels.tinyDeepseek2().withWeightType(GgmlType.Q8_0);
         fused = fused.withMla(fused.mla().withSplitKvB(false)).withName("fused-kv-b");

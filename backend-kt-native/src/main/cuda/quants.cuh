@@ -1,0 +1,193 @@
+// Row dot products of the GGUF block types the GPU takes (Q8_0, Q4_0, Q4_K, Q5_K, Q6_K) against one Q8_0
+// activation, by a whole warp. The weights stay in their GGUF blocks; each lane owns a quarter (8 values) of a
+// 32-value block, unpacks its 8 weight quants to bytes, and takes two dp4a against the activation's quants,
+// which meet every type in 32-value blocks (the granularity of every type's scales here). Offsets and mins
+// (Q4_0's 8, Q6_K's 32, the K-quants' dmin * m) come from the activation's block sum, itself a dp4a with ones:
+// llama.cpp's CUDA path does the same with its Q8_1 activations (the sum stored in the block); the CPU path
+// meets K-quants with Q8_K activations (256-value blocks), so the GPU's result is close to it, not equal.
+//
+// The type arguments are ggml's type ids (dev.lazarus.kt.gguf.GgmlType.id()).
+#pragma once
+
+#include "common.cuh"
+
+#define GGML_Q4_0 2
+#define GGML_Q8_0 8
+#define GGML_Q4_K 12
+#define GGML_Q5_K 13
+#define GGML_Q6_K 14
+
+// Four bytes from a 2-byte aligned address (Q4_0 and Q6_K blocks are 18 and 210 bytes long).
+__device__ __forceinline__ uint32_t load_u32_a2(const uint8_t* p) {
+    const uint16_t* h = (const uint16_t*)p;
+    return (uint32_t)h[0] | ((uint32_t)h[1] << 16);
+}
+
+__device__ __forceinline__ uint32_t load_u32_a4(const uint8_t* p) {
+    return *(const uint32_t*)p;
+}
+
+__device__ __forceinline__ float half_at(const uint8_t* p) {
+    return __half2float(*(const __half*)p);
+}
+
+// The 6-bit scale and min of 32-value sub-block j of a Q4_K/Q5_K super-block (ggml's 12-byte packing).
+__device__ __forceinline__ void k_scale_min(const uint8_t* s, int j, int* sc, int* m) {
+    if (j < 4) {
+        *sc = s[j] & 63;
+        *m = s[j + 4] & 63;
+    } else {
+        *sc = (s[j + 4] & 0xF) | ((s[j - 4] >> 6) << 4);
+        *m = (s[j + 4] >> 4) | ((s[j] >> 6) << 4);
+    }
+}
+
+// 32-value block b of a row (quarter 0..3 of it: this lane's 8 values) against activation block xb.
+template <int T>
+__device__ __forceinline__ float qblock_dot(const uint8_t* __restrict__ w, int b, const uint8_t* __restrict__ xb,
+                                            int quarter);
+
+template <>
+__device__ __forceinline__ float qblock_dot<GGML_Q8_0>(const uint8_t* __restrict__ w, int b,
+                                                       const uint8_t* __restrict__ xb, int quarter) {
+    return block_dot(w + (long long)b * BLOCK_BYTES, xb, quarter);
+}
+
+// Q4_0, 18 bytes: f16 d, 16 bytes of nibbles (values j and j + 16 in byte j); value = d * (q - 8).
+template <>
+__device__ __forceinline__ float qblock_dot<GGML_Q4_0>(const uint8_t* __restrict__ w, int b,
+                                                       const uint8_t* __restrict__ xb, int quarter) {
+    const uint8_t* blk = w + (long long)b * 18;
+    const uint8_t* qs = blk + 2 + (quarter & 1) * 8;
+    int shift = (quarter >> 1) * 4;
+    int x0 = load_i8x4(xb + 2 + quarter * 8), x1 = load_i8x4(xb + 2 + quarter * 8 + 4);
+    int q0 = (int)((load_u32_a2(qs) >> shift) & 0x0F0F0F0Fu), q1 = (int)((load_u32_a2(qs + 4) >> shift) & 0x0F0F0F0Fu);
+    int dot = __dp4a(q1, x1, __dp4a(q0, x0, 0));
+    int sum = __dp4a(0x01010101, x1, __dp4a(0x01010101, x0, 0));
+    return (float)(dot - 8 * sum) * (half_at(blk) * half_at(xb));
+}
+
+// Q4_K, 144 bytes per 256 values: f16 d, f16 dmin, 12 bytes of 6-bit scales and mins, 128 bytes of nibbles
+// (each 64 values: 32 bytes, low nibbles first); value = d * sc * q - dmin * m. Q5_K (176 bytes) adds 32 bytes
+// of fifth bits after the scales, bit j of byte l for value l of sub-block j.
+template <bool FIVE>
+__device__ __forceinline__ float k45_block_dot(const uint8_t* __restrict__ w, int b, const uint8_t* __restrict__ xb,
+                                               int quarter) {
+    const uint8_t* blk = w + (long long)(b >> 3) * (FIVE ? 176 : 144);
+    int sub = b & 7;
+    const uint8_t* qs = blk + (FIVE ? 48 : 16) + (sub >> 1) * 32 + quarter * 8;
+    int shift = (sub & 1) * 4;
+    uint32_t q0 = (load_u32_a4(qs) >> shift) & 0x0F0F0F0Fu, q1 = (load_u32_a4(qs + 4) >> shift) & 0x0F0F0F0Fu;
+    if (FIVE) {
+        const uint8_t* qh = blk + 16 + quarter * 8;
+        q0 |= ((load_u32_a4(qh) >> sub) & 0x01010101u) << 4;
+        q1 |= ((load_u32_a4(qh + 4) >> sub) & 0x01010101u) << 4;
+    }
+    int x0 = load_i8x4(xb + 2 + quarter * 8), x1 = load_i8x4(xb + 2 + quarter * 8 + 4);
+    int dot = __dp4a((int)q1, x1, __dp4a((int)q0, x0, 0));
+    int sum = __dp4a(0x01010101, x1, __dp4a(0x01010101, x0, 0));
+    int sc, m;
+    k_scale_min(blk + 4, sub, &sc, &m);
+    return half_at(xb) * (half_at(blk) * (float)(sc * dot) - half_at(blk + 2) * (float)(m * sum));
+}
+
+template <>
+__device__ __forceinline__ float qblock_dot<GGML_Q4_K>(const uint8_t* __restrict__ w, int b,
+                                                       const uint8_t* __restrict__ xb, int quarter) {
+    return k45_block_dot<false>(w, b, xb, quarter);
+}
+
+template <>
+__device__ __forceinline__ float qblock_dot<GGML_Q5_K>(const uint8_t* __restrict__ w, int b,
+                                                       const uint8_t* __restrict__ xb, int quarter) {
+    return k45_block_dot<true>(w, b, xb, quarter);
+}
+
+// Q6_K, 210 bytes per 256 values: 128 bytes of low nibbles, 64 of 2-bit high parts, 16 int8 scales (one per 16
+// values), f16 d; value = d * sc * (q - 32). In each half of 128 values, sub-block g (0..3) of 32 takes the low
+// (g < 2) or high nibbles of ql[(g & 1) * 32 + l] and bits 2g of qh[l].
+template <>
+__device__ __forceinline__ float qblock_dot<GGML_Q6_K>(const uint8_t* __restrict__ w, int b,
+                                                       const uint8_t* __restrict__ xb, int quarter) {
+    const uint8_t* blk = w + (long long)(b >> 3) * 210;
+    int sub = b & 7, part = sub >> 2, g = sub & 3;
+    const uint8_t* ql = blk + part * 64 + (g & 1) * 32 + quarter * 8;
+    const uint8_t* qh = blk + 128 + part * 32 + quarter * 8;
+    int shift = (g >> 1) * 4;
+    uint32_t q0 = ((load_u32_a2(ql) >> shift) & 0x0F0F0F0Fu) | (((load_u32_a2(qh) >> (2 * g)) & 0x03030303u) << 4);
+    uint32_t q1 = ((load_u32_a2(ql + 4) >> shift) & 0x0F0F0F0Fu) | (((load_u32_a2(qh + 4) >> (2 * g)) & 0x03030303u) << 4);
+    int x0 = load_i8x4(xb + 2 + quarter * 8), x1 = load_i8x4(xb + 2 + quarter * 8 + 4);
+    int dot = __dp4a((int)q1, x1, __dp4a((int)q0, x0, 0));
+    int sum = __dp4a(0x01010101, x1, __dp4a(0x01010101, x0, 0));
+    int sc = (int)(int8_t)blk[192 + part * 8 + (quarter >> 1) + 2 * g];
+    return (float)(sc * (dot - 32 * sum)) * (half_at(blk + 208) * half_at(xb));
+}
+
+// Bytes of one row of cols values of type t.
+__device__ __forceinline__ long long quant_row_bytes(int t, int cols) {
+    switch (t) {
+        case GGML_Q4_0: return (long long)(cols / 32) * 18;
+        case GGML_Q4_K: return (long long)(cols / 256) * 144;
+        case GGML_Q5_K: return (long long)(cols / 256) * 176;
+        case GGML_Q6_K: return (long long)(cols / 256) * 210;
+        default: return (long long)(cols / 32) * BLOCK_BYTES;
+    }
+}
+
+// row_dot for type T: 4 lanes per 32-value block, 8 blocks (one K-quant super-block) per pass.
+template <int T>
+__device__ __forceinline__ float qrow_dot(const uint8_t* __restrict__ w, const uint8_t* __restrict__ x, int blocks) {
+    int lane = threadIdx.x & 31;
+    int quarter = lane & 3;
+    float acc = 0.0f;
+#pragma unroll 4
+    for (int b = lane >> 2; b < blocks; b += 8) {
+        acc += qblock_dot<T>(w, b, x + (long long)b * BLOCK_BYTES, quarter);
+    }
+    return warp_sum(acc);
+}
+
+template <int T>
+__device__ __forceinline__ void qrow_dot2(const uint8_t* __restrict__ w0, const uint8_t* __restrict__ w1,
+                                          const uint8_t* __restrict__ x, int blocks, float* d0, float* d1) {
+    int lane = threadIdx.x & 31;
+    int quarter = lane & 3;
+    float a0 = 0.0f, a1 = 0.0f;
+#pragma unroll 2
+    for (int b = lane >> 2; b < blocks; b += 8) {
+        const uint8_t* xb = x + (long long)b * BLOCK_BYTES;
+        a0 += qblock_dot<T>(w0, b, xb, quarter);
+        a1 += qblock_dot<T>(w1, b, xb, quarter);
+    }
+    *d0 = warp_sum(a0);
+    *d1 = warp_sum(a1);
+}
+
+// Row r of a matrix of type t with cols columns against the Q8_0 activation x (every lane gets the sum).
+// Q8_0 keeps common.cuh's row_dot, whose loads it was tuned with.
+__device__ __forceinline__ float typed_row_dot(int t, const uint8_t* __restrict__ w, int r, int cols,
+                                               const uint8_t* __restrict__ x) {
+    const uint8_t* row = w + (long long)r * quant_row_bytes(t, cols);
+    int blocks = cols / QK;
+    switch (t) {
+        case GGML_Q4_0: return qrow_dot<GGML_Q4_0>(row, x, blocks);
+        case GGML_Q4_K: return qrow_dot<GGML_Q4_K>(row, x, blocks);
+        case GGML_Q5_K: return qrow_dot<GGML_Q5_K>(row, x, blocks);
+        case GGML_Q6_K: return qrow_dot<GGML_Q6_K>(row, x, blocks);
+        default: return row_dot(row, x, blocks);
+    }
+}
+
+// Rows r of two matrices of type t (gate and up of a SwiGLU) against x, their loads interleaved.
+__device__ __forceinline__ void typed_row_dot2(int t, const uint8_t* __restrict__ w0, const uint8_t* __restrict__ w1,
+                                               int r, int cols, const uint8_t* __restrict__ x, float* d0, float* d1) {
+    long long at = (long long)r * quant_row_bytes(t, cols);
+    int blocks = cols / QK;
+    switch (t) {
+        case GGML_Q4_0: qrow_dot2<GGML_Q4_0>(w0 + at, w1 + at, x, blocks, d0, d1); return;
+        case GGML_Q4_K: qrow_dot2<GGML_Q4_K>(w0 + at, w1 + at, x, blocks, d0, d1); return;
+        case GGML_Q5_K: qrow_dot2<GGML_Q5_K>(w0 + at, w1 + at, x, blocks, d0, d1); return;
+        case GGML_Q6_K: qrow_dot2<GGML_Q6_K>(w0 + at, w1 + at, x, blocks, d0, d1); return;
+        default: row_dot2(w0 + at, w1 + at, x, blocks, d0, d1); return;
+    }
+}
