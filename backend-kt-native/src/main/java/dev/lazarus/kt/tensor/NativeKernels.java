@@ -84,7 +84,11 @@ public final class NativeKernels {
         /** vec_dot_q6_K_q8_K ({@link GgmlKQuantKernels#q6k}). */
         Q6K(VecDotType.Q8_K),
         /** The tiled matmul on Q6_K ({@link TiledKQuantKernel}). */
-        Q6K_TILED(VecDotType.Q8_K);
+        Q6K_TILED(VecDotType.Q8_K),
+        /** {@link #Q4K_GEMV}'s order on the RAM tier's 16-row layout ({@link Q4KNativePacked}). */
+        Q4K16_GEMV(VecDotType.Q8_K),
+        /** {@link #Q4K_GEMM}'s order on it. */
+        Q4K16_GEMM(VecDotType.Q8_K);
 
         final VecDotType activation;
 
@@ -167,6 +171,19 @@ public final class NativeKernels {
             case Q6_K -> new NativeRowKernel[] {kernel(Kernel.Q6K), null, kernel(Kernel.Q6K_TILED)};
             default -> null;
         };
+    }
+
+    /**
+     * The kernels of a Q4_K matrix copied at load into {@link Q4KNativePacked}'s layout (the RAM tier's experts, dense
+     * matrices repacked as llama-server repacks them), or null where native kernels are not selected or the matrix does
+     * not fit the layout: {@code {GEMV, GEMM or null}}. Native by default (Q4_K_M decode measured faster than the Java
+     * int16 kernels on their packed layout, docs/benchmarks.md); the Java kernels stay the portable reference.
+     */
+    static NativeRowKernel[] packedQ4K(int rows, int cols, boolean withGemm) {
+        if (!selected() || !Q4KNativePacked.fits(rows, cols)) {
+            return null;
+        }
+        return new NativeRowKernel[] {kernel(Kernel.Q4K16_GEMV), withGemm ? kernel(Kernel.Q4K16_GEMM) : null};
     }
 
     private static MethodHandle handle(Isa isa) {
