@@ -113,19 +113,25 @@ static inline __m256i lz_avx2_q4k16_scales(const uint8_t *blk, int j, int h) {
 static inline __attribute__((always_inline)) void lz_avx2_q4k16(const uint8_t *blk, const int8_t *const *y,
         const int32_t *const *bs, int nv, int perPair, int32_t sums[][4][16], int32_t mins[][4][16]) {
     const __m256i low = _mm256_set1_epi8(0xF);
+    _Pragma("GCC unroll 8")
     for (int h = 0; h < 2; h++) {
         __m256i tot[4], totMin[4];
+        _Pragma("GCC unroll 8")
         for (int v = 0; v < nv; v++) {
             tot[v] = totMin[v] = _mm256_setzero_si256();
         }
+        _Pragma("GCC unroll 8")
         for (int p = 0; p < 4; p++) {
             __m256i lo[4], hi[4];
+            _Pragma("GCC unroll 8")
             for (int v = 0; v < nv; v++) {
                 lo[v] = hi[v] = _mm256_setzero_si256();
             }
+            _Pragma("GCC unroll 8")
             for (int k = 0; k < 8; k++) {
                 __m256i w = _mm256_loadu_si256((const __m256i *) (blk + 320 + 64 * (8 * p + k) + 32 * h));
                 __m256i wl = _mm256_and_si256(w, low), wh = _mm256_and_si256(_mm256_srli_epi16(w, 4), low);
+                _Pragma("GCC unroll 8")
                 for (int v = 0; v < nv; v++) {
                     lo[v] = _mm256_add_epi16(lo[v], _mm256_maddubs_epi16(wl, lz_avx2_bcast4(y[v] + 64 * p + 4 * k)));
                     hi[v] = _mm256_add_epi16(hi[v], _mm256_maddubs_epi16(wh, lz_avx2_bcast4(y[v] + 64 * p + 32 + 4 * k)));
@@ -133,6 +139,7 @@ static inline __attribute__((always_inline)) void lz_avx2_q4k16(const uint8_t *b
             }
             __m256i scl = lz_avx2_q4k16_scales(blk, 2 * p, h), sch = lz_avx2_q4k16_scales(blk, 2 * p + 1, h);
             __m256i mn = _mm256_cvtepu8_epi16(_mm_loadu_si128((const __m128i *) (blk + 192 + 32 * p + 16 * h)));
+            _Pragma("GCC unroll 8")
             for (int v = 0; v < nv; v++) {
                 __m256i s = _mm256_add_epi32(_mm256_madd_epi16(lo[v], scl), _mm256_madd_epi16(hi[v], sch));
                 int32_t b0 = bs[v][4 * p] + bs[v][4 * p + 1], b1 = bs[v][4 * p + 2] + bs[v][4 * p + 3];
@@ -147,6 +154,7 @@ static inline __attribute__((always_inline)) void lz_avx2_q4k16(const uint8_t *b
             }
         }
         if (!perPair) {
+            _Pragma("GCC unroll 8")
             for (int v = 0; v < nv; v++) {
                 _mm256_storeu_si256((__m256i *) (sums[v][0] + 8 * h), tot[v]);
                 _mm256_storeu_si256((__m256i *) (mins[v][0] + 8 * h), totMin[v]);

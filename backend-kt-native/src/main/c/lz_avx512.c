@@ -100,17 +100,22 @@ LZ_ALWAYS void lz_avx512_q4k16(const uint8_t *blk, const int8_t *const *y, const
                                int perPair, int32_t sums[][4][16], int32_t mins[][4][16]) {
     const __m512i low = _mm512_set1_epi8(0xF);
     __m512i tot[4], totMin[4];
+    _Pragma("GCC unroll 8")
     for (int v = 0; v < nv; v++) {
         tot[v] = totMin[v] = _mm512_setzero_si512();
     }
+    _Pragma("GCC unroll 8")
     for (int p = 0; p < 4; p++) {
         __m512i lo[4], hi[4];
+        _Pragma("GCC unroll 8")
         for (int v = 0; v < nv; v++) {
             lo[v] = hi[v] = _mm512_setzero_si512();
         }
+        _Pragma("GCC unroll 8")
         for (int k = 0; k < 8; k++) {
             __m512i w = _mm512_loadu_si512(blk + 320 + 64 * (8 * p + k));
             __m512i wl = _mm512_and_si512(w, low), wh = _mm512_and_si512(_mm512_srli_epi16(w, 4), low);
+            _Pragma("GCC unroll 8")
             for (int v = 0; v < nv; v++) {
                 lo[v] = _mm512_dpbusd_epi32(lo[v], wl, lz_avx512_bcast4(y[v] + 64 * p + 4 * k));
                 hi[v] = _mm512_dpbusd_epi32(hi[v], wh, lz_avx512_bcast4(y[v] + 64 * p + 32 + 4 * k));
@@ -119,6 +124,7 @@ LZ_ALWAYS void lz_avx512_q4k16(const uint8_t *blk, const int8_t *const *y, const
         __m512i scl = _mm512_cvtepu8_epi32(_mm_loadu_si128((const __m128i *) (blk + 64 + 32 * p)));
         __m512i sch = _mm512_cvtepu8_epi32(_mm_loadu_si128((const __m128i *) (blk + 64 + 32 * p + 16)));
         __m512i mn = _mm512_cvtepu8_epi16(_mm256_loadu_si256((const __m256i *) (blk + 192 + 32 * p)));
+        _Pragma("GCC unroll 8")
         for (int v = 0; v < nv; v++) {
             __m512i s = _mm512_add_epi32(_mm512_mullo_epi32(lo[v], scl), _mm512_mullo_epi32(hi[v], sch));
             int32_t b0 = bs[v][4 * p] + bs[v][4 * p + 1], b1 = bs[v][4 * p + 2] + bs[v][4 * p + 3];
@@ -133,6 +139,7 @@ LZ_ALWAYS void lz_avx512_q4k16(const uint8_t *blk, const int8_t *const *y, const
         }
     }
     if (!perPair) {
+        _Pragma("GCC unroll 8")
         for (int v = 0; v < nv; v++) {
             _mm512_storeu_si512(sums[v][0], tot[v]);
             _mm512_storeu_si512(mins[v][0], totMin[v]);

@@ -28,7 +28,9 @@ typedef int32_t lz_lanes16[4][LZ_Q4K16_ROWS];
 LZ_INLINE void lz_q4k16_group(const uint8_t *group, const lz_act *a, int nv, int32_t blocks, int gemm,
                               float out[][LZ_Q4K16_ROWS]) {
     __m256 acc[LZ_GROUP][2], accMin[LZ_GROUP][2];
+    _Pragma("GCC unroll 8")
     for (int v = 0; v < nv; v++) {
+        _Pragma("GCC unroll 8")
         for (int h = 0; h < 2; h++) {
             acc[v][h] = accMin[v][h] = _mm256_setzero_ps();
         }
@@ -38,18 +40,22 @@ LZ_INLINE void lz_q4k16_group(const uint8_t *group, const lz_act *a, int nv, int
     lz_lanes16 sums[LZ_GROUP], mins[LZ_GROUP];
     for (int32_t b = 0; b < blocks; b++) {
         const uint8_t *blk = group + (int64_t) LZ_Q4K16_BLOCK * b;
+        _Pragma("GCC unroll 8")
         for (int v = 0; v < nv; v++) {
             y[v] = a[v].q + 256 * b;
             bs[v] = a[v].bsums + 16 * b;
         }
         LZ_Q4K16_INTS(blk, y, bs, nv, gemm, sums, mins);
+        _Pragma("GCC unroll 8")
         for (int h = 0; h < 2; h++) {
             __m256 dw = _mm256_cvtph_ps(_mm_loadu_si128((const __m128i *) (blk + LZ_Q4K16_D + 16 * h)));
             __m256 dmin = _mm256_cvtph_ps(_mm_loadu_si128((const __m128i *) (blk + LZ_Q4K16_DMIN + 16 * h)));
+            _Pragma("GCC unroll 8")
             for (int v = 0; v < nv; v++) {
                 __m256 dy = _mm256_set1_ps(a[v].scales[b]);
                 if (gemm) {
                     __m256 d = _mm256_mul_ps(dy, dw), m = _mm256_mul_ps(dy, dmin);
+                    _Pragma("GCC unroll 8")
                     for (int p = 0; p < 4; p++) {
                         __m256 s = _mm256_cvtepi32_ps(_mm256_loadu_si256((const __m256i *) (sums[v][p] + 8 * h)));
                         __m256 n = _mm256_cvtepi32_ps(_mm256_loadu_si256((const __m256i *) (mins[v][p] + 8 * h)));
@@ -65,7 +71,9 @@ LZ_INLINE void lz_q4k16_group(const uint8_t *group, const lz_act *a, int nv, int
             }
         }
     }
+    _Pragma("GCC unroll 8")
     for (int v = 0; v < nv; v++) {
+        _Pragma("GCC unroll 8")
         for (int h = 0; h < 2; h++) {
             _mm256_storeu_ps(out[v] + 8 * h, _mm256_sub_ps(acc[v][h], accMin[v][h]));
         }
