@@ -16,7 +16,9 @@ import java.util.Random;
  * alternated round by round: {@code experts} matrices of {@code rows × cols} (more than the L3, so DRAM streams), each
  * multiplied in turn. Reports the thread's CPU time per matrix besides wall time: on a machine shared with other
  * work the CPU time is the kernels' own (memory contention aside). Usage: {@code ExpertKernelBench [type] [rounds]
- * [batch]} (type Q4_K or Q6_K; batch: vectors per product, 1 = decode).
+ * [batch] [how] [sets]} (type Q4_K, Q6_K, Q8_0; batch: vectors per product, 1 = decode; how: {@code copied} (RAM-tier
+ * expert, default), {@code in-place} (a dense matrix read in place) or {@code repacked} (a dense matrix copied at
+ * load); sets: comma-separated kernel settings, default {@code auto,java}).
  */
 public final class ExpertKernelBench {
 
@@ -24,10 +26,11 @@ public final class ExpertKernelBench {
         GgmlType type = GgmlType.valueOf(args.length > 0 ? args[0] : "Q4_K");
         int rounds = args.length > 1 ? Integer.parseInt(args[1]) : 5;
         int batch = args.length > 2 ? Integer.parseInt(args[2]) : 1;
+        String how = args.length > 3 ? args[3] : "copied";
         int experts = 48, rows = 512, cols = 1024;
         Random rnd = new Random(1);
         float[] values = new float[rows * cols];
-        String[] sets = {"auto", "java"};
+        String[] sets = (args.length > 4 ? args[4] : "auto,java").split(",");
         WeightMatrix[][] ms = new WeightMatrix[sets.length][experts];
         for (int e = 0; e < experts; e++) {
             for (int i = 0; i < values.length; i++) {
@@ -36,7 +39,11 @@ public final class ExpertKernelBench {
             MemorySegment data = MemorySegment.ofArray(GgmlCodec.encode(type, values));
             for (int s = 0; s < sets.length; s++) {
                 System.setProperty("lazarus.kt.kernels", sets[s]);
-                ms[s][e] = WeightMatrices.copiedExpert(type, data, rows, cols, true, Arena.ofAuto());
+                ms[s][e] = switch (how) {
+                    case "in-place" -> WeightMatrices.of(type, data, rows, cols);
+                    case "repacked" -> WeightMatrices.repacked(type, data, rows, cols, Arena.ofAuto());
+                    default -> WeightMatrices.copiedExpert(type, data, rows, cols, true, Arena.ofAuto());
+                };
             }
         }
         float[][] xs = new float[batch][cols];

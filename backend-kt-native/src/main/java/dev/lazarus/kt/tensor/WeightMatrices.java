@@ -183,6 +183,11 @@ public final class WeightMatrices {
                 : of(type, data, rows, cols);
     }
 
+    /** Whether {@link #repacked} copies {@code m} into {@link Q4KNativePacked}'s layout for the native kernels. */
+    public static boolean nativeRepacks(WeightMatrix m) {
+        return nativePacksQ4K(m.type(), m.rows(), m.cols());
+    }
+
     /** Whether a copied Q4_K matrix goes into {@link Q4KNativePacked}'s layout for the native kernels. */
     private static boolean nativePacksQ4K(GgmlType type, int rows, int cols) {
         return type == GgmlType.Q4_K && NativeKernels.packedQ4K(rows, cols, false) != null;

@@ -71,11 +71,11 @@ class NativeKernelsTest {
     /**
      * The selection table ({@link NativeKernels#covering}, {@link NativeKernels#packedQ4K}): by default native for Q8_0
      * and Q6_K, Q4_K copied at load (RAM-tier experts, repacked dense matrices) native on {@link Q4KNativePacked}'s
-     * 16-row layout, Q4_K read in place on the Java int16 kernels (the native kernel on ggml's blocks measured slower);
-     * {@code native} forces the native Q4_K kernels in place too, {@code java} the Java ones everywhere.
+     * 16-row layout (dense ones by {@link WeightMatrices#repacked}), Q4_K read in place native on ggml's blocks;
+     * {@code java} the Java kernels everywhere, the copies in {@link Q4KPacked}'s layout.
      */
     @Test
-    void byDefaultQ4KCopiesTakeTheNativePackedKernelsAndInPlaceQ4KTheJavaOnes() {
+    void byDefaultQ4KRunsNativeCopiedIntoTheSixteenRowLayoutOrInPlace() {
         if (NativeKernels.best().isEmpty()) {
             assertThat(System.getenv("CI")).as(NativeKernels.unavailableReason()).isNotEqualTo("true");
             try (var ignored = withKernels("auto")) {
@@ -88,11 +88,10 @@ class NativeKernelsTest {
         MemorySegment q6k = MemorySegment.ofArray(new byte[210 * rows]);
         MemorySegment q80 = MemorySegment.ofArray(new byte[34 * rows * cols / 32]);
         try (var ignored = withKernels("auto")) {
-            assertThat(NativeKernels.covering(GgmlType.Q4_K, rows, cols, true)).isNull();
-            assertThat(WeightMatrices.of(GgmlType.Q4_K, q4k, rows, cols)).extracting("kernel")
-                    .isSameAs(Q4KInt16InPlaceKernel.INSTANCE);
+            assertThat(WeightMatrices.of(GgmlType.Q4_K, q4k, rows, cols)).extracting("kernel", "groupKernel")
+                    .allMatch(k -> k instanceof NativeRowKernel n && !n.packed());
             assertThat(WeightMatrices.expert(GgmlType.Q4_K, q4k, rows, cols)).extracting("kernel")
-                    .isSameAs(Q4KInt16InPlaceKernel.INSTANCE);
+                    .matches(k -> ((NativeRowKernel) k).kernel == NativeKernels.Kernel.Q4K_GEMV);
             WeightMatrix copied = WeightMatrices.copiedExpert(GgmlType.Q4_K, q4k, rows, cols, true, Arena.ofAuto());
             assertThat(copied).extracting("kernel").isInstanceOf(NativeRowKernel.class)
                     .matches(k -> ((NativeRowKernel) k).kernel == NativeKernels.Kernel.Q4K16_GEMV);
@@ -100,24 +99,18 @@ class NativeKernelsTest {
                     .isEqualTo(Q4KNativePacked.bytes(rows, cols));
             assertThat(WeightMatrices.repacked(GgmlType.Q4_K, q4k, rows, cols, Arena.ofAuto()))
                     .extracting("kernel", "groupKernel").allMatch(k -> k instanceof NativeRowKernel n && n.packed());
-            // rows the 16-row layout does not take: the Java kernels on their packed layout
+            // rows the 16-row layout does not take: a plain copy, the native kernel on ggml's blocks
             assertThat(WeightMatrices.copiedExpert(GgmlType.Q4_K, q4k.asSlice(0, 144 * 8), 8, cols, true, Arena.ofAuto()))
-                    .extracting("kernel").isInstanceOf(Q4KInt16Kernel.class);
+                    .extracting("kernel").matches(k -> ((NativeRowKernel) k).kernel == NativeKernels.Kernel.Q4K_GEMV);
+            assertThat(WeightMatrices.copiedExpertBytes(GgmlType.Q4_K, 144L * 8, 8, cols, true)).isEqualTo(144L * 8);
             assertThat(WeightMatrices.of(GgmlType.Q8_0, q80, rows, cols)).extracting("kernel")
                     .isInstanceOf(NativeRowKernel.class);
             assertThat(WeightMatrices.of(GgmlType.Q6_K, q6k, rows, cols)).extracting("kernel")
                     .isInstanceOf(NativeRowKernel.class);
         }
-        try (var ignored = withKernels("native")) {
-            assertThat(NativeKernels.covering(GgmlType.Q4_K, rows, cols, true)).isNotNull();
-            assertThat(WeightMatrices.of(GgmlType.Q4_K, q4k, rows, cols)).extracting("kernel", "groupKernel")
-                    .allMatch(k -> k instanceof NativeRowKernel);
-            assertThat(WeightMatrices.copiedExpert(GgmlType.Q4_K, q4k, rows, cols, true, Arena.ofAuto()))
-                    .extracting("kernel").isInstanceOf(NativeRowKernel.class);
-            assertThat(WeightMatrices.copiedExpertBytes(GgmlType.Q4_K, 144L * rows, rows, cols, true))
-                    .isEqualTo(Q4KNativePacked.bytes(rows, cols));
-        }
         try (var ignored = withKernels("java")) {
+            assertThat(WeightMatrices.of(GgmlType.Q4_K, q4k, rows, cols)).extracting("kernel")
+                    .isSameAs(Q4KInt16InPlaceKernel.INSTANCE);
             assertThat(WeightMatrices.copiedExpert(GgmlType.Q4_K, q4k, rows, cols, true, Arena.ofAuto()))
                     .extracting("kernel").isInstanceOf(Q4KInt16Kernel.class);
             assertThat(WeightMatrices.copiedExpertBytes(GgmlType.Q4_K, 144L * rows, rows, cols, true))
