@@ -38,6 +38,15 @@ final class TensorLoader {
         return matrix(file.tensor(name));
     }
 
+    /**
+     * The token embedding: read row by row (llama-server's get_rows, which it never repacks), so a view of the mapped
+     * tensor unless {@code -Dlazarus.kt.repack-dense=true}; as a tied output head the native kernels read it in place.
+     */
+    WeightMatrix embedding(String name) {
+        GgufTensorInfo t = file.tensor(name);
+        return repackDense ? WeightMatrices.repacked(file, t, Arena.ofAuto()) : WeightMatrices.of(file, t);
+    }
+
     Optional<WeightMatrix> optionalMatrix(String name) {
         return file.findTensor(name).map(this::matrix);
     }
