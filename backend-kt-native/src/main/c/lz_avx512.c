@@ -3,6 +3,7 @@
  * lz_driver.h's (8-lane ones: ggml folds its quantized dot products in 8 lanes on AVX-512 hosts too). */
 #include <immintrin.h>
 #include <stdint.h>
+#include <string.h>
 
 #define LZ_ALWAYS static inline __attribute__((always_inline))
 
@@ -85,9 +86,71 @@ LZ_ALWAYS void lz_avx512_q6k(const uint8_t *blk, const int8_t *const *y, int nv,
     }
 }
 
+/* A 4-byte activation chunk broadcast to every row's lane. */
+LZ_ALWAYS __m512i lz_avx512_bcast4(const int8_t *y) {
+    int32_t v;
+    memcpy(&v, y, 4);
+    return _mm512_set1_epi32(v);
+}
+
+/* lz_q4k16.h's integers: per pair p, the 16 rows' 32-value dots of sub-blocks 2p (low nibbles) and 2p + 1 (high) by
+ * vpdpbusd against the activation's four values broadcast, times the rows' scales (vpmulld); the mins by vpmaddwd of
+ * the rows' two mins against the activation's two 32-value sums (each |sum| <= 32 * 128, an int16). */
+LZ_ALWAYS void lz_avx512_q4k16(const uint8_t *blk, const int8_t *const *y, const int32_t *const *bs, int nv,
+                               int perPair, int32_t sums[][4][16], int32_t mins[][4][16]) {
+    const __m512i low = _mm512_set1_epi8(0xF);
+    __m512i tot[4], totMin[4];
+    _Pragma("GCC unroll 8")
+    for (int v = 0; v < nv; v++) {
+        tot[v] = totMin[v] = _mm512_setzero_si512();
+    }
+    _Pragma("GCC unroll 8")
+    for (int p = 0; p < 4; p++) {
+        __m512i lo[4], hi[4];
+        _Pragma("GCC unroll 8")
+        for (int v = 0; v < nv; v++) {
+            lo[v] = hi[v] = _mm512_setzero_si512();
+        }
+        _Pragma("GCC unroll 8")
+        for (int k = 0; k < 8; k++) {
+            __m512i w = _mm512_loadu_si512(blk + 320 + 64 * (8 * p + k));
+            __m512i wl = _mm512_and_si512(w, low), wh = _mm512_and_si512(_mm512_srli_epi16(w, 4), low);
+            _Pragma("GCC unroll 8")
+            for (int v = 0; v < nv; v++) {
+                lo[v] = _mm512_dpbusd_epi32(lo[v], wl, lz_avx512_bcast4(y[v] + 64 * p + 4 * k));
+                hi[v] = _mm512_dpbusd_epi32(hi[v], wh, lz_avx512_bcast4(y[v] + 64 * p + 32 + 4 * k));
+            }
+        }
+        __m512i scl = _mm512_cvtepu8_epi32(_mm_loadu_si128((const __m128i *) (blk + 64 + 32 * p)));
+        __m512i sch = _mm512_cvtepu8_epi32(_mm_loadu_si128((const __m128i *) (blk + 64 + 32 * p + 16)));
+        __m512i mn = _mm512_cvtepu8_epi16(_mm256_loadu_si256((const __m256i *) (blk + 192 + 32 * p)));
+        _Pragma("GCC unroll 8")
+        for (int v = 0; v < nv; v++) {
+            __m512i s = _mm512_add_epi32(_mm512_mullo_epi32(lo[v], scl), _mm512_mullo_epi32(hi[v], sch));
+            int32_t b0 = bs[v][4 * p] + bs[v][4 * p + 1], b1 = bs[v][4 * p + 2] + bs[v][4 * p + 3];
+            __m512i m = _mm512_madd_epi16(mn, _mm512_set1_epi32((int32_t) (((uint32_t) b0 & 0xFFFF) | ((uint32_t) b1 << 16))));
+            if (perPair) {
+                _mm512_storeu_si512(sums[v][p], s);
+                _mm512_storeu_si512(mins[v][p], m);
+            } else {
+                tot[v] = _mm512_add_epi32(tot[v], s);
+                totMin[v] = _mm512_add_epi32(totMin[v], m);
+            }
+        }
+    }
+    if (!perPair) {
+        _Pragma("GCC unroll 8")
+        for (int v = 0; v < nv; v++) {
+            _mm512_storeu_si512(sums[v][0], tot[v]);
+            _mm512_storeu_si512(mins[v][0], totMin[v]);
+        }
+    }
+}
+
 #define LZ_Q8_0_LANES lz_avx512_q8_0
 #define LZ_Q4K_PAIRS lz_avx512_q4k
 #define LZ_Q6K_LANES lz_avx512_q6k
+#define LZ_Q4K16_INTS lz_avx512_q4k16
 #define LZ_NAME lz_avx512_vnni_rows
 #include "lz_lowbit_avx512.h"
 #include "lz_driver.h"

@@ -43,7 +43,9 @@ enum {
     LZ_Q6K_TILED = 5,  /* the tiled matmul: d * s1, then fma(v, d_y, acc) */
     /* the low-bit types (lz_lowbit.h): SubBlockKQuantKernel's and TableBlockKernel's orders */
     LZ_Q2K = 6, LZ_Q2K_GEMV = 7, LZ_Q2K_GEMM = 8, LZ_Q2K_TILED = 9, LZ_Q3K = 10, LZ_Q3K_TILED = 11,
-    LZ_IQ4XS = 12, LZ_IQ4XS_TILED = 13, LZ_IQ4NL = 14, LZ_IQ4NL_REPACKED = 15, LZ_MXFP4 = 16, LZ_MXFP4_REPACKED = 17
+    LZ_IQ4XS = 12, LZ_IQ4XS_TILED = 13, LZ_IQ4NL = 14, LZ_IQ4NL_REPACKED = 15, LZ_MXFP4 = 16, LZ_MXFP4_REPACKED = 17,
+    LZ_Q4K16_GEMV = 18, /* LZ_Q4K_GEMV's order on the 16-row layout of lz_q4k16.h */
+    LZ_Q4K16_GEMM = 19  /* LZ_Q4K_GEMM's order on it */
 };
 
 static inline float lz_f16(const uint8_t *p) {
@@ -216,6 +218,8 @@ static void lz_dot4(int kernel, const uint8_t *row, const lz_act *a, int32_t col
     lz_dot(kernel, row, a, LZ_GROUP, cols, out);
 }
 
+#include "lz_q4k16.h"
+
 /* Rows of a tile share the first-level cache for all vectors of a batch. */
 #define LZ_ROW_TILE 16
 
@@ -225,6 +229,10 @@ static void lz_dot4(int kernel, const uint8_t *row, const lz_act *a, int32_t col
  */
 void LZ_NAME(int32_t kernel, const uint8_t *w, int64_t rowBytes, int32_t r0, int32_t r1, int32_t cols,
              const int64_t *acts, int32_t nvec, float *out, int32_t outStride, int32_t outBase) {
+    if (kernel == LZ_Q4K16_GEMV || kernel == LZ_Q4K16_GEMM) {
+        lz_q4k16_rows(kernel, w, rowBytes, r0, r1, cols, acts, nvec, out, outStride, outBase);
+        return;
+    }
     int32_t block = kernel == LZ_Q8_0 ? 32 : kernel >= LZ_Q2K ? lz_lowbit_act_block(kernel) : 256;
     for (int32_t tile = r0; tile < r1; tile += LZ_ROW_TILE) {
         int32_t end = tile + LZ_ROW_TILE < r1 ? tile + LZ_ROW_TILE : r1;

@@ -34,7 +34,7 @@ final class ModelAssembler {
     }
 
     Model assemble() {
-        WeightMatrix embedding = tensors.matrix("token_embd.weight");
+        WeightMatrix embedding = tensors.embedding("token_embd.weight");
         // Tied embeddings: llama.cpp uses token_embd as the output head when there is no output tensor.
         WeightMatrix output = tensors.optionalMatrix("output.weight").orElse(embedding);
         int moeBlocks = 0;

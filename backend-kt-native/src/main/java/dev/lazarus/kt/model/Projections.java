@@ -75,7 +75,7 @@ final class Projections {
         if (work <= SERIAL_WORK) {
             run(0, rows());
         } else {
-            parallel.forRange(rows(), this::run);
+            parallel.forRange(rows(), rows.grain(), this::run);
         }
         return outputs();
     }

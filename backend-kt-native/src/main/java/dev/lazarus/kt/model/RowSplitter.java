@@ -26,11 +26,27 @@ final class RowSplitter {
         }
     }
 
+    /**
+     * Rows per chunk boundary: {@value #GRAIN} where every job's rows are a multiple of it, so that no chunk splits a
+     * group of the native Q4_K layout (two chunks sharing a group would both compute all of it), else 1.
+     */
+    static final int GRAIN = 16;
+
     static void run(Parallel parallel, int[] rowsPerJob, RowJob body) {
         RowSplitter rows = new RowSplitter(rowsPerJob);
         if (rows.total() > 0) {
-            parallel.forRange(rows.total(), (from, to) -> rows.run(from, to, body));
+            parallel.forRange(rows.total(), rows.grain(), (from, to) -> rows.run(from, to, body));
         }
+    }
+
+    /** {@link #GRAIN} where the jobs' rows are all multiples of it, else 1. */
+    int grain() {
+        for (int j = 0; j + 1 < starts.length; j++) {
+            if ((starts[j + 1] - starts[j]) % GRAIN != 0) {
+                return 1;
+            }
+        }
+        return GRAIN;
     }
 
     /** All jobs' rows together. */

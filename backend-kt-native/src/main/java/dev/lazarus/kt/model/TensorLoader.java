@@ -38,17 +38,28 @@ final class TensorLoader {
         return matrix(file.tensor(name));
     }
 
+    /**
+     * The token embedding: read row by row (llama-server's get_rows, which it never repacks), so a view of the mapped
+     * tensor unless {@code -Dlazarus.kt.repack-dense=true}; as a tied output head the native kernels read it in place.
+     */
+    WeightMatrix embedding(String name) {
+        GgufTensorInfo t = file.tensor(name);
+        return repackDense ? WeightMatrices.repacked(file, t, Arena.ofAuto()) : WeightMatrices.of(file, t);
+    }
+
     Optional<WeightMatrix> optionalMatrix(String name) {
         return file.findTensor(name).map(this::matrix);
     }
 
     /**
-     * A view of the mapped tensor, or with {@code -Dlazarus.kt.repack-dense=true} a copy in a cheaper layout where
-     * one exists ({@link WeightMatrices#repacked}: Q4_K; same results bit for bit), freed with the model (GC).
-     * Routed experts are repacked by the RAM tier instead (expert placement).
+     * A view of the mapped tensor, or a copy in a cheaper layout ({@link WeightMatrices#repacked}: Q4_K; same results
+     * bit for bit), freed with the model (GC): always where the native kernels take Q4_K in their 16-row layout (as
+     * llama-server copies these matrices into its CPU_REPACK buffers), and for the Java kernels' packed layout with
+     * {@code -Dlazarus.kt.repack-dense=true}. Routed experts are repacked by the RAM tier instead (expert placement).
      */
     private WeightMatrix matrix(GgufTensorInfo t) {
-        return repackDense ? WeightMatrices.repacked(file, t, Arena.ofAuto()) : WeightMatrices.of(file, t);
+        WeightMatrix view = WeightMatrices.of(file, t);
+        return repackDense || WeightMatrices.nativeRepacks(view) ? WeightMatrices.repacked(file, t, Arena.ofAuto()) : view;
     }
 
     /** A 1-D tensor (norm weights, biases) as f32 values, whatever its stored type. */

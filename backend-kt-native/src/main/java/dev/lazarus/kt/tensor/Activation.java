@@ -26,25 +26,25 @@ public final class Activation {
      * Q8_0: the quants once more, each block in ggml's lane order (value 4k + j at 8j + k, lane k being
      * the integer dot of values 4k..4k+3), so that {@link Q8_0Kernel} forms its lanes without shuffles.
      */
-    final float[] byLane;
+    private final float[] byLane;
     /**
      * Q8_K: the quants once more as shorts, each super-block in the order of {@link Q4KPacked.Order#SHORT_LANES}
      * (value {@code 16c + 4p + (t / 8)} of sub-block {@code t mod 8} at {@code 32·(4c + p) + t}), so that
      * {@link Q4KInt16Kernel} multiplies each nibble plane with one load.
      */
-    final short[] int16;
+    private final short[] int16;
     /**
      * Q8_K: the quants once more as shorts in the order of ggml's Q4_K quant bytes read as shorts (see
      * {@link Q4KInt16InPlaceKernel}): value {@code 2·(t mod 16) + p / 2} of sub-block {@code 2·(2v + t / 16) + p mod 2}
      * at {@code 128v + 32p + t}.
      */
-    final short[] int16InPlace;
+    private final short[] int16InPlace;
     /**
      * Q8_K: the quants once more as shorts in the order of ggml's Q6_K {@code ql} bytes read as shorts (see
      * {@link Q6KInt16Kernel}): value {@code 128h + 32·(t / 16 + 2·(p mod 2)) + 2·(t mod 16) + p / 2} at
      * {@code 128h + 32p + t}.
      */
-    final short[] int16Q6K;
+    private final short[] int16Q6K;
     /**
      * Q8_0/Q8_K for {@link NativeKernels}: the quants as int8, the scales and the 16-value sums in native memory,
      * allocated where native kernels are {@link NativeKernels#selected} (else on first use) and rewritten by every
@@ -52,6 +52,11 @@ public final class Activation {
      */
     private volatile MemorySegment nativeForm;
     private long[] nativeAddress;
+    /**
+     * Whether {@link #byLane} and the int16 orders are behind the last {@link #set}: they are written on first read
+     * (only the Java kernels read them), so an activation that only native kernels read never pays for them.
+     */
+    private volatile boolean ordersStale;
 
     private Activation(VecDotType type, int capacity) {
         if (capacity % type.blockSize() != 0) {
@@ -97,6 +102,53 @@ public final class Activation {
         return nativeAddress;
     }
 
+    /** {@link #byLane}, written now if behind. */
+    float[] byLane() {
+        orders();
+        return byLane;
+    }
+
+    /** {@link #int16}, written now if behind. */
+    short[] int16() {
+        orders();
+        return int16;
+    }
+
+    /** {@link #int16InPlace}, written now if behind. */
+    short[] int16InPlace() {
+        orders();
+        return int16InPlace;
+    }
+
+    /** {@link #int16Q6K}, written now if behind. */
+    short[] int16Q6K() {
+        orders();
+        return int16Q6K;
+    }
+
+    /**
+     * Writes the lane orders of the quants once after each {@link #set}, on the first kernel thread that reads them
+     * (the others wait for it: a set activation is read, never written, by the threads of a product).
+     */
+    private void orders() {
+        if (ordersStale) {
+            synchronized (this) {
+                if (ordersStale) {
+                    for (int b = 0; b < length / type.blockSize(); b++) {
+                        if (type == VecDotType.Q8_0) {
+                            for (int i = 0; i < 32; i++) {
+                                byLane[32 * b + 8 * (i & 3) + (i >> 2)] = values[32 * b + i];
+                            }
+                        } else {
+                            int16Lanes(b);
+                        }
+                    }
+                    ordersStale = false;
+                }
+            }
+        }
+    }
+
     public static Activation allocate(VecDotType type, int capacity) {
         return new Activation(type, capacity);
     }
@@ -135,9 +187,6 @@ public final class Activation {
             case Q8_0 -> {
                 for (int b = 0; b < n / 32; b++) {
                     quantizeQ8_0(x, b);
-                    for (int i = 0; i < 32; i++) {
-                        byLane[32 * b + 8 * (i & 3) + (i >> 2)] = values[32 * b + i];
-                    }
                 }
             }
             case Q8_1 -> {
@@ -151,6 +200,7 @@ public final class Activation {
                 }
             }
         }
+        ordersStale = quantized();
         MemorySegment s = nativeForm;
         if (s != null) {
             NativeKernels.writeActivation(s, capacity, type, values, scales, bsums, n);
@@ -217,19 +267,16 @@ public final class Activation {
         return sum;
     }
 
-    /** As ggml's quantize_row_q8_K ({@link Q8KQuantizer}), then the int16 orders of the quants. */
+    /** As ggml's quantize_row_q8_K ({@link Q8KQuantizer}); the int16 orders follow on first read ({@link #orders}). */
     private void quantizeQ8_K(float[] x, int b) {
         int o = 256 * b;
         if (Q8KQuantizer.quantize(x, o, values, bsums, scales)) {
-            int16Lanes(b);
             return;
         }
+        // zero quants: their int16 orders (written from the values by orders()) are zeros too
         scales[b] = 0;
         Arrays.fill(values, o, o + 256, 0f);
         Arrays.fill(bsums, 16 * b, 16 * b + 16, 0);
-        Arrays.fill(int16, o, o + 256, (short) 0);
-        Arrays.fill(int16InPlace, o, o + 256, (short) 0);
-        Arrays.fill(int16Q6K, o, o + 256, (short) 0);
     }
 
     /** {@link #int16}, {@link #int16InPlace} and {@link #int16Q6K} of super-block b from its quants in {@link #values}. */
@@ -253,8 +300,8 @@ public final class Activation {
                 a.values[i] = quants[i];
                 a.bsums[i / 16] += quants[i];
             }
-            a.int16Lanes(b);
         }
+        a.ordersStale = true;
         if (a.nativeForm != null) {
             NativeKernels.writeActivation(a.nativeForm, a.capacity, a.type, a.values, a.scales, a.bsums, a.length);
         }

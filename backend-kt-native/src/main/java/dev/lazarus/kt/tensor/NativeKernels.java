@@ -30,7 +30,7 @@ import java.util.Set;
  * One translation unit per instruction set, picked by the CPU's flags ({@link Isa#forHost}); called through FFM
  * with {@link Linker.Option#critical} so that heap arrays pass without copies. {@value #PROPERTY} chooses:
  * {@code auto} (default: native where the library loads and the CPU runs it, for the types of {@link #covering}'s
- * table where native measured faster), {@code java}, {@code native} (every native kernel; fails where it cannot load). Read whenever a matrix is made.
+ * table), {@code java}, {@code native} (as auto, but fails where the library cannot load). Read whenever a matrix is made.
  */
 public final class NativeKernels {
 
@@ -89,7 +89,11 @@ public final class NativeKernels {
         Q2K(VecDotType.Q8_K), Q2K_GEMV(VecDotType.Q8_K), Q2K_GEMM(VecDotType.Q8_K), Q2K_TILED(VecDotType.Q8_K),
         Q3K(VecDotType.Q8_K), Q3K_TILED(VecDotType.Q8_K), IQ4XS(VecDotType.Q8_K), IQ4XS_TILED(VecDotType.Q8_K),
         // and TableBlockKernel's on IQ4_NL, MXFP4
-        IQ4NL(VecDotType.Q8_0), IQ4NL_REPACKED(VecDotType.Q8_0), MXFP4(VecDotType.Q8_0), MXFP4_REPACKED(VecDotType.Q8_0);
+        IQ4NL(VecDotType.Q8_0), IQ4NL_REPACKED(VecDotType.Q8_0), MXFP4(VecDotType.Q8_0), MXFP4_REPACKED(VecDotType.Q8_0),
+        /** {@link #Q4K_GEMV}'s order on the RAM tier's 16-row layout ({@link Q4KNativePacked}). */
+        Q4K16_GEMV(VecDotType.Q8_K),
+        /** {@link #Q4K_GEMM}'s order on it. */
+        Q4K16_GEMM(VecDotType.Q8_K);
 
         final VecDotType activation;
 
@@ -122,11 +126,6 @@ public final class NativeKernels {
         };
     }
 
-    /** Whether {@value #PROPERTY} is {@code native}: every native kernel, also those slower than Java's here. */
-    static boolean forcedAll() {
-        return System.getProperty(PROPERTY, "auto").trim().toLowerCase(Locale.ROOT).equals("native");
-    }
-
     /** The instruction set native kernels run in here, if the library loaded and the CPU runs one of its units. */
     public static Optional<Isa> best() {
         return Library.LOADED.lookup == null ? Optional.empty() : Isa.forHost();
@@ -157,23 +156,35 @@ public final class NativeKernels {
 
     /**
      * The selection table: which kernels cover a matrix of {@code type}, rows × cols in ggml's layout, or null (the
-     * Java kernels run it): Q8_0; Q6_K (vec_dot, and the tiled order for batches of eight or more); Q4_K only where
-     * {@value #PROPERTY} is {@code native} (which forces every native kernel), where llama-server repacks it (rows a
-     * multiple of 8: its GEMV order, and its GEMM for fours of a batch when {@code withGemm}); the low-bit types
-     * in {@link WeightMatrices}' Java orders ({@link LowBitSelection}).
+     * Java kernels run it): Q8_0; Q6_K (vec_dot, and the tiled order for batches of eight or more); Q4_K where
+     * llama-server repacks it (rows a multiple of 8: its GEMV order, and its GEMM for fours of a batch when
+     * {@code withGemm}); Q4_K copied at load takes {@link #packedQ4K}'s layout instead; the low-bit types in
+     * {@link WeightMatrices}' Java orders ({@link LowBitSelection}).
      */
     static NativeRowKernel[] covering(GgmlType type, int rows, int cols, boolean withGemm) {
         return switch (type) {
             case Q8_0 -> new NativeRowKernel[] {kernel(Kernel.Q8_0), null, null};
-            // Q4_K: the native kernel on ggml's blocks measured 0.90x the Java int16 kernels on Q4KPacked (Q4_K_M
-            // decode, docs/benchmarks.md, 2026-11-26), so by default Q4_K stays on Java's packed layout
-            case Q4_K -> forcedAll() && rows % 8 == 0 && cols % 256 == 0
+            // Q4_K in place: 3x the Java int16 kernels on ggml's blocks (ExpertKernelBench, docs/benchmarks.md)
+            case Q4_K -> rows % 8 == 0 && cols % 256 == 0
                     ? new NativeRowKernel[] {kernel(Kernel.Q4K_GEMV), withGemm ? kernel(Kernel.Q4K_GEMM) : null, null}
                     : null;
             case Q6_K -> new NativeRowKernel[] {kernel(Kernel.Q6K), null, kernel(Kernel.Q6K_TILED)};
             case Q2_K, Q3_K, IQ4_XS, IQ4_NL, MXFP4 -> LowBitSelection.covering(type, rows, withGemm);
             default -> null;
         };
+    }
+
+    /**
+     * The kernels of a Q4_K matrix copied at load into {@link Q4KNativePacked}'s layout (the RAM tier's experts, dense
+     * matrices repacked as llama-server repacks them), or null where native kernels are not selected or the matrix does
+     * not fit the layout: {@code {GEMV, GEMM or null}}. Native by default (Q4_K_M decode measured faster than the Java
+     * int16 kernels on their packed layout, docs/benchmarks.md); the Java kernels stay the portable reference.
+     */
+    static NativeRowKernel[] packedQ4K(int rows, int cols, boolean withGemm) {
+        if (!selected() || !Q4KNativePacked.fits(rows, cols)) {
+            return null;
+        }
+        return new NativeRowKernel[] {kernel(Kernel.Q4K16_GEMV), withGemm ? kernel(Kernel.Q4K16_GEMM) : null};
     }
 
     private static MethodHandle handle(Isa isa) {

@@ -30,8 +30,20 @@ final class NativeRowKernel implements RowKernel {
     @Override
     public float dot(MemorySegment w, long offset, Activation x, int cols) {
         float[] out = new float[1];
-        call(w.asSlice(offset), 0, 0, 1, cols, x.nativeAddresses(), 1, out, 0, 0);
+        if (packed()) {
+            // a row of the 16-row layout is read with its group: the library takes the whole matrix and the row
+            long rowBytes = Q4KNativePacked.rowBytes(cols);
+            int row = (int) (offset / rowBytes);
+            call(w, rowBytes, row, row + 1, cols, x.nativeAddresses(), 1, out, 0, row);
+        } else {
+            call(w.asSlice(offset), 0, 0, 1, cols, x.nativeAddresses(), 1, out, 0, 0);
+        }
         return out[0];
+    }
+
+    /** Whether this kernel reads {@link Q4KNativePacked}'s layout. */
+    boolean packed() {
+        return kernel == NativeKernels.Kernel.Q4K16_GEMV || kernel == NativeKernels.Kernel.Q4K16_GEMM;
     }
 
     @Override

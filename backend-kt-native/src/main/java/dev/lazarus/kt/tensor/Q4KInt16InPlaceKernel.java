@@ -143,7 +143,7 @@ final class Q4KInt16InPlaceKernel implements RowKernel {
         ShortVector e0, o0, e1, o1;
         IntVector i;
         // neighbouring shorts summed into int lanes, ((x << 16) + x) >> 16, and scaled
-        ys = x0.int16InPlace;
+        ys = x0.int16InPlace();
         e0 = p00.mul(ShortVector.fromArray(S, ys, at)).add(p02.mul(ShortVector.fromArray(S, ys, at + 64)));
         o0 = p01.mul(ShortVector.fromArray(S, ys, at + 32)).add(p03.mul(ShortVector.fromArray(S, ys, at + 96)));
         e1 = p10.mul(ShortVector.fromArray(S, ys, at + 128)).add(p12.mul(ShortVector.fromArray(S, ys, at + 192)));
@@ -156,7 +156,7 @@ final class Q4KInt16InPlaceKernel implements RowKernel {
         IntVector s23x0 = i.lanewise(VectorOperators.LSHL, 16).add(i).lanewise(VectorOperators.ASHR, 16).mul(sc46);
         i = o1.reinterpretAsInts();
         s23x0 = s23x0.add(i.lanewise(VectorOperators.LSHL, 16).add(i).lanewise(VectorOperators.ASHR, 16).mul(sc57));
-        ys = x1.int16InPlace;
+        ys = x1.int16InPlace();
         e0 = p00.mul(ShortVector.fromArray(S, ys, at)).add(p02.mul(ShortVector.fromArray(S, ys, at + 64)));
         o0 = p01.mul(ShortVector.fromArray(S, ys, at + 32)).add(p03.mul(ShortVector.fromArray(S, ys, at + 96)));
         e1 = p10.mul(ShortVector.fromArray(S, ys, at + 128)).add(p12.mul(ShortVector.fromArray(S, ys, at + 192)));
@@ -169,7 +169,7 @@ final class Q4KInt16InPlaceKernel implements RowKernel {
         IntVector s23x1 = i.lanewise(VectorOperators.LSHL, 16).add(i).lanewise(VectorOperators.ASHR, 16).mul(sc46);
         i = o1.reinterpretAsInts();
         s23x1 = s23x1.add(i.lanewise(VectorOperators.LSHL, 16).add(i).lanewise(VectorOperators.ASHR, 16).mul(sc57));
-        ys = x2.int16InPlace;
+        ys = x2.int16InPlace();
         e0 = p00.mul(ShortVector.fromArray(S, ys, at)).add(p02.mul(ShortVector.fromArray(S, ys, at + 64)));
         o0 = p01.mul(ShortVector.fromArray(S, ys, at + 32)).add(p03.mul(ShortVector.fromArray(S, ys, at + 96)));
         e1 = p10.mul(ShortVector.fromArray(S, ys, at + 128)).add(p12.mul(ShortVector.fromArray(S, ys, at + 192)));
@@ -182,7 +182,7 @@ final class Q4KInt16InPlaceKernel implements RowKernel {
         IntVector s23x2 = i.lanewise(VectorOperators.LSHL, 16).add(i).lanewise(VectorOperators.ASHR, 16).mul(sc46);
         i = o1.reinterpretAsInts();
         s23x2 = s23x2.add(i.lanewise(VectorOperators.LSHL, 16).add(i).lanewise(VectorOperators.ASHR, 16).mul(sc57));
-        ys = x3.int16InPlace;
+        ys = x3.int16InPlace();
         e0 = p00.mul(ShortVector.fromArray(S, ys, at)).add(p02.mul(ShortVector.fromArray(S, ys, at + 64)));
         o0 = p01.mul(ShortVector.fromArray(S, ys, at + 32)).add(p03.mul(ShortVector.fromArray(S, ys, at + 96)));
         e1 = p10.mul(ShortVector.fromArray(S, ys, at + 128)).add(p12.mul(ShortVector.fromArray(S, ys, at + 192)));
@@ -235,7 +235,7 @@ final class Q4KInt16InPlaceKernel implements RowKernel {
                 headerWords[1] = Q4KRepackedKernel.scales(packedB, packedHighB);
                 headerWords[2] = Q4KRepackedKernel.mins(packedA, packedHighA);
                 headerWords[3] = Q4KRepackedKernel.mins(packedB, packedHighB);
-                superBlock2(w, blkA + 16, blkB + 16, headerWords, x.int16InPlace, x.bsums, 256 * b, sums);
+                superBlock2(w, blkA + 16, blkB + 16, headerWords, x.int16InPlace(), x.bsums, 256 * b, sums);
                 float dy = x.scales[b];
                 accA = Math.fma((float) sums[0], Layouts.f16(w, blkA) * dy, accA);
                 accB = Math.fma((float) sums[8], Layouts.f16(w, blkB) * dy, accB);

@@ -64,7 +64,7 @@ final class Q4KInt16Kernel implements RowKernel {
         float acc = 0, accMin = 0;
         for (int b = 0; b < n / 256; b++, g += step) {
             long h = headers + g * H;
-            int isum = superBlock(w, g * Q, w.get(Layouts.I64, h), x.int16, 256 * b);
+            int isum = superBlock(w, g * Q, w.get(Layouts.I64, h), x.int16(), 256 * b);
             float dy = x.scales[b];
             acc = Math.fma((float) isum, w.get(Layouts.F32, h + 16) * dy, acc);
             accMin = Math.fma((float) minSum(w.get(Layouts.I64, h + 8), x.bsums, b), w.get(Layouts.F32, h + 20) * dy, accMin);
@@ -125,7 +125,7 @@ final class Q4KInt16Kernel implements RowKernel {
             headerWords[1] = w.get(Layouts.I64, hB);
             headerWords[2] = w.get(Layouts.I64, hA + 8);
             headerWords[3] = w.get(Layouts.I64, hB + 8);
-            superBlock2(w, gA * Q, gB * Q, headerWords, x.int16, x.bsums, 256 * b, sums);
+            superBlock2(w, gA * Q, gB * Q, headerWords, x.int16(), x.bsums, 256 * b, sums);
             float dy = x.scales[b];
             accA = Math.fma((float) sums[0], w.get(Layouts.F32, hA + 16) * dy, accA);
             accB = Math.fma((float) sums[8], w.get(Layouts.F32, hB + 16) * dy, accB);
@@ -231,7 +231,7 @@ final class Q4KInt16Kernel implements RowKernel {
      */
     private static void superBlock4(MemorySegment w, long q, long scales, long mins, Activation x0, Activation x1,
                                     Activation x2, Activation x3, int at, int[] sums) {
-        short[] y0 = x0.int16, y1 = x1.int16, y2 = x2.int16, y3 = x3.int16;
+        short[] y0 = x0.int16(), y1 = x1.int16(), y2 = x2.int16(), y3 = x3.int16();
         ShortVector v0 = ShortVector.fromMemorySegment(S, w, q, Simd.LE), v1 = ShortVector.fromMemorySegment(S, w, q + 64, Simd.LE);
         ShortVector p0 = v0.and(NIBBLE), p1 = v0.lanewise(VectorOperators.LSHR, 4).and(NIBBLE);
         ShortVector p2 = v0.lanewise(VectorOperators.LSHR, 8).and(NIBBLE), p3 = v0.lanewise(VectorOperators.LSHR, 12);

@@ -89,7 +89,7 @@ final class Q6KInt16Kernel implements RowKernel {
         float[] acc = new float[LANES];
         for (int b = 0; b < n / 256; b++) {
             long blk = o + BLOCK_BYTES * b;
-            superBlock(w, blk, x.int16Q6K, x.bsums, 256 * b, lanes, 0);
+            superBlock(w, blk, x.int16Q6K(), x.bsums, 256 * b, lanes, 0);
             float d = x.scales[b] * Layouts.f16(w, blk + 208);
             FloatVector.broadcast(F, d).fma((FloatVector) IntVector.fromArray(I, lanes, 0).convert(VectorOperators.I2F, 0),
                     FloatVector.fromArray(F, acc, 0)).intoArray(acc, 0);
@@ -112,7 +112,7 @@ final class Q6KInt16Kernel implements RowKernel {
             for (int b = 0; b < n / 256; b++) {
                 long blkA = o + BLOCK_BYTES * b, blkB = blkA + rowBytes;
                 float dy = x.scales[b];
-                superBlock2(w, blkA, blkB, x.int16Q6K, x.bsums, 256 * b,
+                superBlock2(w, blkA, blkB, x.int16Q6K(), x.bsums, 256 * b,
                         dy * Layouts.f16(w, blkA + 208), dy * Layouts.f16(w, blkB + 208), acc);
             }
             out[r] = lanesSum(acc, 0);
@@ -190,7 +190,7 @@ final class Q6KInt16Kernel implements RowKernel {
         ShortVector q13 = ql.lanewise(VectorOperators.LSHR, 12).or(hb.lanewise(VectorOperators.LSHR, 8).and(HIGH_BITS));
         for (int a = 0; a < GROUP; a++) {
             Activation x = a == 0 ? x0 : a == 1 ? x1 : a == 2 ? x2 : x3;
-            short[] ys = x.int16Q6K;
+            short[] ys = x.int16Q6K();
             ShortVector e0 = q00.mul(ShortVector.fromArray(S, ys, at)).add(q02.mul(ShortVector.fromArray(S, ys, at + 64)));
             ShortVector o0 = q01.mul(ShortVector.fromArray(S, ys, at + 32)).add(q03.mul(ShortVector.fromArray(S, ys, at + 96)));
             ShortVector e1 = q10.mul(ShortVector.fromArray(S, ys, at + 128)).add(q12.mul(ShortVector.fromArray(S, ys, at + 192)));
@@ -248,7 +248,7 @@ final class Q6KInt16Kernel implements RowKernel {
         // loop on the kernel alone, under 1 % of a prefill: not worth four copies.)
         for (int a = 0; a < 4; a++) {
             Activation x = a == 0 ? x0 : a == 1 ? x1 : a == 2 ? x2 : x3;
-            short[] ys = x.int16Q6K;
+            short[] ys = x.int16Q6K();
             ShortVector e0 = q00.mul(ShortVector.fromArray(S, ys, at)).add(q02.mul(ShortVector.fromArray(S, ys, at + 64)));
             ShortVector o0 = q01.mul(ShortVector.fromArray(S, ys, at + 32)).add(q03.mul(ShortVector.fromArray(S, ys, at + 96)));
             ShortVector e1 = q10.mul(ShortVector.fromArray(S, ys, at + 128)).add(q12.mul(ShortVector.fromArray(S, ys, at + 192)));

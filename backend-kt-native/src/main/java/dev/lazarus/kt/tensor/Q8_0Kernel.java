@@ -42,7 +42,7 @@ final class Q8_0Kernel implements RowKernel {
 
     @Override
     public float dot(MemorySegment w, long o, Activation x, int n) {
-        float[] xs = x.byLane;
+        float[] xs = x.byLane();
         FloatVector acc = FloatVector.zero(F8);
         for (int b = 0; b < n / 32; b++) {
             long blk = o + 34L * b;
@@ -78,7 +78,7 @@ final class Q8_0Kernel implements RowKernel {
     /** outX[row], outY[row] = {@link #dot} of the row at {@code o} with x and with y: its steps, twice. */
     private static void pair(MemorySegment w, long o, Activation x, Activation y, int n, float[] outX, float[] outY,
                              int row) {
-        float[] xs = x.byLane, ys = y.byLane;
+        float[] xs = x.byLane(), ys = y.byLane();
         FloatVector accX = FloatVector.zero(F8), accY = accX;
         for (int b = 0; b < n / 32; b++) {
             long blk = o + 34L * b;

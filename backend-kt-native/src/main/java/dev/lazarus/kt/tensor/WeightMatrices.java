@@ -139,6 +139,9 @@ public final class WeightMatrices {
      */
     public static WeightMatrix copiedExpert(GgmlType type, MemorySegment data, int rows, int cols, boolean repack,
                                             SegmentAllocator alloc) {
+        if (repack && nativePacksQ4K(type, rows, cols)) {
+            return nativePackedQ4K(data, rows, cols, alloc, false);
+        }
         repack &= !nativeCovers(type, rows, cols);
         if (repack && packsQ4K(type, rows, cols)) {
             return packedQ4K(data, rows, cols, alloc, false, int16(), packedGroup());
@@ -157,6 +160,9 @@ public final class WeightMatrices {
      * than ggml's 144; the packed Q6_K one 276, 31 % more than 210), so that its budget counts memory, not file bytes.
      */
     public static long copiedExpertBytes(GgmlType type, long storedBytes, int rows, int cols, boolean repack) {
+        if (repack && nativePacksQ4K(type, rows, cols)) {
+            return Q4KNativePacked.bytes(rows, cols);
+        }
         repack &= !nativeCovers(type, rows, cols);
         if (repack && packsQ4K(type, rows, cols)) {
             return Q4KPacked.bytes(rows, cols);
@@ -170,8 +176,34 @@ public final class WeightMatrices {
      * (decode and llama-server's four-row GEMM orders, bit for bit); any other matrix stays a view of {@code data}.
      */
     public static WeightMatrix repacked(GgmlType type, MemorySegment data, int rows, int cols, SegmentAllocator alloc) {
+        if (nativePacksQ4K(type, rows, cols)) {
+            return nativePackedQ4K(data, rows, cols, alloc, true);
+        }
         return packsQ4K(type, rows, cols) && !nativeCovers(type, rows, cols) ? packedQ4K(data, rows, cols, alloc, true, false, packedGroup())
                 : of(type, data, rows, cols);
+    }
+
+    /** Whether {@link #repacked} copies {@code m} into {@link Q4KNativePacked}'s layout for the native kernels. */
+    public static boolean nativeRepacks(WeightMatrix m) {
+        return nativePacksQ4K(m.type(), m.rows(), m.cols());
+    }
+
+    /** Whether a copied Q4_K matrix goes into {@link Q4KNativePacked}'s layout for the native kernels. */
+    private static boolean nativePacksQ4K(GgmlType type, int rows, int cols) {
+        return type == GgmlType.Q4_K && NativeKernels.packedQ4K(rows, cols, false) != null;
+    }
+
+    /**
+     * Q4_K copied into {@link Q4KNativePacked}'s layout with the native kernels of llama-server's repacked orders: its
+     * GEMV, and ({@code withGemm}, dense matrices) its GEMM for the fours of a batch.
+     */
+    private static WeightMatrix nativePackedQ4K(MemorySegment data, int rows, int cols, SegmentAllocator alloc,
+                                                boolean withGemm) {
+        NativeRowKernel[] k = NativeKernels.packedQ4K(rows, cols, withGemm);
+        MemorySegment packed = Q4KNativePacked.pack(data, rows, cols, alloc);
+        return new KernelMatrix(GgmlType.Q4_K, packed, rows, cols, Q4KNativePacked.rowBytes(cols),
+                Q4KNativePacked.bytes(rows, cols), k[0], k[1], null,
+                (seg, row, dst, at) -> Q4KNativePacked.dequantizeRow(seg, cols, row, dst, at));
     }
 
     private static int packedGroup() {
@@ -227,7 +259,9 @@ public final class WeightMatrices {
     /** A 2-D tensor ({@link #of(GgufFile, GgufTensorInfo)}) through {@link #repacked}. */
     public static WeightMatrix repacked(GgufFile file, GgufTensorInfo t, SegmentAllocator alloc) {
         WeightMatrix m = of(file, t);
-        return packsQ4K(t.type(), m.rows(), m.cols()) && !nativeCovers(t.type(), m.rows(), m.cols()) ? repacked(t.type(), file.data(t), m.rows(), m.cols(), alloc) : m;
+        boolean packs = nativePacksQ4K(t.type(), m.rows(), m.cols())
+                || packsQ4K(t.type(), m.rows(), m.cols()) && !nativeCovers(t.type(), m.rows(), m.cols());
+        return packs ? repacked(t.type(), file.data(t), m.rows(), m.cols(), alloc) : m;
     }
 
     /**

@@ -16,8 +16,8 @@ import org.junit.jupiter.params.provider.EnumSource;
 
 /**
  * With every routed expert in the RAM tier, its Q4_K matrices packed ({@code Q4KPacked}: another byte layout, its
- * own kernels) when the Java kernels run ({@code -Dlazarus.kt.kernels=java}), or plain copies that the native
- * kernels read (the default where they load), the engine still computes llama-server's numbers on llama-quantize's Q4_K_M models: every prompt
+ * own kernels) when the Java kernels run ({@code -Dlazarus.kt.kernels=java}), or into the native kernels' 16-row
+ * layout ({@code Q4KNativePacked}, the default where they load), the engine still computes llama-server's numbers on llama-quantize's Q4_K_M models: every prompt
  * token's final hidden state bit for bit (the prefill path: the packed GEMV four activations at a time) and the
  * greedy 64-token continuations with their logprobs (decode: the packed GEMV on rows in pairs), as
  * {@link HiddenStateParityTest} and {@link GreedyParityTest} ask of the experts read in place.
@@ -30,28 +30,31 @@ class RamTierParityTest extends EngineParityFixture {
     void everyExpertPackedInTheRamTierComputesLlamaServersNumbers(ParityModels arch) {
         String previous = System.setProperty(NativeKernels.PROPERTY, "java");
         try {
-            everyExpertInRam(arch, true);
+            everyExpertInRam(arch);
         } finally {
             restore(previous);
         }
     }
 
     /**
-     * The same with the host's default kernels: Q4_K stays on the Java kernels (native where they load for Q8_0 and
-     * Q6_K), so the Q4_K experts are packed either way.
+     * The same with the host's default kernels: where the native kernels load, the Q4_K experts are packed into their
+     * 16-row layout ({@code Q4KNativePacked}, 148 bytes per super-block), else into the Java kernels' one.
      */
     @ParameterizedTest(name = "{0} Q4_K_M, every expert in RAM, default kernels")
     @EnumSource(names = {"QWEN3MOE", "DEEPSEEK2", "GLM4MOE", "GPT_OSS"})
     void everyExpertInTheRamTierComputesLlamaServersNumbersWithTheDefaultKernels(ParityModels arch) {
         String previous = System.setProperty(NativeKernels.PROPERTY, "auto");
         try {
-            everyExpertInRam(arch, true);
+            everyExpertInRam(arch);
         } finally {
             restore(previous);
         }
     }
 
-    /** Every native kernel forced ({@code native}): ggml's blocks copied as they are, read by the native Q4_K and Q6_K. */
+    /**
+     * The native kernels required ({@code native}): Q4_K experts in the native 16-row layout, Q6_K as ggml's blocks,
+     * read by the native kernels.
+     */
     @ParameterizedTest(name = "{0} Q4_K_M, every expert in RAM, native kernels forced")
     @EnumSource(names = {"QWEN3MOE", "DEEPSEEK2", "GLM4MOE", "GPT_OSS"})
     void everyExpertInTheRamTierComputesLlamaServersNumbersWithEveryNativeKernel(ParityModels arch) {
@@ -62,26 +65,22 @@ class RamTierParityTest extends EngineParityFixture {
         }
         String previous = System.setProperty(NativeKernels.PROPERTY, "native");
         try {
-            everyExpertInRam(arch, false);
+            everyExpertInRam(arch);
         } finally {
             restore(previous);
         }
     }
 
-    private void everyExpertInRam(ParityModels arch, boolean packed) {
+    private void everyExpertInRam(ParityModels arch) {
         Path model = arch.write(Format.Q4_K_M, dir);
         PlacementConfig allInRam = PlacementConfig.cpuOnly().withRam(new TierBudget.Ratio(1));
         try (EngineRunner engine = new EngineRunner(model, parallel, allInRam)) {
             ExpertPlacement placement = engine.placement();
             assertThat(placement.current().count(Tier.RAM)).as("experts in the RAM tier").isEqualTo(placement.catalog().size());
-            // the packed layout takes 152 bytes per Q4_K super-block where ggml's takes 144: more bytes held means packed
-            if (packed) {
-                assertThat(placement.heldBytes(Tier.RAM)).as("bytes the RAM tier holds: Q4_K experts packed")
-                        .isGreaterThan(placement.catalog().totalBytes());
-            } else {
-                assertThat(placement.heldBytes(Tier.RAM)).as("bytes the RAM tier holds: ggml's blocks for the native kernels")
-                        .isEqualTo(placement.catalog().totalBytes());
-            }
+            // the packed layouts take 152 (Java) or 148 (native) bytes per Q4_K super-block where ggml's takes 144:
+            // more bytes held means packed
+            assertThat(placement.heldBytes(Tier.RAM)).as("bytes the RAM tier holds: Q4_K experts packed")
+                    .isGreaterThan(placement.catalog().totalBytes());
             String what = arch.arch() + " Q4_K_M, experts in RAM, " + Kernels.describe();
             HiddenStateParityTest.assertHiddenStatesMatch(engine, model, what);
             GreedyParityTest.assertGreedyContinuationsMatch(engine, model, what);

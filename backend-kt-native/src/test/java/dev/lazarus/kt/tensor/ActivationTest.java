@@ -44,6 +44,30 @@ class ActivationTest {
         assertThat(a.bsums[1]).isEqualTo(-10 * (0 + 1 + 2 + 3 + 4 + 5 + 6 + 7 + 8 + 9 + 10 + 11 - 4 - 3 - 2 - 1));
     }
 
+    /**
+     * The int16 and lane orders are written on first read after each set (only the Java kernels read them): a re-set
+     * activation, read or not in between, gives the orders of its new values, a zero block's orders are zeros.
+     */
+    @Test
+    void laneOrdersFollowTheLastSet() {
+        java.util.Random rnd = new java.util.Random(7);
+        float[] x1 = KernelEquivalenceTest.gaussian(rnd, 512), x2 = KernelEquivalenceTest.gaussian(rnd, 512);
+        java.util.Arrays.fill(x2, 256, 512, 0f);
+        Activation fresh = Activation.allocate(VecDotType.Q8_K, 512).set(x2);
+        Activation reused = Activation.allocate(VecDotType.Q8_K, 512).set(x1);
+        assertThat(reused.int16()).isNotEqualTo(fresh.int16());
+        reused.set(x1).set(x2);
+        assertThat(reused.int16()).isEqualTo(fresh.int16());
+        assertThat(reused.int16InPlace()).isEqualTo(fresh.int16InPlace());
+        assertThat(reused.int16Q6K()).isEqualTo(fresh.int16Q6K());
+        assertThat(java.util.Arrays.copyOfRange(reused.int16Q6K(), 256, 512)).containsOnly((short) 0);
+        Activation q80 = Activation.allocate(VecDotType.Q8_0, 64).set(java.util.Arrays.copyOf(x1, 64));
+        float[] before = q80.byLane().clone();
+        q80.set(java.util.Arrays.copyOf(x2, 64));
+        assertThat(q80.byLane()).isNotEqualTo(before)
+                .isEqualTo(Activation.allocate(VecDotType.Q8_0, 64).set(java.util.Arrays.copyOf(x2, 64)).byLane());
+    }
+
     @Test
     void zeroBlockQuantizesToZeros() {
         Activation a = Activation.allocate(VecDotType.Q8_K, 256).set(new float[256]);

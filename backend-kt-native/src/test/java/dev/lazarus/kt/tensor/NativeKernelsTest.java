@@ -34,8 +34,8 @@ class NativeKernelsTest {
     private static RowKernel javaTwin(NativeKernels.Kernel kernel) {
         return switch (kernel) {
             case Q8_0 -> Q8_0Kernel.INSTANCE;
-            case Q4K_GEMV -> Q4KInt16InPlaceKernel.INSTANCE;
-            case Q4K_GEMM -> Q4KInt16InPlaceKernel.GEMM;
+            case Q4K_GEMV, Q4K16_GEMV -> Q4KInt16InPlaceKernel.INSTANCE;
+            case Q4K_GEMM, Q4K16_GEMM -> Q4KInt16InPlaceKernel.GEMM;
             case Q4K_TILED -> TiledKQuantKernel.of(GgmlType.Q4_K);
             case Q6K -> Q6KInt16Kernel.INSTANCE;
             case Q6K_TILED -> Q6KInt16Kernel.TILED;
@@ -57,7 +57,7 @@ class NativeKernelsTest {
     private static GgmlType weightType(NativeKernels.Kernel kernel) {
         return switch (kernel) {
             case Q8_0 -> GgmlType.Q8_0;
-            case Q4K_GEMV, Q4K_GEMM, Q4K_TILED -> GgmlType.Q4_K;
+            case Q4K_GEMV, Q4K_GEMM, Q4K_TILED, Q4K16_GEMV, Q4K16_GEMM -> GgmlType.Q4_K;
             case Q6K, Q6K_TILED -> GgmlType.Q6_K;
             case Q2K, Q2K_GEMV, Q2K_GEMM, Q2K_TILED -> GgmlType.Q2_K;
             case Q3K, Q3K_TILED -> GgmlType.Q3_K;
@@ -88,12 +88,13 @@ class NativeKernelsTest {
     }
 
     /**
-     * The selection table ({@link NativeKernels#covering}): by default native for Q8_0 and Q6_K, and Q4_K on the Java
-     * int16 kernels, the RAM tier's copies packed ({@link Q4KPacked}), because the native Q4_K measured slower;
-     * {@code native} forces the native Q4_K kernels (dense, experts and RAM-tier copies on ggml's blocks).
+     * The selection table ({@link NativeKernels#covering}, {@link NativeKernels#packedQ4K}): by default native for Q8_0
+     * and Q6_K, Q4_K copied at load (RAM-tier experts, repacked dense matrices) native on {@link Q4KNativePacked}'s
+     * 16-row layout (dense ones by {@link WeightMatrices#repacked}), Q4_K read in place native on ggml's blocks;
+     * {@code java} the Java kernels everywhere, the copies in {@link Q4KPacked}'s layout.
      */
     @Test
-    void byDefaultQ4KTakesTheJavaPackedKernelsAndNativeForcesTheNativeOnes() {
+    void byDefaultQ4KRunsNativeCopiedIntoTheSixteenRowLayoutOrInPlace() {
         if (NativeKernels.best().isEmpty()) {
             assertThat(System.getenv("CI")).as(NativeKernels.unavailableReason()).isNotEqualTo("true");
             try (var ignored = withKernels("auto")) {
@@ -106,28 +107,33 @@ class NativeKernelsTest {
         MemorySegment q6k = MemorySegment.ofArray(new byte[210 * rows]);
         MemorySegment q80 = MemorySegment.ofArray(new byte[34 * rows * cols / 32]);
         try (var ignored = withKernels("auto")) {
-            assertThat(NativeKernels.covering(GgmlType.Q4_K, rows, cols, true)).isNull();
-            assertThat(WeightMatrices.of(GgmlType.Q4_K, q4k, rows, cols)).extracting("kernel")
-                    .isSameAs(Q4KInt16InPlaceKernel.INSTANCE);
+            assertThat(WeightMatrices.of(GgmlType.Q4_K, q4k, rows, cols)).extracting("kernel", "groupKernel")
+                    .allMatch(k -> k instanceof NativeRowKernel n && !n.packed());
             assertThat(WeightMatrices.expert(GgmlType.Q4_K, q4k, rows, cols)).extracting("kernel")
-                    .isSameAs(Q4KInt16InPlaceKernel.INSTANCE);
+                    .matches(k -> ((NativeRowKernel) k).kernel == NativeKernels.Kernel.Q4K_GEMV);
             WeightMatrix copied = WeightMatrices.copiedExpert(GgmlType.Q4_K, q4k, rows, cols, true, Arena.ofAuto());
-            assertThat(copied).extracting("kernel").isInstanceOf(Q4KInt16Kernel.class);
+            assertThat(copied).extracting("kernel").isInstanceOf(NativeRowKernel.class)
+                    .matches(k -> ((NativeRowKernel) k).kernel == NativeKernels.Kernel.Q4K16_GEMV);
             assertThat(WeightMatrices.copiedExpertBytes(GgmlType.Q4_K, 144L * rows, rows, cols, true))
-                    .isEqualTo(Q4KPacked.bytes(rows, cols));
+                    .isEqualTo(Q4KNativePacked.bytes(rows, cols));
+            assertThat(WeightMatrices.repacked(GgmlType.Q4_K, q4k, rows, cols, Arena.ofAuto()))
+                    .extracting("kernel", "groupKernel").allMatch(k -> k instanceof NativeRowKernel n && n.packed());
+            // rows the 16-row layout does not take: a plain copy, the native kernel on ggml's blocks
+            assertThat(WeightMatrices.copiedExpert(GgmlType.Q4_K, q4k.asSlice(0, 144 * 8), 8, cols, true, Arena.ofAuto()))
+                    .extracting("kernel").matches(k -> ((NativeRowKernel) k).kernel == NativeKernels.Kernel.Q4K_GEMV);
+            assertThat(WeightMatrices.copiedExpertBytes(GgmlType.Q4_K, 144L * 8, 8, cols, true)).isEqualTo(144L * 8);
             assertThat(WeightMatrices.of(GgmlType.Q8_0, q80, rows, cols)).extracting("kernel")
                     .isInstanceOf(NativeRowKernel.class);
             assertThat(WeightMatrices.of(GgmlType.Q6_K, q6k, rows, cols)).extracting("kernel")
                     .isInstanceOf(NativeRowKernel.class);
         }
-        try (var ignored = withKernels("native")) {
-            assertThat(NativeKernels.covering(GgmlType.Q4_K, rows, cols, true)).isNotNull();
-            assertThat(WeightMatrices.of(GgmlType.Q4_K, q4k, rows, cols)).extracting("kernel", "groupKernel")
-                    .allMatch(k -> k instanceof NativeRowKernel);
+        try (var ignored = withKernels("java")) {
+            assertThat(WeightMatrices.of(GgmlType.Q4_K, q4k, rows, cols)).extracting("kernel")
+                    .isSameAs(Q4KInt16InPlaceKernel.INSTANCE);
             assertThat(WeightMatrices.copiedExpert(GgmlType.Q4_K, q4k, rows, cols, true, Arena.ofAuto()))
-                    .extracting("kernel").isInstanceOf(NativeRowKernel.class);
+                    .extracting("kernel").isInstanceOf(Q4KInt16Kernel.class);
             assertThat(WeightMatrices.copiedExpertBytes(GgmlType.Q4_K, 144L * rows, rows, cols, true))
-                    .isEqualTo(144L * rows);
+                    .isEqualTo(Q4KPacked.bytes(rows, cols));
         }
     }
 
@@ -185,21 +191,31 @@ class NativeKernelsTest {
                 boolean raw = pass == 1 || !encodes(type); // the engine does not write the low-bit types
                 long seed = System.nanoTime();
                 Random rnd = new Random(seed);
-                int rows = 1 + 2 * rnd.nextInt(6), cols = randomCols(type, rnd, pass == 1);
+                NativeRowKernel n = NativeKernels.kernel(kernel, isa);
+                // the 16-row layout takes whole groups of rows; the others odd counts
+                int rows = n.packed() ? 16 * (1 + rnd.nextInt(3)) : 1 + 2 * rnd.nextInt(6), cols = randomCols(type, rnd, pass == 1);
                 MemorySegment w = raw ? randomBlocks(type, rows, cols, rnd) : encoded(type, rows, cols, rnd);
                 long rowBytes = type.bytesFor(cols);
-                NativeRowKernel n = NativeKernels.kernel(kernel, isa);
+                MemorySegment nw = n.packed() ? Q4KNativePacked.pack(w, rows, cols, Arena.ofAuto()) : w;
+                long nRowBytes = n.packed() ? Q4KNativePacked.rowBytes(cols) : rowBytes;
                 RowKernel j = javaTwin(kernel);
                 String where = "%s on %s, %s, seed=%dL, %d x %d".formatted(kernel, isa, raw ? "random blocks" : "encoded", seed, rows, cols);
                 Activation[] xs = activations(type, cols, 4, rnd);
                 float[] expected = new float[rows], actual = new float[rows];
                 j.dotRows(w, rowBytes, xs[0], cols, expected, 0, rows);
-                n.dotRows(w, rowBytes, xs[0], cols, actual, 0, rows);
+                n.dotRows(nw, nRowBytes, xs[0], cols, actual, 0, rows);
                 assertThat(actual).as(where + ": dotRows").containsExactly(expected);
+                // a range that starts and ends inside groups of the 16-row layout
+                float[] part = new float[rows];
+                n.dotRows(nw, nRowBytes, xs[0], cols, part, rows / 3, rows - rows / 5);
+                for (int r = 0; r < rows; r++) {
+                    boolean in = r >= rows / 3 && r < rows - rows / 5;
+                    assertThat(part[r]).as(where + ": dotRows of a part, row " + r).isEqualTo(in ? expected[r] : 0f);
+                }
                 // 6 activations: a group of four through the library's four-at-a-time pass, two one by one
                 Activation[] six = activations(type, cols, 6, rnd);
                 float[][] batched = new float[6][rows];
-                NativeRowKernel.matmul(w, rowBytes, cols, n, null, null, six, 6, batched, 0, rows);
+                NativeRowKernel.matmul(nw, nRowBytes, cols, n, null, null, six, 6, batched, 0, rows);
                 for (int b = 0; b < 6; b++) {
                     float[] one = new float[rows];
                     j.dotRows(w, rowBytes, six[b], cols, one, 0, rows);
@@ -209,7 +225,7 @@ class NativeKernelsTest {
                     float[][] jo = new float[4][rows], no = new float[4][rows];
                     j.dotVectors4(w, r * rowBytes, xs, 0, cols, jo, r);
                     for (int b = 0; b < 4; b++) {
-                        assertThat(n.dot(w, r * rowBytes, xs[b], cols)).as(where + ": row %d vector %d", r, b).isEqualTo(jo[b][r]);
+                        assertThat(n.dot(nw, r * nRowBytes, xs[b], cols)).as(where + ": row %d vector %d", r, b).isEqualTo(jo[b][r]);
                     }
                 }
             }
@@ -233,7 +249,10 @@ class NativeKernelsTest {
         for (int extra : extraRows) {
             long seed = System.nanoTime();
             Random rnd = new Random(seed);
-            int rows = 8 * (1 + rnd.nextInt(4)) + extra, cols = randomCols(type, rnd, extra != 0);
+            // Q4_K: whole groups of the native 16-row layout, or a multiple of 8 only (the Java packed layout)
+            int rows = type == GgmlType.Q4_K ? 16 * (1 + rnd.nextInt(3)) + (rnd.nextBoolean() ? 0 : 8)
+                    : 8 * (1 + rnd.nextInt(4)) + extra;
+            int cols = randomCols(type, rnd, extra != 0);
             MemorySegment w = encodes(type) ? encoded(type, rows, cols, rnd) : randomBlocks(type, rows, cols, rnd);
             matricesAgree(type, rows, cols, w, seed, rnd);
         }
@@ -243,7 +262,8 @@ class NativeKernelsTest {
         // dense (GEMM groups where llama-server has them), routed experts, and RAM-tier copies
         List<Supplier<WeightMatrix>> makers = List.of(() -> WeightMatrices.of(type, w, rows, cols),
                 () -> WeightMatrices.expert(type, w, rows, cols),
-                () -> WeightMatrices.copiedExpert(type, w, rows, cols, true, Arena.ofAuto()));
+                () -> WeightMatrices.copiedExpert(type, w, rows, cols, true, Arena.ofAuto()),
+                () -> WeightMatrices.repacked(type, w, rows, cols, Arena.ofAuto()));
         for (int m = 0; m < makers.size(); m++) {
             WeightMatrix nat;
             WeightMatrix java;
@@ -254,6 +274,12 @@ class NativeKernelsTest {
                 java = makers.get(m).get();
             }
             assertThat(nat).as("%s maker %d", type, m).extracting("kernel").isInstanceOf(NativeRowKernel.class);
+            for (int r = 0; r < rows; r++) {
+                float[] expected = new float[cols], actual = new float[cols];
+                java.dequantizeRow(r, expected, 0);
+                nat.dequantizeRow(r, actual, 0);
+                assertThat(actual).as("%s maker %d, seed=%dL, row %d dequantized", type, m, seed, r).containsExactly(expected);
+            }
             for (int count : new int[] {1, 3, 4, 5, 7, 8, 9, 13, 19}) {
                 float[][] xs = new float[count][];
                 for (int b = 0; b < count; b++) {

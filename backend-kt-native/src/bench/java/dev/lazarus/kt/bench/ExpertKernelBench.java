@@ -1,0 +1,87 @@
+package dev.lazarus.kt.bench;
+
+import dev.lazarus.kt.gguf.GgmlCodec;
+import dev.lazarus.kt.gguf.GgmlType;
+import dev.lazarus.kt.tensor.Activation;
+import dev.lazarus.kt.tensor.WeightMatrices;
+import dev.lazarus.kt.tensor.WeightMatrix;
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import java.lang.management.ManagementFactory;
+import java.lang.management.ThreadMXBean;
+import java.util.Random;
+
+/**
+ * One thread's RAM-tier expert GEMV (decode), kernel set against kernel set ({@code -Dlazarus.kt.kernels} per copy),
+ * alternated round by round: {@code experts} matrices of {@code rows × cols} (more than the L3, so DRAM streams), each
+ * multiplied in turn. Reports the thread's CPU time per matrix besides wall time: on a machine shared with other
+ * work the CPU time is the kernels' own (memory contention aside). Usage: {@code ExpertKernelBench [type] [rounds]
+ * [batch] [how] [sets]} (type Q4_K, Q6_K, Q8_0; batch: vectors per product, 1 = decode; how: {@code copied} (RAM-tier
+ * expert, default), {@code in-place} (a dense matrix read in place) or {@code repacked} (a dense matrix copied at
+ * load); sets: comma-separated kernel settings, default {@code auto,java}).
+ */
+public final class ExpertKernelBench {
+
+    public static void main(String[] args) {
+        GgmlType type = GgmlType.valueOf(args.length > 0 ? args[0] : "Q4_K");
+        int rounds = args.length > 1 ? Integer.parseInt(args[1]) : 5;
+        int batch = args.length > 2 ? Integer.parseInt(args[2]) : 1;
+        String how = args.length > 3 ? args[3] : "copied";
+        int experts = 48, rows = 512, cols = 1024;
+        Random rnd = new Random(1);
+        float[] values = new float[rows * cols];
+        String[] sets = (args.length > 4 ? args[4] : "auto,java").split(",");
+        WeightMatrix[][] ms = new WeightMatrix[sets.length][experts];
+        for (int e = 0; e < experts; e++) {
+            for (int i = 0; i < values.length; i++) {
+                values[i] = (float) rnd.nextGaussian() * 0.02f;
+            }
+            MemorySegment data = MemorySegment.ofArray(GgmlCodec.encode(type, values));
+            for (int s = 0; s < sets.length; s++) {
+                System.setProperty("lazarus.kt.kernels", sets[s]);
+                ms[s][e] = switch (how) {
+                    case "in-place" -> WeightMatrices.of(type, data, rows, cols);
+                    case "repacked" -> WeightMatrices.repacked(type, data, rows, cols, Arena.ofAuto());
+                    default -> WeightMatrices.copiedExpert(type, data, rows, cols, true, Arena.ofAuto());
+                };
+            }
+        }
+        float[][] xs = new float[batch][cols];
+        for (float[] x : xs) {
+            for (int i = 0; i < cols; i++) {
+                x[i] = (float) rnd.nextGaussian();
+            }
+        }
+        float[][] outs = new float[batch][rows];
+        ThreadMXBean mx = ManagementFactory.getThreadMXBean();
+        long bytes = type.bytesFor((long) rows * cols);
+        for (int round = 0; round < rounds; round++) {
+            StringBuilder line = new StringBuilder("round " + round + ":");
+            for (int s = 0; s < sets.length; s++) {
+                System.setProperty("lazarus.kt.kernels", sets[s]);
+                Activation[] as = new Activation[batch];
+                for (int b = 0; b < batch; b++) {
+                    as[b] = Activation.allocate(ms[s][0].vecDotType(), cols).set(xs[b]);
+                }
+                int reps = 2000 / batch;
+                for (int warm = 0; warm < 2; warm++) {
+                    long cpu0 = mx.getCurrentThreadCpuTime(), t0 = System.nanoTime();
+                    for (int r = 0; r < reps; r++) {
+                        WeightMatrix m = ms[s][r % experts];
+                        if (batch == 1) {
+                            m.matvec(as[0], outs[0], 0, rows);
+                        } else {
+                            m.matmul(as, outs, 0, rows);
+                        }
+                    }
+                    long cpu = mx.getCurrentThreadCpuTime() - cpu0, wall = System.nanoTime() - t0;
+                    if (warm == 1) {
+                        line.append(String.format(" %s %.1f us/matrix cpu (%.2f GB/s), %.1f wall |", sets[s],
+                                cpu / 1e3 / reps, (double) bytes * reps / cpu, wall / 1e3 / reps));
+                    }
+                }
+            }
+            System.out.println(line + " load " + ManagementFactory.getOperatingSystemMXBean().getSystemLoadAverage());
+        }
+    }
+}
