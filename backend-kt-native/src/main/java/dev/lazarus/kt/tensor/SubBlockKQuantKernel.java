@@ -25,7 +25,9 @@ import java.lang.foreign.MemorySegment;
  * {@code Σ m·bsum}, each folded by {@code fma(sum, d·d_y, acc)} (resp. {@code dmin·d_y}) once per super-block (GEMV)
  * or once per 128 values (the GEMM of four activation rows), then subtracted.</li>
  * <li>{@link Order#TILED}: ggml's tiled matmul for batches of {@link TiledKQuantKernel#MIN_BATCH} on a matrix it did
- * not repack: per super-block {@code v = d·s1} (Q2_K {@code fma(-dmin, s2, d·s1)}), {@code acc = fma(v, d_y, acc)}.</li>
+ * not repack: per super-block {@code v = d·s1} (Q2_K {@code fma(-dmin, s2, d·s1)}), {@code acc = fma(v, d_y, acc)};
+ * the I-quants' sum times {@link GridQuants#post} at the end, IQ1's {@code s1} over the integers {@code 8·grid ± 1}
+ * (its values times 8: found by measurement against llama-server, the tiled code being Debian's) and times ⅛.</li>
  * </ul>
  * Each super-block is decoded once per call for all the activations of a batch ({@link #dotBatch}).
  */
@@ -36,7 +38,7 @@ final class SubBlockKQuantKernel implements RowKernel {
 
     /**
      * Floats of per-activation state: eight lanes (VEC_DOT; IQ1_M's shifts in eight more, IQ1_S's in one), two
-     * accumulators (repacked) or one (tiled; IQ1's shifts in a second).
+     * accumulators (repacked) or one (tiled).
      */
     private static final int STATE = 16;
 
@@ -191,10 +193,10 @@ final class SubBlockKQuantKernel implements RowKernel {
                 if (hasMin) {
                     v = Math.fma(-blk.dmin, (float) s2, v);
                 }
-                state[at] = Math.fma(v, dy, state[at]);
-                if (iq1s || iq1m) {
-                    state[at + 1] = Math.fma(blk.d * (float) shiftSum(blk), dy, state[at + 1]);
+                if (iq1s || iq1m) { // the tiled matmul's IQ1 values are the integers 8·grid ± 1 (measured)
+                    v = blk.d * (float) (8 * s1 + shiftSum(blk));
                 }
+                state[at] = Math.fma(v, dy, state[at]);
             }
         }
     }
@@ -227,7 +229,7 @@ final class SubBlockKQuantKernel implements RowKernel {
                 yield sum;
             }
             case REPACKED_GEMV, REPACKED_GEMM -> state[at] - state[at + 1];
-            case TILED -> iq1s || iq1m ? state[at] + GridQuants.DELTA * state[at + 1] : post * state[at];
+            case TILED -> (iq1s || iq1m ? GridQuants.DELTA : post) * state[at];
         };
     }
 }
