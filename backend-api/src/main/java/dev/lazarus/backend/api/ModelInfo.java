@@ -17,7 +17,7 @@ public record ModelInfo(String id, String ownedBy, int contextLength, Map<String
 
     /**
      * Metadata key: what the backend cannot do with this model, by name (a non-empty {@link String}, e.g.
-     * "unsupported tensor types: IQ2_XXS (blk.*.ffn_down_exps.weight, 24 tensors)"); the gateway's preflight keeps a
+     * "unsupported tensor types: TQ1_0 (blk.*.ffn_down_exps.weight, 24 tensors)"); the gateway's preflight keeps a
      * candidate that reports it DISABLED with that reason.
      */
     public static final String UNSUPPORTED = "unsupported";

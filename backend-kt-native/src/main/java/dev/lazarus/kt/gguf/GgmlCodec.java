@@ -87,6 +87,7 @@ public final class GgmlCodec {
             }
             case Q4_K, Q5_K, Q6_K -> KQuants.decode(type, src, srcOffset, dst, dstOffset, count);
             case Q2_K, Q3_K, IQ4_XS -> SubBlockQuants.decode(type, src, srcOffset, dst, dstOffset, count);
+            case IQ2_XXS, IQ2_XS, IQ2_S, IQ3_XXS, IQ3_S, IQ1_S, IQ1_M -> GridQuants.decode(type, src, srcOffset, dst, dstOffset, count);
             case IQ4_NL, MXFP4 -> TableQuants.decode(type, src, srcOffset, dst, dstOffset, count);
             case Q4_0, Q4_1, Q5_0, Q5_1 -> LegacyQuants.decode(type, src, srcOffset, dst, dstOffset, count);
             default -> throw unsupported(type);
@@ -138,6 +139,6 @@ public final class GgmlCodec {
     }
 
     static GgufException unsupported(GgmlType type) {
-        return new GgufException("type " + type + " cannot be encoded or decoded here (encoded: F32, F16, BF16, Q8_0, Q4_0, Q4_1, Q5_0, Q5_1, Q4_K, Q5_K, Q6_K; decoded also: Q2_K, Q3_K, IQ4_XS, IQ4_NL, MXFP4)");
+        return new GgufException("type " + type + " cannot be encoded or decoded here (encoded: F32, F16, BF16, Q8_0, Q4_0, Q4_1, Q5_0, Q5_1, Q4_K, Q5_K, Q6_K; decoded also: Q2_K, Q3_K, IQ4_XS, IQ4_NL, MXFP4, IQ1_S, IQ1_M, IQ2_XXS, IQ2_XS, IQ2_S, IQ3_XXS, IQ3_S)");
     }
 }

@@ -87,7 +87,7 @@ public enum GgmlType {
 
     /** Whether this engine has kernels for (and can dequantize) this type. */
     public boolean computable() {
-        return encodable() || SubBlockQuants.covers(this) || TableQuants.covers(this);
+        return encodable() || SubBlockQuants.covers(this) || TableQuants.covers(this) || GridQuants.covers(this);
     }
 
     /** Whether the writer ({@code GgufWriter}) can encode this type; the others come from llama-quantize. */

@@ -1,25 +1,33 @@
 package dev.lazarus.kt.tensor;
 
 import dev.lazarus.kt.gguf.GgmlType;
+import dev.lazarus.kt.gguf.GridQuants;
 import dev.lazarus.kt.gguf.SubBlockQuants;
 import java.lang.foreign.MemorySegment;
 
 /**
- * Q2_K, Q3_K and IQ4_XS rows against a Q8_K activation (256-value super-blocks with a scale per 16 or 32 values,
- * {@link SubBlockQuants}), in each of the orders llama-server's CPU backend rounds them in. One driver: every order starts from the same exact
+ * Q2_K, Q3_K, IQ4_XS and the grid I-quants (IQ1_S, IQ1_M, IQ2_XXS, IQ2_XS, IQ2_S, IQ3_XXS, IQ3_S) against a Q8_K
+ * activation (256-value super-blocks with an integer scale per 16 or 32 values, {@link SubBlockQuants},
+ * {@link GridQuants}), in each of the orders llama-server's CPU backend rounds them in. One driver: every order starts from the same exact
  * integers of a super-block (the sub-block dots {@code Σ q·y}, the scaled sums {@code Σ sc·(q·y)}, the mins' sums
  * {@code Σ m·bsum}; all far below 2^24, so exact in any order) and differs only in where the f32 folds happen:
  * <ul>
  * <li>{@link Order#VEC_DOT}: {@code ggml_vec_dot_q2_K_q8_K} / {@code _q3_K_q8_K} / {@code _iq4_xs_q8_K} (AVX2 form,
  * which the AVX-512 variants run): eight f32 lanes, lane k holding per super-block {@code Σ sc·q·y} over values 4k..4k+3 of each
  * 32-value group (Q2_K first folds {@code m_2k·bsum_2k + m_2k+1·bsum_2k+1} into lane k by
- * {@code fma(-d_y·dmin, ·, acc)}), folded by {@code fma(d_y·d, lane, acc)}, summed by {@link GgmlSums#hsum8}.</li>
+ * {@code fma(-d_y·dmin, ·, acc)}), folded by {@code fma(d_y·d, lane, acc)}, summed by {@link GgmlSums#hsum8}. The
+ * I-quants' {@code ggml_vec_dot_iq*_q8_K} have the same lanes (grid value times sign times the odd scale
+ * {@code 2·ls + 1}) and multiply the sum by {@link GridQuants#post}; IQ1_S sums its ±⅛ shifts
+ * ({@code Σ (2·ls + 1)·sign·bsum}) into one more f32 by {@code fma(d_y·d, ·, acc)}, IQ1_M into eight more lanes like
+ * the others, and both add that sum times ⅛ at the end.</li>
  * <li>{@link Order#REPACKED_GEMV} / {@link Order#REPACKED_GEMM}: Q2_K that llama-server repacks on AVX-512 hosts
  * ({@code q2_K_8x8_q8_K}, rows a multiple of 8): one accumulator for {@code Σ sc·(q·y)} and one for
  * {@code Σ m·bsum}, each folded by {@code fma(sum, d·d_y, acc)} (resp. {@code dmin·d_y}) once per super-block (GEMV)
  * or once per 128 values (the GEMM of four activation rows), then subtracted.</li>
  * <li>{@link Order#TILED}: ggml's tiled matmul for batches of {@link TiledKQuantKernel#MIN_BATCH} on a matrix it did
- * not repack: per super-block {@code v = d·s1} (Q2_K {@code fma(-dmin, s2, d·s1)}), {@code acc = fma(v, d_y, acc)}.</li>
+ * not repack: per super-block {@code v = d·s1} (Q2_K {@code fma(-dmin, s2, d·s1)}), {@code acc = fma(v, d_y, acc)};
+ * the I-quants' sum times {@link GridQuants#post} at the end, IQ1's {@code s1} over the integers {@code 8·grid ± 1}
+ * (its values times 8: found by measurement against llama-server, the tiled code being Debian's) and times ⅛.</li>
  * </ul>
  * Each super-block is decoded once per call for all the activations of a batch ({@link #dotBatch}).
  */
@@ -28,16 +36,21 @@ final class SubBlockKQuantKernel implements RowKernel {
     /** Where the f32 folds happen; see the class comment. */
     enum Order { VEC_DOT, REPACKED_GEMV, REPACKED_GEMM, TILED }
 
-    /** Floats of per-activation state: eight lanes (VEC_DOT), two accumulators (repacked) or one (tiled). */
-    private static final int STATE = 8;
+    /**
+     * Floats of per-activation state: eight lanes (VEC_DOT; IQ1_M's shifts in eight more, IQ1_S's in one), two
+     * accumulators (repacked) or one (tiled).
+     */
+    private static final int STATE = 16;
 
     private static final ThreadLocal<Decoded> DECODED = ThreadLocal.withInitial(Decoded::new);
 
     private final GgmlType type;
     private final Order order;
+    /** An I-quant ({@link GridQuants}); IQ1_S / IQ1_M: with shifts. */
+    private final boolean grid, iq1s, iq1m;
 
     SubBlockKQuantKernel(GgmlType type, Order order) {
-        if (!SubBlockQuants.covers(type)) {
+        if (!SubBlockQuants.covers(type) && !GridQuants.covers(type)) {
             throw new IllegalArgumentException("not a sub-block layout: " + type);
         }
         if (type != GgmlType.Q2_K && (order == Order.REPACKED_GEMV || order == Order.REPACKED_GEMM)) {
@@ -45,6 +58,9 @@ final class SubBlockKQuantKernel implements RowKernel {
         }
         this.type = type;
         this.order = order;
+        this.grid = GridQuants.covers(type);
+        this.iq1s = type == GgmlType.IQ1_S;
+        this.iq1m = type == GgmlType.IQ1_M;
     }
 
     /** One super-block's integers, decoded once for every activation it meets. */
@@ -53,6 +69,9 @@ final class SubBlockKQuantKernel implements RowKernel {
         final int[] sc = new int[16];
         final int[] m = new int[16];
         final int[] quads = new int[64];
+        /** IQ1's ±1 shift signs per value and their four-value dots with the activation. */
+        final int[] delta = new int[256];
+        final int[] deltaQuads = new int[64];
         float d;
         float dmin;
     }
@@ -89,6 +108,14 @@ final class SubBlockKQuantKernel implements RowKernel {
     }
 
     private void decode(MemorySegment w, long at, Decoded blk) {
+        if (grid) {
+            GridQuants.codes(type, w, at, blk.q);
+            GridQuants.scales(type, w, at, blk.sc);
+            GridQuants.deltas(type, w, at, blk.delta);
+            blk.d = GridQuants.d(type, w, at);
+            blk.dmin = 0;
+            return;
+        }
         SubBlockQuants.codes(type, w, at, blk.q);
         SubBlockQuants.scales(type, w, at, blk.sc);
         SubBlockQuants.mins(type, w, at, blk.m);
@@ -105,6 +132,14 @@ final class SubBlockKQuantKernel implements RowKernel {
             int e = 4 * i;
             quads[i] = q[e] * (int) y[yo + e] + q[e + 1] * (int) y[yo + e + 1]
                     + q[e + 2] * (int) y[yo + e + 2] + q[e + 3] * (int) y[yo + e + 3];
+        }
+        if (iq1s || iq1m) {
+            int[] delta = blk.delta, dq = blk.deltaQuads;
+            for (int i = 0; i < 64; i++) {
+                int e = 4 * i;
+                dq[i] = delta[e] * (int) y[yo + e] + delta[e + 1] * (int) y[yo + e + 1]
+                        + delta[e + 2] * (int) y[yo + e + 2] + delta[e + 3] * (int) y[yo + e + 3];
+            }
         }
         float dy = x.scales[b];
         int[] bsums = x.bsums;
@@ -123,6 +158,17 @@ final class SubBlockKQuantKernel implements RowKernel {
                         lane += sc[2 * g + k / 4] * quads[8 * g + k];
                     }
                     state[at + k] = Math.fma(d, (float) lane, state[at + k]);
+                }
+                if (iq1m) {
+                    for (int k = 0; k < 8; k++) {
+                        int lane = 0;
+                        for (int g = 0; g < 8; g++) {
+                            lane += sc[2 * g + k / 4] * blk.deltaQuads[8 * g + k];
+                        }
+                        state[at + 8 + k] = Math.fma(d, (float) lane, state[at + 8 + k]);
+                    }
+                } else if (iq1s) { // ggml's d_y·d rounds once, then one scalar fma per super-block
+                    state[at + 8] = Math.fma(dy * blk.d, (float) shiftSum(blk), state[at + 8]);
                 }
             }
             case REPACKED_GEMV, REPACKED_GEMM -> {
@@ -147,9 +193,21 @@ final class SubBlockKQuantKernel implements RowKernel {
                 if (hasMin) {
                     v = Math.fma(-blk.dmin, (float) s2, v);
                 }
+                if (iq1s || iq1m) { // the tiled matmul's IQ1 values are the integers 8·grid ± 1 (measured)
+                    v = blk.d * (float) (8 * s1 + shiftSum(blk));
+                }
                 state[at] = Math.fma(v, dy, state[at]);
             }
         }
+    }
+
+    /** IQ1's {@code Σ (2·ls + 1)·Σ sign·y} over the super-block: exact. */
+    private static int shiftSum(Decoded blk) {
+        int sum = 0;
+        for (int s = 0; s < 16; s++) {
+            sum += blk.sc[s] * subBlock(blk.deltaQuads, s);
+        }
+        return sum;
     }
 
     private static int subBlock(int[] quads, int s) {
@@ -157,11 +215,21 @@ final class SubBlockKQuantKernel implements RowKernel {
     }
 
     private float finish(float[] state, int at) {
+        float post = grid ? GridQuants.post(type) : 1f; // a power of two: exact wherever it is applied
         return switch (order) {
-            case VEC_DOT -> GgmlSums.hsum8(state[at], state[at + 1], state[at + 2], state[at + 3],
-                    state[at + 4], state[at + 5], state[at + 6], state[at + 7]);
+            case VEC_DOT -> {
+                float sum = post * GgmlSums.hsum8(state[at], state[at + 1], state[at + 2], state[at + 3],
+                        state[at + 4], state[at + 5], state[at + 6], state[at + 7]);
+                if (iq1m) {
+                    sum += GridQuants.DELTA * GgmlSums.hsum8(state[at + 8], state[at + 9], state[at + 10],
+                            state[at + 11], state[at + 12], state[at + 13], state[at + 14], state[at + 15]);
+                } else if (iq1s) {
+                    sum += GridQuants.DELTA * state[at + 8];
+                }
+                yield sum;
+            }
             case REPACKED_GEMV, REPACKED_GEMM -> state[at] - state[at + 1];
-            case TILED -> state[at];
+            case TILED -> (iq1s || iq1m ? GridQuants.DELTA : post) * state[at];
         };
     }
 }

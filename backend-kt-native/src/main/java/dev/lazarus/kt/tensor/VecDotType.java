@@ -38,7 +38,7 @@ public enum VecDotType {
             case BF16 -> BF16;
             case Q8_0, Q4_0, Q5_0, IQ4_NL, MXFP4 -> Q8_0;
             case Q4_1, Q5_1 -> Q8_1;
-            case Q2_K, Q3_K, Q4_K, Q5_K, Q6_K, IQ4_XS -> Q8_K;
+            case Q2_K, Q3_K, Q4_K, Q5_K, Q6_K, IQ4_XS, IQ2_XXS, IQ2_XS, IQ2_S, IQ3_XXS, IQ3_S, IQ1_S, IQ1_M -> Q8_K;
             default -> throw new IllegalArgumentException("no kernels for weight type " + weightType);
         };
     }

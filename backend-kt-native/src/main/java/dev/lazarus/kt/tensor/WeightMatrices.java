@@ -4,6 +4,7 @@ import dev.lazarus.kt.gguf.GgmlType;
 import dev.lazarus.kt.gguf.GgufException;
 import dev.lazarus.kt.gguf.GgufFile;
 import dev.lazarus.kt.gguf.GgufTensorInfo;
+import dev.lazarus.kt.gguf.GridQuants;
 import dev.lazarus.kt.gguf.SubBlockQuants;
 import dev.lazarus.kt.gguf.TableQuants;
 import java.lang.foreign.MemorySegment;
@@ -71,7 +72,7 @@ public final class WeightMatrices {
      * repack: Q6_K in int16 products unless {@link #Q6K_INT16_PROPERTY} is false; null for other types.
      */
     private static RowKernel tiledKernel(GgmlType type) {
-        if (SubBlockQuants.covers(type)) {
+        if (SubBlockQuants.covers(type) || GridQuants.covers(type)) {
             return new SubBlockKQuantKernel(type, SubBlockKQuantKernel.Order.TILED);
         }
         return type == GgmlType.Q6_K && q6kInt16() ? Q6KInt16Kernel.TILED : TiledKQuantKernel.of(type);
@@ -315,6 +316,7 @@ public final class WeightMatrices {
             case Q5_K -> Q45KKernel.Q5_K;
             case Q6_K -> q6kInt16() ? Q6KInt16Kernel.INSTANCE : Q6KKernel.INSTANCE;
             case Q2_K, Q3_K, IQ4_XS -> new SubBlockKQuantKernel(type, SubBlockKQuantKernel.Order.VEC_DOT); // Q2_K: rows not a multiple of 8
+            case IQ2_XXS, IQ2_XS, IQ2_S, IQ3_XXS, IQ3_S, IQ1_S, IQ1_M -> new SubBlockKQuantKernel(type, SubBlockKQuantKernel.Order.VEC_DOT);
             case IQ4_NL, MXFP4 -> new TableBlockKernel(type, TableBlockKernel.Order.VEC_DOT); // rows not a multiple of 8
             default -> throw new IllegalArgumentException("no kernel for weight type " + type);
         };

@@ -49,14 +49,14 @@ class KtNativePreflightTest {
 
     @Test
     void aTensorTypeTheEngineLacksIsNamedWithItsTensorsAndTheBackendIsDown() {
-        try (KtNativeBackend backend = backend(model("qwen3moe", GgmlType.IQ2_XXS))) {
-            String expected = "unsupported tensor types: IQ2_XXS (blk.*.ffn_down_exps.weight, 24 tensors)";
+        try (KtNativeBackend backend = backend(model("qwen3moe", GgmlType.TQ1_0))) {
+            String expected = "unsupported tensor types: TQ1_0 (blk.*.ffn_down_exps.weight, 24 tensors)";
             ModelInfo info = backend.describe().models().getFirst();
             assertThat(info.unsupported()).contains(expected);
             @SuppressWarnings("unchecked")
             Map<String, Object> needs = (Map<String, Object>) info.metadata().get(ModelInfo.NEEDS);
             assertThat(needs).containsEntry("architecture", "qwen3moe")
-                    .containsEntry("tensor_types", Map.of("F32", 1, "IQ2_XXS", 24))
+                    .containsEntry("tensor_types", Map.of("F32", 1, "TQ1_0", 24))
                     .containsEntry("unsupported", List.of(expected));
 
             BackendHealth health = awaitNotLoading(backend);
@@ -83,6 +83,10 @@ class KtNativePreflightTest {
         ModelNeeds needs = ModelNeeds.of(model("qwen3moe", GgmlType.Q2_K));
         assertThat(needs.refusal()).isEmpty();
         assertThat(needs.tensorTypes()).containsEntry("Q2_K", 24);
+        for (GgmlType iquant : List.of(GgmlType.IQ1_S, GgmlType.IQ1_M, GgmlType.IQ2_XXS, GgmlType.IQ2_XS,
+                GgmlType.IQ2_S, GgmlType.IQ3_XXS, GgmlType.IQ3_S)) {
+            assertThat(ModelNeeds.of(model("qwen3moe", iquant)).refusal()).as("%s", iquant).isEmpty();
+        }
     }
 
     private static BackendHealth awaitNotLoading(KtNativeBackend backend) {

@@ -6,6 +6,7 @@ import dev.lazarus.kt.synthetic.SpmVocab;
 import dev.lazarus.kt.synthetic.SyntheticModels;
 import dev.lazarus.kt.synthetic.Vocab;
 import dev.lazarus.kt.synthetic.SyntheticModels.Spec;
+import dev.lazarus.kt.testsupport.ImportanceMatrix;
 import dev.lazarus.kt.testsupport.LlamaCpp;
 
 import java.nio.file.Files;
@@ -38,10 +39,8 @@ enum ParityModels {
      * {@link HiddenStateParityTest} also runs it.
      */
     ODD_LLAMA("llama", SyntheticModels::oddLlama, SpmVocab::llama2c512, List.of(Format.F32, Format.Q8_0)),
-    WIDE_QWEN3MOE("qwen3moe", SyntheticModels::wideQwen3Moe,
-            List.of(Format.F16, Format.Q8_0, Format.Q4_K_M, Format.Q2_K, Format.Q3_K_M, Format.IQ4_XS, Format.IQ4_NL, Format.MXFP4_MOE)),
-    WIDE_DEEPSEEK2("deepseek2", SyntheticModels::wideDeepseek2,
-            List.of(Format.F16, Format.Q8_0, Format.Q4_K_M, Format.Q2_K, Format.Q3_K_M, Format.IQ4_XS, Format.IQ4_NL, Format.MXFP4_MOE));
+    WIDE_QWEN3MOE("qwen3moe", SyntheticModels::wideQwen3Moe, Format.LOW_BIT),
+    WIDE_DEEPSEEK2("deepseek2", SyntheticModels::wideDeepseek2, Format.LOW_BIT);
 
     /**
      * The weight formats compared; those without a generated type are llama-quantize's recipes of that name.
@@ -56,14 +55,29 @@ enum ParityModels {
         /** llama-quantize's non-linear 4-bit types (no importance matrix needed). */
         IQ4_XS(null), IQ4_NL(null),
         /** MXFP4 routed experts (what gpt-oss ships), the other tensors as llama-quantize's recipe leaves them. */
-        MXFP4_MOE(null);
+        MXFP4_MOE(null),
+        /**
+         * llama-quantize's grid I-quant recipes, made with an importance matrix ({@link ImportanceMatrix}; the IQ1,
+         * IQ2 and IQ3_XXS types require one): IQ2_M is the recipe of IQ2_S tensors (llama-quantize's IQ2_S recipe
+         * makes IQ2_XS ones).
+         */
+        IQ2_XXS(null, true), IQ2_XS(null, true), IQ2_M(null, true), IQ3_XXS(null, true), IQ3_S(null, true),
+        IQ1_S(null, true), IQ1_M(null, true);
 
         static final List<Format> GREEDY = List.of(F32, F16, Q8_0, Q4_K_M);
+        static final List<Format> LOW_BIT = List.of(F16, Q8_0, Q4_K_M, Q2_K, Q3_K_M, IQ4_XS, IQ4_NL, MXFP4_MOE,
+                IQ2_XXS, IQ2_XS, IQ2_M, IQ3_XXS, IQ3_S, IQ1_S, IQ1_M);
 
         private final GgmlType generated;
+        private final boolean imatrix;
 
         Format(GgmlType generated) {
+            this(generated, false);
+        }
+
+        Format(GgmlType generated, boolean imatrix) {
             this.generated = generated;
+            this.imatrix = imatrix;
         }
     }
 
@@ -101,6 +115,9 @@ enum ParityModels {
         if (format.generated != null) {
             return SyntheticModels.write(preset.get().withWeightType(format.generated), vocab.get(), target);
         }
-        return LlamaCpp.quantize(write(Format.F32, dir), target, format.name());
+        Path f32 = write(Format.F32, dir);
+        Path imatrix = format.imatrix
+                ? ImportanceMatrix.write(f32, dir.resolve(name().toLowerCase(Locale.ROOT) + "-imatrix.dat")) : null;
+        return LlamaCpp.quantize(f32, target, format.name(), imatrix);
     }
 }

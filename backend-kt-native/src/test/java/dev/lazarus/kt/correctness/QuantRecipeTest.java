@@ -28,7 +28,14 @@ class QuantRecipeTest extends EngineParityFixture {
             "WIDE_DEEPSEEK2, Q2_K, Q2_K", "WIDE_DEEPSEEK2, Q3_K_M, Q3_K",
             "WIDE_QWEN3MOE, IQ4_XS, IQ4_XS", "WIDE_DEEPSEEK2, IQ4_XS, IQ4_XS",
             "WIDE_QWEN3MOE, IQ4_NL, IQ4_NL", "WIDE_DEEPSEEK2, IQ4_NL, IQ4_NL",
-            "WIDE_QWEN3MOE, MXFP4_MOE, MXFP4", "WIDE_DEEPSEEK2, MXFP4_MOE, MXFP4"})
+            "WIDE_QWEN3MOE, MXFP4_MOE, MXFP4", "WIDE_DEEPSEEK2, MXFP4_MOE, MXFP4",
+            "WIDE_QWEN3MOE, IQ2_XXS, IQ2_XXS", "WIDE_DEEPSEEK2, IQ2_XXS, IQ2_XXS",
+            "WIDE_QWEN3MOE, IQ2_XS, IQ2_XS", "WIDE_DEEPSEEK2, IQ2_XS, IQ2_XS",
+            "WIDE_QWEN3MOE, IQ2_M, IQ2_S", "WIDE_DEEPSEEK2, IQ2_M, IQ2_S",
+            "WIDE_QWEN3MOE, IQ3_XXS, IQ3_XXS", "WIDE_DEEPSEEK2, IQ3_XXS, IQ3_XXS",
+            "WIDE_QWEN3MOE, IQ3_S, IQ3_S", "WIDE_DEEPSEEK2, IQ3_S, IQ3_S",
+            "WIDE_QWEN3MOE, IQ1_S, IQ1_S", "WIDE_DEEPSEEK2, IQ1_S, IQ1_S",
+            "WIDE_QWEN3MOE, IQ1_M, IQ1_M", "WIDE_DEEPSEEK2, IQ1_M, IQ1_M"})
     void recipeHasItsTypeAndEveryTypeIsComputable(ParityModels arch, Format format, GgmlType main) {
         Path model = arch.write(format, dir);
         Map<GgmlType, Integer> mix = new TreeMap<>();

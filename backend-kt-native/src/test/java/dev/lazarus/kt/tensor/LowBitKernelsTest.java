@@ -12,7 +12,8 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
 
 /**
- * The kernels of the types llama-quantize makes and the engine does not write (Q2_K, Q3_K, IQ4_XS, IQ4_NL, MXFP4), in
+ * The kernels of the types llama-quantize makes and the engine does not write (Q2_K, Q3_K, IQ4_XS, IQ4_NL, MXFP4, the
+ * grid I-quants IQ1_S, IQ1_M, IQ2_XXS, IQ2_XS, IQ2_S, IQ3_XXS, IQ3_S), in
  * each order llama-server rounds them in, on random blocks (fresh every run; the seed is in the message): every order
  * computes the plain definition {@code Σ dequantize(w)·dequantize(x)} up to rounding, and a batch's products are each
  * exactly the single-vector product of the same order. Bit-identity with llama-server itself is held by
@@ -24,7 +25,10 @@ class LowBitKernelsTest {
 
     @ParameterizedTest(name = "{0} {1}")
     @CsvSource({"Q2_K, VEC_DOT", "Q2_K, REPACKED_GEMV", "Q2_K, REPACKED_GEMM", "Q2_K, TILED", "Q3_K, VEC_DOT",
-            "Q3_K, TILED", "IQ4_XS, VEC_DOT", "IQ4_XS, TILED"})
+            "Q3_K, TILED", "IQ4_XS, VEC_DOT", "IQ4_XS, TILED",
+            "IQ2_XXS, VEC_DOT", "IQ2_XXS, TILED", "IQ2_XS, VEC_DOT", "IQ2_XS, TILED", "IQ2_S, VEC_DOT", "IQ2_S, TILED",
+            "IQ3_XXS, VEC_DOT", "IQ3_XXS, TILED", "IQ3_S, VEC_DOT", "IQ3_S, TILED", "IQ1_S, VEC_DOT", "IQ1_S, TILED",
+            "IQ1_M, VEC_DOT", "IQ1_M, TILED"})
     void subBlockOrdersComputeTheDefinition(GgmlType type, SubBlockKQuantKernel.Order order) {
         check(type, new SubBlockKQuantKernel(type, order), 256 * 3);
     }
@@ -84,7 +88,14 @@ class LowBitKernelsTest {
                     data.set(I16, blk + 82, scale(rnd));
                 }
                 case Q3_K -> data.set(I16, blk + 108, scale(rnd));
-                case IQ4_XS, IQ4_NL -> data.set(I16, blk, scale(rnd));
+                case IQ4_XS, IQ4_NL, IQ2_XXS, IQ2_XS, IQ2_S, IQ3_XXS, IQ3_S, IQ1_S -> data.set(I16, blk, scale(rnd));
+                case IQ1_M -> { // d's sixteen bits are the top nibbles of the four scale words
+                    short d = scale(rnd);
+                    for (int i = 0; i < 4; i++) {
+                        long at = blk + 48 + 2L * i;
+                        data.set(I16, at, (short) ((data.get(I16, at) & 0x0FFF) | ((d >> (4 * i)) & 0xF) << 12));
+                    }
+                }
                 case MXFP4 -> data.set(ValueLayout.JAVA_BYTE, blk, (byte) (120 + rnd.nextInt(10)));
                 default -> throw new IllegalArgumentException(type.name());
             }

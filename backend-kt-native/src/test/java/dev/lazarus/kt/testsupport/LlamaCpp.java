@@ -115,7 +115,17 @@ public final class LlamaCpp {
 
     /** Quantizes {@code in} to {@code out} with Debian's llama-quantize ({@code type}: Q4_K_M, Q8_0, ...). */
     public static Path quantize(Path in, Path out, String type) {
-        runTool("llama-quantize", List.of(in.toAbsolutePath().toString(), out.toAbsolutePath().toString(), type), 300);
+        return quantize(in, out, type, null);
+    }
+
+    /** As {@link #quantize(Path, Path, String)}, with an importance matrix ({@link ImportanceMatrix}) where not null. */
+    public static Path quantize(Path in, Path out, String type, Path imatrix) {
+        List<String> args = new ArrayList<>();
+        if (imatrix != null) {
+            args.addAll(List.of("--imatrix", imatrix.toAbsolutePath().toString()));
+        }
+        args.addAll(List.of(in.toAbsolutePath().toString(), out.toAbsolutePath().toString(), type));
+        runTool("llama-quantize", args, 300);
         return out;
     }
 

@@ -40,7 +40,7 @@ import tools.jackson.databind.json.JsonMapper;
 class UnsupportedModelPreflightTest {
 
     private static final JsonMapper JSON = JsonMapper.builder().build();
-    private static final String REASON = "unsupported tensor types: IQ2_XXS (blk.*.ffn_down_exps.weight, 4 tensors)";
+    private static final String REASON = "unsupported tensor types: TQ1_0 (blk.*.ffn_down_exps.weight, 4 tensors)";
 
     @Autowired
     WebTestClient client;
@@ -48,17 +48,17 @@ class UnsupportedModelPreflightTest {
     @Autowired
     PolicyEngine engine;
 
-    /** A qwen3moe header whose routed down-projections are IQ2_XXS (the engine has no kernel for it). */
+    /** A qwen3moe header whose routed down-projections are TQ1_0 (the engine has no kernel for it). */
     @DynamicPropertySource
     static void model(DynamicPropertyRegistry registry) {
         try {
-            Path path = Files.createTempFile("lazarus-iq2xxs-", ".gguf");
+            Path path = Files.createTempFile("lazarus-tq1-", ".gguf");
             path.toFile().deleteOnExit();
             GgufWriter w = new GgufWriter().putString("general.architecture", "qwen3moe");
             w.addTensor("token_embd.weight", new float[256 * 4], new long[] {256, 4}, GgmlType.F32);
             for (int layer = 0; layer < 4; layer++) {
-                w.addTensor("blk." + layer + ".ffn_down_exps.weight", GgmlType.IQ2_XXS, new long[] {256, 2, 4},
-                        new byte[(int) GgmlType.IQ2_XXS.bytesFor(256 * 2 * 4)]);
+                w.addTensor("blk." + layer + ".ffn_down_exps.weight", GgmlType.TQ1_0, new long[] {256, 2, 4},
+                        new byte[(int) GgmlType.TQ1_0.bytesFor(256 * 2 * 4)]);
             }
             w.write(path);
             registry.add("lazarus.test.unsupported-model", path::toString);
@@ -79,7 +79,7 @@ class UnsupportedModelPreflightTest {
         assertThat(view.path("reason").asString()).contains(REASON);
         JsonNode needs = view.path("needs");
         assertThat(needs.path("architecture").asString()).isEqualTo("qwen3moe");
-        assertThat(needs.path("tensor_types").path("IQ2_XXS").asInt()).isEqualTo(4);
+        assertThat(needs.path("tensor_types").path("TQ1_0").asInt()).isEqualTo(4);
         assertThat(needs.path("tensor_types").path("F32").asInt()).isEqualTo(1);
         assertThat(needs.path("unsupported").get(0).asString()).isEqualTo(REASON);
 
