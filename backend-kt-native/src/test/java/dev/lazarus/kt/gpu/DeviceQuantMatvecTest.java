@@ -30,7 +30,7 @@ class DeviceQuantMatvecTest {
 
     @BeforeAll
     static void buildFakeDriver() throws Exception {
-        FakeCudaDriverTest.buildFakeDriver0(dir);
+        FakeCudaDriverTest.buildFakeDriver0();
     }
 
     @AfterAll

@@ -36,7 +36,7 @@ class DeviceRoutingTest {
 
     @BeforeAll
     static void buildFakeDriver() throws Exception {
-        FakeCudaDriverTest.buildFakeDriver0(dir);
+        FakeCudaDriverTest.buildFakeDriver0();
     }
 
     @AfterAll

@@ -37,17 +37,24 @@ class FakeCudaDriverTest {
 
     @BeforeAll
     static void buildFakeDriver() throws Exception {
-        buildFakeDriver0(dir);
+        buildFakeDriver0();
     }
 
-    static void buildFakeDriver0(Path dir) throws Exception {
-        library = dir.resolve("libfakecuda.so");
+    /** Builds the fake driver once per test JVM (the GPU test classes share it) and selects it. */
+    static synchronized void buildFakeDriver0() throws Exception {
+        if (library != null) {
+            System.setProperty("lazarus.cuda.library", library.toString());
+            return;
+        }
+        Path home = Files.createTempDirectory("lazarus-fakecuda");
+        home.toFile().deleteOnExit();
+        Path built = home.resolve("libfakecuda.so");
         Path source = Path.of("src/test/c/fake_cuda.cpp").toAbsolutePath();
         Process cc;
         try {
             cc = new ProcessBuilder("c++", "-O1", "-std=c++17", "-shared", "-fPIC", "-Wno-unknown-pragmas",
                     "-I", source.resolveSibling("shim").toString(), "-I", Path.of("src/main/cuda").toAbsolutePath().toString(),
-                    "-o", library.toString(), source.toString())
+                    "-o", built.toString(), source.toString())
                     .redirectErrorStream(true).start();
         } catch (IOException e) {
             assumeTrue(false, "no C++ compiler (c++) to build the fake CUDA driver: " + e.getMessage());
@@ -55,6 +62,8 @@ class FakeCudaDriverTest {
         }
         assertThat(cc.waitFor(120, TimeUnit.SECONDS)).isTrue();
         assertThat(cc.exitValue()).as(new String(cc.getInputStream().readAllBytes())).isZero();
+        built.toFile().deleteOnExit();
+        library = built;
         System.setProperty("lazarus.cuda.library", library.toString());
     }
 
