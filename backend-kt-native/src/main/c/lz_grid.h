@@ -25,11 +25,23 @@ static inline uint32_t lz_u16(const uint8_t *p) {
     return p[0] | (uint32_t) p[1] << 8;
 }
 
-/* n bytes of a grid entry into q, negated where signs has the bit. */
-static inline void lz_grid_put(uint64_t entry, uint32_t signs, int n, int8_t *q) {
-    for (int j = 0; j < n; j++) {
-        int8_t v = (int8_t) (entry >> 8 * j);
-        q[j] = (signs >> j) & 1 ? (int8_t) -v : v;
+/* n bytes of a grid entry into q (unsigned; lz_grid_signs negates them later). */
+static inline void lz_grid_put(uint64_t entry, int n, int8_t *q) {
+    memcpy(q, &entry, n);
+}
+
+/* Value j of each 8-value group g negated where bit j of signs[g] is set: per 32 values, the four sign bytes spread
+ * over their bytes, a byte's own bit picked out, then q xor m - m (m = -1 where set). */
+static inline __attribute__((always_inline)) void lz_grid_signs(int8_t *q, const uint8_t *signs) {
+    const __m256i spread = _mm256_setr_epi8(0, 0, 0, 0, 0, 0, 0, 0, 1, 1, 1, 1, 1, 1, 1, 1,
+                                            2, 2, 2, 2, 2, 2, 2, 2, 3, 3, 3, 3, 3, 3, 3, 3);
+    const __m256i bit = _mm256_set1_epi64x((long long) 0x8040201008040201ULL);
+    for (int c = 0; c < 8; c++) {
+        int32_t s4;
+        memcpy(&s4, signs + 4 * c, 4);
+        __m256i m = _mm256_cmpeq_epi8(_mm256_and_si256(_mm256_shuffle_epi8(_mm256_set1_epi32(s4), spread), bit), bit);
+        __m256i v = _mm256_loadu_si256((const __m256i *) (q + 32 * c));
+        _mm256_storeu_si256((__m256i *) (q + 32 * c), _mm256_sub_epi8(_mm256_xor_si256(v, m), m));
     }
 }
 
@@ -43,6 +55,7 @@ enum { LZ_G_IQ2XXS, LZ_G_IQ2XS, LZ_G_IQ2S, LZ_G_IQ3XXS, LZ_G_IQ3S, LZ_G_IQ1S, LZ
 
 static inline __attribute__((always_inline)) void lz_grid_unpack(int type, const uint8_t *blk, lz_grid_block *o) {
     const lz_grids *t = lz_grid_tables;
+    uint8_t signs[32]; /* per 8 values, applied after the switch */
     if (type == LZ_G_IQ1M) {
         uint32_t bits = 0;
         for (int i = 0; i < 4; i++) {
@@ -59,7 +72,8 @@ static inline __attribute__((always_inline)) void lz_grid_unpack(int type, const
                 const uint8_t *at = blk + 2 + 8 * ib;
                 uint32_t aux = lz_u32(at + 4);
                 for (int l = 0; l < 4; l++) {
-                    lz_grid_put(t->iq2xxs[at[l]], t->ksigns[(aux >> 7 * l) & 127], 8, o->q + 32 * ib + 8 * l);
+                    lz_grid_put(t->iq2xxs[at[l]], 8, o->q + 32 * ib + 8 * l);
+                    signs[4 * ib + l] = t->ksigns[(aux >> 7 * l) & 127];
                 }
                 lz_grid_scales(o->sc, ib, aux >> 28, aux >> 28);
             }
@@ -67,7 +81,8 @@ static inline __attribute__((always_inline)) void lz_grid_unpack(int type, const
         case LZ_G_IQ2XS: /* 74 */
             for (int g = 0; g < 32; g++) {
                 uint32_t v = lz_u16(blk + 2 + 2 * g);
-                lz_grid_put(t->iq2xs[v & 511], t->ksigns[v >> 9], 8, o->q + 8 * g);
+                lz_grid_put(t->iq2xs[v & 511], 8, o->q + 8 * g);
+                signs[g] = t->ksigns[v >> 9];
             }
             for (int ib = 0; ib < 8; ib++) {
                 lz_grid_scales(o->sc, ib, blk[66 + ib] & 0xF, blk[66 + ib] >> 4);
@@ -77,7 +92,8 @@ static inline __attribute__((always_inline)) void lz_grid_unpack(int type, const
             for (int g = 0; g < 32; g++) {
                 int ib = g / 4, l = g % 4;
                 uint32_t index = blk[2 + g] | ((blk[66 + ib] << (8 - 2 * l)) & 0x300);
-                lz_grid_put(t->iq2s[index], blk[34 + g], 8, o->q + 8 * g);
+                lz_grid_put(t->iq2s[index], 8, o->q + 8 * g);
+                signs[g] = blk[34 + g];
             }
             for (int ib = 0; ib < 8; ib++) {
                 lz_grid_scales(o->sc, ib, blk[74 + ib] & 0xF, blk[74 + ib] >> 4);
@@ -87,10 +103,10 @@ static inline __attribute__((always_inline)) void lz_grid_unpack(int type, const
             for (int ib = 0; ib < 8; ib++) {
                 uint32_t aux = lz_u32(blk + 66 + 4 * ib);
                 for (int l = 0; l < 4; l++) {
-                    uint32_t signs = t->ksigns[(aux >> 7 * l) & 127];
                     const uint8_t *qs = blk + 2 + 8 * ib + 2 * l;
-                    lz_grid_put(t->iq3xxs[qs[0]], signs, 4, o->q + 32 * ib + 8 * l);
-                    lz_grid_put(t->iq3xxs[qs[1]], signs >> 4, 4, o->q + 32 * ib + 8 * l + 4);
+                    lz_grid_put(t->iq3xxs[qs[0]], 4, o->q + 32 * ib + 8 * l);
+                    lz_grid_put(t->iq3xxs[qs[1]], 4, o->q + 32 * ib + 8 * l + 4);
+                    signs[4 * ib + l] = t->ksigns[(aux >> 7 * l) & 127];
                 }
                 lz_grid_scales(o->sc, ib, aux >> 28, aux >> 28);
             }
@@ -99,37 +115,38 @@ static inline __attribute__((always_inline)) void lz_grid_unpack(int type, const
             for (int ib = 0; ib < 8; ib++) {
                 uint32_t qh = blk[66 + ib];
                 for (int l = 0; l < 4; l++) {
-                    uint32_t signs = blk[74 + 4 * ib + l];
                     const uint8_t *qs = blk + 2 + 8 * ib + 2 * l;
-                    lz_grid_put(t->iq3s[qs[0] | ((qh << (8 - 2 * l)) & 256)], signs, 4, o->q + 32 * ib + 8 * l);
-                    lz_grid_put(t->iq3s[qs[1] | ((qh << (7 - 2 * l)) & 256)], signs >> 4, 4, o->q + 32 * ib + 8 * l + 4);
+                    lz_grid_put(t->iq3s[qs[0] | ((qh << (8 - 2 * l)) & 256)], 4, o->q + 32 * ib + 8 * l);
+                    lz_grid_put(t->iq3s[qs[1] | ((qh << (7 - 2 * l)) & 256)], 4, o->q + 32 * ib + 8 * l + 4);
                 }
                 uint32_t ls = (blk[106 + ib / 2] >> (4 * (ib % 2))) & 0xF;
                 lz_grid_scales(o->sc, ib, ls, ls);
             }
-            break;
+            lz_grid_signs(o->q, blk + 74); /* IQ3_S's sign bytes are in value order already */
+            return;
         case LZ_G_IQ1S: /* 50 */
             for (int ib = 0; ib < 8; ib++) {
                 uint32_t qh = lz_u16(blk + 34 + 2 * ib);
                 for (int l = 0; l < 4; l++) {
-                    lz_grid_put(t->iq1s[blk[2 + 4 * ib + l] | (((qh >> 3 * l) & 7) << 8)], 0, 8, o->q + 32 * ib + 8 * l);
+                    lz_grid_put(t->iq1s[blk[2 + 4 * ib + l] | (((qh >> 3 * l) & 7) << 8)], 8, o->q + 32 * ib + 8 * l);
                 }
                 memset(o->delta + 32 * ib, qh & 0x8000 ? -1 : 1, 32);
                 lz_grid_scales(o->sc, ib, (qh >> 12) & 7, (qh >> 12) & 7);
             }
-            break;
+            return; /* IQ1's grid values are signed */
         default: /* IQ1_M, 56 */
             for (int g = 0; g < 32; g++) {
                 uint32_t qh = blk[32 + g / 2] >> (4 * (g % 2));
-                lz_grid_put(t->iq1s[blk[g] | ((qh & 7) << 8)], 0, 8, o->q + 8 * g);
+                lz_grid_put(t->iq1s[blk[g] | ((qh & 7) << 8)], 8, o->q + 8 * g);
                 memset(o->delta + 8 * g, qh & 8 ? -1 : 1, 8);
             }
             for (int ib = 0; ib < 8; ib++) {
                 uint32_t w = lz_u16(blk + 48 + 2 * (ib / 2));
                 lz_grid_scales(o->sc, ib, (w >> (6 * (ib % 2))) & 7, (w >> (6 * (ib % 2) + 3)) & 7);
             }
-            break;
+            return;
     }
+    lz_grid_signs(o->q, signs);
 }
 
 /* SubBlockKQuantKernel's VEC_DOT (tiled = 0) or TILED fold of a grid I-quant row. */
