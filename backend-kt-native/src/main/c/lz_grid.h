@@ -25,24 +25,28 @@ static inline uint32_t lz_u16(const uint8_t *p) {
     return p[0] | (uint32_t) p[1] << 8;
 }
 
-/* n bytes of a grid entry into q (unsigned; lz_grid_signs negates them later). */
-static inline void lz_grid_put(uint64_t entry, int n, int8_t *q) {
-    memcpy(q, &entry, n);
-}
-
-/* Value j of each 8-value group g negated where bit j of signs[g] is set: per 32 values, the four sign bytes spread
- * over their bytes, a byte's own bit picked out, then q xor m - m (m = -1 where set). */
-static inline __attribute__((always_inline)) void lz_grid_signs(int8_t *q, const uint8_t *signs) {
+/*
+ * 32 values from four 8-value grid entries (e0: values 0-7), negated where bit j of sign byte k of s4 is set (value
+ * 8k + j): built in registers and stored once, so that the integer stage's 32-byte loads take the store whole.
+ */
+static inline __attribute__((always_inline)) void lz_grid_chunk(int8_t *q, uint64_t e0, uint64_t e1, uint64_t e2,
+                                                                uint64_t e3, uint32_t s4) {
     const __m256i spread = _mm256_setr_epi8(0, 0, 0, 0, 0, 0, 0, 0, 1, 1, 1, 1, 1, 1, 1, 1,
                                             2, 2, 2, 2, 2, 2, 2, 2, 3, 3, 3, 3, 3, 3, 3, 3);
     const __m256i bit = _mm256_set1_epi64x((long long) 0x8040201008040201ULL);
-    for (int c = 0; c < 8; c++) {
-        int32_t s4;
-        memcpy(&s4, signs + 4 * c, 4);
-        __m256i m = _mm256_cmpeq_epi8(_mm256_and_si256(_mm256_shuffle_epi8(_mm256_set1_epi32(s4), spread), bit), bit);
-        __m256i v = _mm256_loadu_si256((const __m256i *) (q + 32 * c));
-        _mm256_storeu_si256((__m256i *) (q + 32 * c), _mm256_sub_epi8(_mm256_xor_si256(v, m), m));
-    }
+    __m256i m = _mm256_cmpeq_epi8(_mm256_and_si256(_mm256_shuffle_epi8(_mm256_set1_epi32((int32_t) s4), spread), bit), bit);
+    __m256i v = _mm256_set_epi64x((long long) e3, (long long) e2, (long long) e1, (long long) e0);
+    _mm256_storeu_si256((__m256i *) q, _mm256_sub_epi8(_mm256_xor_si256(v, m), m));
+}
+
+/* Two 4-value grid entries as one 8-value one. */
+static inline uint64_t lz_grid_pair(uint32_t lo, uint32_t hi) {
+    return lo | (uint64_t) hi << 32;
+}
+
+/* Eight bytes of IQ1's shift sign: -1 where negative, else 1. */
+static inline uint64_t lz_grid_shift(int negative) {
+    return negative ? 0xFFFFFFFFFFFFFFFFULL : 0x0101010101010101ULL;
 }
 
 static inline void lz_grid_scales(int8_t *sc, int ib, uint32_t lo, uint32_t hi) {
@@ -53,9 +57,9 @@ static inline void lz_grid_scales(int8_t *sc, int ib, uint32_t lo, uint32_t hi) 
 /* The layouts of GridQuants' table (bytes per super-block in the comments). */
 enum { LZ_G_IQ2XXS, LZ_G_IQ2XS, LZ_G_IQ2S, LZ_G_IQ3XXS, LZ_G_IQ3S, LZ_G_IQ1S, LZ_G_IQ1M };
 
+/* Super-block blk as GridQuants.codes, scales, deltas and d decode it; chunk ib is values 32ib..32ib + 31. */
 static inline __attribute__((always_inline)) void lz_grid_unpack(int type, const uint8_t *blk, lz_grid_block *o) {
     const lz_grids *t = lz_grid_tables;
-    uint8_t signs[32]; /* per 8 values, applied after the switch */
     if (type == LZ_G_IQ1M) {
         uint32_t bits = 0;
         for (int i = 0; i < 4; i++) {
@@ -66,87 +70,87 @@ static inline __attribute__((always_inline)) void lz_grid_unpack(int type, const
     } else {
         o->d = lz_f16(blk);
     }
-    switch (type) {
-        case LZ_G_IQ2XXS: /* 66 */
-            for (int ib = 0; ib < 8; ib++) {
+    for (int ib = 0; ib < 8; ib++) {
+        int8_t *q = o->q + 32 * ib;
+        switch (type) {
+            case LZ_G_IQ2XXS: { /* 66 */
                 const uint8_t *at = blk + 2 + 8 * ib;
-                uint32_t aux = lz_u32(at + 4);
+                uint32_t aux = lz_u32(at + 4), s4 = 0;
                 for (int l = 0; l < 4; l++) {
-                    lz_grid_put(t->iq2xxs[at[l]], 8, o->q + 32 * ib + 8 * l);
-                    signs[4 * ib + l] = t->ksigns[(aux >> 7 * l) & 127];
+                    s4 |= (uint32_t) t->ksigns[(aux >> 7 * l) & 127] << 8 * l;
                 }
+                lz_grid_chunk(q, t->iq2xxs[at[0]], t->iq2xxs[at[1]], t->iq2xxs[at[2]], t->iq2xxs[at[3]], s4);
                 lz_grid_scales(o->sc, ib, aux >> 28, aux >> 28);
+                break;
             }
-            break;
-        case LZ_G_IQ2XS: /* 74 */
-            for (int g = 0; g < 32; g++) {
-                uint32_t v = lz_u16(blk + 2 + 2 * g);
-                lz_grid_put(t->iq2xs[v & 511], 8, o->q + 8 * g);
-                signs[g] = t->ksigns[v >> 9];
-            }
-            for (int ib = 0; ib < 8; ib++) {
+            case LZ_G_IQ2XS: { /* 74 */
+                uint32_t v[4], s4 = 0;
+                for (int l = 0; l < 4; l++) {
+                    v[l] = lz_u16(blk + 2 + 8 * ib + 2 * l);
+                    s4 |= (uint32_t) t->ksigns[v[l] >> 9] << 8 * l;
+                }
+                lz_grid_chunk(q, t->iq2xs[v[0] & 511], t->iq2xs[v[1] & 511], t->iq2xs[v[2] & 511], t->iq2xs[v[3] & 511], s4);
                 lz_grid_scales(o->sc, ib, blk[66 + ib] & 0xF, blk[66 + ib] >> 4);
+                break;
             }
-            break;
-        case LZ_G_IQ2S: /* 82 */
-            for (int g = 0; g < 32; g++) {
-                int ib = g / 4, l = g % 4;
-                uint32_t index = blk[2 + g] | ((blk[66 + ib] << (8 - 2 * l)) & 0x300);
-                lz_grid_put(t->iq2s[index], 8, o->q + 8 * g);
-                signs[g] = blk[34 + g];
-            }
-            for (int ib = 0; ib < 8; ib++) {
+            case LZ_G_IQ2S: { /* 82 */
+                uint32_t h = blk[66 + ib];
+                const uint8_t *qs = blk + 2 + 4 * ib;
+                lz_grid_chunk(q, t->iq2s[qs[0] | ((h << 8) & 0x300)], t->iq2s[qs[1] | ((h << 6) & 0x300)],
+                              t->iq2s[qs[2] | ((h << 4) & 0x300)], t->iq2s[qs[3] | ((h << 2) & 0x300)],
+                              lz_u32(blk + 34 + 4 * ib));
                 lz_grid_scales(o->sc, ib, blk[74 + ib] & 0xF, blk[74 + ib] >> 4);
+                break;
             }
-            break;
-        case LZ_G_IQ3XXS: /* 98 */
-            for (int ib = 0; ib < 8; ib++) {
-                uint32_t aux = lz_u32(blk + 66 + 4 * ib);
+            case LZ_G_IQ3XXS: { /* 98 */
+                uint32_t aux = lz_u32(blk + 66 + 4 * ib), s4 = 0;
+                const uint8_t *qs = blk + 2 + 8 * ib;
                 for (int l = 0; l < 4; l++) {
-                    const uint8_t *qs = blk + 2 + 8 * ib + 2 * l;
-                    lz_grid_put(t->iq3xxs[qs[0]], 4, o->q + 32 * ib + 8 * l);
-                    lz_grid_put(t->iq3xxs[qs[1]], 4, o->q + 32 * ib + 8 * l + 4);
-                    signs[4 * ib + l] = t->ksigns[(aux >> 7 * l) & 127];
+                    s4 |= (uint32_t) t->ksigns[(aux >> 7 * l) & 127] << 8 * l;
                 }
+                lz_grid_chunk(q, lz_grid_pair(t->iq3xxs[qs[0]], t->iq3xxs[qs[1]]),
+                              lz_grid_pair(t->iq3xxs[qs[2]], t->iq3xxs[qs[3]]),
+                              lz_grid_pair(t->iq3xxs[qs[4]], t->iq3xxs[qs[5]]),
+                              lz_grid_pair(t->iq3xxs[qs[6]], t->iq3xxs[qs[7]]), s4);
                 lz_grid_scales(o->sc, ib, aux >> 28, aux >> 28);
+                break;
             }
-            break;
-        case LZ_G_IQ3S: /* 110 */
-            for (int ib = 0; ib < 8; ib++) {
+            case LZ_G_IQ3S: { /* 110; the sign bytes are in value order */
                 uint32_t qh = blk[66 + ib];
+                const uint8_t *qs = blk + 2 + 8 * ib;
+                uint64_t e[4];
                 for (int l = 0; l < 4; l++) {
-                    const uint8_t *qs = blk + 2 + 8 * ib + 2 * l;
-                    lz_grid_put(t->iq3s[qs[0] | ((qh << (8 - 2 * l)) & 256)], 4, o->q + 32 * ib + 8 * l);
-                    lz_grid_put(t->iq3s[qs[1] | ((qh << (7 - 2 * l)) & 256)], 4, o->q + 32 * ib + 8 * l + 4);
+                    e[l] = lz_grid_pair(t->iq3s[qs[2 * l] | ((qh << (8 - 2 * l)) & 256)],
+                                        t->iq3s[qs[2 * l + 1] | ((qh << (7 - 2 * l)) & 256)]);
                 }
+                lz_grid_chunk(q, e[0], e[1], e[2], e[3], lz_u32(blk + 74 + 4 * ib));
                 uint32_t ls = (blk[106 + ib / 2] >> (4 * (ib % 2))) & 0xF;
                 lz_grid_scales(o->sc, ib, ls, ls);
+                break;
             }
-            lz_grid_signs(o->q, blk + 74); /* IQ3_S's sign bytes are in value order already */
-            return;
-        case LZ_G_IQ1S: /* 50 */
-            for (int ib = 0; ib < 8; ib++) {
+            case LZ_G_IQ1S: { /* 50; IQ1's grid values are signed */
                 uint32_t qh = lz_u16(blk + 34 + 2 * ib);
-                for (int l = 0; l < 4; l++) {
-                    lz_grid_put(t->iq1s[blk[2 + 4 * ib + l] | (((qh >> 3 * l) & 7) << 8)], 8, o->q + 32 * ib + 8 * l);
-                }
-                memset(o->delta + 32 * ib, qh & 0x8000 ? -1 : 1, 32);
+                const uint8_t *qs = blk + 2 + 4 * ib;
+                lz_grid_chunk(q, t->iq1s[qs[0] | (qh & 7) << 8], t->iq1s[qs[1] | ((qh >> 3) & 7) << 8],
+                              t->iq1s[qs[2] | ((qh >> 6) & 7) << 8], t->iq1s[qs[3] | ((qh >> 9) & 7) << 8], 0);
+                uint64_t sh = lz_grid_shift(qh & 0x8000);
+                lz_grid_chunk(o->delta + 32 * ib, sh, sh, sh, sh, 0);
                 lz_grid_scales(o->sc, ib, (qh >> 12) & 7, (qh >> 12) & 7);
+                break;
             }
-            return; /* IQ1's grid values are signed */
-        default: /* IQ1_M, 56 */
-            for (int g = 0; g < 32; g++) {
-                uint32_t qh = blk[32 + g / 2] >> (4 * (g % 2));
-                lz_grid_put(t->iq1s[blk[g] | ((qh & 7) << 8)], 8, o->q + 8 * g);
-                memset(o->delta + 8 * g, qh & 8 ? -1 : 1, 8);
-            }
-            for (int ib = 0; ib < 8; ib++) {
+            default: { /* IQ1_M, 56: per 8 values a nibble of qh, its bit 3 the shift's sign */
+                uint32_t h = lz_u16(blk + 32 + 2 * ib);
+                const uint8_t *qs = blk + 4 * ib;
+                lz_grid_chunk(q, t->iq1s[qs[0] | (h & 7) << 8], t->iq1s[qs[1] | ((h >> 4) & 7) << 8],
+                              t->iq1s[qs[2] | ((h >> 8) & 7) << 8], t->iq1s[qs[3] | ((h >> 12) & 7) << 8], 0);
+                lz_grid_chunk(o->delta + 32 * ib, lz_grid_shift(h & 8), lz_grid_shift(h & 0x80),
+                              lz_grid_shift(h & 0x800), lz_grid_shift(h & 0x8000), 0);
                 uint32_t w = lz_u16(blk + 48 + 2 * (ib / 2));
                 lz_grid_scales(o->sc, ib, (w >> (6 * (ib % 2))) & 7, (w >> (6 * (ib % 2) + 3)) & 7);
+                break;
             }
-            return;
+        }
     }
-    lz_grid_signs(o->q, signs);
 }
 
 /* SubBlockKQuantKernel's VEC_DOT (tiled = 0) or TILED fold of a grid I-quant row. */
