@@ -45,7 +45,11 @@ enum {
     LZ_Q2K = 6, LZ_Q2K_GEMV = 7, LZ_Q2K_GEMM = 8, LZ_Q2K_TILED = 9, LZ_Q3K = 10, LZ_Q3K_TILED = 11,
     LZ_IQ4XS = 12, LZ_IQ4XS_TILED = 13, LZ_IQ4NL = 14, LZ_IQ4NL_REPACKED = 15, LZ_MXFP4 = 16, LZ_MXFP4_REPACKED = 17,
     LZ_Q4K16_GEMV = 18, /* LZ_Q4K_GEMV's order on the 16-row layout of lz_q4k16.h */
-    LZ_Q4K16_GEMM = 19  /* LZ_Q4K_GEMM's order on it */
+    LZ_Q4K16_GEMM = 19, /* LZ_Q4K_GEMM's order on it */
+    /* the grid I-quants (lz_grid.h): SubBlockKQuantKernel's VEC_DOT and TILED orders, in lz_grid.h's type order */
+    LZ_IQ2XXS = 20, LZ_IQ2XXS_TILED = 21, LZ_IQ2XS = 22, LZ_IQ2XS_TILED = 23, LZ_IQ2S = 24, LZ_IQ2S_TILED = 25,
+    LZ_IQ3XXS = 26, LZ_IQ3XXS_TILED = 27, LZ_IQ3S = 28, LZ_IQ3S_TILED = 29, LZ_IQ1S = 30, LZ_IQ1S_TILED = 31,
+    LZ_IQ1M = 32, LZ_IQ1M_TILED = 33
 };
 
 static inline float lz_f16(const uint8_t *p) {
@@ -196,6 +200,7 @@ LZ_INLINE void lz_dot_q6k(const uint8_t *row, const lz_act *a, int nv, int32_t c
 }
 
 #include "lz_lowbit.h"
+#include "lz_grid.h"
 
 /* out[v] = row . a[v] for v < nv (1 or LZ_GROUP: the compiler specialises each). */
 LZ_INLINE void lz_dot(int kernel, const uint8_t *row, const lz_act *a, int nv, int32_t cols, float *out) {
@@ -206,7 +211,13 @@ LZ_INLINE void lz_dot(int kernel, const uint8_t *row, const lz_act *a, int nv, i
         case LZ_Q4K_GEMV:
         case LZ_Q4K_GEMM:
         case LZ_Q4K_TILED: lz_dot_q4k(row, a, nv, cols, kernel, out); break;
-        default: lz_dot_lowbit(kernel, row, a, nv, cols, out); break;
+        default:
+            if (kernel >= LZ_IQ2XXS) {
+                lz_dot_grid(row, a, nv, cols, (kernel - LZ_IQ2XXS) / 2, (kernel - LZ_IQ2XXS) % 2, out);
+            } else {
+                lz_dot_lowbit(kernel, row, a, nv, cols, out);
+            }
+            break;
     }
 }
 

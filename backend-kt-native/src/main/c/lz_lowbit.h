@@ -181,5 +181,5 @@ LZ_INLINE void lz_dot_lowbit(int kernel, const uint8_t *row, const lz_act *a, in
 
 /* The activation's block: Q8_0's 32 for the table types, Q8_K's 256 for the others. */
 static inline int32_t lz_lowbit_act_block(int kernel) {
-    return kernel >= LZ_IQ4NL ? 32 : 256;
+    return kernel >= LZ_IQ4NL && kernel <= LZ_MXFP4_REPACKED ? 32 : 256;
 }

@@ -9,7 +9,8 @@
 #include <stdint.h>
 
 /* The super-block layouts, and the table ones (which share IQ4_XS's nibble order within a block). */
-enum { LZ_SB_Q2K, LZ_SB_Q3K, LZ_SB_IQ4XS };
+/* LZ_SB_GRID: a grid I-quant's 256 values already unpacked into signed bytes (lz_grid.h). */
+enum { LZ_SB_Q2K, LZ_SB_Q3K, LZ_SB_IQ4XS, LZ_SB_GRID };
 enum { LZ_TB_IQ4NL, LZ_TB_MXFP4 };
 
 /* ggml's kvalues_iq4nl and kvalues_mxfp4 (E2M1 doubled), in both 128-bit halves for vpshufb. */
@@ -29,6 +30,9 @@ static inline __m256i lz_lowbit_nibbles(const uint8_t *qs, __m256i table) {
 
 /* Group g (values 32g..32g + 31) of the super-block at blk: Q2_K 0..3, Q3_K -4..3, IQ4_XS -127..113. */
 static inline __attribute__((always_inline)) __m256i lz_sb_codes(int type, const uint8_t *blk, int g) {
+    if (type == LZ_SB_GRID) {
+        return _mm256_loadu_si256((const __m256i *) (blk + 32 * g));
+    }
     if (type == LZ_SB_IQ4XS) {
         return lz_lowbit_nibbles(blk + 8 + 16 * g, lz_lowbit_table(0));
     }

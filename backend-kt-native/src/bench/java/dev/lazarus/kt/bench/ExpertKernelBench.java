@@ -2,11 +2,14 @@ package dev.lazarus.kt.bench;
 
 import dev.lazarus.kt.gguf.GgmlCodec;
 import dev.lazarus.kt.gguf.GgmlType;
+import dev.lazarus.kt.gguf.GridQuants;
 import dev.lazarus.kt.tensor.Activation;
 import dev.lazarus.kt.tensor.WeightMatrices;
 import dev.lazarus.kt.tensor.WeightMatrix;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
+import java.nio.ByteOrder;
 import java.lang.management.ManagementFactory;
 import java.lang.management.ThreadMXBean;
 import java.util.Random;
@@ -16,7 +19,7 @@ import java.util.Random;
  * alternated round by round: {@code experts} matrices of {@code rows × cols} (more than the L3, so DRAM streams), each
  * multiplied in turn. Reports the thread's CPU time per matrix besides wall time: on a machine shared with other
  * work the CPU time is the kernels' own (memory contention aside). Usage: {@code ExpertKernelBench [type] [rounds]
- * [batch] [how] [sets]} (type Q4_K, Q6_K, Q8_0; batch: vectors per product, 1 = decode; how: {@code copied} (RAM-tier
+ * [batch] [how] [sets]} (type Q4_K, Q6_K, Q8_0, or a grid I-quant such as IQ2_XXS on random blocks, which the engine does not encode; batch: vectors per product, 1 = decode; how: {@code copied} (RAM-tier
  * expert, default), {@code in-place} (a dense matrix read in place) or {@code repacked} (a dense matrix copied at
  * load); sets: comma-separated kernel settings, default {@code auto,java}).
  */
@@ -36,7 +39,8 @@ public final class ExpertKernelBench {
             for (int i = 0; i < values.length; i++) {
                 values[i] = (float) rnd.nextGaussian() * 0.02f;
             }
-            MemorySegment data = MemorySegment.ofArray(GgmlCodec.encode(type, values));
+            MemorySegment data = GridQuants.covers(type) ? gridBlocks(type, rows * cols, rnd)
+                    : MemorySegment.ofArray(GgmlCodec.encode(type, values));
             for (int s = 0; s < sets.length; s++) {
                 System.setProperty("lazarus.kt.kernels", sets[s]);
                 ms[s][e] = switch (how) {
@@ -83,5 +87,25 @@ public final class ExpertKernelBench {
             }
             System.out.println(line + " load " + ManagementFactory.getOperatingSystemMXBean().getSystemLoadAverage());
         }
+    }
+
+    /** Random grid I-quant blocks (the kernels' cost does not depend on the values) with an ordinary f16 scale d. */
+    private static MemorySegment gridBlocks(GgmlType type, int values, Random rnd) {
+        ValueLayout.OfShort i16 = ValueLayout.JAVA_SHORT_UNALIGNED.withOrder(ByteOrder.LITTLE_ENDIAN);
+        byte[] bytes = new byte[Math.toIntExact(type.bytesFor(values))];
+        rnd.nextBytes(bytes);
+        MemorySegment data = MemorySegment.ofArray(bytes);
+        short d = Float.floatToFloat16(0.001f + 0.01f * rnd.nextFloat());
+        for (long blk = 0; blk < bytes.length; blk += type.typeSize()) {
+            if (type == GgmlType.IQ1_M) { // d's sixteen bits are the top nibbles of the four scale words
+                for (int i = 0; i < 4; i++) {
+                    long at = blk + 48 + 2L * i;
+                    data.set(i16, at, (short) ((data.get(i16, at) & 0x0FFF) | ((d >> (4 * i)) & 0xF) << 12));
+                }
+            } else {
+                data.set(i16, blk, d);
+            }
+        }
+        return data;
     }
 }

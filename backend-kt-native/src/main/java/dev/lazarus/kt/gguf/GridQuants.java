@@ -204,6 +204,43 @@ public final class GridQuants {
         }
     }
 
+    /**
+     * The codebooks in the native kernels' layout ({@code lz_grid_tables.h}'s {@code lz_grids}: the u64 grids of IQ2_XXS,
+     * IQ2_XS, IQ2_S, IQ1_S, the u32 grids of IQ3_XXS, IQ3_S, then the 128 sign bytes; little-endian), in a global
+     * arena, written once: the C kernels read the tables of the resource rather than copies in their source.
+     */
+    public static MemorySegment nativeTables() {
+        return NativeTables.SEGMENT;
+    }
+
+    private static final class NativeTables {
+        static final MemorySegment SEGMENT = write(Tables.INSTANCE);
+
+        private static MemorySegment write(Tables t) {
+            long[][] wide = {t.iq2xxs, t.iq2xs, t.iq2s, t.iq1s};
+            int[][] narrow = {t.iq3xxs, t.iq3s};
+            long bytes = 8L * (256 + 512 + 1024 + 2048) + 4L * (256 + 512) + 128;
+            MemorySegment s = java.lang.foreign.Arena.global().allocate(bytes, 64);
+            long at = 0;
+            for (long[] table : wide) {
+                for (long v : table) {
+                    s.set(ValueLayout.JAVA_LONG_UNALIGNED.withOrder(ByteOrder.LITTLE_ENDIAN), at, v);
+                    at += 8;
+                }
+            }
+            for (int[] table : narrow) {
+                for (int v : table) {
+                    s.set(I32, at, v);
+                    at += 4;
+                }
+            }
+            for (int v : t.ksigns) {
+                s.set(ValueLayout.JAVA_BYTE, at++, (byte) v);
+            }
+            return s;
+        }
+    }
+
     /** Eight unsigned grid bytes of {@code entry} into {@code q[at..]}, negated where {@code signs} has the bit. */
     private static void grid8(long entry, int signs, int[] q, int at) {
         for (int j = 0; j < 8; j++) {

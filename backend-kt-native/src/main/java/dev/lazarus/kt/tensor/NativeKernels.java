@@ -7,6 +7,7 @@ import static java.lang.foreign.ValueLayout.JAVA_INT;
 import static java.lang.foreign.ValueLayout.JAVA_LONG;
 
 import dev.lazarus.kt.gguf.GgmlType;
+import dev.lazarus.kt.gguf.GridQuants;
 import dev.lazarus.kt.runtime.HostCpu;
 import java.io.IOException;
 import java.io.InputStream;
@@ -93,7 +94,12 @@ public final class NativeKernels {
         /** {@link #Q4K_GEMV}'s order on the RAM tier's 16-row layout ({@link Q4KNativePacked}). */
         Q4K16_GEMV(VecDotType.Q8_K),
         /** {@link #Q4K_GEMM}'s order on it. */
-        Q4K16_GEMM(VecDotType.Q8_K);
+        Q4K16_GEMM(VecDotType.Q8_K),
+        // the grid I-quants (lz_grid.h): SubBlockKQuantKernel's VEC_DOT and TILED orders, in lz_grid.h's type order
+        IQ2XXS(VecDotType.Q8_K), IQ2XXS_TILED(VecDotType.Q8_K), IQ2XS(VecDotType.Q8_K), IQ2XS_TILED(VecDotType.Q8_K),
+        IQ2S(VecDotType.Q8_K), IQ2S_TILED(VecDotType.Q8_K), IQ3XXS(VecDotType.Q8_K), IQ3XXS_TILED(VecDotType.Q8_K),
+        IQ3S(VecDotType.Q8_K), IQ3S_TILED(VecDotType.Q8_K), IQ1S(VecDotType.Q8_K), IQ1S_TILED(VecDotType.Q8_K),
+        IQ1M(VecDotType.Q8_K), IQ1M_TILED(VecDotType.Q8_K);
 
         final VecDotType activation;
 
@@ -159,7 +165,7 @@ public final class NativeKernels {
      * Java kernels run it): Q8_0; Q6_K (vec_dot, and the tiled order for batches of eight or more); Q4_K where
      * llama-server repacks it (rows a multiple of 8: its GEMV order, and its GEMM for fours of a batch when
      * {@code withGemm}); Q4_K copied at load takes {@link #packedQ4K}'s layout instead; the low-bit types in
-     * {@link WeightMatrices}' Java orders ({@link LowBitSelection}).
+     * {@link WeightMatrices}' Java orders ({@link LowBitSelection}), the grid I-quants among them.
      */
     static NativeRowKernel[] covering(GgmlType type, int rows, int cols, boolean withGemm) {
         return switch (type) {
@@ -169,7 +175,8 @@ public final class NativeKernels {
                     ? new NativeRowKernel[] {kernel(Kernel.Q4K_GEMV), withGemm ? kernel(Kernel.Q4K_GEMM) : null, null}
                     : null;
             case Q6_K -> new NativeRowKernel[] {kernel(Kernel.Q6K), null, kernel(Kernel.Q6K_TILED)};
-            case Q2_K, Q3_K, IQ4_XS, IQ4_NL, MXFP4 -> LowBitSelection.covering(type, rows, withGemm);
+            case Q2_K, Q3_K, IQ4_XS, IQ4_NL, MXFP4, IQ2_XXS, IQ2_XS, IQ2_S, IQ3_XXS, IQ3_S, IQ1_S, IQ1_M ->
+                    LowBitSelection.covering(type, rows, withGemm);
             default -> null;
         };
     }
@@ -199,6 +206,13 @@ public final class NativeKernels {
             SymbolLookup lookup = Library.LOADED.lookup;
             FunctionDescriptor rows = FunctionDescriptor.ofVoid(JAVA_INT, ADDRESS, JAVA_LONG, JAVA_INT, JAVA_INT, JAVA_INT,
                     ADDRESS, JAVA_INT, ADDRESS, JAVA_INT, JAVA_INT);
+            // the grid I-quants' codebooks, once, before any kernel can run
+            try {
+                Linker.nativeLinker().downcallHandle(lookup.findOrThrow("lz_set_grid_tables"), FunctionDescriptor.ofVoid(ADDRESS))
+                        .invokeExact(GridQuants.nativeTables());
+            } catch (Throwable e) {
+                throw new IllegalStateException("lz_set_grid_tables failed", e);
+            }
             MethodHandle[] handles = new MethodHandle[Isa.values().length];
             for (Isa isa : Isa.values()) {
                 handles[isa.ordinal()] = Linker.nativeLinker().downcallHandle(lookup.findOrThrow(isa.symbol), rows,

@@ -22,7 +22,8 @@ import org.junit.jupiter.params.provider.EnumSource;
  * instruction set of the library this host runs (an AVX-512 VNNI host runs both units), on fresh random data every
  * run (the seed is in the failure message): encoded weights and raw random blocks, odd row counts, batches of 1 to
  * 19 vectors through the matrices that {@link WeightMatrices} makes with {@code -Dlazarus.kt.kernels=native} and
- * {@code =java}; the low-bit types (Q2_K, Q3_K, IQ4_XS, IQ4_NL, MXFP4) on raw random blocks, with rows that
+ * {@code =java}; the low-bit types (Q2_K, Q3_K, IQ4_XS, IQ4_NL, MXFP4, and the grid I-quants IQ2_XXS, IQ2_XS, IQ2_S,
+ * IQ3_XXS, IQ3_S, IQ1_S, IQ1_M) on raw random blocks, with rows that
  * llama-server repacks and rows it does not, and odd numbers of 32-value blocks. Where the library was not built (no C compiler) the engine must run the Java kernels, and CI (which
  * has a compiler) must have built it.
  */
@@ -51,6 +52,10 @@ class NativeKernelsTest {
             case IQ4NL_REPACKED -> new TableBlockKernel(GgmlType.IQ4_NL, TableBlockKernel.Order.REPACKED);
             case MXFP4 -> new TableBlockKernel(GgmlType.MXFP4, TableBlockKernel.Order.VEC_DOT);
             case MXFP4_REPACKED -> new TableBlockKernel(GgmlType.MXFP4, TableBlockKernel.Order.REPACKED);
+            case IQ2XXS, IQ2XS, IQ2S, IQ3XXS, IQ3S, IQ1S, IQ1M ->
+                    new SubBlockKQuantKernel(weightType(kernel), SubBlockKQuantKernel.Order.VEC_DOT);
+            case IQ2XXS_TILED, IQ2XS_TILED, IQ2S_TILED, IQ3XXS_TILED, IQ3S_TILED, IQ1S_TILED, IQ1M_TILED ->
+                    new SubBlockKQuantKernel(weightType(kernel), SubBlockKQuantKernel.Order.TILED);
         };
     }
 
@@ -64,6 +69,13 @@ class NativeKernelsTest {
             case IQ4XS, IQ4XS_TILED -> GgmlType.IQ4_XS;
             case IQ4NL, IQ4NL_REPACKED -> GgmlType.IQ4_NL;
             case MXFP4, MXFP4_REPACKED -> GgmlType.MXFP4;
+            case IQ2XXS, IQ2XXS_TILED -> GgmlType.IQ2_XXS;
+            case IQ2XS, IQ2XS_TILED -> GgmlType.IQ2_XS;
+            case IQ2S, IQ2S_TILED -> GgmlType.IQ2_S;
+            case IQ3XXS, IQ3XXS_TILED -> GgmlType.IQ3_XXS;
+            case IQ3S, IQ3S_TILED -> GgmlType.IQ3_S;
+            case IQ1S, IQ1S_TILED -> GgmlType.IQ1_S;
+            case IQ1M, IQ1M_TILED -> GgmlType.IQ1_M;
         };
     }
 
@@ -139,10 +151,12 @@ class NativeKernelsTest {
 
     /**
      * The low-bit types take the native kernels wherever the library loads (their Java kernels are scalar reference
-     * loops), in llama-server's orders by row count: Q2_K, IQ4_NL, MXFP4 with rows a multiple of 8 repacked.
+     * loops), in llama-server's orders by row count: Q2_K, IQ4_NL, MXFP4 with rows a multiple of 8 repacked; the grid
+     * I-quants vec_dot and tiled at any row count.
      */
     @ParameterizedTest
-    @EnumSource(value = GgmlType.class, names = {"Q2_K", "Q3_K", "IQ4_XS", "IQ4_NL", "MXFP4"})
+    @EnumSource(value = GgmlType.class, names = {"Q2_K", "Q3_K", "IQ4_XS", "IQ4_NL", "MXFP4", "IQ2_XXS", "IQ2_XS",
+            "IQ2_S", "IQ3_XXS", "IQ3_S", "IQ1_S", "IQ1_M"})
     void lowBitTypesTakeTheNativeKernelsByDefault(GgmlType type) {
         int cols = 256;
         MemorySegment w = MemorySegment.ofArray(new byte[(int) type.bytesFor(16L * cols)]);
@@ -159,8 +173,13 @@ class NativeKernelsTest {
             case IQ4_XS -> List.of(new Expect(11, NativeKernels.Kernel.IQ4XS, null, NativeKernels.Kernel.IQ4XS_TILED));
             case IQ4_NL -> List.of(new Expect(8, NativeKernels.Kernel.IQ4NL_REPACKED, null, null),
                     new Expect(11, NativeKernels.Kernel.IQ4NL, null, null));
-            default -> List.of(new Expect(16, NativeKernels.Kernel.MXFP4_REPACKED, null, null),
+            case MXFP4 -> List.of(new Expect(16, NativeKernels.Kernel.MXFP4_REPACKED, null, null),
                     new Expect(11, NativeKernels.Kernel.MXFP4, null, null));
+            default -> {
+                NativeKernels.Kernel single = gridKernel(type), tiled = NativeKernels.Kernel.values()[single.ordinal() + 1];
+                assertThat(weightType(tiled)).isEqualTo(type);
+                yield List.of(new Expect(8, single, null, tiled), new Expect(11, single, null, tiled));
+            }
         };
         for (Expect e : expected) {
             MemorySegment data = w.asSlice(0, type.bytesFor((long) e.rows() * cols));
@@ -175,6 +194,20 @@ class NativeKernelsTest {
                         .isInstanceOfAny(SubBlockKQuantKernel.class, TableBlockKernel.class);
             }
         }
+    }
+
+    /** The grid I-quant's vec_dot kernel (its tiled one follows it). */
+    private static NativeKernels.Kernel gridKernel(GgmlType type) {
+        return switch (type) {
+            case IQ2_XXS -> NativeKernels.Kernel.IQ2XXS;
+            case IQ2_XS -> NativeKernels.Kernel.IQ2XS;
+            case IQ2_S -> NativeKernels.Kernel.IQ2S;
+            case IQ3_XXS -> NativeKernels.Kernel.IQ3XXS;
+            case IQ3_S -> NativeKernels.Kernel.IQ3S;
+            case IQ1_S -> NativeKernels.Kernel.IQ1S;
+            case IQ1_M -> NativeKernels.Kernel.IQ1M;
+            default -> throw new IllegalArgumentException(type.name());
+        };
     }
 
     private static NativeKernels.Kernel kernelOf(WeightMatrix m, String field) {
@@ -239,7 +272,8 @@ class NativeKernelsTest {
      * number of blocks per row (vec_dot's lone last block).
      */
     @ParameterizedTest
-    @EnumSource(value = GgmlType.class, names = {"Q8_0", "Q4_K", "Q6_K", "Q2_K", "Q3_K", "IQ4_XS", "IQ4_NL", "MXFP4"})
+    @EnumSource(value = GgmlType.class, names = {"Q8_0", "Q4_K", "Q6_K", "Q2_K", "Q3_K", "IQ4_XS", "IQ4_NL", "MXFP4",
+            "IQ2_XXS", "IQ2_XS", "IQ2_S", "IQ3_XXS", "IQ3_S", "IQ1_S", "IQ1_M"})
     void nativeMatricesEqualJavaMatricesForEveryBatchSize(GgmlType type) {
         if (NativeKernels.best().isEmpty()) {
             assertThat(System.getenv("CI")).as(NativeKernels.unavailableReason()).isNotEqualTo("true");
@@ -354,7 +388,13 @@ class NativeKernelsTest {
                     data.set(I16, blk + 82, Float.floatToFloat16((float) (rnd.nextGaussian() * 0.01)));
                 }
                 case Q3_K -> data.set(I16, blk + 108, scale);
-                case IQ4_XS, IQ4_NL -> data.set(I16, blk, scale);
+                case IQ4_XS, IQ4_NL, IQ2_XXS, IQ2_XS, IQ2_S, IQ3_XXS, IQ3_S, IQ1_S -> data.set(I16, blk, scale);
+                case IQ1_M -> { // d's sixteen bits are the top nibbles of the four scale words
+                    for (int i = 0; i < 4; i++) {
+                        long at = blk + 48 + 2L * i;
+                        data.set(I16, at, (short) ((data.get(I16, at) & 0x0FFF) | ((scale >> (4 * i)) & 0xF) << 12));
+                    }
+                }
                 // E8M0: mostly ordinary exponents, now and then 0 or 1 (subnormal scales)
                 case MXFP4 -> data.set(ValueLayout.JAVA_BYTE, blk, (byte) (rnd.nextInt(8) == 0 ? rnd.nextInt(2) : 110 + rnd.nextInt(30)));
                 default -> throw new IllegalArgumentException(type.name());

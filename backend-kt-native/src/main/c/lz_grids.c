@@ -1,0 +1,12 @@
+/*
+ * The grid I-quants' codebooks (lz_grid.h): Java loads them once from iquant-grids.bin into a global arena in
+ * lz_grids' layout (dev.lazarus.kt.gguf.GridQuants.nativeTables) and hands their address here before any kernel runs,
+ * so that the tables live in one place (the resource), not twice in C source.
+ */
+#include "lz_grid_tables.h"
+
+const lz_grids *lz_grid_tables;
+
+void lz_set_grid_tables(const void *tables) {
+    lz_grid_tables = (const lz_grids *) tables;
+}
