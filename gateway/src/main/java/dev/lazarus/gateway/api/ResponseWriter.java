@@ -74,8 +74,9 @@ public final class ResponseWriter {
             boolean[] started = {false};
             IdentityBytes identity = new IdentityBytes();
             return chunks.<DataBuffer>handle((chunk, sink) -> {
+                        DataBuffer event = event(buffers, chunk, identity);
                         started[0] = true;
-                        sink.next(event(buffers, chunk, identity));
+                        sink.next(event);
                     })
                     .concatWith(Mono.fromSupplier(() -> buffers.wrap(DONE)))
                     .onErrorResume(error -> started[0]
