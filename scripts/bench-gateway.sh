@@ -6,7 +6,7 @@
 #                            [--requests 50] [--rate 200] [--rate-duration 10] [--port 18500] [--targets direct,hop,gateway]
 #                            [--jar gateway/target/gateway-*.jar] [--baseline-jar OTHER.jar]
 #                            [--jfr nonstream|stream] [--jfr-duration 20] [--gateway-opts '-Xmx256m'] [--keep]
-#                            [--baseline-gateway-opts '-XX:+UseSerialGC -Xmx96m']
+#                            [--baseline-gateway-opts '-XX:+UseSerialGC -Xmx96m'] [--api-key KEY]
 #                            [--backend-setting 'reuse-stream-connections: true' ...]
 #                            [--baseline-backend-setting 'reuse-stream-connections: false' ...] [--nice -5]
 #
@@ -23,12 +23,15 @@
 # same round), then a fixed-rate run (--rate R req/s for --rate-duration s, 0 to skip: wrk, 20 connections each
 # pausing 20000/R ms after every answer (wrk's Lua delay(); wrk2 is not in Debian), p50/p99 against direct's of
 # the same round). RSS is VmRSS after each closed loop and VmHWM (the peak) at the end. --jfr MODE records a JFR profile (settings=profile) of one more closed loop of that mode
-# on the gateway after the rounds, and prints its hottest methods (scripts/bench-gateway/JfrTop.java).
+# on the gateway after the rounds, and prints its hottest methods (scripts/bench-gateway/JfrTop.java) and the share
+# of samples per gateway feature (breaker, metering, resume capture, API keys...: scripts/bench-gateway/JfrFeatures.java).
 #
 # --backend-setting adds a setting of the llamacpp backend to both gateways' configuration, and
 # --baseline-backend-setting to the baseline's only (to compare two configurations of one build).
 # --gateway-opts are JVM options of both gateways; --baseline-gateway-opts are added to the baseline's only (after
 # them, so they win), to compare two JVM configurations of one build (the same jar as --jar and --baseline-jar).
+# --api-key KEY configures the gateways with that API key (lazarus.security.api-keys) and sends it with every
+# request (nginx ignores it), so that a profile shows what API keys cost.
 # --nice N runs every process of the benchmark (upstream, hop, gateways, wrk, curl) at that niceness: on a
 # machine shared with other work, a negative N keeps the measured processes from being starved (root only).
 #
@@ -42,7 +45,7 @@ root="$(cd "$(dirname "$0")/.." && pwd)"
 cd "$root"
 
 rounds=3 duration=10 warmup=30 jfr_duration=20 connections=32 threads=2 requests=50 port=18500 rate=200 rate_duration=10
-targets="direct,hop,gateway" jar="" baseline_jar="" jfr="" gateway_opts="" baseline_opts="" keep=false backend_settings=() baseline_settings=() nice_level=0
+targets="direct,hop,gateway" jar="" baseline_jar="" jfr="" gateway_opts="" baseline_opts="" keep=false backend_settings=() baseline_settings=() nice_level=0 api_key=""
 while [[ $# -gt 0 ]]; do
   case "$1" in
     --rounds) rounds="$2"; shift 2 ;;
@@ -65,6 +68,7 @@ while [[ $# -gt 0 ]]; do
     --backend-setting) backend_settings+=("$2"); shift 2 ;;
     --baseline-backend-setting) baseline_settings+=("$2"); shift 2 ;;
     --nice) nice_level="$2"; shift 2 ;;
+    --api-key) api_key="$2"; shift 2 ;;
     *) echo "unknown option $1" >&2; exit 2 ;;
   esac
 done
@@ -191,6 +195,7 @@ $(for setting in "$@"; do echo "        $setting"; done)
       backends: [fake]
   policy:
     store-path: ""
+$([[ -z "$api_key" ]] || printf '  security:\n    api-keys: ["%s"]\n' "$api_key")
   health:
     # a loaded machine must not make the gateway take the upstream for dead (then it answers 503s)
     timeout: 10s
@@ -242,6 +247,8 @@ pids[direct]="$up_pid $(pgrep -P "$up_pid" | tr '\n' ' ')"
 IFS=, read -r -a target_list <<<"$targets"
 
 # ---- requests --------------------------------------------------------------------------------------------
+auth=()
+[[ -z "$api_key" ]] || auth=(-H "Authorization: Bearer $api_key")
 body_nonstream='{"model":"bench-model","messages":[{"role":"user","content":"Say hello, word by word."}],"max_tokens":64}'
 body_stream='{"model":"bench-model","messages":[{"role":"user","content":"Say hello, word by word."}],"max_tokens":64,"stream":true}'
 for mode in nonstream stream; do
@@ -250,6 +257,7 @@ for mode in nonstream stream; do
   cat >"$work/$mode.lua" <<EOF
 wrk.method = "POST"
 wrk.headers["Content-Type"] = "application/json"
+$([[ -z "$api_key" ]] || echo "wrk.headers[\"Authorization\"] = \"Bearer $api_key\"")
 wrk.body = [[${!body_var}]]
 EOF
   # the fixed-rate run: each of 20 connections waits 20/R s after every answer
@@ -257,9 +265,9 @@ EOF
   [[ $rate == 0 ]] || echo "function delay() return $(awk -v r="$rate" 'BEGIN {printf "%d", 20000 / r}') end" >>"$work/$mode-paced.lua"
 done
 for t in "${target_list[@]}"; do
-  out=$(curl -sS -H 'Content-Type: application/json' --data-binary @"$work/nonstream.json" "${url[$t]}/v1/chat/completions")
+  out=$(curl -sS -H 'Content-Type: application/json' "${auth[@]}" --data-binary @"$work/nonstream.json" "${url[$t]}/v1/chat/completions")
   [[ $out == *'"chat.completion"'* ]] || { echo "$t: unexpected non-stream answer: $out" >&2; exit 1; }
-  out=$(curl -sS -H 'Content-Type: application/json' --data-binary @"$work/stream.json" "${url[$t]}/v1/chat/completions")
+  out=$(curl -sS -H 'Content-Type: application/json' "${auth[@]}" --data-binary @"$work/stream.json" "${url[$t]}/v1/chat/completions")
   [[ $out == *'[DONE]'* && $(grep -c '^data: {' <<<"$out") -ge 20 ]] || { echo "$t: unexpected stream: $out" >&2; exit 1; }
 done
 
@@ -315,7 +323,7 @@ paced() {
 unloaded() {
   local t="$1" mode="$2" args=() i
   for ((i = 0; i <= requests; i++)); do args+=(-o /dev/null "${url[$t]}/v1/chat/completions"); done
-  curl -s -H 'Content-Type: application/json' --data-binary @"$work/$mode.json" \
+  curl -s -H 'Content-Type: application/json' "${auth[@]}" --data-binary @"$work/$mode.json" \
       -w '%{time_starttransfer} %{time_total}\n' "${args[@]}" | tail -n +2 >"$work/unloaded-$t-$mode.txt"
   local ttfb total
   ttfb=$(awk '{print $1 * 1000}' "$work/unloaded-$t-$mode.txt" | sort -g | awk '{a[NR] = $1} END {printf "%.3f", a[int((NR + 1) / 2)]}')
@@ -457,5 +465,9 @@ if [[ -n "$jfr" ]]; then
   echo "JFR profile of the gateway, $jfr, ${jfr_duration} s under load: $recording"
   echo
   "$java_home/bin/java" "$root/scripts/bench-gateway/JfrTop.java" "$recording" 30
+  echo
+  echo "What each feature costs (share of samples with its code on the stack; scripts/bench-gateway/JfrFeatures.java):"
+  echo
+  "$java_home/bin/java" "$root/scripts/bench-gateway/JfrFeatures.java" "$recording"
 fi
 echo "raw results: $results" >&2

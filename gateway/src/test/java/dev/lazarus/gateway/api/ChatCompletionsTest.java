@@ -4,7 +4,14 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.lazarus.backend.api.openai.ChatCompletionRequest;
 import dev.lazarus.gateway.testing.GatewayTestSupport;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
+import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
@@ -62,6 +69,36 @@ class ChatCompletionsTest extends GatewayTestSupport {
         assertThat(chunks.stream().map(c -> c.at("/choices/0/delta/content").asString("")))
                 .containsExactly("", "Hello", ",", " world", "");
         assertThat(chunks.getLast().at("/choices/0/finish_reason").asString()).isEqualTo("stop");
+    }
+
+    /**
+     * Each event reaches the client as the backend sends it, not when the stream ends: the writer flushes
+     * whenever what came has been written, not once per event, and must never hold one back.
+     */
+    @Test
+    void eachEventReachesTheClientAsItComes() throws Exception {
+        String body = chat("test-model", "\"stream\": true, \"script\": {\"*\": {\"tokens\": [\"a\", \"b\", \"c\"], "
+                + "\"delay_ms\": 600, \"flush-key\": 1}}");
+        HttpRequest request = HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + "/v1/chat/completions"))
+                .header("Content-Type", "application/json")
+                .header("Authorization", "Bearer " + API_KEY)
+                .POST(HttpRequest.BodyPublishers.ofString(body))
+                .build();
+        try (HttpClient client = HttpClient.newHttpClient()) {
+            HttpResponse<Stream<String>> response = client.send(request, HttpResponse.BodyHandlers.ofLines());
+            assertThat(response.statusCode()).isEqualTo(200);
+            List<long[]> arrivals = new ArrayList<>(); // {kind, nanos}: 0 the first token, 1 [DONE]
+            response.body().forEach(line -> {
+                if (line.contains("\"content\":\"a\"")) {
+                    arrivals.add(new long[] {0, System.nanoTime()});
+                } else if (line.equals("data: [DONE]")) {
+                    arrivals.add(new long[] {1, System.nanoTime()});
+                }
+            });
+            assertThat(arrivals).extracting(a -> a[0]).containsExactly(0L, 1L);
+            // Three gaps of 600 ms come after the first token; a stream held back until its end shows ~0 here.
+            assertThat(Duration.ofNanos(arrivals.get(1)[1] - arrivals.get(0)[1])).isGreaterThan(Duration.ofMillis(900));
+        }
     }
 
     @Test
