@@ -73,6 +73,8 @@ public final class GpuLayerPath implements Model.ForwardPath, AutoCloseable {
     private int scoreStride;
     private final MemorySegment hTokenIn, hNormed, hCpuSum, hKvOut, hLogits;
     private boolean closed;
+    /** The launches so far already wrote the next norm (fused into the previous kernel): skip its own launch. */
+    private boolean normedAhead;
 
     private GpuLayerPath(Model model, GgufFile file, ExpertPlacement placement, CudaExpertTier tier, int sequences) {
         ModelConfig c = model.config();
@@ -240,13 +242,23 @@ public final class GpuLayerPath implements Model.ForwardPath, AutoCloseable {
 
     /** The token's blocks and, when wanted, its logits at dLogits (those blocks with CPU work wait for it). */
     private void launches(DeviceKvCaches.Copy copy, boolean wantLogits, List<ExpertCheckout> held) {
+        normedAhead = false;
         for (int b = 0; b < blocks; b++) {
-            block(b, copy, held);
+            long nextNorm = b + 1 < blocks ? weights.block(b + 1).attnNorm() : wantLogits ? weights.outputNorm : 0;
+            block(b, copy, held, nextNorm);
         }
         if (wantLogits) {
-            kernels.rmsNorm(dX, weights.outputNorm, dNormed, dXq, dim, eps);
+            norm(weights.outputNorm);
             kernels.matvec(weights.output, dNormed, dXq, dLogits, 1f, false);
         }
+    }
+
+    /** {@code dNormed = rmsNorm(dX) * w} (and its Q8_0 form), unless the previous kernel wrote it already. */
+    private void norm(long w) {
+        if (!normedAhead) {
+            kernels.rmsNorm(dX, w, dNormed, dXq, dim, eps);
+        }
+        normedAhead = false;
     }
 
     /**
@@ -259,13 +271,14 @@ public final class GpuLayerPath implements Model.ForwardPath, AutoCloseable {
 
     /**
      * Block {@code b}: attention and residual, then a dense FFN on the device, or the router logits, which are
-     * copied to the host with the normed activation, and the experts.
+     * copied to the host with the normed activation, and the experts; {@code nextNorm}: the norm weights that
+     * follow the block (0: none), which the experts' last kernel may write ahead.
      */
-    private void block(int b, DeviceKvCaches.Copy copy, List<ExpertCheckout> held) {
+    private void block(int b, DeviceKvCaches.Copy copy, List<ExpertCheckout> held, long nextNorm) {
         DeviceWeights.Block w = weights.block(b);
-        kernels.rmsNorm(dX, w.attnNorm(), dNormed, dXq, dim, eps);
+        norm(w.attnNorm());
         attention.forward(b, dNormed, dXq, dX, copy, dKvOut + 4L * b * kvWidth, dRope, dPos, dScores, scoreStride);
-        kernels.rmsNorm(dX, w.ffnNorm(), dNormed, dXq, dim, eps);
+        norm(w.ffnNorm());
         if (w.router() == null) {
             swiGlu(w.ffn());
             return;
@@ -275,7 +288,8 @@ public final class GpuLayerPath implements Model.ForwardPath, AutoCloseable {
             if (w.ffn() != null) {
                 swiGlu(w.ffn()); // the shared expert
             }
-            moe.forward(b, dRouterLogits, dNormed, dXq, dX, hNormed);
+            normedAhead = moe.forward(b, dRouterLogits, dNormed, dXq, dX, hNormed,
+                    new LayerKernels.Norm(nextNorm, dNormed, dXq, eps, 0));
             return;
         }
         cu.copyToHost(hNormed, dNormed, 4L * (dim + experts), stream);
