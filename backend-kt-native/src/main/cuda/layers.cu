@@ -35,13 +35,12 @@ __device__ float block_max(float v, float* red) {
 
 // y = (x * 1/rms(x)) * w over n values, by one block; yq (may be null) gets y as Q8_0 (n % 32 == 0). The
 // i-th pass of the block covers values [i * blockDim, (i+1) * blockDim): each warp holds one whole Q8_0 block.
-// x is read through L2 (__ldcg): in a fused epilogue (rmsnorm_q8_last_block) other blocks have just written it.
-__device__ void rmsnorm_q8_block(const float* x, const float* __restrict__ w, float* __restrict__ y,
-                                 uint8_t* __restrict__ yq, int n, float eps) {
+extern "C" __global__ void rmsnorm_q8(const float* __restrict__ x, const float* __restrict__ w, float* __restrict__ y,
+                                      uint8_t* __restrict__ yq, int n, float eps) {
     __shared__ float red[32];
     float ss = 0.0f;
     for (int i = threadIdx.x; i < n; i += blockDim.x) {
-        float v = __ldcg(x + i);
+        float v = x[i];
         ss += v * v;
     }
     float mean = block_sum(ss, red) / (float)n;
@@ -50,34 +49,13 @@ __device__ void rmsnorm_q8_block(const float* x, const float* __restrict__ w, fl
         int i = base + threadIdx.x;
         float v = 0.0f;
         if (i < n) {
-            v = __ldcg(x + i) * scale * w[i];
+            v = x[i] * scale * w[i];
             y[i] = v;
         }
         if (yq != nullptr && base + (int)(threadIdx.x & ~31u) < n) {
             quantize_block(v, yq + (long long)(i / QK) * BLOCK_BYTES);
         }
     }
-}
-
-extern "C" __global__ void rmsnorm_q8(const float* __restrict__ x, const float* __restrict__ w, float* __restrict__ y,
-                                      uint8_t* __restrict__ yq, int n, float eps) {
-    rmsnorm_q8_block(x, w, y, yq, n, eps);
-}
-
-// rmsnorm_q8 as the epilogue of a kernel that updates x over several blocks (moe_combine): every block counts
-// itself done at *counter (zero before the launch) and the last one normalises the whole x, which saves the
-// norm's own launch on the token's critical path; the counter is left zero for the next launch.
-__device__ void rmsnorm_q8_last_block(const float* x, const float* __restrict__ w, float* __restrict__ y,
-                                      uint8_t* __restrict__ yq, int n, float eps, unsigned* counter) {
-    __shared__ bool last;
-    __threadfence(); // this block's part of x before its count
-    __syncthreads();
-    if (threadIdx.x == 0) last = atomicAdd(counter, 1u) == gridDim.x - 1;
-    __syncthreads();
-    if (!last) return;
-    __threadfence();
-    rmsnorm_q8_block(x, w, y, yq, n, eps);
-    if (threadIdx.x == 0) *counter = 0u;
 }
 
 // y[r] = (accumulate ? y[r] : 0) + alpha * (w_r . x): one warp per row, w of type (quants.cuh: Q8_0, Q4_0,

@@ -131,22 +131,16 @@ extern "C" __global__ void moe_down_q(const unsigned long long* __restrict__ tab
 }
 
 // x[r] += sum over the k choices, in routing order, of weights[j] * y[j][r], the GPU experts only (a zero table
-// entry is a CPU expert, whose output the host adds); no fused multiply-adds, as the CPU path sums. With a norm
-// weight (not null) the last block then writes rmsnorm_q8(x) to ny / nyq (layers.cu: rmsnorm_q8_last_block):
-// the next block's attention norm, or the head's, without a launch of its own.
+// entry is a CPU expert, whose output the host adds); no fused multiply-adds, as the CPU path sums.
 extern "C" __global__ void moe_combine(const unsigned long long* __restrict__ table, const int* __restrict__ ids,
                                        const float* __restrict__ weights, const float* __restrict__ y,
-                                       float* x, int dim, int k, const float* __restrict__ normW,
-                                       float* __restrict__ ny, uint8_t* __restrict__ nyq, float eps,
-                                       unsigned* counter) {
+                                       float* __restrict__ x, int dim, int k) {
     int r = blockIdx.x * blockDim.x + threadIdx.x;
-    if (r < dim) {
-        float sum = 0.0f;
-        for (int j = 0; j < k; j++) {
-            if (table[3 * ids[j] + 2] == 0) continue;
-            sum = __fadd_rn(sum, __fmul_rn(y[(long long)j * dim + r], weights[j]));
-        }
-        x[r] += sum;
+    if (r >= dim) return;
+    float sum = 0.0f;
+    for (int j = 0; j < k; j++) {
+        if (table[3 * ids[j] + 2] == 0) continue;
+        sum = __fadd_rn(sum, __fmul_rn(y[(long long)j * dim + r], weights[j]));
     }
-    if (normW != nullptr) rmsnorm_q8_last_block(x, normW, ny, nyq, dim, eps, counter);
+    x[r] += sum;
 }

@@ -29,7 +29,7 @@ struct FakeLane {
     int mask;
 };
 
-FakeDim blockIdx, blockDim, gridDim;
+FakeDim blockIdx, blockDim;
 FakeLane *fake_current_lane;
 FakeDim &fake_thread_idx(FakeLane *lane) { return lane->thread; }
 
@@ -113,7 +113,6 @@ static void run_block(unsigned threads) {
 static void launch_grid(unsigned gx, unsigned gy, unsigned bx, const std::function<void()> &body) {
     kernel_body = body;
     blockDim = {bx, 1, 1};
-    gridDim = {gx, gy, 1};
     for (unsigned y = 0; y < gy; y++) {
         for (unsigned x = 0; x < gx; x++) {
             blockIdx = {x, y, 0};
@@ -138,7 +137,7 @@ static const char *KERNELS[] = {"quantize_q8_0", "gate_up_silu_q", "gemv_q", "rm
                                 "moe_combine"};
 
 // Arguments per kernel (in KERNELS' order): a captured launch copies that many 8-byte slots (LaunchArgs' layout).
-static const int ARGS[] = {3, 7, 6, 6, 8, 9, 7, 7, 15, 13, 3, 17, 7, 6, 6, 11, 9, 7, 7, 12};
+static const int ARGS[] = {3, 7, 6, 6, 8, 9, 7, 7, 15, 13, 3, 17, 7, 6, 6, 11, 9, 7, 7, 7};
 enum { CAPTURE_UNSUPPORTED = 900, CAPTURE_INVALIDATED = 901 };
 
 // A captured launch: kernel, shape and its argument values as they were at capture time.
@@ -291,21 +290,8 @@ CUresult cuGraphLaunch(void *exec, void *stream) {
     return OK;
 }
 
-static long kernel_runs[sizeof KERNELS / sizeof *KERNELS];
-
-// How often the kernel of this name ran, launched alone or in a graph.
-long fake_kernel_runs(const char *name) {
-    for (int i = 0; i < (int)(sizeof KERNELS / sizeof *KERNELS); i++) {
-        if (strcmp(name, KERNELS[i]) == 0) return kernel_runs[i];
-    }
-    return -1;
-}
-
 static CUresult run_kernel(void *f, unsigned gx, unsigned gy, unsigned bx, void **params) {
     const char *k = (const char *)f;
-    for (int i = 0; i < (int)(sizeof KERNELS / sizeof *KERNELS); i++) {
-        if (k == KERNELS[i]) kernel_runs[i]++;
-    }
     std::function<void()> body;
     if (k == KERNELS[0]) {
         body = [&] { quantize_q8_0(ARG(const float *, 0), ARG(uint8_t *, 1), ARG(long long, 2)); };
@@ -401,8 +387,7 @@ static CUresult run_kernel(void *f, unsigned gx, unsigned gy, unsigned bx, void 
     } else if (k == KERNELS[19]) {
         body = [&] {
             moe_combine(ARG(const unsigned long long *, 0), ARG(const int *, 1), ARG(const float *, 2),
-                        ARG(const float *, 3), ARG(float *, 4), ARG(int, 5), ARG(int, 6), ARG(const float *, 7),
-                        ARG(float *, 8), ARG(uint8_t *, 9), ARG(float, 10), ARG(unsigned *, 11));
+                        ARG(const float *, 3), ARG(float *, 4), ARG(int, 5), ARG(int, 6));
         };
     } else {
         return INVALID_VALUE;

@@ -18,7 +18,7 @@
 
 struct FakeDim { unsigned x, y, z; };
 struct FakeLane;
-extern FakeDim blockIdx, blockDim, gridDim;
+extern FakeDim blockIdx, blockDim;
 extern FakeLane *fake_current_lane;
 FakeDim &fake_thread_idx(FakeLane *lane);
 #define threadIdx (fake_thread_idx(fake_current_lane))
@@ -27,10 +27,6 @@ typedef _Float16 __half;
 static inline float __half2float(__half h) { return (float)h; }
 static inline __half __float2half_rn(float f) { return (__half)f; }
 static inline int __float2int_rn(float f) { return (int)nearbyintf(f); }
-// blocks run one after another and lanes switch only at shuffles and barriers: plain memory is coherent
-static inline void __threadfence() {}
-static inline float __ldcg(const float *p) { return *p; }
-static inline unsigned atomicAdd(unsigned *p, unsigned v) { unsigned old = *p; *p = old + v; return old; }
 float __shfl_xor_sync(unsigned mask, float v, int lane_mask);
 void __syncthreads();
 // four signed byte products summed onto c (the int8 dot-product instruction)

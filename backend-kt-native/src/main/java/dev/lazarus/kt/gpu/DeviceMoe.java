@@ -41,7 +41,7 @@ final class DeviceMoe implements AutoCloseable {
     private final int blocks, experts, k, dim, hidden;
     private final long[] bias;
     private final DeviceAllocations memory;
-    private final long dTable, dIds, dWeights, dHq, dY, dCpuSum, dNormCounter;
+    private final long dTable, dIds, dWeights, dHq, dY, dCpuSum;
     /** Host copies: the table as last uploaded, the routes ([ids | weights] per block) and the CPU experts' sum. */
     private final MemorySegment hTable, hRoutes, hCpuSum;
     private final long[] table;
@@ -80,13 +80,9 @@ final class DeviceMoe implements AutoCloseable {
             dHq = device(4L * GpuLayerPath.q8Floats(k * hidden));
             dY = device(4L * k * dim);
             dCpuSum = device(4L * dim);
-            dNormCounter = device(4);
             hTable = host(8L * table.length);
             hRoutes = host(4L * blocks * k * 2);
             hCpuSum = host(4L * dim);
-            hCpuSum.fill((byte) 0);
-            cu.copyToDevice(dNormCounter, hCpuSum, 4, stream); // the fused norm's counter starts (and stays) zero
-            cu.synchronize(stream);
             MemorySegment hBias = null;
             for (int b = 0; b < blocks; b++) {
                 if (selectionBias[b] != null) {
@@ -165,11 +161,9 @@ final class DeviceMoe implements AutoCloseable {
     /**
      * Block {@code b}'s routed experts from the router logits at {@code logits}, the normed activation at
      * {@code xn} and its Q8_0 form at {@code xq}: their weighted sum is added to the residual {@code x}. {@code hXn}:
-     * the pinned host copy of {@code xn} for the CPU experts ({@code dim} floats). When every expert of the block
-     * is on the GPU the last kernel also writes the next norm ({@code next}: weights 0 for none; the counter is
-     * this class's) and this returns true; otherwise the caller still has to norm.
+     * the pinned host copy of {@code xn} for the CPU experts ({@code dim} floats).
      */
-    boolean forward(int b, long logits, long xn, long xq, long x, MemorySegment hXn, LayerKernels.Norm next) {
+    void forward(int b, long logits, long xn, long xq, long x, MemorySegment hXn) {
         long ids = dIds + 8L * b * k, weights = ids + 4L * k;
         kernels.moeRoute(logits, bias[b], experts, k, moe.gating() == MoeConfig.Gating.SIGMOID, moe.normalizeWeights(),
                 moe.weightsScale(), ids, weights);
@@ -179,17 +173,13 @@ final class DeviceMoe implements AutoCloseable {
             cu.record(routed, stream);
         }
         long tableAt = dTable + 24L * b * experts;
-        boolean fused = allOnGpu[b] && next.w() != 0;
         if (anyOnGpu[b]) {
             kernels.moeGateUp(tableAt, ids, xq, dHq, k, hidden, dim, gateTypes[b]);
-            kernels.moeDown(tableAt, ids, weights, dHq, dY, x, dim, hidden, k, downTypes[b], !fused
-                    ? LayerKernels.Norm.NONE
-                    : new LayerKernels.Norm(next.w(), next.y(), next.yq(), next.eps(), dNormCounter));
+            kernels.moeDown(tableAt, ids, weights, dHq, dY, x, dim, hidden, k, downTypes[b]);
         }
         if (!allOnGpu[b]) {
             cpuExperts(b, hXn, x);
         }
-        return fused;
     }
 
     /** The CPU-tier experts of block {@code b} while the GPU computes its own; their weighted sum goes up and is added. */

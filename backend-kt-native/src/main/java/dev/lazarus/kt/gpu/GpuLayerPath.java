@@ -73,8 +73,6 @@ public final class GpuLayerPath implements Model.ForwardPath, AutoCloseable {
     private int scoreStride;
     private final MemorySegment hTokenIn, hNormed, hCpuSum, hKvOut, hLogits;
     private boolean closed;
-    /** The launches so far already wrote the next norm (fused into the previous kernel): skip its own launch. */
-    private boolean normedAhead;
 
     private GpuLayerPath(Model model, GgufFile file, ExpertPlacement placement, CudaExpertTier tier, int sequences) {
         ModelConfig c = model.config();
@@ -242,23 +240,13 @@ public final class GpuLayerPath implements Model.ForwardPath, AutoCloseable {
 
     /** The token's blocks and, when wanted, its logits at dLogits (those blocks with CPU work wait for it). */
     private void launches(DeviceKvCaches.Copy copy, boolean wantLogits, List<ExpertCheckout> held) {
-        normedAhead = false;
         for (int b = 0; b < blocks; b++) {
-            long nextNorm = b + 1 < blocks ? weights.block(b + 1).attnNorm() : wantLogits ? weights.outputNorm : 0;
-            block(b, copy, held, nextNorm);
+            block(b, copy, held);
         }
         if (wantLogits) {
-            norm(weights.outputNorm);
+            kernels.rmsNorm(dX, weights.outputNorm, dNormed, dXq, dim, eps);
             kernels.matvec(weights.output, dNormed, dXq, dLogits, 1f, false);
         }
-    }
-
-    /** {@code dNormed = rmsNorm(dX) * w} (and its Q8_0 form), unless the previous kernel wrote it already. */
-    private void norm(long w) {
-        if (!normedAhead) {
-            kernels.rmsNorm(dX, w, dNormed, dXq, dim, eps);
-        }
-        normedAhead = false;
     }
 
     /**
@@ -271,14 +259,13 @@ public final class GpuLayerPath implements Model.ForwardPath, AutoCloseable {
 
     /**
      * Block {@code b}: attention and residual, then a dense FFN on the device, or the router logits, which are
-     * copied to the host with the normed activation, and the experts; {@code nextNorm}: the norm weights that
-     * follow the block (0: none), which the experts' last kernel may write ahead.
+     * copied to the host with the normed activation, and the experts.
      */
-    private void block(int b, DeviceKvCaches.Copy copy, List<ExpertCheckout> held, long nextNorm) {
+    private void block(int b, DeviceKvCaches.Copy copy, List<ExpertCheckout> held) {
         DeviceWeights.Block w = weights.block(b);
-        norm(w.attnNorm());
+        kernels.rmsNorm(dX, w.attnNorm(), dNormed, dXq, dim, eps);
         attention.forward(b, dNormed, dXq, dX, copy, dKvOut + 4L * b * kvWidth, dRope, dPos, dScores, scoreStride);
-        norm(w.ffnNorm());
+        kernels.rmsNorm(dX, w.ffnNorm(), dNormed, dXq, dim, eps);
         if (w.router() == null) {
             swiGlu(w.ffn());
             return;
@@ -288,8 +275,7 @@ public final class GpuLayerPath implements Model.ForwardPath, AutoCloseable {
             if (w.ffn() != null) {
                 swiGlu(w.ffn()); // the shared expert
             }
-            normedAhead = moe.forward(b, dRouterLogits, dNormed, dXq, dX, hNormed,
-                    new LayerKernels.Norm(nextNorm, dNormed, dXq, eps, 0));
+            moe.forward(b, dRouterLogits, dNormed, dXq, dX, hNormed);
             return;
         }
         cu.copyToHost(hNormed, dNormed, 4L * (dim + experts), stream);

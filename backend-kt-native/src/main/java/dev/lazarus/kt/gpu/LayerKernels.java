@@ -246,25 +246,16 @@ final class LayerKernels {
                 .ptr(hq).i32(hidden).i32(dim).i32(type.id()).params());
     }
 
-    /** An RMS norm fused into the end of a kernel: {@code y = rmsNorm(x) * w} ({@code yq}: as Q8_0); w 0: none. */
-    record Norm(long w, long y, long yq, float eps, long counter) {
-        static final Norm NONE = new Norm(0, 0, 0, 0f, 0);
-    }
-
     /**
      * {@code x += Σ_j weights[j] · down_j · hq_j} over the routed experts on the GPU: their down projections into
      * {@code y}'s k rows (one launch, all experts at once; down of {@code type}), then the weighted sum in
-     * routing order, and then {@code then} (a norm of the new x, {@link Norm#NONE}: none) by the sum's last
-     * block. {@code then.counter()}: a device int that is zero (the kernel leaves it so).
+     * routing order.
      */
-    void moeDown(long table, long ids, long weights, long hq, long y, long x, int dim, int hidden, int k, GgmlType type,
-                 Norm then) {
+    void moeDown(long table, long ids, long weights, long hq, long y, long x, int dim, int hidden, int k, GgmlType type) {
         cu.launch(moeDown, rowBlocks(dim), k, ROW_THREADS, 0, stream, args.begin().ptr(table).ptr(ids).ptr(hq).ptr(y)
                 .i32(dim).i32(hidden).i32(type.id()).params());
-        int threads = Math.min(MAX_NORM_THREADS, roundUp(dim, 32)); // the norm's width (see rmsNorm)
-        launch(moeCombine, (dim + threads - 1) / threads, threads, args.begin().ptr(table).ptr(ids).ptr(weights)
-                .ptr(y).ptr(x).i32(dim).i32(k).ptr(then.w()).ptr(then.y()).ptr(then.yq()).f32(then.eps())
-                .ptr(then.counter()));
+        launch(moeCombine, (dim + 255) / 256, 256, args.begin().ptr(table).ptr(ids).ptr(weights).ptr(y).ptr(x)
+                .i32(dim).i32(k));
     }
 
     /** {@code x += y} over {@code n} floats. */

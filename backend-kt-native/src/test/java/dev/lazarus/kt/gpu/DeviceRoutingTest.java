@@ -6,7 +6,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.lazarus.kt.model.ExpertRouter;
 import dev.lazarus.kt.model.MoeConfig;
-import dev.lazarus.kt.synthetic.SyntheticModels;
 import java.lang.foreign.Arena;
 import java.lang.foreign.FunctionDescriptor;
 import java.lang.foreign.Linker;
@@ -148,24 +147,18 @@ class DeviceRoutingTest {
     void withEveryExpertOnTheGpuAPassIsOneGraphLaunch() throws Throwable {
         Path kernels = Files.writeString(dir.resolve("kernels.ptx"), "// fake module: the fake driver ignores it\n");
         Path model = GpuParityCheck.tinyModel(dir);
-        long[] graphs = new long[2], launches = new long[2], norms = new long[2];
+        long[] graphs = new long[2], launches = new long[2];
         int[] steps = {4, 12};
         for (int i = 0; i < 2; i++) {
             long graphsBefore = counter("fake_graph_launches"), launchesBefore = counter("fake_kernel_launches");
-            long normsBefore = kernelRuns("rmsnorm_q8");
             GpuParityCheck.Result r = GpuParityCheck.run(model, kernels, 1.0, steps[i], true);
             assertThat(r.tokenMismatches()).as(r.toString()).isZero();
             assertThat(r.maxAbsDiff()).as(r.toString()).isLessThanOrEqualTo(r.tolerance());
             graphs[i] = counter("fake_graph_launches") - graphsBefore;
             launches[i] = counter("fake_kernel_launches") - launchesBefore;
-            norms[i] = kernelRuns("rmsnorm_q8") - normsBefore;
         }
         assertThat(graphs[1] - graphs[0]).as("graph launches for 8 more passes").isEqualTo(8L);
         assertThat(launches[1] - launches[0]).as("kernel launches for 8 more passes").isZero();
-        // per pass: the first block's attention norm and every block's FFN norm; the norms after the experts (the
-        // next block's attention norm, the head's) are the experts' last kernel's work (moe_combine)
-        int blocks = SyntheticModels.tinyQwen3Moe().layers();
-        assertThat(norms[1] - norms[0]).as("norm launches for 8 more passes").isEqualTo(8L * (1 + blocks));
         assertThat(counter("fake_live_graphs")).as("graphs left behind").isZero();
     }
 
@@ -182,15 +175,6 @@ class DeviceRoutingTest {
 
     private static long streamSyncs() throws Throwable {
         return counter("fake_stream_syncs");
-    }
-
-    private static long kernelRuns(String kernel) throws Throwable {
-        var lookup = SymbolLookup.libraryLookup(FakeCudaDriverTest.library, Arena.global());
-        var h = Linker.nativeLinker().downcallHandle(lookup.find("fake_kernel_runs").orElseThrow(),
-                FunctionDescriptor.of(ValueLayout.JAVA_LONG, ValueLayout.ADDRESS));
-        try (Arena a = Arena.ofConfined()) {
-            return (long) h.invokeExact(a.allocateFrom(kernel));
-        }
     }
 
     private static long counter(String name) throws Throwable {
