@@ -153,14 +153,16 @@ extern "C" __global__ void gate_up_silu_f16(const __half* __restrict__ gate, con
 // One block per head of the projected [q heads | k heads | v heads]: q and k heads RMS-normed per head
 // (qwen3's QK-norm; a null weight skips it) and rotated with this position's cos/sin pairs (rope: cos at 2i,
 // sin at 2i+1; neox pairs (i, i + ropeDims/2), otherwise (2i, 2i+1)); q is written back in place, k and v are
-// stored at `position` in the F16 caches and, as the F16-rounded floats, in kvOut ([k | v], what the host's
-// cache gets). blockDim.x >= max(headDim, valueDim), a multiple of 32, headDim <= 1024.
+// stored at `position` (read from device memory at pos, so that one captured CUDA graph serves every
+// token) in the F16 caches and, as the F16-rounded floats, in kvOut ([k | v], what the host's cache gets). blockDim.x >= max(headDim, valueDim), a multiple of 32, headDim <= 1024.
 extern "C" __global__ void qk_norm_rope_store(float* __restrict__ qkv, const float* __restrict__ qNorm,
                                               const float* __restrict__ kNorm, const float* __restrict__ rope,
                                               __half* __restrict__ kCache, __half* __restrict__ vCache,
                                               float* __restrict__ kvOut, int heads, int kvHeads, int headDim,
-                                              int valueDim, int ropeDims, int neox, int position, float eps) {
+                                              int valueDim, int ropeDims, int neox, const int* __restrict__ pos,
+                                              float eps) {
     __shared__ float head[1024];
+    int position = *pos;
     __shared__ float red[32];
     int b = blockIdx.x, i = threadIdx.x;
     int kw = kvHeads * headDim, vw = kvHeads * valueDim;
@@ -210,7 +212,8 @@ extern "C" __global__ void qk_norm_rope_store(float* __restrict__ qkv, const flo
 #define ATT_THREADS 256
 
 // One block of ATT_THREADS threads per query head h (grouped: kv head h / (heads / kvHeads)): scores of the
-// F16-rounded query against cached keys 0..positions-1 (a warp per position), scaled softmax, probabilities
+// F16-rounded query against cached keys 0..*pos (a warp per position; the current position read from device
+// memory), scaled softmax, probabilities
 // rounded to F16, then out[d] = sum_t p_t * v_t[d], value dimensions in chunks of at most ATT_THREADS, each
 // chunk by ATT_THREADS / chunk groups of positions. Position t's keys of kv head g start at
 // t * kvHeads * headDim + g * headDim, its values at t * vStride + g * valueDim (vStride: kvHeads * valueDim for
@@ -219,8 +222,9 @@ extern "C" __global__ void qk_norm_rope_store(float* __restrict__ qkv, const flo
 extern "C" __global__ void attention(const float* __restrict__ q, const __half* __restrict__ kCache,
                                      const __half* __restrict__ vCache, float* __restrict__ scores, int scoreStride,
                                      float* __restrict__ out, int heads, int kvHeads, int headDim, int valueDim,
-                                     int vStride, int positions, float scale) {
+                                     int vStride, const int* __restrict__ pos, float scale) {
     __shared__ float qh[1024];
+    int positions = *pos + 1;
     __shared__ float red[32];
     __shared__ float part[ATT_THREADS];
     int h = blockIdx.x, tid = threadIdx.x, lane = tid & 31, warp = tid >> 5, warps = blockDim.x >> 5;

@@ -23,15 +23,16 @@ __device__ __forceinline__ void rope_pair(float* x, int i, int pairs, int neox, 
 // qOut[h * qOutStride + qOutOffset ...]: the tail of its latent-space query (absorbed: stride kvLora +
 // ropeDims, offset kvLora) or in place (decompressed: qOut = q, stride keyDim, offset nope). Block `heads`:
 // the kv_a projection [latent | key rope part] at kvpe: key part rotated, latent RMS-normed by kvNorm (the
-// CPU's order: rotate, then norm; the two parts are disjoint); the row is stored at `position` of the F16
+// CPU's order: rotate, then norm; the two parts are disjoint); the row is stored at `*pos` of the F16
 // cache and, F16-rounded, in kvOut (what the host cache gets), or, without a cache (decompressed), only in
 // kvOut and unrounded, as the CPU hands it to kv_b. blockDim.x a multiple of 32, kvLora + ropeDims <= 1024.
 extern "C" __global__ void mla_rope_store(const float* q, const float* __restrict__ kvpe,
                                           const float* __restrict__ kvNorm, const float* __restrict__ rope,
                                           float* qOut, int qOutStride, int qOutOffset, __half* __restrict__ cache,
                                           float* __restrict__ kvOut, int heads, int keyDim, int nope, int kvLora,
-                                          int ropeDims, int neox, int position, float eps) {
+                                          int ropeDims, int neox, const int* __restrict__ pos, float eps) {
     __shared__ float row[1024];
+    int position = *pos;
     __shared__ float red[32];
     int b = blockIdx.x, tid = threadIdx.x, width = kvLora + ropeDims, pairs = ropeDims / 2;
     if (b < heads) {
@@ -71,8 +72,8 @@ extern "C" __global__ void mla_rope_store(const float* q, const float* __restric
 extern "C" __global__ void mla_kv_expand_store(const float* __restrict__ kv, const float* __restrict__ kvpe,
                                                __half* __restrict__ kCache, __half* __restrict__ vCache,
                                                float* __restrict__ kvOut, int heads, int nope, int valueDim,
-                                               int kvLora, int ropeDims, int position) {
-    int h = blockIdx.x, keyDim = nope + ropeDims;
+                                               int kvLora, int ropeDims, const int* __restrict__ pos) {
+    int h = blockIdx.x, keyDim = nope + ropeDims, position = *pos;
     const float* src = kv + (long long)h * (nope + valueDim);
     for (int i = threadIdx.x; i < keyDim; i += blockDim.x) {
         __half k = __float2half_rn(i < nope ? src[i] : kvpe[kvLora + i - nope]);

@@ -15,6 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <functional>
+#include <vector>
 
 #include "cuda_fp16.h"
 #include "kernels.cu"
@@ -135,6 +136,24 @@ static const char *KERNELS[] = {"quantize_q8_0", "gate_up_silu_q", "gemv_q", "rm
                                 "mla_kv_expand_store", "moe_route", "moe_gate_up_q", "moe_down_q",
                                 "moe_combine"};
 
+// Arguments per kernel (in KERNELS' order): a captured launch copies that many 8-byte slots (LaunchArgs' layout).
+static const int ARGS[] = {3, 7, 6, 6, 8, 9, 7, 7, 15, 13, 3, 17, 7, 6, 6, 11, 9, 7, 7, 7};
+enum { CAPTURE_UNSUPPORTED = 900, CAPTURE_INVALIDATED = 901 };
+
+// A captured launch: kernel, shape and its argument values as they were at capture time.
+struct FakeNode {
+    void *f;
+    unsigned gx, gy, bx;
+    uint64_t values[24];
+};
+struct FakeGraph {
+    std::vector<FakeNode> nodes;
+};
+// The stream being captured (one at a time here) and its graph so far.
+static void *capturing;
+static FakeGraph *capture;
+static long kernel_launches, graph_launches, live_graphs;
+
 #define NEED_CONTEXT() do { if (current != &context_token) return INVALID_CONTEXT; } while (0)
 #define ARG(type, i) (*(type *)params[i])
 
@@ -143,6 +162,12 @@ extern "C" {
 long fake_live_allocations(void) { return live_allocations; }
 static long stream_syncs;
 long fake_stream_syncs(void) { return stream_syncs; }
+long fake_kernel_launches(void) { return kernel_launches; }
+long fake_graph_launches(void) { return graph_launches; }
+long fake_live_graphs(void) { return live_graphs; }
+// The layer path keeps copies and syncs out of its graphs: refused while capturing, so a test catches one that slips in
+// (a real driver would record a copy as a node, and refuse a sync).
+#define NOT_CAPTURING(s) do { if (capturing && (s) == capturing) return CAPTURE_UNSUPPORTED; } while (0)
 
 CUresult cuInit(unsigned flags) { return flags == 0 ? OK : INVALID_VALUE; }
 CUresult cuDeviceGetCount(int *n) { *n = 1; return OK; }
@@ -183,20 +208,89 @@ CUresult cuMemAlloc_v2(uint64_t *p, size_t bytes) {
 CUresult cuMemFree_v2(uint64_t p) { NEED_CONTEXT(); if (!p) return INVALID_VALUE; free((void *)(uintptr_t)p); live_allocations--; return OK; }
 CUresult cuMemAllocHost_v2(void **p, size_t bytes) { NEED_CONTEXT(); *p = malloc(bytes); live_allocations++; return OK; }
 CUresult cuMemFreeHost(void *p) { NEED_CONTEXT(); free(p); live_allocations--; return OK; }
-CUresult cuMemcpyHtoDAsync_v2(uint64_t dst, const void *src, size_t n, void *) { NEED_CONTEXT(); memcpy((void *)(uintptr_t)dst, src, n); return OK; }
-CUresult cuMemcpyDtoHAsync_v2(void *dst, uint64_t src, size_t n, void *) { NEED_CONTEXT(); memcpy(dst, (void *)(uintptr_t)src, n); return OK; }
+CUresult cuMemcpyHtoDAsync_v2(uint64_t dst, const void *src, size_t n, void *s) { NEED_CONTEXT(); NOT_CAPTURING(s); memcpy((void *)(uintptr_t)dst, src, n); return OK; }
+CUresult cuMemcpyDtoHAsync_v2(void *dst, uint64_t src, size_t n, void *s) { NEED_CONTEXT(); NOT_CAPTURING(s); memcpy(dst, (void *)(uintptr_t)src, n); return OK; }
 CUresult cuStreamCreate(void **s, unsigned) { NEED_CONTEXT(); *s = malloc(1); live_allocations++; return OK; }
 CUresult cuStreamDestroy_v2(void *s) { NEED_CONTEXT(); free(s); live_allocations--; return OK; }
-CUresult cuStreamSynchronize(void *s) { NEED_CONTEXT(); stream_syncs++; return s ? OK : INVALID_VALUE; }
+CUresult cuStreamSynchronize(void *s) { NEED_CONTEXT(); NOT_CAPTURING(s); stream_syncs++; return s ? OK : INVALID_VALUE; }
 CUresult cuEventCreate(void **e, unsigned) { NEED_CONTEXT(); *e = malloc(1); live_allocations++; return OK; }
 CUresult cuEventDestroy_v2(void *e) { NEED_CONTEXT(); free(e); live_allocations--; return OK; }
-CUresult cuEventRecord(void *e, void *s) { NEED_CONTEXT(); return e && s ? OK : INVALID_VALUE; }
+CUresult cuEventRecord(void *e, void *s) { NEED_CONTEXT(); NOT_CAPTURING(s); return e && s ? OK : INVALID_VALUE; }
 CUresult cuEventSynchronize(void *e) { NEED_CONTEXT(); return e ? OK : INVALID_VALUE; }
+
+static CUresult run_kernel(void *f, unsigned gx, unsigned gy, unsigned bx, void **params);
 
 CUresult cuLaunchKernel(void *f, unsigned gx, unsigned gy, unsigned gz, unsigned bx, unsigned by, unsigned bz,
                         unsigned, void *stream, void **params, void **extra) {
     NEED_CONTEXT();
     if (!stream || gz != 1 || by != 1 || bz != 1 || bx % 32 != 0 || bx > 1024 || extra) return INVALID_VALUE;
+    if (capturing && stream == capturing) {
+        int known = -1;
+        for (int i = 0; i < (int)(sizeof KERNELS / sizeof *KERNELS); i++) {
+            if (f == (void *)KERNELS[i]) known = i;
+        }
+        if (known < 0) return INVALID_VALUE;
+        FakeNode node = {f, gx, gy, bx, {0}};
+        for (int i = 0; i < ARGS[known]; i++) memcpy(&node.values[i], params[i], 8);
+        capture->nodes.push_back(node);
+        return OK;
+    }
+    kernel_launches++;
+    return run_kernel(f, gx, gy, bx, params);
+}
+
+CUresult cuStreamBeginCapture_v2(void *s, int mode) {
+    NEED_CONTEXT();
+    if (!s || capturing || mode != 1) return INVALID_VALUE;
+    capturing = s;
+    capture = new FakeGraph();
+    return OK;
+}
+
+CUresult cuStreamEndCapture(void *s, void **graph) {
+    NEED_CONTEXT();
+    if (!capturing || s != capturing) return CAPTURE_INVALIDATED;
+    *graph = capture;
+    live_graphs++;
+    capturing = nullptr;
+    capture = nullptr;
+    return OK;
+}
+
+CUresult cuGraphInstantiateWithFlags(void **exec, void *graph, unsigned long long flags) {
+    NEED_CONTEXT();
+    if (!graph || flags) return INVALID_VALUE;
+    *exec = new FakeGraph(*(FakeGraph *)graph);
+    live_graphs++;
+    return OK;
+}
+
+static CUresult destroy_graph(void *g) {
+    NEED_CONTEXT();
+    if (!g) return INVALID_VALUE;
+    delete (FakeGraph *)g;
+    live_graphs--;
+    return OK;
+}
+CUresult cuGraphDestroy(void *g) { return destroy_graph(g); }
+CUresult cuGraphExecDestroy(void *g) { return destroy_graph(g); }
+
+// Runs the captured kernels in order with their captured arguments (the stream's work is in order anyway here).
+CUresult cuGraphLaunch(void *exec, void *stream) {
+    NEED_CONTEXT();
+    if (!exec || !stream) return INVALID_VALUE;
+    NOT_CAPTURING(stream);
+    graph_launches++;
+    for (FakeNode &n : ((FakeGraph *)exec)->nodes) {
+        void *params[24];
+        for (int i = 0; i < 24; i++) params[i] = &n.values[i];
+        CUresult r = run_kernel(n.f, n.gx, n.gy, n.bx, params);
+        if (r != OK) return r;
+    }
+    return OK;
+}
+
+static CUresult run_kernel(void *f, unsigned gx, unsigned gy, unsigned bx, void **params) {
     const char *k = (const char *)f;
     std::function<void()> body;
     if (k == KERNELS[0]) {
@@ -237,13 +331,13 @@ CUresult cuLaunchKernel(void *f, unsigned gx, unsigned gy, unsigned gz, unsigned
         body = [&] {
             qk_norm_rope_store(ARG(float *, 0), ARG(const float *, 1), ARG(const float *, 2), ARG(const float *, 3),
                                ARG(__half *, 4), ARG(__half *, 5), ARG(float *, 6), ARG(int, 7), ARG(int, 8),
-                               ARG(int, 9), ARG(int, 10), ARG(int, 11), ARG(int, 12), ARG(int, 13), ARG(float, 14));
+                               ARG(int, 9), ARG(int, 10), ARG(int, 11), ARG(int, 12), ARG(const int *, 13), ARG(float, 14));
         };
     } else if (k == KERNELS[9]) {
         body = [&] {
             attention(ARG(const float *, 0), ARG(const __half *, 1), ARG(const __half *, 2), ARG(float *, 3),
                       ARG(int, 4), ARG(float *, 5), ARG(int, 6), ARG(int, 7), ARG(int, 8), ARG(int, 9), ARG(int, 10),
-                      ARG(int, 11), ARG(float, 12));
+                      ARG(const int *, 11), ARG(float, 12));
         };
     } else if (k == KERNELS[10]) {
         body = [&] { add_f32(ARG(float *, 0), ARG(const float *, 1), ARG(int, 2)); };
@@ -251,7 +345,7 @@ CUresult cuLaunchKernel(void *f, unsigned gx, unsigned gy, unsigned gz, unsigned
         body = [&] {
             mla_rope_store(ARG(const float *, 0), ARG(const float *, 1), ARG(const float *, 2), ARG(const float *, 3),
                            ARG(float *, 4), ARG(int, 5), ARG(int, 6), ARG(__half *, 7), ARG(float *, 8), ARG(int, 9),
-                           ARG(int, 10), ARG(int, 11), ARG(int, 12), ARG(int, 13), ARG(int, 14), ARG(int, 15),
+                           ARG(int, 10), ARG(int, 11), ARG(int, 12), ARG(int, 13), ARG(int, 14), ARG(const int *, 15),
                            ARG(float, 16));
         };
     } else if (k == KERNELS[12]) {
@@ -268,7 +362,7 @@ CUresult cuLaunchKernel(void *f, unsigned gx, unsigned gy, unsigned gz, unsigned
         body = [&] {
             mla_kv_expand_store(ARG(const float *, 0), ARG(const float *, 1), ARG(__half *, 2), ARG(__half *, 3),
                                 ARG(float *, 4), ARG(int, 5), ARG(int, 6), ARG(int, 7), ARG(int, 8), ARG(int, 9),
-                                ARG(int, 10));
+                                ARG(const int *, 10));
         };
     } else if (k == KERNELS[14]) {
         body = [&] {

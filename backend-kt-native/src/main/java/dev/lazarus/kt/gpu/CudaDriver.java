@@ -48,6 +48,12 @@ final class CudaDriver {
     private final MethodHandle cuEventRecord;
     private final MethodHandle cuEventSynchronize;
     private final MethodHandle cuEventDestroy;
+    private final MethodHandle cuStreamBeginCapture;
+    private final MethodHandle cuStreamEndCapture;
+    private final MethodHandle cuGraphInstantiate;
+    private final MethodHandle cuGraphDestroy;
+    private final MethodHandle cuGraphLaunch;
+    private final MethodHandle cuGraphExecDestroy;
 
     private CudaDriver(SymbolLookup lib) {
         cuInit = bind(lib, "cuInit", JAVA_INT);
@@ -78,6 +84,12 @@ final class CudaDriver {
         cuEventRecord = bind(lib, "cuEventRecord", ADDRESS, ADDRESS);
         cuEventSynchronize = bind(lib, "cuEventSynchronize", ADDRESS);
         cuEventDestroy = bind(lib, "cuEventDestroy_v2", ADDRESS);
+        cuStreamBeginCapture = bind(lib, "cuStreamBeginCapture_v2", ADDRESS, JAVA_INT);
+        cuStreamEndCapture = bind(lib, "cuStreamEndCapture", ADDRESS, ADDRESS);
+        cuGraphInstantiate = bind(lib, "cuGraphInstantiateWithFlags", ADDRESS, ADDRESS, JAVA_LONG);
+        cuGraphDestroy = bind(lib, "cuGraphDestroy", ADDRESS);
+        cuGraphLaunch = bind(lib, "cuGraphLaunch", ADDRESS, ADDRESS);
+        cuGraphExecDestroy = bind(lib, "cuGraphExecDestroy", ADDRESS);
     }
 
     /**
@@ -279,6 +291,51 @@ final class CudaDriver {
             throw rethrow(t);
         }
         check("cuEventSynchronize", r);
+    }
+
+    /**
+     * From now on the work queued on {@code stream} by this thread is recorded into a graph, not run
+     * ({@code CU_STREAM_CAPTURE_MODE_THREAD_LOCAL}: other threads' CUDA calls are not affected).
+     */
+    void beginCapture(MemorySegment stream) {
+        check("cuStreamBeginCapture", call(cuStreamBeginCapture, stream, 1));
+    }
+
+    /** Ends {@link #beginCapture}: the recorded graph (free it with {@link #destroyGraph}). */
+    MemorySegment endCapture(MemorySegment stream) {
+        try (Arena a = Arena.ofConfined()) {
+            MemorySegment graph = a.allocate(ADDRESS);
+            check("cuStreamEndCapture", call(cuStreamEndCapture, stream, graph));
+            return graph.get(ADDRESS, 0);
+        }
+    }
+
+    /** An executable copy of {@code graph} (kernel arguments as captured): launch it with {@link #launchGraph}. */
+    MemorySegment instantiate(MemorySegment graph) {
+        try (Arena a = Arena.ofConfined()) {
+            MemorySegment exec = a.allocate(ADDRESS);
+            check("cuGraphInstantiate", call(cuGraphInstantiate, exec, graph, 0L));
+            return exec.get(ADDRESS, 0);
+        }
+    }
+
+    void destroyGraph(MemorySegment graph) {
+        check("cuGraphDestroy", call(cuGraphDestroy, graph));
+    }
+
+    /** Queues the whole graph on {@code stream}: one driver call for all its kernels. */
+    void launchGraph(MemorySegment exec, MemorySegment stream) {
+        int r;
+        try {
+            r = (int) cuGraphLaunch.invokeExact(exec, stream);
+        } catch (Throwable t) {
+            throw rethrow(t);
+        }
+        check("cuGraphLaunch", r);
+    }
+
+    void destroyGraphExec(MemorySegment exec) {
+        check("cuGraphExecDestroy", call(cuGraphExecDestroy, exec));
     }
 
     /** {@code params} is an array of pointers, one to each kernel argument's value. */

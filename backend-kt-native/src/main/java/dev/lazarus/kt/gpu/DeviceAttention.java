@@ -23,11 +23,11 @@ interface DeviceAttention {
     int heads();
 
     /**
-     * Block {@code b}'s attention of the normed token ({@code xn} f32, {@code xq} its Q8_0 form) at
-     * {@code position}, added to the residual {@code x}; the position's keys and values go into the device
+     * Block {@code b}'s attention of the normed token ({@code xn} f32, {@code xq} its Q8_0 form) at the
+     * position held by the device int at {@code pos} (read by the kernels, so a captured graph serves every token), added to the residual {@code x}; the position's keys and values go into the device
      * cache {@code copy} and, F16-rounded, to {@code kvOut} ({@code keyWidth + valueWidth} floats).
      * {@code rope}: this position's cos/sin table; {@code scores}: {@code heads × scoreStride} floats.
      */
-    void forward(int b, long xn, long xq, long x, DeviceKvCaches.Copy copy, long kvOut, long rope, int position,
+    void forward(int b, long xn, long xq, long x, DeviceKvCaches.Copy copy, long kvOut, long rope, long pos,
                  long scores, int scoreStride);
 }

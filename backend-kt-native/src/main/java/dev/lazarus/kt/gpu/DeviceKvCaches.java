@@ -88,6 +88,11 @@ final class DeviceKvCaches implements AutoCloseable {
         return copy;
     }
 
+    /** Whether {@code copy} is still one of the live copies (not dropped, its device memory not freed). */
+    boolean live(Copy copy) {
+        return copies.contains(copy);
+    }
+
     /** Largest capacity of the live copies (what per-position scratch must hold). */
     int maxCapacity() {
         int max = 0;

@@ -148,6 +148,16 @@ final class DeviceMoe implements AutoCloseable {
         }
     }
 
+    /** Whether every expert of every MoE block is on the GPU for this token (after {@link #begin}). */
+    boolean allOnGpu(boolean[] moeBlocks) {
+        for (int b = 0; b < blocks; b++) {
+            if (moeBlocks[b] && !allOnGpu[b]) {
+                return false;
+            }
+        }
+        return true;
+    }
+
     /**
      * Block {@code b}'s routed experts from the router logits at {@code logits}, the normed activation at
      * {@code xn} and its Q8_0 form at {@code xq}: their weighted sum is added to the residual {@code x}. {@code hXn}:

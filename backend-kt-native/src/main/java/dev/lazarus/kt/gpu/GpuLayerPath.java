@@ -1,6 +1,7 @@
 package dev.lazarus.kt.gpu;
 
 import static java.lang.foreign.ValueLayout.JAVA_FLOAT;
+import static java.lang.foreign.ValueLayout.JAVA_INT;
 
 import dev.lazarus.kt.gguf.GgmlType;
 import dev.lazarus.kt.gguf.GgufFile;
@@ -29,8 +30,9 @@ import java.util.List;
  * q/k/v, QK-norm, rope, attention over the device KV cache, output projection; or deepseek2's latent
  * attention, {@link MlaDeviceAttention}), residual, FFN norm and then either a dense SwiGLU FFN or the router
  * logits run on one stream while the residual stream stays in device memory. The router's top-k and the routed
- * experts run on the device too ({@link DeviceMoe}): a token whose experts are all on the GPU is one launch
- * sequence with a single sync at its end (logits and new K/V down); a block with experts on the CPU waits only
+ * experts run on the device too ({@link DeviceMoe}): a token whose experts are all on the GPU is one CUDA graph
+ * launch ({@link TokenGraphs}; the kernels read the position from device memory, so one captured graph serves
+ * every token of a sequence) with a single sync at its end (logits and new K/V down); a block with experts on the CPU waits only
  * for its routes and normed activation to come down, computes those experts on the host threads while the GPU
  * computes its own, and adds their weighted sum behind them. Group-limited routing (deepseek2) is still done on
  * the host: per such block the normed activation and the router logits come down (one copy, one stream sync),
@@ -63,9 +65,10 @@ public final class GpuLayerPath implements Model.ForwardPath, AutoCloseable {
     private final int blocks, dim, experts, hidden, vocab, ropeDims, keyWidth, kvWidth;
     private final float eps;
     private final DeviceAllocations memory;
-    // device buffers; x is the residual stream, rope sits right behind it (one upload per token),
-    // the router logits right behind the normed activation (one download per MoE block)
-    private final long dX, dRope, dNormed, dRouterLogits, dXq, dH, dHq, dCpuSum, dKvOut, dLogits;
+    private final TokenGraphs graphs;
+    // device buffers; x is the residual stream, rope and then the position (an int) sit right behind it (one
+    // upload per token), the router logits right behind the normed activation (one download per MoE block)
+    private final long dX, dRope, dPos, dNormed, dRouterLogits, dXq, dH, dHq, dCpuSum, dKvOut, dLogits;
     private long dScores;
     private int scoreStride;
     private final MemorySegment hTokenIn, hNormed, hCpuSum, hKvOut, hLogits;
@@ -107,8 +110,9 @@ public final class GpuLayerPath implements Model.ForwardPath, AutoCloseable {
             this.keyWidth = attention.keyWidth();
             this.kvWidth = keyWidth + attention.valueWidth();
             this.hidden = Math.max(experts == 0 ? 0 : c.moe().expertFfnLength(), w.widestFfn());
-            dX = device(dim + ropeDims);
+            dX = device(dim + ropeDims + 1);
             dRope = dX + 4L * dim;
+            dPos = dRope + 4L * ropeDims;
             dNormed = device(dim + experts);
             dRouterLogits = dNormed + 4L * dim;
             dXq = device(q8Floats(dim));
@@ -117,7 +121,7 @@ public final class GpuLayerPath implements Model.ForwardPath, AutoCloseable {
             dCpuSum = device(dim);
             dKvOut = device((long) blocks * kvWidth);
             dLogits = device(vocab);
-            hTokenIn = host(dim + ropeDims);
+            hTokenIn = host(dim + ropeDims + 1);
             hNormed = host(dim + experts);
             hCpuSum = host(dim);
             hKvOut = host((long) blocks * kvWidth);
@@ -137,6 +141,7 @@ public final class GpuLayerPath implements Model.ForwardPath, AutoCloseable {
         this.weights = w;
         this.moe = m;
         this.kv = new DeviceKvCaches(cu, stream, blocks, keyWidth, kvWidth - keyWidth, Math.max(1, sequences));
+        this.graphs = new TokenGraphs(cu, stream);
     }
 
     /**
@@ -185,19 +190,21 @@ public final class GpuLayerPath implements Model.ForwardPath, AutoCloseable {
         embedding.dequantizeRow(token, x, 0);
         MemorySegment.copy(x, 0, hTokenIn, JAVA_FLOAT, 0, dim);
         MemorySegment.copy(rope.table(position), 0, hTokenIn, JAVA_FLOAT, 4L * dim, ropeDims);
-        cu.copyToDevice(dX, hTokenIn, 4L * (dim + ropeDims), stream);
+        hTokenIn.set(JAVA_INT, 4L * (dim + ropeDims), position);
+        cu.copyToDevice(dX, hTokenIn, 4L * (dim + ropeDims + 1), stream);
         List<ExpertCheckout> held = new ArrayList<>(blocks);
         boolean done = false;
         try {
             if (moe != null) {
                 moe.begin(moeBlocks);
             }
-            for (int b = 0; b < blocks; b++) {
-                block(b, copy, position, held);
+            if (allOnGpu()) {
+                graphs.forget(c -> !kv.live(c));
+                graphs.run(copy, wantLogits, () -> launches(copy, wantLogits, held));
+            } else {
+                launches(copy, wantLogits, held);
             }
             if (wantLogits) {
-                kernels.rmsNorm(dX, weights.outputNorm, dNormed, dXq, dim, eps);
-                kernels.matvec(weights.output, dNormed, dXq, dLogits, 1f, false);
                 cu.copyToHost(hLogits, dLogits, 4L * vocab, stream);
             }
             cu.copyToHost(hKvOut, dKvOut, 4L * blocks * kvWidth, stream);
@@ -231,14 +238,33 @@ public final class GpuLayerPath implements Model.ForwardPath, AutoCloseable {
         return logits;
     }
 
+    /** The token's blocks and, when wanted, its logits at dLogits (those blocks with CPU work wait for it). */
+    private void launches(DeviceKvCaches.Copy copy, boolean wantLogits, List<ExpertCheckout> held) {
+        for (int b = 0; b < blocks; b++) {
+            block(b, copy, held);
+        }
+        if (wantLogits) {
+            kernels.rmsNorm(dX, weights.outputNorm, dNormed, dXq, dim, eps);
+            kernels.matvec(weights.output, dNormed, dXq, dLogits, 1f, false);
+        }
+    }
+
+    /**
+     * Whether this token is kernels only (no expert on the CPU, no host routing): then it runs as a CUDA graph.
+     * Call after {@link DeviceMoe#begin}.
+     */
+    private boolean allOnGpu() {
+        return experts == 0 || moe != null && moe.allOnGpu(moeBlocks);
+    }
+
     /**
      * Block {@code b}: attention and residual, then a dense FFN on the device, or the router logits, which are
      * copied to the host with the normed activation, and the experts.
      */
-    private void block(int b, DeviceKvCaches.Copy copy, int position, List<ExpertCheckout> held) {
+    private void block(int b, DeviceKvCaches.Copy copy, List<ExpertCheckout> held) {
         DeviceWeights.Block w = weights.block(b);
         kernels.rmsNorm(dX, w.attnNorm(), dNormed, dXq, dim, eps);
-        attention.forward(b, dNormed, dXq, dX, copy, dKvOut + 4L * b * kvWidth, dRope, position, dScores, scoreStride);
+        attention.forward(b, dNormed, dXq, dX, copy, dKvOut + 4L * b * kvWidth, dRope, dPos, dScores, scoreStride);
         kernels.rmsNorm(dX, w.ffnNorm(), dNormed, dXq, dim, eps);
         if (w.router() == null) {
             swiGlu(w.ffn());
@@ -333,6 +359,7 @@ public final class GpuLayerPath implements Model.ForwardPath, AutoCloseable {
     private void ensureScores(int positions) {
         if (positions > scoreStride) {
             if (dScores != 0) {
+                graphs.clear(); // they read the old buffer
                 cu.synchronize(stream);
                 memory.free(dScores);
                 dScores = 0;
@@ -378,6 +405,7 @@ public final class GpuLayerPath implements Model.ForwardPath, AutoCloseable {
         model.useForwardPath(null);
         cu.setCurrent(context);
         cu.synchronize(stream);
+        graphs.close();
         if (moe != null) {
             moe.close();
         }

@@ -61,13 +61,13 @@ final class GqaDeviceAttention implements DeviceAttention {
     }
 
     @Override
-    public void forward(int b, long xn, long xq, long x, DeviceKvCaches.Copy copy, long kvOut, long rope, int position,
+    public void forward(int b, long xn, long xq, long x, DeviceKvCaches.Copy copy, long kvOut, long rope, long pos,
                         long scores, int scoreStride) {
         Weights w = blocks.get(b);
         kernels.qkv(w.q(), w.k(), w.v(), xn, xq, dQkv);
-        kernels.qkNormRopeStore(dQkv, w.qNorm(), w.kNorm(), rope, copy.keys(b), copy.values(b), kvOut, heads, position);
+        kernels.qkNormRopeStore(dQkv, w.qNorm(), w.kNorm(), rope, copy.keys(b), copy.values(b), kvOut, heads, pos);
         kernels.attention(dQkv, copy.keys(b), copy.values(b), valueWidth(), scores, scoreStride, dAtt, heads,
-                position + 1, scale);
+                pos, scale);
         if (LayerKernels.quantized(w.output().type())) {
             kernels.quantize(dAtt, dAttQ, attWidth);
         }

@@ -160,45 +160,49 @@ final class LayerKernels {
                 args.begin().ptr(gate.data()).ptr(up.data()).ptr(x).ptr(h).i32(gate.rows()).i32(gate.cols()));
     }
 
-    /** QK-norm (weights 0: none), rope from the cos/sin table at {@code rope}, K and V stored at {@code position}. */
+    /**
+     * QK-norm (weights 0: none), rope from the cos/sin table at {@code rope}, K and V stored at the position held
+     * by the device int at {@code pos} (device memory, so that a captured token graph serves every position).
+     */
     void qkNormRopeStore(long qkv, long qNorm, long kNorm, long rope, long kCache, long vCache, long kvOut, Heads h,
-                         int position) {
+                         long pos) {
         int threads = roundUp(Math.max(h.headDim(), h.valueDim()), 32);
         launch(qkNormRope, h.heads() + 2 * h.kvHeads(), threads, args.begin().ptr(qkv).ptr(qNorm).ptr(kNorm).ptr(rope)
                 .ptr(kCache).ptr(vCache).ptr(kvOut).i32(h.heads()).i32(h.kvHeads()).i32(h.headDim()).i32(h.valueDim())
-                .i32(h.ropeDims()).i32(h.neox() ? 1 : 0).i32(position).f32(h.eps()));
+                .i32(h.ropeDims()).i32(h.neox() ? 1 : 0).ptr(pos).f32(h.eps()));
     }
 
     /**
-     * Attention of the query heads at {@code q} over {@code positions} cached positions into {@code out}; a
+     * Attention of the query heads at {@code q} over the cached positions up to the one at {@code pos} (a device
+     * int) into {@code out}; a
      * position's values are {@code vStride} halves apart ({@code kvHeads · valueDim} for a separate value cache).
      */
     void attention(long q, long kCache, long vCache, int vStride, long scores, int scoreStride, long out, Heads h,
-                   int positions, float scale) {
+                   long pos, float scale) {
         launch(attention, h.heads(), ATT_THREADS, args.begin().ptr(q).ptr(kCache).ptr(vCache).ptr(scores)
                 .i32(scoreStride).ptr(out).i32(h.heads()).i32(h.kvHeads()).i32(h.headDim()).i32(h.valueDim())
-                .i32(vStride).i32(positions).f32(scale));
+                .i32(vStride).ptr(pos).f32(scale));
     }
 
     /**
      * MLA: the rope parts of the {@code heads} queries at {@code q} rotated into {@code qOut}'s rows
      * ({@code qOutStride} floats apart, at {@code qOutOffset}), the kv_a projection at {@code kvpe} rotated and
-     * normed, stored as the cache row at {@code position} and F16-rounded in kvOut, or without a cache (0) only
+     * normed, stored as the cache row at the position held at {@code pos} and F16-rounded in kvOut, or without a cache (0) only
      * in kvOut, unrounded.
      */
     void mlaRopeStore(long q, long kvpe, long kvNorm, long rope, long qOut, int qOutStride, int qOutOffset, long cache,
-                      long kvOut, int heads, MlaConfig mla, boolean neox, int position, float eps) {
+                      long kvOut, int heads, MlaConfig mla, boolean neox, long pos, float eps) {
         launch(mlaRopeStore, heads + 1, NORM_THREADS, args.begin().ptr(q).ptr(kvpe).ptr(kvNorm).ptr(rope).ptr(qOut)
                 .i32(qOutStride).i32(qOutOffset).ptr(cache).ptr(kvOut).i32(heads).i32(mla.keyDim()).i32(mla.qkNopeDim())
-                .i32(mla.kvLoraRank()).i32(mla.qkRopeDim()).i32(neox ? 1 : 0).i32(position).f32(eps));
+                .i32(mla.kvLoraRank()).i32(mla.qkRopeDim()).i32(neox ? 1 : 0).ptr(pos).f32(eps));
     }
 
     /** Decompressed MLA: per-head keys and values from kv_b's output {@code kv} and the rotated key part in {@code kvpe}. */
     void mlaKvExpandStore(long kv, long kvpe, long kCache, long vCache, long kvOut, int heads, MlaConfig mla,
-                          int position) {
+                          long pos) {
         launch(mlaKvExpand, heads, NORM_THREADS, args.begin().ptr(kv).ptr(kvpe).ptr(kCache).ptr(vCache).ptr(kvOut)
                 .i32(heads).i32(mla.qkNopeDim()).i32(mla.valueDim()).i32(mla.kvLoraRank()).i32(mla.qkRopeDim())
-                .i32(position));
+                .ptr(pos));
     }
 
     /**

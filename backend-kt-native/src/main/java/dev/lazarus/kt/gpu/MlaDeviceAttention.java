@@ -119,7 +119,7 @@ final class MlaDeviceAttention implements DeviceAttention {
     }
 
     @Override
-    public void forward(int b, long xn, long xq, long x, DeviceKvCaches.Copy copy, long kvOut, long rope, int position,
+    public void forward(int b, long xn, long xq, long x, DeviceKvCaches.Copy copy, long kvOut, long rope, long pos,
                         long scores, int scoreStride) {
         Weights w = blocks.get(b);
         int kvLora = mla.kvLoraRank();
@@ -133,23 +133,23 @@ final class MlaDeviceAttention implements DeviceAttention {
         kernels.matvec(w.kvDown(), xn, xq, dKvpe, 1f, false);
         if (absorbed) {
             kernels.mlaRopeStore(dQ, dKvpe, w.kvNorm(), rope, dFullQ, width, kvLora, copy.keys(b), kvOut, heads, mla, neox,
-                    position, eps);
+                    pos, eps);
             // q_nope of head h is Q8_0 blocks [h · keyDim / 32, ...) of the quantized query (nope, keyDim % 32 == 0)
             kernels.quantize(dQ, dQQ, heads * mla.keyDim());
             kernels.perHead(w.keyAbsorb(), heads, dQQ, blockBytes(mla.keyDim()), dFullQ, width);
             kernels.attention(dFullQ, copy.keys(b), copy.keys(b), width, scores, scoreStride, dLatent, attentionHeads,
-                    position + 1, scale);
+                    pos, scale);
             kernels.quantize(dLatent, dLatentQ, heads * kvLora);
             kernels.perHead(w.valueDecompress(), heads, dLatentQ, blockBytes(kvLora), dAtt, mla.valueDim());
         } else {
             // q rotated in place; the normed latent row, unrounded, into the scratch behind the kv_a output
             kernels.mlaRopeStore(dQ, dKvpe, w.kvNorm(), rope, dQ, mla.keyDim(), mla.qkNopeDim(), 0, dFullQ, heads, mla,
-                    neox, position, eps);
+                    neox, pos, eps);
             kernels.quantize(dFullQ, dLatentQ, kvLora);
             kernels.matvec(w.kvUp(), dFullQ, dLatentQ, dKv, 1f, false);
-            kernels.mlaKvExpandStore(dKv, dFullQ, copy.keys(b), copy.values(b), kvOut, heads, mla, position);
+            kernels.mlaKvExpandStore(dKv, dFullQ, copy.keys(b), copy.values(b), kvOut, heads, mla, pos);
             kernels.attention(dQ, copy.keys(b), copy.values(b), valueWidth(), scores, scoreStride, dAtt,
-                    attentionHeads, position + 1, scale);
+                    attentionHeads, pos, scale);
         }
         kernels.quantize(dAtt, dAttQ, heads * mla.valueDim());
         kernels.matvec(w.output(), dAtt, dAttQ, x, 1f, true);

@@ -27,7 +27,7 @@ import org.junit.jupiter.params.provider.CsvSource;
  * host's {@link ExpertRouter}: the same experts in the same order and the same weights, bit for bit, for softmax
  * and sigmoid gating, with and without a selection bias, renormalisation and scale, expert counts with a
  * non-multiple-of-16 tail and logits with ties; and the GPU layer path with every expert on the GPU synchronises
- * with the host once per token (not once per MoE block).
+ * with the host once per token (not once per MoE block) and launches the token as one CUDA graph.
  */
 class DeviceRoutingTest {
 
@@ -135,9 +135,51 @@ class DeviceRoutingTest {
                 .isBetween(8L, 10L);
     }
 
+    /**
+     * With every expert on the GPU a pass is one CUDA graph launch and no kernel launch of its own: eight more
+     * passes, eight more graph launches and not one more kernel launch (the graph is captured once, at the first
+     * pass; counted as a difference of two runs, so the setup cancels; a score buffer that grows once more in the
+     * longer run adds one capture, whose launches are recorded, not run). The replayed graph computes the CPU
+     * path's logits at every position (the check), so the kernels read the position from device memory, not from
+     * captured arguments; and every graph is freed with the layer path.
+     */
+    @Test
+    void withEveryExpertOnTheGpuAPassIsOneGraphLaunch() throws Throwable {
+        Path kernels = Files.writeString(dir.resolve("kernels.ptx"), "// fake module: the fake driver ignores it\n");
+        Path model = GpuParityCheck.tinyModel(dir);
+        long[] graphs = new long[2], launches = new long[2];
+        int[] steps = {4, 12};
+        for (int i = 0; i < 2; i++) {
+            long graphsBefore = counter("fake_graph_launches"), launchesBefore = counter("fake_kernel_launches");
+            GpuParityCheck.Result r = GpuParityCheck.run(model, kernels, 1.0, steps[i], true);
+            assertThat(r.tokenMismatches()).as(r.toString()).isZero();
+            assertThat(r.maxAbsDiff()).as(r.toString()).isLessThanOrEqualTo(r.tolerance());
+            graphs[i] = counter("fake_graph_launches") - graphsBefore;
+            launches[i] = counter("fake_kernel_launches") - launchesBefore;
+        }
+        assertThat(graphs[1] - graphs[0]).as("graph launches for 8 more passes").isEqualTo(8L);
+        assertThat(launches[1] - launches[0]).as("kernel launches for 8 more passes").isZero();
+        assertThat(counter("fake_live_graphs")).as("graphs left behind").isZero();
+    }
+
+    /** With experts on the CPU a pass waits for its routes mid-token: no graph, the kernels launched one by one. */
+    @Test
+    void withExpertsOnTheCpuNoGraphIsLaunched() throws Throwable {
+        Path kernels = Files.writeString(dir.resolve("kernels.ptx"), "// fake module: the fake driver ignores it\n");
+        Path model = GpuParityCheck.tinyModel(dir);
+        long before = counter("fake_graph_launches");
+        GpuParityCheck.Result r = GpuParityCheck.run(model, kernels, 0.5, 4, true);
+        assertThat(r.tokenMismatches()).as(r.toString()).isZero();
+        assertThat(counter("fake_graph_launches") - before).isZero();
+    }
+
     private static long streamSyncs() throws Throwable {
+        return counter("fake_stream_syncs");
+    }
+
+    private static long counter(String name) throws Throwable {
         var lookup = SymbolLookup.libraryLookup(FakeCudaDriverTest.library, Arena.global());
-        var h = Linker.nativeLinker().downcallHandle(lookup.find("fake_stream_syncs").orElseThrow(),
+        var h = Linker.nativeLinker().downcallHandle(lookup.find(name).orElseThrow(),
                 FunctionDescriptor.of(ValueLayout.JAVA_LONG));
         return (long) h.invokeExact();
     }
