@@ -3,7 +3,7 @@ package dev.lazarus.kt.model;
 import static dev.lazarus.kt.model.TensorLoader.block;
 
 import dev.lazarus.kt.gguf.GgufFile;
-import dev.lazarus.kt.tensor.Parallel;
+import dev.lazarus.kt.parallel.Parallel;
 import dev.lazarus.kt.tensor.WeightMatrix;
 import java.util.ArrayList;
 import java.util.List;

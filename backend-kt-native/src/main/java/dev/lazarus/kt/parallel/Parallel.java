@@ -1,4 +1,4 @@
-package dev.lazarus.kt.tensor;
+package dev.lazarus.kt.parallel;
 
 import java.lang.management.ManagementFactory;
 import java.lang.management.OperatingSystemMXBean;
