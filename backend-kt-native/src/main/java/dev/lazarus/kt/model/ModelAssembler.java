@@ -49,7 +49,8 @@ final class ModelAssembler {
                     attention(b),
                     ffnNorm(b),
                     feedForward(b, routing),
-                    config.rmsEps()));
+                    config.rmsEps(),
+                    parallel));
         }
         expertDispatch.use(new CpuExperts(parallel, expertLayers));
         return new Model(config, embedding, blocks, tensors.vector("output_norm.weight"), output, rope, routing,

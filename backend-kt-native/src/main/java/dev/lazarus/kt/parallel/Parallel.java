@@ -99,7 +99,7 @@ public final class Parallel implements AutoCloseable {
             body.run(0, n);
             return;
         }
-        run(new PhasedJob(new PhasedBody() {
+        run(new PhasedJob(this, new PhasedBody() {
             @Override
             public int open(int phase) {
                 return n;
@@ -110,6 +110,20 @@ public final class Parallel implements AutoCloseable {
                 body.run(from, to);
             }
         }, 1, grain, threads), (n + grain - 1) / grain - 1);
+    }
+
+    /**
+     * As {@link #forRange(int, IntRangeBody)} from {@code minimum} indices on, below that on the calling thread alone:
+     * for per-token work (norms, rope, residual adds) that is worth a pass for a prompt but not for a decode step.
+     */
+    public void forRangeFrom(int minimum, int n, IntRangeBody body) {
+        if (n < minimum) {
+            if (n > 0) {
+                body.run(0, n);
+            }
+        } else {
+            forRange(n, body);
+        }
     }
 
     /**
@@ -128,7 +142,7 @@ public final class Parallel implements AutoCloseable {
             }
             return;
         }
-        run(new PhasedJob(body, phases, 1, threads), workers.length);
+        run(new PhasedJob(this, body, phases, 1, threads), workers.length);
     }
 
     private void run(PhasedJob job, int helpers) {
@@ -140,6 +154,20 @@ public final class Parallel implements AutoCloseable {
             job.awaitDone(inCallSpinNanos());
         }
         job.rethrow();
+    }
+
+    /**
+     * Runs one chunk of a job other than {@code waiting} (a thread waiting inside that job for its next phase), and
+     * says whether it found one. Such a job is usually a call made from {@code waiting}'s serial work between two
+     * phases, which every other thread of the pool is waiting in.
+     */
+    boolean helpOther(PhasedJob waiting) {
+        for (PhasedJob job : jobs) {
+            if (job != waiting && job.helpOnce()) {
+                return true;
+            }
+        }
+        return false;
     }
 
     /** {@link #SPIN_NANOS}, or 0 while the load average (checked once a second) exceeds twice the processors. */

@@ -25,6 +25,24 @@ public final class Signal {
         }
     }
 
+    /**
+     * Returns once the signal is open or {@code nanos} have passed (parked, without the spin of {@link #await()});
+     * says whether it is open.
+     */
+    boolean await(long nanos) {
+        if (open) {
+            return true;
+        }
+        Thread me = Thread.currentThread();
+        parked.add(me);
+        // re-checked after registering, as in await()
+        if (!open) {
+            LockSupport.parkNanos(this, nanos);
+        }
+        parked.remove(me);
+        return open;
+    }
+
     /** Returns once the signal is open. */
     public void await() {
         if (open) {
