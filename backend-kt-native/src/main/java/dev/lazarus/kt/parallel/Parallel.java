@@ -4,6 +4,7 @@ import java.lang.management.ManagementFactory;
 import java.lang.management.OperatingSystemMXBean;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.locks.LockSupport;
 
 /**
@@ -54,6 +55,8 @@ public final class Parallel implements AutoCloseable {
     private final int threads;
     private final Worker[] workers;
     private final ConcurrentLinkedQueue<PhasedJob> jobs = new ConcurrentLinkedQueue<>();
+    /** Calls posted and not yet over: a waiter looks through {@link #jobs} for another one only when there is one. */
+    private final AtomicInteger inFlight = new AtomicInteger();
     private volatile boolean closed;
 
     private Parallel(int threads, String name) {
@@ -147,11 +150,16 @@ public final class Parallel implements AutoCloseable {
 
     private void run(PhasedJob job, int helpers) {
         if (!job.isOver()) {
-            jobs.add(job);
-            wakeWorkers(Math.min(workers.length, helpers));
-            job.work();
-            jobs.remove(job);
-            job.awaitDone(inCallSpinNanos());
+            inFlight.incrementAndGet();
+            try {
+                jobs.add(job);
+                wakeWorkers(Math.min(workers.length, helpers));
+                job.work();
+                jobs.remove(job);
+                job.awaitDone(inCallSpinNanos());
+            } finally {
+                inFlight.decrementAndGet();
+            }
         }
         job.rethrow();
     }
@@ -162,6 +170,9 @@ public final class Parallel implements AutoCloseable {
      * phases, which every other thread of the pool is waiting in.
      */
     boolean helpOther(PhasedJob waiting) {
+        if (inFlight.get() < 2) {
+            return false;
+        }
         for (PhasedJob job : jobs) {
             if (job != waiting && job.helpOnce()) {
                 return true;
