@@ -19,7 +19,9 @@ import java.util.concurrent.locks.LockSupport;
  * short while ({@link #SPIN_NANOS}, unless the machine is oversubscribed) before they park: back-to-back
  * passes never sleep, an idle pool stops burning CPU almost at once (which matters on a shared machine).
  * Phases that follow each other (attention's projections, heads and output) go in one
- * {@link #forPhases} call, so the threads stay in it between them; chunks are guided ({@link PhasedJob}).
+ * {@link #forPhases} call, so the threads stay in it between them; chunks are guided ({@link PhasedJob}). A thread
+ * waiting in such a call for its next phase runs chunks of the pool's other calls meanwhile ({@link #helpOther}):
+ * the serial work between two phases may itself be a parallel call, which would otherwise have one thread.
  */
 public final class Parallel implements AutoCloseable {
 
