@@ -24,7 +24,7 @@ trap 'rm -rf "$STAGE"' EXIT
 I=$STAGE/itest
 mkdir -p "$I/lib" .device-payload
 
-"$JDK/bin/jlink" --add-modules java.base,java.logging,java.management,jdk.management,jdk.incubator.vector,jdk.unsupported,java.net.http,java.xml,java.desktop,java.sql,java.naming \
+"$JDK/bin/jlink" --add-modules java.base,java.logging,java.management,jdk.management,jdk.jfr,jdk.incubator.vector,jdk.unsupported,java.net.http,java.xml,java.desktop,java.sql,java.naming \
   --strip-debug --no-header-files --no-man-pages --compress=zip-0 --output "$I/jdk" 2>&1 | grep -v incubator || true
 strip --strip-unneeded "$I/jdk/lib/server/libjvm.so"
 # java.desktop is there for java.beans (Jinjava's templates); its graphics libraries are not

@@ -2,8 +2,8 @@ package dev.lazarus.kt.bench;
 
 import dev.lazarus.kt.gguf.GgmlType;
 import dev.lazarus.kt.gguf.GgufFile;
+import dev.lazarus.kt.parallel.Parallel;
 import dev.lazarus.kt.synthetic.SyntheticModels;
-import dev.lazarus.kt.tensor.Parallel;
 import dev.lazarus.kt.testsupport.LlamaCpp;
 import java.io.IOException;
 import java.lang.management.ManagementFactory;

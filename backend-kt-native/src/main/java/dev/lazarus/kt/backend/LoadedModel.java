@@ -2,10 +2,10 @@ package dev.lazarus.kt.backend;
 
 import dev.lazarus.kt.chat.ChatTemplate;
 import dev.lazarus.kt.gguf.GgufFile;
+import dev.lazarus.kt.parallel.Parallel;
 import dev.lazarus.kt.placement.DeviceTier;
 import dev.lazarus.kt.placement.ExpertPlacement;
 import dev.lazarus.kt.runtime.InferenceEngine;
-import dev.lazarus.kt.tensor.Parallel;
 import dev.lazarus.kt.tokenizer.Tokenizer;
 import java.util.Map;
 

@@ -4,7 +4,7 @@ import dev.lazarus.kt.chat.ChatTemplate;
 import dev.lazarus.kt.fidelity.FidelityArgs.UsageException;
 import dev.lazarus.kt.gguf.GgufFile;
 import dev.lazarus.kt.model.Model;
-import dev.lazarus.kt.tensor.Parallel;
+import dev.lazarus.kt.parallel.Parallel;
 import dev.lazarus.kt.tokenizer.Tokenizer;
 import dev.lazarus.kt.tokenizer.Tokenizers;
 

@@ -2,14 +2,14 @@ package dev.lazarus.kt.gpu;
 
 import dev.lazarus.kt.gguf.GgufFile;
 import dev.lazarus.kt.model.Model;
+import dev.lazarus.kt.parallel.Parallel;
 import dev.lazarus.kt.placement.DeviceTier;
 import dev.lazarus.kt.placement.ExpertPlacement;
-import dev.lazarus.kt.placement.PlacementConfig;
 import dev.lazarus.kt.placement.PlacementConfig.GpuMode;
+import dev.lazarus.kt.placement.PlacementConfig;
 import dev.lazarus.kt.placement.PlacementStrategy;
 import dev.lazarus.kt.placement.Tier;
 import dev.lazarus.kt.placement.TierBudget;
-import dev.lazarus.kt.tensor.Parallel;
 import java.nio.file.Path;
 import java.util.Arrays;
 import java.util.HashMap;

@@ -1,6 +1,6 @@
 package dev.lazarus.kt.model;
 
-import dev.lazarus.kt.tensor.Parallel;
+import dev.lazarus.kt.parallel.Parallel;
 import java.util.List;
 
 /** The default {@link ExpertExecutor}: every expert read in place from the memory-mapped GGUF on the CPU. */

@@ -1,6 +1,6 @@
 package dev.lazarus.kt.model;
 
-import dev.lazarus.kt.tensor.Parallel;
+import dev.lazarus.kt.parallel.Parallel;
 
 /** A dense SwiGLU FFN over all tokens of the batch. */
 final class DenseFeedForward implements FeedForward {

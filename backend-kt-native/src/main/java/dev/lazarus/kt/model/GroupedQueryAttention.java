@@ -1,7 +1,7 @@
 package dev.lazarus.kt.model;
 
-import dev.lazarus.kt.tensor.Parallel;
-import dev.lazarus.kt.tensor.PhasedBody;
+import dev.lazarus.kt.parallel.Parallel;
+import dev.lazarus.kt.parallel.PhasedBody;
 import dev.lazarus.kt.tensor.WeightMatrix;
 
 /**
@@ -147,13 +147,16 @@ final class GroupedQueryAttention implements Attention {
             addBias(q, weights.qBias());
             addBias(k, weights.kBias());
             addBias(v, weights.vBias());
-            for (int i = 0; i < batch.size(); i++) {
-                normalizeHeads(q[i], heads, qNorm);
-                normalizeHeads(k[i], kvHeads, kNorm);
-                rope.apply(q[i], 0, heads, headDim, ropeTables[i]);
-                rope.apply(k[i], 0, kvHeads, headDim, ropeTables[i]);
-                batch.caches()[i].store(block, batch.positions()[i], k[i], 0, v[i], 0);
-            }
+            // per token; a prompt's tokens on the pool, where the threads waiting for the next phase help
+            parallel.forRangeFrom(TransformerBlock.PER_TOKEN_PARALLEL, batch.size(), (from, to) -> {
+                for (int i = from; i < to; i++) {
+                    normalizeHeads(q[i], heads, qNorm);
+                    normalizeHeads(k[i], kvHeads, kNorm);
+                    rope.apply(q[i], 0, heads, headDim, ropeTables[i]);
+                    rope.apply(k[i], 0, kvHeads, headDim, ropeTables[i]);
+                    batch.caches()[i].store(block, batch.positions()[i], k[i], 0, v[i], 0);
+                }
+            });
         }
 
         private void attend(int from, int to) {

@@ -1,6 +1,7 @@
 package dev.lazarus.kt.model;
 
-import dev.lazarus.kt.tensor.Parallel;
+import dev.lazarus.kt.parallel.Parallel;
+import dev.lazarus.kt.parallel.RowSplitter;
 import dev.lazarus.kt.tensor.WeightMatrix;
 
 /**

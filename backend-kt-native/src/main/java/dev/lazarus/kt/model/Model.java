@@ -1,7 +1,7 @@
 package dev.lazarus.kt.model;
 
 import dev.lazarus.kt.gguf.GgufFile;
-import dev.lazarus.kt.tensor.Parallel;
+import dev.lazarus.kt.parallel.Parallel;
 import dev.lazarus.kt.tensor.WeightMatrix;
 import java.util.HashMap;
 import java.util.List;

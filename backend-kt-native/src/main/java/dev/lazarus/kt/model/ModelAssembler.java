@@ -3,7 +3,7 @@ package dev.lazarus.kt.model;
 import static dev.lazarus.kt.model.TensorLoader.block;
 
 import dev.lazarus.kt.gguf.GgufFile;
-import dev.lazarus.kt.tensor.Parallel;
+import dev.lazarus.kt.parallel.Parallel;
 import dev.lazarus.kt.tensor.WeightMatrix;
 import java.util.ArrayList;
 import java.util.List;
@@ -49,7 +49,8 @@ final class ModelAssembler {
                     attention(b),
                     ffnNorm(b),
                     feedForward(b, routing),
-                    config.rmsEps()));
+                    config.rmsEps(),
+                    parallel));
         }
         expertDispatch.use(new CpuExperts(parallel, expertLayers));
         return new Model(config, embedding, blocks, tensors.vector("output_norm.weight"), output, rope, routing,

@@ -1,6 +1,6 @@
 package dev.lazarus.kt.model;
 
-import dev.lazarus.kt.tensor.Parallel;
+import dev.lazarus.kt.parallel.Parallel;
 import dev.lazarus.kt.tensor.WeightMatrix;
 import java.util.ArrayList;
 import java.util.List;
@@ -76,36 +76,48 @@ final class MoeFeedForward implements FeedForward {
             }
         }
         float[][][] outputs = experts.executor().apply(layer, chosen, inputs);
+        // tokens were appended to each expert's group in token order: token i's row of job j is its rank there
+        int[][] rowOf = new int[n][];
         int[] consumed = new int[chosen.length];
-        float[][] result = new float[n][];
         for (int i = 0; i < n; i++) {
-            float[] acc = null;
-            ExpertRouter.Route route = routes[i];
-            for (int k = 0; k < route.experts().length; k++) {
-                int j = jobOfExpert[route.experts()[k]];
-                // tokens were appended to each expert's group in token order, so this token's row is the next one
-                float[] y = outputs[j][consumed[j]++];
-                float w = route.weights()[k];
-                if (acc == null) {
-                    acc = new float[y.length];
-                    for (int d = 0; d < y.length; d++) {
-                        acc[d] = y[d] * w;
-                    }
-                } else {
-                    for (int d = 0; d < y.length; d++) {
-                        acc[d] += y[d] * w;
-                    }
+            int[] routed = routes[i].experts();
+            rowOf[i] = new int[routed.length];
+            for (int k = 0; k < routed.length; k++) {
+                rowOf[i][k] = consumed[jobOfExpert[routed[k]]]++;
+            }
+        }
+        float[][] s = shared != null ? shared.forward(xn) : null;
+        float[][] result = new float[n][];
+        // each token's sum in routing order (then the shared expert's), only spread over threads by token
+        parallel.forRangeFrom(TransformerBlock.PER_TOKEN_PARALLEL, n, (from, to) -> {
+            for (int i = from; i < to; i++) {
+                result[i] = weightedSum(routes[i], rowOf[i], jobOfExpert, outputs);
+                if (s != null) {
+                    Numerics.addInPlace(result[i], s[i]);
                 }
             }
-            result[i] = acc;
-        }
-        if (shared != null) {
-            float[][] s = shared.forward(xn);
-            for (int i = 0; i < n; i++) {
-                Numerics.addInPlace(result[i], s[i]);
+        });
+        return result;
+    }
+
+    /** {@code Σ_k weight_k · y_k} over a token's experts in routing order, as ggml adds them. */
+    private static float[] weightedSum(ExpertRouter.Route route, int[] rows, int[] jobOfExpert, float[][][] outputs) {
+        float[] acc = null;
+        for (int k = 0; k < route.experts().length; k++) {
+            float[] y = outputs[jobOfExpert[route.experts()[k]]][rows[k]];
+            float w = route.weights()[k];
+            if (acc == null) {
+                acc = new float[y.length];
+                for (int d = 0; d < y.length; d++) {
+                    acc[d] = y[d] * w;
+                }
+            } else {
+                for (int d = 0; d < y.length; d++) {
+                    acc[d] += y[d] * w;
+                }
             }
         }
-        return result;
+        return acc;
     }
 
     private ExpertRouter.Route[] route(float[][] xn) {

@@ -1,7 +1,7 @@
 package dev.lazarus.kt.model;
 
+import dev.lazarus.kt.parallel.Parallel;
 import dev.lazarus.kt.tensor.Activation;
-import dev.lazarus.kt.tensor.Parallel;
 import dev.lazarus.kt.tensor.VecDotType;
 import dev.lazarus.kt.tensor.WeightMatrix;
 import java.util.ArrayList;

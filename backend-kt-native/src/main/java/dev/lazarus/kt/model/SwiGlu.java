@@ -1,8 +1,9 @@
 package dev.lazarus.kt.model;
 
+import dev.lazarus.kt.parallel.Parallel;
+import dev.lazarus.kt.parallel.RowSplitter;
+import dev.lazarus.kt.parallel.Signal;
 import dev.lazarus.kt.tensor.Activation;
-import dev.lazarus.kt.tensor.Parallel;
-import dev.lazarus.kt.tensor.Signal;
 import dev.lazarus.kt.tensor.WeightMatrix;
 import java.util.concurrent.atomic.AtomicIntegerArray;
 

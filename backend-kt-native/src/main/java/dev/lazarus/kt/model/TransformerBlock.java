@@ -1,5 +1,7 @@
 package dev.lazarus.kt.model;
 
+import dev.lazarus.kt.parallel.Parallel;
+
 /**
  * The one pre-norm transformer block every architecture is built from:
  * {@code x += attention(rmsnorm(x)); x += ffn(rmsnorm(x))}. Which attention (grouped-query or
@@ -12,10 +14,13 @@ final class TransformerBlock {
     private final float[] ffnNorm;
     private final FeedForward ffn;
     private final float eps;
+    private final Parallel parallel;
     /** The normalized vectors, borrowed for the block's attention half and then its feed-forward half. */
     private final Scratch.Slot scratch = new Scratch.Slot();
 
-    TransformerBlock(float[] attentionNorm, Attention attention, float[] ffnNorm, FeedForward ffn, float eps) {
+    TransformerBlock(float[] attentionNorm, Attention attention, float[] ffnNorm, FeedForward ffn, float eps,
+                     Parallel parallel) {
+        this.parallel = parallel;
         this.attentionNorm = attentionNorm;
         this.attention = attention;
         this.ffnNorm = ffnNorm;
@@ -57,9 +62,7 @@ final class TransformerBlock {
         Scratch s = scratch.take();
         try {
             float[][] attended = attention.forward(batch, ropeTables, normalized(x, attentionNorm, s));
-            for (int i = 0; i < x.length; i++) {
-                Numerics.addInPlace(x[i], attended[i]);
-            }
+            addInPlace(x, attended);
         } finally {
             scratch.give(s);
         }
@@ -69,9 +72,7 @@ final class TransformerBlock {
         Scratch s = scratch.take();
         try {
             float[][] ff = ffn.forward(normalized(x, ffnNorm, s));
-            for (int i = 0; i < x.length; i++) {
-                Numerics.addInPlace(x[i], ff[i]);
-            }
+            addInPlace(x, ff);
         } finally {
             scratch.give(s);
         }
@@ -82,8 +83,29 @@ final class TransformerBlock {
         float[][] out = new float[x.length][];
         for (int i = 0; i < x.length; i++) {
             out[i] = s.floats(x[i].length);
-            Numerics.rmsNorm(x[i], 0, x[i].length, weight, eps, out[i], 0);
         }
+        // each token's norm is computed as before, only by whichever thread takes it
+        parallel.forRangeFrom(PER_TOKEN_PARALLEL, x.length, (from, to) -> {
+            for (int i = from; i < to; i++) {
+                Numerics.rmsNorm(x[i], 0, x[i].length, weight, eps, out[i], 0);
+            }
+        });
         return out;
     }
+
+    /** {@code x[i] += y[i]} for every token. */
+    private void addInPlace(float[][] x, float[][] y) {
+        parallel.forRangeFrom(PER_TOKEN_PARALLEL, x.length, (from, to) -> {
+            for (int i = from; i < to; i++) {
+                Numerics.addInPlace(x[i], y[i]);
+            }
+        });
+    }
+
+    /**
+     * Tokens from which per-token work (norms, rope, residual adds, expert sums) runs on the pool (as
+     * {@link dev.lazarus.kt.tensor.Activation#convertAll} does): for a prompt it is serial work that many threads
+     * would otherwise wait for; for a decode step of a few tokens a pass costs more than the work.
+     */
+    static final int PER_TOKEN_PARALLEL = 16;
 }

@@ -2,7 +2,7 @@ package dev.lazarus.kt.placement;
 
 import dev.lazarus.kt.model.ExpertExecutor;
 import dev.lazarus.kt.model.SwiGlu;
-import dev.lazarus.kt.tensor.Parallel;
+import dev.lazarus.kt.parallel.Parallel;
 
 /**
  * The {@link ExpertExecutor} under placement: for one MoE block, the experts placed on the GPU are

@@ -2,7 +2,7 @@ package dev.lazarus.kt.runtime;
 
 import dev.lazarus.backend.api.BackendException;
 import dev.lazarus.kt.model.Model;
-import dev.lazarus.kt.tensor.Parallel;
+import dev.lazarus.kt.parallel.Parallel;
 import java.lang.System.Logger.Level;
 import java.time.Duration;
 import java.util.ArrayDeque;

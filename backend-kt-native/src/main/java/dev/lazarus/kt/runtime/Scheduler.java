@@ -3,7 +3,7 @@ package dev.lazarus.kt.runtime;
 import dev.lazarus.kt.model.ForwardBatch;
 import dev.lazarus.kt.model.KvCache;
 import dev.lazarus.kt.model.Model;
-import dev.lazarus.kt.tensor.Parallel;
+import dev.lazarus.kt.parallel.Parallel;
 import java.util.ArrayList;
 import java.util.Iterator;
 import java.util.List;

@@ -1,5 +1,7 @@
 package dev.lazarus.kt.tensor;
 
+import dev.lazarus.kt.parallel.IntRangeBody;
+import dev.lazarus.kt.parallel.Parallel;
 import java.lang.foreign.MemorySegment;
 import java.util.Arrays;
 

@@ -1,6 +1,7 @@
 package dev.lazarus.kt.tensor;
 
 import dev.lazarus.kt.gguf.GgmlType;
+import dev.lazarus.kt.parallel.Parallel;
 
 /**
  * A 2-D weight matrix: {@link #rows()} output features, each row {@link #cols()} contiguous input

@@ -1,7 +1,7 @@
 package dev.lazarus.kt.correctness;
 
+import dev.lazarus.kt.parallel.Parallel;
 import dev.lazarus.kt.tensor.GgmlOrders;
-import dev.lazarus.kt.tensor.Parallel;
 import dev.lazarus.kt.testsupport.GgmlCpuVariant;
 import dev.lazarus.kt.testsupport.LlamaCpp;
 import java.nio.file.Path;

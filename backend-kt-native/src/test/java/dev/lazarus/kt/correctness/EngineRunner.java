@@ -8,7 +8,7 @@ import dev.lazarus.kt.model.KvCache;
 import dev.lazarus.kt.model.Model;
 import dev.lazarus.kt.placement.ExpertPlacement;
 import dev.lazarus.kt.placement.PlacementConfig;
-import dev.lazarus.kt.tensor.Parallel;
+import dev.lazarus.kt.parallel.Parallel;
 import dev.lazarus.kt.tokenizer.Tokenizer;
 import dev.lazarus.kt.tokenizer.Tokenizers;
 

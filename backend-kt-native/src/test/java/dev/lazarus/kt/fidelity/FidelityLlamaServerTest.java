@@ -7,7 +7,7 @@ import dev.lazarus.kt.gguf.GgufFile;
 import dev.lazarus.kt.model.Model;
 import dev.lazarus.kt.synthetic.SyntheticModels;
 import dev.lazarus.kt.synthetic.SyntheticModels.Spec;
-import dev.lazarus.kt.tensor.Parallel;
+import dev.lazarus.kt.parallel.Parallel;
 import dev.lazarus.kt.testsupport.LlamaCpp;
 import dev.lazarus.kt.testsupport.LlamaServerProcess;
 import dev.lazarus.kt.tokenizer.Tokenizer;

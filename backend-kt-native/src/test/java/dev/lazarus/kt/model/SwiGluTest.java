@@ -4,7 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.lazarus.kt.gguf.GgmlType;
-import dev.lazarus.kt.tensor.Parallel;
+import dev.lazarus.kt.parallel.Parallel;
 import dev.lazarus.kt.tensor.WeightMatrices;
 import dev.lazarus.kt.tensor.WeightMatrix;
 import java.lang.foreign.Arena;

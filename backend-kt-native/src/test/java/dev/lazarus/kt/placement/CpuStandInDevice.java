@@ -3,7 +3,7 @@ package dev.lazarus.kt.placement;
 import dev.lazarus.kt.model.ExpertMatrix;
 import dev.lazarus.kt.model.ExpertWeights;
 import dev.lazarus.kt.model.SwiGlu;
-import dev.lazarus.kt.tensor.Parallel;
+import dev.lazarus.kt.parallel.Parallel;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.util.concurrent.CompletableFuture;

@@ -10,7 +10,7 @@ import dev.lazarus.kt.model.KvCache;
 import dev.lazarus.kt.model.Model;
 import dev.lazarus.kt.model.RoutingStats;
 import dev.lazarus.kt.model.TinyModels;
-import dev.lazarus.kt.tensor.Parallel;
+import dev.lazarus.kt.parallel.Parallel;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;

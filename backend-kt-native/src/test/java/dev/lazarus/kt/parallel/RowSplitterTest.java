@@ -1,8 +1,7 @@
-package dev.lazarus.kt.model;
+package dev.lazarus.kt.parallel;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.lazarus.kt.tensor.Parallel;
 import java.util.concurrent.atomic.AtomicIntegerArray;
 import org.junit.jupiter.api.Test;
 

@@ -1,4 +1,4 @@
-package dev.lazarus.kt.tensor;
+package dev.lazarus.kt.parallel;
 
 /**
  * Work done in phases by one {@link Parallel#forPhases} call: every index of a phase is done before any of the

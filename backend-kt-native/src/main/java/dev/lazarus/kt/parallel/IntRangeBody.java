@@ -1,4 +1,4 @@
-package dev.lazarus.kt.tensor;
+package dev.lazarus.kt.parallel;
 
 /** Work on the index range {@code [start, end)}. */
 @FunctionalInterface

@@ -1,4 +1,4 @@
-package dev.lazarus.kt.tensor;
+package dev.lazarus.kt.parallel;
 
 import static org.assertj.core.api.Assertions.assertThat;
 

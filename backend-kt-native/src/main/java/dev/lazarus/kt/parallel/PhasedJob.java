@@ -1,5 +1,6 @@
-package dev.lazarus.kt.tensor;
+package dev.lazarus.kt.parallel;
 
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.locks.LockSupport;
 
@@ -20,6 +21,12 @@ final class PhasedJob {
 
     private static final int GUIDE = 4;
     private static final int MIN_CHUNKS_PER_THREAD = 16;
+    /**
+     * How long a thread parked while waiting for the next phase sleeps before it looks for another job to help
+     * again: the serial work between phases (a prompt's rope and cache stores, say) may post a parallel call long
+     * after the waiter stopped spinning, and a decode step's waits end (and unpark it) well before this.
+     */
+    private static final long HELP_POLL_NANOS = TimeUnit.MICROSECONDS.toNanos(200);
 
     /** One phase: {@code units} chunks-to-be of {@code grain} indices, the next unclaimed one and the count not done. */
     private static final class Phase {
@@ -38,6 +45,7 @@ final class PhasedJob {
         }
     }
 
+    private final Parallel pool;
     private final PhasedBody body;
     private final int phases, grain, threads;
     /** The phase being worked on; null once the job is over (every phase done, or a failure). */
@@ -46,7 +54,8 @@ final class PhasedJob {
     private volatile Throwable failure;
 
     /** Opens the first non-empty phase on the calling thread. */
-    PhasedJob(PhasedBody body, int phases, int grain, int threads) {
+    PhasedJob(Parallel pool, PhasedBody body, int phases, int grain, int threads) {
+        this.pool = pool;
         this.body = body;
         this.phases = phases;
         this.grain = grain;
@@ -67,16 +76,35 @@ final class PhasedJob {
     /** Runs chunks until none is left to claim in the last phase (waiting for each next phase to open). */
     void work() {
         for (Phase p = current; p != null; p = current) {
-            int from = p.next.get();
-            if (from < p.units) {
-                int to = Math.min(p.units, from + Math.max(p.minChunk, (p.units - from) / (GUIDE * threads)));
-                if (p.next.compareAndSet(from, to)) {
-                    runChunk(p, from, to);
+            if (!claimChunk(p)) {
+                if (p.index == phases - 1) {
+                    return;
                 }
-            } else if (p.index == phases - 1) {
-                return;
-            } else {
                 awaitNextPhase(p);
+            }
+        }
+    }
+
+    /**
+     * Runs one chunk of the current phase if one is left to claim, and says whether there was one; never waits for
+     * a next phase. For a thread that waits inside another job ({@link Parallel#helpOther}).
+     */
+    boolean helpOnce() {
+        Phase p = current;
+        return p != null && claimChunk(p);
+    }
+
+    /** Claims and runs the next guided chunk of {@code p}; false when none was left to claim. */
+    private boolean claimChunk(Phase p) {
+        while (true) {
+            int from = p.next.get();
+            if (from >= p.units) {
+                return false;
+            }
+            int to = Math.min(p.units, from + Math.max(p.minChunk, (p.units - from) / (GUIDE * threads)));
+            if (p.next.compareAndSet(from, to)) {
+                runChunk(p, from, to);
+                return true;
             }
         }
     }
@@ -118,8 +146,23 @@ final class PhasedJob {
         return null;
     }
 
+    /**
+     * Waits for the phase after {@code p} while helping the pool's other jobs: the serial work between two phases
+     * ({@link PhasedBody#open}) may itself be a parallel call (a prompt's per-token work, an activation conversion),
+     * which the threads waiting here would otherwise leave to the opening thread alone.
+     */
     private void awaitNextPhase(Phase p) {
-        p.ended.await();
+        long spinUntil = System.nanoTime() + Parallel.inCallSpinNanos();
+        while (!p.ended.isOpen()) {
+            if (pool.helpOther(this)) {
+                spinUntil = System.nanoTime() + Parallel.inCallSpinNanos();
+            } else if (System.nanoTime() < spinUntil) {
+                Thread.onSpinWait();
+            } else if (!p.ended.await(HELP_POLL_NANOS)) {
+                // the serial work may post its parallel call only after a while: look again, briefly
+                spinUntil = System.nanoTime() + Parallel.inCallSpinNanos();
+            }
+        }
     }
 
     /** Waits (spinning for {@code spinNanos}, then parked) until the job is over. */

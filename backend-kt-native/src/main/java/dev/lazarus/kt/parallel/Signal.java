@@ -1,4 +1,4 @@
-package dev.lazarus.kt.tensor;
+package dev.lazarus.kt.parallel;
 
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.locks.LockSupport;
@@ -23,6 +23,24 @@ public final class Signal {
         for (Thread t; (t = parked.poll()) != null; ) {
             LockSupport.unpark(t);
         }
+    }
+
+    /**
+     * Returns once the signal is open or {@code nanos} have passed (parked, without the spin of {@link #await()});
+     * says whether it is open.
+     */
+    boolean await(long nanos) {
+        if (open) {
+            return true;
+        }
+        Thread me = Thread.currentThread();
+        parked.add(me);
+        // re-checked after registering, as in await()
+        if (!open) {
+            LockSupport.parkNanos(this, nanos);
+        }
+        parked.remove(me);
+        return open;
     }
 
     /** Returns once the signal is open. */

@@ -1,6 +1,6 @@
-package dev.lazarus.kt.model;
+package dev.lazarus.kt.parallel;
 
-import dev.lazarus.kt.tensor.Parallel;
+import dev.lazarus.kt.parallel.Parallel;
 
 /**
  * Spreads several row-parallel jobs over the worker threads in ONE parallel pass. The jobs'
@@ -8,18 +8,18 @@ import dev.lazarus.kt.tensor.Parallel;
  * the end of one job and the start of the next. This keeps all threads busy when a step has many
  * small products (one per routed expert) without a barrier per product.
  */
-final class RowSplitter {
+public final class RowSplitter {
 
     /** Computes rows {@code [rowStart, rowEnd)} of job {@code job}. */
     @FunctionalInterface
-    interface RowJob {
+    public interface RowJob {
         void rows(int job, int rowStart, int rowEnd);
     }
 
     /** {@code starts[j]}: the first virtual row of job j; {@code starts[jobs]}: the total. */
     private final int[] starts;
 
-    RowSplitter(int[] rowsPerJob) {
+    public RowSplitter(int[] rowsPerJob) {
         starts = new int[rowsPerJob.length + 1];
         for (int j = 0; j < rowsPerJob.length; j++) {
             starts[j + 1] = starts[j] + rowsPerJob[j];
@@ -30,9 +30,9 @@ final class RowSplitter {
      * Rows per chunk boundary: {@value #GRAIN} where every job's rows are a multiple of it, so that no chunk splits a
      * group of the native Q4_K layout (two chunks sharing a group would both compute all of it), else 1.
      */
-    static final int GRAIN = 16;
+    public static final int GRAIN = 16;
 
-    static void run(Parallel parallel, int[] rowsPerJob, RowJob body) {
+    public static void run(Parallel parallel, int[] rowsPerJob, RowJob body) {
         RowSplitter rows = new RowSplitter(rowsPerJob);
         if (rows.total() > 0) {
             parallel.forRange(rows.total(), rows.grain(), (from, to) -> rows.run(from, to, body));
@@ -40,7 +40,7 @@ final class RowSplitter {
     }
 
     /** {@link #GRAIN} where the jobs' rows are all multiples of it, else 1. */
-    int grain() {
+    public int grain() {
         for (int j = 0; j + 1 < starts.length; j++) {
             if ((starts[j + 1] - starts[j]) % GRAIN != 0) {
                 return 1;
@@ -50,12 +50,12 @@ final class RowSplitter {
     }
 
     /** All jobs' rows together. */
-    int total() {
+    public int total() {
         return starts[starts.length - 1];
     }
 
     /** Runs virtual rows {@code [from, to)}: the part of each job they cover, jobs in order. */
-    void run(int from, int to, RowJob body) {
+    public void run(int from, int to, RowJob body) {
         int j = 0;
         while (starts[j + 1] <= from) {
             j++;

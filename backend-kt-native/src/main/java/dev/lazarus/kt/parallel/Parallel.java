@@ -1,9 +1,10 @@
-package dev.lazarus.kt.tensor;
+package dev.lazarus.kt.parallel;
 
 import java.lang.management.ManagementFactory;
 import java.lang.management.OperatingSystemMXBean;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.locks.LockSupport;
 
 /**
@@ -18,7 +19,9 @@ import java.util.concurrent.locks.LockSupport;
  * short while ({@link #SPIN_NANOS}, unless the machine is oversubscribed) before they park: back-to-back
  * passes never sleep, an idle pool stops burning CPU almost at once (which matters on a shared machine).
  * Phases that follow each other (attention's projections, heads and output) go in one
- * {@link #forPhases} call, so the threads stay in it between them; chunks are guided ({@link PhasedJob}).
+ * {@link #forPhases} call, so the threads stay in it between them; chunks are guided ({@link PhasedJob}). A thread
+ * waiting in such a call for its next phase runs chunks of the pool's other calls meanwhile ({@link #helpOther}):
+ * the serial work between two phases may itself be a parallel call, which would otherwise have one thread.
  */
 public final class Parallel implements AutoCloseable {
 
@@ -54,6 +57,8 @@ public final class Parallel implements AutoCloseable {
     private final int threads;
     private final Worker[] workers;
     private final ConcurrentLinkedQueue<PhasedJob> jobs = new ConcurrentLinkedQueue<>();
+    /** Calls posted and not yet over: a waiter looks through {@link #jobs} for another one only when there is one. */
+    private final AtomicInteger inFlight = new AtomicInteger();
     private volatile boolean closed;
 
     private Parallel(int threads, String name) {
@@ -99,7 +104,7 @@ public final class Parallel implements AutoCloseable {
             body.run(0, n);
             return;
         }
-        run(new PhasedJob(new PhasedBody() {
+        run(new PhasedJob(this, new PhasedBody() {
             @Override
             public int open(int phase) {
                 return n;
@@ -110,6 +115,20 @@ public final class Parallel implements AutoCloseable {
                 body.run(from, to);
             }
         }, 1, grain, threads), (n + grain - 1) / grain - 1);
+    }
+
+    /**
+     * As {@link #forRange(int, IntRangeBody)} from {@code minimum} indices on, below that on the calling thread alone:
+     * for per-token work (norms, rope, residual adds) that is worth a pass for a prompt but not for a decode step.
+     */
+    public void forRangeFrom(int minimum, int n, IntRangeBody body) {
+        if (n < minimum) {
+            if (n > 0) {
+                body.run(0, n);
+            }
+        } else {
+            forRange(n, body);
+        }
     }
 
     /**
@@ -128,18 +147,40 @@ public final class Parallel implements AutoCloseable {
             }
             return;
         }
-        run(new PhasedJob(body, phases, 1, threads), workers.length);
+        run(new PhasedJob(this, body, phases, 1, threads), workers.length);
     }
 
     private void run(PhasedJob job, int helpers) {
         if (!job.isOver()) {
-            jobs.add(job);
-            wakeWorkers(Math.min(workers.length, helpers));
-            job.work();
-            jobs.remove(job);
-            job.awaitDone(inCallSpinNanos());
+            inFlight.incrementAndGet();
+            try {
+                jobs.add(job);
+                wakeWorkers(Math.min(workers.length, helpers));
+                job.work();
+                jobs.remove(job);
+                job.awaitDone(inCallSpinNanos());
+            } finally {
+                inFlight.decrementAndGet();
+            }
         }
         job.rethrow();
+    }
+
+    /**
+     * Runs one chunk of a job other than {@code waiting} (a thread waiting inside that job for its next phase), and
+     * says whether it found one. Such a job is usually a call made from {@code waiting}'s serial work between two
+     * phases, which every other thread of the pool is waiting in.
+     */
+    boolean helpOther(PhasedJob waiting) {
+        if (inFlight.get() < 2) {
+            return false;
+        }
+        for (PhasedJob job : jobs) {
+            if (job != waiting && job.helpOnce()) {
+                return true;
+            }
+        }
+        return false;
     }
 
     /** {@link #SPIN_NANOS}, or 0 while the load average (checked once a second) exceeds twice the processors. */

@@ -1,8 +1,10 @@
-package dev.lazarus.kt.tensor;
+package dev.lazarus.kt.parallel;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicIntegerArray;
 import org.junit.jupiter.api.Test;
 
@@ -49,6 +51,50 @@ class ParallelTest {
             for (int i = 0; i < 64; i++) {
                 assertThat(seen.get(i)).isEqualTo(1);
             }
+        }
+    }
+
+    /**
+     * A parallel call made by the serial work between two phases is shared with the threads waiting for the next
+     * phase: before, they waited parked while the opening thread ran the whole call alone.
+     */
+    @Test
+    void threadsWaitingForTheNextPhaseHelpACallMadeWhileItOpens() {
+        try (Parallel p = Parallel.ofThreads(3)) {
+            Set<Thread> nestedThreads = ConcurrentHashMap.newKeySet();
+            AtomicIntegerArray seen = new AtomicIntegerArray(24);
+            p.forPhases(2, new PhasedBody() {
+                @Override
+                public int open(int phase) {
+                    if (phase == 1) {
+                        p.forRange(seen.length(), (s, e) -> {
+                            nestedThreads.add(Thread.currentThread());
+                            for (int i = s; i < e; i++) {
+                                seen.incrementAndGet(i);
+                                sleep(2);
+                            }
+                        });
+                    }
+                    return 3;
+                }
+
+                @Override
+                public void run(int phase, int from, int to) {
+                    sleep(1);
+                }
+            });
+            for (int i = 0; i < seen.length(); i++) {
+                assertThat(seen.get(i)).as("index %d", i).isEqualTo(1);
+            }
+            assertThat(nestedThreads).as("threads that ran the call made while opening phase 1").hasSizeGreaterThan(1);
+        }
+    }
+
+    private static void sleep(long millis) {
+        try {
+            Thread.sleep(millis);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
         }
     }
 
