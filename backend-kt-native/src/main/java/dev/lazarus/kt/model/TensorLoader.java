@@ -8,7 +8,6 @@ import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import java.nio.ByteOrder;
-import java.util.Optional;
 
 /** Looks tensors up by llama.cpp's names ({@code blk.N.attn_q.weight}) and wraps them for the forward pass. */
 final class TensorLoader {
@@ -43,13 +42,13 @@ final class TensorLoader {
      * tensor unless {@code -Dlazarus.kt.repack-dense=true}; as a tied output head the native kernels read it in place.
      */
     WeightMatrix embedding(String name) {
-        GgufTensorInfo t = file.tensor(name);
+        return embedding(file.tensor(name));
+    }
+
+    WeightMatrix embedding(GgufTensorInfo t) {
         return repackDense ? WeightMatrices.repacked(file, t, Arena.ofAuto()) : WeightMatrices.of(file, t);
     }
 
-    Optional<WeightMatrix> optionalMatrix(String name) {
-        return file.findTensor(name).map(this::matrix);
-    }
 
     /**
      * A view of the mapped tensor, or a copy in a cheaper layout ({@link WeightMatrices#repacked}: Q4_K; same results
@@ -57,21 +56,16 @@ final class TensorLoader {
      * llama-server copies these matrices into its CPU_REPACK buffers), and for the Java kernels' packed layout with
      * {@code -Dlazarus.kt.repack-dense=true}. Routed experts are repacked by the RAM tier instead (expert placement).
      */
-    private WeightMatrix matrix(GgufTensorInfo t) {
+    WeightMatrix matrix(GgufTensorInfo t) {
         WeightMatrix view = WeightMatrices.of(file, t);
         return repackDense || WeightMatrices.nativeRepacks(view) ? WeightMatrices.repacked(file, t, Arena.ofAuto()) : view;
     }
 
-    /** A 1-D tensor (norm weights, biases) as f32 values, whatever its stored type. */
-    float[] vector(String name) {
-        return readVector(file.tensor(name));
-    }
-
-    Optional<float[]> optionalVector(String name) {
-        return file.findTensor(name).map(this::readVector);
-    }
-
-    private float[] readVector(GgufTensorInfo t) {
+    /** A 1-D tensor (norm weights, biases) as f32 values, whatever its stored type; null for null (absent). */
+    float[] vector(GgufTensorInfo t) {
+        if (t == null) {
+            return null;
+        }
         int n = Math.toIntExact(t.elements());
         float[] out = new float[n];
         MemorySegment data = file.data(t);
@@ -93,8 +87,8 @@ final class TensorLoader {
      * The slices of a {@code [cols, rows, count]} tensor that the graph multiplies slice by slice with a plain
      * batched matrix product (per-head MLA projections), unlike routed experts.
      */
-    WeightMatrix[] slices(String name, int count) {
-        GgufTensorInfo t = expertTensor(name, count);
+    WeightMatrix[] slices(GgufTensorInfo tensor, int count) {
+        GgufTensorInfo t = expertTensor(tensor, count);
         WeightMatrix[] out = new WeightMatrix[count];
         for (int e = 0; e < count; e++) {
             out[e] = WeightMatrices.slice3dInPlace(file, t, e);
@@ -103,8 +97,8 @@ final class TensorLoader {
     }
 
     /** The experts of a {@code [cols, rows, experts]} tensor as raw slices of the mapped file. */
-    ExpertMatrix[] expertSlices(String name, int count) {
-        GgufTensorInfo t = expertTensor(name, count);
+    ExpertMatrix[] expertSlices(GgufTensorInfo tensor, int count) {
+        GgufTensorInfo t = expertTensor(tensor, count);
         int rows = Math.toIntExact(t.dim(1));
         int cols = Math.toIntExact(t.dim(0));
         long bytes = t.type().bytesFor((long) rows * cols);
@@ -116,8 +110,8 @@ final class TensorLoader {
         return out;
     }
 
-    private GgufTensorInfo expertTensor(String name, int count) {
-        GgufTensorInfo t = file.tensor(name);
+    private GgufTensorInfo expertTensor(GgufTensorInfo t, int count) {
+        String name = t.name();
         if (t.rank() != 3 || t.dim(2) != count) {
             throw new ModelFormatException("tensor " + name + " in " + file.path() + " should hold " + count
                     + " experts, has shape " + java.util.Arrays.toString(t.shape()));
