@@ -15,11 +15,7 @@ final class TensorLoader {
     private static final ValueLayout.OfFloat LE_FLOAT = ValueLayout.JAVA_FLOAT_UNALIGNED.withOrder(ByteOrder.LITTLE_ENDIAN);
     private static final ValueLayout.OfShort LE_SHORT = ValueLayout.JAVA_SHORT_UNALIGNED.withOrder(ByteOrder.LITTLE_ENDIAN);
 
-    static final String REPACK_DENSE_PROPERTY = "lazarus.kt.repack-dense";
-
     private final GgufFile file;
-    /** Read once per model load (see {@link #matrix(GgufTensorInfo)}). */
-    private final boolean repackDense = Boolean.getBoolean(REPACK_DENSE_PROPERTY);
 
     TensorLoader(GgufFile file) {
         this.file = file;
@@ -39,26 +35,26 @@ final class TensorLoader {
 
     /**
      * The token embedding: read row by row (llama-server's get_rows, which it never repacks), so a view of the mapped
-     * tensor unless {@code -Dlazarus.kt.repack-dense=true}; as a tied output head the native kernels read it in place.
+     * tensor; as a tied output head the native kernels read it in place.
      */
     WeightMatrix embedding(String name) {
         return embedding(file.tensor(name));
     }
 
     WeightMatrix embedding(GgufTensorInfo t) {
-        return repackDense ? WeightMatrices.repacked(file, t, Arena.ofAuto()) : WeightMatrices.of(file, t);
+        return WeightMatrices.of(file, t);
     }
 
 
     /**
      * A view of the mapped tensor, or a copy in a cheaper layout ({@link WeightMatrices#repacked}: Q4_K; same results
-     * bit for bit), freed with the model (GC): always where the native kernels take Q4_K in their 16-row layout (as
-     * llama-server copies these matrices into its CPU_REPACK buffers), and for the Java kernels' packed layout with
-     * {@code -Dlazarus.kt.repack-dense=true}. Routed experts are repacked by the RAM tier instead (expert placement).
+     * bit for bit), freed with the model (GC), where the native kernels take Q4_K in their 16-row layout (as
+     * llama-server copies these matrices into its CPU_REPACK buffers). Routed experts are repacked by the RAM tier
+     * instead (expert placement).
      */
     WeightMatrix matrix(GgufTensorInfo t) {
         WeightMatrix view = WeightMatrices.of(file, t);
-        return repackDense || WeightMatrices.nativeRepacks(view) ? WeightMatrices.repacked(file, t, Arena.ofAuto()) : view;
+        return WeightMatrices.nativeRepacks(view) ? WeightMatrices.repacked(file, t, Arena.ofAuto()) : view;
     }
 
     /** A 1-D tensor (norm weights, biases) as f32 values, whatever its stored type; null for null (absent). */
