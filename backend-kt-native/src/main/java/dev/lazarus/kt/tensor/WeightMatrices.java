@@ -4,17 +4,15 @@ import dev.lazarus.kt.gguf.GgmlType;
 import dev.lazarus.kt.gguf.GgufException;
 import dev.lazarus.kt.gguf.GgufFile;
 import dev.lazarus.kt.gguf.GgufTensorInfo;
-import dev.lazarus.kt.gguf.GridQuants;
-import dev.lazarus.kt.gguf.SubBlockQuants;
-import dev.lazarus.kt.gguf.TableQuants;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.SegmentAllocator;
 import java.util.Arrays;
 
 /**
- * Creates {@link WeightMatrix} views over tensor bytes (nothing is copied) or RAM-tier copies, and picks their kernels:
- * the native kernels where they are selected and cover the matrix, else the one Java path of its type. The Java
- * kernels' bit-identical alternatives, kept to measure against, live in the bench sources (JavaTwins).
+ * Creates {@link WeightMatrix} views over tensor bytes (nothing is copied) or RAM-tier copies in cheaper layouts, with
+ * the kernels {@link KernelTable} picks: the native kernels where they are selected and cover the matrix, else the
+ * one Java path of its type. The Java kernels' bit-identical alternatives, kept to measure against, live in the bench
+ * sources (JavaTwins).
  */
 public final class WeightMatrices {
 
@@ -27,81 +25,21 @@ public final class WeightMatrices {
     private WeightMatrices() {
     }
 
-    /** A matrix over {@code data} in {@code type}'s layout, using the native kernels where they cover it, else the vector kernels. */
+    /** A matrix over {@code data} in {@code type}'s layout, with the kernels {@link KernelTable#dense} picks. */
     public static WeightMatrix of(GgmlType type, MemorySegment data, int rows, int cols) {
-        KernelMatrix nativeMatrix = nativeMatrix(type, data, rows, cols, true);
-        if (nativeMatrix != null) {
-            return nativeMatrix;
-        }
-        if (type == GgmlType.Q4_K && rows % 8 == 0) {
-            // llama-server repacks these and rounds per row in its own orders (see GgmlKQuantKernels)
-            return new KernelMatrix(type, data, rows, cols, Q4KInt16InPlaceKernel.INSTANCE, Q4KInt16InPlaceKernel.GEMM, null);
-        }
-        if (type == GgmlType.Q4_0 && rows % 8 == 0) {
-            // repacked by llama-server too (q4_0_8x8), one accumulator per row in its GEMV and GEMM alike
-            return new KernelMatrix(type, data, rows, cols, Q4_0RepackedKernel.INSTANCE, null, null);
-        }
-        if (repacksQ2K(type, rows)) {
-            return new KernelMatrix(type, data, rows, cols, Q2K_GEMV, Q2K_GEMM, null);
-        }
-        if (TableQuants.covers(type) && rows % 8 == 0) {
-            // repacked by llama-server (iq4_nl_8x8, mxfp4_8x8): q4_0_8x8's one accumulator, GEMV and GEMM alike
-            return new KernelMatrix(type, data, rows, cols, new TableBlockKernel(type, TableBlockKernel.Order.REPACKED), null, null);
-        }
-        return new KernelMatrix(type, data, rows, cols, vectorKernel(type), null, tiledKernel(type));
+        return matrix(type, data, rows, cols, KernelTable.dense(type, rows, cols));
     }
 
-    /**
-     * llama-server's tiled order for batches of {@link TiledKQuantKernel#MIN_BATCH} on a K-quant matrix it does not
-     * repack: Q6_K in int16 products; null for other types.
-     */
-    private static RowKernel tiledKernel(GgmlType type) {
-        if (SubBlockQuants.covers(type) || GridQuants.covers(type)) {
-            return new SubBlockKQuantKernel(type, SubBlockKQuantKernel.Order.TILED);
-        }
-        return type == GgmlType.Q6_K ? Q6KInt16Kernel.TILED : TiledKQuantKernel.of(type);
-    }
-
-    private static final RowKernel Q2K_GEMV = new SubBlockKQuantKernel(GgmlType.Q2_K, SubBlockKQuantKernel.Order.REPACKED_GEMV);
-    private static final RowKernel Q2K_GEMM = new SubBlockKQuantKernel(GgmlType.Q2_K, SubBlockKQuantKernel.Order.REPACKED_GEMM);
-
-    /** Q2_K that llama-server's AVX-512 variants repack at load ({@code q2_K_8x8_q8_K}): rows a multiple of 8. */
-    private static boolean repacksQ2K(GgmlType type, int rows) {
-        return type == GgmlType.Q2_K && rows % 8 == 0;
-    }
-
-    /**
-     * A routed expert's matrix: llama-server multiplies experts with mul_mat_id, which takes the
-     * single-vector path for every token of a batch (no four-row GEMM for repacked types).
-     */
+    /** A routed expert's matrix, with the kernels {@link KernelTable#expert} picks (mul_mat_id's orders). */
     public static WeightMatrix expert(GgmlType type, MemorySegment data, int rows, int cols) {
-        KernelMatrix nativeMatrix = nativeMatrix(type, data, rows, cols, false);
-        if (nativeMatrix != null) {
-            return nativeMatrix;
-        }
-        if (type == GgmlType.Q4_K && rows % 8 == 0) {
-            return new KernelMatrix(type, data, rows, cols, Q4KInt16InPlaceKernel.INSTANCE);
-        }
-        if (repacksQ2K(type, rows)) {
-            return new KernelMatrix(type, data, rows, cols, Q2K_GEMV);
-        }
-        return of(type, data, rows, cols);
+        return matrix(type, data, rows, cols, KernelTable.expert(type, rows, cols));
     }
 
-    /**
-     * The one place that picks native kernels ({@link NativeKernels}, {@code -Dlazarus.kt.kernels}): a matrix on ggml's
-     * own blocks with the native kernels of the same orders where they are selected and cover {@code type}, else null.
-     * {@code withGemm}: a dense matrix, whose batches take llama-server's repacked GEMM order in fours (Q4_K).
-     */
-    private static KernelMatrix nativeMatrix(GgmlType type, MemorySegment data, int rows, int cols, boolean withGemm) {
-        if (!NativeKernels.selected()) {
-            return null;
-        }
-        NativeRowKernel[] k = NativeKernels.covering(type, rows, cols, withGemm);
-        return k == null ? null : new KernelMatrix(type, data, rows, cols, k[0], k[1], k[2]);
+    private static KernelMatrix matrix(GgmlType type, MemorySegment data, int rows, int cols, KernelTable k) {
+        return new KernelMatrix(type, data, rows, cols, k.single(), k.group(), k.tiled());
     }
 
-    /** Whether {@link #nativeMatrix} covers such a matrix: then nothing is repacked (the native kernels read ggml's blocks). */
+    /** Whether the native kernels cover such a matrix: then nothing is repacked (they read ggml's blocks). */
     private static boolean nativeCovers(GgmlType type, int rows, int cols) {
         return NativeKernels.selected() && NativeKernels.covering(type, rows, cols, false) != null;
     }
@@ -230,8 +168,7 @@ public final class WeightMatrices {
     public static WeightMatrix slice3dInPlace(GgufFile file, GgufTensorInfo t, int index) {
         WeightMatrix m = slice3d(file, t, index);
         long bytes = t.type().bytesFor((long) m.rows() * m.cols());
-        return new KernelMatrix(t.type(), file.data(t).asSlice(bytes * index, bytes), m.rows(), m.cols(),
-                vectorKernel(t.type()), null, tiledKernel(t.type()));
+        return matrix(t.type(), file.data(t).asSlice(bytes * index, bytes), m.rows(), m.cols(), KernelTable.inPlace(t.type()));
     }
 
     /** The same matrix computed by the plain scalar reference kernels (for tests and benchmarks). */
@@ -258,25 +195,6 @@ public final class WeightMatrices {
         int rows = toInt(file, t, t.dim(1)), cols = toInt(file, t, t.dim(0));
         long bytes = t.type().bytesFor((long) rows * cols);
         return expert(t.type(), file.data(t).asSlice(bytes * index, bytes), rows, cols);
-    }
-
-    private static RowKernel vectorKernel(GgmlType type) {
-        return switch (type) {
-            // ggml's vec_dot order, bit for bit (see GgmlFloatKernels, FloatKernels)
-            case F32 -> GgmlFloatKernels::f32;
-            case F16 -> GgmlFloatKernels::f16;
-            case BF16 -> FloatKernels.bf16Kernel();
-            // ggml's lane orders, bit for bit: a faster vector form must keep them (see LegacyQuantKernels, GgmlKQuantKernels)
-            case Q8_0 -> Q8_0Kernel.INSTANCE;
-            case Q4_0, Q4_1, Q5_0, Q5_1 -> LegacyVectorKernel.of(type); // Q4_0: only where llama-server does not repack
-            case Q4_K -> Q45KKernel.Q4_K_IN_PLACE; // a matrix llama-server does not repack (rows not a multiple of 8)
-            case Q5_K -> Q45KKernel.Q5_K;
-            case Q6_K -> Q6KInt16Kernel.INSTANCE;
-            case Q2_K, Q3_K, IQ4_XS -> new SubBlockKQuantKernel(type, SubBlockKQuantKernel.Order.VEC_DOT); // Q2_K: rows not a multiple of 8
-            case IQ2_XXS, IQ2_XS, IQ2_S, IQ3_XXS, IQ3_S, IQ1_S, IQ1_M -> new SubBlockKQuantKernel(type, SubBlockKQuantKernel.Order.VEC_DOT);
-            case IQ4_NL, MXFP4 -> new TableBlockKernel(type, TableBlockKernel.Order.VEC_DOT); // rows not a multiple of 8
-            default -> throw new IllegalArgumentException("no kernel for weight type " + type);
-        };
     }
 
     private static int toInt(GgufFile file, GgufTensorInfo t, long dim) {
