@@ -25,7 +25,7 @@ import java.util.function.ToDoubleFunction;
  *
  * <pre>
  * scripts/bench-engine.sh [--models q8_0,q4_k_m] [--threads 2] [--rounds 3] [--prompt 512] [--gen 128]
- *                         [--work /tmp/lazarus-bench] [--no-llama] [--experts none,mmap,ram,ram-copy,all (-f32, -q6f32 each; then -gN)]
+ *                         [--work /tmp/lazarus-bench] [--no-llama] [--experts none,default,mmap,ram,ram-copy (each -java, -native or -auto or not)]
  *                         [--fork] [--warmup-tokens 1024]
  * </pre>
  * Before the measured rounds each engine runs one prefill and {@code --warmup-tokens} decode tokens, not counted:

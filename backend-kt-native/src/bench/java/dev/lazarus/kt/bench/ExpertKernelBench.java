@@ -4,6 +4,7 @@ import dev.lazarus.kt.gguf.GgmlCodec;
 import dev.lazarus.kt.gguf.GgmlType;
 import dev.lazarus.kt.gguf.GridQuants;
 import dev.lazarus.kt.tensor.Activation;
+import dev.lazarus.kt.tensor.JavaTwins;
 import dev.lazarus.kt.tensor.WeightMatrices;
 import dev.lazarus.kt.tensor.WeightMatrix;
 import java.lang.foreign.Arena;
@@ -21,7 +22,8 @@ import java.util.Random;
  * work the CPU time is the kernels' own (memory contention aside). Usage: {@code ExpertKernelBench [type] [rounds]
  * [batch] [how] [sets]} (type Q4_K, Q6_K, Q8_0, or a grid I-quant such as IQ2_XXS on random blocks, which the engine does not encode; batch: vectors per product, 1 = decode; how: {@code copied} (RAM-tier
  * expert, default), {@code in-place} (a dense matrix read in place) or {@code repacked} (a dense matrix copied at
- * load); sets: comma-separated kernel settings, default {@code auto,java}).
+ * load); sets: comma-separated kernel settings, default {@code auto,java}, or a Java kernel's bit-identical
+ * alternative by its {@link JavaTwins} name, e.g. {@code java,q4k-f32} or {@code java,q4k-ram-g1}, which ignores how).
  */
 public final class ExpertKernelBench {
 
@@ -42,8 +44,8 @@ public final class ExpertKernelBench {
             MemorySegment data = GridQuants.covers(type) ? gridBlocks(type, rows * cols, rnd)
                     : MemorySegment.ofArray(GgmlCodec.encode(type, values));
             for (int s = 0; s < sets.length; s++) {
-                System.setProperty("lazarus.kt.kernels", sets[s]);
-                ms[s][e] = switch (how) {
+                System.setProperty("lazarus.kt.kernels", twin(sets[s]) ? "java" : sets[s]);
+                ms[s][e] = twin(sets[s]) ? JavaTwins.of(sets[s], type, data, rows, cols, Arena.ofAuto()) : switch (how) {
                     case "in-place" -> WeightMatrices.of(type, data, rows, cols);
                     case "repacked" -> WeightMatrices.repacked(type, data, rows, cols, Arena.ofAuto());
                     default -> WeightMatrices.copiedExpert(type, data, rows, cols, true, Arena.ofAuto());
@@ -62,7 +64,7 @@ public final class ExpertKernelBench {
         for (int round = 0; round < rounds; round++) {
             StringBuilder line = new StringBuilder("round " + round + ":");
             for (int s = 0; s < sets.length; s++) {
-                System.setProperty("lazarus.kt.kernels", sets[s]);
+                System.setProperty("lazarus.kt.kernels", twin(sets[s]) ? "java" : sets[s]);
                 Activation[] as = new Activation[batch];
                 for (int b = 0; b < batch; b++) {
                     as[b] = Activation.allocate(ms[s][0].vecDotType(), cols).set(xs[b]);
@@ -107,5 +109,10 @@ public final class ExpertKernelBench {
             }
         }
         return data;
+    }
+
+    /** Whether kernel set {@code set} names a {@link JavaTwins} alternative rather than a kernel selection. */
+    private static boolean twin(String set) {
+        return set.startsWith("q4k-") || set.startsWith("q6k-");
     }
 }

@@ -13,7 +13,6 @@ import dev.lazarus.kt.runtime.InferenceEngine;
 import dev.lazarus.kt.runtime.SequenceListener;
 import dev.lazarus.kt.sampling.Sampler;
 import dev.lazarus.kt.tensor.NativeKernels;
-import dev.lazarus.kt.tensor.WeightMatrices;
 import java.nio.file.Path;
 import java.util.Map;
 import java.util.Random;
@@ -41,12 +40,8 @@ final class KtEngineBench implements AutoCloseable {
     /**
      * {@code experts}: {@code none} (the model's own expert path), {@code default} (the placement the backend makes
      * without placement settings), or every expert through {@link ExpertPlacement} in one tier: {@code mmap} (read in place from the mapped file), {@code ram} (copied once, repacked where a
-     * cheaper layout exists), {@code ram-copy} (copied as stored); {@code all}: as {@code ram}, and the dense
-     * matrices repacked at load too ({@code lazarus.kt.repack-dense}). A suffix {@code -f32} (e.g. {@code mmap-f32},
-     * {@code ram-f32}) makes the engine with Q4_K decode in f32 products instead of int16 ones
-     * ({@link WeightMatrices#INT16_PROPERTY} false), to measure one against the other; {@code -q6f32} the same for
-     * Q6_K ({@link WeightMatrices#Q6K_INT16_PROPERTY} false). A last suffix {@code -g}N (e.g. {@code ram-g1}) packs the
-     * RAM tier's rows in groups of N ({@link WeightMatrices#PACKED_GROUP_PROPERTY}; 1: row after row). A suffix
+     * cheaper layout exists), {@code ram-copy} (copied as stored). (The Java kernels' bit-identical alternatives,
+     * once suffixes here, are measured kernel by kernel: {@code ExpertKernelBench} with {@code JavaTwins}.) A suffix
      * {@code -java}, {@code -native} (every native kernel) or {@code -auto} (the default selection) after all of them (e.g. {@code default-java,default-native} with
      * {@code --fork}) sets {@link NativeKernels#PROPERTY} for the rest of this JVM: the Java against the native
      * kernels in one invocation, each against llama-bench in its own rounds.
@@ -59,22 +54,7 @@ final class KtEngineBench implements AutoCloseable {
             System.setProperty(NativeKernels.PROPERTY, kernels.group(1));
             experts = experts.substring(0, kernels.start());
         }
-        java.util.regex.Matcher group = java.util.regex.Pattern.compile("-g(\\d+)$").matcher(experts);
-        if (group.find()) {
-            System.setProperty(WeightMatrices.PACKED_GROUP_PROPERTY, group.group(1));
-            experts = experts.substring(0, group.start());
-        }
-        boolean f32 = experts.endsWith("-f32"), q6f32 = experts.endsWith("-q6f32");
-        Loaded loaded;
-        System.setProperty(WeightMatrices.INT16_PROPERTY, String.valueOf(!f32));
-        System.setProperty(WeightMatrices.Q6K_INT16_PROPERTY, String.valueOf(!q6f32));
-        try {
-            loaded = load(experts.replaceFirst("-(q6)?f32$", ""));
-        } finally {
-            System.clearProperty(WeightMatrices.INT16_PROPERTY);
-            System.clearProperty(WeightMatrices.Q6K_INT16_PROPERTY);
-            System.clearProperty(WeightMatrices.PACKED_GROUP_PROPERTY);
-        }
+        Loaded loaded = load(experts);
         this.placement = loaded.placement();
         this.vocab = loaded.model().vocabSize();
         int context = maxPrompt + 1024;
@@ -85,23 +65,14 @@ final class KtEngineBench implements AutoCloseable {
     private record Loaded(Model model, ExpertPlacement placement) {}
 
     private Loaded load(String experts) {
-        boolean dense = experts.equals("all");
-        if (dense) {
-            System.setProperty("lazarus.kt.repack-dense", "true");
-        }
-        Model m;
-        try {
-            m = Model.load(file, parallel);
-        } finally {
-            System.clearProperty("lazarus.kt.repack-dense");
-        }
+        Model m = Model.load(file, parallel);
         return new Loaded(m, switch (experts) {
             case "none" -> null;
             case "mmap" -> ExpertPlacement.install(m, "bench", PlacementConfig.cpuOnly(), null);
             // what the backend does with no placement settings (PlacementConfig.from an empty config), CPU only
             case "default" -> ExpertPlacement.install(m, "bench",
                     PlacementConfig.from(new BackendConfig("bench", "kt-native", Map.of())), null);
-            case "ram", "ram-copy", "all" -> {
+            case "ram", "ram-copy" -> {
                 System.setProperty("lazarus.kt.ram-tier.repack", String.valueOf(!experts.equals("ram-copy")));
                 try {
                     yield ExpertPlacement.install(m, "bench", PlacementConfig.cpuOnly().withRam(new TierBudget.Ratio(1)), null);
@@ -110,7 +81,7 @@ final class KtEngineBench implements AutoCloseable {
                 }
             }
             default -> throw new IllegalArgumentException(
-                    "--experts: none, mmap, ram, ram-copy or all (each with -f32 or not, then -gN or not), got '" + experts + "'");
+                    "--experts: none, default, mmap, ram or ram-copy (then -java, -native or -auto or not), got '" + experts + "'");
         });
     }
 

@@ -4,14 +4,17 @@ import dev.lazarus.kt.gguf.GgmlType;
 import dev.lazarus.kt.gguf.GgufFile;
 import dev.lazarus.kt.gguf.GgufTensorInfo;
 import dev.lazarus.kt.model.Architecture;
+import dev.lazarus.kt.model.BlockTensors;
 import dev.lazarus.kt.model.ModelConfig;
+import dev.lazarus.kt.model.ModelTensors;
 import java.lang.foreign.MemorySegment;
 import java.util.ArrayList;
 import java.util.List;
 
 /**
  * Every weight the GPU layer path reads besides the routed experts, copied once from the mapped GGUF into
- * device memory in its stored layout: per block the norms, the router and the dense SwiGLU (a dense FFN or a
+ * device memory in its stored layout, as the model's {@link ModelTensors} (made once by the model's assembler, the
+ * same description the CPU blocks were built from) lists them: per block the norms, the router and the dense SwiGLU (a dense FFN or a
  * shared expert), the output norm and head here; the attention weights through {@link #matrix} and
  * {@link #vector} by the attention's own loader ({@link GqaDeviceAttention}, {@link MlaDeviceAttention}), so
  * that everything is freed together. {@link #unsupported} says why a model cannot take this path.
@@ -41,21 +44,20 @@ final class DeviceWeights implements AutoCloseable {
     final long outputNorm;
     final DeviceMatrix output;
 
-    DeviceWeights(CudaDriver cu, MemorySegment stream, GgufFile file, ModelConfig config) {
+    DeviceWeights(CudaDriver cu, MemorySegment stream, GgufFile file, ModelTensors tensors) {
         this.cu = cu;
         this.stream = stream;
         this.file = file;
         try {
-            for (int b = 0; b < config.blockCount(); b++) {
-                boolean routed = hasRouter(file, b);
-                SwiGluMatrices ffn = routed
-                        ? (hasSharedExpert(file, b) ? swiGlu(b, "_shexp") : null)
-                        : swiGlu(b, "");
-                blocks.add(new Block(vector(blk(b, "attn_norm")), vector(blk(b, "ffn_norm")),
-                        routed ? matrix(blk(b, "ffn_gate_inp")) : null, ffn));
+            for (BlockTensors b : tensors.blocks()) {
+                BlockTensors.Experts experts = b.experts();
+                SwiGluMatrices ffn = experts == null ? swiGlu(b.dense())
+                        : experts.shared() == null ? null : swiGlu(experts.shared());
+                blocks.add(new Block(vector(b.attnNorm()), vector(b.ffnNorm()),
+                        experts == null ? null : matrix(experts.router()), ffn));
             }
-            outputNorm = vector("output_norm.weight");
-            output = matrix(file.findTensor("output.weight").isPresent() ? "output.weight" : "token_embd.weight");
+            outputNorm = vector(tensors.outputNorm());
+            output = matrix(tensors.output());
             cu.synchronize(stream);
         } catch (RuntimeException | Error e) {
             close();
@@ -63,73 +65,59 @@ final class DeviceWeights implements AutoCloseable {
         }
     }
 
-    /** Why {@code file} cannot run on the GPU layer path, or null when it can. */
-    static String unsupported(GgufFile file, ModelConfig config) {
+    /** Why the model of {@code tensors} cannot run on the GPU layer path, or null when it can. */
+    static String unsupported(ModelTensors tensors, ModelConfig config) {
         Architecture arch = config.architecture();
         if (arch == Architecture.GLM4MOE || arch == Architecture.GPT_OSS) {
             // their attention biases, post-attention norm, sinks, windows and expert biases have no device kernels
             return arch.ggufName() + " blocks have no GPU layer path yet";
         }
-        for (int b = 0; b < config.blockCount(); b++) {
-            String why = config.mla() != null ? MlaDeviceAttention.unsupported(file, config, b)
-                    : GqaDeviceAttention.unsupported(file, b);
+        for (BlockTensors b : tensors.blocks()) {
+            String why = switch (b.attention()) {
+                case BlockTensors.Mla mla -> MlaDeviceAttention.unsupported(tensors, mla, config);
+                case BlockTensors.Gqa gqa -> GqaDeviceAttention.unsupported(gqa);
+            };
             if (why != null) {
                 return why;
             }
-            if (hasRouter(file, b)) {
-                GgmlType router = file.tensor(blk(b, "ffn_gate_inp")).type();
-                if (!LayerKernels.supports(router)) {
-                    return "router " + router + " has no GPU kernel";
-                }
+            BlockTensors.Experts experts = b.experts();
+            if (experts != null && !LayerKernels.supports(experts.router().type())) {
+                return "router " + experts.router().type() + " has no GPU kernel";
             }
-            if (!hasRouter(file, b) || hasSharedExpert(file, b)) {
-                String suffix = hasRouter(file, b) ? "_shexp" : "";
-                String ffn = requireOneType(file, "the GPU SwiGLU", blk(b, "ffn_gate" + suffix), blk(b, "ffn_up" + suffix),
-                        blk(b, "ffn_down" + suffix));
-                if (ffn != null) {
-                    return ffn;
+            BlockTensors.SwiGluTensors ffn = experts == null ? b.dense() : experts.shared();
+            if (ffn != null) {
+                why = requireOneType("the GPU SwiGLU", ffn.gate(), ffn.up(), ffn.down());
+                if (why != null) {
+                    return why;
                 }
             }
         }
-        String head = file.findTensor("output.weight").isPresent() ? "output.weight" : "token_embd.weight";
-        GgmlType t = file.tensor(head).type();
+        GgmlType t = tensors.output().type();
         return LayerKernels.supports(t) ? null : "output head " + t + " has no GPU kernel";
     }
 
-    /** Null when tensor {@code name} is Q8_0, otherwise why {@code user} cannot take it. */
-    static String requireQ8(GgufFile file, String name, String user) {
-        GgmlType t = file.tensor(name).type();
-        return t == GgmlType.Q8_0 ? null : name + " is " + t + " (" + user + " takes Q8_0)";
+    /** Null when tensor {@code t} is Q8_0, otherwise why {@code user} cannot take it. */
+    static String requireQ8(GgufTensorInfo t, String user) {
+        return t.type() == GgmlType.Q8_0 ? null : t.name() + " is " + t.type() + " (" + user + " takes Q8_0)";
     }
 
     /**
-     * Null when the tensors {@code names} share one type the GPU matrix kernels take (Q8_0, Q4_0, Q4_K, Q5_K, Q6_K,
-     * F16, F32), otherwise
-     * why {@code user} cannot take them.
+     * Null when the tensors {@code tensors} share one type the GPU matrix kernels take (Q8_0, Q4_0, Q4_K, Q5_K, Q6_K,
+     * F16, F32), otherwise why {@code user} cannot take them.
      */
-    static String requireOneType(GgufFile file, String user, String... names) {
-        GgmlType first = file.tensor(names[0]).type();
-        for (String n : names) {
-            GgmlType t = file.tensor(n).type();
-            if (!LayerKernels.supports(t) || t != first) {
-                return n + " is " + t + " (" + user + " takes Q8_0, Q4_0, Q4_K, Q5_K, Q6_K, F16 or F32, one type for "
-                        + String.join(", ", names) + ")";
+    static String requireOneType(String user, GgufTensorInfo... tensors) {
+        GgmlType first = tensors[0].type();
+        for (GgufTensorInfo t : tensors) {
+            if (!LayerKernels.supports(t.type()) || t.type() != first) {
+                List<String> names = new ArrayList<>();
+                for (GgufTensorInfo n : tensors) {
+                    names.add(n.name());
+                }
+                return t.name() + " is " + t.type() + " (" + user + " takes Q8_0, Q4_0, Q4_K, Q5_K, Q6_K, F16 or F32, "
+                        + "one type for " + String.join(", ", names) + ")";
             }
         }
         return null;
-    }
-
-    /** Whether block {@code b} routes to experts (the CPU path's test: leading dense blocks have no router). */
-    static boolean hasRouter(GgufFile file, int b) {
-        return file.findTensor(blk(b, "ffn_gate_inp")).isPresent();
-    }
-
-    private static boolean hasSharedExpert(GgufFile file, int b) {
-        return file.findTensor(blk(b, "ffn_gate_shexp")).isPresent();
-    }
-
-    static String blk(int b, String name) {
-        return "blk." + b + "." + name + ".weight";
     }
 
     Block block(int b) {
@@ -149,32 +137,26 @@ final class DeviceWeights implements AutoCloseable {
         return bytes;
     }
 
-    private SwiGluMatrices swiGlu(int b, String suffix) {
-        return new SwiGluMatrices(matrix(blk(b, "ffn_gate" + suffix)), matrix(blk(b, "ffn_up" + suffix)),
-                matrix(blk(b, "ffn_down" + suffix)));
+    private SwiGluMatrices swiGlu(BlockTensors.SwiGluTensors t) {
+        return new SwiGluMatrices(matrix(t.gate()), matrix(t.up()), matrix(t.down()));
     }
 
-    /** Tensor {@code name} on the device as rows × cols of its first two dimensions (a 3-D tensor: slices behind each other). */
-    DeviceMatrix matrix(String name) {
-        GgufTensorInfo t = file.tensor(name);
+    /** Tensor {@code t} on the device as rows × cols of its first two dimensions (a 3-D tensor: slices behind each other). */
+    DeviceMatrix matrix(GgufTensorInfo t) {
         return new DeviceMatrix(t.type(), upload(t), Math.toIntExact(t.dim(1)), Math.toIntExact(t.dim(0)));
     }
 
     /** A norm weight: F32 in llama.cpp's files (quantizers leave 1-D tensors alone). */
-    long vector(String name) {
-        GgufTensorInfo t = file.tensor(name);
+    long vector(GgufTensorInfo t) {
         if (t.type() != GgmlType.F32) {
-            throw new IllegalArgumentException(name + " is " + t.type() + ", the GPU layer path reads F32 norms");
+            throw new IllegalArgumentException(t.name() + " is " + t.type() + ", the GPU layer path reads F32 norms");
         }
         return upload(t);
     }
 
-    boolean has(String name) {
-        return file.findTensor(name).isPresent();
-    }
-
-    long optionalVector(String name) {
-        return file.findTensor(name).isPresent() ? vector(name) : 0;
+    /** {@link #vector}, or 0 for an absent (null) tensor. */
+    long optionalVector(GgufTensorInfo t) {
+        return t == null ? 0 : vector(t);
     }
 
     private long upload(GgufTensorInfo t) {

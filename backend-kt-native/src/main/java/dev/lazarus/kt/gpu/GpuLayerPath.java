@@ -6,6 +6,7 @@ import static java.lang.foreign.ValueLayout.JAVA_INT;
 import dev.lazarus.kt.gguf.GgmlType;
 import dev.lazarus.kt.gguf.GgufFile;
 import dev.lazarus.kt.gguf.GgufTensorInfo;
+import dev.lazarus.kt.model.BlockTensors;
 import dev.lazarus.kt.model.ExpertRouter;
 import dev.lazarus.kt.model.ForwardBatch;
 import dev.lazarus.kt.model.KvCache;
@@ -88,15 +89,16 @@ public final class GpuLayerPath implements Model.ForwardPath, AutoCloseable {
         this.experts = c.moe() == null ? 0 : c.moe().expertCount();
         this.ropeDims = c.rope().dimensions();
         this.eps = c.rmsEps();
-        this.embedding = WeightMatrices.of(file, file.tensor("token_embd.weight"));
+        this.embedding = WeightMatrices.of(file, model.tensors().embedding());
         this.vocab = model.vocabSize();
         this.rope = new Rope(c.rope());
         this.routers = new ExpertRouter[blocks];
         this.moeBlocks = new boolean[blocks];
         float[][] biases = new float[blocks][];
         for (int b = 0; b < blocks; b++) {
-            moeBlocks[b] = DeviceWeights.hasRouter(file, b);
-            biases[b] = moeBlocks[b] ? selectionBias(file, b) : null;
+            BlockTensors.Experts routed = model.tensors().block(b).experts();
+            moeBlocks[b] = routed != null;
+            biases[b] = routed != null && routed.selectionBias() != null ? readF32(file, routed.selectionBias()) : null;
             routers[b] = moeBlocks[b] ? new ExpertRouter(c.moe(), biases[b]) : null;
         }
         this.stream = cu.createStream();
@@ -104,9 +106,9 @@ public final class GpuLayerPath implements Model.ForwardPath, AutoCloseable {
         DeviceWeights w = null;
         DeviceMoe m = null;
         try {
-            w = new DeviceWeights(cu, stream, file, c);
-            attention = c.mla() != null ? new MlaDeviceAttention(c, w, kernels, this::device)
-                    : new GqaDeviceAttention(c, w, kernels, this::device);
+            w = new DeviceWeights(cu, stream, file, model.tensors());
+            attention = c.mla() != null ? new MlaDeviceAttention(c, model.tensors(), w, kernels, this::device)
+                    : new GqaDeviceAttention(c, model.tensors(), w, kernels, this::device);
             this.keyWidth = attention.keyWidth();
             this.kvWidth = keyWidth + attention.valueWidth();
             this.hidden = Math.max(experts == 0 ? 0 : c.moe().expertFfnLength(), w.widestFfn());
@@ -152,7 +154,7 @@ public final class GpuLayerPath implements Model.ForwardPath, AutoCloseable {
      */
     static GpuLayerPath install(Model model, GgufFile file, ExpertPlacement placement, CudaExpertTier tier,
                                 int sequences) {
-        String why = DeviceWeights.unsupported(file, model.config());
+        String why = DeviceWeights.unsupported(model.tensors(), model.config());
         if (why != null) {
             throw new IllegalArgumentException(why);
         }
@@ -367,10 +369,6 @@ public final class GpuLayerPath implements Model.ForwardPath, AutoCloseable {
             dScores = device((long) attention.heads() * positions);
             scoreStride = positions;
         }
-    }
-
-    private static float[] selectionBias(GgufFile file, int b) {
-        return file.findTensor("blk." + b + ".exp_probs_b.bias").map(t -> readF32(file, t)).orElse(null);
     }
 
     private static float[] readF32(GgufFile file, GgufTensorInfo t) {

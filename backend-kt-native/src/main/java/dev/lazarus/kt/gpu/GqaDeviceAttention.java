@@ -1,7 +1,8 @@
 package dev.lazarus.kt.gpu;
 
-import dev.lazarus.kt.gguf.GgufFile;
+import dev.lazarus.kt.model.BlockTensors;
 import dev.lazarus.kt.model.ModelConfig;
+import dev.lazarus.kt.model.ModelTensors;
 import dev.lazarus.kt.model.RopeStyle;
 import java.util.ArrayList;
 import java.util.List;
@@ -22,15 +23,14 @@ final class GqaDeviceAttention implements DeviceAttention {
     private final float scale;
     private final long dQkv, dAtt, dAttQ;
 
-    GqaDeviceAttention(ModelConfig c, DeviceWeights w, LayerKernels kernels, Scratch scratch) {
+    GqaDeviceAttention(ModelConfig c, ModelTensors tensors, DeviceWeights w, LayerKernels kernels, Scratch scratch) {
         this.kernels = kernels;
         this.heads = new LayerKernels.Heads(c.headCount(), c.headCountKv(), c.keyLength(), c.valueLength(),
                 c.rope().dimensions(), c.rope().style() == RopeStyle.NEOX, c.rmsEps());
-        for (int b = 0; b < c.blockCount(); b++) {
-            blocks.add(new Weights(w.matrix(DeviceWeights.blk(b, "attn_q")), w.matrix(DeviceWeights.blk(b, "attn_k")),
-                    w.matrix(DeviceWeights.blk(b, "attn_v")), w.matrix(DeviceWeights.blk(b, "attn_output")),
-                    w.optionalVector(DeviceWeights.blk(b, "attn_q_norm")),
-                    w.optionalVector(DeviceWeights.blk(b, "attn_k_norm"))));
+        for (BlockTensors block : tensors.blocks()) {
+            BlockTensors.Gqa a = (BlockTensors.Gqa) block.attention();
+            blocks.add(new Weights(w.matrix(a.q()), w.matrix(a.k()), w.matrix(a.v()), w.matrix(a.output()),
+                    w.optionalVector(a.qNorm()), w.optionalVector(a.kNorm())));
         }
         this.attWidth = c.headCount() * c.valueLength();
         this.scale = 1.0f / (float) Math.sqrt(c.keyLength());
@@ -39,10 +39,9 @@ final class GqaDeviceAttention implements DeviceAttention {
         this.dAttQ = scratch.allocate(GpuLayerPath.q8Floats(attWidth));
     }
 
-    /** Why block {@code b}'s attention cannot run here, or null. */
-    static String unsupported(GgufFile file, int b) {
-        return DeviceWeights.requireOneType(file, "the GPU attention", DeviceWeights.blk(b, "attn_q"),
-                DeviceWeights.blk(b, "attn_k"), DeviceWeights.blk(b, "attn_v"), DeviceWeights.blk(b, "attn_output"));
+    /** Why a block's attention {@code a} cannot run here, or null. */
+    static String unsupported(BlockTensors.Gqa a) {
+        return DeviceWeights.requireOneType("the GPU attention", a.q(), a.k(), a.v(), a.output());
     }
 
     @Override

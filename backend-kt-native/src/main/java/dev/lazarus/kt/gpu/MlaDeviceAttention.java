@@ -1,8 +1,10 @@
 package dev.lazarus.kt.gpu;
 
-import dev.lazarus.kt.gguf.GgufFile;
+import dev.lazarus.kt.gguf.GgufTensorInfo;
+import dev.lazarus.kt.model.BlockTensors;
 import dev.lazarus.kt.model.MlaConfig;
 import dev.lazarus.kt.model.ModelConfig;
+import dev.lazarus.kt.model.ModelTensors;
 import dev.lazarus.kt.model.RopeStyle;
 import java.util.ArrayList;
 import java.util.List;
@@ -35,7 +37,7 @@ final class MlaDeviceAttention implements DeviceAttention {
     private final List<Weights> blocks = new ArrayList<>();
     private final long dQa, dQaNormed, dQaQ, dQ, dQQ, dKvpe, dFullQ, dLatent, dLatentQ, dAtt, dAttQ, dKv;
 
-    MlaDeviceAttention(ModelConfig c, DeviceWeights w, LayerKernels kernels, Scratch scratch) {
+    MlaDeviceAttention(ModelConfig c, ModelTensors tensors, DeviceWeights w, LayerKernels kernels, Scratch scratch) {
         this.kernels = kernels;
         this.mla = c.mla();
         this.heads = c.headCount();
@@ -43,24 +45,25 @@ final class MlaDeviceAttention implements DeviceAttention {
         this.neox = c.rope().style() == RopeStyle.NEOX;
         this.eps = c.rmsEps();
         this.scale = c.rope().mlaScoreScale(mla.keyDim());
-        this.absorbed = w.has(DeviceWeights.blk(0, "attn_k_b"));
+        this.absorbed = ((BlockTensors.Mla) tensors.block(0).attention()).splitKvB();
         // absorbed: every query head attends the one latent row, a single "kv head" of the row's width with the
         // latent as values; decompressed: one key and value head per query head
         this.attentionHeads = absorbed
                 ? new LayerKernels.Heads(heads, 1, width, mla.kvLoraRank(), mla.qkRopeDim(), neox, eps)
                 : new LayerKernels.Heads(heads, heads, mla.keyDim(), mla.valueDim(), mla.qkRopeDim(), neox, eps);
-        for (int b = 0; b < c.blockCount(); b++) {
-            boolean direct = w.has(DeviceWeights.blk(b, "attn_q"));
+        for (BlockTensors block : tensors.blocks()) {
+            BlockTensors.Mla a = (BlockTensors.Mla) block.attention();
+            boolean direct = !a.queryLora();
             blocks.add(new Weights(
-                    direct ? w.matrix(DeviceWeights.blk(b, "attn_q")) : null,
-                    direct ? null : w.matrix(DeviceWeights.blk(b, "attn_q_a")),
-                    direct ? 0 : w.vector(DeviceWeights.blk(b, "attn_q_a_norm")),
-                    direct ? null : w.matrix(DeviceWeights.blk(b, "attn_q_b")),
-                    w.matrix(DeviceWeights.blk(b, "attn_kv_a_mqa")), w.vector(DeviceWeights.blk(b, "attn_kv_a_norm")),
-                    absorbed ? w.matrix(DeviceWeights.blk(b, "attn_k_b")) : null,
-                    absorbed ? w.matrix(DeviceWeights.blk(b, "attn_v_b")) : null,
-                    absorbed ? null : w.matrix(DeviceWeights.blk(b, "attn_kv_b")),
-                    w.matrix(DeviceWeights.blk(b, "attn_output"))));
+                    direct ? w.matrix(a.q()) : null,
+                    direct ? null : w.matrix(a.qA()),
+                    direct ? 0 : w.vector(a.qANorm()),
+                    direct ? null : w.matrix(a.qB()),
+                    w.matrix(a.kvAMqa()), w.vector(a.kvANorm()),
+                    absorbed ? w.matrix(a.kB()) : null,
+                    absorbed ? w.matrix(a.vB()) : null,
+                    absorbed ? null : w.matrix(a.kvB()),
+                    w.matrix(a.output())));
         }
         int qLora = Math.max(mla.qLoraRank(), 32);
         int qWidth = heads * mla.keyDim();
@@ -78,24 +81,22 @@ final class MlaDeviceAttention implements DeviceAttention {
         this.dAttQ = scratch.allocate(GpuLayerPath.q8Floats(heads * mla.valueDim()));
     }
 
-    /** Why block {@code b}'s latent attention cannot run here, or null. */
-    static String unsupported(GgufFile file, ModelConfig c, int b) {
+    /** Why a block's latent attention {@code a} cannot run here (in a model of {@code tensors}), or null. */
+    static String unsupported(ModelTensors tensors, BlockTensors.Mla a, ModelConfig c) {
         MlaConfig m = c.mla();
-        boolean split = file.findTensor(DeviceWeights.blk(b, "attn_k_b")).isPresent();
-        if (split != file.findTensor(DeviceWeights.blk(0, "attn_k_b")).isPresent()) {
-            return "block " + b + " has another MLA layout than block 0";
+        if (a.splitKvB() != ((BlockTensors.Mla) tensors.block(0).attention()).splitKvB()) {
+            return a.kvAMqa().name() + "'s block has another MLA layout than block 0";
         }
         if (m.qkNopeDim() % 32 != 0 || m.keyDim() % 32 != 0 || m.kvLoraRank() % 32 != 0 || m.valueDim() % 32 != 0
                 || m.qLoraRank() % 32 != 0 || m.kvLoraRank() + m.qkRopeDim() > LayerKernels.MAX_ROW) {
             return "MLA sizes (nope %d, rope %d, kv_lora %d, v %d, q_lora %d) beyond the GPU kernels' Q8_0 blocks or row limit"
                     .formatted(m.qkNopeDim(), m.qkRopeDim(), m.kvLoraRank(), m.valueDim(), m.qLoraRank());
         }
-        List<String> names = new ArrayList<>(file.findTensor(DeviceWeights.blk(b, "attn_q")).isPresent()
-                ? List.of("attn_q") : List.of("attn_q_a", "attn_q_b"));
-        names.addAll(split ? List.of("attn_k_b", "attn_v_b") : List.of("attn_kv_b"));
-        names.addAll(List.of("attn_kv_a_mqa", "attn_output"));
-        for (String n : names) {
-            String why = DeviceWeights.requireQ8(file, DeviceWeights.blk(b, n), "the GPU latent attention");
+        List<GgufTensorInfo> matrices = new ArrayList<>(a.queryLora() ? List.of(a.qA(), a.qB()) : List.of(a.q()));
+        matrices.addAll(a.splitKvB() ? List.of(a.kB(), a.vB()) : List.of(a.kvB()));
+        matrices.addAll(List.of(a.kvAMqa(), a.output()));
+        for (GgufTensorInfo t : matrices) {
+            String why = DeviceWeights.requireQ8(t, "the GPU latent attention");
             if (why != null) {
                 return why;
             }

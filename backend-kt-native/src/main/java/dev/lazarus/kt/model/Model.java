@@ -16,6 +16,7 @@ import java.util.stream.IntStream;
 public final class Model {
 
     private final ModelConfig config;
+    private final ModelTensors tensors;
     private final WeightMatrix embedding;
     private final List<TransformerBlock> blocks;
     private final float[] outputNorm;
@@ -35,10 +36,11 @@ public final class Model {
         float[][] forward(ForwardBatch batch);
     }
 
-    Model(ModelConfig config, WeightMatrix embedding, List<TransformerBlock> blocks, float[] outputNorm,
+    Model(ModelConfig config, ModelTensors tensors, WeightMatrix embedding, List<TransformerBlock> blocks, float[] outputNorm,
           WeightMatrix output, Rope rope, RoutingStats routingStats, Parallel parallel, List<ExpertLayer> expertLayers,
           ExpertDispatch expertDispatch) {
         this.config = config;
+        this.tensors = tensors;
         this.embedding = embedding;
         this.blocks = List.copyOf(blocks);
         this.outputNorm = outputNorm;
@@ -62,8 +64,18 @@ public final class Model {
         return new ModelAssembler(file, parallel).assemble();
     }
 
+    /** Every tensor of {@code file}'s forward pass by block, as {@link #load} assembles them, without loading. */
+    public static ModelTensors describe(GgufFile file) {
+        return ModelAssembler.describe(file, ModelConfig.fromMetadata(file.metadata()));
+    }
+
     public ModelConfig config() {
         return config;
+    }
+
+    /** The tensors this model was assembled from, block by block: what other devices' paths upload. */
+    public ModelTensors tensors() {
+        return tensors;
     }
 
     public int vocabSize() {

@@ -1,17 +1,17 @@
 package dev.lazarus.kt.model;
 
-import static dev.lazarus.kt.model.TensorLoader.block;
-
 import dev.lazarus.kt.gguf.GgufFile;
+import dev.lazarus.kt.gguf.GgufTensorInfo;
 import dev.lazarus.kt.parallel.Parallel;
 import dev.lazarus.kt.tensor.WeightMatrix;
 import java.util.ArrayList;
 import java.util.List;
 
 /**
- * Builds a {@link Model} from a GGUF: reads the configuration, then picks for every block the
- * attention variant and FFN variant its tensors call for. This is the only place that knows
- * llama.cpp's tensor names.
+ * Builds a {@link Model} from a GGUF: reads the configuration, describes every block once
+ * ({@link #describe}: the attention variant and FFN variant its tensors call for, as {@link BlockTensors}),
+ * then assembles the CPU blocks from those descriptions; the GPU layer path uploads from the same ones. This
+ * is the only place that knows llama.cpp's tensor names.
  */
 final class ModelAssembler {
 
@@ -33,103 +33,145 @@ final class ModelAssembler {
         this.rope = new Rope(config.rope());
     }
 
-    Model assemble() {
-        WeightMatrix embedding = tensors.embedding("token_embd.weight");
+    /** Every tensor of {@code file}'s forward pass, by block (see {@link BlockTensors}). */
+    static ModelTensors describe(GgufFile file, ModelConfig config) {
+        List<BlockTensors> blocks = new ArrayList<>(config.blockCount());
+        for (int b = 0; b < config.blockCount(); b++) {
+            blocks.add(new BlockTensors(b, file.tensor(block(b, "attn_norm")),
+                    config.mla() != null ? latentAttention(file, b) : groupedQueryAttention(file, b),
+                    ffnNorm(file, b),
+                    hasRoutedExperts(file, config, b) ? null : swiGlu(file, b, ""),
+                    hasRoutedExperts(file, config, b) ? experts(file, b) : null));
+        }
+        GgufTensorInfo embedding = file.tensor("token_embd.weight");
         // Tied embeddings: llama.cpp uses token_embd as the output head when there is no output tensor.
-        WeightMatrix output = tensors.optionalMatrix("output.weight").orElse(embedding);
-        int moeBlocks = 0;
-        for (int b = 0; b < config.blockCount(); b++) {
-            moeBlocks += hasRoutedExperts(b) ? 1 : 0;
-        }
-        RoutingStats routing = moeBlocks == 0 ? null : new RoutingStats(moeBlocks, config.moe().expertCount());
-        List<TransformerBlock> blocks = new ArrayList<>(config.blockCount());
-        for (int b = 0; b < config.blockCount(); b++) {
-            blocks.add(new TransformerBlock(
-                    tensors.vector(block(b, "attn_norm")),
-                    attention(b),
-                    ffnNorm(b),
-                    feedForward(b, routing),
-                    config.rmsEps(),
-                    parallel));
-        }
-        expertDispatch.use(new CpuExperts(parallel, expertLayers));
-        return new Model(config, embedding, blocks, tensors.vector("output_norm.weight"), output, rope, routing,
-                parallel, expertLayers, expertDispatch);
-    }
-
-    private Attention attention(int b) {
-        if (config.mla() != null) {
-            return latentAttention(b);
-        }
-        return new GroupedQueryAttention(b, config, new GroupedQueryAttention.Weights(
-                tensors.matrix(block(b, "attn_q")),
-                tensors.matrix(block(b, "attn_k")),
-                tensors.matrix(block(b, "attn_v")),
-                tensors.matrix(block(b, "attn_output")),
-                optionalVector(bias(b, "attn_q")),
-                optionalVector(bias(b, "attn_k")),
-                optionalVector(bias(b, "attn_v")),
-                optionalVector(bias(b, "attn_output")),
-                optionalVector(block(b, "attn_q_norm")),
-                optionalVector(block(b, "attn_k_norm")),
-                optionalVector(block(b, "attn_sinks"))),
-                rope, parallel);
+        GgufTensorInfo output = file.findTensor("output.weight").orElse(embedding);
+        return new ModelTensors(embedding, blocks, file.tensor("output_norm.weight"), output);
     }
 
     /**
      * The norm before the feed-forward half: {@code ffn_norm}, or {@code post_attention_norm} as glm4moe and gpt-oss
      * name it (applied at the same place: on the residual stream after attention, before the FFN).
      */
-    private float[] ffnNorm(int b) {
-        return tensors.optionalVector(block(b, "post_attention_norm")).orElseGet(() -> tensors.vector(block(b, "ffn_norm")));
+    private static GgufTensorInfo ffnNorm(GgufFile file, int b) {
+        GgufTensorInfo postAttention = optional(file, block(b, "post_attention_norm"));
+        return postAttention != null ? postAttention : file.tensor(block(b, "ffn_norm"));
     }
 
-    private float[] optionalVector(String name) {
-        return tensors.optionalVector(name).orElse(null);
+    /** The leading dense blocks (deepseek2, glm4moe) are dense by the metadata even where a router tensor exists. */
+    private static boolean hasRoutedExperts(GgufFile file, ModelConfig config, int b) {
+        return config.moe() != null && config.moe().isMoeBlock(b) && file.findTensor(block(b, "ffn_gate_inp")).isPresent();
+    }
+
+    private static BlockTensors.Gqa groupedQueryAttention(GgufFile file, int b) {
+        return new BlockTensors.Gqa(file.tensor(block(b, "attn_q")), file.tensor(block(b, "attn_k")),
+                file.tensor(block(b, "attn_v")), file.tensor(block(b, "attn_output")),
+                optional(file, bias(b, "attn_q")), optional(file, bias(b, "attn_k")),
+                optional(file, bias(b, "attn_v")), optional(file, bias(b, "attn_output")),
+                optional(file, block(b, "attn_q_norm")), optional(file, block(b, "attn_k_norm")),
+                optional(file, block(b, "attn_sinks")));
+    }
+
+    private static BlockTensors.Mla latentAttention(GgufFile file, int b) {
+        GgufTensorInfo q = optional(file, block(b, "attn_q"));
+        boolean split = file.findTensor(block(b, "attn_k_b")).isPresent();
+        return new BlockTensors.Mla(q,
+                q != null ? null : file.tensor(block(b, "attn_q_a")),
+                q != null ? null : file.tensor(block(b, "attn_q_a_norm")),
+                q != null ? null : file.tensor(block(b, "attn_q_b")),
+                file.tensor(block(b, "attn_kv_a_mqa")), file.tensor(block(b, "attn_kv_a_norm")),
+                split ? file.tensor(block(b, "attn_k_b")) : null,
+                split ? file.tensor(block(b, "attn_v_b")) : null,
+                split ? null : file.tensor(block(b, "attn_kv_b")),
+                file.tensor(block(b, "attn_output")));
+    }
+
+    private static BlockTensors.Experts experts(GgufFile file, int b) {
+        BlockTensors.SwiGluTensors shared = file.findTensor(block(b, "ffn_gate_shexp")).isPresent()
+                ? swiGlu(file, b, "_shexp") : null;
+        return new BlockTensors.Experts(file.tensor(block(b, "ffn_gate_inp")), optional(file, bias(b, "ffn_gate_inp")),
+                optional(file, bias(b, "exp_probs_b")), swiGlu(file, b, "_exps"),
+                optional(file, bias(b, "ffn_gate_exps")), optional(file, bias(b, "ffn_up_exps")),
+                optional(file, bias(b, "ffn_down_exps")), shared);
+    }
+
+    private static BlockTensors.SwiGluTensors swiGlu(GgufFile file, int b, String suffix) {
+        return new BlockTensors.SwiGluTensors(file.tensor(block(b, "ffn_gate" + suffix)),
+                file.tensor(block(b, "ffn_up" + suffix)), file.tensor(block(b, "ffn_down" + suffix)));
+    }
+
+    private static GgufTensorInfo optional(GgufFile file, String name) {
+        return file.findTensor(name).orElse(null);
+    }
+
+    private static String block(int b, String name) {
+        return "blk." + b + "." + name + ".weight";
     }
 
     private static String bias(int b, String name) {
         return "blk." + b + "." + name + ".bias";
     }
 
-    private Attention latentAttention(int b) {
-        LatentAttention.QueryWeights query = tensors.has(block(b, "attn_q"))
-                ? new LatentAttention.QueryWeights(tensors.matrix(block(b, "attn_q")), null, null, null)
-                : new LatentAttention.QueryWeights(null,
-                        tensors.matrix(block(b, "attn_q_a")),
-                        tensors.vector(block(b, "attn_q_a_norm")),
-                        tensors.matrix(block(b, "attn_q_b")));
-        int heads = config.headCount();
-        LatentAttention.LatentWeights latent = tensors.has(block(b, "attn_k_b"))
-                ? new LatentAttention.LatentWeights(
-                        tensors.slices(block(b, "attn_k_b"), heads),
-                        tensors.slices(block(b, "attn_v_b"), heads), null)
-                : new LatentAttention.LatentWeights(null, null, tensors.matrix(block(b, "attn_kv_b")));
-        return new LatentAttention(b, config, query,
-                tensors.matrix(block(b, "attn_kv_a_mqa")),
-                tensors.vector(block(b, "attn_kv_a_norm")),
-                latent,
-                tensors.matrix(block(b, "attn_output")),
-                rope, parallel);
-    }
-
-    private boolean hasRoutedExperts(int b) {
-        return config.moe() != null && config.moe().isMoeBlock(b) && tensors.has(block(b, "ffn_gate_inp"));
-    }
-
-    private FeedForward feedForward(int b, RoutingStats routing) {
-        MoeConfig moe = config.moe();
-        if (!hasRoutedExperts(b)) {
-            return dense(b, "ffn_gate", "ffn_up", "ffn_down");
+    Model assemble() {
+        ModelTensors described = describe(file, config);
+        WeightMatrix embedding = tensors.embedding(described.embedding());
+        WeightMatrix output = described.output() == described.embedding() ? embedding : tensors.matrix(described.output());
+        int moeBlocks = 0;
+        for (BlockTensors b : described.blocks()) {
+            moeBlocks += b.hasExperts() ? 1 : 0;
         }
+        RoutingStats routing = moeBlocks == 0 ? null : new RoutingStats(moeBlocks, config.moe().expertCount());
+        List<TransformerBlock> blocks = new ArrayList<>(config.blockCount());
+        for (BlockTensors b : described.blocks()) {
+            blocks.add(new TransformerBlock(
+                    tensors.vector(b.attnNorm()),
+                    attention(b),
+                    tensors.vector(b.ffnNorm()),
+                    b.hasExperts() ? experts(b.index(), b.experts(), routing) : dense(b.dense()),
+                    config.rmsEps(),
+                    parallel));
+        }
+        expertDispatch.use(new CpuExperts(parallel, expertLayers));
+        return new Model(config, described, embedding, blocks, tensors.vector(described.outputNorm()), output, rope,
+                routing, parallel, expertLayers, expertDispatch);
+    }
+
+    private Attention attention(BlockTensors block) {
+        int b = block.index();
+        return switch (block.attention()) {
+            case BlockTensors.Gqa a -> new GroupedQueryAttention(b, config, new GroupedQueryAttention.Weights(
+                    tensors.matrix(a.q()), tensors.matrix(a.k()), tensors.matrix(a.v()), tensors.matrix(a.output()),
+                    tensors.vector(a.qBias()), tensors.vector(a.kBias()), tensors.vector(a.vBias()),
+                    tensors.vector(a.outputBias()), tensors.vector(a.qNorm()), tensors.vector(a.kNorm()),
+                    tensors.vector(a.sinks())),
+                    rope, parallel);
+            case BlockTensors.Mla a -> latentAttention(b, a);
+        };
+    }
+
+    private Attention latentAttention(int b, BlockTensors.Mla a) {
+        LatentAttention.QueryWeights query = !a.queryLora()
+                ? new LatentAttention.QueryWeights(tensors.matrix(a.q()), null, null, null)
+                : new LatentAttention.QueryWeights(null, tensors.matrix(a.qA()), tensors.vector(a.qANorm()),
+                        tensors.matrix(a.qB()));
+        int heads = config.headCount();
+        LatentAttention.LatentWeights latent = a.splitKvB()
+                ? new LatentAttention.LatentWeights(tensors.slices(a.kB(), heads), tensors.slices(a.vB(), heads), null)
+                : new LatentAttention.LatentWeights(null, null, tensors.matrix(a.kvB()));
+        return new LatentAttention(b, config, query, tensors.matrix(a.kvAMqa()), tensors.vector(a.kvANorm()), latent,
+                tensors.matrix(a.output()), rope, parallel);
+    }
+
+    private FeedForward experts(int b, BlockTensors.Experts t, RoutingStats routing) {
+        MoeConfig moe = config.moe();
         int slot = expertLayers.size();
         int n = moe.expertCount();
-        ExpertMatrix[] gate = tensors.expertSlices(block(b, "ffn_gate_exps"), n);
-        ExpertMatrix[] up = tensors.expertSlices(block(b, "ffn_up_exps"), n);
-        ExpertMatrix[] down = tensors.expertSlices(block(b, "ffn_down_exps"), n);
-        float[][] gateBias = expertBiases(b, "ffn_gate_exps", n);
-        float[][] upBias = expertBiases(b, "ffn_up_exps", n);
-        float[][] downBias = expertBiases(b, "ffn_down_exps", n);
+        ExpertMatrix[] gate = tensors.expertSlices(t.routed().gate(), n);
+        ExpertMatrix[] up = tensors.expertSlices(t.routed().up(), n);
+        ExpertMatrix[] down = tensors.expertSlices(t.routed().down(), n);
+        float[][] gateBias = expertBiases(t.gateBias(), n);
+        float[][] upBias = expertBiases(t.upBias(), n);
+        float[][] downBias = expertBiases(t.downBias(), n);
         Glu.Kind kind = config.architecture() == Architecture.GPT_OSS ? Glu.Kind.SWIGLU_OAI : Glu.Kind.SWIGLU;
         List<ExpertWeights> experts = new ArrayList<>(n);
         for (int e = 0; e < n; e++) {
@@ -138,23 +180,20 @@ final class ModelAssembler {
             experts.add(new ExpertWeights(gate[e], up[e], down[e], glu));
         }
         expertLayers.add(new ExpertLayer(b, experts));
-        FeedForward shared = tensors.has(block(b, "ffn_gate_shexp"))
-                ? dense(b, "ffn_gate_shexp", "ffn_up_shexp", "ffn_down_shexp")
-                : null;
-        ExpertRouter router = new ExpertRouter(moe, optionalVector(bias(b, "ffn_gate_inp")),
-                optionalVector(bias(b, "exp_probs_b")));
-        return new MoeFeedForward(tensors.matrix(block(b, "ffn_gate_inp")), router, b, n,
+        FeedForward shared = t.shared() == null ? null : dense(t.shared());
+        ExpertRouter router = new ExpertRouter(moe, tensors.vector(t.routerBias()), tensors.vector(t.selectionBias()));
+        return new MoeFeedForward(tensors.matrix(t.router()), router, b, n,
                 expertDispatch, shared, parallel, routing, slot);
     }
 
     /** A {@code [rows, experts]} bias tensor ({@code blk.N.ffn_up_exps.bias}, gpt-oss) split by expert; null if absent. */
-    private float[][] expertBiases(int b, String name, int experts) {
-        float[] all = optionalVector(bias(b, name));
+    private float[][] expertBiases(GgufTensorInfo tensor, int experts) {
+        float[] all = tensors.vector(tensor);
         if (all == null) {
             return null;
         }
         if (all.length % experts != 0) {
-            throw new ModelFormatException(bias(b, name) + " has " + all.length + " values for " + experts + " experts");
+            throw new ModelFormatException(tensor.name() + " has " + all.length + " values for " + experts + " experts");
         }
         int rows = all.length / experts;
         float[][] out = new float[experts][];
@@ -168,8 +207,8 @@ final class ModelAssembler {
         return rows == null ? null : rows[e];
     }
 
-    private FeedForward dense(int b, String gate, String up, String down) {
+    private FeedForward dense(BlockTensors.SwiGluTensors t) {
         return new DenseFeedForward(new SwiGlu.Weights(
-                tensors.matrix(block(b, gate)), tensors.matrix(block(b, up)), tensors.matrix(block(b, down))), parallel);
+                tensors.matrix(t.gate()), tensors.matrix(t.up()), tensors.matrix(t.down())), parallel);
     }
 }

@@ -8,7 +8,6 @@ import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import java.nio.ByteOrder;
-import java.util.Optional;
 
 /** Looks tensors up by llama.cpp's names ({@code blk.N.attn_q.weight}) and wraps them for the forward pass. */
 final class TensorLoader {
@@ -16,11 +15,7 @@ final class TensorLoader {
     private static final ValueLayout.OfFloat LE_FLOAT = ValueLayout.JAVA_FLOAT_UNALIGNED.withOrder(ByteOrder.LITTLE_ENDIAN);
     private static final ValueLayout.OfShort LE_SHORT = ValueLayout.JAVA_SHORT_UNALIGNED.withOrder(ByteOrder.LITTLE_ENDIAN);
 
-    static final String REPACK_DENSE_PROPERTY = "lazarus.kt.repack-dense";
-
     private final GgufFile file;
-    /** Read once per model load (see {@link #matrix(GgufTensorInfo)}). */
-    private final boolean repackDense = Boolean.getBoolean(REPACK_DENSE_PROPERTY);
 
     TensorLoader(GgufFile file) {
         this.file = file;
@@ -40,38 +35,33 @@ final class TensorLoader {
 
     /**
      * The token embedding: read row by row (llama-server's get_rows, which it never repacks), so a view of the mapped
-     * tensor unless {@code -Dlazarus.kt.repack-dense=true}; as a tied output head the native kernels read it in place.
+     * tensor; as a tied output head the native kernels read it in place.
      */
     WeightMatrix embedding(String name) {
-        GgufTensorInfo t = file.tensor(name);
-        return repackDense ? WeightMatrices.repacked(file, t, Arena.ofAuto()) : WeightMatrices.of(file, t);
+        return embedding(file.tensor(name));
     }
 
-    Optional<WeightMatrix> optionalMatrix(String name) {
-        return file.findTensor(name).map(this::matrix);
+    WeightMatrix embedding(GgufTensorInfo t) {
+        return WeightMatrices.of(file, t);
     }
+
 
     /**
      * A view of the mapped tensor, or a copy in a cheaper layout ({@link WeightMatrices#repacked}: Q4_K; same results
-     * bit for bit), freed with the model (GC): always where the native kernels take Q4_K in their 16-row layout (as
-     * llama-server copies these matrices into its CPU_REPACK buffers), and for the Java kernels' packed layout with
-     * {@code -Dlazarus.kt.repack-dense=true}. Routed experts are repacked by the RAM tier instead (expert placement).
+     * bit for bit), freed with the model (GC), where the native kernels take Q4_K in their 16-row layout (as
+     * llama-server copies these matrices into its CPU_REPACK buffers). Routed experts are repacked by the RAM tier
+     * instead (expert placement).
      */
-    private WeightMatrix matrix(GgufTensorInfo t) {
+    WeightMatrix matrix(GgufTensorInfo t) {
         WeightMatrix view = WeightMatrices.of(file, t);
-        return repackDense || WeightMatrices.nativeRepacks(view) ? WeightMatrices.repacked(file, t, Arena.ofAuto()) : view;
+        return WeightMatrices.nativeRepacks(view) ? WeightMatrices.repacked(file, t, Arena.ofAuto()) : view;
     }
 
-    /** A 1-D tensor (norm weights, biases) as f32 values, whatever its stored type. */
-    float[] vector(String name) {
-        return readVector(file.tensor(name));
-    }
-
-    Optional<float[]> optionalVector(String name) {
-        return file.findTensor(name).map(this::readVector);
-    }
-
-    private float[] readVector(GgufTensorInfo t) {
+    /** A 1-D tensor (norm weights, biases) as f32 values, whatever its stored type; null for null (absent). */
+    float[] vector(GgufTensorInfo t) {
+        if (t == null) {
+            return null;
+        }
         int n = Math.toIntExact(t.elements());
         float[] out = new float[n];
         MemorySegment data = file.data(t);
@@ -93,8 +83,8 @@ final class TensorLoader {
      * The slices of a {@code [cols, rows, count]} tensor that the graph multiplies slice by slice with a plain
      * batched matrix product (per-head MLA projections), unlike routed experts.
      */
-    WeightMatrix[] slices(String name, int count) {
-        GgufTensorInfo t = expertTensor(name, count);
+    WeightMatrix[] slices(GgufTensorInfo tensor, int count) {
+        GgufTensorInfo t = expertTensor(tensor, count);
         WeightMatrix[] out = new WeightMatrix[count];
         for (int e = 0; e < count; e++) {
             out[e] = WeightMatrices.slice3dInPlace(file, t, e);
@@ -103,8 +93,8 @@ final class TensorLoader {
     }
 
     /** The experts of a {@code [cols, rows, experts]} tensor as raw slices of the mapped file. */
-    ExpertMatrix[] expertSlices(String name, int count) {
-        GgufTensorInfo t = expertTensor(name, count);
+    ExpertMatrix[] expertSlices(GgufTensorInfo tensor, int count) {
+        GgufTensorInfo t = expertTensor(tensor, count);
         int rows = Math.toIntExact(t.dim(1));
         int cols = Math.toIntExact(t.dim(0));
         long bytes = t.type().bytesFor((long) rows * cols);
@@ -116,8 +106,8 @@ final class TensorLoader {
         return out;
     }
 
-    private GgufTensorInfo expertTensor(String name, int count) {
-        GgufTensorInfo t = file.tensor(name);
+    private GgufTensorInfo expertTensor(GgufTensorInfo t, int count) {
+        String name = t.name();
         if (t.rank() != 3 || t.dim(2) != count) {
             throw new ModelFormatException("tensor " + name + " in " + file.path() + " should hold " + count
                     + " experts, has shape " + java.util.Arrays.toString(t.shape()));

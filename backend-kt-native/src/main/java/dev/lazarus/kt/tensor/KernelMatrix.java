@@ -12,10 +12,10 @@ import java.lang.foreign.MemorySegment;
 final class KernelMatrix implements WeightMatrix {
 
     /**
-     * {@code -Dlazarus.kt.matmul.row-tile=N}: rows per tile of a batched product ({@link #matmulPrepared}), read when a
-     * matrix is made; 1 multiplies each row with all vectors in turn (the order before tiles), for A/B in one JVM.
+     * Rows per tile of a batched product ({@link #matmulPrepared}): each row's products are the same in any tiling, the
+     * tile only decides how long a block of weights stays in cache.
      */
-    public static final String ROW_TILE_PROPERTY = "lazarus.kt.matmul.row-tile";
+    private static final int ROW_TILE = 16;
 
     /** Vectors of a batch per block ({@link #matmulPrepared}): a multiple of {@link RowKernel#GROUP}. */
     private static final int VECTOR_BLOCK = 32;
@@ -41,8 +41,6 @@ final class KernelMatrix implements WeightMatrix {
      * switches a K-quant matrix it did not repack to its tiled matmul, or null where it has no such switch.
      */
     private final RowKernel tiledKernel;
-    /** Rows of a batch's tile ({@link #matmulPrepared}); 1: each row against all vectors (the order before tiles). */
-    private final int rowTile = Math.max(1, Integer.getInteger(ROW_TILE_PROPERTY, 16));
     /** Dequantizes a row of a repacked layout, or null for ggml's own ({@link GgmlCodec#decode}). */
     private final RowDecoder decoder;
 
@@ -163,7 +161,7 @@ final class KernelMatrix implements WeightMatrix {
     }
 
     /**
-     * In tiles of {@link #rowTile} rows and blocks of {@link #VECTOR_BLOCK} vectors, each row of a tile against the
+     * In tiles of {@link #ROW_TILE} rows and blocks of {@link #VECTOR_BLOCK} vectors, each row of a tile against the
      * block's vectors four at a time ({@link RowKernel#dotBatch}): the tile's weights (a few KB a row) stay in the
      * first-level cache for all vectors, and a block's converted activations are fetched from the outer caches
      * once per tile instead of once per row (a prefill batch's activations, about 1 MB per 512 vectors of 1024
@@ -187,9 +185,9 @@ final class KernelMatrix implements WeightMatrix {
         RowKernel batchKernel = tiledKernel != null && count >= TiledKQuantKernel.MIN_BATCH ? tiledKernel : kernel;
         // llama-server's repacked GEMM takes the vectors of a batch four at a time and rounds them its own way
         int grouped = groupKernel == null || batchKernel == tiledKernel ? 0 : count - count % RowKernel.GROUP;
-        int vectorBlock = rowTile == 1 ? count : VECTOR_BLOCK;
-        for (int tile = rowStart; tile < rowEnd; tile += rowTile) {
-            int tileEnd = Math.min(rowEnd, tile + rowTile);
+        int vectorBlock = VECTOR_BLOCK;
+        for (int tile = rowStart; tile < rowEnd; tile += ROW_TILE) {
+            int tileEnd = Math.min(rowEnd, tile + ROW_TILE);
             for (int from = 0; from < count; from += vectorBlock) {
                 int to = Math.min(count, from + vectorBlock), groupedTo = Math.min(to, grouped);
                 for (int r = tile; r < tileEnd; r++) {

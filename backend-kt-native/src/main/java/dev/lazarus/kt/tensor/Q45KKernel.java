@@ -25,7 +25,7 @@ import jdk.incubator.vector.VectorSpecies;
  * plus the mins (Q5_K: one scalar {@code fma(-d_y·dmin_w, Σ min·bsum, summs)}; Q4_K: four lanes, lane i taking
  * groups 2i and 2i+1, summed {@code (m0 + m2) + (m1 + m3)}).
  *
- * <p>Written for C2 as {@link Q6KKernel} is: one method per super-block, no vector crosses a call (the position
+ * <p>Written for C2 as {@code Q6KKernel} (bench sources) is: one method per super-block, no vector crosses a call (the position
  * sums go through a small float array to {@link #fold}), scratch allocated once per row range.
  */
 final class Q45KKernel implements RowKernel {

@@ -19,7 +19,7 @@ import jdk.incubator.vector.VectorSpecies;
 /**
  * llama-server's repacked-Q4_K GEMV order ({@link GgmlKQuantKernels#q4kRepacked}) on {@link Q4KPacked}'s
  * {@link Q4KPacked.Order#SHORT_LANES} layout with 16-bit integer products: bit for bit the results of
- * {@link Q4KPackedKernel}, at about half its operations per value.
+ * {@code Q4KPackedKernel} (bench sources), at about half its operations per value.
  *
  * <p>The Vector API has no int8 dot product, but {@code q·y} (q 0..15, y an int8 Q8_K quant) fits in 16 bits
  * ({@code |q·y| ≤ 1920}) and eight of them still do ({@code ≤ 15360}). Every lane of a super-block's quants holds

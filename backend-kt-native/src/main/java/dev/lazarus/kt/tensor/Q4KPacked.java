@@ -8,14 +8,14 @@ import java.lang.foreign.ValueLayout;
 
 /**
  * A Q4_K matrix repacked once (the RAM tier) into a layout that is cheaper to decode than ggml's block and
- * holds the same numbers, so that {@link Q4KPackedKernel} rounds exactly as {@link Q4KRepackedKernel}:
+ * holds the same numbers, so that {@code Q4KPackedKernel} (bench sources) rounds exactly as {@link Q4KRepackedKernel}:
  *
  * <ul>
  *   <li><b>quants</b> first, 128 bytes per 256-value super-block (super-block b of row r at {@code 128·g},
  *       g = {@code groups.block(r, b)}: rows in interleaved pairs by default, see {@link RowGroups}), as two
  *       64-byte chunks (one 512-bit load each) of sixteen 32-bit lanes; nibble k of lane i of chunk e is value
  *       {@code 16·e + i} of sub-block k. One load per 128 values and one mask per sixteen give {@code q·16^k} in
- *       int lanes (ggml's layout needs a byte-to-int widening, a shift and a mask); see {@link Q4KPackedKernel} for
+ *       int lanes (ggml's layout needs a byte-to-int widening, a shift and a mask); see {@code Q4KPackedKernel} (bench sources) for
  *       why the factor 16^k costs nothing. With the matrix 64-byte aligned, every chunk is;</li>
  *   <li><b>headers</b> after all quants, 24 bytes per super-block in the same order (at {@code 24·g}): the eight
  *       6-bit scales and eight mins one per byte (pre-unpacked), then {@code d} and {@code dmin} as f32 (converted
@@ -24,7 +24,7 @@ import java.lang.foreign.ValueLayout;
  * </ul>
  *
  * <p>152 bytes per super-block against ggml's 144. The quants come in one of two {@link Order}s: the nibble planes
- * above ({@link Q4KPackedKernel}, f32 products), or 16-bit lanes that each hold one sub-block
+ * above ({@code Q4KPackedKernel} (bench sources), f32 products), or 16-bit lanes that each hold one sub-block
  * ({@link Q4KInt16Kernel}, int16 products); the headers are the same.
  */
 final class Q4KPacked {

@@ -20,7 +20,7 @@ import jdk.incubator.vector.VectorSpecies;
  * Q6_K rows in llama-server's {@code vec_dot_q6_K_q8_K} order ({@link GgmlKQuantKernels#q6k}) with 16-bit integer
  * products, on ggml's own blocks (dense matrices, memory-mapped experts; the RAM tier's packed copies take
  * {@link Q6KPackedKernel}, which shares this class's lane order and constants): bit for bit the results of
- * {@link Q6KKernel}, since everything up to ggml's eight integer lanes per super-block is exact.
+ * {@code Q6KKernel} (bench sources), since everything up to ggml's eight integer lanes per super-block is exact.
  *
  * <p>The unsigned 6-bit code times an int8 quant fits in 16 bits ({@code |q·y| ≤ 63·128 = 8064}) and four such
  * products still do ({@code ≤ 32256}). A half super-block's 64 {@code ql} bytes read as 32 shorts: nibble p of short
@@ -34,7 +34,7 @@ import jdk.incubator.vector.VectorSpecies;
  * {@code fma(d_y·d_w, (float) lane, acc)} per super-block and lane, then {@link GgmlSums#hsum8}. The activation comes
  * in {@link Activation#int16Q6K}, the quants in this order.
  *
- * <p>Written for C2 as {@link Q6KKernel} is: one method per super-block, no vector crosses a call (a single row's
+ * <p>Written for C2 as {@code Q6KKernel} (bench sources) is: one method per super-block, no vector crosses a call (a single row's
  * integer lanes go through a small int array to the float fold), scratch allocated once per row range. Decode takes
  * rows in pairs: the activation's loads shared, one conversion and fma for both rows' lanes. Four activations in
  * this order (batches of four to seven) assemble each code once for all four ({@link #superBlock4}).

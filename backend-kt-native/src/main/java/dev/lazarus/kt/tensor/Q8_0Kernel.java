@@ -18,7 +18,7 @@ import jdk.incubator.vector.VectorSpecies;
  * (|Σ| ≤ 4·128·127 &lt; 2^24), so only the float steps must keep ggml's order, and they do: one
  * {@code fma(d_w·d_x, lane, acc)} per block and lane, {@link GgmlSums#hsum8} at the end.
  *
- * <p>No vector crosses a call here (each method states its vector steps itself, as {@link Q6KKernel} does): C2
+ * <p>No vector crosses a call here (each method states its vector steps itself, as {@code Q6KKernel} (bench sources) does): C2
  * boxes a vector that a helper it did not inline takes or returns, at every call, and whether it inlines one is
  * not this class's to decide. It did not, in a JVM that had run a Q4_K model first: the 512-bit vectors of those
  * kernels reach the JDK's shared Vector API call sites ({@code FloatVector.fma}, {@code IntVector.lanewise}), C2

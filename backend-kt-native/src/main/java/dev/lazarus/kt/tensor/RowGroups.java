@@ -4,8 +4,8 @@ package dev.lazarus.kt.tensor;
  * The super-block order of the RAM tier's packed layouts ({@link Q4KPacked}, {@link Q6KPacked}): rows in groups of
  * {@link #group} (the last group holds what is left, one row up), the rows of a group interleaved super-block by
  * super-block: super-block b of each of its rows, then b + 1 of each. The decode kernels take rows in pairs
- * ({@link Q4KInt16Kernel}, {@link Q4KPackedKernel}, {@link Q6KPackedKernel}); in groups of two (the default,
- * {@link WeightMatrices#PACKED_GROUP_PROPERTY}) a pair is one sequential stream of quants and one of headers, where
+ * ({@link Q4KInt16Kernel}, {@code Q4KPackedKernel} (bench sources), {@link Q6KPackedKernel}); in groups of two (the default,
+ * {@code WeightMatrices.PACKED_GROUP}) a pair is one sequential stream of quants and one of headers, where
  * rows laid one after another (groups of one) give a thread four streams that restart every row; from DRAM that is
  * worth about a third more bandwidth per thread on 4096 columns (docs/benchmarks.md). A row read without its pair
  * (the odd last row, the first of a range that starts at an odd row) steps over its group.

@@ -4,139 +4,51 @@ import dev.lazarus.kt.gguf.GgmlType;
 import dev.lazarus.kt.gguf.GgufException;
 import dev.lazarus.kt.gguf.GgufFile;
 import dev.lazarus.kt.gguf.GgufTensorInfo;
-import dev.lazarus.kt.gguf.GridQuants;
-import dev.lazarus.kt.gguf.SubBlockQuants;
-import dev.lazarus.kt.gguf.TableQuants;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.SegmentAllocator;
 import java.util.Arrays;
 
-/** Creates {@link WeightMatrix} views over tensor bytes; nothing is copied. */
+/**
+ * Creates {@link WeightMatrix} views over tensor bytes (nothing is copied) or RAM-tier copies in cheaper layouts, with
+ * the kernels {@link KernelTable} picks: the native kernels where they are selected and cover the matrix, else the
+ * one Java path of its type. The Java kernels' bit-identical alternatives, kept to measure against, live in the bench
+ * sources (JavaTwins).
+ */
 public final class WeightMatrices {
 
     /**
-     * {@code -Dlazarus.kt.q4k.int16=false}: Q4_K decode with f32 products instead of int16 products: RAM-tier
-     * experts in {@link Q4KPacked.Order#NIBBLE_PLANES} ({@link Q4KPackedKernel}) instead of 16-bit lanes
-     * ({@link Q4KInt16Kernel}), matrices read in place through {@link Q4KRepackedKernel#GEMV} and
-     * {@link Q4KRepackedKernel#GEMM} (prefill's groups of four) instead of {@link Q4KInt16InPlaceKernel}'s two orders. The same results bit for bit, kept to measure one against the other; read
-     * whenever a matrix is made.
+     * The RAM tier's packed Q4_K and Q6_K rows ({@link Q4KPacked}, {@link Q6KPacked}) lie in interleaved pairs
+     * ({@link RowGroups}): the pairs the decode kernels take together, read as one stream.
      */
-    public static final String INT16_PROPERTY = "lazarus.kt.q4k.int16";
-
-    /**
-     * {@code -Dlazarus.kt.q6k.int16=false}: Q6_K decode in f32 products ({@link Q6KKernel}) instead of int16 products
-     * ({@link Q6KInt16Kernel}), batches of eight or more in {@link TiledKQuantKernel}'s f32 form instead of
-     * {@link Q6KInt16Kernel#TILED}, and RAM-tier Q6_K experts as plain copies instead of {@link Q6KPacked}; the same
-     * results bit for bit, kept to measure one against the other; read whenever a matrix is made.
-     */
-    public static final String Q6K_INT16_PROPERTY = "lazarus.kt.q6k.int16";
-
-    /**
-     * {@code -Dlazarus.kt.packed.group=N}: the RAM tier's packed Q4_K and Q6_K rows ({@link Q4KPacked},
-     * {@link Q6KPacked}) interleaved in groups of N ({@link RowGroups}; default 2: the pairs the decode kernels take
-     * together, read as one stream); 1 lays them row after row as before. The same results bit for bit, kept to
-     * measure one against the other; read whenever a matrix is made.
-     */
-    public static final String PACKED_GROUP_PROPERTY = "lazarus.kt.packed.group";
+    private static final int PACKED_GROUP = 2;
 
     private WeightMatrices() {
     }
 
-    /** A matrix over {@code data} in {@code type}'s layout, using the native kernels where they cover it, else the vector kernels. */
+    /** A matrix over {@code data} in {@code type}'s layout, with the kernels {@link KernelTable#dense} picks. */
     public static WeightMatrix of(GgmlType type, MemorySegment data, int rows, int cols) {
-        KernelMatrix nativeMatrix = nativeMatrix(type, data, rows, cols, true);
-        if (nativeMatrix != null) {
-            return nativeMatrix;
-        }
-        if (type == GgmlType.Q4_K && rows % 8 == 0) {
-            // llama-server repacks these and rounds per row in its own orders (see GgmlKQuantKernels)
-            return new KernelMatrix(type, data, rows, cols, q4kInPlace(),
-                    int16() ? Q4KInt16InPlaceKernel.GEMM : Q4KRepackedKernel.GEMM, null);
-        }
-        if (type == GgmlType.Q4_0 && rows % 8 == 0) {
-            // repacked by llama-server too (q4_0_8x8), one accumulator per row in its GEMV and GEMM alike
-            return new KernelMatrix(type, data, rows, cols, Q4_0RepackedKernel.INSTANCE, null, null);
-        }
-        if (repacksQ2K(type, rows)) {
-            return new KernelMatrix(type, data, rows, cols, Q2K_GEMV, Q2K_GEMM, null);
-        }
-        if (TableQuants.covers(type) && rows % 8 == 0) {
-            // repacked by llama-server (iq4_nl_8x8, mxfp4_8x8): q4_0_8x8's one accumulator, GEMV and GEMM alike
-            return new KernelMatrix(type, data, rows, cols, new TableBlockKernel(type, TableBlockKernel.Order.REPACKED), null, null);
-        }
-        return new KernelMatrix(type, data, rows, cols, vectorKernel(type), null, tiledKernel(type));
+        return matrix(type, data, rows, cols, KernelTable.dense(type, rows, cols));
     }
 
-    /**
-     * llama-server's tiled order for batches of {@link TiledKQuantKernel#MIN_BATCH} on a K-quant matrix it does not
-     * repack: Q6_K in int16 products unless {@link #Q6K_INT16_PROPERTY} is false; null for other types.
-     */
-    private static RowKernel tiledKernel(GgmlType type) {
-        if (SubBlockQuants.covers(type) || GridQuants.covers(type)) {
-            return new SubBlockKQuantKernel(type, SubBlockKQuantKernel.Order.TILED);
-        }
-        return type == GgmlType.Q6_K && q6kInt16() ? Q6KInt16Kernel.TILED : TiledKQuantKernel.of(type);
-    }
-
-    private static final RowKernel Q2K_GEMV = new SubBlockKQuantKernel(GgmlType.Q2_K, SubBlockKQuantKernel.Order.REPACKED_GEMV);
-    private static final RowKernel Q2K_GEMM = new SubBlockKQuantKernel(GgmlType.Q2_K, SubBlockKQuantKernel.Order.REPACKED_GEMM);
-
-    /** Q2_K that llama-server's AVX-512 variants repack at load ({@code q2_K_8x8_q8_K}): rows a multiple of 8. */
-    private static boolean repacksQ2K(GgmlType type, int rows) {
-        return type == GgmlType.Q2_K && rows % 8 == 0;
-    }
-
-    /**
-     * A routed expert's matrix: llama-server multiplies experts with mul_mat_id, which takes the
-     * single-vector path for every token of a batch (no four-row GEMM for repacked types).
-     */
+    /** A routed expert's matrix, with the kernels {@link KernelTable#expert} picks (mul_mat_id's orders). */
     public static WeightMatrix expert(GgmlType type, MemorySegment data, int rows, int cols) {
-        KernelMatrix nativeMatrix = nativeMatrix(type, data, rows, cols, false);
-        if (nativeMatrix != null) {
-            return nativeMatrix;
-        }
-        if (type == GgmlType.Q4_K && rows % 8 == 0) {
-            return new KernelMatrix(type, data, rows, cols, q4kInPlace());
-        }
-        if (repacksQ2K(type, rows)) {
-            return new KernelMatrix(type, data, rows, cols, Q2K_GEMV);
-        }
-        return of(type, data, rows, cols);
+        return matrix(type, data, rows, cols, KernelTable.expert(type, rows, cols));
     }
 
-    /**
-     * The one place that picks native kernels ({@link NativeKernels}, {@code -Dlazarus.kt.kernels}): a matrix on ggml's
-     * own blocks with the native kernels of the same orders where they are selected and cover {@code type}, else null.
-     * {@code withGemm}: a dense matrix, whose batches take llama-server's repacked GEMM order in fours (Q4_K).
-     */
-    private static KernelMatrix nativeMatrix(GgmlType type, MemorySegment data, int rows, int cols, boolean withGemm) {
-        if (!NativeKernels.selected()) {
-            return null;
-        }
-        NativeRowKernel[] k = NativeKernels.covering(type, rows, cols, withGemm);
-        return k == null ? null : new KernelMatrix(type, data, rows, cols, k[0], k[1], k[2]);
+    private static KernelMatrix matrix(GgmlType type, MemorySegment data, int rows, int cols, KernelTable k) {
+        return new KernelMatrix(type, data, rows, cols, k.single(), k.group(), k.tiled());
     }
 
-    /** Whether {@link #nativeMatrix} covers such a matrix: then nothing is repacked (the native kernels read ggml's blocks). */
+    /** Whether the native kernels cover such a matrix: then nothing is repacked (they read ggml's blocks). */
     private static boolean nativeCovers(GgmlType type, int rows, int cols) {
         return NativeKernels.selected() && NativeKernels.covering(type, rows, cols, false) != null;
-    }
-
-    /** The GEMV order on ggml's blocks, decode in int16 products unless {@link #INT16_PROPERTY} is false. */
-    private static RowKernel q4kInPlace() {
-        return int16() ? Q4KInt16InPlaceKernel.INSTANCE : Q4KRepackedKernel.GEMV;
-    }
-
-    private static boolean int16() {
-        return Boolean.parseBoolean(System.getProperty(INT16_PROPERTY, "true"));
     }
 
     /**
      * A routed expert's matrix copied out of {@code data} into memory from {@code alloc} (the RAM tier), 64-byte
      * aligned: Q4_K that llama-server repacks (rows a multiple of 8) into {@link Q4KPacked}'s cheaper layout when
-     * {@code repack} (same results bit for bit; int16 products unless {@link #INT16_PROPERTY} is false), Q6_K into
-     * {@link Q6KPacked}'s when {@code repack} (unless {@link #Q6K_INT16_PROPERTY} is false), anything else as a plain
-     * copy of its bytes.
+     * {@code repack} (same results bit for bit, in int16 products), Q6_K into {@link Q6KPacked}'s when {@code repack},
+     * anything else as a plain copy of its bytes.
      */
     public static WeightMatrix copiedExpert(GgmlType type, MemorySegment data, int rows, int cols, boolean repack,
                                             SegmentAllocator alloc) {
@@ -145,10 +57,10 @@ public final class WeightMatrices {
         }
         repack &= !nativeCovers(type, rows, cols);
         if (repack && packsQ4K(type, rows, cols)) {
-            return packedQ4K(data, rows, cols, alloc, false, int16(), packedGroup());
+            return packedQ4K(data, rows, cols, alloc, PACKED_GROUP);
         }
         if (repack && packsQ6K(type)) {
-            return packedQ6K(data, rows, cols, alloc, packedGroup());
+            return packedQ6K(data, rows, cols, alloc, PACKED_GROUP);
         }
         MemorySegment copy = alloc.allocate(data.byteSize(), 64);
         copy.copyFrom(data);
@@ -172,16 +84,16 @@ public final class WeightMatrices {
     }
 
     /**
-     * A dense matrix ({@link #of}) copied into a cheaper layout from {@code alloc} where one exists, as llama-server
-     * copies weights into its CPU_REPACK buffers at load: Q4_K with rows a multiple of 8 into {@link Q4KPacked}
-     * (decode and llama-server's four-row GEMM orders, bit for bit); any other matrix stays a view of {@code data}.
+     * A dense matrix ({@link #of}) copied into the native kernels' layout from {@code alloc} where they take one, as
+     * llama-server copies weights into its CPU_REPACK buffers at load: Q4_K into {@link Q4KNativePacked} (decode and
+     * llama-server's four-row GEMM orders, bit for bit); any other matrix, and every matrix of the Java kernels (which
+     * read Q4_K in place in the same orders), stays a view of {@code data}.
      */
     public static WeightMatrix repacked(GgmlType type, MemorySegment data, int rows, int cols, SegmentAllocator alloc) {
         if (nativePacksQ4K(type, rows, cols)) {
             return nativePackedQ4K(data, rows, cols, alloc, true);
         }
-        return packsQ4K(type, rows, cols) && !nativeCovers(type, rows, cols) ? packedQ4K(data, rows, cols, alloc, true, false, packedGroup())
-                : of(type, data, rows, cols);
+        return of(type, data, rows, cols);
     }
 
     /** Whether {@link #repacked} copies {@code m} into {@link Q4KNativePacked}'s layout for the native kernels. */
@@ -207,17 +119,9 @@ public final class WeightMatrices {
                 (seg, row, dst, at) -> Q4KNativePacked.dequantizeRow(seg, cols, row, dst, at));
     }
 
-    private static int packedGroup() {
-        return Integer.getInteger(PACKED_GROUP_PROPERTY, 2);
-    }
-
-    /** Q6_K experts are packed for {@link Q6KPackedKernel} (int16 products) unless {@link #Q6K_INT16_PROPERTY} is false. */
+    /** Q6_K experts are packed for {@link Q6KPackedKernel} (int16 products). */
     private static boolean packsQ6K(GgmlType type) {
-        return type == GgmlType.Q6_K && q6kInt16();
-    }
-
-    private static boolean q6kInt16() {
-        return Boolean.parseBoolean(System.getProperty(Q6K_INT16_PROPERTY, "true"));
+        return type == GgmlType.Q6_K;
     }
 
     /**
@@ -238,31 +142,22 @@ public final class WeightMatrices {
     }
 
     /**
-     * {@code withGemm}: batches of four take llama-server's GEMM order (dense matrices), else the GEMV (experts).
-     * {@code int16}: {@link Q4KPacked.Order#SHORT_LANES} and {@link Q4KInt16Kernel}, else the nibble planes, which
-     * {@link Q4KPackedGemmKernel}'s GEMM order ({@code withGemm}, dense matrices) is written for. Rows in groups of
-     * {@code group} ({@link RowGroups}).
+     * A RAM-tier Q4_K expert in {@link Q4KPacked.Order#SHORT_LANES} with {@link Q4KInt16Kernel} (llama-server's
+     * repacked GEMV order, int16 products), rows in groups of {@code group} ({@link RowGroups}).
      */
-    static WeightMatrix packedQ4K(MemorySegment data, int rows, int cols, SegmentAllocator alloc, boolean withGemm,
-                                  boolean int16, int group) {
-        if (withGemm && int16) {
-            throw new IllegalArgumentException("no GEMM kernel on 16-bit lanes");
-        }
-        Q4KPacked.Order order = int16 ? Q4KPacked.Order.SHORT_LANES : Q4KPacked.Order.NIBBLE_PLANES;
+    static WeightMatrix packedQ4K(MemorySegment data, int rows, int cols, SegmentAllocator alloc, int group) {
+        Q4KPacked.Order order = Q4KPacked.Order.SHORT_LANES;
         RowGroups groups = new RowGroups(group, rows, cols / 256);
         MemorySegment packed = Q4KPacked.pack(data, groups, order, alloc);
-        RowKernel kernel = int16 ? new Q4KInt16Kernel(groups) : new Q4KPackedKernel(groups);
         return new KernelMatrix(GgmlType.Q4_K, packed, rows, cols, (long) (cols / 256) * Q4KPacked.QUANT_BYTES,
-                Q4KPacked.bytes(rows, cols), kernel, withGemm ? new Q4KPackedGemmKernel(groups) : null,
+                Q4KPacked.bytes(rows, cols), new Q4KInt16Kernel(groups), null,
                 null, (seg, row, dst, at) -> Q4KPacked.dequantizeRow(seg, groups, order, row, dst, at));
     }
 
     /** A 2-D tensor ({@link #of(GgufFile, GgufTensorInfo)}) through {@link #repacked}. */
     public static WeightMatrix repacked(GgufFile file, GgufTensorInfo t, SegmentAllocator alloc) {
         WeightMatrix m = of(file, t);
-        boolean packs = nativePacksQ4K(t.type(), m.rows(), m.cols())
-                || packsQ4K(t.type(), m.rows(), m.cols()) && !nativeCovers(t.type(), m.rows(), m.cols());
-        return packs ? repacked(t.type(), file.data(t), m.rows(), m.cols(), alloc) : m;
+        return nativePacksQ4K(t.type(), m.rows(), m.cols()) ? repacked(t.type(), file.data(t), m.rows(), m.cols(), alloc) : m;
     }
 
     /**
@@ -273,8 +168,7 @@ public final class WeightMatrices {
     public static WeightMatrix slice3dInPlace(GgufFile file, GgufTensorInfo t, int index) {
         WeightMatrix m = slice3d(file, t, index);
         long bytes = t.type().bytesFor((long) m.rows() * m.cols());
-        return new KernelMatrix(t.type(), file.data(t).asSlice(bytes * index, bytes), m.rows(), m.cols(),
-                vectorKernel(t.type()), null, tiledKernel(t.type()));
+        return matrix(t.type(), file.data(t).asSlice(bytes * index, bytes), m.rows(), m.cols(), KernelTable.inPlace(t.type()));
     }
 
     /** The same matrix computed by the plain scalar reference kernels (for tests and benchmarks). */
@@ -301,25 +195,6 @@ public final class WeightMatrices {
         int rows = toInt(file, t, t.dim(1)), cols = toInt(file, t, t.dim(0));
         long bytes = t.type().bytesFor((long) rows * cols);
         return expert(t.type(), file.data(t).asSlice(bytes * index, bytes), rows, cols);
-    }
-
-    private static RowKernel vectorKernel(GgmlType type) {
-        return switch (type) {
-            // ggml's vec_dot order, bit for bit (see GgmlFloatKernels, FloatKernels)
-            case F32 -> GgmlFloatKernels::f32;
-            case F16 -> GgmlFloatKernels::f16;
-            case BF16 -> FloatKernels.bf16Kernel();
-            // ggml's lane orders, bit for bit: a faster vector form must keep them (see LegacyQuantKernels, GgmlKQuantKernels)
-            case Q8_0 -> Q8_0Kernel.INSTANCE;
-            case Q4_0, Q4_1, Q5_0, Q5_1 -> LegacyVectorKernel.of(type); // Q4_0: only where llama-server does not repack
-            case Q4_K -> Q45KKernel.Q4_K_IN_PLACE; // a matrix llama-server does not repack (rows not a multiple of 8)
-            case Q5_K -> Q45KKernel.Q5_K;
-            case Q6_K -> q6kInt16() ? Q6KInt16Kernel.INSTANCE : Q6KKernel.INSTANCE;
-            case Q2_K, Q3_K, IQ4_XS -> new SubBlockKQuantKernel(type, SubBlockKQuantKernel.Order.VEC_DOT); // Q2_K: rows not a multiple of 8
-            case IQ2_XXS, IQ2_XS, IQ2_S, IQ3_XXS, IQ3_S, IQ1_S, IQ1_M -> new SubBlockKQuantKernel(type, SubBlockKQuantKernel.Order.VEC_DOT);
-            case IQ4_NL, MXFP4 -> new TableBlockKernel(type, TableBlockKernel.Order.VEC_DOT); // rows not a multiple of 8
-            default -> throw new IllegalArgumentException("no kernel for weight type " + type);
-        };
     }
 
     private static int toInt(GgufFile file, GgufTensorInfo t, long dim) {

@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import dev.lazarus.kt.gguf.GgmlType;
 import dev.lazarus.kt.synthetic.SyntheticModels;
+import dev.lazarus.kt.testsupport.GgufCopies;
 import java.io.IOException;
 import java.lang.foreign.Arena;
 import java.lang.foreign.FunctionDescriptor;
@@ -140,6 +141,24 @@ class FakeCudaDriverTest {
         GpuParityCheck.Result r = GpuParityCheck.run(model, kernels, share, 6, true);
         assertThat(r.layers()).isTrue();
         assertThat(r.gpuExperts() > 0).isEqualTo(share > 0);
+        assertThat(r.tokenMismatches()).as(r.toString()).isZero();
+        assertThat(r.maxAbsDiff()).as(r.toString()).isLessThanOrEqualTo(GpuParityCheck.LAYER_TOLERANCE);
+        assertThat(liveAllocations()).as("device and pinned buffers left after close").isZero();
+    }
+
+    /**
+     * A router tensor in deepseek2's leading dense block (dense by leading_dense_block_count): the layer path reads
+     * the block description the CPU blocks were assembled from, so it runs that block's dense FFN as the CPU does
+     * (it used to take any block with a router for an experts block and ask the placement for its experts).
+     */
+    @Test
+    void aRouterInALeadingDenseBlockStaysDenseOnTheLayerPath() throws Throwable {
+        Path kernels = Files.writeString(dir.resolve("kernels.ptx"), "// fake module: the fake driver ignores it\n");
+        Path plain = GpuParityCheck.tinyModel(SyntheticModels.tinyDeepseek2(), dir);
+        Path stray = GgufCopies.withCopiedTensor(plain, dir.resolve("stray-router.gguf"), "blk.1.ffn_gate_inp.weight",
+                "blk.0.ffn_gate_inp.weight");
+        GpuParityCheck.Result r = GpuParityCheck.run(stray, kernels, 0.5, 6, true);
+        assertThat(r.layers()).isTrue();
         assertThat(r.tokenMismatches()).as(r.toString()).isZero();
         assertThat(r.maxAbsDiff()).as(r.toString()).isLessThanOrEqualTo(GpuParityCheck.LAYER_TOLERANCE);
         assertThat(liveAllocations()).as("device and pinned buffers left after close").isZero();

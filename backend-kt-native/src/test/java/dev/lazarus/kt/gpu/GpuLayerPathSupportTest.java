@@ -22,7 +22,7 @@ class GpuLayerPathSupportTest {
 
     private String unsupported(SyntheticModels.Spec spec) {
         try (GgufFile file = GgufFile.open(SyntheticModels.write(spec, dir.resolve(spec.name() + ".gguf")))) {
-            return DeviceWeights.unsupported(file, ModelConfig.fromMetadata(file.metadata()));
+            return DeviceWeights.unsupported(Model.describe(file), ModelConfig.fromMetadata(file.metadata()));
         }
     }
 

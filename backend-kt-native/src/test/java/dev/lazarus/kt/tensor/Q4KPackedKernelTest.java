@@ -13,25 +13,23 @@ import org.junit.jupiter.params.provider.CsvSource;
 import org.junit.jupiter.params.provider.ValueSource;
 
 /**
- * Packed Q4_K ({@link Q4KPacked}; the RAM tier's experts, dense matrices with {@code lazarus.kt.repack-dense})
- * against the kernels on ggml's blocks: every product equal bit for bit to llama-server's repacked GEMV order (and
- * its GEMM order for dense batches of four), in both quant orders (f32 products on nibble planes, int16 products on
- * 16-bit lanes), over every row range of odd and even row counts (rows interleaved in pairs), on encoded weights and on raw random blocks (all-ones quants and scales of 63 included) against
+ * Packed Q4_K ({@link Q4KPacked}; the RAM tier's experts) against the kernels on ggml's blocks: every product equal bit
+ * for bit to llama-server's repacked GEMV order, in int16 products on 16-bit lanes (the nibble planes' f32 kernels
+ * are bench-only alternatives, JavaTwins), over every row range of odd and even row counts (rows interleaved in pairs), on encoded weights and on raw random blocks (all-ones quants and scales of 63 included) against
  * quantized activations and raw int8 ones (-128 and 127 included); the layout unpacks to the original bytes and
  * dequantizes as ggml does. Fresh random data on each run (the seed is in every message).
  */
 class Q4KPackedKernelTest {
 
     @ParameterizedTest
-    @CsvSource({"false, false, false", "true, false, false", "false, false, true", "true, false, true",
-            "false, true, false", "true, true, false"})
-    void packedMatrixComputesExactlyAsGgmlLayout(boolean rawBlocks, boolean dense, boolean int16) {
+    @ValueSource(booleans = {false, true})
+    void packedMatrixComputesExactlyAsGgmlLayout(boolean rawBlocks) {
         for (int group : new int[] {2, 1, 4}) { // rows in pairs (the default), row after row, in fours
-            packedMatrixComputesExactlyAsGgmlLayout(rawBlocks, dense, int16, group);
+            packedMatrixComputesExactlyAsGgmlLayout(rawBlocks, group);
         }
     }
 
-    private static void packedMatrixComputesExactlyAsGgmlLayout(boolean rawBlocks, boolean dense, boolean int16, int group) {
+    private static void packedMatrixComputesExactlyAsGgmlLayout(boolean rawBlocks, int group) {
         long seed = System.nanoTime();
         Random rnd = new Random(seed);
         int rows = 1 + rnd.nextInt(24); // odd counts too: the last row a group of its own
@@ -40,11 +38,10 @@ class Q4KPackedKernelTest {
                 : GgmlCodec.encode(GgmlType.Q4_K, KernelEquivalenceTest.gaussian(rnd, rows * cols));
         MemorySegment w = MemorySegment.ofArray(bytes);
         long rowBytes = GgmlType.Q4_K.bytesFor(cols);
-        String where = "seed=%dL %d×%d in groups of %d, %s%s".formatted(seed, rows, cols, group, dense ? "dense" : "expert",
-                int16 ? " int16" : "");
+        String where = "seed=%dL %d×%d in groups of %d".formatted(seed, rows, cols, group);
         try (Arena arena = Arena.ofConfined()) {
-            // dense: batches of four in llama-server's GEMM order; expert: every vector in the GEMV order
-            WeightMatrix packed = WeightMatrices.packedQ4K(w, rows, cols, arena, dense, int16, group);
+            // an expert: every vector in the GEMV order
+            WeightMatrix packed = WeightMatrices.packedQ4K(w, rows, cols, arena, group);
             Activation[] xs = new Activation[2 * RowKernel.GROUP + 1];
             float[][] gemv = new float[xs.length][rows], expected = new float[xs.length][rows];
             for (int i = 0; i < xs.length; i++) {
@@ -52,8 +49,7 @@ class Q4KPackedKernelTest {
                         : Activation.allocate(VecDotType.Q8_K, cols).set(KernelEquivalenceTest.gaussian(rnd, cols));
                 for (int r = 0; r < rows; r++) {
                     gemv[i][r] = GgmlKQuantKernels.q4kRepacked(w, r * rowBytes, xs[i], cols);
-                    expected[i][r] = dense && i < 2 * RowKernel.GROUP
-                            ? GgmlKQuantKernels.q4kRepackedGemm(w, r * rowBytes, xs[i], cols) : gemv[i][r];
+                    expected[i][r] = gemv[i][r];
                 }
             }
             // decode: every row range, odd starts and ends included (rows in pairs, one without its pair alone)
@@ -105,25 +101,23 @@ class Q4KPackedKernelTest {
         Activation x = Activation.ofQ8K(quants, new float[] {1f, 0.5f});
         long rowBytes = GgmlType.Q4_K.bytesFor(cols);
         try (Arena arena = Arena.ofConfined()) {
-            for (boolean int16 : new boolean[] {false, true}) {
-                WeightMatrix packed = WeightMatrices.packedQ4K(w, rows, cols, arena, false, int16, 2);
-                float[] out = new float[rows];
-                packed.matvec(x, out, 0, rows);
-                // four activations through the batched form, then two through the one-row form
-                float[][] outs = new float[RowKernel.GROUP + 2][rows];
-                packed.matmul(new Activation[] {x, x, x, x}, outs, 0, rows);
-                packed.matmul(new Activation[] {x, x}, new float[][] {outs[4], outs[5]}, 0, rows);
-                float expected = GgmlKQuantKernels.q4kRepacked(w, 0, x, cols);
-                // Σ 63·15·q over 256 values per super-block, d·dy 0.5 then 0.25, less the mins' 63·q (dmin·dy 0.25, 0.125)
-                assertThat((double) expected).isCloseTo(256.0 * 63 * quant * (15 * 0.75 - 0.375), within(256.0 * 63 * 128 * 1e-5));
-                float[] inPlace = new float[rows];
-                Q4KInt16InPlaceKernel.INSTANCE.dotRows(w, rowBytes, x, cols, inPlace, 0, rows);
-                for (int r = 0; r < rows; r++) {
-                    assertThat(out[r]).as("int16 %s row %d", int16, r).isEqualTo(GgmlKQuantKernels.q4kRepacked(w, r * rowBytes, x, cols));
-                    assertThat(inPlace[r]).as("in place, row %d", r).isEqualTo(out[r]);
-                    for (float[] o : outs) {
-                        assertThat(o[r]).as("int16 %s batch row %d", int16, r).isEqualTo(out[r]);
-                    }
+            WeightMatrix packed = WeightMatrices.packedQ4K(w, rows, cols, arena, 2);
+            float[] out = new float[rows];
+            packed.matvec(x, out, 0, rows);
+            // four activations through the batched form, then two through the one-row form
+            float[][] outs = new float[RowKernel.GROUP + 2][rows];
+            packed.matmul(new Activation[] {x, x, x, x}, outs, 0, rows);
+            packed.matmul(new Activation[] {x, x}, new float[][] {outs[4], outs[5]}, 0, rows);
+            float expected = GgmlKQuantKernels.q4kRepacked(w, 0, x, cols);
+            // Σ 63·15·q over 256 values per super-block, d·dy 0.5 then 0.25, less the mins' 63·q (dmin·dy 0.25, 0.125)
+            assertThat((double) expected).isCloseTo(256.0 * 63 * quant * (15 * 0.75 - 0.375), within(256.0 * 63 * 128 * 1e-5));
+            float[] inPlace = new float[rows];
+            Q4KInt16InPlaceKernel.INSTANCE.dotRows(w, rowBytes, x, cols, inPlace, 0, rows);
+            for (int r = 0; r < rows; r++) {
+                assertThat(out[r]).as("row %d", r).isEqualTo(GgmlKQuantKernels.q4kRepacked(w, r * rowBytes, x, cols));
+                assertThat(inPlace[r]).as("in place, row %d", r).isEqualTo(out[r]);
+                for (float[] o : outs) {
+                    assertThat(o[r]).as("batch row %d", r).isEqualTo(out[r]);
                 }
             }
         }

@@ -27,11 +27,9 @@ import org.openjdk.jmh.annotations.TearDown;
  * {@code ./mvnw -q -pl backend-kt-native -am -Pjmh verify -DskipTests -Djmh.args="KernelBenchmark -f 1 -wi 3 -i 5"};
  * add {@code -p impl=scalar} for the reference kernels. Q4_K and Q4_0 with rows a multiple of 8 run the repacked
  * kernels llama-server's order asks for; {@code -p rows=2047} measures the in-place ones instead;
- * {@code -p type=Q4_K -p impl=vector,vector-f32,ram,ram-f32} Q4_K in place and in the RAM tier's packed layout,
- * decode in int16 or (-f32) f32 products ({@code WeightMatrices.INT16_PROPERTY}); the same for Q6_K
- * ({@code WeightMatrices.Q6K_INT16_PROPERTY}; {@code ram-f32} is then a plain copy); a last suffix {@code -g}N
- * ({@code ram-g1}) packs the RAM tier's rows in groups of N ({@code WeightMatrices.PACKED_GROUP_PROPERTY}; 1: row after
- * row, the default 2: interleaved pairs).
+ * {@code -p type=Q4_K -p impl=vector,ram} Q4_K in place and in the RAM tier's packed layout. The Java kernels'
+ * bit-identical alternatives (f32 products, other row groupings) are measured with the bench sources'
+ * {@code ExpertKernelBench} and {@code JavaTwins}.
  */
 @State(Scope.Benchmark)
 @BenchmarkMode(Mode.AverageTime)
@@ -70,24 +68,11 @@ public class KernelBenchmark {
         // off-heap and page-aligned, like a mapped GGUF tensor
         MemorySegment data = arena.allocate(bytes.length, 4096);
         MemorySegment.copy(MemorySegment.ofArray(bytes), 0, data, 0, bytes.length);
-        // "-gN": the RAM tier's rows in groups of N; "-f32": Q4_K and Q6_K decode in f32 products instead of int16 ones
-        String kind = impl.replaceFirst("-g(\\d+)$", "");
-        if (!kind.equals(impl)) {
-            System.setProperty(WeightMatrices.PACKED_GROUP_PROPERTY, impl.substring(kind.length() + 2));
-        }
-        System.setProperty(WeightMatrices.INT16_PROPERTY, String.valueOf(!kind.endsWith("-f32")));
-        System.setProperty(WeightMatrices.Q6K_INT16_PROPERTY, String.valueOf(!kind.endsWith("-f32")));
-        try {
-            matrix = switch (kind.replace("-f32", "")) {
-                case "scalar" -> WeightMatrices.scalar(type, data, rows, cols);
-                case "ram" -> WeightMatrices.copiedExpert(type, data, rows, cols, true, arena);
-                default -> WeightMatrices.of(type, data, rows, cols);
-            };
-        } finally {
-            System.clearProperty(WeightMatrices.INT16_PROPERTY);
-            System.clearProperty(WeightMatrices.Q6K_INT16_PROPERTY);
-            System.clearProperty(WeightMatrices.PACKED_GROUP_PROPERTY);
-        }
+        matrix = switch (impl) {
+            case "scalar" -> WeightMatrices.scalar(type, data, rows, cols);
+            case "ram" -> WeightMatrices.copiedExpert(type, data, rows, cols, true, arena);
+            default -> WeightMatrices.of(type, data, rows, cols);
+        };
         x = new float[cols];
         batch = new float[8][cols];
         for (int i = 0; i < cols; i++) {
