@@ -170,3 +170,5 @@ static inline __attribute__((always_inline)) void lz_avx2_q4k16(const uint8_t *b
 #define LZ_NAME lz_avx2_rows
 #include "lz_lowbit_avx2.h"
 #include "lz_driver.h"
+#define LZ_QUANT_NAME lz_avx2_quantize
+#include "lz_quant.h"

@@ -154,3 +154,5 @@ LZ_ALWAYS void lz_avx512_q4k16(const uint8_t *blk, const int8_t *const *y, const
 #define LZ_NAME lz_avx512_vnni_rows
 #include "lz_lowbit_avx512.h"
 #include "lz_driver.h"
+#define LZ_QUANT_NAME lz_avx512_vnni_quantize
+#include "lz_quant.h"

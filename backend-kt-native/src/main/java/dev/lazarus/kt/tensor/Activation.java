@@ -4,6 +4,7 @@ import dev.lazarus.kt.parallel.IntRangeBody;
 import dev.lazarus.kt.parallel.Parallel;
 import java.lang.foreign.MemorySegment;
 import java.util.Arrays;
+import java.util.Objects;
 
 /**
  * An activation vector converted to a {@link VecDotType}, reusable for every weight matrix of
@@ -55,6 +56,12 @@ public final class Activation {
     private volatile MemorySegment nativeForm;
     private long[] nativeAddress;
     /**
+     * Where native kernels were selected when this activation was made: the instruction set whose C conversion
+     * ({@link NativeKernels#quantize}, bit-identical to the Java one) writes the quants, the Java arrays and
+     * {@link #nativeForm} in one pass; null where the Java conversion runs.
+     */
+    private NativeKernels.Isa nativeConversion;
+    /**
      * Whether {@link #byLane} and the int16 orders are behind the last {@link #set}: they are written on first read
      * (only the Java kernels read them), so an activation that only native kernels read never pays for them.
      */
@@ -76,6 +83,7 @@ public final class Activation {
         this.int16Q6K = new short[type == VecDotType.Q8_K ? capacity : 0];
         if (quantized() && NativeKernels.selected()) {
             allocateNative();
+            nativeConversion = NativeKernels.best().orElseThrow();
         }
     }
 
@@ -174,6 +182,12 @@ public final class Activation {
             throw new IllegalArgumentException("cannot hold %d values as %s (capacity %d)".formatted(n, type, capacity));
         }
         length = n;
+        if (nativeConversion != null) {
+            Objects.checkFromToIndex(0, n, x.length);
+            NativeKernels.quantize(nativeConversion, type, x, n, nativeForm, values, scales, bsums);
+            ordersStale = true;
+            return this;
+        }
         switch (type) {
             case F32 -> System.arraycopy(x, 0, values, 0, n);
             case F16 -> {

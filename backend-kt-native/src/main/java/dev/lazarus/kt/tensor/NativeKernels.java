@@ -43,16 +43,20 @@ public final class NativeKernels {
 
     /** The instruction sets the library has a translation unit for, best first. */
     public enum Isa {
-        AVX512_VNNI("avx512-vnni", "lz_avx512_vnni_rows", Set.of("avx512f", "avx512bw", "avx512vl", "avx512_vnni", "f16c", "fma")),
-        AVX2("avx2", "lz_avx2_rows", Set.of("avx2", "fma", "f16c"));
+        AVX512_VNNI("avx512-vnni", "lz_avx512_vnni_rows", "lz_avx512_vnni_quantize",
+                Set.of("avx512f", "avx512bw", "avx512vl", "avx512_vnni", "f16c", "fma")),
+        AVX2("avx2", "lz_avx2_rows", "lz_avx2_quantize", Set.of("avx2", "fma", "f16c"));
 
         final String label;
         final String symbol;
+        /** The activation conversion ({@code lz_quant.h}). */
+        final String quantizeSymbol;
         final Set<String> flags;
 
-        Isa(String label, String symbol, Set<String> flags) {
+        Isa(String label, String symbol, String quantizeSymbol, Set<String> flags) {
             this.label = label;
             this.symbol = symbol;
+            this.quantizeSymbol = quantizeSymbol;
             this.flags = flags;
         }
 
@@ -198,9 +202,36 @@ public final class NativeKernels {
         return Handles.HANDLES[isa.ordinal()];
     }
 
+    /**
+     * Activation's conversion of {@code x[0, n)} to {@code type} (Q8_0 or Q8_K) on {@code isa}, bit for bit as the
+     * Java one ({@code lz_quant.h}): the quants as floats into {@code values}, the scales, the 16-value sums (Q8_K),
+     * and all three into the native form {@code s} ({@link #allocateActivation}) in the same pass.
+     */
+    static void quantize(Isa isa, VecDotType type, float[] x, int n, MemorySegment s, float[] values, float[] scales,
+                         int[] bsums) {
+        try {
+            Handles.QUANTIZE[isa.ordinal()].invokeExact(type == VecDotType.Q8_0 ? 0 : 1, MemorySegment.ofArray(x), n,
+                    s.address(), MemorySegment.ofArray(values), MemorySegment.ofArray(scales), MemorySegment.ofArray(bsums));
+        } catch (Throwable e) {
+            throw new IllegalStateException("native activation conversion failed", e);
+        }
+    }
+
     /** The downcall per instruction set, bound on first use. */
     private static final class Handles {
         static final MethodHandle[] HANDLES = bind();
+        static final MethodHandle[] QUANTIZE = bindQuantize();
+
+        private static MethodHandle[] bindQuantize() {
+            FunctionDescriptor quantize = FunctionDescriptor.ofVoid(JAVA_INT, ADDRESS, JAVA_INT, JAVA_LONG, ADDRESS,
+                    ADDRESS, ADDRESS);
+            MethodHandle[] handles = new MethodHandle[Isa.values().length];
+            for (Isa isa : Isa.values()) {
+                handles[isa.ordinal()] = Linker.nativeLinker().downcallHandle(
+                        Library.LOADED.lookup.findOrThrow(isa.quantizeSymbol), quantize, Linker.Option.critical(true));
+            }
+            return handles;
+        }
 
         private static MethodHandle[] bind() {
             SymbolLookup lookup = Library.LOADED.lookup;
