@@ -89,25 +89,42 @@ static void lz_q8_k_scalar(const float *x, float *values, float *scale, int32_t 
     *scale = 1 / iscale;
 }
 
-/* The largest magnitude of n (a multiple of 8) values, or -1 where one is NaN. */
+/* The largest magnitude of n (a multiple of 32) values, or -1 where one is NaN; four chains of max (its latency). */
 static inline __attribute__((always_inline)) float lz_amax(const float *x, int n) {
     const __m256 sign = _mm256_set1_ps(-0.0f);
-    __m256 m = _mm256_setzero_ps(), nan = _mm256_setzero_ps();
-    for (int i = 0; i < n; i += 8) {
-        __m256 v = _mm256_loadu_ps(x + i);
-        m = _mm256_max_ps(m, _mm256_andnot_ps(sign, v));
-        nan = _mm256_or_ps(nan, _mm256_cmp_ps(v, v, _CMP_UNORD_Q));
+    __m256 m[4], nan = _mm256_setzero_ps();
+    for (int k = 0; k < 4; k++) {
+        m[k] = _mm256_setzero_ps();
+    }
+    for (int i = 0; i < n; i += 32) {
+        for (int k = 0; k < 4; k++) {
+            __m256 v = _mm256_loadu_ps(x + i + 8 * k);
+            m[k] = _mm256_max_ps(m[k], _mm256_andnot_ps(sign, v));
+            nan = _mm256_or_ps(nan, _mm256_cmp_ps(v, v, _CMP_UNORD_Q));
+        }
     }
     if (_mm256_movemask_ps(nan)) {
         return -1;
     }
     float l[8];
-    _mm256_storeu_ps(l, m);
+    _mm256_storeu_ps(l, _mm256_max_ps(_mm256_max_ps(m[0], m[1]), _mm256_max_ps(m[2], m[3])));
     float amax = l[0];
     for (int i = 1; i < 8; i++) {
         amax = l[i] > amax ? l[i] : amax;
     }
     return amax;
+}
+
+/* The first of 256 values whose magnitude is amax (one is). */
+static inline float lz_first_of_magnitude(const float *x, float amax) {
+    const __m256 sign = _mm256_set1_ps(-0.0f), va = _mm256_set1_ps(amax);
+    for (int i = 0; i < 256; i += 8) {
+        int hit = _mm256_movemask_ps(_mm256_cmp_ps(_mm256_andnot_ps(sign, _mm256_loadu_ps(x + i)), va, _CMP_EQ_OQ));
+        if (hit) {
+            return x[i + __builtin_ctz(hit)];
+        }
+    }
+    return 0;
 }
 
 /* 32 int32 quants (within int8) as bytes in order. */
@@ -141,13 +158,7 @@ static void lz_q8_k_block(const float *x, float *values, float *scale, int32_t *
         lz_q8_k_scalar(x, values, scale, bsums, q);
         return;
     }
-    float max = 0;
-    for (int i = 0; i < 256; i++) {
-        if (fabsf(x[i]) == amax) {
-            max = x[i];
-            break;
-        }
-    }
+    float max = lz_first_of_magnitude(x, amax);
     float iscale = -127.0f / max;
     if (!isfinite(iscale)) {
         lz_q8_k_scalar(x, values, scale, bsums, q);

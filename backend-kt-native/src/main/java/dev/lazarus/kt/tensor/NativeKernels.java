@@ -27,7 +27,8 @@ import java.util.Set;
 /**
  * The engine's native kernels ({@code src/main/c}, built by Maven into {@code native/linux-x86_64/liblazarus-kt.so}
  * in the jar where a C compiler is present): quantized matrix products with ggml's integer dot instructions
- * ({@code vpmaddubsw}, {@code vpdpbusd}), which the Vector API lacks, and the Java kernels' float folds, bit for bit.
+ * ({@code vpmaddubsw}, {@code vpdpbusd}), which the Vector API lacks, and the Java kernels' float folds, bit for bit;
+ * and the activations' conversion to Q8_0 and Q8_K ({@link #quantize}), bit for bit as {@link Activation}'s Java one.
  * One translation unit per instruction set, picked by the CPU's flags ({@link Isa#forHost}); called through FFM
  * with {@link Linker.Option#critical} so that heap arrays pass without copies. {@value #PROPERTY} chooses:
  * {@code auto} (default: native where the library loads and the CPU runs it, for the types of {@link #covering}'s
