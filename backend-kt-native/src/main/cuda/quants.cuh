@@ -1,7 +1,7 @@
 // Row dot products of the GGUF block types the GPU takes (Q8_0, Q4_0, Q4_K, Q5_K, Q6_K) against one Q8_0
 // activation, by a whole warp. The weights stay in their GGUF blocks; each lane owns a quarter (8 values) of a
 // 32-value block, unpacks its 8 weight quants to bytes, and takes two dp4a against the activation's quants,
-// which meet every type in 32-value blocks (the granularity of every type's scales here); Q4_K and Q5_K give
+// which meet every type in 32-value blocks (the granularity of every type's scales here); the K-quants give
 // each lane 2 x KQ_BYTES values of two sub-blocks instead (k_super_dot). Offsets and mins
 // (Q4_0's 8, Q6_K's 32, the K-quants' dmin * m) come from the activation's block sum, itself a dp4a with ones:
 // llama.cpp's CUDA path does the same with its Q8_1 activations (the sum stored in the block); the CPU path
