@@ -28,7 +28,7 @@ class NativeActivationTest {
     @ParameterizedTest
     @EnumSource(value = VecDotType.class, names = {"Q8_0", "Q8_K"})
     void theNativeConversionEqualsTheJavaConversionBitForBit(VecDotType type) {
-        List<NativeKernels.Isa> isas = hostIsas();
+        List<NativeKernels.Isa> isas = NativeKernelsTest.hostIsas();
         long seed = System.nanoTime();
         Random rnd = new Random(seed);
         int block = type.blockSize();
@@ -142,19 +142,5 @@ class NativeActivationTest {
             assertThat(actual.asSlice(at, 4L * (n / 16)).toArray(JAVA_INT)).as("native sums, " + where)
                     .isEqualTo(expected.asSlice(at, 4L * (n / 16)).toArray(JAVA_INT));
         }
-    }
-
-    private static List<NativeKernels.Isa> hostIsas() {
-        List<NativeKernels.Isa> isas = new ArrayList<>();
-        if (NativeKernels.best().isEmpty()) {
-            assertThat(System.getenv("CI")).as(NativeKernels.unavailableReason()).isNotEqualTo("true");
-            return isas;
-        }
-        for (NativeKernels.Isa isa : NativeKernels.Isa.values()) {
-            if (isa.runsHere()) {
-                isas.add(isa);
-            }
-        }
-        return isas;
     }
 }

@@ -343,7 +343,8 @@ class NativeKernelsTest {
                 : 256 * (1 + rnd.nextInt(3));
     }
 
-    private static List<NativeKernels.Isa> hostIsas() {
+    /** Every instruction set of the native kernels this host runs (none without the library: not in CI). */
+    static List<NativeKernels.Isa> hostIsas() {
         List<NativeKernels.Isa> isas = new ArrayList<>();
         if (NativeKernels.best().isEmpty()) {
             assertThat(System.getenv("CI")).as(NativeKernels.unavailableReason()).isNotEqualTo("true");
