@@ -148,7 +148,7 @@ final class GroupedQueryAttention implements Attention {
             addBias(k, weights.kBias());
             addBias(v, weights.vBias());
             // per token; a prompt's tokens on the pool, where the threads waiting for the next phase help
-            parallel.forRangeFrom(TransformerBlock.PER_TOKEN_PARALLEL, batch.size(), (from, to) -> {
+            parallel.forTokens(batch.size(), (from, to) -> {
                 for (int i = from; i < to; i++) {
                     normalizeHeads(q[i], heads, qNorm);
                     normalizeHeads(k[i], kvHeads, kNorm);

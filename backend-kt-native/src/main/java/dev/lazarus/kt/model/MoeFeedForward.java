@@ -89,7 +89,7 @@ final class MoeFeedForward implements FeedForward {
         float[][] s = shared != null ? shared.forward(xn) : null;
         float[][] result = new float[n][];
         // each token's sum in routing order (then the shared expert's), only spread over threads by token
-        parallel.forRangeFrom(TransformerBlock.PER_TOKEN_PARALLEL, n, (from, to) -> {
+        parallel.forTokens(n, (from, to) -> {
             for (int i = from; i < to; i++) {
                 result[i] = weightedSum(routes[i], rowOf[i], jobOfExpert, outputs);
                 if (s != null) {

@@ -85,7 +85,7 @@ final class TransformerBlock {
             out[i] = s.floats(x[i].length);
         }
         // each token's norm is computed as before, only by whichever thread takes it
-        parallel.forRangeFrom(PER_TOKEN_PARALLEL, x.length, (from, to) -> {
+        parallel.forTokens(x.length, (from, to) -> {
             for (int i = from; i < to; i++) {
                 Numerics.rmsNorm(x[i], 0, x[i].length, weight, eps, out[i], 0);
             }
@@ -95,17 +95,10 @@ final class TransformerBlock {
 
     /** {@code x[i] += y[i]} for every token. */
     private void addInPlace(float[][] x, float[][] y) {
-        parallel.forRangeFrom(PER_TOKEN_PARALLEL, x.length, (from, to) -> {
+        parallel.forTokens(x.length, (from, to) -> {
             for (int i = from; i < to; i++) {
                 Numerics.addInPlace(x[i], y[i]);
             }
         });
     }
-
-    /**
-     * Tokens from which per-token work (norms, rope, residual adds, expert sums) runs on the pool (as
-     * {@link dev.lazarus.kt.tensor.Activation#convertAll} does): for a prompt it is serial work that many threads
-     * would otherwise wait for; for a decode step of a few tokens a pass costs more than the work.
-     */
-    static final int PER_TOKEN_PARALLEL = 16;
 }

@@ -118,11 +118,18 @@ public final class Parallel implements AutoCloseable {
     }
 
     /**
-     * As {@link #forRange(int, IntRangeBody)} from {@code minimum} indices on, below that on the calling thread alone:
-     * for per-token work (norms, rope, residual adds) that is worth a pass for a prompt but not for a decode step.
+     * Tokens from which per-token work (norms, rope, residual adds, expert sums, activation conversion) runs on the
+     * pool: for a prompt it is serial work that many threads would otherwise wait for; for a decode step of a few
+     * tokens a pass costs more than the work.
      */
-    public void forRangeFrom(int minimum, int n, IntRangeBody body) {
-        if (n < minimum) {
+    public static final int PER_TOKEN_MINIMUM = 16;
+
+    /**
+     * Per-token work over {@code [0, n)}: as {@link #forRange(int, IntRangeBody)} from {@link #PER_TOKEN_MINIMUM}
+     * tokens on, below that on the calling thread alone.
+     */
+    public void forTokens(int n, IntRangeBody body) {
+        if (n < PER_TOKEN_MINIMUM) {
             if (n > 0) {
                 body.run(0, n);
             }

@@ -247,11 +247,7 @@ public final class Activation {
                 into[i].set(xs[i], n);
             }
         };
-        if (xs.length < 16) {
-            convert.run(0, xs.length);
-        } else {
-            parallel.forRange(xs.length, convert);
-        }
+        parallel.forTokens(xs.length, convert);
         return into;
     }
 
