@@ -5,6 +5,8 @@ import dev.lazarus.backend.api.BackendException;
 import dev.lazarus.backend.api.WholeAnswer;
 import dev.lazarus.backend.api.openai.ChatCompletionChunk;
 import dev.lazarus.backend.api.openai.ChatCompletionRequest;
+import dev.lazarus.backend.api.openai.CompletionRequest;
+import dev.lazarus.backend.api.openai.RawRequest;
 import io.netty.channel.ChannelOption;
 import io.netty.channel.EventLoop;
 import io.netty.handler.codec.http.HttpHeaderNames;
@@ -258,15 +260,14 @@ final class LlamaServerClient implements AutoCloseable {
 
     private record RawAnswer(byte[] body, boolean streamed) {}
 
-    /** The request's body: a chat request's as the client sent it where it carries one, else written here. */
+    /** The request's body: as the client sent it where the request carries it ({@link RawRequest}), else written here. */
     private byte[] payload(Object body) {
-        if (body instanceof ChatCompletionRequest request && request.raw() != null) {
-            byte[] raw = request.raw().write(request.extra(), json::writeValueAsBytes);
-            if (raw != null) {
-                return raw;
-            }
-        }
-        return json.writeValueAsBytes(body);
+        byte[] raw = switch (body) {
+            case ChatCompletionRequest r when r.raw() != null -> r.raw().write(r.extra(), json::writeValueAsBytes);
+            case CompletionRequest r when r.raw() != null -> r.raw().write(r.extra(), json::writeValueAsBytes);
+            default -> null;
+        };
+        return raw != null ? raw : json.writeValueAsBytes(body);
     }
 
     private Mono<RawAnswer> postWhole(HttpClient client, String path, byte[] payload,

@@ -293,6 +293,41 @@ class LlamaCppBackendWireMockTest {
         assertThat(chunks.getLast().usage().totalTokens()).isEqualTo(2);
     }
 
+    /**
+     * Issue 13: a legacy completion carrying the client's body is sent as those bytes: the model written
+     * over, the stream fields and timings appended; non-streaming, as they came but for the model.
+     */
+    @Test
+    void aClientsCompletionBodyIsSentOnWithTheModelWrittenOverAndTheStreamFieldsAppended() {
+        wm.stubFor(post(urlEqualTo("/v1/completions")).willReturn(sse(
+                "data: {\"id\":\"c1\",\"object\":\"text_completion\",\"created\":1,\"model\":\"tiny\",\"choices\":[],"
+                        + "\"usage\":{\"prompt_tokens\":1,\"completion_tokens\":1,\"total_tokens\":2}}\n\n"
+                        + "data: [DONE]\n\n")));
+        String body = "{\"prompt\" : [\"a\\u00e9\"], \"model\":\"public\",\n \"top_k\":7, \"temperature\":0.50, \"max_tokens\":4 }";
+        CompletionRequest bound = new CompletionRequest("public", List.of("a\u00e9"), null, 4, 0.5, null, null, null,
+                null, null, null, null, null, null, null, null, null, null, new HashMap<>(Map.of("top_k", 7)));
+        CompletionRequest request = bound.withRaw(dev.lazarus.backend.api.openai.RawRequest.of(
+                body.getBytes(java.nio.charset.StandardCharsets.UTF_8), body.indexOf("\"public\""),
+                body.indexOf("\"public\"") + 8, body.lastIndexOf('}'), bound.extra()));
+
+        backend.completion(request.withModel("tiny")).collectList().block(WAIT);
+
+        String tail = body.substring(body.indexOf("\"public\"") + 8, body.lastIndexOf('}'));
+        String head = body.substring(0, body.indexOf("\"public\""));
+        assertThat(wm.getAllServeEvents().getFirst().getRequest().getBodyAsString()).isEqualTo(head + "\"tiny\"" + tail
+                + ",\"stream\":true,\"stream_options\":{\"include_usage\":true},\"timings_per_token\":true}");
+
+        wm.resetAll();
+        wm.stubFor(post(urlEqualTo("/v1/completions")).willReturn(aResponse().withStatus(200)
+                .withHeader("Content-Type", "application/json").withBody("{\"id\":\"c1\",\"object\":\"text_completion\","
+                        + "\"created\":1,\"model\":\"tiny\",\"choices\":[{\"index\":0,\"text\":\"abc\",\"finish_reason\":\"stop\"}]}")));
+
+        backend.completionWhole(request.withModel("tiny")).block(WAIT);
+
+        assertThat(wm.getAllServeEvents().getFirst().getRequest().getBodyAsString())
+                .isEqualTo(head + "\"tiny\"" + tail + "}");
+    }
+
     @Test
     void aBurstOf500sFailsEachCallAndTheNextCallSucceeds() {
         for (int i = 0; i < 3; i++) {

@@ -1,6 +1,7 @@
 package dev.lazarus.gateway.api;
 
 import dev.lazarus.backend.api.openai.ChatCompletionRequest;
+import dev.lazarus.backend.api.openai.CompletionRequest;
 import java.util.Collection;
 import java.util.List;
 import java.util.Map;
@@ -26,8 +27,8 @@ import tools.jackson.databind.json.JsonMapper;
  * Reads a JSON request body into a wire type: checks the media type and the size limit (from
  * {@code Content-Length} before reading, and while reading for chunked bodies), parses once, and
  * reports every problem as a 4xx {@link ApiError} naming the offending field in {@code param}. The
- * common chat request is read by {@link ChatRequestReader} (one streaming pass, its bytes kept to be
- * sent on); anything else, and every bad request, by data-binding.
+ * common chat and legacy completion requests are read by {@link RawBodyReader} (one streaming pass,
+ * their bytes kept to be sent on); anything else, and every bad request, by data-binding.
  */
 public final class RequestReader {
 
@@ -35,7 +36,7 @@ public final class RequestReader {
     /** The mapper's parser factory with our depth and token limits: Jackson's own allow 500 levels and any count. */
     private final TokenStreamFactory limited;
     private final int maxBodyBytes;
-    private final ChatRequestReader chat;
+    private final RawBodyReader common;
 
     public RequestReader(JsonMapper json, long maxBodyBytes, int maxDepth, long maxTokens) {
         this.json = StrictScalars.of(json);
@@ -44,7 +45,7 @@ public final class RequestReader {
                         .maxNestingDepth(maxDepth).maxTokenCount(maxTokens).build())
                 .build();
         this.maxBodyBytes = (int) Math.min(Integer.MAX_VALUE, maxBodyBytes);
-        this.chat = new ChatRequestReader(limited, this.json.readerFor(Object.class));
+        this.common = new RawBodyReader(limited, this.json.readerFor(Object.class));
     }
 
     public <T> Mono<T> read(ServerHttpRequest request, Class<T> type) {
@@ -63,13 +64,10 @@ public final class RequestReader {
                         } finally {
                             DataBufferUtils.release(buffer);
                         }
-                        if (type == ChatCompletionRequest.class) {
-                            ChatCompletionRequest common = chat.read(body);
-                            if (common != null) {
-                                return type.cast(common);
-                            }
-                        }
-                        return parse(body, type);
+                        Object read = type == ChatCompletionRequest.class ? common.read(body, new ChatRequestFields())
+                                : type == CompletionRequest.class ? common.read(body, new CompletionRequestFields())
+                                : null;
+                        return read != null ? type.cast(read) : parse(body, type);
                     });
         });
     }

@@ -24,10 +24,10 @@ class ChatRequestReaderTest {
     private static final TokenStreamFactory LIMITED = STRICT.tokenStreamFactory().rebuild()
             .streamReadConstraints(StreamReadConstraints.builder().maxNestingDepth(8).maxTokenCount(200).build())
             .build();
-    private final ChatRequestReader reader = new ChatRequestReader(LIMITED, STRICT.readerFor(Object.class));
+    private final RawBodyReader reader = new RawBodyReader(LIMITED, STRICT.readerFor(Object.class));
 
     private ChatCompletionRequest read(String body) {
-        return reader.read(body.getBytes(StandardCharsets.UTF_8));
+        return reader.read(body.getBytes(StandardCharsets.UTF_8), new ChatRequestFields());
     }
 
     private static ChatCompletionRequest bound(String body) {
@@ -102,7 +102,7 @@ class ChatRequestReaderTest {
 
     @Test
     void aBodyInUtf16IsLeftToDataBinding() {
-        assertThat(reader.read("{\"model\":\"m\"}".getBytes(StandardCharsets.UTF_16LE))).isNull();
+        assertThat(reader.read("{\"model\":\"m\"}".getBytes(StandardCharsets.UTF_16LE), new ChatRequestFields())).isNull();
     }
 
     @Test

@@ -198,4 +198,37 @@ class WholeAnswerPassThroughTest {
         assertThat(first.getAllServeEvents().getFirst().getRequest().getBodyAsString())
                 .isEqualTo(body);
     }
+
+    @Test
+    void theClientsCompletionBodyIsSentOnByteForByteAndStreamedWithTheStreamFieldsAppended() {
+        first.stubFor(post(urlEqualTo("/v1/completions")).willReturn(okJson("{\"id\":\"cmpl-up\","
+                + "\"object\":\"text_completion\",\"created\":1,\"model\":\"gpt-up\",\"choices\":[{\"text\":\"w\","
+                + "\"index\":0,\"finish_reason\":\"stop\"}]}")));
+        String body = "{ \"prompt\" : [\"h\\u00e9 \\\"q\\\"\"],\n  \"model\" : \"m\", \"top_k\":7, \"temperature\":0.50,"
+                + " \"max_tokens\":2 }";
+        WebTestClient patient = client.mutate().responseTimeout(Duration.ofSeconds(30)).build();
+
+        patient.post().uri("/v1/completions").header("Authorization", "Bearer whole-key")
+                .contentType(MediaType.APPLICATION_JSON).bodyValue(body).exchange().expectStatus().isOk();
+
+        assertThat(first.getAllServeEvents().getFirst().getRequest().getBodyAsString()).isEqualTo(body);
+
+        first.resetAll();
+        stubModels();
+        first.stubFor(post(urlEqualTo("/v1/completions")).willReturn(aResponse().withStatus(200)
+                .withHeader("Content-Type", "text/event-stream").withBody("data: {\"id\":\"c1\",\"object\":"
+                        + "\"text_completion\",\"created\":1,\"model\":\"gpt-up\",\"choices\":[{\"index\":0,\"text\":\"w\","
+                        + "\"finish_reason\":\"stop\"}]}\n\ndata: {\"id\":\"c1\",\"object\":\"text_completion\",\"created\":1,"
+                        + "\"model\":\"gpt-up\",\"choices\":[],\"usage\":{\"prompt_tokens\":1,\"completion_tokens\":1,"
+                        + "\"total_tokens\":2}}\n\ndata: [DONE]\n\n")));
+        String streamed = body.replace("\"top_k\":7,", "\"top_k\":7, \"stream\" : true,");
+
+        patient.post().uri("/v1/completions").header("Authorization", "Bearer whole-key")
+                .contentType(MediaType.APPLICATION_JSON).bodyValue(streamed).exchange().expectStatus().isOk()
+                .expectBody().returnResult();
+
+        assertThat(first.getAllServeEvents().getFirst().getRequest().getBodyAsString())
+                .isEqualTo(streamed.substring(0, streamed.lastIndexOf('}'))
+                        + ",\"stream_options\":{\"include_usage\":true}}");
+    }
 }

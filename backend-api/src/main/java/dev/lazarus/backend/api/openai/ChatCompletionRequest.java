@@ -104,18 +104,8 @@ public record ChatCompletionRequest(
     /** The same request asked as a stream that ends with a usage chunk: how backends are always called. */
     public ChatCompletionRequest asUsageStream() {
         ChatCompletionRequest streamed = toBuilder().stream(true).streamOptions(new StreamOptions(true)).build();
-        if (raw == null || Boolean.FALSE.equals(stream) || streamOptions != null && !wantsUsageInStream()) {
-            return streamed; // the body says otherwise: written again
-        }
-        // A raw body's absent fields are absent from its bytes (RawRequest): appending them keeps it one object.
-        RawRequest body = raw;
-        if (stream == null) {
-            body = body.with("\"stream\":true");
-        }
-        if (streamOptions == null) {
-            body = body.with("\"stream_options\":{\"include_usage\":true}");
-        }
-        return streamed.withRaw(body);
+        RawRequest body = raw == null ? null : raw.asUsageStream(stream, streamOptions);
+        return body == null ? streamed : streamed.withRaw(body);
     }
 
     @Override

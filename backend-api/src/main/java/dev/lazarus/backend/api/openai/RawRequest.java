@@ -7,7 +7,7 @@ import java.util.Map;
 import java.util.function.Function;
 
 /**
- * A chat request's body as the client sent it (a UTF-8 JSON object), so that an HTTP backend sends
+ * A request's body (chat or legacy completion) as the client sent it (a UTF-8 JSON object), so that an HTTP backend sends
  * those bytes on instead of writing the bound request again: the model's value written over where
  * the backend's model name differs, fields the gateway adds ({@code stream}, {@code stream_options},
  * extra fields a backend puts) appended before the closing brace. Only a body whose every top-level
@@ -66,6 +66,25 @@ public final class RawRequest {
         System.arraycopy(appended, 0, more, 0, appended.length);
         System.arraycopy(add, 0, more, appended.length, add.length);
         return new RawRequest(bytes, modelStart, modelEnd, closingBrace, model, more, extraAtRead);
+    }
+
+    /**
+     * The body for the request asked as a stream that ends with a usage chunk, where the request read had
+     * {@code stream} and {@code streamOptions}; null where the body says otherwise (then the request is
+     * written again). A field absent from the request is absent from the bytes: appending it keeps one object.
+     */
+    RawRequest asUsageStream(Boolean stream, StreamOptions streamOptions) {
+        if (Boolean.FALSE.equals(stream) || streamOptions != null && !streamOptions.wantsUsage()) {
+            return null;
+        }
+        RawRequest body = this;
+        if (stream == null) {
+            body = body.with("\"stream\":true");
+        }
+        if (streamOptions == null) {
+            body = body.with("\"stream_options\":{\"include_usage\":true}");
+        }
+        return body;
     }
 
     /**
