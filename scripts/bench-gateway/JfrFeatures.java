@@ -31,9 +31,11 @@ public class JfrFeatures {
         FEATURES.put("API keys", List.of("dev.lazarus.gateway.api.ApiKeyFilter", "dev.lazarus.gateway.api.BearerTokens"));
         FEATURES.put("first-token timeout, same-backend retry", List.of(
                 "dev.lazarus.gateway.resilience.FirstTokenTimeoutDecorator",
+                "dev.lazarus.gateway.resilience.FirstSignalTimeout",
                 "dev.lazarus.gateway.resilience.SameBackendRetryDecorator"));
         FEATURES.put("policy (fatal-error rule, planner, filters)", List.of("dev.lazarus.gateway.policy."));
-        FEATURES.put("request reading and validation", List.of("dev.lazarus.gateway.api.ChatRequestReader",
+        FEATURES.put("request reading and validation", List.of("dev.lazarus.gateway.api.RawBodyReader",
+                "dev.lazarus.gateway.api.ChatRequestFields", "dev.lazarus.gateway.api.CompletionRequestFields",
                 "dev.lazarus.gateway.api.RequestReader", "dev.lazarus.gateway.api.RequestValidator"));
         FEATURES.put("upstream stream reading (SSE, chunk reader)", List.of("dev.lazarus.llamacpp.SseDecoder",
                 "dev.lazarus.llamacpp.ChatChunkReader", "dev.lazarus.llamacpp.WholeAnswerReader"));

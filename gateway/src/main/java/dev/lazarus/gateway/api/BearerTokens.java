@@ -25,6 +25,11 @@ import org.springframework.web.util.pattern.PathPatternParser;
 public final class BearerTokens {
 
     private static final String BEARER = "bearer ";
+    /**
+     * A MessageDigest is not thread-safe, and looking one up (the provider search) per request showed in
+     * profiles: one per thread, the few event loops that check tokens.
+     */
+    private static final ThreadLocal<MessageDigest> SHA_256 = ThreadLocal.withInitial(BearerTokens::sha256);
 
     private final List<PathPattern> guarded;
     private final List<byte[]> digests;
@@ -68,8 +73,13 @@ public final class BearerTokens {
     }
 
     private static byte[] digest(String secret) {
+        // digest() ends with a reset: the thread's instance is clean for its next use
+        return SHA_256.get().digest(secret.getBytes(StandardCharsets.UTF_8));
+    }
+
+    private static MessageDigest sha256() {
         try {
-            return MessageDigest.getInstance("SHA-256").digest(secret.getBytes(StandardCharsets.UTF_8));
+            return MessageDigest.getInstance("SHA-256");
         } catch (NoSuchAlgorithmException e) {
             throw new IllegalStateException("SHA-256 is required of every JVM", e);
         }

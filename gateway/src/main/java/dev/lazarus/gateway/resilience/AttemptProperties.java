@@ -87,9 +87,15 @@ public record AttemptProperties(
     public record Override(Duration firstTokenTimeout, @Min(0) Integer retries, Duration retryBackoff,
             Duration maxRetryAfter, Set<BackendErrorKind> retryOn) {}
 
-    /** The policy of backend {@code id}. */
-    public Policy policyFor(String id) {
-        Override o = backends.get(id);
+    /** Every backend's policy, made once here: what the decorators look up per call. */
+    public Policies policies() {
+        Map<String, Policy> overridden = new java.util.HashMap<>();
+        backends.forEach((id, o) -> overridden.put(id, policy(o)));
+        return new Policies(policy(null), Map.copyOf(overridden));
+    }
+
+    /** The defaults with {@code o}'s keys (none where null) put over them. */
+    private Policy policy(Override o) {
         if (o == null) {
             return new Policy(firstTokenTimeout, retries, retryBackoff, maxRetryAfter, retryOn);
         }
@@ -99,5 +105,13 @@ public record AttemptProperties(
                 o.retryBackoff() != null ? o.retryBackoff() : retryBackoff,
                 o.maxRetryAfter() != null ? o.maxRetryAfter() : maxRetryAfter,
                 o.retryOn() != null ? o.retryOn() : retryOn);
+    }
+
+    /** Each backend's {@link Policy}, resolved: a lookup per call instead of a new policy (and set copy). */
+    public record Policies(Policy defaults, Map<String, Policy> backends) {
+
+        public Policy of(String id) {
+            return backends.getOrDefault(id, defaults);
+        }
     }
 }

@@ -6,7 +6,6 @@ import dev.lazarus.gateway.routing.BackendCallDecorator;
 import dev.lazarus.gateway.routing.LoopTimer;
 import java.time.Duration;
 import reactor.core.publisher.Flux;
-import reactor.core.publisher.Mono;
 
 /**
  * Ends a backend call that sent nothing within its {@code first-token-timeout} with TIMEOUT, so the
@@ -17,23 +16,23 @@ import reactor.core.publisher.Mono;
  */
 public final class FirstTokenTimeoutDecorator implements BackendCallDecorator {
 
-    private final AttemptProperties properties;
+    private final Duration answerTimeout;
+    private final AttemptProperties.Policies policies;
 
     public FirstTokenTimeoutDecorator(AttemptProperties properties) {
-        this.properties = properties;
+        this.answerTimeout = properties.answerTimeout();
+        this.policies = properties.policies();
     }
 
     @Override
     public <T> Flux<T> decorate(Attempt<T> attempt, Flux<T> call) {
         if (attempt.endpoint().whole()) {
             // A whole answer's first byte is its last: the limit is on the whole answer.
-            Duration limit = properties.answerTimeout();
-            return call.timeout(limit, Flux.error(() -> BackendException.timeout(
-                    "backend '" + attempt.backendId() + "' did not answer within " + limit)), LoopTimer.INSTANCE);
+            return new FirstSignalTimeout<>(call, answerTimeout, LoopTimer.INSTANCE, () -> BackendException.timeout(
+                    "backend '" + attempt.backendId() + "' did not answer within " + answerTimeout));
         }
-        Duration limit = properties.policyFor(attempt.backendId()).firstTokenTimeout();
-        return call.timeout(Mono.delay(limit, LoopTimer.INSTANCE), chunk -> Mono.never(),
-                Flux.error(() -> BackendException.timeout(
-                        "backend '" + attempt.backendId() + "' sent no first token within " + limit)));
+        Duration limit = policies.of(attempt.backendId()).firstTokenTimeout();
+        return new FirstSignalTimeout<>(call, limit, LoopTimer.INSTANCE, () -> BackendException.timeout(
+                "backend '" + attempt.backendId() + "' sent no first token within " + limit));
     }
 }

@@ -27,15 +27,15 @@ public final class SameBackendRetryDecorator implements BackendCallDecorator {
 
     private static final Logger log = LoggerFactory.getLogger(SameBackendRetryDecorator.class);
 
-    private final AttemptProperties properties;
+    private final AttemptProperties.Policies policies;
 
     public SameBackendRetryDecorator(AttemptProperties properties) {
-        this.properties = properties;
+        this.policies = properties.policies();
     }
 
     @Override
     public <T> Flux<T> decorate(Attempt<T> attempt, Flux<T> call) {
-        AttemptProperties.Policy policy = properties.policyFor(attempt.backendId());
+        AttemptProperties.Policy policy = policies.of(attempt.backendId());
         if (policy.retries() == 0) {
             return call;
         }

@@ -148,14 +148,14 @@ class SameBackendRetryTest {
                 "lazarus.resilience.attempt.backends.hosted.retry-on", "OVERLOADED,TIMEOUT",
                 "lazarus.resilience.attempt.backends.hosted.first-token-timeout", "2m")));
         AttemptProperties properties = binder.bindOrCreate("lazarus.resilience.attempt", AttemptProperties.class);
-        AttemptProperties.Policy defaults = properties.policyFor("any");
+        AttemptProperties.Policy defaults = properties.policies().of("any");
         assertThat(defaults.firstTokenTimeout()).isEqualTo(Duration.ofSeconds(30));
         assertThat(defaults.retries()).isEqualTo(1);
         assertThat(defaults.retryBackoff()).isEqualTo(Duration.ofMillis(250));
         assertThat(defaults.maxRetryAfter()).isEqualTo(Duration.ofSeconds(5));
         assertThat(defaults.retryOn()).containsExactlyInAnyOrder(BackendErrorKind.OVERLOADED, BackendErrorKind.UPSTREAM,
                 BackendErrorKind.INTERNAL);
-        AttemptProperties.Policy hosted = properties.policyFor("hosted");
+        AttemptProperties.Policy hosted = properties.policies().of("hosted");
         assertThat(hosted.retries()).isZero();
         assertThat(hosted.retryOn()).containsExactlyInAnyOrder(BackendErrorKind.OVERLOADED, BackendErrorKind.TIMEOUT);
         assertThat(hosted.firstTokenTimeout()).isEqualTo(Duration.ofMinutes(2));
@@ -166,9 +166,25 @@ class SameBackendRetryTest {
         AttemptProperties properties = new AttemptProperties(Duration.ofSeconds(30), 1, Duration.ofMillis(50),
                 Duration.ofSeconds(2), Set.of(BackendErrorKind.UPSTREAM),
                 Map.of("retry-solo", new AttemptProperties.Override(Duration.ofSeconds(90), 0, null, null, null)));
-        assertThat(properties.policyFor("retry-solo").retries()).isZero();
-        assertThat(properties.policyFor("retry-solo").firstTokenTimeout()).isEqualTo(Duration.ofSeconds(90));
-        assertThat(properties.policyFor("retry-solo").retryBackoff()).isEqualTo(Duration.ofMillis(50));
-        assertThat(properties.policyFor("other").retries()).isEqualTo(1);
+        assertThat(properties.policies().of("retry-solo").retries()).isZero();
+        assertThat(properties.policies().of("retry-solo").firstTokenTimeout()).isEqualTo(Duration.ofSeconds(90));
+        assertThat(properties.policies().of("retry-solo").retryBackoff()).isEqualTo(Duration.ofMillis(50));
+        assertThat(properties.policies().of("other").retries()).isEqualTo(1);
+    }
+
+    /** Resolved once per configuration: a call's lookup makes no policy (nor copy of retry-on). */
+    @Test
+    void policiesAreResolvedOnceAndLookedUp() {
+        AttemptProperties properties = new AttemptProperties(Duration.ofSeconds(30), 1, Duration.ofMillis(50),
+                Duration.ofSeconds(2), Set.of(BackendErrorKind.UPSTREAM),
+                Map.of("hosted", new AttemptProperties.Override(null, 3, null, null, Set.of(BackendErrorKind.TIMEOUT))));
+        AttemptProperties.Policies policies = properties.policies();
+
+        assertThat(policies.of("hosted")).isSameAs(policies.of("hosted"))
+                .isEqualTo(new AttemptProperties.Policy(Duration.ofSeconds(30), 3, Duration.ofMillis(50),
+                        Duration.ofSeconds(2), Set.of(BackendErrorKind.TIMEOUT)));
+        assertThat(policies.of("a")).isSameAs(policies.of("b")).isSameAs(policies.defaults())
+                .isEqualTo(new AttemptProperties.Policy(Duration.ofSeconds(30), 1, Duration.ofMillis(50),
+                        Duration.ofSeconds(2), Set.of(BackendErrorKind.UPSTREAM)));
     }
 }
