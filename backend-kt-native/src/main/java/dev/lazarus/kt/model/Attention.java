@@ -12,6 +12,16 @@ interface Attention {
      */
     float[][] forward(ForwardBatch batch, float[][] ropeTables, float[][] xn);
 
+    /** How many phases {@link #begin} has (always the same for this attention). */
+    default int phases() {
+        return 1;
+    }
+
+    /** {@link #forward} as phases of the caller's pool call; by default all of it where its one phase opens. */
+    default PhasedStep begin(ForwardBatch batch, float[][] ropeTables, float[][] xn) {
+        return PhasedStep.inOpen(() -> forward(batch, ropeTables, xn));
+    }
+
     /** Floats this attention caches per position: keys, then values (0: values are the keys). */
     int keyWidth();
 

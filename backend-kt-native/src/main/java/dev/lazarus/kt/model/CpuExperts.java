@@ -20,10 +20,20 @@ public final class CpuExperts implements ExpertExecutor {
 
     @Override
     public float[][][] apply(int layer, int[] experts, float[][][] inputs) {
+        return SwiGlu.apply(parallel, nets(layer, experts), inputs);
+    }
+
+    /** Every expert's rows as one phase of the forward pass's pool call (no call of its own). */
+    @Override
+    public SwiGlu.Pass begin(int layer, int[] experts, float[][][] inputs) {
+        return SwiGlu.begin(parallel, nets(layer, experts), inputs);
+    }
+
+    private SwiGlu.Weights[] nets(int layer, int[] experts) {
         SwiGlu.Weights[] nets = new SwiGlu.Weights[experts.length];
         for (int j = 0; j < experts.length; j++) {
             nets[j] = byLayer[layer][experts[j]];
         }
-        return SwiGlu.apply(parallel, nets, inputs);
+        return nets;
     }
 }

@@ -72,32 +72,35 @@ final class GroupedQueryAttention implements Attention {
     }
 
     /**
-     * One parallel call in three phases: the Q, K and V rows; every (token, head) attention; the output rows.
-     * Between them, on whichever thread finished the phase before: QK-norm, rope and the cache store, then
-     * the conversion of the attended vectors for the output matrix.
+     * Three phases: the Q, K and V rows; every (token, head) attention; the output rows. Between them, on whichever
+     * thread finished the phase before: QK-norm, rope and the cache store, then the conversion of the attended
+     * vectors for the output matrix.
      */
     @Override
     public float[][] forward(ForwardBatch batch, float[][] ropeTables, float[][] xn) {
-        Scratch s = scratch.take();
-        try {
-            Step step = new Step(batch, ropeTables, xn, s);
-            parallel.forPhases(3, step);
-            float[][] out = step.out.outputs()[0];
-            addBias(out, weights.outputBias());
-            return out;
-        } finally {
-            scratch.give(s);
-        }
+        PhasedStep step = begin(batch, ropeTables, xn);
+        parallel.forPhases(phases(), step);
+        return step.finish();
     }
 
-    /** The buffers of one {@link #forward} and its phases. */
-    private final class Step implements PhasedBody {
+    @Override
+    public int phases() {
+        return 3;
+    }
+
+    @Override
+    public PhasedStep begin(ForwardBatch batch, float[][] ropeTables, float[][] xn) {
+        return new Step(batch, ropeTables, xn, scratch.take());
+    }
+
+    /** The buffers of one {@link #forward} and its phases; the scratch goes back to its slot at {@link #finish}. */
+    private final class Step implements PhasedStep {
 
         private final ForwardBatch batch;
         private final float[][] ropeTables;
         private final float[][] xn;
         private final float[][] attended;
-        private final Scratch scratch;
+        private final Scratch stepScratch;
         private Projections qkvRows;
         private float[][] q;
         private Projections out;
@@ -106,7 +109,7 @@ final class GroupedQueryAttention implements Attention {
             this.batch = batch;
             this.ropeTables = ropeTables;
             this.xn = xn;
-            this.scratch = scratch;
+            this.stepScratch = scratch;
             // every head of every token writes its part
             this.attended = scratch.floats(batch.size(), heads * valueDim);
         }
@@ -115,7 +118,7 @@ final class GroupedQueryAttention implements Attention {
         public int open(int phase) {
             return switch (phase) {
                 case 0 -> {
-                    qkvRows = new Projections(parallel, qkv, xn, scratch, true);
+                    qkvRows = new Projections(parallel, qkv, xn, stepScratch, true);
                     yield qkvRows.rows();
                 }
                 case 1 -> {
@@ -124,7 +127,7 @@ final class GroupedQueryAttention implements Attention {
                 }
                 default -> {
                     // open() runs on one thread while the others wait for the phase: the scratch is never lent concurrently
-                    out = new Projections(parallel, new WeightMatrix[] {output}, attended, scratch, false);
+                    out = new Projections(parallel, new WeightMatrix[] {output}, attended, stepScratch, false);
                     yield out.rows();
                 }
             };
@@ -137,6 +140,19 @@ final class GroupedQueryAttention implements Attention {
                 case 1 -> attend(from, to);
                 default -> out.run(from, to);
             }
+        }
+
+        @Override
+        public int grain(int phase) {
+            return phase == 0 ? qkvRows.grain() : phase == 1 ? 1 : out.grain();
+        }
+
+        @Override
+        public float[][] finish() {
+            float[][] result = out.outputs()[0];
+            scratch.give(stepScratch);
+            addBias(result, weights.outputBias());
+            return result;
         }
 
         private void storeKeysAndValues() {

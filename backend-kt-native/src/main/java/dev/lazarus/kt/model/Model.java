@@ -2,7 +2,10 @@ package dev.lazarus.kt.model;
 
 import dev.lazarus.kt.gguf.GgufFile;
 import dev.lazarus.kt.parallel.Parallel;
+import dev.lazarus.kt.parallel.PhaseChain;
+import dev.lazarus.kt.parallel.PhasedBody;
 import dev.lazarus.kt.tensor.WeightMatrix;
+import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -130,10 +133,11 @@ public final class Model {
         }
         int n = batch.size();
         int[] outputs = IntStream.range(0, n).filter(i -> batch.wantLogits()[i]).toArray();
-        float[][] normed = finalHiddenStates(batch, outputs);
+        Head head = new Head(true);
+        pass(batch, outputs, head);
         float[][] logits = new float[n][];
         if (outputs.length > 0) {
-            float[][] computed = Projections.apply(parallel, output, normed);
+            float[][] computed = head.logits.outputs()[0];
             for (int j = 0; j < outputs.length; j++) {
                 logits[outputs[j]] = computed[j];
             }
@@ -147,11 +151,16 @@ public final class Model {
      * {@code none}) instead of logits.
      */
     public float[][] hiddenStates(ForwardBatch batch) {
-        return finalHiddenStates(batch, IntStream.range(0, batch.size()).toArray());
+        Head head = new Head(false);
+        pass(batch, IntStream.range(0, batch.size()).toArray(), head);
+        return head.normed;
     }
 
-    /** The output-normed hidden states of the tokens at {@code outputs} (ascending). */
-    private float[][] finalHiddenStates(ForwardBatch batch, int[] outputs) {
+    /**
+     * The whole pass over the batch as ONE pool call ({@link PhaseChain}): every block's phases, then the head's;
+     * the embedding rows and rope tables are looked up before it.
+     */
+    private void pass(ForwardBatch batch, int[] outputs, Head head) {
         int n = batch.size();
         float[][] x = new float[n][config.embeddingLength()];
         float[][] tables = new float[n][];
@@ -164,14 +173,51 @@ public final class Model {
             embedding.dequantizeRow(token, x[i], 0);
             tables[i] = byPosition.computeIfAbsent(batch.positions()[i], rope::table);
         }
-        for (TransformerBlock block : blocks.subList(0, blocks.size() - 1)) {
-            block.forward(batch, tables, x);
+        List<PhaseChain.Part> parts = new ArrayList<>();
+        for (int b = 0; b < blocks.size(); b++) {
+            TransformerBlock.Step step = blocks.get(b).step(batch, tables, x, b == blocks.size() - 1 ? outputs : null);
+            parts.add(new PhaseChain.Part(step.phases(), step));
+            head.last = step;
         }
-        float[][] last = blocks.getLast().forwardOutputs(batch, tables, x, outputs);
-        float[][] normed = new float[outputs.length][config.embeddingLength()];
-        for (int j = 0; j < outputs.length; j++) {
-            Numerics.rmsNorm(last[j], 0, last[j].length, outputNorm, config.rmsEps(), normed[j], 0);
+        parts.add(new PhaseChain.Part(1, head));
+        new PhaseChain(parts).run(parallel);
+    }
+
+    /** The output norm of the last block's kept vectors, then (for logits) the output matrix's rows. */
+    private final class Head implements PhasedBody {
+
+        private final boolean logitsWanted;
+        private TransformerBlock.Step last;
+        private float[][] normed;
+        private Projections logits;
+
+        Head(boolean logitsWanted) {
+            this.logitsWanted = logitsWanted;
         }
-        return normed;
+
+        @Override
+        public int open(int phase) {
+            float[][] kept = last.kept();
+            normed = new float[kept.length][config.embeddingLength()];
+            for (int j = 0; j < kept.length; j++) {
+                Numerics.rmsNorm(kept[j], 0, kept[j].length, outputNorm, config.rmsEps(), normed[j], 0);
+            }
+            if (!logitsWanted || kept.length == 0) {
+                return 0;
+            }
+            logits = new Projections(parallel, new WeightMatrix[] {output}, normed);
+            return logits.rows();
+        }
+
+        @Override
+        public void run(int phase, int from, int to) {
+            logits.run(from, to);
+        }
+
+        @Override
+        public int grain(int phase) {
+            return logits.grain();
+        }
     }
 }
+

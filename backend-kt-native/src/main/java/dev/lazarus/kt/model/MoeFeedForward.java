@@ -2,8 +2,6 @@ package dev.lazarus.kt.model;
 
 import dev.lazarus.kt.parallel.Parallel;
 import dev.lazarus.kt.tensor.WeightMatrix;
-import java.util.ArrayList;
-import java.util.List;
 
 /**
  * A mixture-of-experts FFN over a batch: route every token, group the tokens by expert, run each
@@ -41,63 +39,124 @@ final class MoeFeedForward implements FeedForward {
 
     @Override
     public float[][] forward(float[][] xn) {
-        int n = xn.length;
-        ExpertRouter.Route[] routes = route(xn);
-        List<List<Integer>> tokensOf = new ArrayList<>(expertCount);
-        for (int e = 0; e < expertCount; e++) {
-            tokensOf.add(null);
+        PhasedStep step = begin(xn);
+        parallel.forPhases(1, step);
+        return step.finish();
+    }
+
+    /**
+     * One phase, every chosen expert's rows; its opening routes the tokens and groups them by expert, and
+     * {@link PhasedStep#finish} sums each token's expert outputs. An executor that runs its experts its own way
+     * ({@link ExpertExecutor#begin} null) runs them where the phase opens, which then has no rows.
+     */
+    @Override
+    public PhasedStep begin(float[][] xn) {
+        return new Step(xn);
+    }
+
+    /** One {@link #forward}: the routes, the experts' groups of tokens and their outputs. */
+    private final class Step implements PhasedStep {
+
+        private final float[][] xn;
+        private ExpertRouter.Route[] routes;
+        private int[] jobOfExpert;
+        private int chosen;
+        private SwiGlu.Pass pass;
+        private float[][][] outputs;
+
+        Step(float[][] xn) {
+            this.xn = xn;
         }
-        for (int i = 0; i < n; i++) {
-            for (int e : routes[i].experts()) {
-                if (tokensOf.get(e) == null) {
-                    tokensOf.set(e, new ArrayList<>());
-                }
-                tokensOf.get(e).add(i);
-            }
-        }
-        List<Integer> active = new ArrayList<>();
-        for (int e = 0; e < expertCount; e++) {
-            if (tokensOf.get(e) != null) {
-                active.add(e);
-            }
-        }
-        int[] chosen = new int[active.size()];
-        float[][][] inputs = new float[active.size()][][];
-        int[] jobOfExpert = new int[expertCount];
-        for (int j = 0; j < chosen.length; j++) {
-            int e = active.get(j);
-            jobOfExpert[e] = j;
-            chosen[j] = e;
-            List<Integer> tokens = tokensOf.get(e);
-            routing.record(slot, e, tokens.size());
-            inputs[j] = new float[tokens.size()][];
-            for (int t = 0; t < tokens.size(); t++) {
-                inputs[j][t] = xn[tokens.get(t)];
-            }
-        }
-        float[][][] outputs = experts.executor().apply(layer, chosen, inputs);
-        // tokens were appended to each expert's group in token order: token i's row of job j is its rank there
-        int[][] rowOf = new int[n][];
-        int[] consumed = new int[chosen.length];
-        for (int i = 0; i < n; i++) {
-            int[] routed = routes[i].experts();
-            rowOf[i] = new int[routed.length];
-            for (int k = 0; k < routed.length; k++) {
-                rowOf[i][k] = consumed[jobOfExpert[routed[k]]]++;
-            }
-        }
-        float[][] s = shared != null ? shared.forward(xn) : null;
-        float[][] result = new float[n][];
-        // each token's sum in routing order (then the shared expert's), only spread over threads by token
-        parallel.forTokens(n, (from, to) -> {
-            for (int i = from; i < to; i++) {
-                result[i] = weightedSum(routes[i], rowOf[i], jobOfExpert, outputs);
-                if (s != null) {
-                    Numerics.addInPlace(result[i], s[i]);
+
+        @Override
+        public int open(int phase) {
+            routes = route(xn);
+            float[][][] inputs = groupByExpert();
+            int[] experts = new int[chosen];
+            for (int e = 0, j = 0; e < expertCount; e++) {
+                if (jobOfExpert[e] >= 0) {
+                    experts[j++] = e;
                 }
             }
-        });
-        return result;
+            ExpertExecutor executor = MoeFeedForward.this.experts.executor();
+            pass = executor.begin(layer, experts, inputs);
+            if (pass == null) {
+                outputs = executor.apply(layer, experts, inputs);
+                return 0;
+            }
+            return pass.rows();
+        }
+
+        /** Each chosen expert's tokens, experts in ascending order and tokens in token order; fills jobOfExpert. */
+        private float[][][] groupByExpert() {
+            int[] count = new int[expertCount];
+            for (ExpertRouter.Route r : routes) {
+                for (int e : r.experts()) {
+                    count[e]++;
+                }
+            }
+            jobOfExpert = new int[expertCount];
+            chosen = 0;
+            for (int e = 0; e < expertCount; e++) {
+                jobOfExpert[e] = count[e] > 0 ? chosen++ : -1;
+            }
+            float[][][] inputs = new float[chosen][][];
+            int[] filled = new int[chosen];
+            for (int e = 0; e < expertCount; e++) {
+                if (count[e] > 0) {
+                    inputs[jobOfExpert[e]] = new float[count[e]][];
+                    routing.record(slot, e, count[e]);
+                }
+            }
+            for (int i = 0; i < routes.length; i++) {
+                for (int e : routes[i].experts()) {
+                    int j = jobOfExpert[e];
+                    inputs[j][filled[j]++] = xn[i];
+                }
+            }
+            return inputs;
+        }
+
+        @Override
+        public void run(int phase, int from, int to) {
+            pass.run(from, to);
+        }
+
+        @Override
+        public int grain(int phase) {
+            return pass.grain();
+        }
+
+        @Override
+        public float[][] finish() {
+            if (pass != null) {
+                outputs = pass.finish();
+            }
+            int n = xn.length;
+            // tokens were appended to each expert's group in token order: token i's row of job j is its rank there
+            int[][] rowOf = new int[n][];
+            int[] consumed = new int[chosen];
+            for (int i = 0; i < n; i++) {
+                int[] routed = routes[i].experts();
+                rowOf[i] = new int[routed.length];
+                for (int k = 0; k < routed.length; k++) {
+                    rowOf[i][k] = consumed[jobOfExpert[routed[k]]]++;
+                }
+            }
+            float[][] s = shared != null ? shared.forward(xn) : null;
+            float[][] result = new float[n][];
+            float[][][] out = outputs;
+            // each token's sum in routing order (then the shared expert's), only spread over threads by token
+            parallel.forTokens(n, (from, to) -> {
+                for (int i = from; i < to; i++) {
+                    result[i] = weightedSum(routes[i], rowOf[i], jobOfExpert, out);
+                    if (s != null) {
+                        Numerics.addInPlace(result[i], s[i]);
+                    }
+                }
+            });
+            return result;
+        }
     }
 
     /** {@code Σ_k weight_k · y_k} over a token's experts in routing order, as ggml adds them. */

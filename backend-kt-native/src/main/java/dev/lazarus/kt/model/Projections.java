@@ -81,6 +81,11 @@ final class Projections {
         return outputs();
     }
 
+    /** Rows per chunk boundary when the rows are split ({@link RowSplitter#grain()}). */
+    int grain() {
+        return rows.grain();
+    }
+
     /** All matrices' rows, end to end. */
     int rows() {
         return rows.total();

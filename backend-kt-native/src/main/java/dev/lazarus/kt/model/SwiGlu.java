@@ -37,11 +37,29 @@ public final class SwiGlu {
 
     /** {@code result[j][t]} = network {@code nets[j]} applied to {@code inputs[j][t]}. */
     public static float[][][] apply(Parallel parallel, Weights[] nets, float[][][] inputs) {
+        Pass pass = begin(parallel, nets, inputs);
+        try {
+            if (pass.rows() > 0) {
+                parallel.forRange(pass.rows(), pass.grain(), pass::run);
+            }
+        } catch (RuntimeException | Error e) {
+            pass.release();
+            throw e;
+        }
+        return pass.finish();
+    }
+
+    /**
+     * {@link #apply} as one phase of the caller's pool call: converts the inputs now, then {@link Pass#run} over
+     * {@link Pass#rows()} (chunk boundaries on {@link Pass#grain()}), then {@link Pass#finish()}.
+     */
+    public static Pass begin(Parallel parallel, Weights[] nets, float[][][] inputs) {
         Scratch scratch = SCRATCH.take();
         try {
-            return new Pass(parallel, nets, inputs, scratch).run();
-        } finally {
+            return new Pass(parallel, nets, inputs, scratch);
+        } catch (RuntimeException | Error e) {
             SCRATCH.give(scratch);
+            throw e;
         }
     }
 
@@ -52,8 +70,11 @@ public final class SwiGlu {
      */
     private static final Scratch.Slot SCRATCH = new Scratch.Slot();
 
-    /** The buffers and hand-offs of one {@link #apply} call. */
-    private static final class Pass {
+    /**
+     * The buffers and hand-offs of one {@link #apply}: rows {@code [0, rows())} are every network's hidden rows, then
+     * every network's output rows.
+     */
+    public static final class Pass {
 
         private final Parallel parallel;
         private final Weights[] nets;
@@ -61,6 +82,8 @@ public final class SwiGlu {
         private final int jobs;
         private final float[][][] gate, up, hidden, out;
         private final Activation[][] gateIn, upIn;
+        private final Scratch scratch;
+        private final RowSplitter rows;
         /** Hidden rows of each network not yet computed. */
         private final AtomicIntegerArray pendingHidden;
         /** Each network's hidden vectors converted for down: converted once its hidden rows are done, then {@link #ready} opens. */
@@ -73,6 +96,7 @@ public final class SwiGlu {
             this.nets = nets;
             this.inputs = inputs;
             this.jobs = nets.length;
+            this.scratch = scratch;
             this.gate = new float[jobs][][];
             this.up = new float[jobs][][];
             this.hidden = new float[jobs][][];
@@ -107,23 +131,44 @@ public final class SwiGlu {
             }
             this.gateIn = SharedActivations.convert(parallel, gates, inputs, scratch);
             this.upIn = sameForUp ? gateIn : SharedActivations.convert(parallel, ups, inputs, scratch);
+            // [0, jobs): each network's hidden rows; [jobs, 2·jobs): each network's output rows
+            int[] rowsOf = new int[2 * jobs];
+            for (int j = 0; j < jobs; j++) {
+                rowsOf[j] = nets[j].hidden();
+                rowsOf[jobs + j] = nets[j].down().rows();
+            }
+            this.rows = new RowSplitter(rowsOf);
         }
 
-        float[][][] run() {
-            // rows [0, jobs): each network's hidden rows; [jobs, 2·jobs): each network's output rows
-            int[] rows = new int[2 * jobs];
-            for (int j = 0; j < jobs; j++) {
-                rows[j] = nets[j].hidden();
-                rows[jobs + j] = nets[j].down().rows();
-            }
-            RowSplitter.run(parallel, rows, (s, from, to) -> {
+        /** Hidden rows of every network, then output rows of every network, end to end. */
+        public int rows() {
+            return rows.total();
+        }
+
+        /** Rows per chunk boundary ({@link RowSplitter#grain()}). */
+        public int grain() {
+            return rows.grain();
+        }
+
+        /** Computes rows {@code [from, to)} of {@link #rows()}. */
+        public void run(int from, int to) {
+            rows.run(from, to, (s, start, end) -> {
                 if (s < jobs) {
-                    hiddenRows(s, from, to);
+                    hiddenRows(s, start, end);
                 } else {
-                    outputRows(s - jobs, from, to);
+                    outputRows(s - jobs, start, end);
                 }
             });
+        }
+
+        /** {@code result[j][t]}, once every row has run; the working buffers go back. */
+        public float[][][] finish() {
+            release();
             return out;
+        }
+
+        void release() {
+            SCRATCH.give(scratch);
         }
 
         private void hiddenRows(int j, int from, int to) {

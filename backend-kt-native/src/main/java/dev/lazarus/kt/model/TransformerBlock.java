@@ -1,6 +1,7 @@
 package dev.lazarus.kt.model;
 
 import dev.lazarus.kt.parallel.Parallel;
+import dev.lazarus.kt.parallel.PhasedBody;
 
 /**
  * The one pre-norm transformer block every architecture is built from:
@@ -32,49 +33,101 @@ final class TransformerBlock {
         return attention;
     }
 
-    /** Updates the residual stream {@code x} (one vector per batch token) in place. */
-    void forward(ForwardBatch batch, float[][] ropeTables, float[][] x) {
-        attend(batch, ropeTables, x);
-        feedForward(x);
-    }
-
     /**
-     * As {@link #forward}, but the feed-forward half only for the tokens at {@code outputs} (ascending), whose
-     * vectors it returns: the last block, where llama.cpp keeps only the rows whose logits are wanted once
-     * attention has written every token's keys and values ({@code inp_out_ids}). Besides saving the work, this
-     * is what keeps the rounding identical: the FFN then sees as many rows as llama.cpp's, so its matrices pick
-     * the same kernels (a repacked Q4_K's GEMV rather than its four-row GEMM for the last prompt token, the
-     * vec_dot rather than the tiled matmul of 8+ rows for the other K-quants).
+     * The block over the residual stream {@code x} (one vector per batch token, updated in place) as phases of the
+     * forward pass's one pool call: attention's phases, then the feed-forward's, then one without indices that adds
+     * the feed-forward's output. The norms and residual adds run where the phases open.
+     *
+     * <p>With {@code outputs} (ascending token indices; null: every token), the feed-forward half runs only for
+     * those tokens, whose vectors {@link Step#kept()} returns: the last block, where llama.cpp keeps only the rows
+     * whose logits are wanted once attention has written every token's keys and values ({@code inp_out_ids}).
+     * Besides saving the work, this is what keeps the rounding identical: the FFN then sees as many rows as
+     * llama.cpp's, so its matrices pick the same kernels (a repacked Q4_K's GEMV rather than its four-row GEMM for
+     * the last prompt token, the vec_dot rather than the tiled matmul of 8+ rows for the other K-quants).
      */
-    float[][] forwardOutputs(ForwardBatch batch, float[][] ropeTables, float[][] x, int[] outputs) {
-        attend(batch, ropeTables, x);
-        float[][] kept = new float[outputs.length][];
-        for (int j = 0; j < outputs.length; j++) {
-            kept[j] = x[outputs[j]];
-        }
-        if (kept.length > 0) {
-            feedForward(kept);
-        }
-        return kept;
+    Step step(ForwardBatch batch, float[][] ropeTables, float[][] x, int[] outputs) {
+        return new Step(batch, ropeTables, x, outputs);
     }
 
-    private void attend(ForwardBatch batch, float[][] ropeTables, float[][] x) {
-        Scratch s = scratch.take();
-        try {
-            float[][] attended = attention.forward(batch, ropeTables, normalized(x, attentionNorm, s));
-            addInPlace(x, attended);
-        } finally {
-            scratch.give(s);
-        }
-    }
+    /** One block's work within a forward pass. */
+    final class Step implements PhasedBody {
 
-    private void feedForward(float[][] x) {
-        Scratch s = scratch.take();
-        try {
-            float[][] ff = ffn.forward(normalized(x, ffnNorm, s));
-            addInPlace(x, ff);
-        } finally {
+        private final ForwardBatch batch;
+        private final float[][] ropeTables;
+        private final float[][] x;
+        private final int[] outputs;
+        private final int attentionPhases = attention.phases();
+        private final int ffnPhases = ffn.phases();
+        private Scratch s;
+        private PhasedStep attending, feeding;
+        private float[][] kept;
+
+        private Step(ForwardBatch batch, float[][] ropeTables, float[][] x, int[] outputs) {
+            this.batch = batch;
+            this.ropeTables = ropeTables;
+            this.x = x;
+            this.outputs = outputs;
+        }
+
+        /** Attention's phases, the feed-forward's, and the last one that adds its output. */
+        int phases() {
+            return attentionPhases + ffnPhases + 1;
+        }
+
+        /** The vectors the feed-forward half updated (all of {@code x}, or the outputs' rows); valid once done. */
+        float[][] kept() {
+            return kept;
+        }
+
+        @Override
+        public int open(int phase) {
+            if (phase == 0) {
+                s = scratch.take();
+                attending = attention.begin(batch, ropeTables, normalized(x, attentionNorm, s));
+            }
+            if (phase < attentionPhases) {
+                return attending.open(phase);
+            }
+            if (phase == attentionPhases) {
+                addInPlace(x, attending.finish());
+                scratch.give(s);
+                kept = keptRows();
+                s = scratch.take();
+                feeding = kept.length > 0 ? ffn.begin(normalized(kept, ffnNorm, s)) : null;
+            }
+            if (phase < attentionPhases + ffnPhases) {
+                return feeding != null ? feeding.open(phase - attentionPhases) : 0;
+            }
+            if (feeding != null) {
+                addInPlace(kept, feeding.finish());
+            }
             scratch.give(s);
+            return 0;
+        }
+
+        @Override
+        public void run(int phase, int from, int to) {
+            if (phase < attentionPhases) {
+                attending.run(phase, from, to);
+            } else {
+                feeding.run(phase - attentionPhases, from, to);
+            }
+        }
+
+        @Override
+        public int grain(int phase) {
+            return phase < attentionPhases ? attending.grain(phase) : feeding.grain(phase - attentionPhases);
+        }
+
+        private float[][] keptRows() {
+            if (outputs == null) {
+                return x;
+            }
+            float[][] rows = new float[outputs.length][];
+            for (int j = 0; j < outputs.length; j++) {
+                rows[j] = x[outputs[j]];
+            }
+            return rows;
         }
     }
 

@@ -59,6 +59,8 @@ public final class Parallel implements AutoCloseable {
     private final ConcurrentLinkedQueue<PhasedJob> jobs = new ConcurrentLinkedQueue<>();
     /** Calls posted and not yet over: a waiter looks through {@link #jobs} for another one only when there is one. */
     private final AtomicInteger inFlight = new AtomicInteger();
+    /** Threads parked inside a call waiting for its next phase ({@link #parkHelper}): a new call wakes them to help. */
+    private final ConcurrentLinkedQueue<Thread> parkedHelpers = new ConcurrentLinkedQueue<>();
     private volatile boolean closed;
 
     private Parallel(int threads, String name) {
@@ -114,7 +116,12 @@ public final class Parallel implements AutoCloseable {
             public void run(int phase, int from, int to) {
                 body.run(from, to);
             }
-        }, 1, grain, threads), (n + grain - 1) / grain - 1);
+
+            @Override
+            public int grain(int phase) {
+                return grain;
+            }
+        }, 1, threads), (n + grain - 1) / grain - 1);
     }
 
     /**
@@ -154,7 +161,7 @@ public final class Parallel implements AutoCloseable {
             }
             return;
         }
-        run(new PhasedJob(this, body, phases, 1, threads), workers.length);
+        run(new PhasedJob(this, body, phases, threads), workers.length);
     }
 
     private void run(PhasedJob job, int helpers) {
@@ -163,6 +170,9 @@ public final class Parallel implements AutoCloseable {
             try {
                 jobs.add(job);
                 wakeWorkers(Math.min(workers.length, helpers));
+                for (Thread t : parkedHelpers) {
+                    LockSupport.unpark(t);
+                }
                 job.work();
                 jobs.remove(job);
                 job.awaitDone(inCallSpinNanos());
@@ -188,6 +198,28 @@ public final class Parallel implements AutoCloseable {
             }
         }
         return false;
+    }
+
+    /**
+     * Parks a thread that waits inside {@code waiting} for the phase that {@code ended} announces, until that phase
+     * opens, a call with chunks to claim is posted (the serial work before the phase may make one, a prompt's
+     * per-token loop, say, well after the waiter stopped spinning), or {@code nanos} pass; says whether the phase
+     * opened.
+     */
+    boolean parkHelper(PhasedJob waiting, Signal ended, long nanos) {
+        Thread me = Thread.currentThread();
+        parkedHelpers.add(me);
+        try {
+            // re-checked after registering: a call posted from now on unparks this thread
+            for (PhasedJob job : jobs) {
+                if (job != waiting && job.hasChunkToClaim()) {
+                    return ended.isOpen();
+                }
+            }
+            return ended.await(nanos);
+        } finally {
+            parkedHelpers.remove(me);
+        }
     }
 
     /** {@link #SPIN_NANOS}, or 0 while the load average (checked once a second) exceeds twice the processors. */

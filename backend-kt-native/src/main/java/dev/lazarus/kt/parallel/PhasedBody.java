@@ -15,4 +15,12 @@ public interface PhasedBody {
 
     /** Phase {@code phase}'s work on the index range {@code [from, to)}. */
     void run(int phase, int from, int to);
+
+    /**
+     * Indices per chunk boundary of phase {@code phase}, asked right after its {@link #open} (a block of rows kept
+     * together, as {@link RowSplitter#grain()}); 1 unless overridden.
+     */
+    default int grain(int phase) {
+        return 1;
+    }
 }

@@ -22,15 +22,15 @@ final class PhasedJob {
     private static final int GUIDE = 4;
     private static final int MIN_CHUNKS_PER_THREAD = 16;
     /**
-     * How long a thread parked while waiting for the next phase sleeps before it looks for another job to help
-     * again: the serial work between phases (a prompt's rope and cache stores, say) may post a parallel call long
-     * after the waiter stopped spinning, and a decode step's waits end (and unpark it) well before this.
+     * How long a thread parked while waiting for the next phase sleeps before it looks again: it is unparked when the
+     * phase opens and when a call it could help is posted ({@link Parallel#parkHelper}); this only bounds a wake-up
+     * that went astray.
      */
-    private static final long HELP_POLL_NANOS = TimeUnit.MICROSECONDS.toNanos(200);
+    private static final long HELP_POLL_NANOS = TimeUnit.MILLISECONDS.toNanos(50);
 
     /** One phase: {@code units} chunks-to-be of {@code grain} indices, the next unclaimed one and the count not done. */
     private static final class Phase {
-        final int index, n, units, minChunk;
+        final int index, n, grain, units, minChunk;
         final AtomicInteger next = new AtomicInteger();
         final AtomicInteger unfinished;
         /** Opened once the next phase is published (or the job is over). */
@@ -39,6 +39,7 @@ final class PhasedJob {
         Phase(int index, int n, int grain, int threads) {
             this.index = index;
             this.n = n;
+            this.grain = grain;
             this.units = (n + grain - 1) / grain;
             this.minChunk = Math.max(1, units / (MIN_CHUNKS_PER_THREAD * threads));
             this.unfinished = new AtomicInteger(units);
@@ -47,18 +48,17 @@ final class PhasedJob {
 
     private final Parallel pool;
     private final PhasedBody body;
-    private final int phases, grain, threads;
+    private final int phases, threads;
     /** The phase being worked on; null once the job is over (every phase done, or a failure). */
     private volatile Phase current;
     private volatile Thread waiter;
     private volatile Throwable failure;
 
     /** Opens the first non-empty phase on the calling thread. */
-    PhasedJob(Parallel pool, PhasedBody body, int phases, int grain, int threads) {
+    PhasedJob(Parallel pool, PhasedBody body, int phases, int threads) {
         this.pool = pool;
         this.body = body;
         this.phases = phases;
-        this.grain = grain;
         this.threads = threads;
         this.current = open(0);
     }
@@ -83,6 +83,12 @@ final class PhasedJob {
                 awaitNextPhase(p);
             }
         }
+    }
+
+    /** Whether a chunk of the current phase is left to claim. */
+    boolean hasChunkToClaim() {
+        Phase p = current;
+        return p != null && p.next.get() < p.units;
     }
 
     /**
@@ -112,7 +118,7 @@ final class PhasedJob {
     private void runChunk(Phase p, int from, int to) {
         try {
             if (failure == null) {
-                body.run(p.index, from * grain, Math.min(p.n, to * grain));
+                body.run(p.index, from * p.grain, Math.min(p.n, to * p.grain));
             }
         } catch (Throwable t) {
             fail(t);
@@ -137,7 +143,7 @@ final class PhasedJob {
             for (int i = index; i < phases; i++) {
                 int n = body.open(i);
                 if (n > 0) {
-                    return new Phase(i, n, grain, threads);
+                    return new Phase(i, n, body.grain(i), threads);
                 }
             }
         } catch (Throwable t) {
@@ -158,8 +164,8 @@ final class PhasedJob {
                 spinUntil = System.nanoTime() + Parallel.inCallSpinNanos();
             } else if (System.nanoTime() < spinUntil) {
                 Thread.onSpinWait();
-            } else if (!p.ended.await(HELP_POLL_NANOS)) {
-                // the serial work may post its parallel call only after a while: look again, briefly
+            } else if (!pool.parkHelper(this, p.ended, HELP_POLL_NANOS)) {
+                // a call to help was posted (or the poll ran out): look again, briefly
                 spinUntil = System.nanoTime() + Parallel.inCallSpinNanos();
             }
         }

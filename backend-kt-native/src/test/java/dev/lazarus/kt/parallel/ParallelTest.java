@@ -90,6 +90,76 @@ class ParallelTest {
         }
     }
 
+    /**
+     * A thread parked while it waits for the next phase is woken by a call posted from the phase's opening long after
+     * it stopped spinning: the call (24 ms on one thread) is far shorter than the parked waiter's own poll (50 ms),
+     * so only the wake-up lets another thread help.
+     */
+    @Test
+    void aCallPostedLongAfterTheWaitersParkedWakesThemToHelp() {
+        try (Parallel p = Parallel.ofThreads(3)) {
+            Set<Thread> nestedThreads = ConcurrentHashMap.newKeySet();
+            AtomicIntegerArray seen = new AtomicIntegerArray(24);
+            p.forPhases(2, new PhasedBody() {
+                @Override
+                public int open(int phase) {
+                    if (phase == 1) {
+                        sleep(5);
+                        p.forRange(seen.length(), (s, e) -> {
+                            nestedThreads.add(Thread.currentThread());
+                            for (int i = s; i < e; i++) {
+                                seen.incrementAndGet(i);
+                                sleep(1);
+                            }
+                        });
+                    }
+                    return 3;
+                }
+
+                @Override
+                public void run(int phase, int from, int to) {}
+            });
+            for (int i = 0; i < seen.length(); i++) {
+                assertThat(seen.get(i)).as("index %d", i).isEqualTo(1);
+            }
+            assertThat(nestedThreads).as("threads that ran the call posted 5 ms into opening phase 1").hasSizeGreaterThan(1);
+        }
+    }
+
+    /** Each phase splits on its own grain, asked after its opening (a block of rows kept together). */
+    @Test
+    void eachPhaseChunksOnItsOwnGrain() {
+        try (Parallel p = Parallel.ofThreads(4)) {
+            int[] sizes = {160, 50, 96};
+            int[] grains = {16, 1, 32};
+            AtomicIntegerArray done = new AtomicIntegerArray(sizes.length);
+            AtomicIntegerArray misaligned = new AtomicIntegerArray(sizes.length);
+            p.forPhases(sizes.length, new PhasedBody() {
+                @Override
+                public int open(int phase) {
+                    return sizes[phase];
+                }
+
+                @Override
+                public void run(int phase, int from, int to) {
+                    if (from % grains[phase] != 0 || (to != sizes[phase] && to % grains[phase] != 0)) {
+                        misaligned.incrementAndGet(phase);
+                    }
+                    done.addAndGet(phase, to - from);
+                }
+
+                @Override
+                public int grain(int phase) {
+                    return grains[phase];
+                }
+            });
+            for (int q = 0; q < sizes.length; q++) {
+                assertThat(done.get(q)).as("indices of phase %d", q).isEqualTo(sizes[q]);
+                assertThat(misaligned.get(q)).as("chunks of phase %d off its grain", q).isZero();
+            }
+        }
+    }
+
     private static void sleep(long millis) {
         try {
             Thread.sleep(millis);
