@@ -108,10 +108,12 @@ final class LlamaServerClient implements AutoCloseable {
 
     /**
      * A completion client: llama-server ends the connection after each streamed answer anyway, unannounced; with
-     * Connection: close said up front, the pool never hands that connection to the next request.
+     * Connection: close said up front, the pool never hands that connection to the next request. Its answer's
+     * body comes in the pieces the connection read ({@link ReadCoalescer}).
      */
     private HttpClient streamClient(HttpClient client) {
-        return configure(client).keepAlive(settings.reuseStreamConnections());
+        return configure(client).keepAlive(settings.reuseStreamConnections())
+                .doOnResponse((response, connection) -> ReadCoalescer.install(connection));
     }
 
     /** The completion client for the calling thread: its event loop's own, or the shared one off event loops. */
