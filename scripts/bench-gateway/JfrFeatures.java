@@ -35,8 +35,9 @@ public class JfrFeatures {
         FEATURES.put("policy (fatal-error rule, planner, filters)", List.of("dev.lazarus.gateway.policy."));
         FEATURES.put("request reading and validation", List.of("dev.lazarus.gateway.api.ChatRequestReader",
                 "dev.lazarus.gateway.api.RequestReader", "dev.lazarus.gateway.api.RequestValidator"));
-        FEATURES.put("upstream stream reading (SSE, chunk reader)", List.of("dev.lazarus.llamacpp.SseDecoder",
-                "dev.lazarus.llamacpp.ChatChunkReader", "dev.lazarus.llamacpp.WholeAnswerReader"));
+        FEATURES.put("upstream stream reading (SSE, chunk reader, event scan)", List.of("dev.lazarus.llamacpp.SseDecoder",
+                "dev.lazarus.llamacpp.ChatChunkReader", "dev.lazarus.llamacpp.ChatEventScanner",
+                "dev.lazarus.llamacpp.WholeAnswerReader"));
         FEATURES.put("response writing", List.of("dev.lazarus.gateway.api.ResponseWriter",
                 "dev.lazarus.gateway.api.ChunkShape", "dev.lazarus.backend.api.openai.RawJson"));
     }
