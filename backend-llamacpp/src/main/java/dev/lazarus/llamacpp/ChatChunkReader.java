@@ -149,7 +149,7 @@ final class ChatChunkReader {
      * cut of {@code spans}, with the comma that separates it from its neighbour; false when its name
      * is not written plainly there (an escaped name), and then it is kept.
      */
-    private static boolean cut(byte[] bytes, int offset, int valueStart, int valueEnd, int[] spans) {
+    static boolean cut(byte[] bytes, int offset, int valueStart, int valueEnd, int[] spans) {
         int i = valueStart - 1;
         while (i > offset && isSpace(bytes[i])) {
             i--;

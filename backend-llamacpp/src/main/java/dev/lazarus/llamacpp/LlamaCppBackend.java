@@ -5,6 +5,7 @@ import dev.lazarus.backend.api.BackendConfig;
 import dev.lazarus.backend.api.BackendDescriptor;
 import dev.lazarus.backend.api.BackendException;
 import dev.lazarus.backend.api.BackendHealth;
+import dev.lazarus.backend.api.ChatEventStreams;
 import dev.lazarus.backend.api.GeneratedTokens;
 import dev.lazarus.backend.api.InferenceBackend;
 import dev.lazarus.backend.api.ModelInfo;
@@ -16,6 +17,7 @@ import dev.lazarus.backend.api.openai.ChatCompletionAggregator;
 import dev.lazarus.backend.api.openai.CompletionAggregator;
 import dev.lazarus.backend.api.openai.ChatCompletionChunk;
 import dev.lazarus.backend.api.openai.ChatCompletionRequest;
+import dev.lazarus.backend.api.openai.ChatEvents;
 import dev.lazarus.backend.api.openai.Completion;
 import dev.lazarus.backend.api.openai.CompletionRequest;
 import java.nio.file.Path;
@@ -47,7 +49,7 @@ import tools.jackson.databind.json.JsonMapper;
  * streams with their unknown fields ({@code top_k}, {@code grammar}, ...) untouched; chunks come
  * back with llama.cpp's own fields ({@code timings}) kept in their {@code extra}.
  */
-public final class LlamaCppBackend implements InferenceBackend, WholeAnswers {
+public final class LlamaCppBackend implements InferenceBackend, WholeAnswers, ChatEventStreams {
 
     public static final String KIND = "llamacpp";
 
@@ -205,6 +207,22 @@ public final class LlamaCppBackend implements InferenceBackend, WholeAnswers {
                 return tokenContinuation.chat(request, prefix, record);
             }
             return openAiChat(request, record, model);
+        });
+    }
+
+    /**
+     * A chat answer as its server's events, scanned, in the pieces they came in; where the caller records
+     * the answer's token ids or offers a prefix to continue from, the typed {@link #chat} (one chunk a piece).
+     */
+    @Override
+    public Flux<ChatEvents> chatEvents(ChatCompletionRequest request) {
+        return Flux.deferContextual(context -> {
+            if (context.hasKey(GeneratedTokens.class) || context.hasKey(TokenPrefix.class)) {
+                return chat(request).map(ChatEvents::of);
+            }
+            ChatCompletionRequest upstream = request.asUsageStream();
+            return client.chatEvents("/v1/chat/completions", upstream, countsPrompt(upstream.extra()))
+                    .doOnError(error -> prefill.observe(request, error));
         });
     }
 

@@ -5,6 +5,8 @@ import dev.lazarus.backend.api.BackendException;
 import dev.lazarus.backend.api.WholeAnswer;
 import dev.lazarus.backend.api.openai.ChatCompletionChunk;
 import dev.lazarus.backend.api.openai.ChatCompletionRequest;
+import dev.lazarus.backend.api.openai.ChatEvent;
+import dev.lazarus.backend.api.openai.ChatEvents;
 import dev.lazarus.backend.api.openai.CompletionRequest;
 import dev.lazarus.backend.api.openai.RawRequest;
 import io.netty.channel.ChannelOption;
@@ -108,10 +110,12 @@ final class LlamaServerClient implements AutoCloseable {
 
     /**
      * A completion client: llama-server ends the connection after each streamed answer anyway, unannounced; with
-     * Connection: close said up front, the pool never hands that connection to the next request.
+     * Connection: close said up front, the pool never hands that connection to the next request. Its answer's
+     * body comes in the pieces the connection read ({@link ReadCoalescer}).
      */
     private HttpClient streamClient(HttpClient client) {
-        return configure(client).keepAlive(settings.reuseStreamConnections());
+        return configure(client).keepAlive(settings.reuseStreamConnections())
+                .doOnResponse((response, connection) -> ReadCoalescer.install(connection));
     }
 
     /** The completion client for the calling thread: its event loop's own, or the shared one off event loops. */
@@ -178,20 +182,12 @@ final class LlamaServerClient implements AutoCloseable {
      */
     <T> Flux<T> stream(String path, Object body, Class<T> type, Predicate<T> isFinal,
                        Function<T, Map<String, Object>> extraOf, boolean trimTimings) {
-        Flux<SseDecoder.Event> events = Flux.defer(() -> {
-            byte[] payload = payload(body);
-            ReusedConnectionRetry.Attempt attempt = new ReusedConnectionRetry.Attempt();
-            return post(streamClient(), path, payload, attempt)
-                    .onErrorResume(attempt::worthAFreshConnection, e -> {
-                        log.debug("POST {} failed on a reused connection before any answer ({}); once more on a new one",
-                                path, e.toString());
-                        return post(freshStreams, path, payload, new ReusedConnectionRetry.Attempt());
-                    });
-        });
+        Flux<List<SseDecoder.Event>> reads = reads(path, body);
         return Flux.defer(() -> {
             ChunkParser<T> parser = parserFor(type, trimTimings);
             StreamEnd end = new StreamEnd();
-            return timeouts.apply(events)
+            return timeouts.apply(reads)
+                    .<SseDecoder.Event>concatMapIterable(events -> events)
                     .<T>handle((event, sink) -> {
                         // Events after [DONE] are dropped rather than cancelled: reading the body to its end
                         // lets the connection go back to the pool.
@@ -207,8 +203,65 @@ final class LlamaServerClient implements AutoCloseable {
         }).onErrorMap(errors::fromThrowable);
     }
 
-    /** One POST of {@code payload}, its answer read as server-sent events. */
-    private Flux<SseDecoder.Event> post(HttpClient client, String path, byte[] payload, ReusedConnectionRetry.Attempt attempt) {
+    /**
+     * A chat answer streamed from {@code path} as its events in the pieces they came in (one read of the
+     * connection each), scanned rather than read into chunks ({@link ChatEventScanner}); an event of
+     * another shape is read into a typed chunk, and an error event or an {@code error} object in a chunk
+     * fails the stream. Limits, errors and the end of the stream as {@link #stream}.
+     *
+     * @param trimTimings as in {@link #stream(String, Object, Class, Predicate, Function, boolean)}
+     */
+    Flux<ChatEvents> chatEvents(String path, Object body, boolean trimTimings) {
+        Flux<List<SseDecoder.Event>> reads = reads(path, body);
+        return Flux.defer(() -> {
+            ChatChunkReader.TimingsTrim trim = trimTimings ? new ChatChunkReader.TimingsTrim() : null;
+            ChatEventScanner scanner = new ChatEventScanner(json, trim);
+            ChunkParser<ChatCompletionChunk> parser = (bytes, offset, length) -> chatChunks.read(bytes, offset, length, trim);
+            StreamEnd end = new StreamEnd();
+            return timeouts.apply(reads)
+                    .<ChatEvents>handle((events, sink) -> {
+                        List<ChatEvent> piece = new ArrayList<>(events.size());
+                        for (SseDecoder.Event event : events) {
+                            if (!end.beforeDone(event)) {
+                                break;
+                            }
+                            ChatEvent scanned = event.isError() ? null
+                                    : scanner.scan(event.bytes(), event.offset(), event.length());
+                            if (scanned == null) {
+                                scanned = ChatEvent.typed(toChunk(event, parser, chunk -> orEmpty(chunk.extra())));
+                            }
+                            end.sawFinal |= scanned.usage() != null;
+                            piece.add(scanned);
+                        }
+                        if (!piece.isEmpty()) {
+                            sink.next(new ChatEvents(piece));
+                        }
+                    })
+                    .concatWith(Mono.defer(() -> end.complete() ? Mono.<ChatEvents>empty() : Mono.error(new BackendException(
+                            BackendErrorKind.UPSTREAM, settings.serverName() + "'s stream ended before [DONE]"))));
+        }).onErrorMap(errors::fromThrowable);
+    }
+
+    private static Map<String, Object> orEmpty(Map<String, Object> extra) {
+        return extra == null ? Map.of() : extra;
+    }
+
+    /** The POST of {@code body}, once more on a new connection where a reused one was already closed. */
+    private Flux<List<SseDecoder.Event>> reads(String path, Object body) {
+        return Flux.defer(() -> {
+            byte[] payload = payload(body);
+            ReusedConnectionRetry.Attempt attempt = new ReusedConnectionRetry.Attempt();
+            return post(streamClient(), path, payload, attempt)
+                    .onErrorResume(attempt::worthAFreshConnection, e -> {
+                        log.debug("POST {} failed on a reused connection before any answer ({}); once more on a new one",
+                                path, e.toString());
+                        return post(freshStreams, path, payload, new ReusedConnectionRetry.Attempt());
+                    });
+        });
+    }
+
+    /** One POST of {@code payload}, its answer read as server-sent events: those of each read together. */
+    private Flux<List<SseDecoder.Event>> post(HttpClient client, String path, byte[] payload, ReusedConnectionRetry.Attempt attempt) {
         SseDecoder decoder = new SseDecoder();
         return client.post()
                 .uri(address.path(path))
@@ -227,7 +280,12 @@ final class LlamaServerClient implements AutoCloseable {
                                 .flatMapMany(text -> Flux.error(errors.fromStatus(status, text, retryAfter)));
                     }
                     return content.asByteArray()
-                            .concatMapIterable(decoder::feed)
+                            .<List<SseDecoder.Event>>handle((bytes, sink) -> {
+                                List<SseDecoder.Event> events = decoder.feed(bytes);
+                                if (!events.isEmpty()) {
+                                    sink.next(events);
+                                }
+                            })
                             .concatWith(Mono.defer(() -> decoder.hasPartialEvent()
                                     ? Mono.error(new BackendException(BackendErrorKind.UPSTREAM,
                                             settings.serverName() + "'s event stream ended inside an event"))

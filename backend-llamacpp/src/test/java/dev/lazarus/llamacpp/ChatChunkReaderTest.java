@@ -19,7 +19,7 @@ class ChatChunkReaderTest {
     private static final JsonMapper JSON = JsonMapper.builder().disable(DeserializationFeature.FAIL_ON_NULL_FOR_PRIMITIVES).build();
     private final ChatChunkReader reader = new ChatChunkReader(JSON);
 
-    private static final List<String> CHUNKS = List.of(
+    static final List<String> CHUNKS = List.of(
             // llama-server: a token, with its timings
             """
             {"choices":[{"finish_reason":null,"index":0,"delta":{"content":"Hel"}}],"created":1764130000,"id":"chatcmpl-x",\

@@ -8,6 +8,8 @@ import dev.lazarus.backend.api.BackendErrorKind;
 import dev.lazarus.backend.api.BackendException;
 import dev.lazarus.backend.api.openai.ChatCompletionChunk;
 import dev.lazarus.backend.api.openai.ChatCompletionRequest;
+import dev.lazarus.backend.api.openai.ChatEvent;
+import dev.lazarus.backend.api.openai.ChatEvents;
 import dev.lazarus.backend.api.openai.ChatMessage;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
@@ -76,6 +78,47 @@ class RawSocketUpstreamTest {
         ChatCompletionChunk first = backend.chat(hello()).blockFirst(WAIT);
         assertThat(first.contentDelta()).isEqualTo("Hel");
         assertThat(readAfterCancel.get(WAIT.toSeconds(), TimeUnit.SECONDS)).isEqualTo(-1);
+    }
+
+    @Test
+    void eventsWrittenAsChunksOfOneReadComeAsOnePiece() {
+        List<String> events = List.of(LlamaCppBackendWireMockTest.chunk("Hel", null),
+                LlamaCppBackendWireMockTest.chunk("lo", "stop"), LlamaCppBackendWireMockTest.USAGE_CHUNK, "data: [DONE]\n\n");
+        CompletableFuture<Void> upstream = CompletableFuture.runAsync(() -> serve(socket -> {
+            StringBuilder answer = new StringBuilder(
+                    "HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\nTransfer-Encoding: chunked\r\n\r\n");
+            for (String event : events) {
+                answer.append(Integer.toHexString(event.getBytes(StandardCharsets.UTF_8).length)).append("\r\n")
+                        .append(event).append("\r\n");
+            }
+            // one write: the events reach the backend in one read, as a burst from a fast server does
+            socket.getOutputStream().write(answer.append("0\r\n\r\n").toString().getBytes(StandardCharsets.UTF_8));
+        }));
+
+        List<ChatEvents> pieces = backend.chatEvents(hello()).collectList().block(WAIT);
+
+        assertThat(pieces).hasSize(1);
+        assertThat(pieces.getFirst().events()).extracting(ChatEvent::text).containsExactly("Hel", "lo", null);
+        upstream.join();
+    }
+
+    /** Answers the backend's background GETs with 404 and the first POST with {@code answer}. */
+    private void serve(SocketAction answer) {
+        try {
+            while (true) {
+                try (Socket socket = server.accept()) {
+                    if (!readRequest(socket.getInputStream()).startsWith("POST ")) {
+                        socket.getOutputStream().write("HTTP/1.1 404 Not Found\r\nContent-Length: 0\r\nConnection: close\r\n\r\n"
+                                .getBytes(StandardCharsets.US_ASCII));
+                        continue;
+                    }
+                    answer.run(socket);
+                    return;
+                }
+            }
+        } catch (IOException e) {
+            throw new IllegalStateException(e);
+        }
     }
 
     private static ChatCompletionRequest hello() {

@@ -77,18 +77,21 @@ public interface ChunkShape<T> {
      * @param identity asked per chunk: the model it names may change when a resumed answer moves on
      */
     default Flux<T> shape(Flux<T> backendChunks, Supplier<ResponseIdentity> identity, boolean includeUsage) {
-        return backendChunks.concatMapIterable(raw -> {
-            T chunk = withIdentity(raw, identity.get());
-            Usage usage = usage(chunk);
-            if (usage == null) {
-                return List.of(chunk);
-            }
-            if (!hasChoices(chunk)) {
-                return includeUsage ? List.of(chunk) : List.of();
-            }
-            // A backend that put usage on a content chunk: split it into content, then usage.
-            T content = withUsage(chunk, null);
-            return includeUsage ? List.of(content, withoutChoices(chunk)) : List.of(content);
-        });
+        return backendChunks.concatMapIterable(raw -> shape(raw, identity.get(), includeUsage));
+    }
+
+    /** What the client gets of one backend chunk: none, it, or (usage on a content chunk) two. */
+    default List<T> shape(T raw, ResponseIdentity identity, boolean includeUsage) {
+        T chunk = withIdentity(raw, identity);
+        Usage usage = usage(chunk);
+        if (usage == null) {
+            return List.of(chunk);
+        }
+        if (!hasChoices(chunk)) {
+            return includeUsage ? List.of(chunk) : List.of();
+        }
+        // A backend that put usage on a content chunk: split it into content, then usage.
+        T content = withUsage(chunk, null);
+        return includeUsage ? List.of(content, withoutChoices(chunk)) : List.of(content);
     }
 }

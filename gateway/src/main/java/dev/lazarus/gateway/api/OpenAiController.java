@@ -59,11 +59,12 @@ public class OpenAiController {
                 return writer.whole(exchange.getResponse(), router.chatWhole(request)
                         .contextWrite(c -> c.put(ServedBy.class, served)).single(), identity);
             }
-            Flux<ChatCompletionChunk> backend = router.chat(request).contextWrite(c -> c.put(ServedBy.class, served));
             if (request.isStream()) {
-                return writer.eventStream(exchange.getRequest(), exchange.getResponse(),
-                        ChunkShape.CHAT.shape(backend, identity, request.wantsUsageInStream()));
+                return writer.chatEvents(exchange.getRequest(), exchange.getResponse(),
+                        router.chatEvents(request).contextWrite(c -> c.put(ServedBy.class, served)), identity,
+                        request.wantsUsageInStream());
             }
+            Flux<ChatCompletionChunk> backend = router.chat(request).contextWrite(c -> c.put(ServedBy.class, served));
             Mono<ChatCompletion> answer = ChunkShape.CHAT.shape(backend, identity, true)
                     .reduceWith(ChatCompletionAggregator::new, ChatCompletionAggregator::add)
                     .map(aggregator -> {

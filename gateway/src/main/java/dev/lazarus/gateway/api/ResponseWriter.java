@@ -2,6 +2,8 @@ package dev.lazarus.gateway.api;
 
 import dev.lazarus.backend.api.WholeAnswer;
 import dev.lazarus.backend.api.openai.ChatCompletionChunk;
+import dev.lazarus.backend.api.openai.ChatEvent;
+import dev.lazarus.backend.api.openai.ChatEvents;
 import java.nio.charset.StandardCharsets;
 import java.util.function.Supplier;
 import org.springframework.core.io.buffer.DataBuffer;
@@ -63,7 +65,29 @@ public final class ResponseWriter {
         }));
     }
 
+    /**
+     * A chat answer's event stream from the pieces it came in: each piece's events written into one
+     * buffer, a raw event as its server's bytes with the response's identity written over, a typed one
+     * shaped as {@link ChunkShape#CHAT} shapes it; the usage event only where the client asked for it.
+     */
+    public Mono<Void> chatEvents(ServerHttpRequest request, ServerHttpResponse response, Flux<ChatEvents> pieces,
+            Supplier<ResponseIdentity> identity, boolean includeUsage) {
+        return eventStream(request, response, pieces, (buffers, value, bytes) -> value instanceof ChatEvents events
+                ? piece(buffers, events, identity.get(), includeUsage, bytes) : event(buffers, value, bytes));
+    }
+
     public Mono<Void> eventStream(ServerHttpRequest request, ServerHttpResponse response, Flux<?> chunks) {
+        return eventStream(request, response, chunks, this::event);
+    }
+
+    /** Writes what one element of a stream becomes: its event or events, in one buffer (null: none). */
+    @FunctionalInterface
+    private interface EventWriter {
+        DataBuffer write(DataBufferFactory buffers, Object value, IdentityBytes identity);
+    }
+
+    private Mono<Void> eventStream(ServerHttpRequest request, ServerHttpResponse response, Flux<?> chunks,
+            EventWriter writer) {
         response.setStatusCode(HttpStatus.OK);
         response.getHeaders().setContentType(EVENT_STREAM);
         response.getHeaders().setCacheControl("no-cache");
@@ -74,9 +98,11 @@ public final class ResponseWriter {
             boolean[] started = {false};
             IdentityBytes identity = new IdentityBytes();
             return chunks.<DataBuffer>handle((chunk, sink) -> {
-                        DataBuffer event = event(buffers, chunk, identity);
-                        started[0] = true;
-                        sink.next(event);
+                        DataBuffer event = writer.write(buffers, chunk, identity);
+                        if (event != null) {
+                            started[0] = true;
+                            sink.next(event);
+                        }
                     })
                     .concatWith(Mono.fromSupplier(() -> buffers.wrap(DONE)))
                     .onErrorResume(error -> started[0]
@@ -90,12 +116,44 @@ public final class ResponseWriter {
         return response.writeWith(events);
     }
 
+    /** A piece's events in one buffer, or null when none of them is for the client. */
+    private DataBuffer piece(DataBufferFactory buffers, ChatEvents events, ResponseIdentity id, boolean includeUsage,
+            IdentityBytes identity) {
+        DataBuffer buffer = null;
+        for (ChatEvent event : events.events()) {
+            if (event.isRaw()) {
+                // a raw event with usage has no choices (one beside choices is read typed)
+                if (event.usage() != null && !includeUsage) {
+                    continue;
+                }
+                if (buffer == null) {
+                    buffer = buffers.allocateBuffer(512 * events.events().size());
+                }
+                identity.update(id.id(), id.created(), id.model());
+                buffer.write(DATA);
+                event.raw().writeWithIdentity(buffer.asOutputStream(), identity.id, identity.created, identity.model);
+                buffer.write(EVENT_END);
+            } else {
+                for (ChatCompletionChunk chunk : ChunkShape.CHAT.shape(event.chunk(), id, includeUsage)) {
+                    if (buffer == null) {
+                        buffer = buffers.allocateBuffer(512 * events.events().size());
+                    }
+                    write(buffer, chunk, identity);
+                }
+            }
+        }
+        return buffer;
+    }
+
     /**
      * One event: a chunk that still carries its server's bytes is passed on as those bytes with the
      * response's identity written over the server's; anything else is serialised.
      */
     private DataBuffer event(DataBufferFactory buffers, Object value, IdentityBytes identity) {
-        DataBuffer buffer = buffers.allocateBuffer(512);
+        return write(buffers.allocateBuffer(512), value, identity);
+    }
+
+    private DataBuffer write(DataBuffer buffer, Object value, IdentityBytes identity) {
         buffer.write(DATA);
         if (value instanceof ChatCompletionChunk chunk && chunk.raw() != null) {
             identity.update(chunk.id(), chunk.created(), chunk.model());

@@ -54,8 +54,14 @@ public interface ChunkInspector<T> {
     static <T> ChunkInspector<T> of(Endpoint<?, T> endpoint) {
         @SuppressWarnings("unchecked")
         ChunkInspector<T> inspector = (ChunkInspector<T>) (endpoint.whole() ? WHOLE
-                : endpoint == Endpoint.CHAT ? CHAT : COMPLETION);
+                : endpoint == Endpoint.CHAT ? CHAT : endpoint == Endpoint.CHAT_EVENTS ? ChatEventsInspector.INSTANCE
+                : COMPLETION);
         return inspector;
+    }
+
+    /** The generated tokens the chunk adds: one per chunk that generates, for the backends we know. */
+    default int tokens(T chunk) {
+        return generated(chunk) ? 1 : 0;
     }
 
     /** Whether each "chunk" is a whole answer ({@link WholeAnswer}): all its tokens at once. */

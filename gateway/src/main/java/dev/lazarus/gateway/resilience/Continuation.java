@@ -2,6 +2,7 @@ package dev.lazarus.gateway.resilience;
 
 import dev.lazarus.backend.api.openai.ChatCompletionChunk;
 import dev.lazarus.backend.api.openai.ChatCompletionRequest;
+import dev.lazarus.backend.api.openai.ChatEvents;
 import dev.lazarus.backend.api.openai.ChatMessage;
 import dev.lazarus.backend.api.openai.Completion;
 import dev.lazarus.backend.api.openai.CompletionRequest;
@@ -38,7 +39,8 @@ interface Continuation<R, T> {
 
     static <R, T> Continuation<R, T> of(Endpoint<R, T> endpoint) {
         @SuppressWarnings("unchecked")
-        Continuation<R, T> c = (Continuation<R, T>) (endpoint == Endpoint.CHAT ? CHAT : COMPLETION);
+        Continuation<R, T> c = (Continuation<R, T>) (endpoint == Endpoint.CHAT ? CHAT
+                : endpoint == Endpoint.CHAT_EVENTS ? CHAT_EVENTS : COMPLETION);
         return c;
     }
 
@@ -79,6 +81,33 @@ interface Continuation<R, T> {
                     ChatCompletionChunk.of(null, 0, null, List.of(new ChatCompletionChunk.Choice(0,
                             new ChatCompletionChunk.Delta(null, null, null, null), null, "length")), null),
                     ChatCompletionChunk.of(null, 0, null, List.of(), Usage.of(Math.max(0, promptTokens), tokens)));
+        }
+    };
+
+    /**
+     * A chat answer relayed as its server's events: continued as {@link #CHAT} is (the router plans these
+     * only for a route's last candidate, so no backend is left to continue it); an answer that reached
+     * its limit just before its end gets that end as one piece.
+     */
+    Continuation<ChatCompletionRequest, ChatEvents> CHAT_EVENTS = new Continuation<>() {
+        @Override
+        public ChatCompletionRequest after(ChatCompletionRequest request, Transcript transcript) {
+            return CHAT.after(request, transcript);
+        }
+
+        @Override
+        public boolean endsWithPrefix(ChatCompletionRequest request) {
+            return CHAT.endsWithPrefix(request);
+        }
+
+        @Override
+        public Integer maxTokens(ChatCompletionRequest request) {
+            return CHAT.maxTokens(request);
+        }
+
+        @Override
+        public List<ChatEvents> endAtLimit(int promptTokens, int tokens) {
+            return List.of(ChatEvents.of(CHAT.endAtLimit(promptTokens, tokens)));
         }
     };
 

@@ -20,7 +20,8 @@ public final class GenerationClock {
      * Takes one chunk into account.
      *
      * @return nanoseconds since the previous generated token, or -1 when this chunk is the first
-     *         generated one or generates nothing
+     *         generated one or generates nothing (a piece of several tokens that came together: the
+     *         gap before its first; the others came with it)
      */
     public <T> long onChunk(T chunk, ChunkInspector<T> inspector) {
         Usage u = inspector.usage(chunk);
@@ -30,11 +31,12 @@ public final class GenerationClock {
         if (inspector.whole()) {
             return onWhole(chunk, inspector);
         }
-        if (!inspector.generated(chunk)) {
+        int tokens = inspector.tokens(chunk);
+        if (tokens == 0) {
             return -1;
         }
         long now = System.nanoTime();
-        generatedChunks++;
+        generatedChunks += tokens;
         long gap = lastToken < 0 ? -1 : now - lastToken;
         if (firstToken < 0) {
             firstToken = now;

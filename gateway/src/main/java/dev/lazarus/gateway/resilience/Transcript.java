@@ -26,9 +26,7 @@ public final class Transcript {
         if (piece != null && !piece.isEmpty()) {
             text.append(piece);
         }
-        if ((piece != null && !piece.isEmpty()) || structuredChunk) {
-            tokens++;
-        }
+        tokens += inspector.tokens(chunk);
         structured |= structuredChunk;
         if (promptTokens < 0) {
             promptTokens = inspector.promptTokens(chunk);

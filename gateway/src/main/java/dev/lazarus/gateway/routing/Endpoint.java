@@ -1,11 +1,14 @@
 package dev.lazarus.gateway.routing;
 
 import dev.lazarus.backend.api.BackendCapabilities;
+import dev.lazarus.backend.api.ChatEventStreams;
 import dev.lazarus.backend.api.InferenceBackend;
 import dev.lazarus.backend.api.WholeAnswer;
 import dev.lazarus.backend.api.WholeAnswers;
 import dev.lazarus.backend.api.openai.ChatCompletionChunk;
 import dev.lazarus.backend.api.openai.ChatCompletionRequest;
+import dev.lazarus.backend.api.openai.ChatEvent;
+import dev.lazarus.backend.api.openai.ChatEvents;
 import dev.lazarus.backend.api.openai.Completion;
 import dev.lazarus.backend.api.openai.CompletionRequest;
 import dev.lazarus.backend.api.openai.Usage;
@@ -44,6 +47,19 @@ public record Endpoint<R, T>(
             capabilities -> true,
             false);
 
+    /**
+     * A streamed chat answer relayed as its server's events ({@link ChatEvents}) from a backend that can
+     * ({@link ChatEventStreams}); the router plans it only for a route with one candidate left, whose
+     * answer is never continued elsewhere (see {@link Router#chatEvents}).
+     */
+    public static final Endpoint<ChatCompletionRequest, ChatEvents> CHAT_EVENTS = new Endpoint<>(
+            "chat",
+            (backend, request) -> ((ChatEventStreams) backend).chatEvents(request),
+            (request, model) -> request.withModel(model).asUsageStream(),
+            Endpoint::lastUsage,
+            capabilities -> true,
+            false);
+
     public static final Endpoint<CompletionRequest, Completion> COMPLETION = new Endpoint<>(
             "completion",
             InferenceBackend::completion,
@@ -69,6 +85,21 @@ public record Endpoint<R, T>(
             WholeAnswer::usage,
             BackendCapabilities::completions,
             true);
+
+    /** Whether {@code backend} can relay a streamed chat answer as its server's events. */
+    public static boolean streamsEvents(InferenceBackend backend) {
+        return backend instanceof ChatEventStreams;
+    }
+
+    private static Usage lastUsage(ChatEvents events) {
+        Usage usage = null;
+        for (ChatEvent event : events.events()) {
+            if (event.usage() != null) {
+                usage = event.usage();
+            }
+        }
+        return usage;
+    }
 
     /** Whether a non-streaming request can go to {@code backend} as it is, its answer passed on whole. */
     public static boolean answersWhole(InferenceBackend backend) {

@@ -5,6 +5,7 @@ import dev.lazarus.backend.api.BackendException;
 import dev.lazarus.backend.api.WholeAnswer;
 import dev.lazarus.backend.api.openai.ChatCompletionChunk;
 import dev.lazarus.backend.api.openai.ChatCompletionRequest;
+import dev.lazarus.backend.api.openai.ChatEvents;
 import dev.lazarus.backend.api.openai.Completion;
 import dev.lazarus.backend.api.openai.CompletionRequest;
 import java.time.Duration;
@@ -70,26 +71,55 @@ public final class Router {
     private <R, T> Flux<T> route(Endpoint<R, T> endpoint, R request, String model) {
         return Flux.defer(() -> {
             ModelRoute route = routes.find(model).orElseThrow(() -> modelNotFound(model));
-            List<RouteTarget> plan = planner.plan(route, endpoint).stream()
-                    .filter(target -> endpoint.supports(target.backend()))
-                    .toList();
-            if (plan.isEmpty()) {
-                List<RouteTarget> capable = route.targets().stream().filter(t -> endpoint.supports(t.backend())).toList();
-                if (capable.isEmpty()) {
-                    return Flux.error(BackendException.invalidRequest(
-                            "The model '" + model + "' does not support the " + endpoint.name() + " endpoint.",
-                            "model"));
-                }
-                // The planner and its filters left every capable backend out (breaker open, down,
-                // disabled): that is a 503 with Retry-After, not the request's fault.
-                return Flux.error(new AllBackendsFailedException(route.name(), capable.stream()
-                        .map(t -> new AllBackendsFailedException.AttemptFailure(t.backendId(), leftOut(t)))
-                        .toList()));
-            }
-            return loop.run(route.name(), plan, endpoint, request)
-                    .takeUntilOther(deadline(route.overallTimeout(), model))
-                    .contextWrite(RequestDeadline.in(route.overallTimeout()));
+            return run(route, plan(route, endpoint, model), endpoint, request, model);
         });
+    }
+
+    /**
+     * A streamed chat request, its answer in the pieces the upstream sent it in. Where the plan holds one
+     * candidate whose backend {@link Endpoint#streamsEvents streams events}, its server's events are relayed
+     * as they came ({@link Endpoint#CHAT_EVENTS}: no typed chunk per event, one signal per piece through
+     * the attempt loop and the decorators, which judge, meter and time it as they do chunks); with
+     * several candidates (failover and resume between them) or another kind of backend, the typed chunks
+     * of {@link #chat}, one a piece.
+     */
+    public Flux<ChatEvents> chatEvents(ChatCompletionRequest request) {
+        String model = request.model();
+        return Flux.defer(() -> {
+            ModelRoute route = routes.find(model).orElseThrow(() -> modelNotFound(model));
+            List<RouteTarget> plan = plan(route, Endpoint.CHAT, model);
+            if (plan.size() == 1 && Endpoint.streamsEvents(plan.getFirst().backend())) {
+                return run(route, plan, Endpoint.CHAT_EVENTS, request, model);
+            }
+            return run(route, plan, Endpoint.CHAT, request, model).map(ChatEvents::of);
+        });
+    }
+
+    /** The targets to try, in order; throws (into the caller's defer) when none is left. */
+    private List<RouteTarget> plan(ModelRoute route, Endpoint<?, ?> endpoint, String model) {
+        List<RouteTarget> plan = planner.plan(route, endpoint).stream()
+                .filter(target -> endpoint.supports(target.backend()))
+                .toList();
+        if (plan.isEmpty()) {
+            List<RouteTarget> capable = route.targets().stream().filter(t -> endpoint.supports(t.backend())).toList();
+            if (capable.isEmpty()) {
+                throw BackendException.invalidRequest(
+                        "The model '" + model + "' does not support the " + endpoint.name() + " endpoint.", "model");
+            }
+            // The planner and its filters left every capable backend out (breaker open, down,
+            // disabled): that is a 503 with Retry-After, not the request's fault.
+            throw new AllBackendsFailedException(route.name(), capable.stream()
+                    .map(t -> new AllBackendsFailedException.AttemptFailure(t.backendId(), leftOut(t)))
+                    .toList());
+        }
+        return plan;
+    }
+
+    private <R, T> Flux<T> run(ModelRoute route, List<RouteTarget> plan, Endpoint<R, T> endpoint, R request,
+            String model) {
+        return loop.run(route.name(), plan, endpoint, request)
+                .takeUntilOther(deadline(route.overallTimeout(), model))
+                .contextWrite(RequestDeadline.in(route.overallTimeout()));
     }
 
     private BackendException leftOut(RouteTarget target) {
