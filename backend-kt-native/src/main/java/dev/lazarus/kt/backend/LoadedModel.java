@@ -14,9 +14,17 @@ record LoadedModel(GgufFile file, Parallel parallel, InferenceEngine engine, Tok
                    ChatTemplate template, Map<String, Object> facts, ExpertPlacement placement, DeviceTier gpu)
         implements AutoCloseable {
 
+    private static final System.Logger LOG = System.getLogger(LoadedModel.class.getName());
+
     @Override
     public void close() {
         engine.close();
+        if (!engine.stopped()) {
+            // a forward pass still runs, and the native kernels read the mapping and the placed experts by address:
+            // unmapping them under it would crash the process, so they stay until the process ends
+            LOG.log(System.Logger.Level.WARNING, "kt-native engine thread still running 30 s after close; its model stays mapped");
+            return;
+        }
         if (placement != null) {
             placement.close();
         }

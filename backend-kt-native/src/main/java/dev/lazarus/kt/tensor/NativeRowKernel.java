@@ -1,6 +1,7 @@
 package dev.lazarus.kt.tensor;
 
 import java.lang.foreign.MemorySegment;
+import java.lang.ref.Reference;
 import java.lang.invoke.MethodHandle;
 import java.util.Arrays;
 
@@ -99,11 +100,17 @@ final class NativeRowKernel implements RowKernel {
 
     private void callAt(MemorySegment w, long rowBytes, int r0, int r1, int cols, long[] acts, int nvec, float[] out,
                         int outAt, int outStride, int outBase) {
+        if (!w.scope().isAlive()) { // what passing the segment checked (a read, not the per-call acquire)
+            throw new IllegalStateException("native kernel " + kernel + ": the weights' arena is closed");
+        }
         try {
-            rows.invokeExact(kernel.ordinal(), w, rowBytes, r0, r1, cols, MemorySegment.ofArray(acts), nvec,
+            rows.invokeExact(kernel.ordinal(), w.address(), rowBytes, r0, r1, cols, MemorySegment.ofArray(acts), nvec,
                     MemorySegment.ofArray(out).asSlice(4L * outAt), outStride, outBase);
         } catch (Throwable t) {
             throw new IllegalStateException("native kernel " + kernel + " failed", t);
+        } finally {
+            // an Arena.ofAuto segment (the repacked RAM copies) must not be collected while the library reads it
+            Reference.reachabilityFence(w);
         }
     }
 
