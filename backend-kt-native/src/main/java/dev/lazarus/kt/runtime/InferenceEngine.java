@@ -154,12 +154,12 @@ public final class InferenceEngine implements AutoCloseable {
         });
     }
 
-    @Override
     /** Whether the engine thread has ended; {@link #close} waits for that at most 30 s. */
     public boolean stopped() {
         return !thread.isAlive();
     }
 
+    @Override
     public void close() {
         lock.lock();
         try {

@@ -236,10 +236,7 @@ public final class NativeKernels {
 
         private static MethodHandle[] bind() {
             SymbolLookup lookup = Library.LOADED.lookup;
-            // the weights go by address (JAVA_LONG), not as a segment: a segment argument acquires and releases its
-            // arena's session on every call, an atomic on one cache line that all threads' calls contend for (at 16
-            // threads the top item of a decode profile); NativeRowKernel keeps the segment reachable over the call
-            FunctionDescriptor rows = FunctionDescriptor.ofVoid(JAVA_INT, JAVA_LONG, JAVA_LONG, JAVA_INT, JAVA_INT, JAVA_INT,
+            FunctionDescriptor rows = FunctionDescriptor.ofVoid(JAVA_INT, ADDRESS, JAVA_LONG, JAVA_INT, JAVA_INT, JAVA_INT,
                     ADDRESS, JAVA_INT, ADDRESS, JAVA_INT, JAVA_INT);
             // the grid I-quants' codebooks, once, before any kernel can run
             try {

@@ -100,11 +100,8 @@ final class NativeRowKernel implements RowKernel {
 
     private void callAt(MemorySegment w, long rowBytes, int r0, int r1, int cols, long[] acts, int nvec, float[] out,
                         int outAt, int outStride, int outBase) {
-        if (!w.scope().isAlive()) { // what passing the segment checked (a read, not the per-call acquire)
-            throw new IllegalStateException("native kernel " + kernel + ": the weights' arena is closed");
-        }
         try {
-            rows.invokeExact(kernel.ordinal(), w.address(), rowBytes, r0, r1, cols, MemorySegment.ofArray(acts), nvec,
+            rows.invokeExact(kernel.ordinal(), unscoped(w), rowBytes, r0, r1, cols, MemorySegment.ofArray(acts), nvec,
                     MemorySegment.ofArray(out).asSlice(4L * outAt), outStride, outBase);
         } catch (Throwable t) {
             throw new IllegalStateException("native kernel " + kernel + " failed", t);
@@ -112,6 +109,22 @@ final class NativeRowKernel implements RowKernel {
             // an Arena.ofAuto segment (the repacked RAM copies) must not be collected while the library reads it
             Reference.reachabilityFence(w);
         }
+    }
+
+    /**
+     * Native weights as a bare address: passing their own segment would acquire and release its shared arena's
+     * session on every call, an atomic on one cache line that all threads' calls contend for (at 16 threads the
+     * top item of a decode profile). The caller keeps {@code w} reachable over the call; that its arena is open is
+     * checked by a read, as any access to it does. Heap segments (tests) pass as they are.
+     */
+    private MemorySegment unscoped(MemorySegment w) {
+        if (!w.isNative()) {
+            return w;
+        }
+        if (!w.scope().isAlive()) {
+            throw new IllegalStateException("native kernel " + kernel + ": the weights' arena is closed");
+        }
+        return MemorySegment.ofAddress(w.address());
     }
 
     @Override
