@@ -100,8 +100,9 @@ final class NativeRowKernel implements RowKernel {
 
     private void callAt(MemorySegment w, long rowBytes, int r0, int r1, int cols, long[] acts, int nvec, float[] out,
                         int outAt, int outStride, int outBase) {
+        MemorySegment weights = unscoped(w);
         try {
-            rows.invokeExact(kernel.ordinal(), unscoped(w), rowBytes, r0, r1, cols, MemorySegment.ofArray(acts), nvec,
+            rows.invokeExact(kernel.ordinal(), weights, rowBytes, r0, r1, cols, MemorySegment.ofArray(acts), nvec,
                     MemorySegment.ofArray(out).asSlice(4L * outAt), outStride, outBase);
         } catch (Throwable t) {
             throw new IllegalStateException("native kernel " + kernel + " failed", t);

@@ -1,6 +1,7 @@
 package dev.lazarus.kt.tensor;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.lazarus.kt.gguf.GgmlCodec;
 import dev.lazarus.kt.gguf.GgmlType;
@@ -105,6 +106,31 @@ class NativeKernelsTest {
      * 16-row layout (dense ones by {@link WeightMatrices#repacked}), Q4_K read in place native on ggml's blocks;
      * {@code java} the Java kernels everywhere, the copies in {@link Q4KPacked}'s layout.
      */
+    /** Native weights go to the library as a bare address (no arena acquire per call): read all the same, refused once closed. */
+    @Test
+    void weightsInAnArenaAreReadAsOnTheHeapAndRefusedOnceItIsClosed() {
+        if (NativeKernels.best().isEmpty()) {
+            assertThat(System.getenv("CI")).as(NativeKernels.unavailableReason()).isNotEqualTo("true");
+            return;
+        }
+        int rows = 8, cols = 64;
+        long rowBytes = 34L * cols / 32;
+        Random rnd = new Random(11);
+        byte[] bytes = GgmlCodec.encode(GgmlType.Q8_0, KernelEquivalenceTest.gaussian(rnd, rows * cols));
+        Activation x = Activation.allocate(VecDotType.of(GgmlType.Q8_0), cols).set(KernelEquivalenceTest.gaussian(rnd, cols));
+        NativeRowKernel kernel = NativeKernels.kernel(NativeKernels.Kernel.Q8_0);
+        float[] onHeap = new float[rows];
+        float[] inArena = new float[rows];
+        kernel.dotRows(MemorySegment.ofArray(bytes), rowBytes, x, cols, onHeap, 0, rows);
+        Arena arena = Arena.ofShared();
+        MemorySegment w = arena.allocate(bytes.length, 64).copyFrom(MemorySegment.ofArray(bytes));
+        kernel.dotRows(w, rowBytes, x, cols, inArena, 0, rows);
+        assertThat(inArena).containsExactly(onHeap);
+        arena.close();
+        assertThatThrownBy(() -> kernel.dotRows(w, rowBytes, x, cols, inArena, 0, rows))
+                .isInstanceOf(IllegalStateException.class).hasMessageContaining("closed");
+    }
+
     @Test
     void byDefaultQ4KRunsNativeCopiedIntoTheSixteenRowLayoutOrInPlace() {
         if (NativeKernels.best().isEmpty()) {
