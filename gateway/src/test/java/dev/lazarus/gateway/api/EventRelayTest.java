@@ -16,6 +16,7 @@ import io.micrometer.core.instrument.Timer;
 import java.time.Duration;
 import java.util.Arrays;
 import java.util.List;
+import java.util.function.BooleanSupplier;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import org.junit.jupiter.api.AfterAll;
@@ -171,11 +172,8 @@ class EventRelayTest {
 
         chat("solo-model", "").expectStatus().isOk().expectBody(String.class).returnResult();
 
-        // The call is metered as it ends, which may be just after the client has its last byte.
-        long until = System.nanoTime() + Duration.ofSeconds(5).toNanos();
-        while (calls("success") - calls < 1 && System.nanoTime() < until) {
-            Thread.onSpinWait();
-        }
+        awaitMetered(() -> calls("success") - calls >= 1 && count("lazarus.completion.tokens") - tokens >= 7
+                && count("lazarus.prompt.tokens") - prompt >= 11 && ttftCount() - ttft >= 1);
         assertThat(count("lazarus.completion.tokens") - tokens).isEqualTo(7);
         assertThat(count("lazarus.prompt.tokens") - prompt).isEqualTo(11);
         assertThat(ttftCount() - ttft).isEqualTo(1);
@@ -193,6 +191,8 @@ class EventRelayTest {
                 .getResponseBody();
 
         assertThat(body).contains("\"error\"").contains("\"message\"").contains("\"type\"");
+        awaitMetered(() -> calls("upstream") - failed >= 1
+                && breakers.breaker("solo").getMetrics().getNumberOfFailedCalls() - breakerFailures >= 1);
         assertThat(calls("upstream") - failed).isEqualTo(1);
         assertThat(breakers.breaker("solo").getMetrics().getNumberOfFailedCalls() - breakerFailures).isEqualTo(1);
     }
@@ -250,5 +250,16 @@ class EventRelayTest {
     private double calls(String outcome) {
         Counter counter = meters.find("lazarus.backend.calls").tag("backend", "solo").tag("outcome", outcome).counter();
         return counter == null ? 0 : counter.count();
+    }
+
+    /**
+     * The call is metered (and counted by its breaker) as it ends, which may be just after the client has its last
+     * byte: waits up to 5 s for {@code metered}, then lets the assertions say what is missing.
+     */
+    private static void awaitMetered(BooleanSupplier metered) {
+        long until = System.nanoTime() + Duration.ofSeconds(5).toNanos();
+        while (!metered.getAsBoolean() && System.nanoTime() < until) {
+            Thread.onSpinWait();
+        }
     }
 }
