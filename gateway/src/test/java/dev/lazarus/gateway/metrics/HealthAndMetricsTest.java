@@ -6,6 +6,10 @@ import dev.lazarus.backend.api.BackendHealth;
 import dev.lazarus.gateway.resilience.HealthMonitor;
 import dev.lazarus.gateway.testing.GatewayTestSupport;
 import dev.lazarus.gateway.testing.ScriptedBackend;
+import java.time.Duration;
+import java.util.List;
+import java.util.regex.Pattern;
+import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
 import org.springframework.boot.health.actuate.endpoint.HealthEndpoint;
 import tools.jackson.databind.JsonNode;
@@ -82,8 +86,16 @@ class HealthAndMetricsTest extends GatewayTestSupport {
         post("/v1/chat/completions",
                 "{\"model\": \"chat-only-model\", \"messages\": [{\"role\": \"user\", \"content\": \"x\"}]}")
                 .expectStatus().isOk();
-        String metrics = client.get().uri("/actuator/prometheus").exchange()
-                .expectStatus().isOk().expectBody(String.class).returnResult().getResponseBody();
+        // The call is metered as it ends, which may be just after the client has its answer: scrape until it shows.
+        List<Pattern> metered = Stream.of(
+                "lazarus_backend_calls_total\\{[^}]*backend=\"chat-only\"[^}]*outcome=\"success\"[^}]*} [1-9]",
+                "lazarus_completion_tokens_total\\{[^}]*backend=\"chat-only\"[^}]*} [1-9]",
+                "lazarus_gateway_overhead_seconds_count\\{[^}]*model=\"chat-only-model\"[^}]*} [1-9]").map(Pattern::compile).toList();
+        long until = System.nanoTime() + Duration.ofSeconds(5).toNanos();
+        String metrics = scrape();
+        while (!allFound(metered, metrics) && System.nanoTime() < until) {
+            metrics = scrape();
+        }
         assertThat(metrics)
                 .containsPattern("lazarus_backend_calls_total\\{[^}]*backend=\"chat-only\"[^}]*outcome=\"success\"[^}]*} [1-9]")
                 .containsPattern("lazarus_backend_ttft_seconds_count\\{[^}]*backend=\"chat-only\"[^}]*} [1-9]")
@@ -98,5 +110,14 @@ class HealthAndMetricsTest extends GatewayTestSupport {
                 .containsPattern("lazarus_backend_draining\\{[^}]*backend=\"chat-only\"[^}]*} 0")
                 // Spring's per-request observation is off (its cost on the relay path; docs/configuration.md).
                 .doesNotContain("http_server_requests");
+    }
+
+    private static boolean allFound(List<Pattern> patterns, String text) {
+        return patterns.stream().allMatch(p -> p.matcher(text).find());
+    }
+
+    private String scrape() {
+        return client.get().uri("/actuator/prometheus").exchange()
+                .expectStatus().isOk().expectBody(String.class).returnResult().getResponseBody();
     }
 }
