@@ -126,18 +126,14 @@ public final class ResponseWriter {
                 if (event.usage() != null && !includeUsage) {
                     continue;
                 }
-                if (buffer == null) {
-                    buffer = buffers.allocateBuffer(512 * events.events().size());
-                }
+                buffer = buffer != null ? buffer : buffers.allocateBuffer(512 * events.events().size());
                 identity.update(id.id(), id.created(), id.model());
                 buffer.write(DATA);
                 event.raw().writeWithIdentity(buffer.asOutputStream(), identity.id, identity.created, identity.model);
                 buffer.write(EVENT_END);
             } else {
                 for (ChatCompletionChunk chunk : ChunkShape.CHAT.shape(event.chunk(), id, includeUsage)) {
-                    if (buffer == null) {
-                        buffer = buffers.allocateBuffer(512 * events.events().size());
-                    }
+                    buffer = buffer != null ? buffer : buffers.allocateBuffer(512 * events.events().size());
                     write(buffer, chunk, identity);
                 }
             }

@@ -62,13 +62,7 @@ final class ChatEventsInspector implements ChunkInspector<ChatEvents> {
 
     @Override
     public Usage usage(ChatEvents events) {
-        Usage usage = null;
-        for (ChatEvent event : events.events()) {
-            if (event.usage() != null) {
-                usage = event.usage();
-            }
-        }
-        return usage;
+        return events.lastUsage();
     }
 
     @Override

@@ -7,7 +7,6 @@ import dev.lazarus.backend.api.WholeAnswer;
 import dev.lazarus.backend.api.WholeAnswers;
 import dev.lazarus.backend.api.openai.ChatCompletionChunk;
 import dev.lazarus.backend.api.openai.ChatCompletionRequest;
-import dev.lazarus.backend.api.openai.ChatEvent;
 import dev.lazarus.backend.api.openai.ChatEvents;
 import dev.lazarus.backend.api.openai.Completion;
 import dev.lazarus.backend.api.openai.CompletionRequest;
@@ -56,7 +55,7 @@ public record Endpoint<R, T>(
             "chat",
             (backend, request) -> ((ChatEventStreams) backend).chatEvents(request),
             (request, model) -> request.withModel(model).asUsageStream(),
-            Endpoint::lastUsage,
+            ChatEvents::lastUsage,
             capabilities -> true,
             false);
 
@@ -89,16 +88,6 @@ public record Endpoint<R, T>(
     /** Whether {@code backend} can relay a streamed chat answer as its server's events. */
     public static boolean streamsEvents(InferenceBackend backend) {
         return backend instanceof ChatEventStreams;
-    }
-
-    private static Usage lastUsage(ChatEvents events) {
-        Usage usage = null;
-        for (ChatEvent event : events.events()) {
-            if (event.usage() != null) {
-                usage = event.usage();
-            }
-        }
-        return usage;
     }
 
     /** Whether a non-streaming request can go to {@code backend} as it is, its answer passed on whole. */

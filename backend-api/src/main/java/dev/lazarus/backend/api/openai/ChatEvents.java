@@ -17,4 +17,15 @@ public record ChatEvents(List<ChatEvent> events) {
     public static ChatEvents of(List<ChatCompletionChunk> chunks) {
         return new ChatEvents(chunks.stream().map(ChatEvent::typed).toList());
     }
+
+    /** The usage of the piece's last event that carries one; null when none does. */
+    public Usage lastUsage() {
+        Usage usage = null;
+        for (ChatEvent event : events) {
+            if (event.usage() != null) {
+                usage = event.usage();
+            }
+        }
+        return usage;
+    }
 }
