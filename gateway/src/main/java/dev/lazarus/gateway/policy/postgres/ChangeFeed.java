@@ -30,6 +30,7 @@ final class ChangeFeed implements AutoCloseable {
     private final String url;
     private final Properties credentials = new Properties();
     private final Duration pollInterval;
+    private final Runnable onOutage;
     private final List<Runnable> listeners = new CopyOnWriteArrayList<>();
     private volatile Thread thread;
     private volatile boolean closed;
@@ -37,8 +38,10 @@ final class ChangeFeed implements AutoCloseable {
     private volatile Instant lastSync;
     private volatile String problem;
 
-    ChangeFeed(String url, String username, String password, Duration pollInterval) {
+    /** @param onOutage run when the feed loses the database (the store drops its pooled connections then) */
+    ChangeFeed(String url, String username, String password, Duration pollInterval, Runnable onOutage) {
         this.url = url;
+        this.onOutage = onOutage;
         if (username != null) {
             credentials.setProperty("user", username);
         }
@@ -97,6 +100,7 @@ final class ChangeFeed implements AutoCloseable {
                     log.warn("policy store unreachable, serving with the last known states: {}", describe(e));
                 }
                 problem = describe(e);
+                onOutage.run();
                 // Forces a refresh when it comes back, even if no event was written meanwhile (a write may have
                 // been in flight when the connection broke).
                 seen = -1;

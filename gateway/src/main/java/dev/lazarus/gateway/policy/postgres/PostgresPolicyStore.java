@@ -2,6 +2,7 @@ package dev.lazarus.gateway.policy.postgres;
 
 import com.zaxxer.hikari.HikariConfig;
 import com.zaxxer.hikari.HikariDataSource;
+import com.zaxxer.hikari.HikariPoolMXBean;
 import dev.lazarus.gateway.policy.AuditEvent;
 import dev.lazarus.gateway.policy.BackendLiveStats;
 import dev.lazarus.gateway.policy.BackendPolicyState;
@@ -68,7 +69,7 @@ public final class PostgresPolicyStore implements PolicyStore {
             pool.close();
             throw e;
         }
-        this.feed = new ChangeFeed(url, username, password, pollInterval);
+        this.feed = new ChangeFeed(url, username, password, pollInterval, this::dropPooledConnections);
     }
 
     @Override
@@ -369,8 +370,40 @@ public final class PostgresPolicyStore implements PolicyStore {
         try (Connection c = pool.getConnection()) {
             return work.run(c);
         } catch (SQLException e) {
+            if (isConnectionLoss(e)) {
+                dropPooledConnections();
+            }
             feed.failed(e);
             throw new PolicyStoreUnavailableException(e);
         }
+    }
+
+    /**
+     * A database that went away (restart, failover) took every session with it, but the pool hands
+     * out a connection used in the last half second without checking it: without this the first
+     * write after the store returns could fail on a connection from before the outage.
+     */
+    private void dropPooledConnections() {
+        HikariPoolMXBean bean = pool.getHikariPoolMXBean();
+        if (bean != null) {
+            bean.softEvictConnections();
+        }
+    }
+
+    /** Connections the pool holds now, from before any outage or not (for tests). */
+    int pooledConnections() {
+        HikariPoolMXBean bean = pool.getHikariPoolMXBean();
+        return bean == null ? 0 : bean.getTotalConnections();
+    }
+
+    /** SQLSTATE class 08 (connection exception) or 57P01-57P03 (the server shut down or is starting). */
+    private static boolean isConnectionLoss(SQLException e) {
+        for (Throwable t = e; t != null; t = t.getCause()) {
+            if (t instanceof SQLException s && s.getSQLState() != null
+                    && (s.getSQLState().startsWith("08") || s.getSQLState().startsWith("57P0"))) {
+                return true;
+            }
+        }
+        return false;
     }
 }
