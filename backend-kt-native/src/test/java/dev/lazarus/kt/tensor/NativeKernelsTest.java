@@ -380,7 +380,9 @@ class NativeKernelsTest {
 
     /** 1-3 super-blocks; for the 32-value tables 1-23 blocks, an odd number where {@code odd} (vec_dot's lone last one). */
     private static int randomCols(GgmlType type, Random rnd, boolean odd) {
-        return type == GgmlType.IQ4_NL || type == GgmlType.MXFP4 ? 32 * (2 * rnd.nextInt(12) + (odd ? 1 : 2))
+        // Q8_0 too: its 16-row kernel's lane starts take 64 values a vector, then four at a time
+        return type == GgmlType.IQ4_NL || type == GgmlType.MXFP4 || type == GgmlType.Q8_0
+                ? 32 * (2 * rnd.nextInt(12) + (odd ? 1 : 2))
                 : 256 * (1 + rnd.nextInt(3));
     }
 
