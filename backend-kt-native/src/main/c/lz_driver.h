@@ -10,6 +10,7 @@
  */
 #include <immintrin.h>
 #include <stdint.h>
+#include <stdlib.h>
 #include <string.h>
 
 /*
@@ -49,7 +50,8 @@ enum {
     /* the grid I-quants (lz_grid.h): SubBlockKQuantKernel's VEC_DOT and TILED orders, in lz_grid.h's type order */
     LZ_IQ2XXS = 20, LZ_IQ2XXS_TILED = 21, LZ_IQ2XS = 22, LZ_IQ2XS_TILED = 23, LZ_IQ2S = 24, LZ_IQ2S_TILED = 25,
     LZ_IQ3XXS = 26, LZ_IQ3XXS_TILED = 27, LZ_IQ3S = 28, LZ_IQ3S_TILED = 29, LZ_IQ1S = 30, LZ_IQ1S_TILED = 31,
-    LZ_IQ1M = 32, LZ_IQ1M_TILED = 33
+    LZ_IQ1M = 32, LZ_IQ1M_TILED = 33,
+    LZ_Q8016 = 34       /* LZ_Q8_0's order on the 16-row layout of lz_q8016.h */
 };
 
 static inline float lz_f16(const uint8_t *p) {
@@ -230,6 +232,7 @@ static void lz_dot4(int kernel, const uint8_t *row, const lz_act *a, int32_t col
 }
 
 #include "lz_q4k16.h"
+#include "lz_q8016.h"
 
 /* Rows of a tile share the first-level cache for all vectors of a batch. */
 #define LZ_ROW_TILE 16
@@ -242,6 +245,10 @@ void LZ_NAME(int32_t kernel, const uint8_t *w, int64_t rowBytes, int32_t r0, int
              const int64_t *acts, int32_t nvec, float *out, int32_t outStride, int32_t outBase) {
     if (kernel == LZ_Q4K16_GEMV || kernel == LZ_Q4K16_GEMM) {
         lz_q4k16_rows(kernel, w, rowBytes, r0, r1, cols, acts, nvec, out, outStride, outBase);
+        return;
+    }
+    if (kernel == LZ_Q8016) {
+        lz_q8016_rows(w, rowBytes, r0, r1, cols, acts, nvec, out, outStride, outBase);
         return;
     }
     int32_t block = kernel == LZ_Q8_0 ? 32 : kernel >= LZ_Q2K ? lz_lowbit_act_block(kernel) : 256;

@@ -20,10 +20,14 @@ import java.util.Random;
  * alternated round by round: {@code experts} matrices of {@code rows × cols} (more than the L3, so DRAM streams), each
  * multiplied in turn. Reports the thread's CPU time per matrix besides wall time: on a machine shared with other
  * work the CPU time is the kernels' own (memory contention aside). Usage: {@code ExpertKernelBench [type] [rounds]
- * [batch] [how] [sets]} (type Q4_K, Q6_K, Q8_0, or a grid I-quant such as IQ2_XXS on random blocks, which the engine does not encode; batch: vectors per product, 1 = decode; how: {@code copied} (RAM-tier
+ * [batch] [how] [sets] [rows]
+ * [cols]} (type Q4_K, Q6_K, Q8_0, or a grid I-quant such as IQ2_XXS on random blocks, which the engine does not encode; batch: vectors per product, 1 = decode; how: {@code copied} (RAM-tier
  * expert, default), {@code in-place} (a dense matrix read in place) or {@code repacked} (a dense matrix copied at
  * load); sets: comma-separated kernel settings, default {@code auto,java}, or a Java kernel's bit-identical
- * alternative by its {@link JavaTwins} name, e.g. {@code java,q4k-f32} or {@code java,q4k-ram-g1}, which ignores how).
+ * alternative by its {@link JavaTwins} name, e.g. {@code java,q4k-f32} or {@code java,q4k-ram-g1}, which ignores how;
+ * rows × cols: one matrix's shape, default 512 × 1024, e.g. 768 × 2048 for Qwen3-30B-A3B's gate and up experts).
+ * Native kernels on ggml's blocks against a native layout copied at load: {@code in-place} against {@code copied}
+ * (Q4_K, Q8_0 where AVX-512 VNNI runs), one JVM each, alternated.
  */
 public final class ExpertKernelBench {
 
@@ -32,7 +36,9 @@ public final class ExpertKernelBench {
         int rounds = args.length > 1 ? Integer.parseInt(args[1]) : 5;
         int batch = args.length > 2 ? Integer.parseInt(args[2]) : 1;
         String how = args.length > 3 ? args[3] : "copied";
-        int experts = 48, rows = 512, cols = 1024;
+        int rows = args.length > 5 ? Integer.parseInt(args[5]) : 512, cols = args.length > 6 ? Integer.parseInt(args[6]) : 1024;
+        // more bytes than any L3 (at least 48 matrices, 96 MB), so that DRAM streams
+        int experts = (int) Math.max(48, 96L * 1024 * 1024 / type.bytesFor((long) rows * cols));
         Random rnd = new Random(1);
         float[] values = new float[rows * cols];
         String[] sets = (args.length > 4 ? args[4] : "auto,java").split(",");
@@ -46,7 +52,8 @@ public final class ExpertKernelBench {
             for (int s = 0; s < sets.length; s++) {
                 System.setProperty("lazarus.kt.kernels", twin(sets[s]) ? "java" : sets[s]);
                 ms[s][e] = twin(sets[s]) ? JavaTwins.of(sets[s], type, data, rows, cols, Arena.ofAuto()) : switch (how) {
-                    case "in-place" -> WeightMatrices.of(type, data, rows, cols);
+                    // off the heap, as the mapped file is
+                    case "in-place" -> WeightMatrices.of(type, Arena.ofAuto().allocate(data.byteSize(), 64).copyFrom(data), rows, cols);
                     case "repacked" -> WeightMatrices.repacked(type, data, rows, cols, Arena.ofAuto());
                     default -> WeightMatrices.copiedExpert(type, data, rows, cols, true, Arena.ofAuto());
                 };

@@ -104,7 +104,9 @@ public final class NativeKernels {
         IQ2XXS(VecDotType.Q8_K), IQ2XXS_TILED(VecDotType.Q8_K), IQ2XS(VecDotType.Q8_K), IQ2XS_TILED(VecDotType.Q8_K),
         IQ2S(VecDotType.Q8_K), IQ2S_TILED(VecDotType.Q8_K), IQ3XXS(VecDotType.Q8_K), IQ3XXS_TILED(VecDotType.Q8_K),
         IQ3S(VecDotType.Q8_K), IQ3S_TILED(VecDotType.Q8_K), IQ1S(VecDotType.Q8_K), IQ1S_TILED(VecDotType.Q8_K),
-        IQ1M(VecDotType.Q8_K), IQ1M_TILED(VecDotType.Q8_K);
+        IQ1M(VecDotType.Q8_K), IQ1M_TILED(VecDotType.Q8_K),
+        /** {@link #Q8_0}'s order on the 16-row layout of Q8_0 copied at load ({@link Q8_0NativePacked}). */
+        Q8_0_16(VecDotType.Q8_0);
 
         final VecDotType activation;
 
@@ -197,6 +199,19 @@ public final class NativeKernels {
             return null;
         }
         return new NativeRowKernel[] {kernel(Kernel.Q4K16_GEMV), withGemm ? kernel(Kernel.Q4K16_GEMM) : null};
+    }
+
+    /**
+     * The kernel of a Q8_0 matrix copied at load into {@link Q8_0NativePacked}'s layout, or null where native kernels
+     * are not selected, the host has no AVX-512 VNNI (the layout's kernel is a {@code vpdpbusd} of 16 rows; the AVX2
+     * unit has only a scalar one) or the matrix does not fit the layout. Decode and prefill at one thread measured
+     * faster than {@link Kernel#Q8_0} on ggml's blocks (docs/benchmarks.md).
+     */
+    static NativeRowKernel packedQ8_0(int rows, int cols) {
+        if (!selected() || best().orElseThrow() != Isa.AVX512_VNNI || !Q8_0NativePacked.fits(rows, cols)) {
+            return null;
+        }
+        return kernel(Kernel.Q8_0_16);
     }
 
     private static MethodHandle handle(Isa isa) {

@@ -33,7 +33,8 @@ final class NativeRowKernel implements RowKernel {
         float[] out = new float[1];
         if (packed()) {
             // a row of the 16-row layout is read with its group: the library takes the whole matrix and the row
-            long rowBytes = Q4KNativePacked.rowBytes(cols);
+            long rowBytes = kernel == NativeKernels.Kernel.Q8_0_16
+                    ? Q8_0NativePacked.rowBytes(cols) : Q4KNativePacked.rowBytes(cols);
             int row = (int) (offset / rowBytes);
             call(w, rowBytes, row, row + 1, cols, x.nativeAddresses(), 1, out, 0, row);
         } else {
@@ -42,9 +43,10 @@ final class NativeRowKernel implements RowKernel {
         return out[0];
     }
 
-    /** Whether this kernel reads {@link Q4KNativePacked}'s layout. */
+    /** Whether this kernel reads a 16-row layout ({@link Q4KNativePacked}, {@link Q8_0NativePacked}). */
     boolean packed() {
-        return kernel == NativeKernels.Kernel.Q4K16_GEMV || kernel == NativeKernels.Kernel.Q4K16_GEMM;
+        return kernel == NativeKernels.Kernel.Q4K16_GEMV || kernel == NativeKernels.Kernel.Q4K16_GEMM
+                || kernel == NativeKernels.Kernel.Q8_0_16;
     }
 
     @Override

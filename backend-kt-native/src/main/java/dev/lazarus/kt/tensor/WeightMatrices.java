@@ -52,8 +52,8 @@ public final class WeightMatrices {
      */
     public static WeightMatrix copiedExpert(GgmlType type, MemorySegment data, int rows, int cols, boolean repack,
                                             SegmentAllocator alloc) {
-        if (repack && nativePacksQ4K(type, rows, cols)) {
-            return nativePackedQ4K(data, rows, cols, alloc, false);
+        if (repack && nativePacks(type, rows, cols)) {
+            return nativePacked(type, data, rows, cols, alloc, false);
         }
         repack &= !nativeCovers(type, rows, cols);
         if (repack && packsQ4K(type, rows, cols)) {
@@ -73,8 +73,8 @@ public final class WeightMatrices {
      * than ggml's 144; the packed Q6_K one 276, 31 % more than 210), so that its budget counts memory, not file bytes.
      */
     public static long copiedExpertBytes(GgmlType type, long storedBytes, int rows, int cols, boolean repack) {
-        if (repack && nativePacksQ4K(type, rows, cols)) {
-            return Q4KNativePacked.bytes(rows, cols);
+        if (repack && nativePacks(type, rows, cols)) {
+            return type == GgmlType.Q8_0 ? Q8_0NativePacked.bytes(rows, cols) : Q4KNativePacked.bytes(rows, cols);
         }
         repack &= !nativeCovers(type, rows, cols);
         if (repack && packsQ4K(type, rows, cols)) {
@@ -85,33 +85,42 @@ public final class WeightMatrices {
 
     /**
      * A dense matrix ({@link #of}) copied into the native kernels' layout from {@code alloc} where they take one, as
-     * llama-server copies weights into its CPU_REPACK buffers at load: Q4_K into {@link Q4KNativePacked} (decode and
-     * llama-server's four-row GEMM orders, bit for bit); any other matrix, and every matrix of the Java kernels (which
-     * read Q4_K in place in the same orders), stays a view of {@code data}.
+     * llama-server copies weights into its CPU_REPACK (or AMX) buffers at load: Q4_K into {@link Q4KNativePacked}
+     * (decode and llama-server's four-row GEMM orders, bit for bit), Q8_0 into {@link Q8_0NativePacked} (vec_dot's
+     * order); any other matrix, and every matrix of the Java kernels (which read Q4_K in place in the same orders),
+     * stays a view of {@code data}.
      */
     public static WeightMatrix repacked(GgmlType type, MemorySegment data, int rows, int cols, SegmentAllocator alloc) {
-        if (nativePacksQ4K(type, rows, cols)) {
-            return nativePackedQ4K(data, rows, cols, alloc, true);
+        if (nativePacks(type, rows, cols)) {
+            return nativePacked(type, data, rows, cols, alloc, true);
         }
         return of(type, data, rows, cols);
     }
 
-    /** Whether {@link #repacked} copies {@code m} into {@link Q4KNativePacked}'s layout for the native kernels. */
+    /** Whether {@link #repacked} copies {@code m} into a 16-row layout for the native kernels. */
     public static boolean nativeRepacks(WeightMatrix m) {
-        return nativePacksQ4K(m.type(), m.rows(), m.cols());
+        return nativePacks(m.type(), m.rows(), m.cols());
     }
 
-    /** Whether a copied Q4_K matrix goes into {@link Q4KNativePacked}'s layout for the native kernels. */
-    private static boolean nativePacksQ4K(GgmlType type, int rows, int cols) {
-        return type == GgmlType.Q4_K && NativeKernels.packedQ4K(rows, cols, false) != null;
+    /** Whether a copied matrix goes into a native 16-row layout: {@link Q4KNativePacked}, {@link Q8_0NativePacked}. */
+    private static boolean nativePacks(GgmlType type, int rows, int cols) {
+        return type == GgmlType.Q4_K && NativeKernels.packedQ4K(rows, cols, false) != null
+                || type == GgmlType.Q8_0 && NativeKernels.packedQ8_0(rows, cols) != null;
     }
 
     /**
      * Q4_K copied into {@link Q4KNativePacked}'s layout with the native kernels of llama-server's repacked orders: its
-     * GEMV, and ({@code withGemm}, dense matrices) its GEMM for the fours of a batch.
+     * GEMV, and ({@code withGemm}, dense matrices) its GEMM for the fours of a batch; Q8_0 into
+     * {@link Q8_0NativePacked}'s, one kernel for any batch.
      */
-    private static WeightMatrix nativePackedQ4K(MemorySegment data, int rows, int cols, SegmentAllocator alloc,
-                                                boolean withGemm) {
+    private static WeightMatrix nativePacked(GgmlType type, MemorySegment data, int rows, int cols,
+                                             SegmentAllocator alloc, boolean withGemm) {
+        if (type == GgmlType.Q8_0) {
+            MemorySegment packed = Q8_0NativePacked.pack(data, rows, cols, alloc);
+            return new KernelMatrix(GgmlType.Q8_0, packed, rows, cols, Q8_0NativePacked.rowBytes(cols),
+                    Q8_0NativePacked.bytes(rows, cols), NativeKernels.packedQ8_0(rows, cols), null, null,
+                    (seg, row, dst, at) -> Q8_0NativePacked.dequantizeRow(seg, cols, row, dst, at));
+        }
         NativeRowKernel[] k = NativeKernels.packedQ4K(rows, cols, withGemm);
         MemorySegment packed = Q4KNativePacked.pack(data, rows, cols, alloc);
         return new KernelMatrix(GgmlType.Q4_K, packed, rows, cols, Q4KNativePacked.rowBytes(cols),
@@ -157,7 +166,7 @@ public final class WeightMatrices {
     /** A 2-D tensor ({@link #of(GgufFile, GgufTensorInfo)}) through {@link #repacked}. */
     public static WeightMatrix repacked(GgufFile file, GgufTensorInfo t, SegmentAllocator alloc) {
         WeightMatrix m = of(file, t);
-        return nativePacksQ4K(t.type(), m.rows(), m.cols()) ? repacked(t.type(), file.data(t), m.rows(), m.cols(), alloc) : m;
+        return nativePacks(t.type(), m.rows(), m.cols()) ? repacked(t.type(), file.data(t), m.rows(), m.cols(), alloc) : m;
     }
 
     /**

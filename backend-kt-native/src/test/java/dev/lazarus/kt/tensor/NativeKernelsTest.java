@@ -35,7 +35,7 @@ class NativeKernelsTest {
     /** The native kernel and the Java kernel of the same order, per kernel. */
     private static RowKernel javaTwin(NativeKernels.Kernel kernel) {
         return switch (kernel) {
-            case Q8_0 -> Q8_0Kernel.INSTANCE;
+            case Q8_0, Q8_0_16 -> Q8_0Kernel.INSTANCE;
             case Q4K_GEMV, Q4K16_GEMV -> Q4KInt16InPlaceKernel.INSTANCE;
             case Q4K_GEMM, Q4K16_GEMM -> Q4KInt16InPlaceKernel.GEMM;
             case Q4K_TILED -> TiledKQuantKernel.of(GgmlType.Q4_K);
@@ -62,7 +62,7 @@ class NativeKernelsTest {
 
     private static GgmlType weightType(NativeKernels.Kernel kernel) {
         return switch (kernel) {
-            case Q8_0 -> GgmlType.Q8_0;
+            case Q8_0, Q8_0_16 -> GgmlType.Q8_0;
             case Q4K_GEMV, Q4K_GEMM, Q4K_TILED, Q4K16_GEMV, Q4K16_GEMM -> GgmlType.Q4_K;
             case Q6K, Q6K_TILED -> GgmlType.Q6_K;
             case Q2K, Q2K_GEMV, Q2K_GEMM, Q2K_TILED -> GgmlType.Q2_K;
@@ -162,6 +162,17 @@ class NativeKernelsTest {
             assertThat(WeightMatrices.copiedExpertBytes(GgmlType.Q4_K, 144L * 8, 8, cols, true)).isEqualTo(144L * 8);
             assertThat(WeightMatrices.of(GgmlType.Q8_0, q80, rows, cols)).extracting("kernel")
                     .isInstanceOf(NativeRowKernel.class);
+            // Q8_0 copied at load: the 16-row layout where AVX-512 VNNI runs (its vpdpbusd kernel), else ggml's blocks
+            NativeKernels.Kernel q80Copied = NativeKernels.best().orElseThrow() == NativeKernels.Isa.AVX512_VNNI
+                    ? NativeKernels.Kernel.Q8_0_16 : NativeKernels.Kernel.Q8_0;
+            assertThat(WeightMatrices.copiedExpert(GgmlType.Q8_0, q80, rows, cols, true, Arena.ofAuto()))
+                    .extracting("kernel").matches(k -> ((NativeRowKernel) k).kernel == q80Copied);
+            assertThat(WeightMatrices.repacked(GgmlType.Q8_0, q80, rows, cols, Arena.ofAuto()))
+                    .extracting("kernel").matches(k -> ((NativeRowKernel) k).kernel == q80Copied);
+            assertThat(WeightMatrices.copiedExpertBytes(GgmlType.Q8_0, 34L * rows * cols / 32, rows, cols, true))
+                    .isEqualTo(34L * rows * cols / 32);
+            assertThat(WeightMatrices.copiedExpert(GgmlType.Q8_0, q80.asSlice(0, 34 * 8 * cols / 32), 8, cols, true,
+                    Arena.ofAuto())).extracting("kernel").matches(k -> ((NativeRowKernel) k).kernel == NativeKernels.Kernel.Q8_0);
             assertThat(WeightMatrices.of(GgmlType.Q6_K, q6k, rows, cols)).extracting("kernel")
                     .isInstanceOf(NativeRowKernel.class);
         }
@@ -172,6 +183,8 @@ class NativeKernelsTest {
                     .extracting("kernel").isInstanceOf(Q4KInt16Kernel.class);
             assertThat(WeightMatrices.copiedExpertBytes(GgmlType.Q4_K, 144L * rows, rows, cols, true))
                     .isEqualTo(Q4KPacked.bytes(rows, cols));
+            assertThat(WeightMatrices.copiedExpert(GgmlType.Q8_0, q80, rows, cols, true, Arena.ofAuto()))
+                    .extracting("kernel").isSameAs(Q8_0Kernel.INSTANCE);
         }
     }
 
@@ -255,8 +268,10 @@ class NativeKernelsTest {
                 int rows = n.packed() ? 16 * (1 + rnd.nextInt(3)) : 1 + 2 * rnd.nextInt(6), cols = randomCols(type, rnd, pass == 1);
                 MemorySegment w = raw ? randomBlocks(type, rows, cols, rnd) : encoded(type, rows, cols, rnd);
                 long rowBytes = type.bytesFor(cols);
-                MemorySegment nw = n.packed() ? Q4KNativePacked.pack(w, rows, cols, Arena.ofAuto()) : w;
-                long nRowBytes = n.packed() ? Q4KNativePacked.rowBytes(cols) : rowBytes;
+                boolean q80 = kernel == NativeKernels.Kernel.Q8_0_16;
+                MemorySegment nw = !n.packed() ? w : q80 ? Q8_0NativePacked.pack(w, rows, cols, Arena.ofAuto())
+                        : Q4KNativePacked.pack(w, rows, cols, Arena.ofAuto());
+                long nRowBytes = !n.packed() ? rowBytes : q80 ? Q8_0NativePacked.rowBytes(cols) : Q4KNativePacked.rowBytes(cols);
                 RowKernel j = javaTwin(kernel);
                 String where = "%s on %s, %s, seed=%dL, %d x %d".formatted(kernel, isa, raw ? "random blocks" : "encoded", seed, rows, cols);
                 Activation[] xs = activations(type, cols, 4, rnd);
@@ -365,7 +380,9 @@ class NativeKernelsTest {
 
     /** 1-3 super-blocks; for the 32-value tables 1-23 blocks, an odd number where {@code odd} (vec_dot's lone last one). */
     private static int randomCols(GgmlType type, Random rnd, boolean odd) {
-        return type == GgmlType.IQ4_NL || type == GgmlType.MXFP4 ? 32 * (2 * rnd.nextInt(12) + (odd ? 1 : 2))
+        // Q8_0 too: its 16-row kernel's lane starts take 64 values a vector, then four at a time
+        return type == GgmlType.IQ4_NL || type == GgmlType.MXFP4 || type == GgmlType.Q8_0
+                ? 32 * (2 * rnd.nextInt(12) + (odd ? 1 : 2))
                 : 256 * (1 + rnd.nextInt(3));
     }
 
