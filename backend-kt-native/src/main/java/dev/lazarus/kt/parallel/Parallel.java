@@ -121,7 +121,7 @@ public final class Parallel implements AutoCloseable {
             public int grain(int phase) {
                 return grain;
             }
-        }, 1, threads), (n + grain - 1) / grain - 1);
+        }, 1, threads), (n + grain - 1) / grain - 1, 0);
     }
 
     /**
@@ -161,10 +161,11 @@ public final class Parallel implements AutoCloseable {
             }
             return;
         }
-        run(new PhasedJob(this, body, phases, threads), workers.length);
+        long start = PhaseProfile.ON && phases > 1 ? System.nanoTime() : 0;
+        run(new PhasedJob(this, body, phases, threads), workers.length, start);
     }
 
-    private void run(PhasedJob job, int helpers) {
+    private void run(PhasedJob job, int helpers, long start) {
         if (!job.isOver()) {
             inFlight.incrementAndGet();
             try {
@@ -179,6 +180,9 @@ public final class Parallel implements AutoCloseable {
             } finally {
                 inFlight.decrementAndGet();
             }
+        }
+        if (start != 0) {
+            PhaseProfile.call(System.nanoTime() - start, threads);
         }
         job.rethrow();
     }

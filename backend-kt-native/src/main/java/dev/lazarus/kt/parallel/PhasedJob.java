@@ -35,6 +35,8 @@ final class PhasedJob {
         final AtomicInteger unfinished;
         /** Opened once the next phase is published (or the job is over). */
         final Signal ended = new Signal();
+        /** When it was opened, for {@link PhaseProfile}. */
+        final long openedAt = PhaseProfile.ON ? System.nanoTime() : 0;
 
         Phase(int index, int n, int grain, int threads) {
             this.index = index;
@@ -49,6 +51,8 @@ final class PhasedJob {
     private final Parallel pool;
     private final PhasedBody body;
     private final int phases, threads;
+    /** Whether this call's phases are recorded ({@link PhaseProfile}): a forward pass's, not a single range's. */
+    private final boolean profiled;
     /** The phase being worked on; null once the job is over (every phase done, or a failure). */
     private volatile Phase current;
     private volatile Thread waiter;
@@ -60,6 +64,7 @@ final class PhasedJob {
         this.body = body;
         this.phases = phases;
         this.threads = threads;
+        this.profiled = PhaseProfile.ON && phases > 1;
         this.current = open(0);
     }
 
@@ -75,7 +80,12 @@ final class PhasedJob {
 
     /** Runs chunks until none is left to claim in the last phase (waiting for each next phase to open). */
     void work() {
+        Phase joined = null;
         for (Phase p = current; p != null; p = current) {
+            if (profiled && joined != p) {
+                joined = p;
+                PhaseProfile.joined(p.index, System.nanoTime() - p.openedAt);
+            }
             if (!claimChunk(p)) {
                 if (p.index == phases - 1) {
                     return;
@@ -116,6 +126,7 @@ final class PhasedJob {
     }
 
     private void runChunk(Phase p, int from, int to) {
+        long start = profiled ? System.nanoTime() : 0;
         try {
             if (failure == null) {
                 body.run(p.index, from * p.grain, Math.min(p.n, to * p.grain));
@@ -123,7 +134,15 @@ final class PhasedJob {
         } catch (Throwable t) {
             fail(t);
         } finally {
+            long end = 0;
+            if (profiled) {
+                end = System.nanoTime();
+                PhaseProfile.chunk(p.index, end - start);
+            }
             if (p.unfinished.addAndGet(from - to) == 0) {
+                if (profiled) {
+                    PhaseProfile.ended(p.index, end - p.openedAt);
+                }
                 Phase next = failure == null ? open(p.index + 1) : null;
                 current = next;
                 p.ended.open();
@@ -141,7 +160,11 @@ final class PhasedJob {
     private Phase open(int index) {
         try {
             for (int i = index; i < phases; i++) {
+                long start = profiled ? System.nanoTime() : 0;
                 int n = body.open(i);
+                if (profiled) {
+                    PhaseProfile.opened(i, System.nanoTime() - start);
+                }
                 if (n > 0) {
                     return new Phase(i, n, body.grain(i), threads);
                 }
