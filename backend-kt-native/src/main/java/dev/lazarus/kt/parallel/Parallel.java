@@ -149,7 +149,7 @@ public final class Parallel implements AutoCloseable {
      * Runs {@code phases} phases of {@code body} one after the other on the pool's threads, each phase's indices
      * in chunks, and returns when the last is done. One call instead of a {@link #forRange} per phase: the
      * threads do not return to the caller between phases (and are not handed the next pass, or parked and woken,
-     * in between), and the serial work between two phases runs on whichever thread finished the earlier one.
+     * in between), and the serial work between two phases runs on the calling thread once the earlier one is done.
      */
     public void forPhases(int phases, PhasedBody body) {
         if (workers.length == 0 || closed) {
