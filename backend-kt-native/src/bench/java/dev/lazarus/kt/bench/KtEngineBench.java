@@ -4,6 +4,7 @@ import dev.lazarus.backend.api.BackendConfig;
 import dev.lazarus.kt.gguf.GgufFile;
 import dev.lazarus.kt.model.Model;
 import dev.lazarus.kt.parallel.Parallel;
+import dev.lazarus.kt.parallel.PhaseProfile;
 import dev.lazarus.kt.placement.ExpertPlacement;
 import dev.lazarus.kt.placement.PlacementConfig;
 import dev.lazarus.kt.placement.TierBudget;
@@ -92,8 +93,21 @@ final class KtEngineBench implements AutoCloseable {
         }
     }
 
+    /**
+     * One prefill, then one decode; with {@code -Dlazarus.kt.parallel.profile=true} each prints where its forward
+     * passes' time went ({@link PhaseProfile}).
+     */
     Result run(int prompt, int gen) {
-        return new Result(prefill(prompt), decode(gen));
+        PhaseProfile.reset();
+        double prefill = prefill(prompt);
+        String prefillProfile = PhaseProfile.report("prefill pp" + prompt + ", per forward pass");
+        PhaseProfile.reset();
+        double decode = decode(gen);
+        if (PhaseProfile.ON) {
+            System.out.print(prefillProfile);
+            System.out.print(PhaseProfile.report("decode tg" + gen + ", per token"));
+        }
+        return new Result(prefill, decode);
     }
 
     private double prefill(int prompt) {

@@ -36,8 +36,11 @@ final class GroupedQueryAttention implements Attention {
     private final Rope rope;
     private final float scale;
     private final Parallel parallel;
-    /** Activations, Q/K/V and the attended vectors of one call; its output is allocated (the caller keeps it). */
-    private final Scratch.Slot scratch = new Scratch.Slot();
+    /**
+     * Activations, Q/K/V and the attended vectors of one call; its output is allocated (the caller keeps it). One slot
+     * for every block, whose calls come one after the other: a prompt's buffers are kept for the next block and prompt.
+     */
+    private static final Scratch.Slot SCRATCH = Scratch.Slot.retaining(Scratch.RETAINED_BYTES);
 
     GroupedQueryAttention(int block, ModelConfig config, Weights weights, Rope rope, Parallel parallel) {
         this.block = block;
@@ -90,7 +93,7 @@ final class GroupedQueryAttention implements Attention {
 
     @Override
     public PhasedStep begin(ForwardBatch batch, float[][] ropeTables, float[][] xn) {
-        return new Step(batch, ropeTables, xn, scratch.take());
+        return new Step(batch, ropeTables, xn, SCRATCH.take());
     }
 
     /** The buffers of one {@link #forward} and its phases; the scratch goes back to its slot at {@link #finish}. */
@@ -150,7 +153,7 @@ final class GroupedQueryAttention implements Attention {
         @Override
         public float[][] finish() {
             float[][] result = out.outputs()[0];
-            scratch.give(stepScratch);
+            SCRATCH.give(stepScratch);
             addBias(result, weights.outputBias());
             return result;
         }

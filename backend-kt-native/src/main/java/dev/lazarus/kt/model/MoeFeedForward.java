@@ -1,6 +1,7 @@
 package dev.lazarus.kt.model;
 
 import dev.lazarus.kt.parallel.Parallel;
+import dev.lazarus.kt.tensor.VecDotType;
 import dev.lazarus.kt.tensor.WeightMatrix;
 
 /**
@@ -182,7 +183,16 @@ final class MoeFeedForward implements FeedForward {
     private ExpertRouter.Route[] route(float[][] xn) {
         Scratch s = scratch.take();
         try {
-            float[][] logits = new Projections(parallel, new WeightMatrix[] {gateInput}, xn, s, true).run(parallel)[0];
+            Projections gate = new Projections(parallel, new WeightMatrix[] {gateInput}, xn, s, true);
+            if (xn.length >= Parallel.PER_TOKEN_MINIMUM && gateInput.vecDotType() != VecDotType.Q8_K) {
+                // a prompt's router is rows × every token: split by single rows (its 32-128 rows were 2-8 chunks of 16,
+                // on as many threads, 2.4 ms a block of the bench model's 512-token prompt at 16 threads); only the
+                // K-quants' native layout keeps rows in groups of 16
+                parallel.forRange(gate.rows(), 1, gate::run);
+            } else {
+                gate.run(parallel);
+            }
+            float[][] logits = gate.outputs()[0];
             ExpertRouter.Route[] routes = new ExpertRouter.Route[xn.length];
             for (int i = 0; i < xn.length; i++) {
                 routes[i] = router.route(logits[i]);

@@ -25,12 +25,39 @@ final class Scratch {
 
     /** A call that borrowed more than this (about; a prompt, not a decode step) drops its scratch at the end. */
     static final long KEPT_BYTES = 1 << 20;
+    /**
+     * What a {@link Slot#retaining} slot keeps at most: a 512-token prompt of the bench model borrows about 30 MB for its
+     * experts; a prompt whose buffers exceed this drops them at its end, as every prompt did before.
+     */
+    static final long RETAINED_BYTES = 128L << 20;
     /** Bytes counted per value of an activation: the values, and the int16 copies of the K-quant forms. */
     private static final int ACTIVATION_BYTES_PER_VALUE = 12;
 
     /** The idle scratch of one call site. */
     static final class Slot {
         private final AtomicReference<Scratch> idle = new AtomicReference<>();
+        private final long keptBytes;
+        private final boolean retains;
+
+        /** A slot that keeps what the last call borrowed, if at most {@link #KEPT_BYTES}. */
+        Slot() {
+            this(KEPT_BYTES, false);
+        }
+
+        private Slot(long keptBytes, boolean retains) {
+            this.keptBytes = keptBytes;
+            this.retains = retains;
+        }
+
+        /**
+         * A slot that keeps every buffer its calls made, as long as they come to at most {@code bytes} together: for
+         * a site that one call at a time uses for every block of every model (a prompt's buffers, tens of MB, were
+         * made anew at each block: at 16 threads a third of a 512-token prefill was spent on one thread allocating
+         * them), where decode steps between two prompts would otherwise drop the prompt-sized ones.
+         */
+        static Slot retaining(long bytes) {
+            return new Slot(bytes, true);
+        }
 
         /** This site's scratch, or a fresh one while another call holds it. */
         Scratch take() {
@@ -40,8 +67,8 @@ final class Scratch {
 
         /** Takes back everything {@code s} lent, and keeps it for the next call unless it grew too large. */
         void give(Scratch s) {
-            if (s.lentBytes <= KEPT_BYTES) {
-                s.recycle();
+            if ((retains ? s.madeBytes : s.lentBytes) <= keptBytes) {
+                s.recycle(retains);
                 idle.set(s);
             }
         }
@@ -63,9 +90,11 @@ final class Scratch {
             return t;
         }
 
-        /** Keeps what the last call borrowed, and only that. */
-        void recycle() {
-            idle.clear();
+        /** Keeps what the last call borrowed, and only that (or, {@code retains}, what earlier calls left idle too). */
+        void recycle(boolean retains) {
+            if (!retains) {
+                idle.clear();
+            }
             idle.addAll(lent);
             lent.clear();
         }
@@ -74,11 +103,17 @@ final class Scratch {
     private final List<Bin<float[]>> floats = new ArrayList<>();
     private final List<Bin<Activation>> activations = new ArrayList<>();
     private long lentBytes;
+    /** Bytes of every buffer this scratch made (what a {@link Slot#retaining} slot keeps). */
+    private long madeBytes;
 
     /** A vector of {@code n} floats; its contents are left over from an earlier call: the borrower overwrites them all. */
     float[] floats(int n) {
         lentBytes += 4L * n;
-        return bin(floats, n).take(length -> new float[(int) (long) length]);
+        Bin<float[]> b = bin(floats, n);
+        if (b.idle.isEmpty()) {
+            madeBytes += 4L * n;
+        }
+        return b.take(length -> new float[(int) (long) length]);
     }
 
     /** {@code count} vectors of {@code n} floats (see {@link #floats(int)}). */
@@ -93,8 +128,11 @@ final class Scratch {
     /** An activation of {@code type} holding {@code n} values (what it held before is overwritten by its next set). */
     Activation activation(VecDotType type, int n) {
         lentBytes += (long) ACTIVATION_BYTES_PER_VALUE * n;
-        return bin(activations, ((long) type.ordinal() << 32) | n)
-                .take(key -> Activation.allocate(VecDotType.values()[(int) (key >>> 32)], (int) (long) key));
+        Bin<Activation> b = bin(activations, ((long) type.ordinal() << 32) | n);
+        if (b.idle.isEmpty()) {
+            madeBytes += (long) ACTIVATION_BYTES_PER_VALUE * n;
+        }
+        return b.take(key -> Activation.allocate(VecDotType.values()[(int) (key >>> 32)], (int) (long) key));
     }
 
     /** Each of {@code xs} (its first {@code n} values) converted to {@code type} in activations of this scratch. */
@@ -106,9 +144,9 @@ final class Scratch {
         return Activation.convertAll(parallel, xs, n, into);
     }
 
-    private void recycle() {
-        floats.forEach(Bin::recycle);
-        activations.forEach(Bin::recycle);
+    private void recycle(boolean retains) {
+        floats.forEach(b -> b.recycle(retains));
+        activations.forEach(b -> b.recycle(retains));
         lentBytes = 0;
     }
 

@@ -6,6 +6,7 @@ import dev.lazarus.kt.parallel.Signal;
 import dev.lazarus.kt.tensor.Activation;
 import dev.lazarus.kt.tensor.WeightMatrix;
 import java.util.concurrent.atomic.AtomicIntegerArray;
+import java.util.function.UnaryOperator;
 
 /**
  * SwiGLU feed-forward networks, {@code down(silu(gate·x) * up·x)}, applied to groups of vectors in
@@ -68,7 +69,7 @@ public final class SwiGlu {
      * whole process, as every caller (experts and dense FFNs of any block or model) borrows the same shapes over
      * and over, and a concurrent call simply works with buffers of its own.
      */
-    private static final Scratch.Slot SCRATCH = new Scratch.Slot();
+    private static final Scratch.Slot SCRATCH = Scratch.Slot.retaining(Scratch.RETAINED_BYTES);
 
     /**
      * The buffers and hand-offs of one {@link #apply}: rows {@code [0, rows())} are every network's hidden rows, then
@@ -90,6 +91,7 @@ public final class SwiGlu {
         private final Activation[][] downIn;
         private final Signal[] ready;
         private volatile boolean failed;
+        private UnaryOperator<float[][][]> then;
 
         Pass(Parallel parallel, Weights[] nets, float[][][] inputs, Scratch scratch) {
             this.parallel = parallel;
@@ -111,7 +113,6 @@ public final class SwiGlu {
                 gate[j] = scratch.floats(tokens, hiddenRows);
                 up[j] = scratch.floats(tokens, hiddenRows);
                 hidden[j] = scratch.floats(tokens, hiddenRows);
-                out[j] = new float[tokens][nets[j].down().rows()];
                 pendingHidden.set(j, hiddenRows);
                 ready[j] = new Signal();
                 // borrowed here, on the calling thread; filled by whichever thread finishes j's hidden rows
@@ -164,7 +165,16 @@ public final class SwiGlu {
         /** {@code result[j][t]}, once every row has run; the working buffers go back. */
         public float[][][] finish() {
             release();
-            return out;
+            return then == null ? out : then.apply(out);
+        }
+
+        /**
+         * This pass with {@link #finish} returning {@code then} of its results (an executor's own completion: the
+         * tiered experts' device results merged in, their checkout released); applied once, after the rows.
+         */
+        public Pass then(UnaryOperator<float[][][]> then) {
+            this.then = then;
+            return this;
         }
 
         void release() {
@@ -184,6 +194,9 @@ public final class SwiGlu {
                 }
                 if (pendingHidden.addAndGet(j, from - to) == 0) {
                     Activation.convertAll(parallel, hidden[j], nets[j].down().cols(), downIn[j]);
+                    // the outputs are made here, inside the pass, not where it begins: a prompt's (8 MB for the bench
+                    // model's) were a serial allocation before every block's experts
+                    out[j] = new float[inputs[j].length][nets[j].down().rows()];
                     ready[j].open();
                 }
             } catch (RuntimeException | Error e) {

@@ -16,8 +16,11 @@ final class TransformerBlock {
     private final FeedForward ffn;
     private final float eps;
     private final Parallel parallel;
-    /** The normalized vectors, borrowed for the block's attention half and then its feed-forward half. */
-    private final Scratch.Slot scratch = new Scratch.Slot();
+    /**
+     * The normalized vectors, borrowed for the block's attention half and then its feed-forward half: one slot for every
+     * block, which run one after the other, so a prompt's vectors are kept for the next block and prompt.
+     */
+    private static final Scratch.Slot SCRATCH = Scratch.Slot.retaining(Scratch.RETAINED_BYTES);
 
     TransformerBlock(float[] attentionNorm, Attention attention, float[] ffnNorm, FeedForward ffn, float eps,
                      Parallel parallel) {
@@ -82,7 +85,7 @@ final class TransformerBlock {
         @Override
         public int open(int phase) {
             if (phase == 0) {
-                s = scratch.take();
+                s = SCRATCH.take();
                 attending = attention.begin(batch, ropeTables, normalized(x, attentionNorm, s));
             }
             if (phase < attentionPhases) {
@@ -90,9 +93,9 @@ final class TransformerBlock {
             }
             if (phase == attentionPhases) {
                 addInPlace(x, attending.finish());
-                scratch.give(s);
+                SCRATCH.give(s);
                 kept = keptRows();
-                s = scratch.take();
+                s = SCRATCH.take();
                 feeding = kept.length > 0 ? ffn.begin(normalized(kept, ffnNorm, s)) : null;
             }
             if (phase < attentionPhases + ffnPhases) {
@@ -101,7 +104,7 @@ final class TransformerBlock {
             if (feeding != null) {
                 addInPlace(kept, feeding.finish());
             }
-            scratch.give(s);
+            SCRATCH.give(s);
             return 0;
         }
 

@@ -121,7 +121,7 @@ public final class Parallel implements AutoCloseable {
             public int grain(int phase) {
                 return grain;
             }
-        }, 1, threads), (n + grain - 1) / grain - 1);
+        }, 1, threads), (n + grain - 1) / grain - 1, 0);
     }
 
     /**
@@ -149,7 +149,7 @@ public final class Parallel implements AutoCloseable {
      * Runs {@code phases} phases of {@code body} one after the other on the pool's threads, each phase's indices
      * in chunks, and returns when the last is done. One call instead of a {@link #forRange} per phase: the
      * threads do not return to the caller between phases (and are not handed the next pass, or parked and woken,
-     * in between), and the serial work between two phases runs on whichever thread finished the earlier one.
+     * in between), and the serial work between two phases runs on the calling thread once the earlier one is done.
      */
     public void forPhases(int phases, PhasedBody body) {
         if (workers.length == 0 || closed) {
@@ -161,10 +161,11 @@ public final class Parallel implements AutoCloseable {
             }
             return;
         }
-        run(new PhasedJob(this, body, phases, threads), workers.length);
+        long start = PhaseProfile.ON && phases > 1 ? System.nanoTime() : 0;
+        run(new PhasedJob(this, body, phases, threads), workers.length, start);
     }
 
-    private void run(PhasedJob job, int helpers) {
+    private void run(PhasedJob job, int helpers, long start) {
         if (!job.isOver()) {
             inFlight.incrementAndGet();
             try {
@@ -179,6 +180,9 @@ public final class Parallel implements AutoCloseable {
             } finally {
                 inFlight.decrementAndGet();
             }
+        }
+        if (start != 0) {
+            PhaseProfile.call(System.nanoTime() - start, threads);
         }
         job.rethrow();
     }

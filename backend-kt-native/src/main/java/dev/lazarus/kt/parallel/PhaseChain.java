@@ -5,7 +5,7 @@ import java.util.List;
 /**
  * Phased bodies run one after the other as the phases of ONE {@link Parallel#forPhases} call: a decode step's
  * blocks and its output head, so the pool's threads go from one block to the next without returning to the caller,
- * and the serial work between two parts (a residual add, a norm) runs on whichever thread finished the part before.
+ * and the serial work between two parts (a residual add, a norm) runs on the calling thread between them.
  */
 public final class PhaseChain implements PhasedBody {
 

@@ -1,12 +1,12 @@
 package dev.lazarus.kt.parallel;
 
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicIntegerArray;
 import java.util.concurrent.locks.LockSupport;
 
 /**
  * One {@link Parallel#forRange} or {@link Parallel#forPhases} call: each phase's indices are claimed in guided
- * chunks by whichever thread comes first; the thread that finishes a phase's last chunk opens the next one
+ * chunks by whichever thread comes first; once a phase's last chunk is done the calling thread opens the next one
  * ({@link PhasedBody#open}) while the others wait inside the job for it.
  *
  * <p>Guided chunks: each claim takes {@code remaining / (GUIDE · threads)} units, at least
@@ -28,13 +28,24 @@ final class PhasedJob {
      */
     private static final long HELP_POLL_NANOS = TimeUnit.MILLISECONDS.toNanos(50);
 
-    /** One phase: {@code units} chunks-to-be of {@code grain} indices, the next unclaimed one and the count not done. */
+    /**
+     * One phase: {@code units} chunks-to-be of {@code grain} indices, the next unclaimed one and the count not done.
+     * The two counters, which every claim and every thread's exit from the phase write, sit on cache lines of their own
+     * ({@link #NEXT}, {@link #UNFINISHED}): next to the phase's read-only fields or to the {@link #ended} flag that the
+     * waiting threads poll, each write would take the line from every thread reading it (at 16 threads most of the
+     * idle time inside a decode step's short phases went there).
+     */
     private static final class Phase {
+        /** Indices into {@link #counters}, 64 bytes apart and away from the array's header. */
+        private static final int NEXT = 16, UNFINISHED = 32;
         final int index, n, grain, units, minChunk;
-        final AtomicInteger next = new AtomicInteger();
-        final AtomicInteger unfinished;
+        private final AtomicIntegerArray counters = new AtomicIntegerArray(UNFINISHED + 16);
         /** Opened once the next phase is published (or the job is over). */
         final Signal ended = new Signal();
+        /** Opened when every unit is done by a thread other than the {@link #opener}, which then opens the next phase. */
+        final Signal done = new Signal();
+        /** When it was opened, for {@link PhaseProfile}. */
+        final long openedAt = PhaseProfile.ON ? System.nanoTime() : 0;
 
         Phase(int index, int n, int grain, int threads) {
             this.index = index;
@@ -42,13 +53,36 @@ final class PhasedJob {
             this.grain = grain;
             this.units = (n + grain - 1) / grain;
             this.minChunk = Math.max(1, units / (MIN_CHUNKS_PER_THREAD * threads));
-            this.unfinished = new AtomicInteger(units);
+            counters.set(UNFINISHED, units);
+        }
+
+        int next() {
+            return counters.get(NEXT);
+        }
+
+        /** Claims {@code [from, from + count)} and returns {@code from} (past {@link #units} once all are claimed). */
+        int claim(int count) {
+            return counters.getAndAdd(NEXT, count);
+        }
+
+        /** Counts {@code done} units finished and says whether they were the phase's last. */
+        boolean finished(int done) {
+            return counters.addAndGet(UNFINISHED, -done) == 0;
         }
     }
 
     private final Parallel pool;
     private final PhasedBody body;
     private final int phases, threads;
+    /**
+     * The calling thread, which opens every phase after the first ({@link PhasedBody#open}: the serial work between
+     * two phases). Opened by whichever thread finished the phase before, that work ran on a different core each time,
+     * and every vector it reads or writes (the residual stream, the norms, the activations, the router's logits) was
+     * first pulled over from the core of the previous opening: at 16 threads the openings took a third of a decode step.
+     */
+    private final Thread opener = Thread.currentThread();
+    /** Whether this call's phases are recorded ({@link PhaseProfile}): a forward pass's, not a single range's. */
+    private final boolean profiled;
     /** The phase being worked on; null once the job is over (every phase done, or a failure). */
     private volatile Phase current;
     private volatile Thread waiter;
@@ -60,6 +94,7 @@ final class PhasedJob {
         this.body = body;
         this.phases = phases;
         this.threads = threads;
+        this.profiled = PhaseProfile.ON && phases > 1;
         this.current = open(0);
     }
 
@@ -70,25 +105,39 @@ final class PhasedJob {
     /** Whether a thread joining now would find work: chunks left to claim, or a phase still to come. */
     boolean hasWork() {
         Phase p = current;
-        return p != null && (p.next.get() < p.units || p.index < phases - 1);
+        return p != null && (p.next() < p.units || p.index < phases - 1);
     }
 
-    /** Runs chunks until none is left to claim in the last phase (waiting for each next phase to open). */
+    /**
+     * Runs chunks until none is left to claim in the last phase (waiting for each next phase to open). A thread counts
+     * the units it ran in a phase as finished once, when it finds none left to claim there, not after each chunk: one
+     * write of the shared count per thread and phase.
+     */
     void work() {
+        Phase joined = null;
         for (Phase p = current; p != null; p = current) {
-            if (!claimChunk(p)) {
-                if (p.index == phases - 1) {
-                    return;
-                }
-                awaitNextPhase(p);
+            if (profiled && joined != p) {
+                joined = p;
+                PhaseProfile.joined(p.index, System.nanoTime() - p.openedAt);
             }
+            int done = 0;
+            for (int ran; (ran = claimAndRun(p)) > 0; ) {
+                done += ran;
+            }
+            if (done > 0 && p.finished(done)) {
+                completed(p);
+            }
+            if (p.index == phases - 1) {
+                return;
+            }
+            awaitNextPhase(p);
         }
     }
 
     /** Whether a chunk of the current phase is left to claim. */
     boolean hasChunkToClaim() {
         Phase p = current;
-        return p != null && p.next.get() < p.units;
+        return p != null && p.next() < p.units;
     }
 
     /**
@@ -97,25 +146,38 @@ final class PhasedJob {
      */
     boolean helpOnce() {
         Phase p = current;
-        return p != null && claimChunk(p);
+        if (p == null) {
+            return false;
+        }
+        int ran = claimAndRun(p);
+        if (ran > 0 && p.finished(ran)) {
+            completed(p);
+        }
+        return ran > 0;
     }
 
-    /** Claims and runs the next guided chunk of {@code p}; false when none was left to claim. */
-    private boolean claimChunk(Phase p) {
-        while (true) {
-            int from = p.next.get();
-            if (from >= p.units) {
-                return false;
-            }
-            int to = Math.min(p.units, from + Math.max(p.minChunk, (p.units - from) / (GUIDE * threads)));
-            if (p.next.compareAndSet(from, to)) {
-                runChunk(p, from, to);
-                return true;
-            }
+    /**
+     * Claims and runs the next guided chunk of {@code p}, and returns its units (0: none was left to claim); the caller
+     * counts them finished. One atomic add claims it, never retried: its size is computed from a read just before,
+     * which a concurrent claim may have made stale (the chunk is then cut at the phase's end, or a little larger).
+     */
+    private int claimAndRun(Phase p) {
+        int seen = p.next();
+        if (seen >= p.units) {
+            return 0;
         }
+        int count = Math.max(p.minChunk, (p.units - seen) / (GUIDE * threads));
+        int from = p.claim(count);
+        if (from >= p.units) {
+            return 0;
+        }
+        int to = Math.min(p.units, from + count);
+        runChunk(p, from, to);
+        return to - from;
     }
 
     private void runChunk(Phase p, int from, int to) {
+        long start = profiled ? System.nanoTime() : 0;
         try {
             if (failure == null) {
                 body.run(p.index, from * p.grain, Math.min(p.n, to * p.grain));
@@ -123,16 +185,37 @@ final class PhasedJob {
         } catch (Throwable t) {
             fail(t);
         } finally {
-            if (p.unfinished.addAndGet(from - to) == 0) {
-                Phase next = failure == null ? open(p.index + 1) : null;
-                current = next;
-                p.ended.open();
-                if (next == null) {
-                    Thread w = waiter;
-                    if (w != null) {
-                        LockSupport.unpark(w);
-                    }
-                }
+            if (profiled) {
+                PhaseProfile.chunk(p.index, System.nanoTime() - start);
+            }
+        }
+    }
+
+    /**
+     * Called by the thread that finished {@code p}'s last units: opens the next phase, or hands that to the
+     * {@link #opener} (waiting inside the job for it: it is still in {@link #work} until the last phase).
+     */
+    private void completed(Phase p) {
+        if (Thread.currentThread() == opener || p.index == phases - 1 || failure != null) {
+            end(p);
+        } else {
+            p.done.open();
+        }
+    }
+
+    /** Opens the phase after {@code p} (or ends the job). */
+    private void end(Phase p) {
+        if (profiled) {
+            PhaseProfile.ended(p.index, System.nanoTime() - p.openedAt);
+        }
+        Phase next = failure == null ? open(p.index + 1) : null;
+        current = next;
+        p.ended.open();
+        p.done.open();
+        if (next == null) {
+            Thread w = waiter;
+            if (w != null) {
+                LockSupport.unpark(w);
             }
         }
     }
@@ -141,7 +224,11 @@ final class PhasedJob {
     private Phase open(int index) {
         try {
             for (int i = index; i < phases; i++) {
+                long start = profiled ? System.nanoTime() : 0;
                 int n = body.open(i);
+                if (profiled) {
+                    PhaseProfile.opened(i, System.nanoTime() - start);
+                }
                 if (n > 0) {
                     return new Phase(i, n, body.grain(i), threads);
                 }
@@ -158,13 +245,17 @@ final class PhasedJob {
      * which the threads waiting here would otherwise leave to the opening thread alone.
      */
     private void awaitNextPhase(Phase p) {
+        boolean opens = Thread.currentThread() == opener;
+        Signal awaited = opens ? p.done : p.ended;
         long spinUntil = System.nanoTime() + Parallel.inCallSpinNanos();
         while (!p.ended.isOpen()) {
-            if (pool.helpOther(this)) {
+            if (opens && p.done.isOpen()) {
+                end(p);
+            } else if (pool.helpOther(this)) {
                 spinUntil = System.nanoTime() + Parallel.inCallSpinNanos();
             } else if (System.nanoTime() < spinUntil) {
                 Thread.onSpinWait();
-            } else if (!pool.parkHelper(this, p.ended, HELP_POLL_NANOS)) {
+            } else if (!pool.parkHelper(this, awaited, HELP_POLL_NANOS)) {
                 // a call to help was posted (or the poll ran out): look again, briefly
                 spinUntil = System.nanoTime() + Parallel.inCallSpinNanos();
             }

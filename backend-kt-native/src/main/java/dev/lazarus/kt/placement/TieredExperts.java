@@ -30,16 +30,67 @@ final class TieredExperts implements ExpertExecutor {
 
     @Override
     public float[][][] apply(int layer, int[] experts, float[][][] inputs) {
-        int jobs = experts.length;
         try (ExpertCheckout placed = new ExpertCheckout(slots, catalog.slotOf(layer), experts, counters)) {
+            Split split = new Split(placed, inputs);
+            DeviceTier.Pending pending = split.submit(device);
+            float[][][] cpuOut;
+            try {
+                cpuOut = split.nets.length > 0 ? SwiGlu.apply(parallel, split.nets, split.cpuInputs) : new float[0][][];
+            } catch (RuntimeException | Error e) {
+                // the device may still read its experts: wait for it before the checkout releases them
+                awaitQuietly(pending, e);
+                throw e;
+            }
+            return split.merge(cpuOut, pending);
+        }
+    }
+
+    /**
+     * {@link #apply} as one phase of the forward pass's pool call: the device's experts are submitted now, the CPU's
+     * rows run as the phase (where a nested call of their own would leave the waiting threads to join it one by one),
+     * and the pass's {@link SwiGlu.Pass#finish} collects the device's results and releases the checkout. A pass that
+     * fails never finishes: its experts then stay retained (a swap never frees them), rather than be released under a
+     * kernel or a device that may still read them.
+     */
+    @Override
+    public SwiGlu.Pass begin(int layer, int[] experts, float[][][] inputs) {
+        ExpertCheckout placed = new ExpertCheckout(slots, catalog.slotOf(layer), experts, counters);
+        DeviceTier.Pending pending = null;
+        try {
+            Split split = new Split(placed, inputs);
+            pending = split.submit(device);
+            DeviceTier.Pending submitted = pending;
+            return SwiGlu.begin(parallel, split.nets, split.cpuInputs).then(cpuOut -> {
+                try (placed) {
+                    return split.merge(cpuOut, submitted);
+                }
+            });
+        } catch (RuntimeException | Error e) {
+            awaitQuietly(pending, e);
+            placed.close();
+            throw e;
+        }
+    }
+
+    /** A checkout's experts split by where they run: the device's residents and the CPU's networks, with their inputs. */
+    private static final class Split {
+        final ExpertCheckout placed;
+        final DeviceTier.Resident[] residents;
+        final float[][][] deviceInputs;
+        final SwiGlu.Weights[] nets;
+        final float[][][] cpuInputs;
+
+        Split(ExpertCheckout placed, float[][][] inputs) {
+            this.placed = placed;
+            int jobs = placed.size();
             int onDevice = 0;
             for (int j = 0; j < jobs; j++) {
                 onDevice += placed.tier(j) == Tier.GPU ? 1 : 0;
             }
-            DeviceTier.Resident[] residents = new DeviceTier.Resident[onDevice];
-            float[][][] deviceInputs = new float[onDevice][][];
-            SwiGlu.Weights[] nets = new SwiGlu.Weights[jobs - onDevice];
-            float[][][] cpuInputs = new float[jobs - onDevice][][];
+            residents = new DeviceTier.Resident[onDevice];
+            deviceInputs = new float[onDevice][][];
+            nets = new SwiGlu.Weights[jobs - onDevice];
+            cpuInputs = new float[jobs - onDevice][][];
             for (int j = 0, d = 0, c = 0; j < jobs; j++) {
                 if (placed.tier(j) == Tier.GPU) {
                     residents[d] = placed.device(j);
@@ -49,18 +100,18 @@ final class TieredExperts implements ExpertExecutor {
                     cpuInputs[c++] = inputs[j];
                 }
             }
-            DeviceTier.Pending pending = onDevice > 0 ? device.submit(residents, deviceInputs) : null;
-            float[][][] cpuOut;
-            try {
-                cpuOut = nets.length > 0 ? SwiGlu.apply(parallel, nets, cpuInputs) : new float[0][][];
-            } catch (RuntimeException | Error e) {
-                // the device may still read its experts: wait for it before the checkout releases them
-                awaitQuietly(pending, e);
-                throw e;
-            }
+        }
+
+        /** Launches the device's experts (asynchronously); null when there are none. */
+        DeviceTier.Pending submit(DeviceTier device) {
+            return residents.length > 0 ? device.submit(residents, deviceInputs) : null;
+        }
+
+        /** Every expert's outputs in checkout order, the device's awaited. */
+        float[][][] merge(float[][][] cpuOut, DeviceTier.Pending pending) {
             float[][][] deviceOut = pending != null ? pending.await() : new float[0][][];
-            float[][][] out = new float[jobs][][];
-            for (int j = 0, d = 0, c = 0; j < jobs; j++) {
+            float[][][] out = new float[placed.size()][][];
+            for (int j = 0, d = 0, c = 0; j < out.length; j++) {
                 out[j] = placed.tier(j) == Tier.GPU ? deviceOut[d++] : cpuOut[c++];
             }
             return out;

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.lazarus.kt.tensor.Activation;
 import dev.lazarus.kt.tensor.VecDotType;
+import java.util.List;
 import org.junit.jupiter.api.Test;
 
 class ScratchTest {
@@ -58,5 +59,28 @@ class ScratchTest {
         t.floats(32); // a call that did not borrow 16-float vectors
         slot.give(t);
         assertThat(slot.take().floats(16)).isNotSameAs(once);
+    }
+
+    /** A prompt's buffers survive the decode steps after it in a retaining slot, up to its bytes. */
+    @Test
+    void aRetainingSlotKeepsWhatEarlierCallsMadeUpToItsBytes() {
+        Scratch.Slot retaining = Scratch.Slot.retaining(64 * 1024);
+        Scratch prompt = retaining.take();
+        float[][] big = prompt.floats(8, 1024); // 32 KB
+        retaining.give(prompt);
+        Scratch step = retaining.take();
+        float[] small = step.floats(1024);
+        step.floats(16); // another size
+        retaining.give(step);
+
+        Scratch next = retaining.take();
+        assertThat(next).isSameAs(prompt);
+        float[][] again = next.floats(8, 1024);
+        // the very arrays, by identity (all-zero arrays would be equal by content)
+        assertThat(List.of(again)).usingElementComparator((x, y) -> x == y ? 0 : 1)
+                .containsExactlyInAnyOrder(big).contains(small);
+        next.floats(32 * 1024); // 128 KB more: past the slot's bytes
+        retaining.give(next);
+        assertThat(retaining.take()).isNotSameAs(next);
     }
 }

@@ -61,4 +61,38 @@ class PhaseChainTest {
             }
         }
     }
+
+    /**
+     * Every phase after the first is opened by the calling thread, whichever thread finished the phase before: the
+     * serial work between two phases then stays on one core (its vectors in that core's cache).
+     */
+    @Test
+    void theCallerOpensEveryPhase() {
+        try (Parallel p = Parallel.ofThreads(4)) {
+            int phases = 200;
+            ConcurrentLinkedQueue<Thread> openers = new ConcurrentLinkedQueue<>();
+            AtomicIntegerArray done = new AtomicIntegerArray(phases);
+            p.forPhases(phases, new PhasedBody() {
+                @Override
+                public int open(int phase) {
+                    openers.add(Thread.currentThread());
+                    return 64;
+                }
+
+                @Override
+                public void run(int phase, int from, int to) {
+                    // long enough for every thread to take chunks, so the last one is often another thread's
+                    long until = System.nanoTime() + 2_000;
+                    while (System.nanoTime() < until) {
+                        Thread.onSpinWait();
+                    }
+                    done.addAndGet(phase, to - from);
+                }
+            });
+            assertThat(openers).hasSize(phases).containsOnly(Thread.currentThread());
+            for (int q = 0; q < phases; q++) {
+                assertThat(done.get(q)).as("phase %d", q).isEqualTo(64);
+            }
+        }
+    }
 }
