@@ -8,6 +8,7 @@ import tools.jackson.core.JacksonException;
 import tools.jackson.core.JsonParser;
 import tools.jackson.core.JsonToken;
 import tools.jackson.databind.JsonNode;
+import tools.jackson.databind.ObjectReader;
 import tools.jackson.databind.json.JsonMapper;
 
 /**
@@ -21,10 +22,13 @@ final class WholeAnswerReader {
 
     private final JsonMapper json;
     private final UpstreamErrors errors;
+    /** Made once: the parser's own readValueAs looks the deserializer up again for every answer. */
+    private final ObjectReader usageReader;
 
     WholeAnswerReader(JsonMapper json, UpstreamErrors errors) {
         this.json = json;
         this.errors = errors;
+        this.usageReader = json.readerFor(Usage.class);
     }
 
     WholeAnswer read(byte[] body) {
@@ -42,7 +46,7 @@ final class WholeAnswerReader {
                     case "id" -> JsonSpans.note(p, body, 0, spans, 1);
                     case "created" -> JsonSpans.note(p, body, 0, spans, 3);
                     case "model" -> JsonSpans.note(p, body, 0, spans, 5);
-                    case "usage" -> usage = value == JsonToken.VALUE_NULL ? null : p.readValueAs(Usage.class);
+                    case "usage" -> usage = value == JsonToken.VALUE_NULL ? null : usage(p, value, body);
                     case "timings" -> generationNanos = predictedNanos(p, value);
                     case "error" -> {
                         JsonNode error = p.readValueAsTree();
@@ -58,6 +62,44 @@ final class WholeAnswerReader {
             throw malformed(e.getOriginalMessage());
         }
         return new WholeAnswer(new RawJson(body, 0, body.length, spans), usage, generationNanos);
+    }
+
+    /**
+     * The answer's usage. The common one, the three counts as plain ints, is read here: binding it to the
+     * record costs more than the rest of the answer's read (a creator called through a method handle per
+     * answer). Any other member or value (token details, a count of another type) has the whole object bound
+     * by the mapper from its bytes, as it was before.
+     */
+    private Usage usage(JsonParser p, JsonToken value, byte[] body) {
+        if (value != JsonToken.START_OBJECT) {
+            return p.readValueAs(Usage.class); // whatever the mapper makes of it (an error, mostly)
+        }
+        int start = (int) p.currentTokenLocation().getByteOffset();
+        int[] counts = new int[3];
+        int seen = 0;
+        boolean plain = true;
+        for (String name = p.nextName(); name != null; name = p.nextName()) {
+            int count = switch (name) {
+                case "prompt_tokens" -> 0;
+                case "completion_tokens" -> 1;
+                case "total_tokens" -> 2;
+                default -> -1;
+            };
+            if (p.nextToken() == JsonToken.VALUE_NUMBER_INT && count >= 0
+                    && p.getNumberType() == JsonParser.NumberType.INT) {
+                counts[count] = p.getIntValue();
+                seen |= 1 << count;
+            } else {
+                plain = false;
+                p.skipChildren();
+            }
+        }
+        // a count left out is the mapper's to judge (it refuses a missing int)
+        if (plain && seen == 0b111) {
+            return new Usage(counts[0], counts[1], counts[2]);
+        }
+        int end = (int) p.currentTokenLocation().getByteOffset() + 1;
+        return usageReader.readValue(body, start, end - start);
     }
 
     private static long predictedNanos(JsonParser p, JsonToken value) {
