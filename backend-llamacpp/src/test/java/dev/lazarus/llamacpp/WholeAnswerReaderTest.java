@@ -63,6 +63,15 @@ class WholeAnswerReaderTest {
                 "{\"prompt_tokens\":\"4\",\"completion_tokens\":2.0,\"total_tokens\":6}",
                 "{\"prompt_tokens\":1,\"completion_tokens\":2,\"total_tokens\":3,\"completion_tokens_details\":{\"reasoning_tokens\":1}}",
                 "{\"prompt_tokens\":1,\"extra\":[1,{\"a\":2}],\"completion_tokens\":2,\"total_tokens\":3}",
+                "{\"prompt_tokens\":1117,\"completion_tokens\":20,\"total_tokens\":1137,"
+                        + "\"prompt_tokens_details\":{\"cached_tokens\":1024,\"audio_tokens\":0},"
+                        + "\"completion_tokens_details\":{\"reasoning_tokens\":0,\"x\":[1.5,{\"y\":null}],\"s\":\"t\"}}",
+                "{\"prompt_tokens_details\":null,\"prompt_tokens\":1,\"completion_tokens\":2,\"total_tokens\":3,"
+                        + "\"completion_tokens_details\":{}}",
+                "{\"prompt_tokens\":1,\"completion_tokens\":2,\"total_tokens\":3,\"prompt_tokens_details\":{\"a\":1},"
+                        + "\"prompt_tokens_details\":{\"b\":2}}",
+                "{\"prompt_tokens\":1,\"completion_tokens\":2,\"total_tokens\":3,\"prompt_tokens_details\":[]}",
+                "{\"prompt_tokens\":1,\"completion_tokens\":2,\"total_tokens\":3,\"prompt_tokens_details\":5}",
                 "{\"prompt_tokens\":4}", "{}",
                 "{\"prompt_tokens\":null,\"completion_tokens\":2,\"total_tokens\":2}",
                 "{\"prompt_tokens\":\"many\",\"completion_tokens\":2,\"total_tokens\":2}",
