@@ -14,7 +14,7 @@ import reactor.core.publisher.Mono;
  * Hands {@code POST /v1/chat/completions} and {@code POST /v1/completions} to the {@link OpenAiController} as the
  * last web filter, after the API keys and every other filter, instead of through Spring's {@code DispatcherHandler}:
  * its per-request walk over every handler mapping (actuator's, the annotated controllers', the functional routes),
- * the handler adapter and the result handling came to some 15 % of a relayed non-streaming request's CPU
+ * the handler adapter and the result handling came to some 8 % of a relayed non-streaming request's CPU
  * (docs/benchmarks.md). The paths match as a route's do ({@link PathPattern}: segments decoded, matrix parameters
  * dropped). Anything else goes on to the dispatcher, another method on these paths included (a 405 naming POST:
  * {@link ApiConfiguration#openAiRoutes}). Errors travel up the filter chain to the same exception handlers.
