@@ -4,10 +4,14 @@ import dev.lazarus.backend.api.BackendException;
 import dev.lazarus.backend.api.WholeAnswer;
 import dev.lazarus.backend.api.openai.RawJson;
 import dev.lazarus.backend.api.openai.Usage;
+import java.util.Map;
 import tools.jackson.core.JacksonException;
 import tools.jackson.core.JsonParser;
 import tools.jackson.core.JsonToken;
+import tools.jackson.core.type.TypeReference;
+import tools.jackson.databind.DeserializationFeature;
 import tools.jackson.databind.JsonNode;
+import tools.jackson.databind.ObjectReader;
 import tools.jackson.databind.json.JsonMapper;
 
 /**
@@ -21,10 +25,17 @@ final class WholeAnswerReader {
 
     private final JsonMapper json;
     private final UpstreamErrors errors;
+    /** Made once: the parser's own readValueAs looks the deserializer up again for every answer. */
+    private final ObjectReader usageReader;
+    /** A usage's token details, as the record binds them; one member of it, so what follows is no trailing token. */
+    private final ObjectReader detailsReader;
 
     WholeAnswerReader(JsonMapper json, UpstreamErrors errors) {
         this.json = json;
         this.errors = errors;
+        this.usageReader = json.readerFor(Usage.class);
+        this.detailsReader = json.readerFor(new TypeReference<Map<String, Object>>() {})
+                .without(DeserializationFeature.FAIL_ON_TRAILING_TOKENS);
     }
 
     WholeAnswer read(byte[] body) {
@@ -42,7 +53,7 @@ final class WholeAnswerReader {
                     case "id" -> JsonSpans.note(p, body, 0, spans, 1);
                     case "created" -> JsonSpans.note(p, body, 0, spans, 3);
                     case "model" -> JsonSpans.note(p, body, 0, spans, 5);
-                    case "usage" -> usage = value == JsonToken.VALUE_NULL ? null : p.readValueAs(Usage.class);
+                    case "usage" -> usage = value == JsonToken.VALUE_NULL ? null : usage(p, value, body);
                     case "timings" -> generationNanos = predictedNanos(p, value);
                     case "error" -> {
                         JsonNode error = p.readValueAsTree();
@@ -58,6 +69,56 @@ final class WholeAnswerReader {
             throw malformed(e.getOriginalMessage());
         }
         return new WholeAnswer(new RawJson(body, 0, body.length, spans), usage, generationNanos);
+    }
+
+    /**
+     * The answer's usage. The common one, the three counts as plain ints and the token details as objects, is
+     * read here (the details by the mapper, as maps): binding the whole object to the record costs more than
+     * the rest of the answer's read (its creator called through a method handle made again per answer). Any
+     * other member or value (a count missing or of another type) has the whole object bound by the mapper from
+     * its bytes, as it was before.
+     */
+    private Usage usage(JsonParser p, JsonToken value, byte[] body) {
+        if (value != JsonToken.START_OBJECT) {
+            return p.readValueAs(Usage.class); // whatever the mapper makes of it (an error, mostly)
+        }
+        int start = (int) p.currentTokenLocation().getByteOffset();
+        int[] counts = new int[3];
+        Map<String, Object> promptDetails = null;
+        Map<String, Object> completionDetails = null;
+        int seen = 0;
+        boolean plain = true;
+        for (String name = p.nextName(); name != null; name = p.nextName()) {
+            JsonToken token = p.nextToken();
+            switch (name) {
+                case "prompt_tokens", "completion_tokens", "total_tokens" -> {
+                    int count = name.startsWith("prompt") ? 0 : name.startsWith("completion") ? 1 : 2;
+                    if (token == JsonToken.VALUE_NUMBER_INT && p.getNumberType() == JsonParser.NumberType.INT) {
+                        counts[count] = p.getIntValue();
+                        seen |= 1 << count;
+                    } else {
+                        plain = false;
+                    }
+                }
+                case "prompt_tokens_details", "completion_tokens_details" -> {
+                    Map<String, Object> read = token == JsonToken.START_OBJECT ? detailsReader.readValue(p) : null;
+                    plain &= token == JsonToken.START_OBJECT || token == JsonToken.VALUE_NULL;
+                    if (name.startsWith("prompt")) {
+                        promptDetails = read;
+                    } else {
+                        completionDetails = read;
+                    }
+                }
+                default -> plain = false;
+            }
+            p.skipChildren();
+        }
+        // a count left out is the mapper's to judge (it refuses a missing int)
+        if (plain && seen == 0b111) {
+            return new Usage(counts[0], counts[1], counts[2], promptDetails, completionDetails);
+        }
+        int end = (int) p.currentTokenLocation().getByteOffset() + 1;
+        return usageReader.readValue(body, start, end - start);
     }
 
     private static long predictedNanos(JsonParser p, JsonToken value) {

@@ -6,6 +6,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import dev.lazarus.backend.api.BackendErrorKind;
 import dev.lazarus.backend.api.BackendException;
 import dev.lazarus.backend.api.WholeAnswer;
+import dev.lazarus.backend.api.openai.Usage;
 import java.nio.charset.StandardCharsets;
 import java.time.Clock;
 import org.junit.jupiter.api.Test;
@@ -48,6 +49,47 @@ class WholeAnswerReaderTest {
         assertThat(json.readTree(out).get("id").asString()).isEqualTo("gw");
         assertThat(json.readTree(out).get("model").asString()).isEqualTo("m");
         assertThat(json.readTree(out).at("/choices/0/message/content").asString()).isEqualTo("hi \"there\"");
+    }
+
+    /**
+     * Read by hand where it is the three counts as plain ints, by the mapper otherwise: always what the mapper
+     * makes of it, an error included (a count missing, null, too big or not a number).
+     */
+    @Test
+    void usageIsWhatTheMapperMakesOfIt() {
+        for (String usage : new String[] {
+                "{\"completion_tokens\":5,\"prompt_tokens\":12,\"total_tokens\":17}",
+                "{\"total_tokens\":3,\"prompt_tokens\":1,\"completion_tokens\":2,\"prompt_tokens\":7}",
+                "{\"prompt_tokens\":\"4\",\"completion_tokens\":2.0,\"total_tokens\":6}",
+                "{\"prompt_tokens\":1,\"completion_tokens\":2,\"total_tokens\":3,\"completion_tokens_details\":{\"reasoning_tokens\":1}}",
+                "{\"prompt_tokens\":1,\"extra\":[1,{\"a\":2}],\"completion_tokens\":2,\"total_tokens\":3}",
+                "{\"prompt_tokens\":1117,\"completion_tokens\":20,\"total_tokens\":1137,"
+                        + "\"prompt_tokens_details\":{\"cached_tokens\":1024,\"audio_tokens\":0},"
+                        + "\"completion_tokens_details\":{\"reasoning_tokens\":0,\"x\":[1.5,{\"y\":null}],\"s\":\"t\"}}",
+                "{\"prompt_tokens_details\":null,\"prompt_tokens\":1,\"completion_tokens\":2,\"total_tokens\":3,"
+                        + "\"completion_tokens_details\":{}}",
+                "{\"prompt_tokens\":1,\"completion_tokens\":2,\"total_tokens\":3,\"prompt_tokens_details\":{\"a\":1},"
+                        + "\"prompt_tokens_details\":{\"b\":2}}",
+                "{\"prompt_tokens\":1,\"completion_tokens\":2,\"total_tokens\":3,\"prompt_tokens_details\":[]}",
+                "{\"prompt_tokens\":1,\"completion_tokens\":2,\"total_tokens\":3,\"prompt_tokens_details\":5}",
+                "{\"prompt_tokens\":4}", "{}",
+                "{\"prompt_tokens\":null,\"completion_tokens\":2,\"total_tokens\":2}",
+                "{\"prompt_tokens\":\"many\",\"completion_tokens\":2,\"total_tokens\":2}",
+                "{\"prompt_tokens\":99999999999,\"completion_tokens\":2,\"total_tokens\":2}", "[1]"}) {
+            byte[] answer = utf8("{\"id\":\"x\",\"usage\":" + usage + ",\"model\":\"m\"}");
+            Usage expected;
+            try {
+                expected = json.readValue(usage, Usage.class);
+            } catch (RuntimeException refused) {
+                assertThatThrownBy(() -> reader.read(answer)).as(usage)
+                        .isInstanceOfSatisfying(BackendException.class,
+                                e -> assertThat(e.kind()).isEqualTo(BackendErrorKind.UPSTREAM));
+                continue;
+            }
+            WholeAnswer a = reader.read(answer);
+            assertThat(a.usage()).as(usage).isEqualTo(expected);
+            assertThat(value(a, 2)).as(usage).isEqualTo("\"m\"");
+        }
     }
 
     @Test

@@ -51,18 +51,19 @@ class ApiConfiguration {
         return ConnectionGuard.customizer(ConnectionGuard.Settings.of(connections, json));
     }
 
+    /** The two completion endpoints, taken as the last web filter ({@link OpenAiEndpointFilter}). */
+    @Bean
+    OpenAiEndpointFilter openAiEndpointFilter(OpenAiController controller) {
+        return new OpenAiEndpointFilter(controller);
+    }
+
     /**
-     * The two completion endpoints as functional routes: they write their own response, and skip the annotated
-     * controllers' per-request handler lookup and argument resolution (some 5 % of a relayed request's CPU,
-     * docs/benchmarks.md). Another method on their paths is a 405 naming POST, as an annotated mapping answers.
+     * Another method than POST on the completion endpoints' paths: a 405 naming POST, as an annotated mapping
+     * answers (POST itself never reaches the dispatcher: {@link OpenAiEndpointFilter}).
      */
     @Bean
-    RouterFunction<ServerResponse> openAiRoutes(OpenAiController controller) {
+    RouterFunction<ServerResponse> openAiRoutes() {
         return RouterFunctions.route()
-                .POST(OpenAiController.CHAT_PATH, request -> controller.chatCompletions(request.exchange())
-                        .then(Mono.empty()))
-                .POST(OpenAiController.COMPLETIONS_PATH, request -> controller.completions(request.exchange())
-                        .then(Mono.empty()))
                 .route(RequestPredicates.path(OpenAiController.CHAT_PATH)
                         .or(RequestPredicates.path(OpenAiController.COMPLETIONS_PATH)),
                         request -> Mono.error(new MethodNotAllowedException(request.method(), Set.of(HttpMethod.POST))))

@@ -1,6 +1,7 @@
 package dev.lazarus.gateway.api;
 
 import java.util.List;
+import org.springframework.core.Ordered;
 import org.springframework.http.HttpHeaders;
 import org.springframework.http.HttpStatus;
 import org.springframework.web.server.ServerWebExchange;
@@ -12,7 +13,10 @@ import reactor.core.publisher.Mono;
  * Requires {@code Authorization: Bearer <key>} on {@code /v1/**} when keys are configured; other
  * paths (actuator health, metrics) stay open. How paths and keys are compared: {@link BearerTokens}.
  */
-public final class ApiKeyFilter implements WebFilter {
+public final class ApiKeyFilter implements WebFilter, Ordered {
+
+    /** Before {@link OpenAiEndpointFilter}, which answers the completion endpoints without going further. */
+    public static final int ORDER = OpenAiEndpointFilter.ORDER - 1;
 
     private final BearerTokens keys;
 
@@ -34,6 +38,11 @@ public final class ApiKeyFilter implements WebFilter {
             return Mono.error(unauthorized("Incorrect API key provided."));
         }
         return chain.filter(exchange);
+    }
+
+    @Override
+    public int getOrder() {
+        return ORDER;
     }
 
     private static ApiError unauthorized(String message) {

@@ -24,7 +24,7 @@ import reactor.core.publisher.Mono;
  * one aggregated JSON answer, naming the backends that answered in {@value #SERVED_BY_HEADER}. A
  * non-streaming request whose backends all answer whole stays non-streaming upstream, and their
  * answer is passed on as it came, with the response's identity written over the server's. Routed by
- * {@link ApiConfiguration#openAiRoutes}.
+ * {@link OpenAiEndpointFilter}.
  */
 @Component
 public class OpenAiController {

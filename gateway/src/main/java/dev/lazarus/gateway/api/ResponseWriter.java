@@ -14,6 +14,7 @@ import org.springframework.http.server.reactive.ServerHttpRequest;
 import org.springframework.http.server.reactive.ServerHttpResponse;
 import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
+import tools.jackson.core.io.JsonStringEncoder;
 import tools.jackson.databind.json.JsonMapper;
 
 /**
@@ -59,10 +60,23 @@ public final class ResponseWriter {
         response.getHeaders().setContentType(MediaType.APPLICATION_JSON);
         return response.writeWith(answer.map(whole -> {
             ResponseIdentity id = identity.get();
-            byte[] body = whole.json().withIdentity(json.writeValueAsBytes(id.id()),
-                    Long.toString(id.created()).getBytes(StandardCharsets.US_ASCII), json.writeValueAsBytes(id.model()));
+            byte[] body = whole.json().withIdentity(jsonString(id.id()),
+                    Long.toString(id.created()).getBytes(StandardCharsets.US_ASCII), jsonString(id.model()));
             return response.bufferFactory().wrap(body);
         }));
+    }
+
+    /**
+     * A string as a JSON string's bytes, quoted as the mapper quotes it, without the generator and buffers the
+     * mapper's {@code writeValueAsBytes} sets up for each value (~2 % of a relayed whole answer's CPU, JFR).
+     */
+    static byte[] jsonString(String value) {
+        byte[] quoted = JsonStringEncoder.getInstance().quoteAsUTF8(value);
+        byte[] text = new byte[quoted.length + 2];
+        text[0] = '"';
+        System.arraycopy(quoted, 0, text, 1, quoted.length);
+        text[text.length - 1] = '"';
+        return text;
     }
 
     /**

@@ -1,0 +1,54 @@
+package dev.lazarus.gateway.api;
+
+import org.springframework.core.Ordered;
+import org.springframework.http.HttpMethod;
+import org.springframework.http.server.PathContainer;
+import org.springframework.web.server.ServerWebExchange;
+import org.springframework.web.server.WebFilter;
+import org.springframework.web.server.WebFilterChain;
+import org.springframework.web.util.pattern.PathPattern;
+import org.springframework.web.util.pattern.PathPatternParser;
+import reactor.core.publisher.Mono;
+
+/**
+ * Hands {@code POST /v1/chat/completions} and {@code POST /v1/completions} to the {@link OpenAiController} as the
+ * last web filter, after the API keys and every other filter, instead of through Spring's {@code DispatcherHandler}:
+ * its per-request walk over every handler mapping (actuator's, the annotated controllers', the functional routes),
+ * the handler adapter and the result handling came to some 8 % of a relayed non-streaming request's CPU
+ * (docs/benchmarks.md). The paths match as a route's do ({@link PathPattern}: segments decoded, matrix parameters
+ * dropped). Anything else goes on to the dispatcher, another method on these paths included (a 405 naming POST:
+ * {@link ApiConfiguration#openAiRoutes}). Errors travel up the filter chain to the same exception handlers.
+ */
+public final class OpenAiEndpointFilter implements WebFilter, Ordered {
+
+    /** Last: every other filter sees the request first (they are ordered before it, see ApiKeyFilter#ORDER). */
+    public static final int ORDER = Ordered.LOWEST_PRECEDENCE;
+
+    private static final PathPattern CHAT = PathPatternParser.defaultInstance.parse(OpenAiController.CHAT_PATH);
+    private static final PathPattern COMPLETIONS = PathPatternParser.defaultInstance.parse(OpenAiController.COMPLETIONS_PATH);
+
+    private final OpenAiController controller;
+
+    public OpenAiEndpointFilter(OpenAiController controller) {
+        this.controller = controller;
+    }
+
+    @Override
+    public Mono<Void> filter(ServerWebExchange exchange, WebFilterChain chain) {
+        if (exchange.getRequest().getMethod() == HttpMethod.POST) {
+            PathContainer path = exchange.getRequest().getPath().pathWithinApplication();
+            if (CHAT.matches(path)) {
+                return controller.chatCompletions(exchange);
+            }
+            if (COMPLETIONS.matches(path)) {
+                return controller.completions(exchange);
+            }
+        }
+        return chain.filter(exchange);
+    }
+
+    @Override
+    public int getOrder() {
+        return ORDER;
+    }
+}
