@@ -8,7 +8,7 @@ import java.lang.foreign.ValueLayout;
 
 /**
  * A Q4_K matrix repacked once (the RAM tier) into a layout that is cheaper to decode than ggml's block and
- * holds the same numbers, so that {@code Q4KPackedKernel} (bench sources) rounds exactly as {@link Q4KRepackedKernel}:
+ * holds the same numbers, so that {@link Q4KInt16Kernel} rounds exactly as llama-server's repacked GEMV ({@link GgmlKQuantKernels#q4kRepacked}):
  *
  * <ul>
  *   <li><b>quants</b> first, 128 bytes per 256-value super-block (super-block b of row r at {@code 128·g},
@@ -89,8 +89,8 @@ final class Q4KPacked {
             long packed = src.get(Layouts.I64, blk + 4);
             int packedHigh = src.get(Layouts.I32, blk + 12);
             long h = headers + HEADER_BYTES * g;
-            dst.set(Layouts.I64, h, Q4KRepackedKernel.scales(packed, packedHigh));
-            dst.set(Layouts.I64, h + 8, Q4KRepackedKernel.mins(packed, packedHigh));
+            dst.set(Layouts.I64, h, Layouts.kScales(packed, packedHigh));
+            dst.set(Layouts.I64, h + 8, Layouts.kMins(packed, packedHigh));
             dst.set(Layouts.F32, h + 16, Layouts.f16(src, blk));
             dst.set(Layouts.F32, h + 20, Layouts.f16(src, blk + 2));
             java.util.Arrays.fill(quants, (byte) 0);

@@ -11,13 +11,13 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 
 /**
- * The vectorized repacked-Q4_K kernels against llama-server's GEMV and GEMM orders stated one value at a
- * time ({@link GgmlKQuantKernels}): equal bit for bit, on encoded weights and on raw random blocks (all-ones
- * quants and 6-bit scales of 63 included, whose scaled sums pass 2^24); decode's int16 form on ggml's blocks
- * ({@link Q4KInt16InPlaceKernel}, decode's pairs of rows and prefill's four activations in both orders) also against
- * raw int8 activations (-128 and 127 included).
+ * The Java Q4_K kernel on ggml's blocks ({@link Q4KInt16InPlaceKernel}) against llama-server's repacked GEMV and GEMM
+ * orders stated one value at a time ({@link GgmlKQuantKernels}): equal bit for bit through one row, decode's pairs of
+ * rows and prefill's four activations, in both orders, on encoded weights and on raw random blocks (all-ones quants
+ * and 6-bit scales of 63 included, whose scaled sums pass 2^24), and against raw int8 activations (-128 and 127
+ * included).
  */
-class Q4KRepackedKernelTest {
+class Q4KInt16InPlaceKernelTest {
 
     @ParameterizedTest
     @ValueSource(booleans = {false, true})
@@ -46,18 +46,7 @@ class Q4KRepackedKernelTest {
             long offset = r * GgmlType.Q4_K.bytesFor(cols);
             Activation x = Activation.allocate(VecDotType.Q8_K, cols).set(KernelEquivalenceTest.gaussian(rnd, cols));
             String where = "seed=%dL row %d of %d×%d".formatted(seed, r, rows, cols);
-            assertThat(Q4KRepackedKernel.GEMV.dot(w, offset, x, cols)).as(where + " GEMV")
-                    .isEqualTo(GgmlKQuantKernels.q4kRepacked(w, offset, x, cols));
-            assertThat(Q4KRepackedKernel.GEMM.dot(w, offset, x, cols)).as(where + " GEMM")
-                    .isEqualTo(GgmlKQuantKernels.q4kRepackedGemm(w, offset, x, cols));
-            // the decode path: rows r.. in pairs (and an odd one at the end)
-            float[] range = new float[rows];
             long rowBytes = GgmlType.Q4_K.bytesFor(cols);
-            Q4KRepackedKernel.GEMV.dotRows(w, rowBytes, x, cols, range, r, rows);
-            for (int q = r; q < rows; q++) {
-                assertThat(range[q]).as(where + " GEMV of rows %d..%d, row %d", r, rows, q)
-                        .isEqualTo(GgmlKQuantKernels.q4kRepacked(w, q * rowBytes, x, cols));
-            }
             Activation raw = Q4KPackedKernelTest.rawActivation(rnd, cols);
             for (Activation y : new Activation[] {x, raw}) {
                 float[] int16 = new float[rows];
@@ -72,15 +61,6 @@ class Q4KRepackedKernelTest {
             for (int i = 1; i < four.length; i++) {
                 four[i] = Activation.allocate(VecDotType.Q8_K, cols).set(KernelEquivalenceTest.gaussian(rnd, cols));
             }
-            float[][] gemv = new float[four.length][rows], gemm = new float[four.length][rows];
-            Q4KRepackedKernel.GEMV.dotVectors4(w, offset, four, 1, cols, gemv, r);
-            Q4KRepackedKernel.GEMM.dotVectors4(w, offset, four, 1, cols, gemm, r);
-            for (int i = 1; i < four.length; i++) {
-                assertThat(gemv[i][r]).as(where + " GEMV of four, activation " + i)
-                        .isEqualTo(GgmlKQuantKernels.q4kRepacked(w, offset, four[i], cols));
-                assertThat(gemm[i][r]).as(where + " GEMM of four, activation " + i)
-                        .isEqualTo(GgmlKQuantKernels.q4kRepackedGemm(w, offset, four[i], cols));
-            }
             // prefill's int16 forms, four activations among them raw int8 ones (-128 and 127 included)
             four[2] = raw;
             four[4] = Q4KPackedKernelTest.rawActivation(rnd, cols);
@@ -93,8 +73,12 @@ class Q4KRepackedKernelTest {
                 assertThat(gemm16[i][r]).as(where + " int16 GEMM of four, activation " + i)
                         .isEqualTo(GgmlKQuantKernels.q4kRepackedGemm(w, offset, four[i], cols));
             }
-            assertThat(Q4KInt16InPlaceKernel.GEMM.dot(w, offset, x, cols)).as(where + " int16 GEMM of one")
-                    .isEqualTo(GgmlKQuantKernels.q4kRepackedGemm(w, offset, x, cols));
+            for (Activation y : new Activation[] {x, raw}) {
+                assertThat(Q4KInt16InPlaceKernel.INSTANCE.dot(w, offset, y, cols)).as(where + " int16 GEMV of one")
+                        .isEqualTo(GgmlKQuantKernels.q4kRepacked(w, offset, y, cols));
+                assertThat(Q4KInt16InPlaceKernel.GEMM.dot(w, offset, y, cols)).as(where + " int16 GEMM of one")
+                        .isEqualTo(GgmlKQuantKernels.q4kRepackedGemm(w, offset, y, cols));
+            }
         }
     }
 
@@ -108,9 +92,9 @@ class Q4KRepackedKernelTest {
             long packed = s.get(Layouts.I64, 0);
             int packedHigh = s.get(Layouts.I32, 8);
             for (int j = 0; j < 8; j++) {
-                assertThat((int) (Q4KRepackedKernel.scales(packed, packedHigh) >>> 8 * j) & 0xFF).as("scale %d of %s", j, java.util.Arrays.toString(bytes))
+                assertThat((int) (Layouts.kScales(packed, packedHigh) >>> 8 * j) & 0xFF).as("scale %d of %s", j, java.util.Arrays.toString(bytes))
                         .isEqualTo(Layouts.kScale(s, 0, j));
-                assertThat((int) (Q4KRepackedKernel.mins(packed, packedHigh) >>> 8 * j) & 0xFF).as("min %d of %s", j, java.util.Arrays.toString(bytes))
+                assertThat((int) (Layouts.kMins(packed, packedHigh) >>> 8 * j) & 0xFF).as("min %d of %s", j, java.util.Arrays.toString(bytes))
                         .isEqualTo(Layouts.kMin(s, 0, j));
             }
         }
