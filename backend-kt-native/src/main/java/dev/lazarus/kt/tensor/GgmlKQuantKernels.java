@@ -24,8 +24,8 @@ import java.lang.foreign.MemorySegment;
  * per value would (same total, different f32 roundings). Folded in by {@code fma(d_y·d_w, lane, acc)} and
  * summed by {@link GgmlSums#hsum8}.
  *
- * <p>These are the orders stated one value at a time. The matrices run {@link Q4KInt16InPlaceKernel},
- * {@link Q6KInt16Kernel} and {@link Q45KKernel} instead, vector forms held bit-identical to {@link #q4kRepacked},
+ * <p>These are the orders stated one value at a time. The matrices run {@link Q4KRepackedKernel},
+ * {@code Q6KKernel} (bench sources) and {@link Q45KKernel} instead, vector forms held bit-identical to {@link #q4kRepacked},
  * {@link #q4kRepackedGemm}, {@link #q6k}, {@link #q4kInPlace} and {@link #q5kInPlace} by their tests.
  * A batch of 8 or more vectors on a matrix that is not repacked takes {@link TiledKQuantKernel} instead.
  */

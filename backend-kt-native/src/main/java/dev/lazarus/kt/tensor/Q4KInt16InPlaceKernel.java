@@ -19,10 +19,10 @@ import jdk.incubator.vector.VectorShuffle;
 import jdk.incubator.vector.VectorSpecies;
 
 /**
- * llama-server's repacked-Q4_K GEMV and GEMM orders ({@link GgmlKQuantKernels#q4kRepacked},
- * {@link GgmlKQuantKernels#q4kRepackedGemm}) on ggml's own blocks, read in place (dense matrices, memory-mapped
- * experts), in 16-bit integer products as {@link Q4KInt16Kernel} does; bit for bit those orders, since everything
- * inside a super-block is an exact integer. (Its f32-product twin, {@code Q4KRepackedKernel}, is in the bench sources.)
+ * llama-server's repacked-Q4_K GEMV order ({@link Q4KRepackedKernel#GEMV}) on ggml's own blocks, read in place
+ * (dense matrices, memory-mapped experts), with decode's rows in pairs computed in 16-bit integer products as
+ * {@link Q4KInt16Kernel} does; one row and four activations are {@link Q4KRepackedKernel#GEMV}'s. Bit for bit
+ * its results: everything inside a super-block is an exact integer.
  *
  * <p>ggml's 128 quant bytes read as two vectors of 32 shorts: short t of vector v holds values {@code 2m} and
  * {@code 2m + 1} (m = t mod 16) of the sub-block pair {@code 2v + t / 16}, nibble p being value
@@ -41,7 +41,7 @@ final class Q4KInt16InPlaceKernel implements RowKernel {
 
     /** llama-server's repacked GEMV order (decode; four activations of a routed expert read in place). */
     static final Q4KInt16InPlaceKernel INSTANCE = new Q4KInt16InPlaceKernel(false);
-    /** Its repacked GEMM order (one fold per pair of sub-blocks): the group kernel of dense matrices in prefill. */
+    /** Its repacked GEMM order ({@link Q4KRepackedKernel#GEMM}): the group kernel of dense matrices in prefill. */
     static final Q4KInt16InPlaceKernel GEMM = new Q4KInt16InPlaceKernel(true);
 
     private static final VectorSpecies<Short> S = ShortVector.SPECIES_512;
@@ -71,30 +71,13 @@ final class Q4KInt16InPlaceKernel implements RowKernel {
     }
 
     /**
-     * One row: the GEMV through {@link #superBlock2} with the row as both of its rows, the GEMM through
-     * {@link #dotVectors4} with the activation as all four (the one-row forms are rare: an odd row at the end of a
-     * range, a batch's last vectors), so each order has one integer stage to read and to keep exact.
+     * One row (an odd row at the end of a range; a routed expert's vectors of a batch) in the f32-lane stage of
+     * {@link Q4KRepackedKernel}, the same order bit for bit: for a single row it is the faster stage (on Zen 4 about
+     * 1.6x an int16 one-row form, ExpertKernelBench Q4_K batch 3 in-place, docs/engine.md "Kernel room").
      */
     @Override
     public float dot(MemorySegment w, long o, Activation x, int n) {
-        if (foldPerPair) {
-            return RowKernel.dotPadded(this, w, o, x, n);
-        }
-        int[] sums = new int[16];
-        long[] headerWords = new long[4];
-        float acc = 0, min = 0;
-        for (int b = 0; b < n / 256; b++) {
-            long blk = o + BLOCK_BYTES * b;
-            long packed = w.get(Layouts.I64, blk + 4);
-            int packedHigh = w.get(Layouts.I32, blk + 12);
-            headerWords[0] = headerWords[1] = Layouts.kScales(packed, packedHigh);
-            headerWords[2] = headerWords[3] = Layouts.kMins(packed, packedHigh);
-            superBlock2(w, blk + 16, blk + 16, headerWords, x.int16InPlace(), x.bsums, 256 * b, sums);
-            float dy = x.scales[b];
-            acc = Math.fma((float) sums[0], Layouts.f16(w, blk) * dy, acc);
-            min = Math.fma((float) sums[4], Layouts.f16(w, blk + 2) * dy, min);
-        }
-        return acc - min;
+        return (foldPerPair ? Q4KRepackedKernel.GEMM : Q4KRepackedKernel.GEMV).dot(w, o, x, n);
     }
 
     /**

@@ -29,7 +29,7 @@ import jdk.incubator.vector.VectorSpecies;
  * and reduced; nibble planes are taken out with a shift and a mask (none for the lowest, no mask for the top).
  * The float folds ({@code d·dy}, {@code dmin·dy}) are those of the GEMV order.
  *
- * <p>Written for C2 as {@code Q4KRepackedKernel} (bench sources; see there): flat vector code, one method per super-block, no
+ * <p>Written for C2 as {@link Q4KRepackedKernel} (see there): flat vector code, one method per super-block, no
  * vector crossing a call. Super-block b of row r lies at index {@code groups.block(r, b)} of the quants and of the
  * headers ({@link RowGroups}: rows interleaved in pairs, which {@link #dotRows} reads as one stream).
  */

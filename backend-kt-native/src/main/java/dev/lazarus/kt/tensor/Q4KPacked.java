@@ -8,7 +8,7 @@ import java.lang.foreign.ValueLayout;
 
 /**
  * A Q4_K matrix repacked once (the RAM tier) into a layout that is cheaper to decode than ggml's block and
- * holds the same numbers, so that {@link Q4KInt16Kernel} rounds exactly as llama-server's repacked GEMV ({@link GgmlKQuantKernels#q4kRepacked}):
+ * holds the same numbers, so that {@code Q4KPackedKernel} (bench sources) rounds exactly as {@link Q4KRepackedKernel}:
  *
  * <ul>
  *   <li><b>quants</b> first, 128 bytes per 256-value super-block (super-block b of row r at {@code 128·g},

@@ -11,13 +11,13 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 
 /**
- * The Java Q4_K kernel on ggml's blocks ({@link Q4KInt16InPlaceKernel}) against llama-server's repacked GEMV and GEMM
- * orders stated one value at a time ({@link GgmlKQuantKernels}): equal bit for bit through one row, decode's pairs of
- * rows and prefill's four activations, in both orders, on encoded weights and on raw random blocks (all-ones quants
- * and 6-bit scales of 63 included, whose scaled sums pass 2^24), and against raw int8 activations (-128 and 127
- * included).
+ * The vectorized repacked-Q4_K kernels against llama-server's GEMV and GEMM orders stated one value at a
+ * time ({@link GgmlKQuantKernels}): equal bit for bit, on encoded weights and on raw random blocks (all-ones
+ * quants and 6-bit scales of 63 included, whose scaled sums pass 2^24); decode's int16 form on ggml's blocks
+ * ({@link Q4KInt16InPlaceKernel}, decode's pairs of rows and prefill's four activations in both orders) also against
+ * raw int8 activations (-128 and 127 included).
  */
-class Q4KInt16InPlaceKernelTest {
+class Q4KRepackedKernelTest {
 
     @ParameterizedTest
     @ValueSource(booleans = {false, true})
@@ -46,7 +46,18 @@ class Q4KInt16InPlaceKernelTest {
             long offset = r * GgmlType.Q4_K.bytesFor(cols);
             Activation x = Activation.allocate(VecDotType.Q8_K, cols).set(KernelEquivalenceTest.gaussian(rnd, cols));
             String where = "seed=%dL row %d of %d×%d".formatted(seed, r, rows, cols);
+            assertThat(Q4KRepackedKernel.GEMV.dot(w, offset, x, cols)).as(where + " GEMV")
+                    .isEqualTo(GgmlKQuantKernels.q4kRepacked(w, offset, x, cols));
+            assertThat(Q4KRepackedKernel.GEMM.dot(w, offset, x, cols)).as(where + " GEMM")
+                    .isEqualTo(GgmlKQuantKernels.q4kRepackedGemm(w, offset, x, cols));
+            // the decode path: rows r.. in pairs (and an odd one at the end)
+            float[] range = new float[rows];
             long rowBytes = GgmlType.Q4_K.bytesFor(cols);
+            Q4KRepackedKernel.GEMV.dotRows(w, rowBytes, x, cols, range, r, rows);
+            for (int q = r; q < rows; q++) {
+                assertThat(range[q]).as(where + " GEMV of rows %d..%d, row %d", r, rows, q)
+                        .isEqualTo(GgmlKQuantKernels.q4kRepacked(w, q * rowBytes, x, cols));
+            }
             Activation raw = Q4KPackedKernelTest.rawActivation(rnd, cols);
             for (Activation y : new Activation[] {x, raw}) {
                 float[] int16 = new float[rows];
@@ -61,6 +72,15 @@ class Q4KInt16InPlaceKernelTest {
             for (int i = 1; i < four.length; i++) {
                 four[i] = Activation.allocate(VecDotType.Q8_K, cols).set(KernelEquivalenceTest.gaussian(rnd, cols));
             }
+            float[][] gemv = new float[four.length][rows], gemm = new float[four.length][rows];
+            Q4KRepackedKernel.GEMV.dotVectors4(w, offset, four, 1, cols, gemv, r);
+            Q4KRepackedKernel.GEMM.dotVectors4(w, offset, four, 1, cols, gemm, r);
+            for (int i = 1; i < four.length; i++) {
+                assertThat(gemv[i][r]).as(where + " GEMV of four, activation " + i)
+                        .isEqualTo(GgmlKQuantKernels.q4kRepacked(w, offset, four[i], cols));
+                assertThat(gemm[i][r]).as(where + " GEMM of four, activation " + i)
+                        .isEqualTo(GgmlKQuantKernels.q4kRepackedGemm(w, offset, four[i], cols));
+            }
             // prefill's int16 forms, four activations among them raw int8 ones (-128 and 127 included)
             four[2] = raw;
             four[4] = Q4KPackedKernelTest.rawActivation(rnd, cols);
@@ -73,12 +93,8 @@ class Q4KInt16InPlaceKernelTest {
                 assertThat(gemm16[i][r]).as(where + " int16 GEMM of four, activation " + i)
                         .isEqualTo(GgmlKQuantKernels.q4kRepackedGemm(w, offset, four[i], cols));
             }
-            for (Activation y : new Activation[] {x, raw}) {
-                assertThat(Q4KInt16InPlaceKernel.INSTANCE.dot(w, offset, y, cols)).as(where + " int16 GEMV of one")
-                        .isEqualTo(GgmlKQuantKernels.q4kRepacked(w, offset, y, cols));
-                assertThat(Q4KInt16InPlaceKernel.GEMM.dot(w, offset, y, cols)).as(where + " int16 GEMM of one")
-                        .isEqualTo(GgmlKQuantKernels.q4kRepackedGemm(w, offset, y, cols));
-            }
+            assertThat(Q4KInt16InPlaceKernel.GEMM.dot(w, offset, x, cols)).as(where + " int16 GEMM of one")
+                    .isEqualTo(GgmlKQuantKernels.q4kRepackedGemm(w, offset, x, cols));
         }
     }
 
