@@ -16,8 +16,8 @@ import java.lang.foreign.SegmentAllocator;
  *   <li>{@code q4k-ram-f32}, {@code q4k-dense-f32}: Q4_K copied into {@link Q4KPacked}'s nibble planes with
  *       {@link Q4KPackedKernel} (f32 products; {@code dense}: with {@link Q4KPackedGemmKernel}'s GEMM order for fours)
  *       instead of the 16-bit lanes of {@link Q4KInt16Kernel};</li>
- *   <li>{@code q6k-f32}: Q6_K on ggml's blocks in f32 products ({@link Q6KKernel}; batches of eight in
- *       {@link TiledKQuantKernel}'s f32 form) instead of {@link Q6KInt16Kernel};</li>
+ *   <li>{@code q6k-f32}: Q6_K's vec_dot on ggml's blocks in f32 products ({@link Q6KKernel}) instead of
+ *       {@link Q6KInt16Kernel} (batches of eight or more take {@link Q6KInt16Kernel#TILED} in both);</li>
  *   <li>{@code q4k-ram-gN}, {@code q6k-ram-gN}: the RAM tier's packed rows in groups of N ({@link RowGroups}; the
  *       engine's are pairs).</li>
  * </ul>
@@ -40,7 +40,7 @@ public final class JavaTwins {
             case "q4k-ram-f32" -> packedQ4KNibbles(require(type, GgmlType.Q4_K), data, rows, cols, alloc, false);
             case "q4k-dense-f32" -> packedQ4KNibbles(require(type, GgmlType.Q4_K), data, rows, cols, alloc, true);
             case "q6k-f32" -> new KernelMatrix(require(type, GgmlType.Q6_K), data, rows, cols, Q6KKernel.INSTANCE, null,
-                    TiledKQuantKernel.of(GgmlType.Q6_K));
+                    Q6KInt16Kernel.TILED);
             default -> throw new IllegalArgumentException("no Java twin '" + name
                     + "' (q4k-f32, q4k-ram-f32, q4k-dense-f32, q6k-f32, q4k-ram-gN, q6k-ram-gN)");
         };

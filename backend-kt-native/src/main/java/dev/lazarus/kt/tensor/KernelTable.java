@@ -1,17 +1,25 @@
 package dev.lazarus.kt.tensor;
 
 import dev.lazarus.kt.gguf.GgmlType;
-import dev.lazarus.kt.gguf.GridQuants;
-import dev.lazarus.kt.gguf.SubBlockQuants;
-import dev.lazarus.kt.gguf.TableQuants;
 
 /**
- * The one selection table of the row kernels of a matrix on ggml's blocks: the native kernels where they are selected
- * and cover it ({@link NativeKernels#covering}, {@code -Dlazarus.kt.kernels}), else the one Java kernel of the type
- * in the same orders (the portable path and the readable reference). Each choice is the order llama-server's CPU
- * backend takes for such a matrix: its vec_dot, its repacked GEMV/GEMM where it repacks the matrix at load (rows a
- * multiple of 8), its tiled matmul for batches of {@link TiledKQuantKernel#MIN_BATCH} on the K-quants it does not
- * repack. {@link WeightMatrices} builds matrices from these choices.
+ * The one selection table of the row kernels of a matrix on ggml's blocks. Each choice is the order llama-server's
+ * CPU backend takes for such a matrix, so a kernel is chosen by three things:
+ *
+ * <ul>
+ *   <li><b>the host</b>: the native kernels where they are selected ({@code -Dlazarus.kt.kernels}) and
+ *       {@link NativeKernels#covering} takes the matrix; else the one Java kernel of the type in the same orders
+ *       ({@link #java}), the portable path and the readable reference;</li>
+ *   <li><b>the layout llama-server reads</b>: the types it repacks at load ({@code *_8x8}: Q4_0, Q4_K, Q2_K, IQ4_NL,
+ *       MXFP4) are repacked only where the rows are a multiple of 8 and the matrix is not a slice of a 3-D weight;
+ *       a repacked matrix rounds in the repacked GEMV's order (the Java kernels read ggml's blocks in place in it);</li>
+ *   <li><b>the multiplication</b> ({@link Use}): a dense weight's batch takes the repacked GEMM's order for its
+ *       fours; a routed expert (mul_mat_id) takes the one-vector path for every token; a batch of
+ *       {@link TiledKQuantKernel#MIN_BATCH} or more on a K-quant that is not repacked takes the tiled matmul.</li>
+ * </ul>
+ *
+ * {@link WeightMatrices} builds matrices from these choices; the copies it makes at load (the RAM tier's and the native
+ * kernels' layouts) are its own {@code Copy} table.
  *
  * @param single the kernel of one vector (and of every vector where the other two are null)
  * @param group  the kernel of a batch's fours, where llama-server rounds them in its GEMM order; or null
@@ -19,101 +27,89 @@ import dev.lazarus.kt.gguf.TableQuants;
  */
 record KernelTable(RowKernel single, RowKernel group, RowKernel tiled) {
 
+    /** Which of llama-server's multiplications a matrix stands for. */
+    enum Use {
+        /** mul_mat of a 2-D weight: a repacked type rounds a batch's fours in its GEMM order. */
+        DENSE,
+        /** mul_mat_id of a routed expert: every token of a batch through the one-vector path, no GEMM. */
+        EXPERT,
+        /** A slice of a 3-D weight multiplied with a plain batched mul_mat (deepseek2's attn_k_b): never repacked. */
+        SLICE
+    }
+
     private static final RowKernel Q2K_GEMV = new SubBlockKQuantKernel(GgmlType.Q2_K, SubBlockKQuantKernel.Order.REPACKED_GEMV);
     private static final RowKernel Q2K_GEMM = new SubBlockKQuantKernel(GgmlType.Q2_K, SubBlockKQuantKernel.Order.REPACKED_GEMM);
 
     /** A dense matrix: batches take llama-server's GEMM order in fours where it has one. */
     static KernelTable dense(GgmlType type, int rows, int cols) {
-        KernelTable nativeKernels = nativeKernels(type, rows, cols, true);
-        return nativeKernels != null ? nativeKernels : javaDense(type, rows);
+        return select(type, rows, cols, Use.DENSE);
     }
 
-    /**
-     * A routed expert's matrix: llama-server multiplies experts with mul_mat_id, which takes the single-vector path
-     * for every token of a batch (no four-row GEMM for repacked types).
-     */
+    /** A routed expert's matrix: every token of a batch through the one-vector path (no four-row GEMM). */
     static KernelTable expert(GgmlType type, int rows, int cols) {
-        KernelTable nativeKernels = nativeKernels(type, rows, cols, false);
-        if (nativeKernels != null) {
-            return nativeKernels;
+        return select(type, rows, cols, Use.EXPERT);
+    }
+
+    /** A slice of a 3-D weight: ggml's vec_dot and tiled orders on ggml's blocks, in Java. */
+    static KernelTable inPlace(GgmlType type) {
+        return java(type, false, Use.SLICE);
+    }
+
+    /** The native kernels where they are selected and cover the matrix, else {@link #java}. */
+    static KernelTable select(GgmlType type, int rows, int cols, Use use) {
+        if (use != Use.SLICE && NativeKernels.selected()) {
+            NativeRowKernel[] k = NativeKernels.covering(type, rows, cols, use == Use.DENSE);
+            if (k != null) {
+                return new KernelTable(k[0], k[1], k[2]);
+            }
         }
-        if (type == GgmlType.Q4_K && rows % 8 == 0) {
-            return new KernelTable(Q4KInt16InPlaceKernel.INSTANCE, null, null);
-        }
-        if (repacksQ2K(type, rows)) {
-            return new KernelTable(Q2K_GEMV, null, null);
-        }
-        return dense(type, rows, cols);
+        return java(type, use != Use.SLICE && rows % 8 == 0, use);
     }
 
     /**
-     * A matrix that llama-server never repacks (a slice of a 3-D weight it multiplies with a plain batched mul_mat):
-     * the Java vec_dot and tiled orders on ggml's blocks.
+     * The Java kernels of {@code type}: each (block layout × exact-integer stage × float fold), named in its class.
+     *
+     * @param repacked whether llama-server would repack such a matrix (rows a multiple of 8, not a slice): where it
+     *                 repacks the type, the repacked orders
      */
-    static KernelTable inPlace(GgmlType type) {
-        return new KernelTable(vecDot(type), null, tiled(type));
-    }
-
-    private static KernelTable nativeKernels(GgmlType type, int rows, int cols, boolean withGemm) {
-        if (!NativeKernels.selected()) {
-            return null;
-        }
-        NativeRowKernel[] k = NativeKernels.covering(type, rows, cols, withGemm);
-        return k == null ? null : new KernelTable(k[0], k[1], k[2]);
-    }
-
-    private static KernelTable javaDense(GgmlType type, int rows) {
-        if (type == GgmlType.Q4_K && rows % 8 == 0) {
-            // llama-server repacks these and rounds per row in its own orders (see GgmlKQuantKernels)
-            return new KernelTable(Q4KInt16InPlaceKernel.INSTANCE, Q4KInt16InPlaceKernel.GEMM, null);
-        }
-        if (type == GgmlType.Q4_0 && rows % 8 == 0) {
-            // repacked by llama-server too (q4_0_8x8), one accumulator per row in its GEMV and GEMM alike
-            return new KernelTable(Q4_0RepackedKernel.INSTANCE, null, null);
-        }
-        if (repacksQ2K(type, rows)) {
-            return new KernelTable(Q2K_GEMV, Q2K_GEMM, null);
-        }
-        if (TableQuants.covers(type) && rows % 8 == 0) {
-            // repacked by llama-server (iq4_nl_8x8, mxfp4_8x8): q4_0_8x8's one accumulator, GEMV and GEMM alike
-            return new KernelTable(new TableBlockKernel(type, TableBlockKernel.Order.REPACKED), null, null);
-        }
-        return inPlace(type);
-    }
-
-    /** Q2_K that llama-server's AVX-512 variants repack at load ({@code q2_K_8x8_q8_K}): rows a multiple of 8. */
-    private static boolean repacksQ2K(GgmlType type, int rows) {
-        return type == GgmlType.Q2_K && rows % 8 == 0;
-    }
-
-    /** ggml's vec_dot order of {@code type}, bit for bit. */
-    private static RowKernel vecDot(GgmlType type) {
+    static KernelTable java(GgmlType type, boolean repacked, Use use) {
+        boolean dense = use == Use.DENSE;
         return switch (type) {
-            // ggml's vec_dot order, bit for bit (see GgmlFloatKernels, FloatKernels)
-            case F32 -> GgmlFloatKernels::f32;
-            case F16 -> GgmlFloatKernels::f16;
-            case BF16 -> FloatKernels.bf16Kernel();
-            // ggml's lane orders, bit for bit: a faster vector form must keep them (see LegacyQuantKernels, GgmlKQuantKernels)
-            case Q8_0 -> Q8_0Kernel.INSTANCE;
-            case Q4_0, Q4_1, Q5_0, Q5_1 -> LegacyVectorKernel.of(type); // Q4_0: only where llama-server does not repack
-            case Q4_K -> Q45KKernel.Q4_K_IN_PLACE; // a matrix llama-server does not repack (rows not a multiple of 8)
-            case Q5_K -> Q45KKernel.Q5_K;
-            case Q6_K -> Q6KInt16Kernel.INSTANCE;
-            case Q2_K, Q3_K, IQ4_XS -> new SubBlockKQuantKernel(type, SubBlockKQuantKernel.Order.VEC_DOT); // Q2_K: rows not a multiple of 8
-            case IQ2_XXS, IQ2_XS, IQ2_S, IQ3_XXS, IQ3_S, IQ1_S, IQ1_M -> new SubBlockKQuantKernel(type, SubBlockKQuantKernel.Order.VEC_DOT);
-            case IQ4_NL, MXFP4 -> new TableBlockKernel(type, TableBlockKernel.Order.VEC_DOT); // rows not a multiple of 8
+            // ggml's vec_dot, bit for bit (GgmlFloatKernels, FloatKernels); no batch order of their own
+            case F32 -> one(GgmlFloatKernels::f32);
+            case F16 -> one(GgmlFloatKernels::f16);
+            case BF16 -> one(FloatKernels.bf16Kernel());
+            // ggml's lane orders (LegacyQuantKernels); Q8_0 is never repacked on AVX-512
+            case Q8_0 -> one(Q8_0Kernel.INSTANCE);
+            // q4_0_8x8: one accumulator per row in its GEMV and GEMM alike, so no group kernel
+            case Q4_0 -> one(repacked ? Q4_0RepackedKernel.INSTANCE : LegacyVectorKernel.of(type));
+            case Q4_1, Q5_0, Q5_1 -> one(LegacyVectorKernel.of(type));
+            // q4_K_8x8: the repacked GEMV (and its GEMM for a dense batch's fours) on ggml's blocks in int16 products;
+            // not repacked: vec_dot, and the tiled matmul from eight vectors
+            case Q4_K -> repacked
+                    ? new KernelTable(Q4KInt16InPlaceKernel.INSTANCE, dense ? Q4KInt16InPlaceKernel.GEMM : null, null)
+                    : new KernelTable(Q45KKernel.Q4_K_IN_PLACE, null, TiledKQuantKernel.of(GgmlType.Q4_K));
+            // never repacked on x86: vec_dot, and the tiled matmul from eight vectors
+            case Q5_K -> new KernelTable(Q45KKernel.Q5_K, null, TiledKQuantKernel.of(GgmlType.Q5_K));
+            case Q6_K -> new KernelTable(Q6KInt16Kernel.INSTANCE, null, Q6KInt16Kernel.TILED);
+            // q2_K_8x8 on the AVX-512 variants: its GEMV (and GEMM for a dense batch's fours); else as Q3_K
+            case Q2_K -> repacked ? new KernelTable(Q2K_GEMV, dense ? Q2K_GEMM : null, null) : subBlock(type);
+            case Q3_K, IQ4_XS, IQ2_XXS, IQ2_XS, IQ2_S, IQ3_XXS, IQ3_S, IQ1_S, IQ1_M -> subBlock(type);
+            // iq4_nl_8x8, mxfp4_8x8: q4_0_8x8's one accumulator, GEMV and GEMM alike
+            case IQ4_NL, MXFP4 -> one(new TableBlockKernel(type,
+                    repacked ? TableBlockKernel.Order.REPACKED : TableBlockKernel.Order.VEC_DOT));
             default -> throw new IllegalArgumentException("no kernel for weight type " + type);
         };
     }
 
-    /**
-     * llama-server's tiled order for batches of {@link TiledKQuantKernel#MIN_BATCH} on a K-quant matrix it does not
-     * repack (Q6_K in int16 products); null for other types.
-     */
-    private static RowKernel tiled(GgmlType type) {
-        if (SubBlockQuants.covers(type) || GridQuants.covers(type)) {
-            return new SubBlockKQuantKernel(type, SubBlockKQuantKernel.Order.TILED);
-        }
-        return type == GgmlType.Q6_K ? Q6KInt16Kernel.TILED : TiledKQuantKernel.of(type);
+    /** One kernel for every vector of a batch. */
+    private static KernelTable one(RowKernel kernel) {
+        return new KernelTable(kernel, null, null);
+    }
+
+    /** The low-bit K-quant and grid layouts: vec_dot, and the tiled matmul from eight vectors. */
+    private static KernelTable subBlock(GgmlType type) {
+        return new KernelTable(new SubBlockKQuantKernel(type, SubBlockKQuantKernel.Order.VEC_DOT), null,
+                new SubBlockKQuantKernel(type, SubBlockKQuantKernel.Order.TILED));
     }
 }

@@ -40,4 +40,21 @@ final class Layouts {
     static int kMin(MemorySegment s, long scales, int j) {
         return j < 4 ? u8(s, scales + j + 4) & 63 : (u8(s, scales + j + 4) >> 4) | ((u8(s, scales + j) >> 6) << 4);
     }
+
+    /**
+     * The eight 6-bit scales of a Q4_K/Q5_K super-block, one per byte (scale j in byte j), from its 12 scale bytes
+     * read as {@code packed} (bytes 0-7) and {@code packedHigh} (bytes 8-11): the bits of {@link #kScale}, eight at once.
+     */
+    static long kScales(long packed, int packedHigh) {
+        long low = packed & 0x3F3F3F3FL;
+        long high = (packedHigh & 0x0F0F0F0F | ((int) (packed >>> 6) & 0x03030303) << 4) & 0xFFFFFFFFL;
+        return low | high << 32;
+    }
+
+    /** The eight 6-bit mins, one per byte; see {@link #kScales} and {@link #kMin}. */
+    static long kMins(long packed, int packedHigh) {
+        long low = packed >>> 32 & 0x3F3F3F3FL;
+        long high = (packedHigh >>> 4 & 0x0F0F0F0F | ((int) (packed >>> 38) & 0x03030303) << 4) & 0xFFFFFFFFL;
+        return low | high << 32;
+    }
 }

@@ -70,6 +70,11 @@ final class Q4KInt16InPlaceKernel implements RowKernel {
         this.foldPerPair = foldPerPair;
     }
 
+    /**
+     * One row (an odd row at the end of a range; a routed expert's vectors of a batch) in the f32-lane stage of
+     * {@link Q4KRepackedKernel}, the same order bit for bit: for a single row it is the faster stage (on Zen 4 about
+     * 1.6x an int16 one-row form, ExpertKernelBench Q4_K batch 3 in-place, docs/engine.md "Kernel room").
+     */
     @Override
     public float dot(MemorySegment w, long o, Activation x, int n) {
         return (foldPerPair ? Q4KRepackedKernel.GEMM : Q4KRepackedKernel.GEMV).dot(w, o, x, n);
@@ -97,7 +102,7 @@ final class Q4KInt16InPlaceKernel implements RowKernel {
             long blk = o + BLOCK_BYTES * b;
             long packed = w.get(Layouts.I64, blk + 4);
             int packedHigh = w.get(Layouts.I32, blk + 12);
-            superBlock4(w, blk + 16, Q4KRepackedKernel.scales(packed, packedHigh), Q4KRepackedKernel.mins(packed, packedHigh),
+            superBlock4(w, blk + 16, Layouts.kScales(packed, packedHigh), Layouts.kMins(packed, packedHigh),
                     xs[from], xs[from + 1], xs[from + 2], xs[from + 3], 256 * b, sums);
             FloatVector y = FloatVector.fromArray(F4, dy, GROUP * b);
             FloatVector d = y.mul(Layouts.f16(w, blk)), dmin = y.mul(Layouts.f16(w, blk + 2));
@@ -231,10 +236,10 @@ final class Q4KInt16InPlaceKernel implements RowKernel {
                 long blkA = o + BLOCK_BYTES * b, blkB = blkA + rowBytes;
                 long packedA = w.get(Layouts.I64, blkA + 4), packedB = w.get(Layouts.I64, blkB + 4);
                 int packedHighA = w.get(Layouts.I32, blkA + 12), packedHighB = w.get(Layouts.I32, blkB + 12);
-                headerWords[0] = Q4KRepackedKernel.scales(packedA, packedHighA);
-                headerWords[1] = Q4KRepackedKernel.scales(packedB, packedHighB);
-                headerWords[2] = Q4KRepackedKernel.mins(packedA, packedHighA);
-                headerWords[3] = Q4KRepackedKernel.mins(packedB, packedHighB);
+                headerWords[0] = Layouts.kScales(packedA, packedHighA);
+                headerWords[1] = Layouts.kScales(packedB, packedHighB);
+                headerWords[2] = Layouts.kMins(packedA, packedHighA);
+                headerWords[3] = Layouts.kMins(packedB, packedHighB);
                 superBlock2(w, blkA + 16, blkB + 16, headerWords, x.int16InPlace(), x.bsums, 256 * b, sums);
                 float dy = x.scales[b];
                 accA = Math.fma((float) sums[0], Layouts.f16(w, blkA) * dy, accA);

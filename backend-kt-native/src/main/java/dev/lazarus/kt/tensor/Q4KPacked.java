@@ -89,8 +89,8 @@ final class Q4KPacked {
             long packed = src.get(Layouts.I64, blk + 4);
             int packedHigh = src.get(Layouts.I32, blk + 12);
             long h = headers + HEADER_BYTES * g;
-            dst.set(Layouts.I64, h, Q4KRepackedKernel.scales(packed, packedHigh));
-            dst.set(Layouts.I64, h + 8, Q4KRepackedKernel.mins(packed, packedHigh));
+            dst.set(Layouts.I64, h, Layouts.kScales(packed, packedHigh));
+            dst.set(Layouts.I64, h + 8, Layouts.kMins(packed, packedHigh));
             dst.set(Layouts.F32, h + 16, Layouts.f16(src, blk));
             dst.set(Layouts.F32, h + 20, Layouts.f16(src, blk + 2));
             java.util.Arrays.fill(quants, (byte) 0);

@@ -100,7 +100,7 @@ final class Q4KRepackedKernel implements RowKernel {
             long blk = o + BLOCK_BYTES * b;
             long packed = w.get(Layouts.I64, blk + 4);
             int packedHigh = w.get(Layouts.I32, blk + 12);
-            long scales = scales(packed, packedHigh);
+            long scales = Layouts.kScales(packed, packedHigh);
             FloatVector sum = FloatVector.zero(F);
             for (int p = 0; p < 4; p++) {
                 // vector code written out flat: a helper that takes or returns vectors and is not inlined boxes them
@@ -120,7 +120,7 @@ final class Q4KRepackedKernel implements RowKernel {
             int isum = ((IntVector) sum.convert(VectorOperators.F2I, 0)).reduceLanes(VectorOperators.ADD);
             float dy = x.scales[b];
             acc = Math.fma((float) isum, Layouts.f16(w, blk) * dy, acc);
-            long mins = mins(packed, packedHigh);
+            long mins = Layouts.kMins(packed, packedHigh);
             int minSum = 0;
             for (int j = 0, k = 16 * b; j < 8; j++, k += 2) { // scalar helpers were not inlined either
                 minSum += ((int) (mins >>> 8 * j) & 0xFF) * (x.bsums[k] + x.bsums[k + 1]);
@@ -143,9 +143,9 @@ final class Q4KRepackedKernel implements RowKernel {
             long blkA = o + BLOCK_BYTES * b, blkB = blkA + rowBytes;
             long packedA = w.get(Layouts.I64, blkA + 4), packedB = w.get(Layouts.I64, blkB + 4);
             int packedHighA = w.get(Layouts.I32, blkA + 12), packedHighB = w.get(Layouts.I32, blkB + 12);
-            mins[0] = mins(packedA, packedHighA);
-            mins[1] = mins(packedB, packedHighB);
-            superBlock2(w, blkA, blkB, scales(packedA, packedHighA), scales(packedB, packedHighB), mins, xs, bs, 256 * b, sums);
+            mins[0] = Layouts.kMins(packedA, packedHighA);
+            mins[1] = Layouts.kMins(packedB, packedHighB);
+            superBlock2(w, blkA, blkB, Layouts.kScales(packedA, packedHighA), Layouts.kScales(packedB, packedHighB), mins, xs, bs, 256 * b, sums);
             float dy = x.scales[b];
             accA = Math.fma((float) sums[0], Layouts.f16(w, blkA) * dy, accA);
             accB = Math.fma((float) sums[8], Layouts.f16(w, blkB) * dy, accB);
@@ -209,7 +209,7 @@ final class Q4KRepackedKernel implements RowKernel {
             long blk = o + BLOCK_BYTES * b;
             long packed = w.get(Layouts.I64, blk + 4);
             int packedHigh = w.get(Layouts.I32, blk + 12);
-            long scales = scales(packed, packedHigh), mins = mins(packed, packedHigh);
+            long scales = Layouts.kScales(packed, packedHigh), mins = Layouts.kMins(packed, packedHigh);
             float dy = x.scales[b], d = Layouts.f16(w, blk) * dy, dmin = Layouts.f16(w, blk + 2) * dy;
             for (int p = 0; p < 4; p++) {
                 long qs = blk + 16 + 32L * p;
@@ -248,10 +248,10 @@ final class Q4KRepackedKernel implements RowKernel {
             long blk = o + BLOCK_BYTES * b;
             long packed = w.get(Layouts.I64, blk + 4);
             int packedHigh = w.get(Layouts.I32, blk + 12);
-            long m = mins(packed, packedHigh);
+            long m = Layouts.kMins(packed, packedHigh);
             mins[0] = Long.expand(m, 0x00FF00FF00FF00FFL) * 0x0101L; // each min twice, as in gemm4
             mins[1] = Long.expand(m >>> 32, 0x00FF00FF00FF00FFL) * 0x0101L;
-            superBlock4(w, blk, scales(packed, packedHigh), mins, x0, x1, x2, x3, 256 * b, sums, minSums);
+            superBlock4(w, blk, Layouts.kScales(packed, packedHigh), mins, x0, x1, x2, x3, 256 * b, sums, minSums);
             float d = Layouts.f16(w, blk), dmin = Layouts.f16(w, blk + 2);
             acc0 = Math.fma((float) sums[0], d * x0.scales[b], acc0);
             acc1 = Math.fma((float) sums[8], d * x1.scales[b], acc1);
@@ -341,11 +341,11 @@ final class Q4KRepackedKernel implements RowKernel {
             long blk = o + BLOCK_BYTES * b;
             long packed = w.get(Layouts.I64, blk + 4);
             int packedHigh = w.get(Layouts.I32, blk + 12);
-            long m = mins(packed, packedHigh);
+            long m = Layouts.kMins(packed, packedHigh);
             // each min twice (bytes 2j and 2j + 1: min j against both 16-value bsums of sub-block j)
             mins[0] = Long.expand(m, 0x00FF00FF00FF00FFL) * 0x0101L;
             mins[1] = Long.expand(m >>> 32, 0x00FF00FF00FF00FFL) * 0x0101L;
-            superBlock4Pairs(w, blk, scales(packed, packedHigh), mins, x0, x1, x2, x3, 256 * b, sums);
+            superBlock4Pairs(w, blk, Layouts.kScales(packed, packedHigh), mins, x0, x1, x2, x3, 256 * b, sums);
             float dw = Layouts.f16(w, blk), dminw = Layouts.f16(w, blk + 2);
             float d0 = dw * x0.scales[b], d1 = dw * x1.scales[b], d2 = dw * x2.scales[b], d3 = dw * x3.scales[b];
             float m0 = dminw * x0.scales[b], m1 = dminw * x1.scales[b], m2 = dminw * x2.scales[b], m3 = dminw * x3.scales[b];
@@ -438,22 +438,5 @@ final class Q4KRepackedKernel implements RowKernel {
         p1.add(p1.rearrange(F_SWAP2)).intoArray(sums, 80);
         p2.add(p2.rearrange(F_SWAP2)).intoArray(sums, 96);
         p3.add(p3.rearrange(F_SWAP2)).intoArray(sums, 112);
-    }
-
-    /**
-     * The eight 6-bit scales of a super-block, one per byte (scale j in byte j), from its 12 scale bytes read
-     * as {@code packed} (bytes 0-7) and {@code packedHigh} (bytes 8-11): the bits of {@link Layouts#kScale}.
-     */
-    static long scales(long packed, int packedHigh) {
-        long low = packed & 0x3F3F3F3FL;
-        long high = (packedHigh & 0x0F0F0F0F | ((int) (packed >>> 6) & 0x03030303) << 4) & 0xFFFFFFFFL;
-        return low | high << 32;
-    }
-
-    /** The eight 6-bit mins, one per byte; see {@link #scales} and {@link Layouts#kMin}. */
-    static long mins(long packed, int packedHigh) {
-        long low = packed >>> 32 & 0x3F3F3F3FL;
-        long high = (packedHigh >>> 4 & 0x0F0F0F0F | ((int) (packed >>> 38) & 0x03030303) << 4) & 0xFFFFFFFFL;
-        return low | high << 32;
     }
 }

@@ -39,9 +39,9 @@ import jdk.incubator.vector.VectorSpecies;
  * rows in pairs: the activation's loads shared, one conversion and fma for both rows' lanes. Four activations in
  * this order (batches of four to seven) assemble each code once for all four ({@link #superBlock4}).
  *
- * <p>{@link #TILED}: llama-server's tiled matmul order ({@link TiledKQuantKernel}), which batches of
+ * <p>{@link #TILED}: llama-server's tiled matmul order ({@link TiledKQuantKernel}'s for Q4_K and Q5_K), which batches of
  * {@link TiledKQuantKernel#MIN_BATCH} or more vectors take (prefill), four activations at a time in the same int16
- * products ({@link #superBlock4Tiled}): there a super-block's integers are summed to one exact
+ * products ({@link #superBlock4Tiled}; fewer than four padded to four): there a super-block's integers are summed to one exact
  * {@code s1 = Σ scale·(q - 32)·y} before its float steps {@code fma(d_w·(float) s1, d_y, acc)}, so the lanes are
  * simply reduced.
  */
@@ -83,7 +83,7 @@ final class Q6KInt16Kernel implements RowKernel {
     @Override
     public float dot(MemorySegment w, long o, Activation x, int n) {
         if (tiled) {
-            return TiledKQuantKernel.of(GgmlType.Q6_K).dot(w, o, x, n);
+            return RowKernel.dotPadded(this, w, o, x, n);
         }
         int[] lanes = new int[LANES];
         float[] acc = new float[LANES];
@@ -120,6 +120,16 @@ final class Q6KInt16Kernel implements RowKernel {
         }
         if (r < rowEnd) {
             out[r] = dot(w, r * rowBytes, x, n);
+        }
+    }
+
+    /** In the tiled order the vectors past the last four together ({@link RowKernel#dotBatchPadded}). */
+    @Override
+    public void dotBatch(MemorySegment w, long o, Activation[] xs, int from, int to, int n, float[][] outs, int row) {
+        if (tiled) {
+            RowKernel.dotBatchPadded(this, w, o, xs, from, to, n, outs, row);
+        } else {
+            RowKernel.super.dotBatch(w, o, xs, from, to, n, outs, row);
         }
     }
 

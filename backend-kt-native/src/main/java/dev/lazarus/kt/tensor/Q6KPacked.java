@@ -96,13 +96,6 @@ final class Q6KPacked {
         GgmlCodec.decode(GgmlType.Q6_K, blocks, 0, dst, dstOffset, 256 * nb);
     }
 
-    /** The 256 codes of the super-block whose codes start at {@code at}, less 32, as floats by value index. */
-    static void decodeCodes(MemorySegment packed, long at, float[] q) {
-        for (int i = 0; i < CODE_BYTES; i++) {
-            q[VALUE_AT[i]] = Layouts.u8(packed, at + i) - 32;
-        }
-    }
-
     /**
      * ggml's code of value v = 128h + 32g + e of the block at blk: the low nibble (g &lt; 2) or high nibble of
      * {@code ql[64h + 32·(g mod 2) + e]}, and bits 2g..2g+1 of {@code qh[32h + e]} above it.

@@ -40,28 +40,28 @@ final class Q6KPackedKernel implements RowKernel {
     private final RowGroups groups;
     /** Byte offset of the matrix's headers in its segment. */
     private final long headers;
-    /** The tiled order's single vectors (of a batch not a multiple of four), or null in vec_dot's order. */
-    private final TiledKQuantKernel tiledOne;
+    /** llama-server's tiled order rather than vec_dot's. */
+    private final boolean tiled;
 
     Q6KPackedKernel(RowGroups groups) {
-        this(groups, null);
+        this(groups, false);
     }
 
-    private Q6KPackedKernel(RowGroups groups, TiledKQuantKernel tiledOne) {
+    private Q6KPackedKernel(RowGroups groups, boolean tiled) {
         this.groups = groups;
         this.headers = groups.blocks() * C;
-        this.tiledOne = tiledOne;
+        this.tiled = tiled;
     }
 
     /** The kernel of batches of {@link TiledKQuantKernel#MIN_BATCH} or more, in llama-server's tiled order. */
     static Q6KPackedKernel tiled(RowGroups groups) {
-        return new Q6KPackedKernel(groups, TiledKQuantKernel.q6kPacked(groups));
+        return new Q6KPackedKernel(groups, true);
     }
 
     @Override
     public float dot(MemorySegment w, long o, Activation x, int n) {
-        if (tiledOne != null) {
-            return tiledOne.dot(w, o, x, n);
+        if (tiled) {
+            return RowKernel.dotPadded(this, w, o, x, n);
         }
         int[] lanes = new int[Q6KInt16Kernel.LANES];
         float[] acc = new float[Q6KInt16Kernel.LANES];
@@ -83,7 +83,7 @@ final class Q6KPackedKernel implements RowKernel {
      */
     @Override
     public void dotRows(MemorySegment w, long rowBytes, Activation x, int n, float[] out, int rowStart, int rowEnd) {
-        if (tiledOne != null) {
+        if (tiled) {
             RowKernel.super.dotRows(w, rowBytes, x, n, out, rowStart, rowEnd);
             return;
         }
@@ -112,13 +112,23 @@ final class Q6KPackedKernel implements RowKernel {
         }
     }
 
+    /** In the tiled order the vectors past the last four together ({@link RowKernel#dotBatchPadded}). */
+    @Override
+    public void dotBatch(MemorySegment w, long o, Activation[] xs, int from, int to, int n, float[][] outs, int row) {
+        if (tiled) {
+            RowKernel.dotBatchPadded(this, w, o, xs, from, to, n, outs, row);
+        } else {
+            RowKernel.super.dotBatch(w, o, xs, from, to, n, outs, row);
+        }
+    }
+
     /**
      * Four activations in the tiled order ({@link #superBlock4Tiled}: each super-block's codes loaded once for all
      * four, {@code fma(d_w·(float) s1, d_y, acc)}); in vec_dot's order four single dots.
      */
     @Override
     public void dotVectors4(MemorySegment w, long o, Activation[] xs, int from, int n, float[][] outs, int row) {
-        if (tiledOne == null) {
+        if (!tiled) {
             RowKernel.super.dotVectors4(w, o, xs, from, n, outs, row);
             return;
         }

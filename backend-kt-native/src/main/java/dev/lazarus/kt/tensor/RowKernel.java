@@ -47,4 +47,41 @@ interface RowKernel {
             outs[b][row] = dot(w, offset, xs[b], cols);
         }
     }
+
+    /**
+     * outs[i][row] for i in [from, to), fewer than {@link #GROUP} vectors, through one {@link #dotVectors4} of
+     * {@code kernel} with the last vector repeated: for an order whose exact-integer stage this engine writes only
+     * four activations wide (a one-vector form would be a second stage to keep bit-identical).
+     */
+    static void dotPadded(RowKernel kernel, MemorySegment w, long offset, Activation[] xs, int from, int to, int cols,
+                          float[][] outs, int row) {
+        Activation[] four = new Activation[GROUP];
+        for (int i = 0; i < GROUP; i++) {
+            four[i] = xs[Math.min(from + i, to - 1)];
+        }
+        float[][] sums = new float[GROUP][1];
+        kernel.dotVectors4(w, offset, four, 0, cols, sums, 0);
+        for (int i = from; i < to; i++) {
+            outs[i][row] = sums[i - from][0];
+        }
+    }
+
+    /** {@link #dot} through {@link #dotPadded}. */
+    static float dotPadded(RowKernel kernel, MemorySegment w, long offset, Activation x, int cols) {
+        float[][] out = new float[1][1];
+        dotPadded(kernel, w, offset, new Activation[] {x}, 0, 1, cols, out, 0);
+        return out[0][0];
+    }
+
+    /** {@link #dotBatch} with the vectors past the last four through one {@link #dotPadded}. */
+    static void dotBatchPadded(RowKernel kernel, MemorySegment w, long offset, Activation[] xs, int from, int to,
+                               int cols, float[][] outs, int row) {
+        int b = from;
+        for (; b + GROUP <= to; b += GROUP) {
+            kernel.dotVectors4(w, offset, xs, b, cols, outs, row);
+        }
+        if (b < to) {
+            dotPadded(kernel, w, offset, xs, b, to, cols, outs, row);
+        }
+    }
 }

@@ -46,25 +46,22 @@ public final class WeightMatrices {
 
     /**
      * A routed expert's matrix copied out of {@code data} into memory from {@code alloc} (the RAM tier), 64-byte
-     * aligned: Q4_K that llama-server repacks (rows a multiple of 8) into {@link Q4KPacked}'s cheaper layout when
-     * {@code repack} (same results bit for bit, in int16 products), Q6_K into {@link Q6KPacked}'s when {@code repack},
+     * aligned ({@link Copy} picks the layout): Q4_K and Q8_0 into a native kernels' 16-row layout where they run, else
+     * Q4_K that llama-server repacks (rows a multiple of 8) into {@link Q4KPacked}'s cheaper layout when {@code repack} (same results bit for bit, in int16 products), Q6_K into {@link Q6KPacked}'s when {@code repack},
      * anything else as a plain copy of its bytes.
      */
     public static WeightMatrix copiedExpert(GgmlType type, MemorySegment data, int rows, int cols, boolean repack,
                                             SegmentAllocator alloc) {
-        if (repack && nativePacks(type, rows, cols)) {
-            return nativePacked(type, data, rows, cols, alloc, false);
-        }
-        repack &= !nativeCovers(type, rows, cols);
-        if (repack && packsQ4K(type, rows, cols)) {
-            return packedQ4K(data, rows, cols, alloc, PACKED_GROUP);
-        }
-        if (repack && packsQ6K(type)) {
-            return packedQ6K(data, rows, cols, alloc, PACKED_GROUP);
-        }
-        MemorySegment copy = alloc.allocate(data.byteSize(), 64);
-        copy.copyFrom(data);
-        return expert(type, copy, rows, cols);
+        return switch (Copy.of(type, rows, cols, repack)) {
+            case NATIVE_16 -> nativePacked(type, data, rows, cols, alloc, false);
+            case Q4K_PACKED -> packedQ4K(data, rows, cols, alloc, PACKED_GROUP);
+            case Q6K_PACKED -> packedQ6K(data, rows, cols, alloc, PACKED_GROUP);
+            case GGML_BLOCKS -> {
+                MemorySegment copy = alloc.allocate(data.byteSize(), 64);
+                copy.copyFrom(data);
+                yield expert(type, copy, rows, cols);
+            }
+        };
     }
 
     /**
@@ -73,14 +70,40 @@ public final class WeightMatrices {
      * than ggml's 144; the packed Q6_K one 276, 31 % more than 210), so that its budget counts memory, not file bytes.
      */
     public static long copiedExpertBytes(GgmlType type, long storedBytes, int rows, int cols, boolean repack) {
-        if (repack && nativePacks(type, rows, cols)) {
-            return type == GgmlType.Q8_0 ? Q8_0NativePacked.bytes(rows, cols) : Q4KNativePacked.bytes(rows, cols);
+        return switch (Copy.of(type, rows, cols, repack)) {
+            case NATIVE_16 -> type == GgmlType.Q8_0 ? Q8_0NativePacked.bytes(rows, cols) : Q4KNativePacked.bytes(rows, cols);
+            case Q4K_PACKED -> Q4KPacked.bytes(rows, cols);
+            case Q6K_PACKED -> Q6KPacked.bytes(rows, cols);
+            case GGML_BLOCKS -> storedBytes;
+        };
+    }
+
+    /** The layout of a RAM-tier copy ({@link #copiedExpert}): the one place that picks it. */
+    private enum Copy {
+        /** Q4_K or Q8_0 in a native 16-row layout ({@link Q4KNativePacked}, {@link Q8_0NativePacked}) where it fits. */
+        NATIVE_16,
+        /** Q4_K that llama-server repacks (rows a multiple of 8), for the Java {@link Q4KInt16Kernel}. */
+        Q4K_PACKED,
+        /** Q6_K for the Java {@link Q6KPackedKernel}. */
+        Q6K_PACKED,
+        /** ggml's blocks as stored: anything else, or any type the native kernels cover, or {@code repack} off. */
+        GGML_BLOCKS;
+
+        static Copy of(GgmlType type, int rows, int cols, boolean repack) {
+            if (!repack) {
+                return GGML_BLOCKS;
+            }
+            if (nativePacks(type, rows, cols)) {
+                return NATIVE_16;
+            }
+            if (nativeCovers(type, rows, cols)) {
+                return GGML_BLOCKS;
+            }
+            if (type == GgmlType.Q4_K && rows % 8 == 0 && cols % 256 == 0) {
+                return Q4K_PACKED;
+            }
+            return type == GgmlType.Q6_K ? Q6K_PACKED : GGML_BLOCKS;
         }
-        repack &= !nativeCovers(type, rows, cols);
-        if (repack && packsQ4K(type, rows, cols)) {
-            return Q4KPacked.bytes(rows, cols);
-        }
-        return repack && packsQ6K(type) ? Q6KPacked.bytes(rows, cols) : storedBytes;
     }
 
     /**
@@ -128,11 +151,6 @@ public final class WeightMatrices {
                 (seg, row, dst, at) -> Q4KNativePacked.dequantizeRow(seg, cols, row, dst, at));
     }
 
-    /** Q6_K experts are packed for {@link Q6KPackedKernel} (int16 products). */
-    private static boolean packsQ6K(GgmlType type) {
-        return type == GgmlType.Q6_K;
-    }
-
     /**
      * A Q6_K matrix copied into {@link Q6KPacked}'s layout (same results bit for bit, 276 bytes per super-block), rows
      * in groups of {@code group} ({@link RowGroups}); batches of {@link TiledKQuantKernel#MIN_BATCH} take llama-server's
@@ -144,10 +162,6 @@ public final class WeightMatrices {
         return new KernelMatrix(GgmlType.Q6_K, packed, rows, cols, (long) (cols / 256) * Q6KPacked.CODE_BYTES,
                 Q6KPacked.bytes(rows, cols), new Q6KPackedKernel(groups), null, Q6KPackedKernel.tiled(groups),
                 (seg, row, dst, at) -> Q6KPacked.dequantizeRow(seg, groups, row, dst, at));
-    }
-
-    private static boolean packsQ4K(GgmlType type, int rows, int cols) {
-        return type == GgmlType.Q4_K && rows % 8 == 0 && cols % 256 == 0;
     }
 
     /**

@@ -108,9 +108,9 @@ class Q4KRepackedKernelTest {
             long packed = s.get(Layouts.I64, 0);
             int packedHigh = s.get(Layouts.I32, 8);
             for (int j = 0; j < 8; j++) {
-                assertThat((int) (Q4KRepackedKernel.scales(packed, packedHigh) >>> 8 * j) & 0xFF).as("scale %d of %s", j, java.util.Arrays.toString(bytes))
+                assertThat((int) (Layouts.kScales(packed, packedHigh) >>> 8 * j) & 0xFF).as("scale %d of %s", j, java.util.Arrays.toString(bytes))
                         .isEqualTo(Layouts.kScale(s, 0, j));
-                assertThat((int) (Q4KRepackedKernel.mins(packed, packedHigh) >>> 8 * j) & 0xFF).as("min %d of %s", j, java.util.Arrays.toString(bytes))
+                assertThat((int) (Layouts.kMins(packed, packedHigh) >>> 8 * j) & 0xFF).as("min %d of %s", j, java.util.Arrays.toString(bytes))
                         .isEqualTo(Layouts.kMin(s, 0, j));
             }
         }

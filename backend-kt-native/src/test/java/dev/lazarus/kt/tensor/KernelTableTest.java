@@ -1,0 +1,82 @@
+package dev.lazarus.kt.tensor;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import dev.lazarus.kt.gguf.GgmlType;
+import java.util.EnumSet;
+import java.util.Set;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The Java rows of the one selection table ({@link KernelTable#java}): every type activations have a form for
+ * ({@link VecDotType#of}) has one for every use, and the rows keep llama-server's choices: only a dense matrix of a type it repacks has a GEMM
+ * for a batch's fours, a routed expert never does, a 3-D slice is never read in a repacked order, and the K-quants it
+ * does not repack take its tiled matmul from eight vectors.
+ */
+class KernelTableTest {
+
+    /** The types llama-server's AVX-512 CPU backend repacks with a GEMM of its own (rows a multiple of 8). */
+    private static final Set<GgmlType> REPACKED_WITH_GEMM = EnumSet.of(GgmlType.Q4_K, GgmlType.Q2_K);
+    /** The K-quant layouts it multiplies in its tiled order where it does not repack them. */
+    private static final Set<GgmlType> TILED = EnumSet.of(GgmlType.Q2_K, GgmlType.Q3_K, GgmlType.Q4_K, GgmlType.Q5_K,
+            GgmlType.Q6_K, GgmlType.IQ4_XS, GgmlType.IQ2_XXS, GgmlType.IQ2_XS, GgmlType.IQ2_S, GgmlType.IQ3_XXS,
+            GgmlType.IQ3_S, GgmlType.IQ1_S, GgmlType.IQ1_M);
+
+    @Test
+    void everyTypeTheEngineMultipliesHasAJavaRowForEveryUse() {
+        int types = 0;
+        for (GgmlType type : GgmlType.values()) {
+            if (!multiplied(type)) {
+                assertThatThrownBy(() -> KernelTable.java(type, false, KernelTable.Use.DENSE)).as("%s", type)
+                        .isInstanceOf(IllegalArgumentException.class);
+                continue;
+            }
+            types++;
+            for (KernelTable.Use use : KernelTable.Use.values()) {
+                for (boolean repacked : new boolean[] {false, true}) {
+                    KernelTable k = KernelTable.java(type, repacked, use);
+                    String what = "%s %s%s".formatted(type, use, repacked ? " repacked" : "");
+                    assertThat(k.single()).as(what).isNotNull();
+                    assertThat(k.group() != null).as(what + ": a GEMM for a batch's fours")
+                            .isEqualTo(use == KernelTable.Use.DENSE && repacked && REPACKED_WITH_GEMM.contains(type));
+                    if (!repacked) {
+                        assertThat(k.tiled() != null).as(what + ": the tiled order from eight vectors").isEqualTo(TILED.contains(type));
+                    }
+                }
+            }
+        }
+        assertThat(types).as("types with a Java row").isEqualTo(23);
+    }
+
+    @Test
+    void aSliceOfA3dWeightIsNeverReadInARepackedOrder() {
+        assertThat(KernelTable.inPlace(GgmlType.Q4_K).single()).isSameAs(Q45KKernel.Q4_K_IN_PLACE);
+        assertThat(KernelTable.inPlace(GgmlType.Q4_K).tiled()).isSameAs(TiledKQuantKernel.of(GgmlType.Q4_K));
+        assertThat(KernelTable.inPlace(GgmlType.Q4_0).single()).isNotSameAs(Q4_0RepackedKernel.INSTANCE);
+        assertThat(KernelTable.select(GgmlType.Q4_K, 64, 256, KernelTable.Use.SLICE).single())
+                .as("no native kernel and no repacked order for a slice, even with rows a multiple of 8")
+                .isSameAs(Q45KKernel.Q4_K_IN_PLACE);
+    }
+
+    @Test
+    void javaRowsOfTheRepackedTypesTakeTheRepackedOrders() {
+        assertThat(KernelTable.java(GgmlType.Q4_K, true, KernelTable.Use.DENSE))
+                .isEqualTo(new KernelTable(Q4KInt16InPlaceKernel.INSTANCE, Q4KInt16InPlaceKernel.GEMM, null));
+        assertThat(KernelTable.java(GgmlType.Q4_K, true, KernelTable.Use.EXPERT))
+                .isEqualTo(new KernelTable(Q4KInt16InPlaceKernel.INSTANCE, null, null));
+        assertThat(KernelTable.java(GgmlType.Q4_0, true, KernelTable.Use.DENSE).single()).isSameAs(Q4_0RepackedKernel.INSTANCE);
+        assertThat(KernelTable.java(GgmlType.Q6_K, true, KernelTable.Use.DENSE))
+                .as("Q6_K is never repacked on x86")
+                .isEqualTo(new KernelTable(Q6KInt16Kernel.INSTANCE, null, Q6KInt16Kernel.TILED));
+    }
+
+    /** Whether activations have a form for {@code type}'s weights ({@link VecDotType#of}): a type the engine multiplies. */
+    private static boolean multiplied(GgmlType type) {
+        try {
+            return VecDotType.of(type) != null;
+        } catch (IllegalArgumentException e) {
+            return false;
+        }
+    }
+}
