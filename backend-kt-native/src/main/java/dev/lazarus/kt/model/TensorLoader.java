@@ -47,9 +47,9 @@ final class TensorLoader {
 
 
     /**
-     * A view of the mapped tensor, or a copy in a cheaper layout ({@link WeightMatrices#repacked}: Q4_K; same results
-     * bit for bit), freed with the model (GC), where the native kernels take Q4_K in their 16-row layout (as
-     * llama-server copies these matrices into its CPU_REPACK buffers). Routed experts are repacked by the RAM tier
+     * A view of the mapped tensor, or a copy in a faster layout ({@link WeightMatrices#repacked}: Q4_K and Q8_0; same
+     * results bit for bit), freed with the model (GC), where the native kernels take the type in their 16-row layout
+     * (as llama-server copies these matrices into its CPU_REPACK or AMX buffers). Routed experts are repacked by the RAM tier
      * instead (expert placement).
      */
     WeightMatrix matrix(GgufTensorInfo t) {
