@@ -10,8 +10,9 @@
 #   LAZARUS_CHROOT=$I/root LAZARUS_PROJECT_ROOT=$PWD CI=true $I/jdk/bin/java --add-modules=jdk.incubator.vector \
 #     --enable-native-access=ALL-UNNAMED -cp "$I/classes:$I/test-classes:$I/lib/*" \
 #     org.junit.platform.console.ConsoleLauncher execute --select-class dev.lazarus.kt.correctness.GreedyParityTest ...
-# Built after `./mvnw -pl backend-kt-native -am -Pbench install -DskipTests -Dexec.skip=true` (without -Dexec.skip,
-# install also runs the local engine benchmark), test-classes also hold the engine
+# Built after `./mvnw -pl backend-kt-native -am install -DskipTests` and `./mvnw -pl backend-kt-native -Pbench test-compile`
+# (`-Pbench install` would also run the local engine benchmark; `-Dexec.skip` would skip the native library's build
+# too and leave a stale one in target/classes), test-classes also hold the engine
 # benchmark (src/bench/java), and the root has llama-bench:
 #   LAZARUS_CHROOT=$I/root LAZARUS_PROJECT_ROOT=$PWD $I/jdk/bin/java --add-modules=jdk.incubator.vector \
 #     --enable-native-access=ALL-UNNAMED -Xmx8g -cp "$I/classes:$I/test-classes:$I/lib/*" \

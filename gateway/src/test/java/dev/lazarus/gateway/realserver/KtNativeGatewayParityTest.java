@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import dev.lazarus.backend.api.BackendHealth;
 import dev.lazarus.backend.api.InferenceBackend;
+import dev.lazarus.gateway.resilience.HealthMonitor;
 import dev.lazarus.gateway.routing.BackendRegistry;
 import dev.lazarus.kt.chat.ChatTemplate;
 import dev.lazarus.kt.correctness.ParityContract;
@@ -267,6 +268,9 @@ class KtNativeGatewayParityTest {
     @Autowired
     BackendRegistry backends;
 
+    @Autowired
+    HealthMonitor monitor;
+
     @BeforeEach
     void ktNativeBackendsLoaded() throws InterruptedException {
         if (loaded) {
@@ -283,6 +287,9 @@ class KtNativeGatewayParityTest {
                 Thread.sleep(20);
             }
         }
+        // The router goes by the health monitor's last check, which may predate the load by a poll interval (a
+        // request in that window was answered 503 in CI): check every backend now.
+        monitor.refresh().block(Duration.ofSeconds(30));
         loaded = true;
     }
 
