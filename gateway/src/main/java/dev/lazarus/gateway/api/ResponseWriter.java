@@ -187,7 +187,7 @@ public final class ResponseWriter {
         void update(String newId, long newCreated, String newModel) {
             if (!newId.equals(idText)) {
                 idText = newId;
-                id = json.writeValueAsBytes(newId);
+                id = jsonString(newId);
             }
             if (newCreated != createdValue) {
                 createdValue = newCreated;
@@ -195,7 +195,7 @@ public final class ResponseWriter {
             }
             if (!newModel.equals(modelText)) {
                 modelText = newModel;
-                model = json.writeValueAsBytes(newModel);
+                model = jsonString(newModel);
             }
         }
     }
