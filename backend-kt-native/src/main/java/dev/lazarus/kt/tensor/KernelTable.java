@@ -1,15 +1,17 @@
 package dev.lazarus.kt.tensor;
 
 import dev.lazarus.kt.gguf.GgmlType;
+import dev.lazarus.kt.tensor.NativeKernels.Kernel;
 
 /**
- * The one selection table of the row kernels of a matrix on ggml's blocks. Each choice is the order llama-server's
- * CPU backend takes for such a matrix, so a kernel is chosen by three things:
+ * The one selection table of the row kernels of a matrix: native rows ({@link #nativeRow}, {@link #nativeCopy}) and
+ * Java rows ({@link #java}), each line with its reason. Each choice is the order llama-server's CPU backend takes for
+ * such a matrix, so a kernel is chosen by three things:
  *
  * <ul>
- *   <li><b>the host</b>: the native kernels where they are selected ({@code -Dlazarus.kt.kernels}) and
- *       {@link NativeKernels#covering} takes the matrix; else the one Java kernel of the type in the same orders
- *       ({@link #java}), the portable path and the readable reference;</li>
+ *   <li><b>the host</b>: the native kernels where they are selected ({@code -Dlazarus.kt.kernels},
+ *       {@link NativeKernels#selected}) and {@link #nativeRow} has a row for the matrix; else the one Java kernel of
+ *       the type in the same orders ({@link #java}), the portable path and the readable reference;</li>
  *   <li><b>the layout llama-server reads</b>: the types it repacks at load ({@code *_8x8}: Q4_0, Q4_K, Q2_K, IQ4_NL,
  *       MXFP4) are repacked only where the rows are a multiple of 8 and the matrix is not a slice of a 3-D weight;
  *       a repacked matrix rounds in the repacked GEMV's order (the Java kernels read ggml's blocks in place in it);</li>
@@ -19,7 +21,7 @@ import dev.lazarus.kt.gguf.GgmlType;
  * </ul>
  *
  * {@link WeightMatrices} builds matrices from these choices; the copies it makes at load (the RAM tier's and the native
- * kernels' layouts) are its own {@code Copy} table.
+ * kernels' layouts) are its own {@code Copy} table, whose native 16-row layouts take {@link #nativeCopy}'s rows.
  *
  * @param single the kernel of one vector (and of every vector where the other two are null)
  * @param group  the kernel of a batch's fours, where llama-server rounds them in its GEMM order; or null
@@ -35,6 +37,21 @@ record KernelTable(RowKernel single, RowKernel group, RowKernel tiled) {
         EXPERT,
         /** A slice of a 3-D weight multiplied with a plain batched mul_mat (deepseek2's attn_k_b): never repacked. */
         SLICE
+    }
+
+    /**
+     * A native row: the library's kernels by id ({@code lz_driver.h}), bound to the host's instruction set by
+     * {@link #bind}; each the native form of the Java kernel of the same order, bit for bit ({@code NativeKernelsTest}).
+     */
+    record Native(Kernel single, Kernel group, Kernel tiled) {
+
+        KernelTable bind() {
+            return new KernelTable(NativeKernels.kernel(single), bound(group), bound(tiled));
+        }
+
+        private static NativeRowKernel bound(Kernel kernel) {
+            return kernel == null ? null : NativeKernels.kernel(kernel);
+        }
     }
 
     private static final RowKernel Q2K_GEMV = new SubBlockKQuantKernel(GgmlType.Q2_K, SubBlockKQuantKernel.Order.REPACKED_GEMV);
@@ -55,15 +72,91 @@ record KernelTable(RowKernel single, RowKernel group, RowKernel tiled) {
         return java(type, false, Use.SLICE);
     }
 
-    /** The native kernels where they are selected and cover the matrix, else {@link #java}. */
+    /** The native kernels where they are selected and have a row for the matrix, else {@link #java}. */
     static KernelTable select(GgmlType type, int rows, int cols, Use use) {
-        if (use != Use.SLICE && NativeKernels.selected()) {
-            NativeRowKernel[] k = NativeKernels.covering(type, rows, cols, use == Use.DENSE);
-            if (k != null) {
-                return new KernelTable(k[0], k[1], k[2]);
-            }
+        Native n = use != Use.SLICE && NativeKernels.selected() ? nativeRow(type, rows, cols, use) : null;
+        return n != null ? n.bind() : java(type, use != Use.SLICE && rows % 8 == 0, use);
+    }
+
+    /** Whether the native kernels are selected and read such a matrix on ggml's blocks. */
+    static boolean nativeCovers(GgmlType type, int rows, int cols) {
+        return NativeKernels.selected() && nativeRow(type, rows, cols, Use.EXPERT) != null;
+    }
+
+    /**
+     * The native kernels of a matrix copied at load into a native 16-row layout ({@link #nativeCopy}), or null where
+     * they are not selected or make no such copy of it here.
+     */
+    static KernelTable copied(GgmlType type, int rows, int cols, Use use) {
+        Native n = NativeKernels.selected() ? nativeCopy(type, rows, cols, use, NativeKernels.best().orElseThrow()) : null;
+        return n == null ? null : n.bind();
+    }
+
+    /**
+     * The native kernels of a matrix on ggml's blocks, or null: the Java kernels run it. The orders are the Java rows'
+     * ({@link #java}); a type is native here only where its kernel measured faster than the Java one
+     * (docs/benchmarks.md).
+     *
+     * @param rows rows a multiple of 8: what llama-server repacks (as {@link #java}'s {@code repacked})
+     */
+    static Native nativeRow(GgmlType type, int rows, int cols, Use use) {
+        if (use == Use.SLICE) {
+            return null; // a 3-D slice is read in vec_dot's and the tiled order on its own offsets: Java only
         }
-        return java(type, use != Use.SLICE && rows % 8 == 0, use);
+        boolean repacked = rows % 8 == 0;
+        boolean dense = use == Use.DENSE;
+        return switch (type) {
+            // vec_dot_q8_0_q8_0 (never repacked on AVX-512)
+            case Q8_0 -> row(Kernel.Q8_0, null, null);
+            // q4_K_8x8's GEMV, its GEMM for a dense batch's fours: 3x the Java int16 kernels on ggml's blocks
+            // (ExpertKernelBench); not repacked: the Java vec_dot and tiled kernels
+            case Q4_K -> repacked && cols % 256 == 0 ? row(Kernel.Q4K_GEMV, dense ? Kernel.Q4K_GEMM : null, null) : null;
+            // never repacked on x86: vec_dot, the tiled matmul from eight vectors
+            case Q6_K -> row(Kernel.Q6K, null, Kernel.Q6K_TILED);
+            // the low-bit types (lz_lowbit.h, lz_grid.h): native wherever the library loads, their Java kernels are
+            // scalar reference loops. q2_K_8x8 where repacked (GEMV, GEMM for a dense batch's fours), else as Q3_K
+            case Q2_K -> repacked
+                    ? row(Kernel.Q2K_GEMV, dense ? Kernel.Q2K_GEMM : null, null)
+                    : row(Kernel.Q2K, null, Kernel.Q2K_TILED);
+            case Q3_K -> row(Kernel.Q3K, null, Kernel.Q3K_TILED);
+            case IQ4_XS -> row(Kernel.IQ4XS, null, Kernel.IQ4XS_TILED);
+            // iq4_nl_8x8, mxfp4_8x8: one accumulator, GEMV and GEMM alike
+            case IQ4_NL -> row(repacked ? Kernel.IQ4NL_REPACKED : Kernel.IQ4NL, null, null);
+            case MXFP4 -> row(repacked ? Kernel.MXFP4_REPACKED : Kernel.MXFP4, null, null);
+            // the grid I-quants: vec_dot, the tiled matmul from eight vectors
+            case IQ2_XXS -> row(Kernel.IQ2XXS, null, Kernel.IQ2XXS_TILED);
+            case IQ2_XS -> row(Kernel.IQ2XS, null, Kernel.IQ2XS_TILED);
+            case IQ2_S -> row(Kernel.IQ2S, null, Kernel.IQ2S_TILED);
+            case IQ3_XXS -> row(Kernel.IQ3XXS, null, Kernel.IQ3XXS_TILED);
+            case IQ3_S -> row(Kernel.IQ3S, null, Kernel.IQ3S_TILED);
+            case IQ1_S -> row(Kernel.IQ1S, null, Kernel.IQ1S_TILED);
+            case IQ1_M -> row(Kernel.IQ1M, null, Kernel.IQ1M_TILED);
+            // F32, F16, BF16, Q4_0, Q4_1, Q5_0, Q5_1, Q5_K: the Java kernels
+            default -> null;
+        };
+    }
+
+    /**
+     * The native kernels of a matrix copied at load into a native 16-row layout (the RAM tier's experts, the dense
+     * matrices {@link WeightMatrices#repacked} copies), on {@code isa}, or null where no such copy is made: then
+     * {@link WeightMatrices}' {@code Copy} table copies it otherwise (or not at all) and {@link #select} picks.
+     */
+    static Native nativeCopy(GgmlType type, int rows, int cols, Use use, NativeKernels.Isa isa) {
+        return switch (type) {
+            // Q4KNativePacked: the repacked GEMV (GEMM for a dense batch's fours) measured faster than on ggml's
+            // blocks and than the Java int16 kernels on Q4KPacked (Q4_K_M decode, docs/benchmarks.md)
+            case Q4_K -> Q4KNativePacked.fits(rows, cols)
+                    ? row(Kernel.Q4K16_GEMV, use == Use.DENSE ? Kernel.Q4K16_GEMM : null, null) : null;
+            // Q8_0NativePacked: a vpdpbusd of 16 rows, faster than Q8_0 on ggml's blocks at one thread (decode and
+            // prefill, docs/benchmarks.md); the AVX2 unit has only a scalar one, so AVX-512 VNNI only
+            case Q8_0 -> isa == NativeKernels.Isa.AVX512_VNNI && Q8_0NativePacked.fits(rows, cols)
+                    ? row(Kernel.Q8_0_16, null, null) : null;
+            default -> null;
+        };
+    }
+
+    private static Native row(Kernel single, Kernel group, Kernel tiled) {
+        return new Native(single, group, tiled);
     }
 
     /**

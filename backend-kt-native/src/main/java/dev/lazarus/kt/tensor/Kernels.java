@@ -17,10 +17,10 @@ public final class Kernels {
 
     /**
      * What a matrix of {@code type}, {@code rows} × {@code cols} in ggml's layout, multiplies with here: the native label
-     * where the native kernels are selected and {@link NativeKernels#covering} takes such a matrix, else the Java one.
+     * where the native kernels are selected and {@link KernelTable#nativeRow} has a row for such a matrix, else the Java one.
      */
     public static String of(GgmlType type, int rows, int cols) {
-        return NativeKernels.selected() && NativeKernels.covering(type, rows, cols, false) != null ? NativeKernels.describe() : java();
+        return KernelTable.nativeCovers(type, rows, cols) ? NativeKernels.describe() : java();
     }
 
     private static String java() {

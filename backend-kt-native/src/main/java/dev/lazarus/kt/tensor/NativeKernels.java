@@ -6,7 +6,6 @@ import static java.lang.foreign.ValueLayout.JAVA_FLOAT;
 import static java.lang.foreign.ValueLayout.JAVA_INT;
 import static java.lang.foreign.ValueLayout.JAVA_LONG;
 
-import dev.lazarus.kt.gguf.GgmlType;
 import dev.lazarus.kt.gguf.GridQuants;
 import dev.lazarus.kt.runtime.HostCpu;
 import java.io.IOException;
@@ -31,8 +30,8 @@ import java.util.Set;
  * and the activations' conversion to Q8_0 and Q8_K ({@link #quantize}), bit for bit as {@link Activation}'s Java one.
  * One translation unit per instruction set, picked by the CPU's flags ({@link Isa#forHost}); called through FFM
  * with {@link Linker.Option#critical} so that heap arrays pass without copies. {@value #PROPERTY} chooses:
- * {@code auto} (default: native where the library loads and the CPU runs it, for the types of {@link #covering}'s
- * table), {@code java}, {@code native} (as auto, but fails where the library cannot load). Read whenever a matrix is made.
+ * {@code auto} (default: native where the library loads and the CPU runs it, for the types of
+ * {@link KernelTable#nativeRow}'s rows), {@code java}, {@code native} (as auto, but fails where the library cannot load). Read whenever a matrix is made.
  */
 public final class NativeKernels {
 
@@ -116,8 +115,39 @@ public final class NativeKernels {
     }
 
     /** The library as loaded (or why not), once per JVM. */
-    private record Library(SymbolLookup lookup, String problem) {
+    record Library(SymbolLookup lookup, String problem) {
         static final Library LOADED = load();
+
+        /**
+         * {@code lookup} where its library knows exactly this engine's kernels ({@code lz_kernel_count}, one per
+         * {@link Kernel}), else unavailable: an older library (a stale build output, an overlay of newer classes on an
+         * older payload) would compute zeros for a kernel id it does not know, and a mere lookup would not notice.
+         */
+        static Library checked(SymbolLookup lookup) {
+            int engine = Kernel.values().length;
+            Optional<MemorySegment> count = lookup.find("lz_kernel_count");
+            if (count.isEmpty()) {
+                return stale("liblazarus-kt.so has no lz_kernel_count: it is older than this engine (" + engine
+                        + " kernels)");
+            }
+            int known;
+            try {
+                known = (int) Linker.nativeLinker().downcallHandle(count.get(), FunctionDescriptor.of(JAVA_INT)).invokeExact();
+            } catch (Throwable e) {
+                return stale("liblazarus-kt.so's lz_kernel_count failed: " + e);
+            }
+            if (known != engine) {
+                return stale("liblazarus-kt.so knows " + known + " kernels, this engine " + engine
+                        + ": it was built from other sources than these classes");
+            }
+            return new Library(lookup, "");
+        }
+
+        private static Library stale(String problem) {
+            LOG.log(System.Logger.Level.WARNING, "kt-native native kernels refused, the Java kernels run: " + problem
+                    + " (rebuild the library with the classes: ./mvnw -pl backend-kt-native compile)");
+            return new Library(null, problem);
+        }
     }
 
     private NativeKernels() {
@@ -165,53 +195,6 @@ public final class NativeKernels {
     /** The same on a given instruction set (tests run every one the host has). */
     static NativeRowKernel kernel(Kernel kernel, Isa isa) {
         return new NativeRowKernel(kernel, handle(isa));
-    }
-
-    /**
-     * The selection table: which kernels cover a matrix of {@code type}, rows × cols in ggml's layout, or null (the
-     * Java kernels run it): Q8_0; Q6_K (vec_dot, and the tiled order for batches of eight or more); Q4_K where
-     * llama-server repacks it (rows a multiple of 8: its GEMV order, and its GEMM for fours of a batch when
-     * {@code withGemm}); Q4_K copied at load takes {@link #packedQ4K}'s layout instead; the low-bit types in
-     * {@link WeightMatrices}' Java orders ({@link LowBitSelection}), the grid I-quants among them.
-     */
-    static NativeRowKernel[] covering(GgmlType type, int rows, int cols, boolean withGemm) {
-        return switch (type) {
-            case Q8_0 -> new NativeRowKernel[] {kernel(Kernel.Q8_0), null, null};
-            // Q4_K in place: 3x the Java int16 kernels on ggml's blocks (ExpertKernelBench, docs/benchmarks.md)
-            case Q4_K -> rows % 8 == 0 && cols % 256 == 0
-                    ? new NativeRowKernel[] {kernel(Kernel.Q4K_GEMV), withGemm ? kernel(Kernel.Q4K_GEMM) : null, null}
-                    : null;
-            case Q6_K -> new NativeRowKernel[] {kernel(Kernel.Q6K), null, kernel(Kernel.Q6K_TILED)};
-            case Q2_K, Q3_K, IQ4_XS, IQ4_NL, MXFP4, IQ2_XXS, IQ2_XS, IQ2_S, IQ3_XXS, IQ3_S, IQ1_S, IQ1_M ->
-                    LowBitSelection.covering(type, rows, withGemm);
-            default -> null;
-        };
-    }
-
-    /**
-     * The kernels of a Q4_K matrix copied at load into {@link Q4KNativePacked}'s layout (the RAM tier's experts, dense
-     * matrices repacked as llama-server repacks them), or null where native kernels are not selected or the matrix does
-     * not fit the layout: {@code {GEMV, GEMM or null}}. Native by default (Q4_K_M decode measured faster than the Java
-     * int16 kernels on their packed layout, docs/benchmarks.md); the Java kernels stay the portable reference.
-     */
-    static NativeRowKernel[] packedQ4K(int rows, int cols, boolean withGemm) {
-        if (!selected() || !Q4KNativePacked.fits(rows, cols)) {
-            return null;
-        }
-        return new NativeRowKernel[] {kernel(Kernel.Q4K16_GEMV), withGemm ? kernel(Kernel.Q4K16_GEMM) : null};
-    }
-
-    /**
-     * The kernel of a Q8_0 matrix copied at load into {@link Q8_0NativePacked}'s layout, or null where native kernels
-     * are not selected, the host has no AVX-512 VNNI (the layout's kernel is a {@code vpdpbusd} of 16 rows; the AVX2
-     * unit has only a scalar one) or the matrix does not fit the layout. Decode and prefill at one thread measured
-     * faster than {@link Kernel#Q8_0} on ggml's blocks (docs/benchmarks.md).
-     */
-    static NativeRowKernel packedQ8_0(int rows, int cols) {
-        if (!selected() || best().orElseThrow() != Isa.AVX512_VNNI || !Q8_0NativePacked.fits(rows, cols)) {
-            return null;
-        }
-        return kernel(Kernel.Q8_0_16);
     }
 
     private static MethodHandle handle(Isa isa) {
@@ -280,8 +263,10 @@ public final class NativeKernels {
             Path file = Files.createTempFile("liblazarus-kt", ".so");
             file.toFile().deleteOnExit();
             Files.copy(in, file, StandardCopyOption.REPLACE_EXISTING);
-            SymbolLookup lookup = SymbolLookup.libraryLookup(file, Arena.global());
-            Library loaded = new Library(lookup, "");
+            Library loaded = Library.checked(SymbolLookup.libraryLookup(file, Arena.global()));
+            if (loaded.lookup == null) {
+                return loaded;
+            }
             LOG.log(System.Logger.Level.INFO, "kt-native native kernels loaded (" + RESOURCE + "); host runs "
                     + Isa.forHost().map(i -> i.label).orElse("none of its instruction sets"));
             return loaded;

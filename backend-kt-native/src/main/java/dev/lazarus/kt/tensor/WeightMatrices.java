@@ -41,7 +41,7 @@ public final class WeightMatrices {
 
     /** Whether the native kernels cover such a matrix: then nothing is repacked (they read ggml's blocks). */
     private static boolean nativeCovers(GgmlType type, int rows, int cols) {
-        return NativeKernels.selected() && NativeKernels.covering(type, rows, cols, false) != null;
+        return KernelTable.nativeCovers(type, rows, cols);
     }
 
     /**
@@ -127,8 +127,7 @@ public final class WeightMatrices {
 
     /** Whether a copied matrix goes into a native 16-row layout: {@link Q4KNativePacked}, {@link Q8_0NativePacked}. */
     private static boolean nativePacks(GgmlType type, int rows, int cols) {
-        return type == GgmlType.Q4_K && NativeKernels.packedQ4K(rows, cols, false) != null
-                || type == GgmlType.Q8_0 && NativeKernels.packedQ8_0(rows, cols) != null;
+        return KernelTable.copied(type, rows, cols, KernelTable.Use.EXPERT) != null;
     }
 
     /**
@@ -138,16 +137,16 @@ public final class WeightMatrices {
      */
     private static WeightMatrix nativePacked(GgmlType type, MemorySegment data, int rows, int cols,
                                              SegmentAllocator alloc, boolean withGemm) {
+        KernelTable k = KernelTable.copied(type, rows, cols, withGemm ? KernelTable.Use.DENSE : KernelTable.Use.EXPERT);
         if (type == GgmlType.Q8_0) {
             MemorySegment packed = Q8_0NativePacked.pack(data, rows, cols, alloc);
             return new KernelMatrix(GgmlType.Q8_0, packed, rows, cols, Q8_0NativePacked.rowBytes(cols),
-                    Q8_0NativePacked.bytes(rows, cols), NativeKernels.packedQ8_0(rows, cols), null, null,
+                    Q8_0NativePacked.bytes(rows, cols), k.single(), k.group(), k.tiled(),
                     (seg, row, dst, at) -> Q8_0NativePacked.dequantizeRow(seg, cols, row, dst, at));
         }
-        NativeRowKernel[] k = NativeKernels.packedQ4K(rows, cols, withGemm);
         MemorySegment packed = Q4KNativePacked.pack(data, rows, cols, alloc);
         return new KernelMatrix(GgmlType.Q4_K, packed, rows, cols, Q4KNativePacked.rowBytes(cols),
-                Q4KNativePacked.bytes(rows, cols), k[0], k[1], null,
+                Q4KNativePacked.bytes(rows, cols), k.single(), k.group(), k.tiled(),
                 (seg, row, dst, at) -> Q4KNativePacked.dequantizeRow(seg, cols, row, dst, at));
     }
 

@@ -5,14 +5,19 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.lazarus.kt.gguf.GgmlType;
 import java.util.EnumSet;
+import java.util.Objects;
 import java.util.Set;
+import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
 
 /**
- * The Java rows of the one selection table ({@link KernelTable#java}): every type activations have a form for
+ * The one selection table, native rows and Java rows. The Java rows ({@link KernelTable#java}): every type activations have a form for
  * ({@link VecDotType#of}) has one for every use, and the rows keep llama-server's choices: only a dense matrix of a type it repacks has a GEMM
  * for a batch's fours, a routed expert never does, a 3-D slice is never read in a repacked order, and the K-quants it
- * does not repack take its tiled matmul from eight vectors.
+ * does not repack take its tiled matmul from eight vectors. The native rows ({@link KernelTable#nativeRow},
+ * {@link KernelTable#nativeCopy}, by kernel id, so they hold without the library): the same shape as the Java row of
+ * the matrix (a GEMM only where the Java row has one, a tiled kernel only where it has one), the activations of the
+ * type, never a slice, and every kernel the library has is named by some row.
  */
 class KernelTableTest {
 
@@ -69,6 +74,76 @@ class KernelTableTest {
         assertThat(KernelTable.java(GgmlType.Q6_K, true, KernelTable.Use.DENSE))
                 .as("Q6_K is never repacked on x86")
                 .isEqualTo(new KernelTable(Q6KInt16Kernel.INSTANCE, null, Q6KInt16Kernel.TILED));
+    }
+
+    /** The types the native kernels read on ggml's blocks (the rest, and every slice, run in Java). */
+    private static final Set<GgmlType> NATIVE = EnumSet.of(GgmlType.Q8_0, GgmlType.Q4_K, GgmlType.Q6_K, GgmlType.Q2_K,
+            GgmlType.Q3_K, GgmlType.IQ4_XS, GgmlType.IQ4_NL, GgmlType.MXFP4, GgmlType.IQ2_XXS, GgmlType.IQ2_XS,
+            GgmlType.IQ2_S, GgmlType.IQ3_XXS, GgmlType.IQ3_S, GgmlType.IQ1_S, GgmlType.IQ1_M);
+
+    @Test
+    void nativeRowsHaveTheShapeOfTheJavaRowOfTheSameMatrix() {
+        for (GgmlType type : GgmlType.values()) {
+            if (!multiplied(type)) {
+                continue;
+            }
+            for (KernelTable.Use use : KernelTable.Use.values()) {
+                for (int rows : new int[] {8, 16, 13}) {
+                    KernelTable.Native n = KernelTable.nativeRow(type, rows, 256, use);
+                    String what = "%s %s, %d rows".formatted(type, use, rows);
+                    if (use == KernelTable.Use.SLICE || type == GgmlType.Q4_K && rows % 8 != 0) {
+                        assertThat(n).as(what + ": Java").isNull();
+                        continue;
+                    }
+                    assertThat(n != null).as(what + ": native").isEqualTo(NATIVE.contains(type));
+                    if (n == null) {
+                        continue;
+                    }
+                    KernelTable java = KernelTable.java(type, rows % 8 == 0, use);
+                    assertThat(n.group() != null).as(what + ": a GEMM").isEqualTo(java.group() != null);
+                    assertThat(n.tiled() != null).as(what + ": a tiled kernel").isEqualTo(java.tiled() != null);
+                    assertThat(Stream.of(n.single(), n.group(), n.tiled()).filter(Objects::nonNull))
+                            .as(what + ": the type's activations").allMatch(k -> k.activation == VecDotType.of(type));
+                }
+            }
+        }
+    }
+
+    @Test
+    void nativeCopiesTakeTheSixteenRowLayoutsWhereTheyFit() {
+        for (NativeKernels.Isa isa : NativeKernels.Isa.values()) {
+            assertThat(KernelTable.nativeCopy(GgmlType.Q4_K, 16, 256, KernelTable.Use.DENSE, isa))
+                    .isEqualTo(new KernelTable.Native(NativeKernels.Kernel.Q4K16_GEMV, NativeKernels.Kernel.Q4K16_GEMM, null));
+            assertThat(KernelTable.nativeCopy(GgmlType.Q4_K, 16, 256, KernelTable.Use.EXPERT, isa))
+                    .isEqualTo(new KernelTable.Native(NativeKernels.Kernel.Q4K16_GEMV, null, null));
+            assertThat(KernelTable.nativeCopy(GgmlType.Q4_K, 8, 256, KernelTable.Use.EXPERT, isa)).as("8 rows").isNull();
+            assertThat(KernelTable.nativeCopy(GgmlType.Q6_K, 16, 256, KernelTable.Use.EXPERT, isa)).isNull();
+        }
+        assertThat(KernelTable.nativeCopy(GgmlType.Q8_0, 16, 256, KernelTable.Use.EXPERT, NativeKernels.Isa.AVX512_VNNI))
+                .isEqualTo(new KernelTable.Native(NativeKernels.Kernel.Q8_0_16, null, null));
+        assertThat(KernelTable.nativeCopy(GgmlType.Q8_0, 16, 256, KernelTable.Use.EXPERT, NativeKernels.Isa.AVX2))
+                .as("the AVX2 unit's 16-row Q8_0 kernel is scalar").isNull();
+    }
+
+    @Test
+    void everyKernelOfTheLibraryIsNamedByARow() {
+        Set<NativeKernels.Kernel> named = EnumSet.noneOf(NativeKernels.Kernel.class);
+        for (GgmlType type : GgmlType.values()) {
+            for (KernelTable.Use use : KernelTable.Use.values()) {
+                for (int rows : new int[] {16, 13}) {
+                    for (NativeKernels.Isa isa : NativeKernels.Isa.values()) {
+                        for (KernelTable.Native n : new KernelTable.Native[] {KernelTable.nativeRow(type, rows, 256, use),
+                                KernelTable.nativeCopy(type, rows, 256, use, isa)}) {
+                            if (n != null) {
+                                Stream.of(n.single(), n.group(), n.tiled()).filter(Objects::nonNull).forEach(named::add);
+                            }
+                        }
+                    }
+                }
+            }
+        }
+        // the library has Q4_K's tiled order but no vec_dot on ggml's blocks: a Q4_K matrix it does not repack runs in Java
+        assertThat(EnumSet.complementOf(EnumSet.copyOf(named))).containsExactly(NativeKernels.Kernel.Q4K_TILED);
     }
 
     /** Whether activations have a form for {@code type}'s weights ({@link VecDotType#of}): a type the engine multiplies. */

@@ -6,11 +6,17 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import dev.lazarus.kt.gguf.GgmlCodec;
 import dev.lazarus.kt.gguf.GgmlType;
 import java.lang.foreign.Arena;
+import java.lang.foreign.FunctionDescriptor;
+import java.lang.foreign.Linker;
 import java.lang.foreign.MemorySegment;
+import java.lang.foreign.SymbolLookup;
 import java.lang.foreign.ValueLayout;
+import java.lang.invoke.MethodHandle;
+import java.lang.invoke.MethodHandles;
 import java.nio.ByteOrder;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Optional;
 import java.util.Random;
 import java.util.function.Supplier;
 import org.assertj.core.util.introspection.PropertyOrFieldSupport;
@@ -101,7 +107,7 @@ class NativeKernelsTest {
     }
 
     /**
-     * The selection table ({@link NativeKernels#covering}, {@link NativeKernels#packedQ4K}): by default native for Q8_0
+     * The selection table's native rows ({@link KernelTable#nativeRow}, {@link KernelTable#nativeCopy}): by default native for Q8_0
      * and Q6_K, Q4_K copied at load (RAM-tier experts, repacked dense matrices) native on {@link Q4KNativePacked}'s
      * 16-row layout (dense ones by {@link WeightMatrices#repacked}), Q4_K read in place native on ggml's blocks;
      * {@code java} the Java kernels everywhere, the copies in {@link Q4KPacked}'s layout.
@@ -464,5 +470,37 @@ class NativeKernelsTest {
     interface AutoCloseable0 extends AutoCloseable {
         @Override
         void close();
+    }
+    /**
+     * A library that does not know this engine's kernels (older: no {@code lz_kernel_count}, or another count) is
+     * refused at load, so that the Java kernels run rather than a kernel id the library would answer with zeros; the
+     * library this build made knows them all.
+     */
+    @Test
+    void aLibraryOfAnotherBuildIsRefusedAndTheJavaKernelsRun() {
+        int engine = NativeKernels.Kernel.values().length;
+        NativeKernels.Library older = NativeKernels.Library.checked(name -> Optional.empty());
+        assertThat(older.lookup()).isNull();
+        assertThat(older.problem()).contains("no lz_kernel_count", "older than this engine");
+        try (Arena arena = Arena.ofConfined()) {
+            for (int known : new int[] {engine - 1, engine + 1}) {
+                NativeKernels.Library other = NativeKernels.Library.checked(exporting(arena, known));
+                assertThat(other.lookup()).as("%d kernels", known).isNull();
+                assertThat(other.problem()).contains("knows " + known + " kernels, this engine " + engine);
+            }
+            assertThat(NativeKernels.Library.checked(exporting(arena, engine)).lookup()).isNotNull();
+        }
+        if (NativeKernels.best().isPresent()) {
+            assertThat(NativeKernels.unavailableReason()).as("the library of this build").isEmpty();
+        } else {
+            assertThat(System.getenv("CI")).as(NativeKernels.unavailableReason()).isNotEqualTo("true");
+        }
+    }
+
+    /** A lookup whose {@code lz_kernel_count} answers {@code count} (an upcall standing in for a library's). */
+    private static SymbolLookup exporting(Arena arena, int count) {
+        MethodHandle answer = MethodHandles.constant(int.class, count);
+        MemorySegment stub = Linker.nativeLinker().upcallStub(answer, FunctionDescriptor.of(ValueLayout.JAVA_INT), arena);
+        return name -> name.equals("lz_kernel_count") ? Optional.of(stub) : Optional.empty();
     }
 }
