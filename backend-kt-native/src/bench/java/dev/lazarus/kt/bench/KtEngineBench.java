@@ -7,6 +7,7 @@ import dev.lazarus.kt.parallel.Parallel;
 import dev.lazarus.kt.parallel.PhaseProfile;
 import dev.lazarus.kt.placement.ExpertPlacement;
 import dev.lazarus.kt.placement.PlacementConfig;
+import dev.lazarus.kt.placement.PlainRamTier;
 import dev.lazarus.kt.placement.TierBudget;
 import dev.lazarus.kt.runtime.EndReason;
 import dev.lazarus.kt.runtime.EngineOptions;
@@ -73,14 +74,8 @@ final class KtEngineBench implements AutoCloseable {
             // what the backend does with no placement settings (PlacementConfig.from an empty config), CPU only
             case "default" -> ExpertPlacement.install(m, "bench",
                     PlacementConfig.from(new BackendConfig("bench", "kt-native", Map.of())), null);
-            case "ram", "ram-copy" -> {
-                System.setProperty("lazarus.kt.ram-tier.repack", String.valueOf(!experts.equals("ram-copy")));
-                try {
-                    yield ExpertPlacement.install(m, "bench", PlacementConfig.cpuOnly().withRam(new TierBudget.Ratio(1)), null);
-                } finally {
-                    System.clearProperty("lazarus.kt.ram-tier.repack");
-                }
-            }
+            case "ram" -> ExpertPlacement.install(m, "bench", PlacementConfig.cpuOnly().withRam(new TierBudget.Ratio(1)), null);
+            case "ram-copy" -> PlainRamTier.install(m, "bench", PlacementConfig.cpuOnly().withRam(new TierBudget.Ratio(1)));
             default -> throw new IllegalArgumentException(
                     "--experts: none, default, mmap, ram or ram-copy (then -java, -native or -auto or not), got '" + experts + "'");
         });

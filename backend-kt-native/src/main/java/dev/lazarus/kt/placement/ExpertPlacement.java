@@ -33,7 +33,7 @@ public final class ExpertPlacement implements AutoCloseable {
     private final DeviceTier device;
     private final RoutingStats stats;
     private final TierCounters counters = new TierCounters();
-    private final RamTier ramTier = RamTier.fromSystemProperties();
+    private final RamTier ramTier;
     private final ExpertSlots slots;
     private final long gpuBudget;
     private final long ramBudget;
@@ -42,8 +42,9 @@ public final class ExpertPlacement implements AutoCloseable {
     private final ScheduledExecutorService worker;
     private volatile boolean closed;
 
-    private ExpertPlacement(Model model, String modelName, PlacementConfig config, DeviceTier device) {
+    private ExpertPlacement(Model model, String modelName, PlacementConfig config, DeviceTier device, RamTier ramTier) {
         this.modelName = modelName;
+        this.ramTier = ramTier;
         this.config = config;
         this.catalog = new ExpertCatalog(model.expertLayers());
         this.device = device;
@@ -71,10 +72,16 @@ public final class ExpertPlacement implements AutoCloseable {
      * tiers. {@code device} is the GPU tier, or null for CPU-only. Dense models are returned null.
      */
     public static ExpertPlacement install(Model model, String modelName, PlacementConfig config, DeviceTier device) {
+        return install(model, modelName, config, device, RamTier.REPACKING);
+    }
+
+    /** {@link #install} with the RAM tier's copies made by {@code ramTier} (the bench's plain copies). */
+    static ExpertPlacement install(Model model, String modelName, PlacementConfig config, DeviceTier device,
+                                   RamTier ramTier) {
         if (model.expertLayers().isEmpty()) {
             return null;
         }
-        return new ExpertPlacement(model, modelName, config, device);
+        return new ExpertPlacement(model, modelName, config, device, ramTier);
     }
 
     public PlacementConfig config() {

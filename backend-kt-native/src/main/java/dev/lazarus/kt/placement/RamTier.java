@@ -14,24 +14,21 @@ import java.lang.foreign.SegmentAllocator;
  * page-cache pressure, and repacked where a cheaper layout exists ({@link WeightMatrices#copiedExpert}: Q4_K into
  * a layout whose kernel needs no byte widening or scale unpacking, bit-identical results; other types copied as
  * they are). The copy is off-heap (one shared arena per expert), so freeing it after a swap returns the memory
- * at once. {@code -Dlazarus.kt.ram-tier.repack=false} keeps plain copies (for measuring what repacking buys).
+ * at once. Plain copies ({@code new RamTier(false)}) are for measuring what repacking buys: the bench sources'
+ * {@code PlainRamTier} installs a placement with them.
  *
  * <p>The tier is sized in the bytes it holds ({@link #bytes}), not the file's: a packed Q4_K copy is 5.6 % larger
  * than ggml's blocks, and a budget is a limit on memory.
  */
 final class RamTier {
 
-    static final String REPACK_PROPERTY = "lazarus.kt.ram-tier.repack";
+    /** Repacking where a cheaper layout exists: the engine's tier. */
+    static final RamTier REPACKING = new RamTier(true);
 
     private final boolean repack;
 
     RamTier(boolean repack) {
         this.repack = repack;
-    }
-
-    /** Repacking unless {@code -Dlazarus.kt.ram-tier.repack=false}. */
-    static RamTier fromSystemProperties() {
-        return new RamTier(!"false".equals(System.getProperty(REPACK_PROPERTY)));
     }
 
     /** The bytes {@link #load} allocates for {@code w}: what the planner counts against the tier's budget. */
