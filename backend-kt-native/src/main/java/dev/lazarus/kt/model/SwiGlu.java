@@ -38,16 +38,7 @@ public final class SwiGlu {
 
     /** {@code result[j][t]} = network {@code nets[j]} applied to {@code inputs[j][t]}. */
     public static float[][][] apply(Parallel parallel, Weights[] nets, float[][][] inputs) {
-        Pass pass = begin(parallel, nets, inputs);
-        try {
-            if (pass.rows() > 0) {
-                parallel.forRange(pass.rows(), pass.grain(), pass::run);
-            }
-        } catch (RuntimeException | Error e) {
-            pass.release();
-            throw e;
-        }
-        return pass.finish();
+        return begin(parallel, nets, inputs).complete();
     }
 
     /**
@@ -160,6 +151,22 @@ public final class SwiGlu {
                     outputRows(s - jobs, start, end);
                 }
             });
+        }
+
+        /**
+         * Every row in a pool call of its own, then {@link #finish}: a pass that no caller's pool call runs. A row that
+         * fails gives the working buffers back and throws; {@link #then} is then never applied.
+         */
+        public float[][][] complete() {
+            try {
+                if (rows() > 0) {
+                    parallel.forRange(rows(), grain(), this::run);
+                }
+            } catch (RuntimeException | Error e) {
+                release();
+                throw e;
+            }
+            return finish();
         }
 
         /** {@code result[j][t]}, once every row has run; the working buffers go back. */

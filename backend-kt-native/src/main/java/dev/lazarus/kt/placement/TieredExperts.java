@@ -28,25 +28,17 @@ final class TieredExperts implements ExpertExecutor {
         this.counters = counters;
     }
 
+    /**
+     * {@link #begin}'s pass in a pool call of its own. A failed pass leaves its experts retained, as {@link #begin}
+     * says (the device may still read them).
+     */
     @Override
     public float[][][] apply(int layer, int[] experts, float[][][] inputs) {
-        try (ExpertCheckout placed = new ExpertCheckout(slots, catalog.slotOf(layer), experts, counters)) {
-            Split split = new Split(placed, inputs);
-            DeviceTier.Pending pending = split.submit(device);
-            float[][][] cpuOut;
-            try {
-                cpuOut = split.nets.length > 0 ? SwiGlu.apply(parallel, split.nets, split.cpuInputs) : new float[0][][];
-            } catch (RuntimeException | Error e) {
-                // the device may still read its experts: wait for it before the checkout releases them
-                awaitQuietly(pending, e);
-                throw e;
-            }
-            return split.merge(cpuOut, pending);
-        }
+        return begin(layer, experts, inputs).complete();
     }
 
     /**
-     * {@link #apply} as one phase of the forward pass's pool call: the device's experts are submitted now, the CPU's
+     * The experts as one phase of the forward pass's pool call: the device's experts are submitted now, the CPU's
      * rows run as the phase (where a nested call of their own would leave the waiting threads to join it one by one),
      * and the pass's {@link SwiGlu.Pass#finish} collects the device's results and releases the checkout. A pass that
      * fails never finishes: its experts then stay retained (a swap never frees them), rather than be released under a

@@ -5,10 +5,12 @@ import static org.assertj.core.api.Assertions.assertThat;
 import dev.lazarus.backend.api.ExpertPlacementView.PlacementSnapshot;
 import dev.lazarus.backend.api.ExpertPlacementView.TierStats;
 import dev.lazarus.kt.gguf.GgufFile;
+import dev.lazarus.kt.model.ExpertWeights;
 import dev.lazarus.kt.model.ForwardBatch;
 import dev.lazarus.kt.model.KvCache;
 import dev.lazarus.kt.model.Model;
 import dev.lazarus.kt.model.RoutingStats;
+import dev.lazarus.kt.model.SwiGlu;
 import dev.lazarus.kt.model.TinyModels;
 import dev.lazarus.kt.parallel.Parallel;
 import java.nio.file.Path;
@@ -183,6 +185,44 @@ class ExpertPlacementTest {
             assertThat(device.resident.get()).isEqualTo(residentBefore);
         }
         assertThat(device.resident).hasValue(0);
+    }
+
+    /**
+     * {@link TieredExperts#apply} is {@link TieredExperts#begin}'s pass run in a pool call of its own: the same outputs,
+     * bit for bit, with experts on the device, in the RAM tier and mapped in one call.
+     */
+    @Test
+    void theTieredExecutorsApplyComputesItsPassBitForBit() {
+        Model model = model();
+        ExpertCatalog catalog = new ExpertCatalog(model.expertLayers());
+        ExpertSlots slots = new ExpertSlots(catalog.layerCount(), catalog.expertsPerLayer());
+        for (int s = 0; s < catalog.layerCount(); s++) {
+            for (int e = 0; e < catalog.expertsPerLayer(); e++) {
+                ExpertWeights w = catalog.weights(s, e);
+                slots.swap(s, e, switch (e % 3) {
+                    case 0 -> PlacedExpert.onDevice(device.upload(w));
+                    case 1 -> RamTier.REPACKING.load(w);
+                    default -> RamTier.mapped(w);
+                });
+            }
+        }
+        TieredExperts tiered = new TieredExperts(catalog, slots, device, parallel, new TierCounters());
+        int layer = model.expertLayers().getFirst().layer();
+        int[] experts = {0, 1, 2, 4, 6};
+        Random random = new Random(3);
+        float[][][] inputs = new float[experts.length][][];
+        for (int j = 0; j < experts.length; j++) {
+            inputs[j] = new float[1 + j][catalog.weights(catalog.slotOf(layer), experts[j]).gate().cols()];
+            for (float[] x : inputs[j]) {
+                for (int i = 0; i < x.length; i++) {
+                    x[i] = (float) random.nextGaussian();
+                }
+            }
+        }
+        float[][][] applied = tiered.apply(layer, experts, inputs);
+        SwiGlu.Pass pass = tiered.begin(layer, experts, inputs);
+        parallel.forRange(pass.rows(), pass.grain(), pass::run);
+        assertThat(applied).isDeepEqualTo(pass.finish());
     }
 
     @Test
