@@ -27,7 +27,7 @@ import java.lang.foreign.MemorySegment;
  * <p>These are the orders stated one value at a time. The matrices run {@link Q4KRepackedKernel},
  * {@code Q6KKernel} (bench sources) and {@link Q45KKernel} instead, vector forms held bit-identical to {@link #q4kRepacked},
  * {@link #q4kRepackedGemm}, {@link #q6k}, {@link #q4kInPlace} and {@link #q5kInPlace} by their tests.
- * A batch of 8 or more vectors on a matrix that is not repacked takes {@link TiledKQuantKernel} instead.
+ * A batch of 8 or more vectors on a matrix that is not repacked takes {@link Q45KKernel.Order#TILED} instead.
  */
 final class GgmlKQuantKernels {
 

@@ -37,7 +37,7 @@ final class KernelMatrix implements WeightMatrix {
      */
     private final RowKernel groupKernel;
     /**
-     * The kernel for every vector of a batch of at least {@link TiledKQuantKernel#MIN_BATCH}, where llama-server
+     * The kernel for every vector of a batch of at least {@link KernelTable#TILED_MIN_BATCH}, where llama-server
      * switches a K-quant matrix it did not repack to its tiled matmul, or null where it has no such switch.
      */
     private final RowKernel tiledKernel;
@@ -57,7 +57,7 @@ final class KernelMatrix implements WeightMatrix {
 
     /**
      * With {@code groupKernel} for the first {@code count - count % 4} vectors of a batch of {@code count ≥ 4},
-     * and {@code tiledKernel} for all vectors of a batch of {@code count ≥} {@link TiledKQuantKernel#MIN_BATCH}
+     * and {@code tiledKernel} for all vectors of a batch of {@code count ≥} {@link KernelTable#TILED_MIN_BATCH}
      * (either may be null).
      */
     KernelMatrix(GgmlType type, MemorySegment data, int rows, int cols, RowKernel kernel, RowKernel groupKernel,
@@ -168,7 +168,7 @@ final class KernelMatrix implements WeightMatrix {
      * Q8_K values in their int16 orders, outgrow the second-level cache). The weight bytes still cross the memory
      * bus once per batch. Every product is computed as before: llama-server's GEMM order for groups of four where
      * it rounds them its own way ({@code groupKernel}), its tiled order for batches of
-     * {@link TiledKQuantKernel#MIN_BATCH} ({@code tiledKernel}), else the kernel's batched form.
+     * {@link KernelTable#TILED_MIN_BATCH} ({@code tiledKernel}), else the kernel's batched form.
      */
     private void matmulPrepared(Activation[] xs, int count, float[][] outs, int rowStart, int rowEnd) {
         checkRange(rowStart, rowEnd);
@@ -182,7 +182,7 @@ final class KernelMatrix implements WeightMatrix {
                     (NativeRowKernel) tiledKernel, xs, count, outs, rowStart, rowEnd);
             return;
         }
-        RowKernel batchKernel = tiledKernel != null && count >= TiledKQuantKernel.MIN_BATCH ? tiledKernel : kernel;
+        RowKernel batchKernel = tiledKernel != null && count >= KernelTable.TILED_MIN_BATCH ? tiledKernel : kernel;
         // llama-server's repacked GEMM takes the vectors of a batch four at a time and rounds them its own way
         int grouped = groupKernel == null || batchKernel == tiledKernel ? 0 : count - count % RowKernel.GROUP;
         int vectorBlock = VECTOR_BLOCK;

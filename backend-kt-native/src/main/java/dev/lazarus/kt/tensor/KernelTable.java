@@ -17,7 +17,7 @@ import dev.lazarus.kt.tensor.NativeKernels.Kernel;
  *       a repacked matrix rounds in the repacked GEMV's order (the Java kernels read ggml's blocks in place in it);</li>
  *   <li><b>the multiplication</b> ({@link Use}): a dense weight's batch takes the repacked GEMM's order for its
  *       fours; a routed expert (mul_mat_id) takes the one-vector path for every token; a batch of
- *       {@link TiledKQuantKernel#MIN_BATCH} or more on a K-quant that is not repacked takes the tiled matmul.</li>
+ *       {@link KernelTable#TILED_MIN_BATCH} or more on a K-quant that is not repacked takes the tiled matmul.</li>
  * </ul>
  *
  * {@link WeightMatrices} builds matrices from these choices; the copies it makes at load (the RAM tier's and the native
@@ -25,9 +25,15 @@ import dev.lazarus.kt.tensor.NativeKernels.Kernel;
  *
  * @param single the kernel of one vector (and of every vector where the other two are null)
  * @param group  the kernel of a batch's fours, where llama-server rounds them in its GEMM order; or null
- * @param tiled  the kernel of every vector of a batch of {@link TiledKQuantKernel#MIN_BATCH} or more; or null
+ * @param tiled  the kernel of every vector of a batch of {@link KernelTable#TILED_MIN_BATCH} or more; or null
  */
 record KernelTable(RowKernel single, RowKernel group, RowKernel tiled) {
+
+    /**
+     * The fewest activation rows (per matrix, or per expert) for which llama.cpp takes its tiled matmul (ggml-cpu
+     * {@code tiled/}) on a K-quant it did not repack, instead of the row-by-row vec_dot.
+     */
+    static final int TILED_MIN_BATCH = 8;
 
     /** Which of llama-server's multiplications a matrix stands for. */
     enum Use {
@@ -178,12 +184,12 @@ record KernelTable(RowKernel single, RowKernel group, RowKernel tiled) {
             case Q4_0 -> one(repacked ? Q4_0RepackedKernel.INSTANCE : LegacyVectorKernel.of(type));
             case Q4_1, Q5_0, Q5_1 -> one(LegacyVectorKernel.of(type));
             // q4_K_8x8: the repacked GEMV (and its GEMM for a dense batch's fours) on ggml's blocks in int16 products;
-            // not repacked: vec_dot, and the tiled matmul from eight vectors
+            // not repacked: vec_dot, and the tiled matmul from eight vectors, one f32-lane stage (Q45KKernel)
             case Q4_K -> repacked
                     ? new KernelTable(Q4KInt16InPlaceKernel.INSTANCE, dense ? Q4KInt16InPlaceKernel.GEMM : null, null)
-                    : new KernelTable(Q45KKernel.Q4_K_IN_PLACE, null, TiledKQuantKernel.of(GgmlType.Q4_K));
-            // never repacked on x86: vec_dot, and the tiled matmul from eight vectors
-            case Q5_K -> new KernelTable(Q45KKernel.Q5_K, null, TiledKQuantKernel.of(GgmlType.Q5_K));
+                    : new KernelTable(Q45KKernel.Q4_K_IN_PLACE, null, Q45KKernel.Q4_K_TILED);
+            // never repacked on x86: vec_dot, and the tiled matmul from eight vectors, one f32-lane stage
+            case Q5_K -> new KernelTable(Q45KKernel.Q5_K, null, Q45KKernel.Q5_K_TILED);
             case Q6_K -> new KernelTable(Q6KInt16Kernel.INSTANCE, null, Q6KInt16Kernel.TILED);
             // q2_K_8x8 on the AVX-512 variants: its GEMV (and GEMM for a dense batch's fours); else as Q3_K
             case Q2_K -> repacked ? new KernelTable(Q2K_GEMV, dense ? Q2K_GEMM : null, null) : subBlock(type);

@@ -84,11 +84,11 @@ public final class NativeKernels {
         Q4K_GEMV(VecDotType.Q8_K),
         /** Its repacked GEMM ({@link GgmlKQuantKernels#q4kRepackedGemm}). */
         Q4K_GEMM(VecDotType.Q8_K),
-        /** The tiled matmul on Q4_K ({@link TiledKQuantKernel}). */
+        /** The tiled matmul on Q4_K ({@link Q45KKernel#Q4_K_TILED}). */
         Q4K_TILED(VecDotType.Q8_K),
         /** vec_dot_q6_K_q8_K ({@link GgmlKQuantKernels#q6k}). */
         Q6K(VecDotType.Q8_K),
-        /** The tiled matmul on Q6_K ({@link TiledKQuantKernel}). */
+        /** The tiled matmul on Q6_K ({@link Q6KInt16Kernel#TILED}). */
         Q6K_TILED(VecDotType.Q8_K),
         // the low-bit types (lz_lowbit.h): SubBlockKQuantKernel's orders on Q2_K, Q3_K, IQ4_XS
         Q2K(VecDotType.Q8_K), Q2K_GEMV(VecDotType.Q8_K), Q2K_GEMM(VecDotType.Q8_K), Q2K_TILED(VecDotType.Q8_K),

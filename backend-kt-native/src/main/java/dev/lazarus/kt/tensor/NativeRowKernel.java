@@ -64,7 +64,7 @@ final class NativeRowKernel implements RowKernel {
     /**
      * outs[b][r] for rows [rowStart, rowEnd) and the first {@code count} of {@code xs}, in the orders of
      * {@link KernelMatrix}'s batches: every vector in {@code tiled}'s where it is not null and the batch has
-     * {@link TiledKQuantKernel#MIN_BATCH}; else the first {@code count - count % 4} in {@code group}'s where it is not
+     * {@link KernelTable#TILED_MIN_BATCH}; else the first {@code count - count % 4} in {@code group}'s where it is not
      * null and the rest in {@code single}'s.
      */
     static void matmul(MemorySegment w, long rowBytes, int cols, NativeRowKernel single, NativeRowKernel group,
@@ -80,7 +80,7 @@ final class NativeRowKernel implements RowKernel {
         for (int b = 0; b < count; b++) {
             s.addresses[b] = xs[b].nativeAddresses()[0];
         }
-        NativeRowKernel batch = tiled != null && count >= TiledKQuantKernel.MIN_BATCH ? tiled : single;
+        NativeRowKernel batch = tiled != null && count >= KernelTable.TILED_MIN_BATCH ? tiled : single;
         int grouped = group == null || batch == tiled ? 0 : count - count % GROUP;
         if (grouped > 0) {
             group.call(w, rowBytes, rowStart, rowEnd, cols, s.addresses, grouped, s.out, n, rowStart);

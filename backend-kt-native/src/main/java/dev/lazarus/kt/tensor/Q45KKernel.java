@@ -9,9 +9,12 @@ import jdk.incubator.vector.VectorShuffle;
 import jdk.incubator.vector.VectorSpecies;
 
 /**
- * Q5_K rows and Q4_K rows in place (matrices llama-server does not repack) in the orders of
- * {@code ggml_vec_dot_q5_K_q8_K} / {@code ggml_vec_dot_q4_K_q8_K} of Debian's build, which
- * {@link GgmlKQuantKernels#q5kInPlace} and {@link GgmlKQuantKernels#q4kInPlace} state one value at a time. The two
+ * Q5_K rows and Q4_K rows in place (matrices llama-server does not repack), one exact-integer stage in f32 lanes and
+ * two float folds ({@link Order}): {@link Order#VEC_DOT}, the orders of {@code ggml_vec_dot_q5_K_q8_K} /
+ * {@code ggml_vec_dot_q4_K_q8_K} of Debian's build, which {@link GgmlKQuantKernels#q5kInPlace} and
+ * {@link GgmlKQuantKernels#q4kInPlace} state one value at a time; {@link Order#TILED}, llama-server's tiled matmul
+ * (ggml-cpu {@code tiled/}), which it takes instead for a batch of {@link KernelTable#TILED_MIN_BATCH} or more
+ * activation rows (per matrix, or per expert), stated by the tests' {@code tiledOrder}. The two
  * types share the block (f16 {@code d} and {@code dmin}, twelve bytes of 6-bit scales and mins, 4-bit codes two to a
  * byte; Q5_K adds a 32-byte plane of fifth bits) and ggml's eight integer lanes per super-block; they differ only in
  * the fifth bit and in how the mins are folded.
@@ -23,17 +26,33 @@ import jdk.incubator.vector.VectorSpecies;
  * neighbouring positions added twice (lane 4k of each half then holds ggml's lane k or 4 + k). Only the float folds
  * keep ggml's order: {@code fma(d_y·d_w, lane, acc)} per super-block and lane, {@link GgmlSums#hsum8} at the end,
  * plus the mins (Q5_K: one scalar {@code fma(-d_y·dmin_w, Σ min·bsum, summs)}; Q4_K: four lanes, lane i taking
- * groups 2i and 2i+1, summed {@code (m0 + m2) + (m1 + m3)}).
+ * groups 2i and 2i+1, summed {@code (m0 + m2) + (m1 + m3)}). The tiled order folds each super-block once: the 32
+ * position sums (each below 8·2^18) added to one exact {@code s1 = Σ scale_j·(q·y)_j} in int lanes, the mins'
+ * {@code s2 = Σ min_j·bsum_j}, then {@code v = fma(-dmin_w, (float) s2, d_w·(float) s1)} and
+ * {@code acc = fma(v, d_y, acc)}: a different rounding from vec_dot's lanes, which the next Q8_K quantization carries
+ * into everything downstream.
  *
  * <p>Written for C2 as {@code Q6KKernel} (bench sources) is: one method per super-block, no vector crosses a call (the position
  * sums go through a small float array to {@link #fold}), scratch allocated once per row range.
  */
 final class Q45KKernel implements RowKernel {
 
-    /** Q4_K in place: 144-byte blocks, codes at 16. */
-    static final Q45KKernel Q4_K_IN_PLACE = new Q45KKernel(144, 16, false);
-    /** Q5_K: 176-byte blocks, fifth bits at 16, codes at 48. */
-    static final Q45KKernel Q5_K = new Q45KKernel(176, 48, true);
+    /** The float fold of the super-blocks' exact integers. */
+    enum Order {
+        /** vec_dot's eight lanes per super-block, {@link GgmlSums#hsum8} at the end (decode, batches below eight). */
+        VEC_DOT,
+        /** The tiled matmul's one {@code fma(v, d_y, acc)} per super-block (batches of eight or more). */
+        TILED
+    }
+
+    /** Q4_K in place, vec_dot: 144-byte blocks, codes at 16. */
+    static final Q45KKernel Q4_K_IN_PLACE = new Q45KKernel(144, 16, false, Order.VEC_DOT);
+    /** Q5_K, vec_dot: 176-byte blocks, fifth bits at 16, codes at 48. */
+    static final Q45KKernel Q5_K = new Q45KKernel(176, 48, true, Order.VEC_DOT);
+    /** Q4_K in place, the tiled matmul. */
+    static final Q45KKernel Q4_K_TILED = new Q45KKernel(144, 16, false, Order.TILED);
+    /** Q5_K, the tiled matmul. */
+    static final Q45KKernel Q5_K_TILED = new Q45KKernel(176, 48, true, Order.TILED);
 
     private static final VectorSpecies<Float> S16 = FloatVector.SPECIES_512;
     private static final VectorSpecies<Integer> I16 = IntVector.SPECIES_512;
@@ -49,11 +68,13 @@ final class Q45KKernel implements RowKernel {
     private final int blockBytes;
     private final int qsAt;
     private final boolean fifthBit;
+    private final boolean tiled;
 
-    private Q45KKernel(int blockBytes, int qsAt, boolean fifthBit) {
+    private Q45KKernel(int blockBytes, int qsAt, boolean fifthBit, Order order) {
         this.blockBytes = blockBytes;
         this.qsAt = qsAt;
         this.fifthBit = fifthBit;
+        this.tiled = order == Order.TILED;
     }
 
     @Override
@@ -78,10 +99,14 @@ final class Q45KKernel implements RowKernel {
             long scales = w.get(Layouts.I64, blk + 4);
             int scalesHi = w.get(Layouts.I32, blk + 12);
             superBlock(w, blk + qsAt, fifthBit, scales, scalesHi, x.values, 256 * b, sums);
+            if (tiled) {
+                acc[0] = Math.fma(tiledBlock(w, blk, scales, scalesHi, sums, 0, x.bsums, 16 * b), x.scales[b], acc[0]);
+                continue;
+            }
             fold(sums, 0, x.scales[b] * Layouts.f16(w, blk), acc, 0);
             foldMins(scales, scalesHi, x.bsums, 16 * b, -x.scales[b] * Layouts.f16(w, blk + 2), acc, 0);
         }
-        return finish(acc, 0);
+        return tiled ? acc[0] : finish(acc, 0);
     }
 
     /** Four activations against one row: each slice's codes assembled once, every product exactly {@link #dot}. */
@@ -99,13 +124,33 @@ final class Q45KKernel implements RowKernel {
             float dw = Layouts.f16(w, blk), dminW = Layouts.f16(w, blk + 2);
             for (int i = 0; i < GROUP; i++) {
                 Activation x = xs[from + i];
+                if (tiled) {
+                    acc[ACC * i] = Math.fma(tiledBlock(w, blk, scales, scalesHi, sums, SUMS * i, x.bsums, 16 * b),
+                            x.scales[b], acc[ACC * i]);
+                    continue;
+                }
                 fold(sums, SUMS * i, x.scales[b] * dw, acc, ACC * i);
                 foldMins(scales, scalesHi, x.bsums, 16 * b, -x.scales[b] * dminW, acc, ACC * i);
             }
         }
         for (int i = 0; i < GROUP; i++) {
-            outs[from + i][row] = finish(acc, ACC * i);
+            outs[from + i][row] = tiled ? acc[ACC * i] : finish(acc, ACC * i);
         }
+    }
+
+    /**
+     * The tiled order's value of one super-block: {@code fma(-dmin_w, (float) s2, d_w·(float) s1)}, {@code s1} the
+     * position sums at {@code sumsAt} added in int lanes (two of them, below 2^22, in f32 first: exact).
+     */
+    private static float tiledBlock(MemorySegment w, long blk, long scales, int scalesHi, float[] sums, int sumsAt,
+                                    int[] bsums, int bo) {
+        FloatVector pairs = FloatVector.fromArray(S16, sums, sumsAt).add(FloatVector.fromArray(S16, sums, sumsAt + 16));
+        int s1 = ((IntVector) pairs.convert(VectorOperators.F2I, 0)).reduceLanes(VectorOperators.ADD);
+        int s2 = 0;
+        for (int j = 0; j < 8; j++) {
+            s2 += min(scales, scalesHi, j) * (bsums[bo + 2 * j] + bsums[bo + 2 * j + 1]);
+        }
+        return Math.fma(-Layouts.f16(w, blk + 2), (float) s2, Layouts.f16(w, blk) * (float) s1);
     }
 
     private float finish(float[] acc, int at) {

@@ -39,8 +39,8 @@ import jdk.incubator.vector.VectorSpecies;
  * rows in pairs: the activation's loads shared, one conversion and fma for both rows' lanes. Four activations in
  * this order (batches of four to seven) assemble each code once for all four ({@link #superBlock4}).
  *
- * <p>{@link #TILED}: llama-server's tiled matmul order ({@link TiledKQuantKernel}'s for Q4_K and Q5_K), which batches of
- * {@link TiledKQuantKernel#MIN_BATCH} or more vectors take (prefill), four activations at a time in the same int16
+ * <p>{@link #TILED}: llama-server's tiled matmul order ({@link Q45KKernel.Order#TILED} for Q4_K and Q5_K), which batches of
+ * {@link KernelTable#TILED_MIN_BATCH} or more vectors take (prefill), four activations at a time in the same int16
  * products ({@link #superBlock4Tiled}; fewer than four padded to four): there a super-block's integers are summed to one exact
  * {@code s1 = Σ scale·(q - 32)·y} before its float steps {@code fma(d_w·(float) s1, d_y, acc)}, so the lanes are
  * simply reduced.
@@ -49,7 +49,7 @@ final class Q6KInt16Kernel implements RowKernel {
 
     /** llama-server's {@code vec_dot_q6_K_q8_K} order (decode, batches of fewer than eight vectors). */
     static final Q6KInt16Kernel INSTANCE = new Q6KInt16Kernel(false);
-    /** Its tiled matmul order (batches of {@link TiledKQuantKernel#MIN_BATCH} vectors or more). */
+    /** Its tiled matmul order (batches of {@link KernelTable#TILED_MIN_BATCH} vectors or more). */
     static final Q6KInt16Kernel TILED = new Q6KInt16Kernel(true);
 
     private static final VectorSpecies<Short> S = ShortVector.SPECIES_512;
@@ -123,14 +123,10 @@ final class Q6KInt16Kernel implements RowKernel {
         }
     }
 
-    /** In the tiled order the vectors past the last four together ({@link RowKernel#dotBatchPadded}). */
+    /** The tiled order's integer stage is four activations wide. */
     @Override
-    public void dotBatch(MemorySegment w, long o, Activation[] xs, int from, int to, int n, float[][] outs, int row) {
-        if (tiled) {
-            RowKernel.dotBatchPadded(this, w, o, xs, from, to, n, outs, row);
-        } else {
-            RowKernel.super.dotBatch(w, o, xs, from, to, n, outs, row);
-        }
+    public boolean fourWide() {
+        return tiled;
     }
 
     /**

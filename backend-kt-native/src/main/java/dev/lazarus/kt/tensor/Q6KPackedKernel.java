@@ -22,8 +22,8 @@ import jdk.incubator.vector.VectorSpecies;
  * index {@code groups.block(r, b)} of the codes and of the headers ({@link RowGroups}: rows interleaved in pairs,
  * which {@link #dotRows} reads as one stream).
  *
- * <p>{@link #tiled}: llama-server's tiled matmul order ({@link TiledKQuantKernel}, batches of
- * {@link TiledKQuantKernel#MIN_BATCH} or more vectors routed to an expert in prefill), four activations at a time in
+ * <p>{@link #tiled}: llama-server's tiled matmul order ({@link Q45KKernel.Order#TILED}, batches of
+ * {@link KernelTable#TILED_MIN_BATCH} or more vectors routed to an expert in prefill), four activations at a time in
  * the same int16 products, as {@link Q6KInt16Kernel#TILED} on ggml's blocks.
  */
 final class Q6KPackedKernel implements RowKernel {
@@ -53,7 +53,7 @@ final class Q6KPackedKernel implements RowKernel {
         this.tiled = tiled;
     }
 
-    /** The kernel of batches of {@link TiledKQuantKernel#MIN_BATCH} or more, in llama-server's tiled order. */
+    /** The kernel of batches of {@link KernelTable#TILED_MIN_BATCH} or more, in llama-server's tiled order. */
     static Q6KPackedKernel tiled(RowGroups groups) {
         return new Q6KPackedKernel(groups, true);
     }
@@ -112,14 +112,10 @@ final class Q6KPackedKernel implements RowKernel {
         }
     }
 
-    /** In the tiled order the vectors past the last four together ({@link RowKernel#dotBatchPadded}). */
+    /** The tiled order's integer stage is four activations wide. */
     @Override
-    public void dotBatch(MemorySegment w, long o, Activation[] xs, int from, int to, int n, float[][] outs, int row) {
-        if (tiled) {
-            RowKernel.dotBatchPadded(this, w, o, xs, from, to, n, outs, row);
-        } else {
-            RowKernel.super.dotBatch(w, o, xs, from, to, n, outs, row);
-        }
+    public boolean fourWide() {
+        return tiled;
     }
 
     /**

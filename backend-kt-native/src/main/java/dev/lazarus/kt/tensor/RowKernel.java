@@ -35,17 +35,31 @@ interface RowKernel {
 
     /**
      * outs[i][row] = {@link #dot} of the row at {@code offset} with xs[i] for i in [from, to), {@code from} a multiple
-     * of {@link #GROUP}: a batch's vectors four at a time through {@link #dotVectors4}, the rest one by one, unless a
-     * kernel shares more than that among them (a decoded super-block). Each product bit-identical to {@link #dot}.
+     * of {@link #GROUP}: a batch's vectors four at a time through {@link #dotVectors4}, the rest one by one (or, where
+     * the kernel is {@link #fourWide}, through one {@link #dotPadded}), unless a kernel shares more than that among
+     * them. Each product bit-identical to {@link #dot}.
      */
     default void dotBatch(MemorySegment w, long offset, Activation[] xs, int from, int to, int cols, float[][] outs, int row) {
         int b = from;
         for (; b + GROUP <= to; b += GROUP) {
             dotVectors4(w, offset, xs, b, cols, outs, row);
         }
+        if (b < to && fourWide()) {
+            dotPadded(this, w, offset, xs, b, to, cols, outs, row);
+            return;
+        }
         for (; b < to; b++) {
             outs[b][row] = dot(w, offset, xs[b], cols);
         }
+    }
+
+    /**
+     * Whether this kernel's exact-integer stage is written only {@link #GROUP} activations wide (Q6_K's tiled order):
+     * then a batch's last one to three vectors go through one {@link #dotPadded} (a one-vector form would be a second
+     * stage to keep bit-identical).
+     */
+    default boolean fourWide() {
+        return false;
     }
 
     /**
@@ -71,17 +85,5 @@ interface RowKernel {
         float[][] out = new float[1][1];
         dotPadded(kernel, w, offset, new Activation[] {x}, 0, 1, cols, out, 0);
         return out[0][0];
-    }
-
-    /** {@link #dotBatch} with the vectors past the last four through one {@link #dotPadded}. */
-    static void dotBatchPadded(RowKernel kernel, MemorySegment w, long offset, Activation[] xs, int from, int to,
-                               int cols, float[][] outs, int row) {
-        int b = from;
-        for (; b + GROUP <= to; b += GROUP) {
-            kernel.dotVectors4(w, offset, xs, b, cols, outs, row);
-        }
-        if (b < to) {
-            dotPadded(kernel, w, offset, xs, b, to, cols, outs, row);
-        }
     }
 }

@@ -24,7 +24,7 @@ import java.lang.foreign.MemorySegment;
  * ({@code q2_K_8x8_q8_K}, rows a multiple of 8): one accumulator for {@code Σ sc·(q·y)} and one for
  * {@code Σ m·bsum}, each folded by {@code fma(sum, d·d_y, acc)} (resp. {@code dmin·d_y}) once per super-block (GEMV)
  * or once per 128 values (the GEMM of four activation rows), then subtracted.</li>
- * <li>{@link Order#TILED}: ggml's tiled matmul for batches of {@link TiledKQuantKernel#MIN_BATCH} on a matrix it did
+ * <li>{@link Order#TILED}: ggml's tiled matmul for batches of {@link KernelTable#TILED_MIN_BATCH} on a matrix it did
  * not repack: per super-block {@code v = d·s1} (Q2_K {@code fma(-dmin, s2, d·s1)}), {@code acc = fma(v, d_y, acc)};
  * the I-quants' sum times {@link GridQuants#post} at the end, IQ1's {@code s1} over the integers {@code 8·grid ± 1}
  * (its values times 8: found by measurement against llama-server, the tiled code being Debian's) and times ⅛.</li>

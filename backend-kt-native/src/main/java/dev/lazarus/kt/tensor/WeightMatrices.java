@@ -152,7 +152,7 @@ public final class WeightMatrices {
 
     /**
      * A Q6_K matrix copied into {@link Q6KPacked}'s layout (same results bit for bit, 276 bytes per super-block), rows
-     * in groups of {@code group} ({@link RowGroups}); batches of {@link TiledKQuantKernel#MIN_BATCH} take llama-server's
+     * in groups of {@code group} ({@link RowGroups}); batches of {@link KernelTable#TILED_MIN_BATCH} take llama-server's
      * tiled order on it ({@link Q6KPackedKernel#tiled}), as the in-place matrix does.
      */
     static WeightMatrix packedQ6K(MemorySegment data, int rows, int cols, SegmentAllocator alloc, int group) {

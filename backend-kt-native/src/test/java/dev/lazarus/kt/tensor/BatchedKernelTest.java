@@ -15,7 +15,7 @@ import org.junit.jupiter.params.provider.EnumSource;
  * except where llama-server itself rounds batches differently: a repacked Q4_K matrix (rows a multiple
  * of 8) takes the vectors of a batch four at a time through its GEMM, whose order
  * {@link GgmlKQuantKernels#q4kRepackedGemm} follows, and the other K-quant matrices take a batch of at least
- * {@link TiledKQuantKernel#MIN_BATCH} vectors through its tiled matmul ({@link TiledKQuantKernelTest#tiledOrder}).
+ * {@link KernelTable#TILED_MIN_BATCH} vectors through its tiled matmul ({@link TiledKQuantKernelTest#tiledOrder}).
  */
 class BatchedKernelTest {
 
@@ -38,7 +38,7 @@ class BatchedKernelTest {
         boolean gemm = type == GgmlType.Q4_K && rows % 8 == 0;
         WeightMatrix gemmRows = gemm ? new KernelMatrix(type, data, rows, cols, GgmlKQuantKernels::q4kRepackedGemm) : m;
         int grouped = gemm ? vectors - vectors % RowKernel.GROUP : 0;
-        boolean tiled = !gemm && TiledKQuantKernelTest.TILED_TYPES.contains(type) && vectors >= TiledKQuantKernel.MIN_BATCH;
+        boolean tiled = !gemm && TiledKQuantKernelTest.TILED_TYPES.contains(type) && vectors >= KernelTable.TILED_MIN_BATCH;
         WeightMatrix tiledRows = tiled ? new KernelMatrix(type, data, rows, cols,
                 (seg, offset, x, n) -> TiledKQuantKernelTest.tiledOrder(type, seg, offset, x, n)) : m;
         float[][] batched = new float[vectors][rows];

@@ -57,7 +57,7 @@ class KernelTableTest {
     @Test
     void aSliceOfA3dWeightIsNeverReadInARepackedOrder() {
         assertThat(KernelTable.inPlace(GgmlType.Q4_K).single()).isSameAs(Q45KKernel.Q4_K_IN_PLACE);
-        assertThat(KernelTable.inPlace(GgmlType.Q4_K).tiled()).isSameAs(TiledKQuantKernel.of(GgmlType.Q4_K));
+        assertThat(KernelTable.inPlace(GgmlType.Q4_K).tiled()).isSameAs(Q45KKernel.Q4_K_TILED);
         assertThat(KernelTable.inPlace(GgmlType.Q4_0).single()).isNotSameAs(Q4_0RepackedKernel.INSTANCE);
         assertThat(KernelTable.select(GgmlType.Q4_K, 64, 256, KernelTable.Use.SLICE).single())
                 .as("no native kernel and no repacked order for a slice, even with rows a multiple of 8")

@@ -44,7 +44,7 @@ class NativeKernelsTest {
             case Q8_0, Q8_0_16 -> Q8_0Kernel.INSTANCE;
             case Q4K_GEMV, Q4K16_GEMV -> Q4KInt16InPlaceKernel.INSTANCE;
             case Q4K_GEMM, Q4K16_GEMM -> Q4KInt16InPlaceKernel.GEMM;
-            case Q4K_TILED -> TiledKQuantKernel.of(GgmlType.Q4_K);
+            case Q4K_TILED -> Q45KKernel.Q4_K_TILED;
             case Q6K -> Q6KInt16Kernel.INSTANCE;
             case Q6K_TILED -> Q6KInt16Kernel.TILED;
             case Q2K -> new SubBlockKQuantKernel(GgmlType.Q2_K, SubBlockKQuantKernel.Order.VEC_DOT);

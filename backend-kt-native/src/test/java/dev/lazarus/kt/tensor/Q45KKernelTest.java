@@ -12,7 +12,8 @@ import org.junit.jupiter.params.provider.MethodSource;
 
 /**
  * The vectorized Q5_K and in-place Q4_K kernels against ggml's vec_dot orders stated one value at a time
- * ({@link GgmlKQuantKernels#q5kInPlace}, {@link GgmlKQuantKernels#q4kInPlace}): equal bit for bit through every
+ * ({@link GgmlKQuantKernels#q5kInPlace}, {@link GgmlKQuantKernels#q4kInPlace}), and in the tiled order against
+ * {@link TiledKQuantKernelTest#tiledOrder}: equal bit for bit through every
  * {@link RowKernel} entry point, on encoded weights, on raw random blocks, and on extreme blocks (all codes and
  * fifth bits 0 or all ones, scales and mins 63, activations at ±127) where ggml's lanes reach their largest sums.
  */
@@ -37,6 +38,20 @@ class Q45KKernelTest {
         RowKernel reference = type == GgmlType.Q5_K ? GgmlKQuantKernels::q5kInPlace : GgmlKQuantKernels::q4kInPlace;
         RowKernelContract.assertBitIdentical(kernel, reference, w, type.bytesFor(cols), rows, cols,
                 () -> activation(data, rnd, cols), "seed=%dL %s".formatted(seed, data));
+    }
+
+    @ParameterizedTest(name = "{0} {1}")
+    @MethodSource("cases")
+    void tiledFormRoundsExactlyAsTheTiledOrder(GgmlType type, Data data) {
+        long seed = System.nanoTime();
+        Random rnd = new Random(seed);
+        RowKernel kernel = type == GgmlType.Q5_K ? Q45KKernel.Q5_K_TILED : Q45KKernel.Q4_K_TILED;
+        int rows = 1 + rnd.nextInt(9);
+        int cols = 256 * (1 + rnd.nextInt(4));
+        MemorySegment w = MemorySegment.ofArray(weights(type, data, rnd, rows, cols));
+        RowKernel reference = (seg, offset, x, n) -> TiledKQuantKernelTest.tiledOrder(type, seg, offset, x, n);
+        RowKernelContract.assertBitIdentical(kernel, reference, w, type.bytesFor(cols), rows, cols,
+                () -> activation(data, rnd, cols), "seed=%dL %s tiled".formatted(seed, data));
     }
 
     private static byte[] weights(GgmlType type, Data data, Random rnd, int rows, int cols) {

@@ -10,9 +10,9 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
 
 /**
- * {@link TiledKQuantKernel} against llama-server's tiled matmul order stated one value at a time here
+ * {@link Q45KKernel.Order#TILED} against llama-server's tiled matmul order stated one value at a time here
  * ({@link #tiledOrder}): equal bit for bit on encoded weights and fresh activations. And the routing in
- * {@link KernelMatrix}: a batch below {@link TiledKQuantKernel#MIN_BATCH} vectors keeps the vec_dot kernel.
+ * {@link KernelMatrix}: a batch below {@link KernelTable#TILED_MIN_BATCH} vectors keeps the vec_dot kernel.
  */
 class TiledKQuantKernelTest {
 
@@ -30,7 +30,7 @@ class TiledKQuantKernelTest {
         for (int r = 0; r < rows; r++) {
             long offset = r * type.bytesFor(cols);
             Activation x = Activation.allocate(VecDotType.Q8_K, cols).set(KernelEquivalenceTest.gaussian(rnd, cols));
-            assertThat(TiledKQuantKernel.of(type).dot(w, offset, x, cols)).as("%s seed=%dL row %d of %d×%d", type, seed, r, rows, cols)
+            assertThat((type == GgmlType.Q5_K ? Q45KKernel.Q5_K_TILED : Q45KKernel.Q4_K_TILED).dot(w, offset, x, cols)).as("%s seed=%dL row %d of %d×%d", type, seed, r, rows, cols)
                     .isEqualTo(tiledOrder(type, w, offset, x, cols));
         }
     }
@@ -44,7 +44,7 @@ class TiledKQuantKernelTest {
         MemorySegment data = MemorySegment.ofArray(GgmlCodec.encode(type, KernelEquivalenceTest.gaussian(rnd, rows * cols)));
         WeightMatrix m = WeightMatrices.of(type, data, rows, cols);
         WeightMatrix tiled = new KernelMatrix(type, data, rows, cols, (seg, offset, x, n) -> tiledOrder(type, seg, offset, x, n));
-        for (int vectors : new int[] {TiledKQuantKernel.MIN_BATCH - 1, TiledKQuantKernel.MIN_BATCH}) {
+        for (int vectors : new int[] {KernelTable.TILED_MIN_BATCH - 1, KernelTable.TILED_MIN_BATCH}) {
             float[][] xs = new float[vectors][];
             for (int b = 0; b < vectors; b++) {
                 xs[b] = KernelEquivalenceTest.gaussian(rnd, cols);
@@ -53,7 +53,7 @@ class TiledKQuantKernelTest {
             m.matmul(xs, batched, 0, rows);
             for (int b = 0; b < vectors; b++) {
                 float[] expected = new float[rows];
-                (vectors >= TiledKQuantKernel.MIN_BATCH ? tiled : m).matvec(xs[b], expected, 0, rows);
+                (vectors >= KernelTable.TILED_MIN_BATCH ? tiled : m).matvec(xs[b], expected, 0, rows);
                 assertThat(batched[b]).as("%s seed=%dL vector %d of %d", type, seed, b, vectors).containsExactly(expected);
             }
         }
