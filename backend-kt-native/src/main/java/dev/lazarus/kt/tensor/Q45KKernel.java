@@ -94,19 +94,31 @@ final class Q45KKernel implements RowKernel {
     }
 
     private float dot(MemorySegment w, long o, Activation x, int n, float[] acc, float[] sums) {
+        if (tiled) {
+            return dotTiled(w, o, x, n, sums);
+        }
         for (int b = 0; b < n / 256; b++) {
             long blk = o + (long) blockBytes * b;
             long scales = w.get(Layouts.I64, blk + 4);
             int scalesHi = w.get(Layouts.I32, blk + 12);
             superBlock(w, blk + qsAt, fifthBit, scales, scalesHi, x.values, 256 * b, sums);
-            if (tiled) {
-                acc[0] = Math.fma(tiledBlock(w, blk, scales, scalesHi, sums, 0, x.bsums, 16 * b), x.scales[b], acc[0]);
-                continue;
-            }
             fold(sums, 0, x.scales[b] * Layouts.f16(w, blk), acc, 0);
             foldMins(scales, scalesHi, x.bsums, 16 * b, -x.scales[b] * Layouts.f16(w, blk + 2), acc, 0);
         }
-        return tiled ? acc[0] : finish(acc, 0);
+        return finish(acc, 0);
+    }
+
+    /** {@link #dot} in the tiled order: the same stage, one fma per super-block (a loop of its own, as vec_dot's). */
+    private float dotTiled(MemorySegment w, long o, Activation x, int n, float[] sums) {
+        float acc = 0;
+        for (int b = 0; b < n / 256; b++) {
+            long blk = o + (long) blockBytes * b;
+            long scales = w.get(Layouts.I64, blk + 4);
+            int scalesHi = w.get(Layouts.I32, blk + 12);
+            superBlock(w, blk + qsAt, fifthBit, scales, scalesHi, x.values, 256 * b, sums);
+            acc = Math.fma(tiledBlock(w, blk, scales, scalesHi, sums, 0, x.bsums, 16 * b), x.scales[b], acc);
+        }
+        return acc;
     }
 
     /** Four activations against one row: each slice's codes assembled once, every product exactly {@link #dot}. */

@@ -22,36 +22,25 @@ class Q45KKernelTest {
     enum Data { ENCODED, RAW, EXTREME }
 
     static Stream<Arguments> cases() {
-        return Stream.of(GgmlType.Q4_K, GgmlType.Q5_K)
-                .flatMap(type -> Arrays.stream(Data.values()).map(data -> Arguments.of(type, data)));
+        return Stream.of(Q45KKernel.Order.values()).flatMap(order -> Stream.of(GgmlType.Q4_K, GgmlType.Q5_K)
+                .flatMap(type -> Arrays.stream(Data.values()).map(data -> Arguments.of(type, order, data))));
     }
 
-    @ParameterizedTest(name = "{0} {1}")
+    @ParameterizedTest(name = "{0} {1} {2}")
     @MethodSource("cases")
-    void vectorFormRoundsExactlyAsGgmlOrder(GgmlType type, Data data) {
+    void vectorFormRoundsExactlyAsGgmlOrder(GgmlType type, Q45KKernel.Order order, Data data) {
         long seed = System.nanoTime();
         Random rnd = new Random(seed);
-        RowKernel kernel = type == GgmlType.Q5_K ? Q45KKernel.Q5_K : Q45KKernel.Q4_K_IN_PLACE;
+        boolean five = type == GgmlType.Q5_K, tiled = order == Q45KKernel.Order.TILED;
+        RowKernel kernel = tiled ? (five ? Q45KKernel.Q5_K_TILED : Q45KKernel.Q4_K_TILED)
+                : (five ? Q45KKernel.Q5_K : Q45KKernel.Q4_K_IN_PLACE);
         int rows = 1 + rnd.nextInt(9);
         int cols = 256 * (1 + rnd.nextInt(4));
         MemorySegment w = MemorySegment.ofArray(weights(type, data, rnd, rows, cols));
-        RowKernel reference = type == GgmlType.Q5_K ? GgmlKQuantKernels::q5kInPlace : GgmlKQuantKernels::q4kInPlace;
+        RowKernel reference = tiled ? (seg, offset, x, n) -> TiledKQuantKernelTest.tiledOrder(type, seg, offset, x, n)
+                : five ? GgmlKQuantKernels::q5kInPlace : GgmlKQuantKernels::q4kInPlace;
         RowKernelContract.assertBitIdentical(kernel, reference, w, type.bytesFor(cols), rows, cols,
-                () -> activation(data, rnd, cols), "seed=%dL %s".formatted(seed, data));
-    }
-
-    @ParameterizedTest(name = "{0} {1}")
-    @MethodSource("cases")
-    void tiledFormRoundsExactlyAsTheTiledOrder(GgmlType type, Data data) {
-        long seed = System.nanoTime();
-        Random rnd = new Random(seed);
-        RowKernel kernel = type == GgmlType.Q5_K ? Q45KKernel.Q5_K_TILED : Q45KKernel.Q4_K_TILED;
-        int rows = 1 + rnd.nextInt(9);
-        int cols = 256 * (1 + rnd.nextInt(4));
-        MemorySegment w = MemorySegment.ofArray(weights(type, data, rnd, rows, cols));
-        RowKernel reference = (seg, offset, x, n) -> TiledKQuantKernelTest.tiledOrder(type, seg, offset, x, n);
-        RowKernelContract.assertBitIdentical(kernel, reference, w, type.bytesFor(cols), rows, cols,
-                () -> activation(data, rnd, cols), "seed=%dL %s tiled".formatted(seed, data));
+                () -> activation(data, rnd, cols), "seed=%dL %s %s".formatted(seed, order, data));
     }
 
     private static byte[] weights(GgmlType type, Data data, Random rnd, int rows, int cols) {
