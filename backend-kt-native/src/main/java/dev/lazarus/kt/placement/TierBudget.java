@@ -72,6 +72,31 @@ public sealed interface TierBudget {
         }
     }
 
+    /**
+     * The RAM tier's default ({@code cpu-experts}): every expert the GPU tier does not take, i.e. the CPU tier, when
+     * {@code mode} is {@link CpuExperts#AUTO} and their copies fit in the host's memory (decided when the placement is
+     * installed, {@link CpuTierBudget}), or always ({@link CpuExperts#RAM}). Resolved without knowing the GPU's share it
+     * is every expert ({@link CpuExperts#MAPPED}: none).
+     */
+    record CpuTier(CpuExperts mode) implements TierBudget {
+        public static final CpuTier AUTO = new CpuTier(CpuExperts.AUTO);
+
+        @Override
+        public long resolve(ExpertCatalog catalog, ToLongFunction<ExpertWeights> size) {
+            return mode == CpuExperts.MAPPED ? 0 : catalog.totalBytes(size);
+        }
+    }
+
+    /** Where the CPU tier's experts live by default ({@code cpu-experts}). */
+    enum CpuExperts {
+        /** Copied into the RAM tier where the copies fit in memory (with a margin), memory-mapped otherwise. */
+        AUTO,
+        /** Copied into the RAM tier, whether or not the memory check passes. */
+        RAM,
+        /** Read in place from the mapped GGUF. */
+        MAPPED
+    }
+
     record Bytes(long bytes) implements TierBudget {
         public Bytes {
             if (bytes < 0) {
