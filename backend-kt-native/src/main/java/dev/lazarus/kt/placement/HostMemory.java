@@ -13,18 +13,32 @@ import java.nio.file.Path;
 record HostMemory(long total, long available) {
 
     static HostMemory now() {
-        var os = (com.sun.management.OperatingSystemMXBean) ManagementFactory.getOperatingSystemMXBean();
-        long total = os.getTotalMemorySize();
-        long available = memAvailable(Path.of("/proc/meminfo"));
-        return new HostMemory(total, Math.min(total, available < 0 ? os.getFreeMemorySize() : available));
+        Path meminfo = Path.of("/proc/meminfo");
+        long total, free;
+        try {
+            var os = (com.sun.management.OperatingSystemMXBean) ManagementFactory.getOperatingSystemMXBean();
+            total = os.getTotalMemorySize();
+            free = os.getFreeMemorySize();
+        } catch (LinkageError e) { // a runtime without the jdk.management module (a jlinked one)
+            total = meminfo(meminfo, "MemTotal:");
+            free = -1;
+        }
+        long available = meminfo(meminfo, "MemAvailable:");
+        available = available >= 0 ? available : free >= 0 ? free : 0;
+        return new HostMemory(total, total > 0 ? Math.min(total, available) : available);
     }
 
     /** {@code MemAvailable} in bytes, or -1 when the file or the line is missing. */
     static long memAvailable(Path meminfo) {
+        return meminfo(meminfo, "MemAvailable:");
+    }
+
+    /** A line of {@code /proc/meminfo} in bytes, or -1 when the file or the line is missing. */
+    private static long meminfo(Path meminfo, String key) {
         try {
             for (String line : Files.readAllLines(meminfo)) {
-                if (line.startsWith("MemAvailable:")) {
-                    String[] parts = line.substring("MemAvailable:".length()).trim().split("\\s+");
+                if (line.startsWith(key)) {
+                    String[] parts = line.substring(key.length()).trim().split("\\s+");
                     return Long.parseLong(parts[0]) * 1024; // kB
                 }
             }
