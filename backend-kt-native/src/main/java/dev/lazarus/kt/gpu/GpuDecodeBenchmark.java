@@ -127,6 +127,8 @@ public final class GpuDecodeBenchmark {
                         }
                         long gpuBefore = placement.bytesRead(Tier.GPU);
                         long allBefore = allBytes(placement);
+                        HybridProfile.reset();
+                        dev.lazarus.kt.parallel.PhaseProfile.reset();
                         double[] runs = new double[repeat];
                         for (int r = 0; r < repeat; r++) {
                             long start = System.nanoTime();
@@ -140,6 +142,13 @@ public final class GpuDecodeBenchmark {
                         System.out.printf("%-28s %9.0f%% %12d %9.2f %9.2fx %15.1f%% %11.1f%% %12s%n", s.name(),
                                 s.gpuShare() * 100, placement.current().count(Tier.GPU), tps, tps / baseline, hits * 100,
                                 hottestShare(placement.stats().counts(), 0.1) * 100, placement.cpuExperts());
+                        if (HybridProfile.ON) {
+                            System.out.println("-- " + HybridProfile.report());
+                        }
+                        if (dev.lazarus.kt.parallel.PhaseProfile.ON) {
+                            System.out.print(dev.lazarus.kt.parallel.PhaseProfile.report("-- " + s.name()
+                                    + ": pool calls of the timed tokens"));
+                        }
                     }
                 }
             } finally {
