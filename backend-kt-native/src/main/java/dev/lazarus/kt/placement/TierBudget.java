@@ -6,7 +6,7 @@ import java.util.function.ToLongFunction;
 /**
  * How much of the experts a tier may hold, in one of the forms resolved against the model:
  * a count per MoE layer (KTransformers' {@code --kt-num-gpu-experts}), a fraction of all expert
- * bytes, a number of bytes, or all of them when they fit in a limit (the RAM tier's default).
+ * bytes, a number of bytes, or the CPU tier's experts (the RAM tier's default, {@link CpuTier}).
  */
 public sealed interface TierBudget {
 
@@ -51,24 +51,6 @@ public sealed interface TierBudget {
         @Override
         public long resolve(ExpertCatalog catalog, ToLongFunction<ExpertWeights> size) {
             return (long) Math.floor(catalog.totalBytes(size) * fraction);
-        }
-    }
-
-    /**
-     * Every expert when all of them take at most {@code limit} bytes in the tier, none otherwise: a tier that cannot
-     * take the whole model leaves placement to an explicit budget rather than holding an arbitrary part of it.
-     */
-    record AllIfFits(long limit) implements TierBudget {
-        public AllIfFits {
-            if (limit < 0) {
-                throw new IllegalArgumentException("limit must be >= 0, got " + limit);
-            }
-        }
-
-        @Override
-        public long resolve(ExpertCatalog catalog, ToLongFunction<ExpertWeights> size) {
-            long total = catalog.totalBytes(size);
-            return total <= limit ? total : 0;
         }
     }
 
