@@ -4,7 +4,7 @@
 # in turn, so slow drifts of the machine hit both alike.
 #
 #   scripts/device/gpu-vs-llama.sh --llama-src DIR_OR_TARBALL --model PRESET [--type Q8_0|Q4_K] [--rounds N] [--tokens N]
-#       [--pairs "KT_CONFIG=LLAMA_FLAGS;..."] [--baseline-cp CP --baseline-cuda DIR]
+#       [--warmup N] [--pairs "KT_CONFIG=LLAMA_FLAGS;..."] [--baseline-cp CP --baseline-cuda DIR]
 #
 # --llama-src: a llama.cpp source tree (or a .tar.xz of one); it is built here with CUDA for this GPU only
 #   (cmake, GGML_CUDA=ON, CMAKE_CUDA_ARCHITECTURES=native, target llama-bench, into $WORK/llama-build, out of
@@ -16,6 +16,11 @@
 #   "layers-uniform:1=-ngl 99;layers-uniform:0=-ngl 99 -ot exps=CPU;layers-dynamic:0.1=-ngl 99 -ncmoe 7".
 # --baseline-cp / --baseline-cuda: class path entries and CUDA source folder of an older engine build; its row
 #   (kt-base) runs before each kt-native row.
+# --warmup: tokens kt-native decodes before timing (default 256), whose routing dynamic placement learns from and
+#   re-places once; a server re-places every rebalance-interval from its live traffic, i.e. from thousands of tokens
+#   after its first minutes (64 tokens, ~10 routings per expert, left the skewed model's GPU byte hits at 28 % of a
+#   possible ~36 %; 256 gave 30 %). The CPU experts sit where a user's configuration puts them by default
+#   (cpu-experts: auto, the RAM tier where the copies fit); a configuration ending in :0 keeps them mapped.
 # kt-native: GpuDecodeBenchmark, one JVM per row, 16 prompt + N greedy tokens, median of 3 (tok/s counts the
 # prompt, which this path feeds token by token at decode speed); llama.cpp: llama-bench -p 0 -n N -r 3
 # (generation only). Needs .jdk-runtime/ and .device-classpath/ (scripts/device/make-runtime.sh,
@@ -24,6 +29,7 @@ set -euo pipefail
 
 ROUNDS=2
 TOKENS=64
+WARMUP=256
 PRESET=benchQwen3MoeSkewed
 TYPE=Q8_0
 PAIRS="layers-uniform:1=-ngl 99;layers-uniform:0=-ngl 99 -ot exps=CPU;layers-dynamic:0.1=-ngl 99 -ncmoe 7"
@@ -37,6 +43,7 @@ while [ $# -gt 0 ]; do
     --type) TYPE=$2; shift 2 ;;
     --rounds) ROUNDS=$2; shift 2 ;;
     --tokens) TOKENS=$2; shift 2 ;;
+    --warmup) WARMUP=$2; shift 2 ;;
     --pairs) PAIRS=$2; shift 2 ;;
     --baseline-cp) BASE_CP=$2; shift 2 ;;
     --baseline-cuda) BASE_CUDA=$2; shift 2 ;;
@@ -86,7 +93,7 @@ log "model $PRESET ($(du -h "$MODEL" | cut -f1)), GPU: $(nvidia-smi --query-gpu=
 kt() { # classpath kernels config
   "$JAVA" --add-modules jdk.incubator.vector --enable-native-access=ALL-UNNAMED -XX:+UseParallelGC -cp "$1" \
     dev.lazarus.kt.gpu.GpuDecodeBenchmark "$MODEL" --kernels "$2" --gpu on --configs "$3" --header false \
-    --tokens "$TOKENS" --warmup 64 --repeat 3 2>/dev/null | awk '{print $4}'
+    --tokens "$TOKENS" --warmup "$WARMUP" --repeat 3 2>/dev/null | awk '{print $4}'
 }
 llama() { # flags...
   [ -x "$BENCH" ] || { echo "n/a (no llama-bench)"; return; }

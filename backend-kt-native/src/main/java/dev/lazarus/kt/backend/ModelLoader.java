@@ -96,7 +96,7 @@ final class ModelLoader {
             LOG.log(Level.INFO, "kt-native backend {0}: {1} ready ({2}, context {3}, {4} threads)",
                     backendId, settings.modelName(), model.config().architecture().ggufName(), context,
                     settings.threads());
-            return new LoadedModel(file, parallel, engine, tokenizer, template, facts(file, model, gpu), placement, gpu);
+            return new LoadedModel(file, parallel, engine, tokenizer, template, facts(file, model, gpu, placement), placement, gpu);
         } catch (RuntimeException | Error e) {
             if (placement != null) {
                 placement.close();
@@ -197,7 +197,7 @@ final class ModelLoader {
     }
 
     /** What {@code /v1/models} shows about the model, and where and how it runs (the gateway's start-up line). */
-    private static Map<String, Object> facts(GgufFile file, Model model, DeviceTier gpu) {
+    private static Map<String, Object> facts(GgufFile file, Model model, DeviceTier gpu, ExpertPlacement placement) {
         Map<String, Object> facts = new LinkedHashMap<>();
         facts.put("architecture", model.config().architecture().ggufName());
         facts.put("quantization", dominantType(file).name());
@@ -215,6 +215,9 @@ final class ModelLoader {
             facts.put("gpu", gpu.describe());
         }
         facts.put("kernels", KernelUse.describe(file.tensors()));
+        if (placement != null) {
+            facts.put("cpu_experts", placement.cpuExperts()); // ram / mmap / ram+mmap / none, as placed at load
+        }
         return facts;
     }
 

@@ -109,6 +109,9 @@ final class DeviceMoe implements AutoCloseable {
 
     /** Takes every MoE block's experts for one token and puts their device pointers in the table. */
     void begin(boolean[] moeBlocks) {
+        if (HybridProfile.ON) {
+            HybridProfile.tokenStarted();
+        }
         boolean changed = !tableValid;
         for (int b = 0; b < blocks; b++) {
             if (!moeBlocks[b]) {
@@ -184,7 +187,9 @@ final class DeviceMoe implements AutoCloseable {
 
     /** The CPU-tier experts of block {@code b} while the GPU computes its own; their weighted sum goes up and is added. */
     private void cpuExperts(int b, MemorySegment hXn, long x) {
+        long waitStart = HybridProfile.ON ? System.nanoTime() : 0;
         cu.synchronizeEvent(routed);
+        long cpuStart = HybridProfile.ON ? System.nanoTime() : 0;
         float[] xn = new float[dim];
         MemorySegment.copy(hXn, JAVA_FLOAT, 0, xn, 0, dim);
         ExpertCheckout all = layers[b];
@@ -204,6 +209,9 @@ final class DeviceMoe implements AutoCloseable {
             inputs[c] = new float[][] {xn};
         }
         float[][][] out = SwiGlu.apply(parallel, nets, inputs);
+        if (HybridProfile.ON) {
+            HybridProfile.block(cpuStart - waitStart, System.nanoTime() - cpuStart, nets.length);
+        }
         float[] sum = new float[dim];
         for (int c = 0; c < nets.length; c++) { // in routing order, as the CPU path sums
             float w = hRoutes.getAtIndex(JAVA_FLOAT, (long) b * 2 * k + k + onCpu.get(c));
@@ -227,6 +235,9 @@ final class DeviceMoe implements AutoCloseable {
      * {@link #download} completed) and releases the experts taken by {@link #begin}.
      */
     void finish(boolean counted) {
+        if (HybridProfile.ON && counted) {
+            HybridProfile.tokenEnded();
+        }
         int[] chosen = new int[k];
         for (int b = 0; b < blocks; b++) {
             if (layers[b] == null) {

@@ -28,8 +28,10 @@ import java.util.Random;
  *
  * <pre>GpuDecodeBenchmark model.gguf [--kernels experts.ptx] [--gpu auto|on|off] [--threads N]
  *     [--tokens 64] [--warmup 64] [--repeat 3] [--configs cpu,dynamic:0.1,layers-dynamic:0.1,...]</pre>
- * A configuration is {@code cpu} (every expert memory-mapped) or {@code [layers-]strategy:gpuShare[:ramShare]};
- * {@code uniform:0:1} puts every expert in the RAM tier, which measures what the RAM copy buys; the
+ * A configuration is {@code cpu} (no GPU) or {@code [layers-]strategy:gpuShare[:ramShare]}; without a RAM share
+ * the CPU's experts are where a user's configuration puts them by default ({@code cpu-experts: auto}: copied into
+ * the RAM tier where they fit, {@link dev.lazarus.kt.placement.TierBudget.CpuTier}); {@code uniform:0:0} keeps every
+ * expert memory-mapped and {@code uniform:0:1} puts every expert in the RAM tier; the
  * {@code layers-} prefix runs the GPU layer path ({@link GpuLayerPath}; {@code layers-uniform:0}: layers on
  * the GPU, every expert on the CPU). A {@code +blocking} suffix opens the GPU with blocking sync (a thread
  * waiting for it sleeps instead of spinning); it applies to the whole JVM, so give such a configuration its own.
@@ -45,18 +47,19 @@ public final class GpuDecodeBenchmark {
      * {@code cpu}, or {@code [layers-]strategy:gpuShare[:ramShare]} ({@code uniform:0:1}: every expert in the
      * RAM tier; the {@code layers-} prefix adds the GPU layer path: attention, norms, router on the GPU too).
      */
-    record Setup(String name, boolean layers, PlacementStrategy strategy, double gpuShare, double ramShare,
+    record Setup(String name, boolean layers, PlacementStrategy strategy, double gpuShare, TierBudget ram,
                  boolean blockingSync) {
         static Setup parse(String name) {
             boolean blocking = name.endsWith("+blocking");
             String s = blocking ? name.substring(0, name.length() - "+blocking".length()) : name;
             if (s.equals("cpu")) {
-                return new Setup(name, false, PlacementStrategy.UNIFORM, 0, 0, blocking);
+                return new Setup(name, false, PlacementStrategy.UNIFORM, 0, TierBudget.CpuTier.AUTO, blocking);
             }
             boolean layers = s.startsWith("layers-");
             String[] parts = s.substring(layers ? "layers-".length() : 0).split(":");
             return new Setup(name, layers, PlacementStrategy.of(parts[0]), Double.parseDouble(parts[1]),
-                    parts.length > 2 ? Double.parseDouble(parts[2]) : 0, blocking);
+                    parts.length > 2 ? new TierBudget.Ratio(Double.parseDouble(parts[2])) : TierBudget.CpuTier.AUTO,
+                    blocking);
         }
 
         boolean usesGpu() {
@@ -100,8 +103,8 @@ public final class GpuDecodeBenchmark {
             if (header) {
                 System.out.printf("model %s, %d threads, %d decode tokens timed after %d warm-up, GPU: %s%n", model.getFileName(),
                     threads, tokens, warmup, gpu == null ? "none" : gpu.describe());
-                System.out.printf("%-28s %10s %12s %9s %10s %16s %12s%n", "config", "gpu share", "gpu experts", "tok/s",
-                        "vs cpu", "gpu byte hits", "top-10% use");
+                System.out.printf("%-28s %10s %12s %9s %10s %16s %12s %12s%n", "config", "gpu share", "gpu experts", "tok/s",
+                        "vs cpu", "gpu byte hits", "top-10% use", "cpu experts");
             }
             GreedyDecoder.run(Model.load(file, parallel), warmPrompt, Math.max(warmup, 32), null); // JIT warm-up
             double baseline = Double.parseDouble(opt.getOrDefault("baseline", "0"));
@@ -110,7 +113,7 @@ public final class GpuDecodeBenchmark {
                     PlacementConfig c = base.withStrategy(s.strategy())
                             .withGpu(s.usesGpu() ? base.gpu() : GpuMode.OFF, new TierBudget.Ratio(s.gpuShare()),
                                     base.gpuKernels())
-                            .withRam(new TierBudget.Ratio(s.ramShare()))
+                            .withRam(s.ram())
                             .withGpuLayers(s.layers());
                     Model m = Model.load(file, parallel);
                     try (ExpertPlacement placement = ExpertPlacement.install(m, "bench", c, s.usesGpu() ? gpu : null);
@@ -124,6 +127,8 @@ public final class GpuDecodeBenchmark {
                         }
                         long gpuBefore = placement.bytesRead(Tier.GPU);
                         long allBefore = allBytes(placement);
+                        HybridProfile.reset();
+                        dev.lazarus.kt.parallel.PhaseProfile.reset();
                         double[] runs = new double[repeat];
                         for (int r = 0; r < repeat; r++) {
                             long start = System.nanoTime();
@@ -134,9 +139,16 @@ public final class GpuDecodeBenchmark {
                         double tps = runs[repeat / 2];
                         baseline = baseline == 0 ? tps : baseline;
                         double hits = (double) (placement.bytesRead(Tier.GPU) - gpuBefore) / (allBytes(placement) - allBefore);
-                        System.out.printf("%-28s %9.0f%% %12d %9.2f %9.2fx %15.1f%% %11.1f%%%n", s.name(),
+                        System.out.printf("%-28s %9.0f%% %12d %9.2f %9.2fx %15.1f%% %11.1f%% %12s%n", s.name(),
                                 s.gpuShare() * 100, placement.current().count(Tier.GPU), tps, tps / baseline, hits * 100,
-                                hottestShare(placement.stats().counts(), 0.1) * 100);
+                                hottestShare(placement.stats().counts(), 0.1) * 100, placement.cpuExperts());
+                        if (HybridProfile.ON) {
+                            System.out.println("-- " + HybridProfile.report());
+                        }
+                        if (dev.lazarus.kt.parallel.PhaseProfile.ON) {
+                            System.out.print(dev.lazarus.kt.parallel.PhaseProfile.report("-- " + s.name()
+                                    + ": pool calls of the timed tokens"));
+                        }
                     }
                 }
             } finally {

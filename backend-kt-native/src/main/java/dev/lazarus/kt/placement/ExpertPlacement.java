@@ -53,7 +53,8 @@ public final class ExpertPlacement implements AutoCloseable {
         this.slots = new ExpertSlots(catalog.layerCount(), catalog.expertsPerLayer());
         this.worker = Executors.newSingleThreadScheduledExecutor(Thread.ofPlatform().name("kt-placement").daemon().factory());
         this.gpuBudget = device == null ? 0 : config.gpuBudget().resolve(catalog);
-        this.ramBudget = config.ramBudget().resolve(catalog, ramTier::bytes);
+        this.ramBudget = config.ramBudget() instanceof TierBudget.CpuTier cpuTier
+                ? cpuTierBudget(cpuTier, HostMemory.now()) : config.ramBudget().resolve(catalog, ramTier::bytes);
         for (int s = 0; s < catalog.layerCount(); s++) {
             for (int e = 0; e < catalog.expertsPerLayer(); e++) {
                 slots.swap(s, e, RamTier.mapped(catalog.weights(s, e)));
@@ -203,6 +204,33 @@ public final class ExpertPlacement implements AutoCloseable {
      */
     public long heldBytes(Tier tier) {
         return slots.heldBytes(tier);
+    }
+
+    /** The default RAM budget: the CPU tier's copies where they fit (logged: where they go and why). */
+    private long cpuTierBudget(TierBudget.CpuTier cpuTier, HostMemory memory) {
+        long gpuBytes = 0;
+        if (device != null) {
+            long supported = 0;
+            for (int s = 0; s < catalog.layerCount(); s++) {
+                for (int e = 0; e < catalog.expertsPerLayer(); e++) {
+                    supported += device.supports(catalog.weights(s, e)) ? catalog.expertBytes(s, e) : 0;
+                }
+            }
+            gpuBytes = Math.min(gpuBudget, supported);
+        }
+        CpuTierBudget b = CpuTierBudget.decide(cpuTier.mode(), catalog, ramTier::bytes, gpuBytes, device != null, memory);
+        LOG.log(Level.INFO, "CPU-tier experts of {0}: {1}", modelName, b.why());
+        return b.bytes();
+    }
+
+    /**
+     * Where the experts the GPU does not hold live now, for {@code /v1/models}: {@code ram} (all copied into the RAM
+     * tier), {@code mmap} (all read in place from the mapped file), {@code ram+mmap}, or {@code none} (all on the GPU).
+     */
+    public String cpuExperts() {
+        PlacementPlan now = current();
+        int ram = now.count(Tier.RAM), mapped = now.count(Tier.MMAP);
+        return ram > 0 && mapped > 0 ? "ram+mmap" : ram > 0 ? "ram" : mapped > 0 ? "mmap" : "none";
     }
 
     /** The RAM tier's budget in bytes, counted as {@link #heldBytes}. */

@@ -88,19 +88,20 @@ public record PlacementConfig(PlacementStrategy strategy, TierBudget gpuBudget, 
         }
     }
 
-    /** Share of the machine's memory the RAM tier takes by default, all experts or none. */
-    static final double DEFAULT_RAM_SHARE = 0.25;
-
     /**
-     * Without a RAM budget, every expert goes to the RAM tier when all of them fit in {@value #DEFAULT_RAM_SHARE} of
-     * the machine's memory (the container's limit where there is one): repacked copies decode faster than the mapped
-     * file (docs/benchmarks.md), and a model that small does not need its pages left to the page cache. Larger models
-     * stay mapped unless a budget says otherwise; {@code ram-expert-ratio: 0} keeps any model mapped.
+     * Without a RAM budget the RAM tier holds the CPU tier's experts ({@code cpu-experts}, default {@code auto}): all
+     * of them when their copies fit ({@link CpuTierBudget}: with a GPU tier in the host's available memory less a
+     * margin, without one in a quarter of the machine's memory), none otherwise; {@code ram} copies them anyway,
+     * {@code mapped} keeps them in the mapped file. An explicit {@code ram-expert-*} budget and {@code cpu-experts}
+     * are two answers to one question: at most one is given.
      */
-    static TierBudget defaultRamBudget() {
-        long memory = ((com.sun.management.OperatingSystemMXBean) java.lang.management.ManagementFactory
-                .getOperatingSystemMXBean()).getTotalMemorySize();
-        return new TierBudget.AllIfFits((long) (memory * DEFAULT_RAM_SHARE));
+    private static TierBudget defaultRamBudget(BackendConfig c) {
+        String value = c.string("cpu-experts", "auto").trim().toUpperCase(Locale.ROOT);
+        if (!List.of("AUTO", "RAM", "MAPPED").contains(value)) {
+            throw new BackendConfigException(c.id(), "cpu-experts", "setting 'cpu-experts' must be auto, ram or mapped, got '"
+                    + c.string("cpu-experts", "") + "'");
+        }
+        return new TierBudget.CpuTier(TierBudget.CpuExperts.valueOf(value));
     }
 
     /** {@code <tier>-experts-per-layer}, {@code <tier>-expert-ratio} or {@code <tier>-expert-bytes}: at most one. */
@@ -111,7 +112,11 @@ public record PlacementConfig(PlacementStrategy strategy, TierBudget gpuBudget, 
             throw new BackendConfigException(c.id(), given.get(1), "settings " + given + " state the same budget twice: use one");
         }
         if (given.isEmpty()) {
-            return tier.equals("ram") ? defaultRamBudget() : TierBudget.NONE;
+            return tier.equals("ram") ? defaultRamBudget(c) : TierBudget.NONE;
+        }
+        if (tier.equals("ram") && c.has("cpu-experts")) {
+            throw new BackendConfigException(c.id(), "cpu-experts", "settings 'cpu-experts' and '" + given.getFirst()
+                    + "' both say where the CPU's experts go: use one");
         }
         String key = given.getFirst();
         String value = c.string(key, "");

@@ -6,7 +6,7 @@ import java.util.function.ToLongFunction;
 /**
  * How much of the experts a tier may hold, in one of the forms resolved against the model:
  * a count per MoE layer (KTransformers' {@code --kt-num-gpu-experts}), a fraction of all expert
- * bytes, a number of bytes, or all of them when they fit in a limit (the RAM tier's default).
+ * bytes, a number of bytes, or the CPU tier's experts (the RAM tier's default, {@link CpuTier}).
  */
 public sealed interface TierBudget {
 
@@ -55,21 +55,28 @@ public sealed interface TierBudget {
     }
 
     /**
-     * Every expert when all of them take at most {@code limit} bytes in the tier, none otherwise: a tier that cannot
-     * take the whole model leaves placement to an explicit budget rather than holding an arbitrary part of it.
+     * The RAM tier's default ({@code cpu-experts}): every expert the GPU tier does not take, i.e. the CPU tier, when
+     * {@code mode} is {@link CpuExperts#AUTO} and their copies fit in the host's memory (decided when the placement is
+     * installed, {@link CpuTierBudget}), or always ({@link CpuExperts#RAM}). Resolved without knowing the GPU's share it
+     * is every expert ({@link CpuExperts#MAPPED}: none).
      */
-    record AllIfFits(long limit) implements TierBudget {
-        public AllIfFits {
-            if (limit < 0) {
-                throw new IllegalArgumentException("limit must be >= 0, got " + limit);
-            }
-        }
+    record CpuTier(CpuExperts mode) implements TierBudget {
+        public static final CpuTier AUTO = new CpuTier(CpuExperts.AUTO);
 
         @Override
         public long resolve(ExpertCatalog catalog, ToLongFunction<ExpertWeights> size) {
-            long total = catalog.totalBytes(size);
-            return total <= limit ? total : 0;
+            return mode == CpuExperts.MAPPED ? 0 : catalog.totalBytes(size);
         }
+    }
+
+    /** Where the CPU tier's experts live by default ({@code cpu-experts}). */
+    enum CpuExperts {
+        /** Copied into the RAM tier where the copies fit in memory (with a margin), memory-mapped otherwise. */
+        AUTO,
+        /** Copied into the RAM tier, whether or not the memory check passes. */
+        RAM,
+        /** Read in place from the mapped GGUF. */
+        MAPPED
     }
 
     record Bytes(long bytes) implements TierBudget {

@@ -61,6 +61,8 @@ class KtNativeBackendTest {
         assertThat(model.metadata()).as("the embedded default is trained").doesNotContainKey("random_weights");
         assertThat(model.metadata()).as("where and how it runs, for the gateway's start-up line")
                 .containsEntry("device", "cpu");
+        assertThat(model.metadata()).as("the tiny model's experts copied into the RAM tier (cpu-experts: auto)")
+                .containsEntry("cpu_experts", "ram");
         assertThat((String) model.metadata().get("kernels")).as("F16 weights run on the Java kernels, native ones loaded or not")
                 .matches("java-vector-(128|256|512): F32,F16");
         assertThat(model.contextLength()).as("the context this backend serves").isEqualTo(256);

@@ -225,6 +225,41 @@ class ExpertPlacementTest {
         assertThat(applied).isDeepEqualTo(pass.finish());
     }
 
+    /**
+     * The default RAM budget holds the CPU tier: every expert the GPU does not take is copied (the tiny model fits in
+     * any host's memory), also after a re-placement moved other experts to the GPU; {@code cpu-experts: mapped} keeps
+     * them in the file. What {@code /v1/models} reports follows.
+     */
+    @Test
+    void byDefaultTheCpuTierIsCopiedIntoRamBesideTheGpu() {
+        List<float[]> expected = generate(model(), 3);
+        Model model = model();
+        try (ExpertPlacement placement = ExpertPlacement.install(model, "tiny",
+                config(PlacementStrategy.DYNAMIC, new TierBudget.Ratio(0.25), TierBudget.CpuTier.AUTO), device)) {
+            assertThat(placement.current().count(Tier.GPU)).isEqualTo(4);
+            assertThat(placement.current().count(Tier.RAM)).isEqualTo(12);
+            assertThat(placement.cpuExperts()).isEqualTo("ram");
+            placement.stats().record(0, 7, 500);
+            placement.stats().record(1, 6, 500);
+            placement.stats().record(0, 6, 400);
+            placement.stats().record(1, 5, 400);
+            PlacementPlan moved = placement.rebalance();
+            assertThat(moved.tier(0, 7)).isEqualTo(Tier.GPU);
+            assertThat(moved.count(Tier.MMAP)).as("nothing left mapped after a re-placement").isZero();
+            assertSameLogits(generate(model, 3), expected);
+        }
+        try (ExpertPlacement placement = ExpertPlacement.install(model(), "tiny",
+                config(PlacementStrategy.UNIFORM, new TierBudget.Ratio(0.25),
+                        new TierBudget.CpuTier(TierBudget.CpuExperts.MAPPED)), device)) {
+            assertThat(placement.current().count(Tier.MMAP)).isEqualTo(12);
+            assertThat(placement.cpuExperts()).isEqualTo("mmap");
+        }
+        try (ExpertPlacement placement = ExpertPlacement.install(model(), "tiny",
+                config(PlacementStrategy.UNIFORM, new TierBudget.Ratio(1), TierBudget.CpuTier.AUTO), device)) {
+            assertThat(placement.cpuExperts()).isEqualTo("none");
+        }
+    }
+
     @Test
     void withoutADeviceTheGpuBudgetIsIgnored() {
         Model model = model();

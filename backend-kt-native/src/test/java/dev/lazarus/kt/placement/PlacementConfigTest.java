@@ -22,14 +22,25 @@ class PlacementConfigTest {
         assertThat(c.strategy()).isEqualTo(PlacementStrategy.UNIFORM);
         assertThat(c.gpu()).isEqualTo(PlacementConfig.GpuMode.AUTO);
         assertThat(c.gpuBudget()).isEqualTo(TierBudget.NONE);
-        long memory = ((com.sun.management.OperatingSystemMXBean) java.lang.management.ManagementFactory
-                .getOperatingSystemMXBean()).getTotalMemorySize();
-        assertThat(c.ramBudget()).as("every expert in RAM when all fit in a quarter of the memory")
-                .isEqualTo(new TierBudget.AllIfFits((long) (memory * 0.25)));
+        assertThat(c.ramBudget()).as("the CPU tier's experts in RAM where they fit").isEqualTo(TierBudget.CpuTier.AUTO);
         assertThat(parse(Map.of("ram-expert-ratio", 0)).ramBudget()).as("how to keep a model mapped")
                 .isEqualTo(new TierBudget.Ratio(0));
         assertThat(c.rebalanceInterval()).isEqualTo(Duration.ofSeconds(30));
         assertThat(c.gpuLayers()).isFalse();
+    }
+
+    @Test
+    void cpuExpertsForcesEitherPlaceAndIsOneAnswerWithTheRamBudget() {
+        assertThat(parse(Map.of("cpu-experts", "ram")).ramBudget())
+                .isEqualTo(new TierBudget.CpuTier(TierBudget.CpuExperts.RAM));
+        assertThat(parse(Map.of("cpu-experts", " Mapped ")).ramBudget())
+                .isEqualTo(new TierBudget.CpuTier(TierBudget.CpuExperts.MAPPED));
+        assertThat(parse(Map.of("cpu-experts", "auto")).ramBudget()).isEqualTo(TierBudget.CpuTier.AUTO);
+        assertThatThrownBy(() -> parse(Map.of("cpu-experts", "disk")))
+                .isInstanceOf(BackendConfigException.class).hasMessageContaining("cpu-experts");
+        assertThatThrownBy(() -> parse(Map.of("cpu-experts", "ram", "ram-expert-ratio", 0.5)))
+                .isInstanceOf(BackendConfigException.class).hasMessageContaining("cpu-experts")
+                .hasMessageContaining("ram-expert-ratio");
     }
 
     @Test

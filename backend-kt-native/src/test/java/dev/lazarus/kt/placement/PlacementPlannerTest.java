@@ -28,14 +28,12 @@ class PlacementPlannerTest {
     }
 
     @Test
-    void allIfFitsTakesEveryExpertOrNone() {
+    void theCpuTiersBudgetTakesWhatTheGpuLeaves() {
         long all = 32 * E; // 4 layers × 8 experts
-        assertThat(new TierBudget.AllIfFits(all).resolve(CATALOG, STORED)).isEqualTo(all);
-        assertThat(new TierBudget.AllIfFits(all - 1).resolve(CATALOG, STORED)).as("no arbitrary part of the model").isZero();
-        assertThat(new TierBudget.AllIfFits(all).resolve(CATALOG, w -> 2 * w.bytes())).as("counted in the tier's own size")
-                .isZero();
+        assertThat(TierBudget.CpuTier.AUTO.resolve(CATALOG, STORED)).as("without the GPU's share: every expert").isEqualTo(all);
+        assertThat(new TierBudget.CpuTier(TierBudget.CpuExperts.MAPPED).resolve(CATALOG, STORED)).isZero();
         PlacementPlan plan = PlacementPlanner.plan(PlacementStrategy.UNIFORM, CATALOG, 3 * E,
-                new TierBudget.AllIfFits(all).resolve(CATALOG, STORED), STORED, noScores(), w -> true);
+                CpuTierBudget.needed(CATALOG, STORED, 3 * E), STORED, noScores(), w -> true);
         assertThat(plan.count(Tier.GPU)).isEqualTo(3);
         assertThat(plan.count(Tier.RAM)).as("the rest, after the GPU's share").isEqualTo(29);
         assertThat(plan.count(Tier.MMAP)).isZero();
