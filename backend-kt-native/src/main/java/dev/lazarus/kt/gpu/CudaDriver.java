@@ -48,6 +48,7 @@ final class CudaDriver {
     private final MethodHandle cuEventRecord;
     private final MethodHandle cuEventSynchronize;
     private final MethodHandle cuEventDestroy;
+    private final MethodHandle cuStreamWaitEvent;
     private final MethodHandle cuStreamBeginCapture;
     private final MethodHandle cuStreamEndCapture;
     private final MethodHandle cuGraphInstantiate;
@@ -84,6 +85,7 @@ final class CudaDriver {
         cuEventRecord = bind(lib, "cuEventRecord", ADDRESS, ADDRESS);
         cuEventSynchronize = bind(lib, "cuEventSynchronize", ADDRESS);
         cuEventDestroy = bind(lib, "cuEventDestroy_v2", ADDRESS);
+        cuStreamWaitEvent = bind(lib, "cuStreamWaitEvent", ADDRESS, ADDRESS, JAVA_INT);
         cuStreamBeginCapture = bind(lib, "cuStreamBeginCapture_v2", ADDRESS, JAVA_INT);
         cuStreamEndCapture = bind(lib, "cuStreamEndCapture", ADDRESS, ADDRESS);
         cuGraphInstantiate = bind(lib, "cuGraphInstantiateWithFlags", ADDRESS, ADDRESS, JAVA_LONG);
@@ -281,6 +283,11 @@ final class CudaDriver {
             throw rethrow(t);
         }
         check("cuEventRecord", r);
+    }
+
+    /** Work queued on {@code stream} from now on waits, on the device, for the point {@code event} recorded. */
+    void waitEvent(MemorySegment stream, MemorySegment event) {
+        check("cuStreamWaitEvent", call(cuStreamWaitEvent, stream, event, 0));
     }
 
     void synchronizeEvent(MemorySegment event) {

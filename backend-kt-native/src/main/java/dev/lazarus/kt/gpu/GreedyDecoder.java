@@ -14,10 +14,31 @@ final class GreedyDecoder {
 
     /** Logits of every position: the prompt, then {@code steps} tokens chosen greedily or taken from {@code forced}. */
     static List<float[]> run(Model model, int[] prompt, int steps, int[] forced) {
+        return run(model, prompt, steps, forced, false);
+    }
+
+    /**
+     * As above; with {@code batchedPrompt} the prompt is one forward pass of all its tokens (each wanting its
+     * logits), as a server's prompt chunk is, then the steps follow one by one.
+     */
+    static List<float[]> run(Model model, int[] prompt, int steps, int[] forced, boolean batchedPrompt) {
         KvCache cache = model.newCache(prompt.length + steps + 1);
         List<float[]> out = new ArrayList<>();
         int token = prompt[0];
-        for (int p = 0; p < prompt.length + steps; p++) {
+        int first = 0;
+        if (batchedPrompt) {
+            cache.ensureCapacity(prompt.length);
+            int n = prompt.length;
+            KvCache[] caches = new KvCache[n];
+            java.util.Arrays.fill(caches, cache);
+            boolean[] want = new boolean[n];
+            java.util.Arrays.fill(want, true);
+            int[] positions = java.util.stream.IntStream.range(0, n).toArray();
+            out.addAll(List.of(model.forward(new ForwardBatch(prompt.clone(), positions, caches, want))));
+            token = forced != null && forced.length > 0 ? forced[0] : Sampler.argmax(out.getLast());
+            first = n;
+        }
+        for (int p = first; p < prompt.length + steps; p++) {
             if (p < prompt.length) {
                 token = prompt[p];
             }
