@@ -219,6 +219,9 @@ CUresult cuMemAlloc_v2(uint64_t *p, size_t bytes) {
 CUresult cuMemFree_v2(uint64_t p) { NEED_CONTEXT(); if (!p) return INVALID_VALUE; free((void *)(uintptr_t)p); live_allocations--; return OK; }
 CUresult cuMemAllocHost_v2(void **p, size_t bytes) { NEED_CONTEXT(); *p = malloc(bytes); live_allocations++; return OK; }
 CUresult cuMemFreeHost(void *p) { NEED_CONTEXT(); free(p); live_allocations--; return OK; }
+// registered ranges count as allocations until unregistered, so a test sees one left pinned
+CUresult cuMemHostRegister_v2(void *p, size_t bytes, unsigned flags) { NEED_CONTEXT(); if (!p || !bytes || ((uintptr_t)p & 4095) || (bytes & 4095) || flags != 8) return INVALID_VALUE; live_allocations++; return OK; }
+CUresult cuMemHostUnregister(void *p) { NEED_CONTEXT(); if (!p) return INVALID_VALUE; live_allocations--; return OK; }
 CUresult cuMemcpyHtoDAsync_v2(uint64_t dst, const void *src, size_t n, void *s) { NEED_CONTEXT(); NOT_CAPTURING(s); memcpy((void *)(uintptr_t)dst, src, n); return OK; }
 CUresult cuMemcpyDtoHAsync_v2(void *dst, uint64_t src, size_t n, void *s) { NEED_CONTEXT(); NOT_CAPTURING(s); memcpy(dst, (void *)(uintptr_t)src, n); return OK; }
 CUresult cuStreamCreate(void **s, unsigned) { NEED_CONTEXT(); *s = malloc(1); live_allocations++; return OK; }

@@ -37,6 +37,8 @@ final class CudaDriver {
     private final MethodHandle cuMemFree;
     private final MethodHandle cuMemAllocHost;
     private final MethodHandle cuMemFreeHost;
+    private final MethodHandle cuMemHostRegister;
+    private final MethodHandle cuMemHostUnregister;
     private final MethodHandle cuMemcpyHtoDAsync;
     private final MethodHandle cuMemcpyDtoHAsync;
     private final MethodHandle cuStreamCreate;
@@ -73,6 +75,8 @@ final class CudaDriver {
         cuMemFree = bind(lib, "cuMemFree_v2", JAVA_LONG);
         cuMemAllocHost = bind(lib, "cuMemAllocHost_v2", ADDRESS, JAVA_LONG);
         cuMemFreeHost = bind(lib, "cuMemFreeHost", ADDRESS);
+        cuMemHostRegister = bind(lib, "cuMemHostRegister_v2", ADDRESS, JAVA_LONG, JAVA_INT);
+        cuMemHostUnregister = bind(lib, "cuMemHostUnregister", ADDRESS);
         cuMemcpyHtoDAsync = bind(lib, "cuMemcpyHtoDAsync_v2", JAVA_LONG, ADDRESS, JAVA_LONG, ADDRESS);
         cuMemcpyDtoHAsync = bind(lib, "cuMemcpyDtoHAsync_v2", ADDRESS, JAVA_LONG, JAVA_LONG, ADDRESS);
         cuStreamCreate = bind(lib, "cuStreamCreate", ADDRESS, JAVA_INT);
@@ -224,6 +228,18 @@ final class CudaDriver {
 
     void freeHost(MemorySegment host) {
         check("cuMemFreeHost", call(cuMemFreeHost, host));
+    }
+
+    /** {@code CU_MEMHOSTREGISTER_READ_ONLY}: the device only reads the range (what a read-only file mapping allows). */
+    static final int HOST_REGISTER_READ_ONLY = 0x08;
+
+    /** Page-locks existing host memory (page-aligned here), so copies from it are direct, asynchronous DMA. */
+    void registerHost(MemorySegment range, int flags) {
+        check("cuMemHostRegister(" + range.byteSize() + ")", call(cuMemHostRegister, range, range.byteSize(), flags));
+    }
+
+    void unregisterHost(MemorySegment range) {
+        check("cuMemHostUnregister", call(cuMemHostUnregister, range));
     }
 
     void copyToDevice(long dst, MemorySegment src, long bytes, MemorySegment stream) {

@@ -3,7 +3,11 @@ package dev.lazarus.kt.gpu;
 import dev.lazarus.kt.gguf.GgufFile;
 import dev.lazarus.kt.gguf.GgufTensorInfo;
 import dev.lazarus.kt.model.BlockTensors;
+import java.lang.System.Logger.Level;
 import java.lang.foreign.MemorySegment;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.List;
 
 /**
  * KTransformers' "layerwise prefill" for the experts placed on the CPU: a long prompt's MoE blocks get all their
@@ -15,6 +19,9 @@ import java.lang.foreign.MemorySegment;
  */
 final class ExpertStaging implements AutoCloseable {
 
+    private static final System.Logger LOG = System.getLogger(ExpertStaging.class.getName());
+    private static final long PAGE = 4096;
+
     private final CudaDriver cu;
     private final MemorySegment compute;
     private final MemorySegment copies;
@@ -24,6 +31,8 @@ final class ExpertStaging implements AutoCloseable {
     private final MemorySegment[] consumed = new MemorySegment[2];
     private final int[] holds = {-1, -1};
     private final long capacity;
+    /** The page-locked ranges of the mapped expert tensors (empty: copies go from pageable memory). */
+    private final List<MemorySegment> pinned = new ArrayList<>();
 
     /** Staging for the expert tensors of {@code blocks} (null entries: dense blocks), both buffers allocated now. */
     ExpertStaging(CudaDriver cu, MemorySegment compute, GgufFile file, BlockTensors.Experts[] blocks) {
@@ -48,6 +57,58 @@ final class ExpertStaging implements AutoCloseable {
             throw e;
         }
         this.copies = stream;
+        pin(blocks);
+    }
+
+    /**
+     * Page-locks the mapped expert tensors (read-only registration of the file mapping, page-aligned ranges,
+     * merged where they share a page), so their uploads are direct DMA that neither blocks the host thread nor
+     * goes through the driver's bounce buffers: measured on an H100, pageable uploads of the bench model's experts
+     * ran at about 8 GB/s. Where the driver refuses (no read-only registration, not enough lockable memory) the
+     * uploads stay pageable.
+     */
+    private void pin(BlockTensors.Experts[] blocks) {
+        List<long[]> ranges = new ArrayList<>();
+        for (BlockTensors.Experts e : blocks) {
+            if (e == null) {
+                continue;
+            }
+            for (GgufTensorInfo t : new GgufTensorInfo[] {e.routed().gate(), e.routed().up(), e.routed().down()}) {
+                long at = file.data(t).address();
+                ranges.add(new long[] {at & -PAGE, (at + t.byteSize() + PAGE - 1) & -PAGE});
+            }
+        }
+        ranges.sort(Comparator.comparingLong(r -> r[0]));
+        List<long[]> merged = new ArrayList<>();
+        for (long[] r : ranges) {
+            if (!merged.isEmpty() && r[0] < merged.getLast()[1]) {
+                merged.getLast()[1] = Math.max(merged.getLast()[1], r[1]);
+            } else {
+                merged.add(r);
+            }
+        }
+        try {
+            for (long[] r : merged) {
+                MemorySegment range = MemorySegment.ofAddress(r[0]).reinterpret(r[1] - r[0]);
+                cu.registerHost(range, CudaDriver.HOST_REGISTER_READ_ONLY);
+                pinned.add(range);
+            }
+        } catch (CudaException e) {
+            unpin();
+            LOG.log(Level.INFO, "GPU prefill: expert uploads from pageable memory ({0})", e.getMessage());
+        }
+    }
+
+    /** Whether the uploads are from page-locked memory. */
+    boolean pinned() {
+        return !pinned.isEmpty();
+    }
+
+    private void unpin() {
+        for (MemorySegment r : pinned) {
+            cu.unregisterHost(r);
+        }
+        pinned.clear();
     }
 
     /** Device bytes the two buffers take. */
@@ -120,5 +181,6 @@ final class ExpertStaging implements AutoCloseable {
     public void close() {
         cu.synchronize(copies);
         release(copies);
+        unpin();
     }
 }

@@ -49,7 +49,7 @@ final class GpuPrefill implements AutoCloseable {
     private static final long SCORE_BYTES = 256L << 20;
     /** System property: prompt chunks of at least this many tokens stage their CPU-tier experts on the GPU. */
     static final String STAGE_PROPERTY = "lazarus.kt.gpu.prefill-stage-tokens";
-    static final int DEFAULT_STAGE_TOKENS = 32;
+    static final int DEFAULT_STAGE_TOKENS = 128;
 
     private final CudaDriver cu;
     private final MemorySegment stream;
@@ -340,7 +340,8 @@ final class GpuPrefill implements AutoCloseable {
             }
             try {
                 staging = new ExpertStaging(cu, stream, file, routed);
-                LOG.log(Level.INFO, "GPU prefill: {0} MiB of expert staging buffers", staging.bytes() >> 20);
+                LOG.log(Level.INFO, "GPU prefill: {0} MiB of expert staging buffers, uploads from {1} memory",
+                        staging.bytes() >> 20, staging.pinned() ? "page-locked" : "pageable");
             } catch (CudaException e) {
                 stagingFailed = true;
                 LOG.log(Level.WARNING, "GPU prefill: no memory for expert staging, the CPU computes its experts: {0}",

@@ -6,13 +6,15 @@ import java.lang.foreign.MemorySegment;
 
 /**
  * Typed launches of the batched prompt kernels in {@code src/main/cuda/prefill.cu} on one stream: rows of
- * activations are tokens, the launch shapes those of the decode kernels ({@link LayerKernels}) with the tokens
- * (or tiles of {@link ExpertGroups#TILE} tokens) on the grid's second axis.
+ * activations are tokens; the mat-mat kernels take {@link #MM_ROWS} weight rows per warp and {@link #MM_WARPS} warps
+ * per block against a tile of {@link ExpertGroups#TILE} tokens (grid.y), the others one token per grid row.
  */
 final class PrefillKernels {
 
-    private static final int WARPS = LayerKernels.WARPS;
-    private static final int ROW_THREADS = 32 * WARPS;
+    /** MM_WARPS and MM_ROWS of prefill.cu: warps per block of a mat-mat kernel, weight rows per warp. */
+    private static final int MM_WARPS = 8;
+    private static final int MM_ROWS = 2;
+    private static final int MM_THREADS = 32 * MM_WARPS;
     private static final int MAX_NORM_THREADS = 1024;
     private static final int ATT_THREADS = 256;
 
@@ -49,7 +51,7 @@ final class PrefillKernels {
         if (!LayerKernels.supports(m.type())) {
             throw new IllegalArgumentException("no GPU matmul for " + m.type());
         }
-        launch(gemm, rowBlocks(m.rows()), tiles(tokens), ROW_THREADS, args.begin().ptr(m.data()).ptr(x).ptr(xq).ptr(y)
+        launch(gemm, rowBlocks(m.rows(), MM_WARPS * MM_ROWS), tiles(tokens), MM_THREADS, args.begin().ptr(m.data()).ptr(x).ptr(xq).ptr(y)
                 .i32(m.rows()).i32(m.cols()).i32(tokens).i32(yStride).f32(alpha).i32(accumulate ? 1 : 0)
                 .i32(m.type().id()));
     }
@@ -82,13 +84,13 @@ final class PrefillKernels {
     /** {@code h[s] = silu(gate · x) * (up · x)} for the slots of {@code tiles} tiles (see {@link ExpertGroups}). */
     void gateUp(long table, long tileList, int tiles, long slots, int k, long xq, long h, int hidden, int dim,
                 GgmlType type) {
-        launch(gateUp, rowBlocks(hidden), tiles, ROW_THREADS, args.begin().ptr(table).ptr(tileList).ptr(slots).i32(k)
+        launch(gateUp, rowBlocks(hidden, MM_WARPS), tiles, MM_THREADS, args.begin().ptr(table).ptr(tileList).ptr(slots).i32(k)
                 .ptr(xq).ptr(h).i32(hidden).i32(dim).i32(type.id()));
     }
 
     /** {@code y[s] = down · hq[s]} for the slots of {@code tiles} tiles. */
     void down(long table, long tileList, int tiles, long slots, long hq, long y, int dim, int hidden, GgmlType type) {
-        launch(down, rowBlocks(dim), tiles, ROW_THREADS, args.begin().ptr(table).ptr(tileList).ptr(slots).ptr(hq)
+        launch(down, rowBlocks(dim, MM_WARPS * MM_ROWS), tiles, MM_THREADS, args.begin().ptr(table).ptr(tileList).ptr(slots).ptr(hq)
                 .ptr(y).i32(dim).i32(hidden).i32(type.id()));
     }
 
@@ -106,8 +108,8 @@ final class PrefillKernels {
         return (tokens + ExpertGroups.TILE - 1) / ExpertGroups.TILE;
     }
 
-    private static int rowBlocks(int rows) {
-        return (rows + WARPS - 1) / WARPS;
+    private static int rowBlocks(int rows, int perBlock) {
+        return (rows + perBlock - 1) / perBlock;
     }
 
     private static int roundUp(int n, int to) {
