@@ -275,7 +275,8 @@ public final class GpuParityCheck {
     }
 
     /**
-     * {@code GpuParityCheck <kernels.ptx> [model.gguf]}: with a model, its experts-only and layer-path checks;
+     * {@code GpuParityCheck <kernels.ptx> [model.gguf]}: with a model, its experts-only, layer-path and batched
+     * prompt checks ({@link #runPrefill});
      * without, tinyQwen3Moe's and tinyDeepseek2's (Q8_0; split k_b/v_b, then a fused kv_b), then the layer path on the dense tinyLlama (Q8_0, F16)
      * and on an F32 tinyQwen3Moe, then tinyQwen3Moe's in Q4_K, Q5_K, Q6_K and Q4_0.
      */
@@ -303,6 +304,10 @@ public final class GpuParityCheck {
                 System.out.println(r);
                 ok &= r.ok();
             }
+            Result dense = runPrefill(tinyModel(SyntheticModels.tinyLlama(), dir), kernels, 0.0, PREFILL_PROMPT, 24,
+                    false);
+            System.out.println(dense);
+            ok &= dense.ok();
             System.out.println("-- tiny-qwen3moe F32 (layers on the GPU, experts on the CPU: F32 experts stay there)");
             Result r = run(tinyModel(SyntheticModels.tinyQwen3Moe(), GgmlType.F32, dir), kernels, 0.0, 48, true);
             System.out.println(r);

@@ -12,7 +12,6 @@ import dev.lazarus.kt.model.Model;
 import dev.lazarus.kt.model.ModelConfig;
 import dev.lazarus.kt.model.MoeConfig;
 import dev.lazarus.kt.model.Rope;
-import dev.lazarus.kt.model.SwiGlu;
 import dev.lazarus.kt.parallel.Parallel;
 import dev.lazarus.kt.placement.ExpertCheckout;
 import dev.lazarus.kt.placement.ExpertPlacement;
@@ -442,58 +441,8 @@ final class GpuPrefill implements AutoCloseable {
 
     /** The CPU-tier experts of the block for all their tokens; their weighted sums per token go up and are added. */
     private void hostExperts(ExpertGroups g, ExpertCheckout layer, int n) {
-        int count = 0;
-        for (int[] s : g.hostSlots) {
-            count += s == null ? 0 : 1;
-        }
-        SwiGlu.Weights[] nets = new SwiGlu.Weights[count];
-        float[][][] inputs = new float[count][][];
-        float[][] xn = new float[n][];
-        int c = 0;
-        for (int e = 0; e < experts; e++) {
-            int[] s = g.hostSlots[e];
-            if (s == null) {
-                continue;
-            }
-            nets[c] = layer.cpu(e);
-            inputs[c] = new float[s.length][];
-            for (int i = 0; i < s.length; i++) {
-                int t = s[i] / k;
-                if (xn[t] == null) {
-                    xn[t] = new float[dim];
-                    MemorySegment.copy(hNormed, JAVA_FLOAT, 4L * t * dim, xn[t], 0, dim);
-                }
-                inputs[c][i] = xn[t];
-            }
-            c++;
-        }
-        float[][][] outputs = SwiGlu.apply(parallel, nets, inputs);
-        float[][] bySlot = new float[n * k][];
-        c = 0;
-        for (int e = 0; e < experts; e++) {
-            int[] s = g.hostSlots[e];
-            if (s != null) {
-                for (int i = 0; i < s.length; i++) {
-                    bySlot[s[i]] = outputs[c][i];
-                }
-                c++;
-            }
-        }
-        float[] sum = new float[dim];
-        for (int t = 0; t < n; t++) {
-            java.util.Arrays.fill(sum, 0f);
-            for (int j = 0; j < k; j++) { // in routing order, as the CPU path sums
-                float[] y = bySlot[t * k + j];
-                if (y == null) {
-                    continue;
-                }
-                float w = hRoutes.getAtIndex(JAVA_FLOAT, (long) n * k + t * k + j);
-                for (int d = 0; d < dim; d++) {
-                    sum[d] += y[d] * w;
-                }
-            }
-            MemorySegment.copy(sum, 0, hCpuSum, JAVA_FLOAT, 4L * t * dim, dim);
-        }
+        float[] sums = HostExperts.sums(parallel, g, layer, hNormed, hRoutes.asSlice(4L * n * k), n, k, dim);
+        MemorySegment.copy(sums, 0, hCpuSum, JAVA_FLOAT, 0, (long) n * dim);
         cu.copyToDevice(dCpuSum, hCpuSum, 4L * n * dim, stream);
         kernels.add(dX, dCpuSum, n * dim);
     }

@@ -51,8 +51,8 @@ final class PrefillKernels {
         if (!LayerKernels.supports(m.type())) {
             throw new IllegalArgumentException("no GPU matmul for " + m.type());
         }
-        launch(gemm, rowBlocks(m.rows(), MM_WARPS * MM_ROWS), tiles(tokens), MM_THREADS, args.begin().ptr(m.data()).ptr(x).ptr(xq).ptr(y)
-                .i32(m.rows()).i32(m.cols()).i32(tokens).i32(yStride).f32(alpha).i32(accumulate ? 1 : 0)
+        launch(gemm, rowBlocks(m.rows(), MM_WARPS * MM_ROWS), tiles(tokens), MM_THREADS, args.begin().ptr(m.data())
+                .ptr(x).ptr(xq).ptr(y).i32(m.rows()).i32(m.cols()).i32(tokens).i32(yStride).f32(alpha).i32(accumulate ? 1 : 0)
                 .i32(m.type().id()));
     }
 
@@ -84,14 +84,14 @@ final class PrefillKernels {
     /** {@code h[s] = silu(gate · x) * (up · x)} for the slots of {@code tiles} tiles (see {@link ExpertGroups}). */
     void gateUp(long table, long tileList, int tiles, long slots, int k, long xq, long h, int hidden, int dim,
                 GgmlType type) {
-        launch(gateUp, rowBlocks(hidden, MM_WARPS), tiles, MM_THREADS, args.begin().ptr(table).ptr(tileList).ptr(slots).i32(k)
-                .ptr(xq).ptr(h).i32(hidden).i32(dim).i32(type.id()));
+        launch(gateUp, rowBlocks(hidden, MM_WARPS), tiles, MM_THREADS, args.begin().ptr(table).ptr(tileList).ptr(slots)
+                .i32(k).ptr(xq).ptr(h).i32(hidden).i32(dim).i32(type.id()));
     }
 
     /** {@code y[s] = down · hq[s]} for the slots of {@code tiles} tiles. */
     void down(long table, long tileList, int tiles, long slots, long hq, long y, int dim, int hidden, GgmlType type) {
-        launch(down, rowBlocks(dim, MM_WARPS * MM_ROWS), tiles, MM_THREADS, args.begin().ptr(table).ptr(tileList).ptr(slots).ptr(hq)
-                .ptr(y).i32(dim).i32(hidden).i32(type.id()));
+        launch(down, rowBlocks(dim, MM_WARPS * MM_ROWS), tiles, MM_THREADS, args.begin().ptr(table).ptr(tileList)
+                .ptr(slots).ptr(hq).ptr(y).i32(dim).i32(hidden).i32(type.id()));
     }
 
     /** {@code x_t += Σ_j weights · y[t·k + j]} over each token's choices with a device expert, in routing order. */
