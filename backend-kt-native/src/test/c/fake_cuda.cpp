@@ -140,7 +140,7 @@ static const char *KERNELS[] = {"quantize_q8_0", "gate_up_silu_q", "gemv_q", "rm
 
 // Arguments per kernel (in KERNELS' order): a captured launch copies that many 8-byte slots (LaunchArgs' layout).
 static const int ARGS[] = {3, 7, 6, 6, 8, 9, 7, 7, 15, 13, 3, 17, 7, 6, 6, 11, 9, 7, 7, 7,
-                           6, 11, 18, 16, 10, 9, 8, 7};
+                           6, 11, 17, 15, 10, 9, 8, 7};
 enum { CAPTURE_UNSUPPORTED = 900, CAPTURE_INVALIDATED = 901 };
 
 // A captured launch: kernel, shape and its argument values as they were at capture time.

@@ -442,7 +442,7 @@ final class GpuPrefill implements AutoCloseable {
     /** The CPU-tier experts of the block for all their tokens; their weighted sums per token go up and are added. */
     private void hostExperts(ExpertGroups g, ExpertCheckout layer, int n) {
         float[] sums = HostExperts.sums(parallel, g, layer, hNormed, hRoutes.asSlice(4L * n * k), n, k, dim);
-        MemorySegment.copy(sums, 0, hCpuSum, JAVA_FLOAT, 0, (long) n * dim);
+        MemorySegment.copy(sums, 0, hCpuSum, JAVA_FLOAT, 0, n * dim);
         cu.copyToDevice(dCpuSum, hCpuSum, 4L * n * dim, stream);
         kernels.add(dX, dCpuSum, n * dim);
     }

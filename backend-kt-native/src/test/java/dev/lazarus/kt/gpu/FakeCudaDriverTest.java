@@ -104,8 +104,8 @@ class FakeCudaDriverTest {
     }
 
     /**
-     * The batched prompt (GpuPrefill: a 20-token prompt as one forward pass, three tiles of tokens, the last
-     * partial) against the CPU path and against the same GPU placement fed the prompt token by token: same greedy
+     * The batched prompt (GpuPrefill: a 20-token prompt as two forward passes of 11 and 9 tokens, the second past
+     * the prefix the device cache holds, tiles of 8 tokens with a partial last one) against the CPU path and against the same GPU placement fed the prompt token by token: same greedy
      * tokens, logits within the layer tolerance of the CPU's and equal to the token path's (the same kernel bodies
      * and per-lane sums; the CPU-tier experts computed by the CPU as decoding does, or staged to the "GPU", their
      * mapped tensors registered with the driver), the batched kernels did run, and everything is freed
