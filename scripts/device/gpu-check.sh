@@ -13,7 +13,9 @@
 # against the CPU path: 100 % and 30 % of the expert bytes on the GPU, then the GPU layer path (attention,
 # norms, router on the GPU) with 0 %, 30 % and 100 %; the same for a tiny deepseek2 (latent attention, dense
 # block, shared expert), then the layer path on a dense tiny llama, then tiny qwen3moe in Q4_K, Q5_K, Q6_K and
-# Q4_0 (experts-only and layer path, the K-quants with their wider tolerances); exit 1 on a mismatch; (c) SyntheticModelsMain writes
+# Q4_0 (experts-only and layer path, the K-quants with their wider tolerances), each MoE model's and the dense
+# llama's batched prompt (GpuPrefill: 45 tokens as one pass, CPU-tier experts computed by the CPU or staged)
+# against the CPU path and the token-by-token GPU path; exit 1 on a mismatch; (c) SyntheticModelsMain writes
 # benchQwen3Moe (Q8_0) and GpuDecodeBenchmark prints decode tok/s for all experts on the CPU against 10 % and
 # 30 % of the expert bytes on the GPU, uniform against dynamic placement, without and with the GPU layer path
 # (configs named layers-...), with the GPU hit rate on expert bytes. --model names the synthetic preset

@@ -4,3 +4,4 @@
 #include "layers.cu"
 #include "mla.cu"
 #include "moe.cu"
+#include "prefill.cu"

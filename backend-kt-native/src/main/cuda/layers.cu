@@ -35,8 +35,8 @@ __device__ float block_max(float v, float* red) {
 
 // y = (x * 1/rms(x)) * w over n values, by one block; yq (may be null) gets y as Q8_0 (n % 32 == 0). The
 // i-th pass of the block covers values [i * blockDim, (i+1) * blockDim): each warp holds one whole Q8_0 block.
-extern "C" __global__ void rmsnorm_q8(const float* __restrict__ x, const float* __restrict__ w, float* __restrict__ y,
-                                      uint8_t* __restrict__ yq, int n, float eps) {
+__device__ __forceinline__ void rmsnorm_row(const float* __restrict__ x, const float* __restrict__ w,
+                                            float* __restrict__ y, uint8_t* __restrict__ yq, int n, float eps) {
     __shared__ float red[32];
     float ss = 0.0f;
     for (int i = threadIdx.x; i < n; i += blockDim.x) {
@@ -56,6 +56,11 @@ extern "C" __global__ void rmsnorm_q8(const float* __restrict__ x, const float* 
             quantize_block(v, yq + (long long)(i / QK) * BLOCK_BYTES);
         }
     }
+}
+
+extern "C" __global__ void rmsnorm_q8(const float* __restrict__ x, const float* __restrict__ w, float* __restrict__ y,
+                                      uint8_t* __restrict__ yq, int n, float eps) {
+    rmsnorm_row(x, w, y, yq, n, eps);
 }
 
 // y[r] = (accumulate ? y[r] : 0) + alpha * (w_r . x): one warp per row, w of type (quants.cuh: Q8_0, Q4_0,
@@ -155,16 +160,17 @@ extern "C" __global__ void gate_up_silu_f16(const __half* __restrict__ gate, con
 // sin at 2i+1; neox pairs (i, i + ropeDims/2), otherwise (2i, 2i+1)); q is written back in place, k and v are
 // stored at `position` (read from device memory at pos, so that one captured CUDA graph serves every
 // token) in the F16 caches and, as the F16-rounded floats, in kvOut ([k | v], what the host's cache gets). blockDim.x >= max(headDim, valueDim), a multiple of 32, headDim <= 1024.
-extern "C" __global__ void qk_norm_rope_store(float* __restrict__ qkv, const float* __restrict__ qNorm,
-                                              const float* __restrict__ kNorm, const float* __restrict__ rope,
-                                              __half* __restrict__ kCache, __half* __restrict__ vCache,
-                                              float* __restrict__ kvOut, int heads, int kvHeads, int headDim,
-                                              int valueDim, int ropeDims, int neox, const int* __restrict__ pos,
-                                              float eps) {
+// (The body for head b of one token at position; qk_norm_rope_store takes b from the grid, the prompt's
+// batched form in prefill.cu a token per grid row.)
+__device__ __forceinline__ void qk_norm_rope_head(float* __restrict__ qkv, const float* __restrict__ qNorm,
+                                                  const float* __restrict__ kNorm, const float* __restrict__ rope,
+                                                  __half* __restrict__ kCache, __half* __restrict__ vCache,
+                                                  float* __restrict__ kvOut, int heads, int kvHeads, int headDim,
+                                                  int valueDim, int ropeDims, int neox, int position, float eps,
+                                                  int b) {
     __shared__ float head[1024];
-    int position = *pos;
     __shared__ float red[32];
-    int b = blockIdx.x, i = threadIdx.x;
+    int i = threadIdx.x;
     int kw = kvHeads * headDim, vw = kvHeads * valueDim;
     if (b >= heads + kvHeads) {
         int vh = b - heads - kvHeads;
@@ -209,6 +215,16 @@ extern "C" __global__ void qk_norm_rope_store(float* __restrict__ qkv, const flo
     }
 }
 
+extern "C" __global__ void qk_norm_rope_store(float* __restrict__ qkv, const float* __restrict__ qNorm,
+                                              const float* __restrict__ kNorm, const float* __restrict__ rope,
+                                              __half* __restrict__ kCache, __half* __restrict__ vCache,
+                                              float* __restrict__ kvOut, int heads, int kvHeads, int headDim,
+                                              int valueDim, int ropeDims, int neox, const int* __restrict__ pos,
+                                              float eps) {
+    qk_norm_rope_head(qkv, qNorm, kNorm, rope, kCache, vCache, kvOut, heads, kvHeads, headDim, valueDim, ropeDims,
+                      neox, *pos, eps, blockIdx.x);
+}
+
 #define ATT_THREADS 256
 
 // One block of ATT_THREADS threads per query head h (grouped: kv head h / (heads / kvHeads)): scores of the
@@ -219,15 +235,15 @@ extern "C" __global__ void qk_norm_rope_store(float* __restrict__ qkv, const flo
 // t * kvHeads * headDim + g * headDim, its values at t * vStride + g * valueDim (vStride: kvHeads * valueDim for
 // a separate value cache; MLA passes the latent cache as both, vStride its row width). scores holds
 // scoreStride floats per head (>= positions). headDim <= 1024.
-extern "C" __global__ void attention(const float* __restrict__ q, const __half* __restrict__ kCache,
-                                     const __half* __restrict__ vCache, float* __restrict__ scores, int scoreStride,
-                                     float* __restrict__ out, int heads, int kvHeads, int headDim, int valueDim,
-                                     int vStride, const int* __restrict__ pos, float scale) {
+// (The body for query head h over positions 0..positions-1; attention takes h from the grid.)
+__device__ __forceinline__ void attend_head(const float* __restrict__ q, const __half* __restrict__ kCache,
+                                            const __half* __restrict__ vCache, float* __restrict__ scores,
+                                            int scoreStride, float* __restrict__ out, int heads, int kvHeads,
+                                            int headDim, int valueDim, int vStride, int positions, float scale, int h) {
     __shared__ float qh[1024];
-    int positions = *pos + 1;
     __shared__ float red[32];
     __shared__ float part[ATT_THREADS];
-    int h = blockIdx.x, tid = threadIdx.x, lane = tid & 31, warp = tid >> 5, warps = blockDim.x >> 5;
+    int tid = threadIdx.x, lane = tid & 31, warp = tid >> 5, warps = blockDim.x >> 5;
     int kvh = h / (heads / kvHeads);
     int kw = kvHeads * headDim;
     for (int i = tid; i < headDim; i += blockDim.x) qh[i] = __half2float(__float2half_rn(q[h * headDim + i]));
@@ -271,6 +287,14 @@ extern "C" __global__ void attention(const float* __restrict__ q, const __half* 
         }
         __syncthreads(); // part is refilled by the next chunk
     }
+}
+
+extern "C" __global__ void attention(const float* __restrict__ q, const __half* __restrict__ kCache,
+                                     const __half* __restrict__ vCache, float* __restrict__ scores, int scoreStride,
+                                     float* __restrict__ out, int heads, int kvHeads, int headDim, int valueDim,
+                                     int vStride, const int* __restrict__ pos, float scale) {
+    attend_head(q, kCache, vCache, scores, scoreStride, out, heads, kvHeads, headDim, valueDim, vStride, *pos + 1,
+                scale, blockIdx.x);
 }
 
 // x[i] += y[i]

@@ -16,9 +16,9 @@
 // One warp: logits[n] -> ids[k] (best first) and weights[k]. bias (may be null) shifts the choice only;
 // sigmoid gating otherwise softmax; normalize: weights divided by their sum; scale (0 or 1: none) multiplies
 // them. n <= ROUTE_MAX. Group-limited routing (deepseek2's groups) stays on the host.
-extern "C" __global__ void moe_route(const float* __restrict__ logits, const float* __restrict__ bias, int n, int k,
-                                     int sigmoid, int normalize, float scale, int* __restrict__ ids,
-                                     float* __restrict__ weights) {
+__device__ __forceinline__ void route_token(const float* __restrict__ logits, const float* __restrict__ bias, int n,
+                                            int k, int sigmoid, int normalize, float scale, int* __restrict__ ids,
+                                            float* __restrict__ weights) {
     __shared__ float probs[ROUTE_MAX];
     __shared__ float sel[ROUTE_MAX];
     __shared__ int taken[ROUTE_MAX];
@@ -92,6 +92,12 @@ extern "C" __global__ void moe_route(const float* __restrict__ logits, const flo
             for (int j = 0; j < k; j++) weights[j] = weights[j] * scale;
         }
     }
+}
+
+extern "C" __global__ void moe_route(const float* __restrict__ logits, const float* __restrict__ bias, int n, int k,
+                                     int sigmoid, int normalize, float scale, int* __restrict__ ids,
+                                     float* __restrict__ weights) {
+    route_token(logits, bias, n, k, sigmoid, normalize, scale, ids, weights);
 }
 
 // hq[j] = Q8_0(silu(gate . x) * (up . x)) for the j-th chosen expert (grid.y over the k choices), its matrices

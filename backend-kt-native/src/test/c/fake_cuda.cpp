@@ -134,10 +134,13 @@ static const char *KERNELS[] = {"quantize_q8_0", "gate_up_silu_q", "gemv_q", "rm
                                 "gemv3_q8_0", "gemv_f32", "gemv_f16", "qk_norm_rope_store", "attention", "add_f32",
                                 "mla_rope_store", "gemv_q8_0_heads", "gate_up_silu_f32", "gate_up_silu_f16",
                                 "mla_kv_expand_store", "moe_route", "moe_gate_up_q", "moe_down_q",
-                                "moe_combine"};
+                                "moe_combine", "rmsnorm_q8_rows", "gemm_tokens", "qk_norm_rope_tokens",
+                                "attention_tokens", "moe_route_tokens", "moe_gate_up_tiles", "moe_down_tiles",
+                                "moe_combine_tokens"};
 
 // Arguments per kernel (in KERNELS' order): a captured launch copies that many 8-byte slots (LaunchArgs' layout).
-static const int ARGS[] = {3, 7, 6, 6, 8, 9, 7, 7, 15, 13, 3, 17, 7, 6, 6, 11, 9, 7, 7, 7};
+static const int ARGS[] = {3, 7, 6, 6, 8, 9, 7, 7, 15, 13, 3, 17, 7, 6, 6, 11, 9, 7, 7, 7,
+                           6, 11, 17, 15, 10, 9, 8, 7};
 enum { CAPTURE_UNSUPPORTED = 900, CAPTURE_INVALIDATED = 901 };
 
 // A captured launch: kernel, shape and its argument values as they were at capture time.
@@ -153,6 +156,7 @@ struct FakeGraph {
 static void *capturing;
 static FakeGraph *capture;
 static long kernel_launches, graph_launches, live_graphs;
+static long launches_of[sizeof KERNELS / sizeof *KERNELS];
 
 #define NEED_CONTEXT() do { if (current != &context_token) return INVALID_CONTEXT; } while (0)
 #define ARG(type, i) (*(type *)params[i])
@@ -163,6 +167,13 @@ long fake_live_allocations(void) { return live_allocations; }
 static long stream_syncs;
 long fake_stream_syncs(void) { return stream_syncs; }
 long fake_kernel_launches(void) { return kernel_launches; }
+// Launches of the named kernel outside graphs (-1: no such kernel), so a test can tell which path ran.
+long fake_launches_of(const char *name) {
+    for (int i = 0; i < (int)(sizeof KERNELS / sizeof *KERNELS); i++) {
+        if (strcmp(name, KERNELS[i]) == 0) return launches_of[i];
+    }
+    return -1;
+}
 long fake_graph_launches(void) { return graph_launches; }
 long fake_live_graphs(void) { return live_graphs; }
 // The layer path keeps copies and syncs out of its graphs: refused while capturing, so a test catches one that slips in
@@ -208,6 +219,9 @@ CUresult cuMemAlloc_v2(uint64_t *p, size_t bytes) {
 CUresult cuMemFree_v2(uint64_t p) { NEED_CONTEXT(); if (!p) return INVALID_VALUE; free((void *)(uintptr_t)p); live_allocations--; return OK; }
 CUresult cuMemAllocHost_v2(void **p, size_t bytes) { NEED_CONTEXT(); *p = malloc(bytes); live_allocations++; return OK; }
 CUresult cuMemFreeHost(void *p) { NEED_CONTEXT(); free(p); live_allocations--; return OK; }
+// registered ranges count as allocations until unregistered, so a test sees one left pinned
+CUresult cuMemHostRegister_v2(void *p, size_t bytes, unsigned flags) { NEED_CONTEXT(); if (!p || !bytes || ((uintptr_t)p & 4095) || (bytes & 4095) || flags != 8) return INVALID_VALUE; live_allocations++; return OK; }
+CUresult cuMemHostUnregister(void *p) { NEED_CONTEXT(); if (!p) return INVALID_VALUE; live_allocations--; return OK; }
 CUresult cuMemcpyHtoDAsync_v2(uint64_t dst, const void *src, size_t n, void *s) { NEED_CONTEXT(); NOT_CAPTURING(s); memcpy((void *)(uintptr_t)dst, src, n); return OK; }
 CUresult cuMemcpyDtoHAsync_v2(void *dst, uint64_t src, size_t n, void *s) { NEED_CONTEXT(); NOT_CAPTURING(s); memcpy(dst, (void *)(uintptr_t)src, n); return OK; }
 CUresult cuStreamCreate(void **s, unsigned) { NEED_CONTEXT(); *s = malloc(1); live_allocations++; return OK; }
@@ -217,6 +231,8 @@ CUresult cuEventCreate(void **e, unsigned) { NEED_CONTEXT(); *e = malloc(1); liv
 CUresult cuEventDestroy_v2(void *e) { NEED_CONTEXT(); free(e); live_allocations--; return OK; }
 CUresult cuEventRecord(void *e, void *s) { NEED_CONTEXT(); NOT_CAPTURING(s); return e && s ? OK : INVALID_VALUE; }
 CUresult cuEventSynchronize(void *e) { NEED_CONTEXT(); return e ? OK : INVALID_VALUE; }
+// one stream's work runs when queued here: waiting for another's recorded point is always already satisfied
+CUresult cuStreamWaitEvent(void *s, void *e, unsigned flags) { NEED_CONTEXT(); NOT_CAPTURING(s); return s && e && !flags ? OK : INVALID_VALUE; }
 
 static CUresult run_kernel(void *f, unsigned gx, unsigned gy, unsigned bx, void **params);
 
@@ -236,6 +252,9 @@ CUresult cuLaunchKernel(void *f, unsigned gx, unsigned gy, unsigned gz, unsigned
         return OK;
     }
     kernel_launches++;
+    for (int i = 0; i < (int)(sizeof KERNELS / sizeof *KERNELS); i++) {
+        if (f == (void *)KERNELS[i]) launches_of[i]++;
+    }
     return run_kernel(f, gx, gy, bx, params);
 }
 
@@ -388,6 +407,49 @@ static CUresult run_kernel(void *f, unsigned gx, unsigned gy, unsigned bx, void 
         body = [&] {
             moe_combine(ARG(const unsigned long long *, 0), ARG(const int *, 1), ARG(const float *, 2),
                         ARG(const float *, 3), ARG(float *, 4), ARG(int, 5), ARG(int, 6));
+        };
+    } else if (k == KERNELS[20]) {
+        body = [&] {
+            rmsnorm_q8_rows(ARG(const float *, 0), ARG(const float *, 1), ARG(float *, 2), ARG(uint8_t *, 3),
+                            ARG(int, 4), ARG(float, 5));
+        };
+    } else if (k == KERNELS[21]) {
+        body = [&] {
+            gemm_tokens(ARG(const uint8_t *, 0), ARG(const float *, 1), ARG(const uint8_t *, 2), ARG(float *, 3),
+                        ARG(int, 4), ARG(int, 5), ARG(int, 6), ARG(int, 7), ARG(float, 8), ARG(int, 9), ARG(int, 10));
+        };
+    } else if (k == KERNELS[22]) {
+        body = [&] {
+            qk_norm_rope_tokens(ARG(float *, 0), ARG(int, 1), ARG(const float *, 2), ARG(const float *, 3),
+                                ARG(const float *, 4), ARG(__half *, 5), ARG(__half *, 6), ARG(float *, 7), ARG(int, 8),
+                                ARG(int, 9), ARG(int, 10), ARG(int, 11), ARG(int, 12), ARG(int, 13), ARG(int, 14),
+                                ARG(int, 15), ARG(float, 16));
+        };
+    } else if (k == KERNELS[23]) {
+        body = [&] {
+            attention_tokens(ARG(const float *, 0), ARG(int, 1), ARG(const __half *, 2), ARG(const __half *, 3),
+                             ARG(float *, 4), ARG(int, 5), ARG(float *, 6), ARG(int, 7), ARG(int, 8), ARG(int, 9),
+                             ARG(int, 10), ARG(int, 11), ARG(int, 12), ARG(int, 13), ARG(float, 14));
+        };
+    } else if (k == KERNELS[24]) {
+        body = [&] {
+            moe_route_tokens(ARG(const float *, 0), ARG(int, 1), ARG(const float *, 2), ARG(int, 3), ARG(int, 4),
+                             ARG(int, 5), ARG(int, 6), ARG(float, 7), ARG(int *, 8), ARG(float *, 9));
+        };
+    } else if (k == KERNELS[25]) {
+        body = [&] {
+            moe_gate_up_tiles(ARG(const unsigned long long *, 0), ARG(const int *, 1), ARG(const int *, 2), ARG(int, 3),
+                              ARG(const uint8_t *, 4), ARG(float *, 5), ARG(int, 6), ARG(int, 7), ARG(int, 8));
+        };
+    } else if (k == KERNELS[26]) {
+        body = [&] {
+            moe_down_tiles(ARG(const unsigned long long *, 0), ARG(const int *, 1), ARG(const int *, 2),
+                           ARG(const uint8_t *, 3), ARG(float *, 4), ARG(int, 5), ARG(int, 6), ARG(int, 7));
+        };
+    } else if (k == KERNELS[27]) {
+        body = [&] {
+            moe_combine_tokens(ARG(const unsigned long long *, 0), ARG(const int *, 1), ARG(const float *, 2),
+                               ARG(const float *, 3), ARG(float *, 4), ARG(int, 5), ARG(int, 6));
         };
     } else {
         return INVALID_VALUE;

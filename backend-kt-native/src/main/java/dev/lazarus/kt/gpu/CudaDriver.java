@@ -37,6 +37,8 @@ final class CudaDriver {
     private final MethodHandle cuMemFree;
     private final MethodHandle cuMemAllocHost;
     private final MethodHandle cuMemFreeHost;
+    private final MethodHandle cuMemHostRegister;
+    private final MethodHandle cuMemHostUnregister;
     private final MethodHandle cuMemcpyHtoDAsync;
     private final MethodHandle cuMemcpyDtoHAsync;
     private final MethodHandle cuStreamCreate;
@@ -48,6 +50,7 @@ final class CudaDriver {
     private final MethodHandle cuEventRecord;
     private final MethodHandle cuEventSynchronize;
     private final MethodHandle cuEventDestroy;
+    private final MethodHandle cuStreamWaitEvent;
     private final MethodHandle cuStreamBeginCapture;
     private final MethodHandle cuStreamEndCapture;
     private final MethodHandle cuGraphInstantiate;
@@ -72,6 +75,8 @@ final class CudaDriver {
         cuMemFree = bind(lib, "cuMemFree_v2", JAVA_LONG);
         cuMemAllocHost = bind(lib, "cuMemAllocHost_v2", ADDRESS, JAVA_LONG);
         cuMemFreeHost = bind(lib, "cuMemFreeHost", ADDRESS);
+        cuMemHostRegister = bind(lib, "cuMemHostRegister_v2", ADDRESS, JAVA_LONG, JAVA_INT);
+        cuMemHostUnregister = bind(lib, "cuMemHostUnregister", ADDRESS);
         cuMemcpyHtoDAsync = bind(lib, "cuMemcpyHtoDAsync_v2", JAVA_LONG, ADDRESS, JAVA_LONG, ADDRESS);
         cuMemcpyDtoHAsync = bind(lib, "cuMemcpyDtoHAsync_v2", ADDRESS, JAVA_LONG, JAVA_LONG, ADDRESS);
         cuStreamCreate = bind(lib, "cuStreamCreate", ADDRESS, JAVA_INT);
@@ -84,6 +89,7 @@ final class CudaDriver {
         cuEventRecord = bind(lib, "cuEventRecord", ADDRESS, ADDRESS);
         cuEventSynchronize = bind(lib, "cuEventSynchronize", ADDRESS);
         cuEventDestroy = bind(lib, "cuEventDestroy_v2", ADDRESS);
+        cuStreamWaitEvent = bind(lib, "cuStreamWaitEvent", ADDRESS, ADDRESS, JAVA_INT);
         cuStreamBeginCapture = bind(lib, "cuStreamBeginCapture_v2", ADDRESS, JAVA_INT);
         cuStreamEndCapture = bind(lib, "cuStreamEndCapture", ADDRESS, ADDRESS);
         cuGraphInstantiate = bind(lib, "cuGraphInstantiateWithFlags", ADDRESS, ADDRESS, JAVA_LONG);
@@ -224,6 +230,18 @@ final class CudaDriver {
         check("cuMemFreeHost", call(cuMemFreeHost, host));
     }
 
+    /** {@code CU_MEMHOSTREGISTER_READ_ONLY}: the device only reads the range (what a read-only file mapping allows). */
+    static final int HOST_REGISTER_READ_ONLY = 0x08;
+
+    /** Page-locks existing host memory (page-aligned here), so copies from it are direct, asynchronous DMA. */
+    void registerHost(MemorySegment range, int flags) {
+        check("cuMemHostRegister(" + range.byteSize() + ")", call(cuMemHostRegister, range, range.byteSize(), flags));
+    }
+
+    void unregisterHost(MemorySegment range) {
+        check("cuMemHostUnregister", call(cuMemHostUnregister, range));
+    }
+
     void copyToDevice(long dst, MemorySegment src, long bytes, MemorySegment stream) {
         int r;
         try {
@@ -281,6 +299,11 @@ final class CudaDriver {
             throw rethrow(t);
         }
         check("cuEventRecord", r);
+    }
+
+    /** Work queued on {@code stream} from now on waits, on the device, for the point {@code event} recorded. */
+    void waitEvent(MemorySegment stream, MemorySegment event) {
+        check("cuStreamWaitEvent", call(cuStreamWaitEvent, stream, event, 0));
     }
 
     void synchronizeEvent(MemorySegment event) {

@@ -67,13 +67,18 @@ final class DeviceKvCaches implements AutoCloseable {
      * the host cache holds. Enqueued on the stream (the upload, if any, completes before later work).
      */
     Copy prepare(KvCache cache, int position) {
+        return prepare(cache, position, 1);
+    }
+
+    /** {@link #prepare} for a pass over {@code count} positions from {@code position} on (a prompt chunk). */
+    Copy prepare(KvCache cache, int position, int count) {
         Copy copy = find(cache);
-        if (copy != null && position >= copy.capacity) {
+        if (copy != null && position + count > copy.capacity) {
             drop(copy);
             copy = null;
         }
         if (copy == null) {
-            int capacity = Math.min(cache.maxPositions(), Math.max(position + 1, Math.max(256, 2 * position)));
+            int capacity = Math.min(cache.maxPositions(), Math.max(position + count, Math.max(256, 2 * position)));
             evictFor();
             copy = new Copy(cache, capacity);
             copies.add(copy);

@@ -102,6 +102,11 @@ final class DeviceMoe implements AutoCloseable {
         }
     }
 
+    /** Block {@code b}'s selection bias on the device, or 0. */
+    long bias(int b) {
+        return bias[b];
+    }
+
     /** Whether the device router computes what {@link dev.lazarus.kt.model.ExpertRouter} does for {@code moe}. */
     static boolean routable(MoeConfig moe) {
         return moe.groupCount() <= 1 && moe.expertCount() <= 1024 && moe.expertFfnLength() % 32 == 0;

@@ -39,7 +39,8 @@ import java.util.List;
  * the host: per such block the normed activation and the router logits come down (one copy, one stream sync),
  * the host routes (the CPU path's {@link ExpertRouter}) and launches the shared expert and the GPU experts.
  *
- * <p>A batch is computed token by token (decode speed; prompts too, for now). The host {@link KvCache}
+ * <p>A run of one sequence's consecutive positions in a batch (a prompt chunk) is computed as a batch by
+ * {@link GpuPrefill} where the model's blocks have batched kernels; other tokens one by one. The host {@link KvCache}
  * is kept complete, so the CPU path could take over any time. Not reentrant (like {@link Model#forward}).
  */
 public final class GpuLayerPath implements Model.ForwardPath, AutoCloseable {
@@ -67,6 +68,8 @@ public final class GpuLayerPath implements Model.ForwardPath, AutoCloseable {
     private final float eps;
     private final DeviceAllocations memory;
     private final TokenGraphs graphs;
+    /** The batched prompt pass, or null when the model has parts without batched kernels (prompts token by token). */
+    private final GpuPrefill prefill;
     // device buffers; x is the residual stream, rope and then the position (an int) sit right behind it (one
     // upload per token), the router logits right behind the normed activation (one download per MoE block)
     private final long dX, dRope, dPos, dNormed, dRouterLogits, dXq, dH, dHq, dCpuSum, dKvOut, dLogits;
@@ -144,6 +147,8 @@ public final class GpuLayerPath implements Model.ForwardPath, AutoCloseable {
         this.moe = m;
         this.kv = new DeviceKvCaches(cu, stream, blocks, keyWidth, kvWidth - keyWidth, Math.max(1, sequences));
         this.graphs = new TokenGraphs(cu, stream);
+        this.prefill = GpuPrefill.create(model, file, cu, stream, tier.module(), arena, kernels, weights, attention, moe,
+                kv, placement);
     }
 
     /**
@@ -176,10 +181,26 @@ public final class GpuLayerPath implements Model.ForwardPath, AutoCloseable {
         }
         cu.setCurrent(context);
         float[][] logits = new float[batch.size()][];
-        for (int i = 0; i < batch.size(); i++) {
-            logits[i] = token(batch.tokens()[i], batch.positions()[i], batch.caches()[i], batch.wantLogits()[i]);
+        for (int i = 0; i < batch.size(); ) {
+            int run = prefill == null ? 1 : promptRun(batch, i);
+            if (run > 1) {
+                prefill.forward(batch.tokens(), batch.positions(), batch.caches()[i], batch.wantLogits(), i, run, logits);
+            } else {
+                logits[i] = token(batch.tokens()[i], batch.positions()[i], batch.caches()[i], batch.wantLogits()[i]);
+            }
+            i += run;
         }
         return logits;
+    }
+
+    /** How many tokens from {@code i} on are one sequence's consecutive positions (a prompt run for {@link GpuPrefill}). */
+    static int promptRun(ForwardBatch batch, int i) {
+        int j = i + 1;
+        while (j < batch.size() && batch.caches()[j] == batch.caches()[i]
+                && batch.positions()[j] == batch.positions()[j - 1] + 1) {
+            j++;
+        }
+        return j - i;
     }
 
     private float[] token(int token, int position, KvCache cache, boolean wantLogits) {
@@ -404,6 +425,9 @@ public final class GpuLayerPath implements Model.ForwardPath, AutoCloseable {
         cu.setCurrent(context);
         cu.synchronize(stream);
         graphs.close();
+        if (prefill != null) {
+            prefill.close();
+        }
         if (moe != null) {
             moe.close();
         }

@@ -82,6 +82,8 @@ public final class GpuParityCheck {
     public static final float K_QUANT_NEAR_TIE = 1.0f;
 
     static final int[] PROMPT = {1, 15, 27, 99, 4, 300, 8};
+    /** Prompt length of the batched prompt checks: several tiles of ExpertGroups.TILE tokens, the last one partial. */
+    static final int PREFILL_PROMPT = 45;
 
     /**
      * @param layers          whether the GPU layer path ran (attention, norms, router on the GPU too)
@@ -95,7 +97,13 @@ public final class GpuParityCheck {
      */
     public record Result(boolean layers, double gpuShare, int gpuExperts, int experts, double gpuByteHitRate,
                          float maxAbsDiff, int positions, int tokenMismatches, int nearTies, float widestFlip,
-                         boolean kQuants, int outliers) {
+                         boolean kQuants, int outliers, String prompt, float tokenPathDiff) {
+        Result(boolean layers, double gpuShare, int gpuExperts, int experts, double gpuByteHitRate, float maxAbsDiff,
+               int positions, int tokenMismatches, int nearTies, float widestFlip, boolean kQuants, int outliers) {
+            this(layers, gpuShare, gpuExperts, experts, gpuByteHitRate, maxAbsDiff, positions, tokenMismatches, nearTies,
+                    widestFlip, kQuants, outliers, null, 0);
+        }
+
         public float tolerance() {
             return kQuants ? K_QUANT_TOLERANCE : layers ? LAYER_TOLERANCE : TOLERANCE;
         }
@@ -104,17 +112,22 @@ public final class GpuParityCheck {
             if (kQuants) {
                 return outliers <= K_QUANT_OUTLIER_SHARE * positions && tokenMismatches == 0;
             }
-            return maxAbsDiff <= tolerance() && (!layers || tokenMismatches == 0);
+            return maxAbsDiff <= tolerance() && (!layers || tokenMismatches == 0) && tokenPathDiff <= tolerance();
         }
 
         @Override
         public String toString() {
-            return "%s, GPU share %.0f %% (%d/%d experts, %.1f %% of expert bytes read on GPU): max |Δlogit| %.2e (tolerance %.2g, %d positions beyond) over %d positions, %d argmax differences (+%d near ties, widest CPU margin %.3f) -> %s"
+            return "%s, GPU share %.0f %% (%d/%d experts, %.1f %% of expert bytes read on GPU): max |Δlogit| %.2e (tolerance %.2g, %d positions beyond) over %d positions, %d argmax differences (+%d near ties, widest CPU margin %.3f)%s -> %s"
                     .formatted(layers ? "GPU layers + experts" : "GPU experts only", gpuShare * 100, gpuExperts,
                             experts, gpuByteHitRate * 100, maxAbsDiff, tolerance(), outliers, positions, tokenMismatches, nearTies,
-                            widestFlip, ok() ? "OK" : "MISMATCH");
+                            widestFlip, prompt == null ? "" : "; prompt " + prompt
+                                    + ", max |Δlogit| to the GPU's token-by-token prompt %.2e".formatted(tokenPathDiff),
+                            ok() ? "OK" : "MISMATCH");
         }
     }
+
+    /** What a comparison of two runs' logits found (see {@link Result}). */
+    private record Diff(float maxAbsDiff, int mismatches, int nearTies, float widestFlip, int outliers) {}
 
     private GpuParityCheck() {}
 
@@ -143,38 +156,95 @@ public final class GpuParityCheck {
                     throw new IllegalStateException("the GPU layer path did not install (see the log)");
                 }
                 List<float[]> actual = GreedyDecoder.run(onGpu, PROMPT, steps, tokens);
-                float maxDiff = 0;
-                int mismatches = 0, nearTies = 0;
-                float widestFlip = 0;
-                int outliers = 0;
                 boolean kQuants = kQuants(file);
-                for (int i = 0; i < expected.size(); i++) {
-                    float[] e = expected.get(i), a = actual.get(i);
-                    float positionDiff = 0;
-                    for (int v = 0; v < e.length; v++) {
-                        float d = Math.abs(e[v] - a[v]);
-                        positionDiff = Float.isNaN(d) ? Float.POSITIVE_INFINITY : Math.max(positionDiff, d);
-                    }
-                    maxDiff = Math.max(maxDiff, positionDiff);
-                    outliers += positionDiff > (kQuants ? K_QUANT_TOLERANCE : layers ? LAYER_TOLERANCE : TOLERANCE) ? 1 : 0;
-                    int cpuTop = Sampler.argmax(e), gpuTop = Sampler.argmax(a);
-                    if (cpuTop != gpuTop) {
-                        widestFlip = Math.max(widestFlip, e[cpuTop] - e[gpuTop]);
-                        if (e[cpuTop] - e[gpuTop] <= (kQuants ? K_QUANT_NEAR_TIE : NEAR_TIE)) {
-                            nearTies++;
-                        } else {
-                            mismatches++;
-                        }
-                    }
-                }
-                return placement == null
-                        ? new Result(layers, gpuShare, 0, 0, 0, maxDiff, expected.size(), mismatches, nearTies, widestFlip,
-                                kQuants, outliers)
-                        : new Result(layers, gpuShare, placement.current().count(Tier.GPU), placement.catalog().size(),
-                                placement.byteHitRate(Tier.GPU), maxDiff, expected.size(), mismatches, nearTies, widestFlip,
-                                kQuants, outliers);
+                Diff d = compare(expected, actual, kQuants ? K_QUANT_TOLERANCE : layers ? LAYER_TOLERANCE : TOLERANCE,
+                        kQuants ? K_QUANT_NEAR_TIE : NEAR_TIE);
+                return result(layers, gpuShare, placement, d, expected.size(), kQuants, null, 0);
             }
         }
+    }
+
+    /**
+     * The GPU layer path's batched prompt ({@link GpuPrefill}) against the CPU path: a prompt of
+     * {@code promptLength} tokens as two forward passes (chunks), then {@code steps} greedy tokens, each position's logits
+     * compared with the CPU's and with the same GPU placement fed the prompt token by token (the decode path).
+     * {@code staged}: the CPU-tier experts are uploaded to the GPU for the prompt (the staging threshold set to 1),
+     * otherwise the CPU computes them (threshold beyond the prompt).
+     */
+    public static Result runPrefill(Path model, Path kernels, double gpuShare, int promptLength, int steps,
+                                    boolean staged) {
+        try (GgufFile file = GgufFile.open(model); Parallel parallel = Parallel.ofThreads(
+                Math.max(1, Runtime.getRuntime().availableProcessors() / 2))) {
+            Model onCpu = Model.load(file, parallel);
+            int[] prompt = new java.util.Random(7).ints(promptLength, 1, Math.min(onCpu.vocabSize(), 1000)).toArray();
+            List<float[]> expected = GreedyDecoder.run(onCpu, prompt, steps, null);
+            int[] tokens = GreedyDecoder.tokens(expected, prompt.length);
+            Model onGpu = Model.load(file, parallel);
+            PlacementConfig config = PlacementConfig.cpuOnly()
+                    .withGpu(GpuMode.ON, new TierBudget.Ratio(gpuShare), kernels).withGpuLayers(true);
+            String before = System.getProperty(GpuPrefill.STAGE_PROPERTY);
+            System.setProperty(GpuPrefill.STAGE_PROPERTY, staged ? "1" : "" + (promptLength + 1));
+            try (DeviceTier gpu = GpuTiers.open(config).orElseThrow();
+                 ExpertPlacement placement = ExpertPlacement.install(onGpu, "parity", config, gpu)) {
+                if (GpuTiers.installLayers(onGpu, file, config, placement, gpu, 1).isEmpty()) {
+                    throw new IllegalStateException("the GPU layer path did not install (see the log)");
+                }
+                List<float[]> tokenPath = GreedyDecoder.run(onGpu, prompt, steps, tokens);
+                // two chunks: the second starts past a prefix the device cache holds already
+                List<float[]> batched = GreedyDecoder.run(onGpu, prompt, steps, tokens, promptLength / 2 + 1);
+                boolean kQuants = kQuants(file);
+                float tolerance = kQuants ? K_QUANT_TOLERANCE : LAYER_TOLERANCE;
+                Diff d = compare(expected, batched, tolerance, kQuants ? K_QUANT_NEAR_TIE : NEAR_TIE);
+                Diff self = compare(tokenPath, batched, tolerance, 0);
+                return result(true, gpuShare, placement, d, expected.size(), kQuants,
+                        "batched (" + promptLength + " tokens in 2 chunks, CPU-tier experts " + (staged ? "staged" : "on the CPU") + ")",
+                        self.maxAbsDiff());
+            } finally {
+                if (before == null) {
+                    System.clearProperty(GpuPrefill.STAGE_PROPERTY);
+                } else {
+                    System.setProperty(GpuPrefill.STAGE_PROPERTY, before);
+                }
+            }
+        }
+    }
+
+    private static Result result(boolean layers, double gpuShare, ExpertPlacement placement, Diff d, int positions,
+                                 boolean kQuants, String prompt, float tokenPathDiff) {
+        return placement == null
+                ? new Result(layers, gpuShare, 0, 0, 0, d.maxAbsDiff(), positions, d.mismatches(), d.nearTies(),
+                        d.widestFlip(), kQuants, d.outliers(), prompt, tokenPathDiff)
+                : new Result(layers, gpuShare, placement.current().count(Tier.GPU), placement.catalog().size(),
+                        placement.byteHitRate(Tier.GPU), d.maxAbsDiff(), positions, d.mismatches(), d.nearTies(),
+                        d.widestFlip(), kQuants, d.outliers(), prompt, tokenPathDiff);
+    }
+
+    /** Position by position: the largest |logit difference|, argmax differences beyond / within {@code nearTie}. */
+    private static Diff compare(List<float[]> expected, List<float[]> actual, float tolerance, float nearTie) {
+        float maxDiff = 0;
+        int mismatches = 0, nearTies = 0;
+        float widestFlip = 0;
+        int outliers = 0;
+        for (int i = 0; i < expected.size(); i++) {
+            float[] e = expected.get(i), a = actual.get(i);
+            float positionDiff = 0;
+            for (int v = 0; v < e.length; v++) {
+                float d = Math.abs(e[v] - a[v]);
+                positionDiff = Float.isNaN(d) ? Float.POSITIVE_INFINITY : Math.max(positionDiff, d);
+            }
+            maxDiff = Math.max(maxDiff, positionDiff);
+            outliers += positionDiff > tolerance ? 1 : 0;
+            int cpuTop = Sampler.argmax(e), gpuTop = Sampler.argmax(a);
+            if (cpuTop != gpuTop) {
+                widestFlip = Math.max(widestFlip, e[cpuTop] - e[gpuTop]);
+                if (e[cpuTop] - e[gpuTop] <= nearTie) {
+                    nearTies++;
+                } else {
+                    mismatches++;
+                }
+            }
+        }
+        return new Diff(maxDiff, mismatches, nearTies, widestFlip, outliers);
     }
 
     /** Whether any matrix of {@code file} is a K-quant, which the two paths meet with differently rounded activations. */
@@ -206,7 +276,8 @@ public final class GpuParityCheck {
     }
 
     /**
-     * {@code GpuParityCheck <kernels.ptx> [model.gguf]}: with a model, its experts-only and layer-path checks;
+     * {@code GpuParityCheck <kernels.ptx> [model.gguf]}: with a model, its experts-only, layer-path and batched
+     * prompt checks ({@link #runPrefill});
      * without, tinyQwen3Moe's and tinyDeepseek2's (Q8_0; split k_b/v_b, then a fused kv_b), then the layer path on the dense tinyLlama (Q8_0, F16)
      * and on an F32 tinyQwen3Moe, then tinyQwen3Moe's in Q4_K, Q5_K, Q6_K and Q4_0.
      */
@@ -234,6 +305,10 @@ public final class GpuParityCheck {
                 System.out.println(r);
                 ok &= r.ok();
             }
+            Result dense = runPrefill(tinyModel(SyntheticModels.tinyLlama(), dir), kernels, 0.0, PREFILL_PROMPT, 24,
+                    false);
+            System.out.println(dense);
+            ok &= dense.ok();
             System.out.println("-- tiny-qwen3moe F32 (layers on the GPU, experts on the CPU: F32 experts stay there)");
             Result r = run(tinyModel(SyntheticModels.tinyQwen3Moe(), GgmlType.F32, dir), kernels, 0.0, 48, true);
             System.out.println(r);
@@ -257,6 +332,13 @@ public final class GpuParityCheck {
             Result r = run(model, kernels, share, 48, true);
             System.out.println(r);
             ok &= r.ok() && (share == 0) == (r.gpuExperts() == 0);
+        }
+        for (double share : new double[] {0.0, 0.3, 1.0}) {
+            for (boolean staged : share == 1.0 ? new boolean[] {false} : new boolean[] {false, true}) {
+                Result r = runPrefill(model, kernels, share, PREFILL_PROMPT, 24, staged);
+                System.out.println(r);
+                ok &= r.ok();
+            }
         }
         return ok;
     }

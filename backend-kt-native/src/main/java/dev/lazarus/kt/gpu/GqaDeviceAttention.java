@@ -14,7 +14,7 @@ import java.util.List;
  */
 final class GqaDeviceAttention implements DeviceAttention {
 
-    private record Weights(DeviceMatrix q, DeviceMatrix k, DeviceMatrix v, DeviceMatrix output, long qNorm, long kNorm) {}
+    record Weights(DeviceMatrix q, DeviceMatrix k, DeviceMatrix v, DeviceMatrix output, long qNorm, long kNorm) {}
 
     private final LayerKernels kernels;
     private final LayerKernels.Heads heads;
@@ -37,6 +37,20 @@ final class GqaDeviceAttention implements DeviceAttention {
         this.dQkv = scratch.allocate(heads.qkvWidth());
         this.dAtt = scratch.allocate(attWidth);
         this.dAttQ = scratch.allocate(GpuLayerPath.q8Floats(attWidth));
+    }
+
+    /** Block {@code b}'s projections and QK-norm weights (the batched prompt path launches its own kernels on them). */
+    Weights weights(int b) {
+        return blocks.get(b);
+    }
+
+    /** The heads' shape. */
+    LayerKernels.Heads shape() {
+        return heads;
+    }
+
+    float scale() {
+        return scale;
     }
 
     /** Why a block's attention {@code a} cannot run here, or null. */

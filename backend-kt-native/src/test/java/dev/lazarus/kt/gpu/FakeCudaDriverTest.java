@@ -36,6 +36,13 @@ class FakeCudaDriverTest {
 
     static Path library;
 
+    /**
+     * Largest |logit difference| of the batched prompt to the token-by-token GPU path: none, measured on every case
+     * of the test using it (the same kernel bodies and per-lane sums; here the CPU's batched experts and the staged
+     * experts' place in the GPU's sum round alike too).
+     */
+    static final float TOKEN_PATH_DIFF = 0f;
+
     @BeforeAll
     static void buildFakeDriver() throws Exception {
         buildFakeDriver0();
@@ -85,6 +92,42 @@ class FakeCudaDriverTest {
         var h = Linker.nativeLinker().downcallHandle(lookup.find("fake_live_allocations").orElseThrow(),
                 FunctionDescriptor.of(ValueLayout.JAVA_LONG));
         return (long) h.invokeExact();
+    }
+
+    static long launchesOf(String kernel) throws Throwable {
+        var lookup = SymbolLookup.libraryLookup(library, Arena.global());
+        var h = Linker.nativeLinker().downcallHandle(lookup.find("fake_launches_of").orElseThrow(),
+                FunctionDescriptor.of(ValueLayout.JAVA_LONG, ValueLayout.ADDRESS));
+        try (Arena a = Arena.ofConfined()) {
+            return (long) h.invokeExact(a.allocateFrom(kernel));
+        }
+    }
+
+    /**
+     * The batched prompt (GpuPrefill: a 20-token prompt as two forward passes of 11 and 9 tokens, the second past
+     * the prefix the device cache holds, tiles of 8 tokens with a partial last one) against the CPU path and against the same GPU placement fed the prompt token by token: same greedy
+     * tokens, logits within the layer tolerance of the CPU's and equal to the token path's (the same kernel bodies
+     * and per-lane sums; the CPU-tier experts computed by the CPU as decoding does, or staged to the "GPU", their
+     * mapped tensors registered with the driver), the batched kernels did run, and everything is freed
+     * (registrations included).
+     */
+    @ParameterizedTest
+    @org.junit.jupiter.params.provider.CsvSource({"tiny-qwen3moe,0.5,false", "tiny-qwen3moe,0.5,true",
+            "tiny-qwen3moe,1.0,false", "tiny-llama,0.0,false"})
+    void theBatchedPromptComputesTheTokenPathsLogits(String preset, double share, boolean staged) throws Throwable {
+        Path kernels = Files.writeString(dir.resolve("kernels.ptx"), "// fake module: the fake driver ignores it\n");
+        long batched = launchesOf("gemm_tokens"), grouped = launchesOf("moe_gate_up_tiles");
+        GpuParityCheck.Result r = GpuParityCheck.runPrefill(
+                GpuParityCheck.tinyModel(SyntheticModels.preset(preset), dir), kernels, share, 20, 3, staged);
+        assertThat(r.ok()).as(r.toString()).isTrue();
+        assertThat(r.tokenMismatches()).as(r.toString()).isZero();
+        assertThat(r.maxAbsDiff()).as(r.toString()).isLessThanOrEqualTo(GpuParityCheck.LAYER_TOLERANCE);
+        assertThat(r.tokenPathDiff()).as(r.toString()).isLessThanOrEqualTo(TOKEN_PATH_DIFF);
+        assertThat(launchesOf("gemm_tokens")).as("batched projections launched").isGreaterThan(batched);
+        if (share > 0 || staged || preset.equals("tiny-llama")) { // else every expert is the CPU's
+            assertThat(launchesOf("moe_gate_up_tiles")).as("grouped SwiGLUs launched").isGreaterThan(grouped);
+        }
+        assertThat(liveAllocations()).as("device and pinned buffers left after close").isZero();
     }
 
     @ParameterizedTest
