@@ -18,7 +18,10 @@ import reactor.core.publisher.Mono;
  */
 public final class AdminTokenFilter implements WebFilter, Ordered {
 
-    /** Late among the web filters (after observation and metrics), but explicit: others order themselves after it. */
+    /**
+     * Late among the web filters (after observation and metrics), after the OpenAI endpoint filter too (which never
+     * passes the admin paths on), but explicit: others order themselves after it.
+     */
     static final int ORDER = Ordered.LOWEST_PRECEDENCE - 10;
 
     /**

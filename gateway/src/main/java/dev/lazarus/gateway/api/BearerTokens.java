@@ -46,7 +46,12 @@ public final class BearerTokens {
 
     public boolean guards(ServerHttpRequest request) {
         var path = request.getPath().pathWithinApplication();
-        return guarded.stream().anyMatch(pattern -> pattern.matches(path));
+        for (PathPattern pattern : guarded) { // a loop, not a stream: every request passes here twice
+            if (pattern.matches(path)) {
+                return true;
+            }
+        }
+        return false;
     }
 
     /** No secret configured: nothing can be accepted. */

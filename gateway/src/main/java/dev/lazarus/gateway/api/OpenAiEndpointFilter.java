@@ -11,8 +11,9 @@ import org.springframework.web.util.pattern.PathPatternParser;
 import reactor.core.publisher.Mono;
 
 /**
- * Hands {@code POST /v1/chat/completions} and {@code POST /v1/completions} to the {@link OpenAiController} as the
- * last web filter, after the API keys and every other filter, instead of through Spring's {@code DispatcherHandler}:
+ * Hands {@code POST /v1/chat/completions} and {@code POST /v1/completions} to the {@link OpenAiController} as a web
+ * filter, after the API keys and every other filter that acts on {@code /v1}, instead of through Spring's
+ * {@code DispatcherHandler}:
  * its per-request walk over every handler mapping (actuator's, the annotated controllers', the functional routes),
  * the handler adapter and the result handling came to some 8 % of a relayed non-streaming request's CPU
  * (docs/benchmarks.md). The paths match as a route's do ({@link PathPattern}: segments decoded, matrix parameters
@@ -21,8 +22,13 @@ import reactor.core.publisher.Mono;
  */
 public final class OpenAiEndpointFilter implements WebFilter, Ordered {
 
-    /** Last: every other filter sees the request first (they are ordered before it, see ApiKeyFilter#ORDER). */
-    public static final int ORDER = Ordered.LOWEST_PRECEDENCE;
+    /**
+     * After every filter that acts on {@code /v1} (they are ordered before it, see ApiKeyFilter#ORDER); only the admin
+     * API's two filters come after it, which act on {@code /admin/**} and the detailed health group alone: each filter
+     * a request passes costs it a deferred subscription and a checkpoint in Spring's filter chain, on the way in and
+     * on the answer's way out (docs/benchmarks.md).
+     */
+    public static final int ORDER = Ordered.LOWEST_PRECEDENCE - 20;
 
     private static final PathPattern CHAT = PathPatternParser.defaultInstance.parse(OpenAiController.CHAT_PATH);
     private static final PathPattern COMPLETIONS = PathPatternParser.defaultInstance.parse(OpenAiController.COMPLETIONS_PATH);

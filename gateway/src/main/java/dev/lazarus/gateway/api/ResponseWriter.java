@@ -41,10 +41,12 @@ public final class ResponseWriter {
         this.errors = errors;
     }
 
-    public Mono<Void> json(ServerHttpResponse response, Mono<?> body) {
+    /** @param headers sets the headers that depend on the answer, run once the answer came (or failed) */
+    public Mono<Void> json(ServerHttpResponse response, Mono<?> body, Runnable headers) {
         response.setStatusCode(HttpStatus.OK);
         response.getHeaders().setContentType(MediaType.APPLICATION_JSON);
-        return response.writeWith(body.map(value -> {
+        return response.writeWith(body.doOnError(error -> headers.run()).map(value -> {
+            headers.run();
             DataBuffer buffer = response.bufferFactory().allocateBuffer(1024);
             json.writeValue(buffer.asOutputStream(), value);
             return buffer;
@@ -54,11 +56,15 @@ public final class ResponseWriter {
     /**
      * A whole answer as its backend's server wrote it, with the response's identity written over the
      * server's own ({@code identity} is asked once the answer came: the model that answered is known then).
+     *
+     * @param headers sets the headers that depend on the answer, run once it came, before the response commits
      */
-    public Mono<Void> whole(ServerHttpResponse response, Mono<WholeAnswer> answer, Supplier<ResponseIdentity> identity) {
+    public Mono<Void> whole(ServerHttpResponse response, Mono<WholeAnswer> answer, Supplier<ResponseIdentity> identity,
+            Runnable headers) {
         response.setStatusCode(HttpStatus.OK);
         response.getHeaders().setContentType(MediaType.APPLICATION_JSON);
         return response.writeWith(answer.map(whole -> {
+            headers.run();
             ResponseIdentity id = identity.get();
             byte[] body = whole.json().withIdentity(jsonString(id.id()),
                     Long.toString(id.created()).getBytes(StandardCharsets.US_ASCII), jsonString(id.model()));
@@ -85,13 +91,15 @@ public final class ResponseWriter {
      * shaped as {@link ChunkShape#CHAT} shapes it; the usage event only where the client asked for it.
      */
     public Mono<Void> chatEvents(ServerHttpRequest request, ServerHttpResponse response, Flux<ChatEvents> pieces,
-            Supplier<ResponseIdentity> identity, boolean includeUsage) {
+            Supplier<ResponseIdentity> identity, boolean includeUsage, Runnable headers) {
         return eventStream(request, response, pieces, (buffers, value, bytes) -> value instanceof ChatEvents events
-                ? piece(buffers, events, identity.get(), includeUsage, bytes) : event(buffers, value, bytes));
+                ? piece(buffers, events, identity.get(), includeUsage, bytes) : event(buffers, value, bytes), headers);
     }
 
-    public Mono<Void> eventStream(ServerHttpRequest request, ServerHttpResponse response, Flux<?> chunks) {
-        return eventStream(request, response, chunks, this::event);
+    /** @param headers sets the headers that depend on the answer, run once before the first event (or the failure) */
+    public Mono<Void> eventStream(ServerHttpRequest request, ServerHttpResponse response, Flux<?> chunks,
+            Runnable headers) {
+        return eventStream(request, response, chunks, this::event, headers);
     }
 
     /** Writes what one element of a stream becomes: its event or events, in one buffer (null: none). */
@@ -101,7 +109,7 @@ public final class ResponseWriter {
     }
 
     private Mono<Void> eventStream(ServerHttpRequest request, ServerHttpResponse response, Flux<?> chunks,
-            EventWriter writer) {
+            EventWriter writer, Runnable headers) {
         response.setStatusCode(HttpStatus.OK);
         response.getHeaders().setContentType(EVENT_STREAM);
         response.getHeaders().setCacheControl("no-cache");
@@ -114,14 +122,26 @@ public final class ResponseWriter {
             return chunks.<DataBuffer>handle((chunk, sink) -> {
                         DataBuffer event = writer.write(buffers, chunk, identity);
                         if (event != null) {
-                            started[0] = true;
+                            if (!started[0]) {
+                                started[0] = true;
+                                headers.run();
+                            }
                             sink.next(event);
                         }
                     })
-                    .concatWith(Mono.fromSupplier(() -> buffers.wrap(DONE)))
-                    .onErrorResume(error -> started[0]
-                            ? Flux.just(event(buffers, errors.map(error, request).body(), identity), buffers.wrap(DONE))
-                            : Flux.error(error));
+                    .concatWith(Mono.fromSupplier(() -> {
+                        if (!started[0]) {
+                            headers.run();
+                        }
+                        return buffers.wrap(DONE);
+                    }))
+                    .onErrorResume(error -> {
+                        if (started[0]) {
+                            return Flux.just(event(buffers, errors.map(error, request).body(), identity), buffers.wrap(DONE));
+                        }
+                        headers.run();
+                        return Flux.error(error);
+                    });
         });
         // writeWith, not a flush per event (writeAndFlushWith of one Mono per event): the connection is
         // flushed whenever the events that came together are written (reactor-netty flushes when its queue

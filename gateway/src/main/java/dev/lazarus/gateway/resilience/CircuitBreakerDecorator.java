@@ -42,36 +42,46 @@ public final class CircuitBreakerDecorator implements BackendCallDecorator {
         CircuitBreaker breaker = breakers.breaker(id);
         ResilienceProperties.Breaker limits = breakers.thresholds(id);
         ChunkInspector<T> inspector = ChunkInspector.of(attempt.endpoint());
-        return Flux.defer(() -> {
-            if (!breaker.tryAcquirePermission()) {
-                CallNotPermittedException refused = CallNotPermittedException.createCallNotPermittedException(breaker);
-                return Flux.error(new BackendException(BackendErrorKind.UNAVAILABLE,
-                        "backend '" + id + "' is not called: its circuit breaker is " + breaker.getState(), null,
-                        breakers.timeUntilHalfOpen(id).orElse(null), refused));
-            }
-            // One operator for the four signals (tap), not four: each operator costs per request and per chunk.
-            Outcome<T> outcome = new Outcome<>(breaker, limits, stats, id, inspector);
-            return call.tap(() -> outcome);
-        });
+        // One operator for the permission and the four signals (tap), not a defer and a tap: each operator costs per
+        // request and per chunk. A refusal is thrown by the listener's doFirst, which the tap turns into the error.
+        return call.tap(() -> new Outcome<>(breaker, limits, stats, id, inspector, breakers));
     }
 
-    /** One permitted call: records exactly one outcome with the breaker. */
+    /** One call: asks the breaker's permission as it is subscribed, then records exactly one outcome. */
     private static final class Outcome<T> extends DefaultSignalListener<T> {
         private final CircuitBreaker breaker;
         private final ResilienceProperties.Breaker limits;
         private final BackendStatsRegistry stats;
         private final String backendId;
         private final ChunkInspector<T> inspector;
+        private final BackendBreakers breakers;
         private final GenerationClock clock = new GenerationClock();
         private boolean recorded;
 
         Outcome(CircuitBreaker breaker, ResilienceProperties.Breaker limits, BackendStatsRegistry stats,
-                String backendId, ChunkInspector<T> inspector) {
+                String backendId, ChunkInspector<T> inspector, BackendBreakers breakers) {
             this.breaker = breaker;
             this.limits = limits;
             this.stats = stats;
             this.backendId = backendId;
             this.inspector = inspector;
+            this.breakers = breakers;
+        }
+
+        /** A refused call never reaches its source: the tap fails it with what this throws. */
+        @Override
+        public void doFirst() {
+            if (!breaker.tryAcquirePermission()) {
+                CallNotPermittedException refused = CallNotPermittedException.createCallNotPermittedException(breaker);
+                throw new BackendException(BackendErrorKind.UNAVAILABLE,
+                        "backend '" + backendId + "' is not called: its circuit breaker is " + breaker.getState(), null,
+                        breakers.timeUntilHalfOpen(backendId).orElse(null), refused);
+            }
+        }
+
+        /** The refusal above is the call's error, not a fault of the listener's to report. */
+        @Override
+        public void handleListenerError(Throwable listenerError) {
         }
 
         @Override

@@ -4,13 +4,9 @@ import dev.lazarus.backend.api.BackendErrorKind;
 import dev.lazarus.backend.api.BackendException;
 import dev.lazarus.gateway.routing.Attempt;
 import dev.lazarus.gateway.routing.BackendCallDecorator;
-import dev.lazarus.gateway.routing.RequestDeadline;
 import io.github.resilience4j.circuitbreaker.CallNotPermittedException;
 import java.time.Duration;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
 import reactor.core.publisher.Flux;
-import reactor.core.publisher.Mono;
 
 /**
  * Makes a backend call again, on the same backend, when it failed before its first chunk with a
@@ -25,8 +21,6 @@ import reactor.core.publisher.Mono;
  */
 public final class SameBackendRetryDecorator implements BackendCallDecorator {
 
-    private static final Logger log = LoggerFactory.getLogger(SameBackendRetryDecorator.class);
-
     private final AttemptProperties.Policies policies;
 
     public SameBackendRetryDecorator(AttemptProperties properties) {
@@ -39,26 +33,7 @@ public final class SameBackendRetryDecorator implements BackendCallDecorator {
         if (policy.retries() == 0) {
             return call;
         }
-        return tryCall(attempt, call, policy, 0);
-    }
-
-    private <T> Flux<T> tryCall(Attempt<T> attempt, Flux<T> call, AttemptProperties.Policy policy, int retried) {
-        return Flux.defer(() -> {
-            boolean[] relayed = {false};
-            return call.doOnNext(chunk -> relayed[0] = true)
-                    .onErrorResume(error -> relayed[0] || retried >= policy.retries()
-                            ? Flux.error(error)
-                            : Flux.deferContextual(context -> {
-                                Duration wait = waitBefore(error, policy, retried);
-                                Duration left = RequestDeadline.remaining(context);
-                                if (wait == null || (left != null && wait.compareTo(left) >= 0)) {
-                                    return Flux.error(error);
-                                }
-                                log.info("model '{}': backend '{}' failed before its first token ({}); trying it again in {} ms",
-                                        attempt.model(), attempt.backendId(), error.getMessage(), wait.toMillis());
-                                return Mono.delay(wait).thenMany(tryCall(attempt, call, policy, retried + 1));
-                            }));
-        });
+        return new RetryBeforeFirst<>(call, attempt, policy);
     }
 
     /** How long to wait before trying {@code error}'s call again; null when it is not worth it. */

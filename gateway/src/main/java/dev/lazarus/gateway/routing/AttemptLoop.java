@@ -7,7 +7,6 @@ import java.util.ArrayList;
 import java.util.List;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
-import reactor.core.observability.DefaultSignalListener;
 import reactor.core.publisher.Flux;
 
 /**
@@ -66,10 +65,7 @@ public final class AttemptLoop {
             ServedBy served = context.getOrDefault(ServedBy.class, null);
             // Per subscription: has anything of this backend's answer gone downstream yet?
             boolean[] relayed = {false};
-            Flux<T> call = endpoint.call(target, request).onErrorMap(e -> redacted(target, e));
-            if (clock != null) {
-                call = clock.timeUpstream(call);
-            }
+            Flux<T> call = new UpstreamCall<>(() -> endpoint.call(target, request), e -> redacted(target, e), clock);
             return decorator.decorate(new Attempt<>(model, target, endpoint, index,
                             plan.subList(index + 1, plan.size())), call)
                     .doOnNext(chunk -> {
@@ -141,34 +137,20 @@ public final class AttemptLoop {
      * the time each backend call took to answer (first chunk or failure). One per request; the
      * attempts of one request run one after the other, so plain fields suffice.
      */
-    private static final class RequestClock {
+    private static final class RequestClock implements UpstreamCall.Clock {
         private final long start = System.nanoTime();
         private long upstreamNanos;
         private long callStart;
         private boolean callAnswered;
 
-        /** One operator (tap) for the three signals it watches. */
-        <T> Flux<T> timeUpstream(Flux<T> call) {
-            return call.tap(() -> new DefaultSignalListener<T>() {
-                @Override
-                public void doOnSubscription() {
-                    callStart = System.nanoTime();
-                    callAnswered = false;
-                }
-
-                @Override
-                public void doOnNext(T chunk) {
-                    answered();
-                }
-
-                @Override
-                public void doOnError(Throwable error) {
-                    answered();
-                }
-            });
+        @Override
+        public void callStarted() {
+            callStart = System.nanoTime();
+            callAnswered = false;
         }
 
-        private void answered() {
+        @Override
+        public void answered() {
             if (!callAnswered) {
                 callAnswered = true;
                 upstreamNanos += System.nanoTime() - callStart;

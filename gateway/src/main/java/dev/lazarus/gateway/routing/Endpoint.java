@@ -95,9 +95,9 @@ public record Endpoint<R, T>(
         return backend instanceof WholeAnswers;
     }
 
-    /** Calls the backend; a method that throws instead of signalling becomes an error signal too. */
+    /** Calls the backend (a method that throws instead of signalling: see {@link UpstreamCall}). */
     Flux<T> call(RouteTarget target, R request) {
-        return Flux.defer(() -> invoke.apply(target.backend(), toBackend.apply(request, target.backendModel())));
+        return invoke.apply(target.backend(), toBackend.apply(request, target.backendModel()));
     }
 
     boolean supports(InferenceBackend backend) {

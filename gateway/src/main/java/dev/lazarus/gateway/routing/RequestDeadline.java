@@ -1,12 +1,25 @@
 package dev.lazarus.gateway.routing;
 
 import java.time.Duration;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicIntegerFieldUpdater;
+import java.util.function.Supplier;
+import org.reactivestreams.Subscription;
+import reactor.core.CoreSubscriber;
+import reactor.core.Disposable;
+import reactor.core.Disposables;
+import reactor.core.publisher.Flux;
+import reactor.core.publisher.FluxOperator;
+import reactor.core.publisher.Operators;
+import reactor.core.scheduler.Scheduler;
 import reactor.util.context.Context;
 import reactor.util.context.ContextView;
 
 /**
  * When the request's overall time is up, carried in the Reactor context of its attempts so that a
- * decorator that waits (a retry after {@code Retry-After}) never waits past it.
+ * decorator that waits (a retry after {@code Retry-After}) never waits past it; and the operator that
+ * ends the request there ({@link #bound}).
  */
 public final class RequestDeadline {
 
@@ -15,14 +28,131 @@ public final class RequestDeadline {
     private RequestDeadline() {
     }
 
-    /** A context entry for a request that must end within {@code timeout} from now. */
-    static Context in(Duration timeout) {
-        return Context.of(KEY, System.nanoTime() + timeout.toNanos());
-    }
-
     /** The time left, or null when the request has no deadline (a call made outside the router). */
     public static Duration remaining(ContextView context) {
         Long deadline = context.getOrDefault(KEY, null);
         return deadline == null ? null : Duration.ofNanos(Math.max(0, deadline - System.nanoTime()));
+    }
+
+    /**
+     * {@code source} within {@code timeout} of its subscription: then it is cancelled and fails with
+     * {@code error}; its subscribers' context holds the deadline. One operator and one timer, where
+     * {@code takeUntilOther(Mono.delay(..).then(Mono.error(..))).contextWrite(..)} took five operators and
+     * the delay's own subscribers per request.
+     */
+    static <T> Flux<T> bound(Flux<T> source, Duration timeout, Scheduler timer, Supplier<? extends Throwable> error) {
+        return new Bounded<>(source, timeout, timer, error);
+    }
+
+    private static final class Bounded<T> extends FluxOperator<T, T> {
+        private final Duration timeout;
+        private final Scheduler timer;
+        private final Supplier<? extends Throwable> error;
+
+        Bounded(Flux<T> source, Duration timeout, Scheduler timer, Supplier<? extends Throwable> error) {
+            super(source);
+            this.timeout = timeout;
+            this.timer = timer;
+            this.error = error;
+        }
+
+        @Override
+        public void subscribe(CoreSubscriber<? super T> actual) {
+            // serialised: the timer may fire on another thread than the source's signals
+            source.subscribe(new Watch<>(Operators.serialize(actual), this));
+        }
+    }
+
+    private static final class Watch<T> implements CoreSubscriber<T>, Subscription, Runnable {
+
+        private static final int RUNNING = 0;
+        private static final int DONE = 1;
+        private static final AtomicIntegerFieldUpdater<Watch> STATE =
+                AtomicIntegerFieldUpdater.newUpdater(Watch.class, "state");
+
+        private final CoreSubscriber<? super T> actual;
+        private final Bounded<T> parent;
+        private final Context context;
+        private final Disposable.Swap armed = Disposables.swap();
+        private volatile int state;
+        private Subscription upstream;
+
+        Watch(CoreSubscriber<? super T> actual, Bounded<T> parent) {
+            this.actual = actual;
+            this.parent = parent;
+            this.context = actual.currentContext().put(KEY, System.nanoTime() + parent.timeout.toNanos());
+        }
+
+        @Override
+        public Context currentContext() {
+            return context;
+        }
+
+        @Override
+        public void onSubscribe(Subscription s) {
+            if (!Operators.validate(upstream, s)) {
+                return;
+            }
+            upstream = s;
+            actual.onSubscribe(this);
+            if (state != RUNNING) {
+                return; // it ended while the subscriber requested
+            }
+            try {
+                armed.update(parent.timer.schedule(this, parent.timeout.toNanos(), TimeUnit.NANOSECONDS));
+            } catch (RejectedExecutionException e) {
+                if (STATE.compareAndSet(this, RUNNING, DONE)) {
+                    s.cancel();
+                    actual.onError(Operators.onRejectedExecution(e, context));
+                }
+            }
+        }
+
+        @Override
+        public void onNext(T t) {
+            if (state == RUNNING) {
+                actual.onNext(t);
+            } else {
+                Operators.onDiscard(t, context);
+            }
+        }
+
+        @Override
+        public void onError(Throwable t) {
+            if (STATE.compareAndSet(this, RUNNING, DONE)) {
+                armed.dispose();
+                actual.onError(t);
+            } else {
+                Operators.onErrorDropped(t, context);
+            }
+        }
+
+        @Override
+        public void onComplete() {
+            if (STATE.compareAndSet(this, RUNNING, DONE)) {
+                armed.dispose();
+                actual.onComplete();
+            }
+        }
+
+        /** The time is up. */
+        @Override
+        public void run() {
+            if (STATE.compareAndSet(this, RUNNING, DONE)) {
+                upstream.cancel();
+                actual.onError(parent.error.get());
+            }
+        }
+
+        @Override
+        public void request(long n) {
+            upstream.request(n);
+        }
+
+        @Override
+        public void cancel() {
+            armed.dispose();
+            upstream.cancel();
+        }
     }
 }

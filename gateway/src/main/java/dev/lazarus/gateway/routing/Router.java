@@ -11,7 +11,6 @@ import dev.lazarus.backend.api.openai.CompletionRequest;
 import java.time.Duration;
 import java.util.List;
 import reactor.core.publisher.Flux;
-import reactor.core.publisher.Mono;
 
 /**
  * The routing entry point: public model → route → planned chain → attempt loop, bounded by the
@@ -117,9 +116,9 @@ public final class Router {
 
     private <R, T> Flux<T> run(ModelRoute route, List<RouteTarget> plan, Endpoint<R, T> endpoint, R request,
             String model) {
-        return loop.run(route.name(), plan, endpoint, request)
-                .takeUntilOther(deadline(route.overallTimeout(), model))
-                .contextWrite(RequestDeadline.in(route.overallTimeout()));
+        Duration timeout = route.overallTimeout();
+        return RequestDeadline.bound(loop.run(route.name(), plan, endpoint, request), timeout, LoopTimer.INSTANCE,
+                () -> BackendException.timeout("the request for model '" + model + "' did not finish within " + timeout));
     }
 
     private BackendException leftOut(RouteTarget target) {
@@ -130,12 +129,6 @@ public final class Router {
             }
         }
         return BackendException.unavailable("backend '" + target.backendId() + "' is not available");
-    }
-
-    /** Fails the whole request, wherever it is, once the overall time is up. */
-    private static Mono<Void> deadline(Duration timeout, String model) {
-        return Mono.delay(timeout, LoopTimer.INSTANCE).then(Mono.error(() -> BackendException.timeout(
-                "the request for model '" + model + "' did not finish within " + timeout)));
     }
 
     public static BackendException modelNotFound(String model) {

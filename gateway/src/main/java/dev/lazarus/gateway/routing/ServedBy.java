@@ -2,7 +2,7 @@ package dev.lazarus.gateway.routing;
 
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
-import java.util.stream.Collectors;
+import java.util.StringJoiner;
 
 /**
  * Which backends answered one request, in order: the one that served it, then each one a
@@ -29,6 +29,10 @@ public final class ServedBy {
         return List.copyOf(backends);
     }
 
+    public boolean isEmpty() {
+        return backends.isEmpty();
+    }
+
     /** The model of the backend answering now, or {@code fallback} before any answered. */
     public String currentModel(String fallback) {
         return backends.isEmpty() ? fallback : backends.getLast().model();
@@ -36,6 +40,10 @@ public final class ServedBy {
 
     /** The backend ids, comma-separated, for a header; empty when none answered. */
     public String ids() {
-        return backends.stream().map(Backend::backendId).collect(Collectors.joining(", "));
+        StringJoiner ids = new StringJoiner(", ");
+        for (Backend backend : backends) {
+            ids.add(backend.backendId());
+        }
+        return ids.toString();
     }
 }

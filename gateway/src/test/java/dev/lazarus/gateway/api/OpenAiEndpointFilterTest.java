@@ -14,7 +14,7 @@ import org.springframework.core.Ordered;
 import org.springframework.http.MediaType;
 import org.springframework.web.server.WebFilter;
 
-/** The completion endpoints answered by the last web filter, as their routes answered them through the dispatcher. */
+/** The completion endpoints answered by a web filter, as their routes answered them through the dispatcher. */
 class OpenAiEndpointFilterTest extends GatewayTestSupport {
 
     @Autowired
@@ -22,16 +22,21 @@ class OpenAiEndpointFilterTest extends GatewayTestSupport {
 
     /**
      * The filter answers without going further: a filter ordered after it, or tied with it (an unordered one),
-     * would never see a completion request. The web handler runs its filters in this order.
+     * would never see a completion request. The web handler runs its filters in this order. Only the admin API's
+     * two filters come after it: they act on the admin paths and the detailed health group alone.
      */
     @Test
-    void everyOtherWebFilterIsOrderedBeforeIt() {
+    void everyOtherWebFilterIsOrderedBeforeItButTheAdminOnes() {
         List<WebFilter> filters = context.getBeanProvider(WebFilter.class).orderedStream().toList();
-        assertThat(filters.getLast()).isInstanceOf(OpenAiEndpointFilter.class);
-        assertThat(filters.subList(0, filters.size() - 1)).isNotEmpty().allSatisfy(filter -> assertThat(filter)
+        int at = filters.indexOf(filters.stream().filter(OpenAiEndpointFilter.class::isInstance).findFirst().orElseThrow());
+        assertThat(filters.subList(at + 1, filters.size())).extracting(filter -> filter.getClass().getSimpleName())
+                .containsExactly("AdminTokenFilter", "AdminContentTypeFilter");
+        assertThat(filters.subList(0, at)).isNotEmpty().allSatisfy(filter -> assertThat(filter)
                 .as("%s must state an order before the endpoint filter's", filter.getClass().getName())
                 .isInstanceOfSatisfying(Ordered.class, ordered -> assertThat(ordered.getOrder())
                         .isLessThan(OpenAiEndpointFilter.ORDER)));
+        assertThat(filters.subList(at + 1, filters.size())).allSatisfy(filter -> assertThat(((Ordered) filter).getOrder())
+                .isGreaterThan(OpenAiEndpointFilter.ORDER));
     }
 
     /** The paths match as a route's: segments decoded, matrix parameters dropped (the API key filter sees them so). */
