@@ -193,6 +193,11 @@ public final class GpuLayerPath implements Model.ForwardPath, AutoCloseable {
         return logits;
     }
 
+    /** Whether prompts run batched ({@link GpuPrefill}); false: token by token, as {@link GpuPrefill#unsupported} says. */
+    boolean batchesPrompts() {
+        return prefill != null;
+    }
+
     /** How many tokens from {@code i} on are one sequence's consecutive positions (a prompt run for {@link GpuPrefill}). */
     static int promptRun(ForwardBatch batch, int i) {
         int j = i + 1;
