@@ -93,7 +93,7 @@ log "model $PRESET ($(du -h "$MODEL" | cut -f1)), GPU: $(nvidia-smi --query-gpu=
 kt() { # classpath kernels config
   "$JAVA" --add-modules jdk.incubator.vector --enable-native-access=ALL-UNNAMED -XX:+UseParallelGC -cp "$1" \
     dev.lazarus.kt.gpu.GpuDecodeBenchmark "$MODEL" --kernels "$2" --gpu on --configs "$3" --header false \
-    --tokens "$TOKENS" --warmup "$WARMUP" --repeat 3 2>/dev/null | awk '{print $4}'
+    --tokens "$TOKENS" --warmup "$WARMUP" --repeat 3 2>/dev/null | awk '{print $4 "  (GPU byte hits " $6 ", CPU experts " $8 ")"}'
 }
 llama() { # flags...
   [ -x "$BENCH" ] || { echo "n/a (no llama-bench)"; return; }
