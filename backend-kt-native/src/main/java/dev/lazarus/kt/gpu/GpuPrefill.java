@@ -20,6 +20,7 @@ import dev.lazarus.kt.tensor.WeightMatrix;
 import java.lang.System.Logger.Level;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
+import java.util.function.IntPredicate;
 
 /**
  * The GPU layer path's prompt pass: a run of one sequence's consecutive positions computed as a batch, block by
@@ -238,7 +239,7 @@ final class GpuPrefill implements AutoCloseable {
             int m = 0;
             int next = nextMoe(-1);
             if (stage) {
-                staging.upload(0, next, routed[next].routed());
+                staging.upload(0, next, routed[next].routed(), experts, cpuTier(layers[next]));
             }
             for (int b = 0; b < blocks; b++) {
                 DeviceWeights.Block w = weights.block(b);
@@ -253,7 +254,7 @@ final class GpuPrefill implements AutoCloseable {
                 if (w.ffn() != null) {
                     swiGlu(b, n); // the shared expert
                 }
-                routes[b] = experts(b, m, stage, layers[b], n);
+                routes[b] = experts(b, m, stage, layers, n);
                 m++;
             }
             cu.copyToHost(hKvOut, dKvOut, 4L * n * blocks * kvWidth, stream);
@@ -332,6 +333,11 @@ final class GpuPrefill implements AutoCloseable {
         return stage;
     }
 
+    /** The experts of a block the staging uploads: those not on the GPU tier (whose tables name their own copies). */
+    private static IntPredicate cpuTier(ExpertCheckout layer) {
+        return e -> layer.tier(e) != Tier.GPU;
+    }
+
     /** Whether the staging buffers exist (made on the first long prompt; a failed allocation disables staging). */
     private boolean stagingReady() {
         if (staging == null && !stagingFailed) {
@@ -393,7 +399,7 @@ final class GpuPrefill implements AutoCloseable {
     }
 
     /** Block b's routed experts for every token (m: its index among the MoE blocks); returns the chosen ids. */
-    private int[] experts(int b, int m, boolean stage, ExpertCheckout layer, int n) {
+    private int[] experts(int b, int m, boolean stage, ExpertCheckout[] layers, int n) {
         int slots = n * k;
         pk.route(dRouter, experts, moe.bias(b), experts, k, moeConfig.gating() == MoeConfig.Gating.SIGMOID,
                 moeConfig.normalizeWeights(), moeConfig.weightsScale(), dIds, dW, n);
@@ -430,11 +436,11 @@ final class GpuPrefill implements AutoCloseable {
             staging.release(m % 2);
             int next = nextMoe(b);
             if (next >= 0) {
-                staging.upload((m + 1) % 2, next, routed[next].routed()); // overlaps this block's expert kernels
+                staging.upload((m + 1) % 2, next, routed[next].routed(), experts, cpuTier(layers[next])); // overlaps this block's expert kernels
             }
         }
         if (g.anyOnHost()) {
-            hostExperts(g, layer, n);
+            hostExperts(g, layers[b], n);
         }
         return ids;
     }
