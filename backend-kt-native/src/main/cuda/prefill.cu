@@ -2,16 +2,22 @@
 // computed together, block by block, instead of one decode pass each. Rows of activations are tokens
 // (token t's row at t * stride); every kernel takes the tokens of a chunk at once.
 //
-// Each token's arithmetic is the decode kernels' (layers.cu, moe.cu), step for step: the same norm body, the
-// same lane-to-block split and per-lane order of a Q8_0 row dot (so a tile of tokens sharing one load of a
-// weight block sums exactly what row_dot sums for each of them: q8_mm), the same rope/store and attention bodies with
-// the position taken from the token's row, the same routing. What differs from decoding the prompt token by
-// token is only how the CPU-tier experts' outputs are added (see moe_combine_tokens).
+// Each token's arithmetic is the decode kernels' (layers.cu, moe.cu) except the Q8_0 mat-mat products: the same
+// norm body, the same rope/store and attention bodies with the position taken from the token's row, the same
+// routing, the same row dots for the other quantized types. The Q8_0 products take int8 tensor-core tiles
+// (mma.cuh), which fold each 32-value block's exact sum in block order where a decode row_dot folds per lane and
+// quarter: the batched prompt's logits differ from decoding the prompt token by token by that rounding (and by
+// how the CPU-tier experts' outputs are added, see moe_combine_tokens).
 
 #include "quants.cuh"
 
-// Tokens per tile of the mat-mat kernels: a warp loads a weight block once and takes it against this many tokens.
-#define PREFILL_TILE 8
+// The Q8_0 mat-mat products take tensor-core tiles (mma.cuh) of TC_TOKENS tokens; the other types (and F32, F16)
+// take a warp per weight row against PREFILL_SUB tokens of a tile per block, row by row with the decode dot.
+#include "mma.cuh"
+
+#define PREFILL_SUB 8
+#define MM_WARPS 8
+#define MM_ROWS 2
 
 // y_t = rmsnorm(x_t) * w for token t = blockIdx.x (rows of n floats), yq_t its Q8_0 form (yq may be null).
 extern "C" __global__ void rmsnorm_q8_rows(const float* __restrict__ x, const float* __restrict__ w,
@@ -20,100 +26,53 @@ extern "C" __global__ void rmsnorm_q8_rows(const float* __restrict__ x, const fl
     rmsnorm_row(x + t * n, w, y + t * n, yq == nullptr ? nullptr : yq + t * (n / QK) * BLOCK_BYTES, n, eps);
 }
 
-// The mat-mat kernels run MM_WARPS warps a block, each warp MM_ROWS weight rows against the block's tile of up to
-// PREFILL_TILE tokens, whose Q8_0 activations the block stages in shared memory MM_CHUNK 32-value blocks at a time
-// (quants as aligned words, scales as floats): a warp then reads a weight block once for all the tile's tokens and
-// the activations with aligned shared loads instead of the 2-byte global loads a 34-byte block allows.
-#define MM_WARPS 8
-#define MM_ROWS 2
-#define MM_CHUNK 64
-
-// Row dots of up to MM_ROWS Q8_0 rows wr[j] (null: none) of `blocks` 32-value blocks against up to PREFILL_TILE
-// activations, the i-th at x + at(i) * xStride bytes (at: idx[i] / div, or i without idx); out[j][i] gets exactly
-// row_dot's sum (the same lanes take the same blocks in the same order: chunks start at multiples of 8 blocks).
-// Every thread of the block calls it (it synchronises the block).
-__device__ __forceinline__ void q8_mm(const uint8_t* const* wr, const uint8_t* __restrict__ x, long long xStride,
-                                      const int* __restrict__ idx, int div, int n, int blocks,
-                                      float out[MM_ROWS][PREFILL_TILE]) {
-    __shared__ int sq[PREFILL_TILE * MM_CHUNK * 8];
-    __shared__ float sd[PREFILL_TILE * MM_CHUNK];
-    int lane = threadIdx.x & 31, quarter = lane & 3;
-    float acc[MM_ROWS][PREFILL_TILE];
+// y[t * yStride + r] = (accumulate ? y[..] : 0) + alpha * (w_r . x_t) for a Q8_0 matrix: TC_ROWS rows (grid.x)
+// against a tile of TC_TOKENS tokens (grid.y) per block of TC_WARPS warps, xq the tokens' Q8_0 rows.
+extern "C" __global__ void gemm_tokens_q8(const uint8_t* __restrict__ w, const uint8_t* __restrict__ xq,
+                                          float* __restrict__ y, int rows, int cols, int tokens, int yStride,
+                                          float alpha, int accumulate) {
+    int r0 = blockIdx.x * TC_ROWS, t0 = blockIdx.y * TC_TOKENS;
+    int n = tokens - t0 < TC_TOKENS ? tokens - t0 : TC_TOKENS;
+    long long stride = (long long)(cols / QK) * BLOCK_BYTES;
+    const uint8_t* ws[1] = {w};
+    float acc[1][TC_TOKENS / 8][4];
+    q8_tile<1>(ws, r0, rows, stride, xq + t0 * stride, stride, nullptr, 1, n, cols / QK, acc);
 #pragma unroll
-    for (int j = 0; j < MM_ROWS; j++) {
+    for (int nt = 0; nt < TC_TOKENS / 8; nt++) {
 #pragma unroll
-        for (int i = 0; i < PREFILL_TILE; i++) acc[j][i] = 0.0f;
-    }
-    for (int c0 = 0; c0 < blocks; c0 += MM_CHUNK) {
-        int cb = blocks - c0 < MM_CHUNK ? blocks - c0 : MM_CHUNK;
-        __syncthreads(); // the previous chunk's reads are done
-        for (int e = threadIdx.x; e < n * cb * 8; e += blockDim.x) {
-            int i = e / (cb * 8), b = e / 8 % cb, word = e % 8;
-            const uint8_t* xb = x + (long long)(idx == nullptr ? i : idx[i] / div) * xStride + (long long)(c0 + b) * BLOCK_BYTES;
-            sq[(i * MM_CHUNK + b) * 8 + word] = load_i8x4(xb + 2 + 4 * word);
-            if (word == 0) sd[i * MM_CHUNK + b] = __half2float(*(const __half*)xb);
-        }
-        __syncthreads();
-        for (int b = lane >> 2; b < cb; b += 8) {
-#pragma unroll
-            for (int j = 0; j < MM_ROWS; j++) {
-                if (wr[j] == nullptr) continue;
-                const uint8_t* wb = wr[j] + (long long)(c0 + b) * BLOCK_BYTES;
-                int w0 = load_i8x4(wb + 2 + quarter * 8), w1 = load_i8x4(wb + 6 + quarter * 8);
-                float dw = __half2float(*(const __half*)wb);
-#pragma unroll
-                for (int i = 0; i < PREFILL_TILE; i++) {
-                    if (i < n) {
-                        const int* q = sq + (i * MM_CHUNK + b) * 8 + quarter * 2;
-                        int s = __dp4a(w0, q[0], 0);
-                        s = __dp4a(w1, q[1], s);
-                        acc[j][i] += (float)s * (dw * sd[i * MM_CHUNK + b]);
-                    }
-                }
+        for (int c = 0; c < 4; c++) {
+            int r = r0 + tile_row(c), i = tile_token(nt, c);
+            if (r < rows && i < n) {
+                float* out = y + (long long)(t0 + i) * yStride + r;
+                *out = accumulate ? *out + alpha * acc[0][nt][c] : alpha * acc[0][nt][c];
             }
         }
     }
-#pragma unroll
-    for (int j = 0; j < MM_ROWS; j++) {
-#pragma unroll
-        for (int i = 0; i < PREFILL_TILE; i++) out[j][i] = warp_sum(acc[j][i]);
-    }
 }
 
-// y[t * yStride + r] = (accumulate ? y[..] : 0) + alpha * (w_r . x_t) for the tokens of a tile (grid.y) and
-// MM_ROWS rows per warp, MM_WARPS warps a block (grid.x): Q8_0 weights through q8_mm, the other quantized types row
-// by row against xq (Q8_0 rows of cols values), F32 and F16 against the f32 rows of x.
+// gemm_tokens_q8 for the other types: MM_ROWS rows per warp, MM_WARPS warps a block (grid.x), PREFILL_SUB tokens
+// (grid.y) row by row against xq (Q8_0 rows of cols values), F32 and F16 against the f32 rows of x.
 extern "C" __global__ void gemm_tokens(const uint8_t* __restrict__ w, const float* __restrict__ x,
                                        const uint8_t* __restrict__ xq, float* __restrict__ y, int rows, int cols,
                                        int tokens, int yStride, float alpha, int accumulate, int type) {
     int r0 = (blockIdx.x * MM_WARPS + (threadIdx.x >> 5)) * MM_ROWS;
-    int t0 = blockIdx.y * PREFILL_TILE;
-    int n = tokens - t0 < PREFILL_TILE ? tokens - t0 : PREFILL_TILE;
+    int t0 = blockIdx.y * PREFILL_SUB;
+    int n = tokens - t0 < PREFILL_SUB ? tokens - t0 : PREFILL_SUB;
     long long xqStride = (long long)(cols / QK) * BLOCK_BYTES;
-    float v[MM_ROWS][PREFILL_TILE];
-    if (type == GGML_Q8_0) {
-        const uint8_t* wr[MM_ROWS];
-        for (int j = 0; j < MM_ROWS; j++) wr[j] = r0 + j < rows ? w + (long long)(r0 + j) * xqStride : nullptr;
-        q8_mm(wr, xq + t0 * xqStride, xqStride, nullptr, 1, n, cols / QK, v);
-    } else {
-        for (int j = 0; j < MM_ROWS && r0 + j < rows; j++) {
-            for (int i = 0; i < n; i++) {
-                long long t = t0 + i;
-                if (type == 0) {
-                    v[j][i] = float_row_dot((const float*)w + (long long)(r0 + j) * cols, x + t * cols, cols);
-                } else if (type == 1) {
-                    v[j][i] = float_row_dot((const __half*)w + (long long)(r0 + j) * cols, x + t * cols, cols);
-                } else {
-                    v[j][i] = typed_row_dot(type, w, r0 + j, cols, xq + t * xqStride);
-                }
+    for (int j = 0; j < MM_ROWS && r0 + j < rows; j++) {
+        for (int i = 0; i < n; i++) {
+            long long t = t0 + i;
+            float v;
+            if (type == 0) {
+                v = float_row_dot((const float*)w + (long long)(r0 + j) * cols, x + t * cols, cols);
+            } else if (type == 1) {
+                v = float_row_dot((const __half*)w + (long long)(r0 + j) * cols, x + t * cols, cols);
+            } else {
+                v = typed_row_dot(type, w, r0 + j, cols, xq + t * xqStride);
             }
-        }
-    }
-    if ((threadIdx.x & 31) == 0) {
-        for (int j = 0; j < MM_ROWS && r0 + j < rows; j++) {
-            for (int i = 0; i < n; i++) {
-                float* out = y + (long long)(t0 + i) * yStride + r0 + j;
-                *out = accumulate ? *out + alpha * v[j][i] : alpha * v[j][i];
+            if ((threadIdx.x & 31) == 0) {
+                float* out = y + t * yStride + r0 + j;
+                *out = accumulate ? *out + alpha * v : alpha * v;
             }
         }
     }
@@ -153,59 +112,96 @@ extern "C" __global__ void moe_route_tokens(const float* __restrict__ logits, in
     route_token(logits + t * logitStride, bias, n, k, sigmoid, normalize, scale, ids + t * k, weights + t * k);
 }
 
-// Expert work of a block grouped by expert: tile i (grid.y) is tiles[3i..3i+2] = {expert, first, count}, the
-// routing slots slots[first .. first + count) (slot s: token s / k's choice s % k, count <= PREFILL_TILE) of one
-// expert, whose gate, up, down are table[3 * expert ..]. h[s * hidden + r] = silu(gate_r . x) * (up_r . x) for
-// the slot's token x (Q8_0 rows of dim values at xq), one row of gate and up per warp, MM_WARPS warps a block.
-extern "C" __global__ void moe_gate_up_tiles(const unsigned long long* __restrict__ table, const int* __restrict__ tiles,
-                                             const int* __restrict__ slots, int k, const uint8_t* __restrict__ xq,
-                                             float* __restrict__ h, int hidden, int dim, int type) {
-    int r = blockIdx.x * MM_WARPS + (threadIdx.x >> 5); // one row of gate and of up per warp
+// Expert work of a block grouped by expert: tile i is tiles[3i..3i+2] = {expert, first, count}, the routing slots
+// slots[first .. first + count) (slot s: token s / k's choice s % k, count <= TC_TOKENS) of one expert, whose gate,
+// up, down are table[3 * expert ..]. h[s * hidden + r] = silu(gate_r . x) * (up_r . x) for the slot's token x
+// (Q8_0 rows of dim values at xq): Q8_0 experts as tensor-core tiles, TC_ROWS rows of gate and up (grid.x) against
+// tile blockIdx.y.
+extern "C" __global__ void moe_gate_up_q8(const unsigned long long* __restrict__ table, const int* __restrict__ tiles,
+                                          const int* __restrict__ slots, int k, const uint8_t* __restrict__ xq,
+                                          float* __restrict__ h, int hidden, int dim) {
+    int r0 = blockIdx.x * TC_ROWS;
     const int* tile = tiles + 3 * blockIdx.y;
-    const uint8_t* gate = (const uint8_t*)table[3 * tile[0]];
-    const uint8_t* up = (const uint8_t*)table[3 * tile[0] + 1];
+    const uint8_t* ws[2] = {(const uint8_t*)table[3 * tile[0]], (const uint8_t*)table[3 * tile[0] + 1]};
     const int* s = slots + tile[1];
     int n = tile[2];
-    long long xStride = (long long)(dim / QK) * BLOCK_BYTES;
-    float gu[MM_ROWS][PREFILL_TILE];
-    if (type == GGML_Q8_0) {
-        // gate and up as the warp's two rows: each sum is row_dot2's (itself row_dot's order for each)
-        const uint8_t* wr[MM_ROWS] = {r < hidden ? gate + r * xStride : nullptr, r < hidden ? up + r * xStride : nullptr};
-        q8_mm(wr, xq, xStride, s, k, n, dim / QK, gu);
-    } else if (r < hidden) {
-        for (int i = 0; i < n; i++) typed_row_dot2(type, gate, up, r, dim, xq + (s[i] / k) * xStride, &gu[0][i], &gu[1][i]);
-    }
-    if ((threadIdx.x & 31) == 0 && r < hidden) {
-        for (int i = 0; i < n; i++) {
-            h[(long long)s[i] * hidden + r] = gu[0][i] / (1.0f + ggml_expf(0.0f - gu[0][i], r, hidden)) * gu[1][i];
+    long long stride = (long long)(dim / QK) * BLOCK_BYTES;
+    float acc[2][TC_TOKENS / 8][4];
+    q8_tile<2>(ws, r0, hidden, stride, xq, stride, s, k, n, dim / QK, acc);
+#pragma unroll
+    for (int nt = 0; nt < TC_TOKENS / 8; nt++) {
+#pragma unroll
+        for (int c = 0; c < 4; c++) {
+            int r = r0 + tile_row(c), i = tile_token(nt, c);
+            if (r < hidden && i < n) {
+                float gate = acc[0][nt][c], up = acc[1][nt][c];
+                h[(long long)s[i] * hidden + r] = gate / (1.0f + ggml_expf(0.0f - gate, r, hidden)) * up;
+            }
         }
     }
 }
 
-// y[s * dim + r] = down_r . hq_s for the slots of tile blockIdx.y (see moe_gate_up_tiles), hq holding one Q8_0
-// row of hidden values per slot.
+// moe_gate_up_q8 for the other types: one row of gate and up per warp, MM_WARPS warps a block (grid.x), the
+// PREFILL_SUB slots of sub-tile blockIdx.y % (TC_TOKENS / PREFILL_SUB) of tile blockIdx.y / (TC_TOKENS / PREFILL_SUB).
+extern "C" __global__ void moe_gate_up_tiles(const unsigned long long* __restrict__ table, const int* __restrict__ tiles,
+                                             const int* __restrict__ slots, int k, const uint8_t* __restrict__ xq,
+                                             float* __restrict__ h, int hidden, int dim, int type) {
+    int r = blockIdx.x * MM_WARPS + (threadIdx.x >> 5);
+    const int* tile = tiles + 3 * (blockIdx.y / (TC_TOKENS / PREFILL_SUB));
+    int first = blockIdx.y % (TC_TOKENS / PREFILL_SUB) * PREFILL_SUB;
+    if (r >= hidden || first >= tile[2]) return;
+    const uint8_t* gate = (const uint8_t*)table[3 * tile[0]];
+    const uint8_t* up = (const uint8_t*)table[3 * tile[0] + 1];
+    const int* s = slots + tile[1] + first;
+    int n = tile[2] - first < PREFILL_SUB ? tile[2] - first : PREFILL_SUB;
+    long long xStride = (long long)(dim / QK) * BLOCK_BYTES;
+    for (int i = 0; i < n; i++) {
+        float g, u;
+        typed_row_dot2(type, gate, up, r, dim, xq + (s[i] / k) * xStride, &g, &u);
+        if ((threadIdx.x & 31) == 0) h[(long long)s[i] * hidden + r] = g / (1.0f + ggml_expf(0.0f - g, r, hidden)) * u;
+    }
+}
+
+// y[s * dim + r] = down_r . hq_s for the slots of tile blockIdx.y (see moe_gate_up_q8), hq holding one Q8_0 row of
+// hidden values per slot: TC_ROWS rows (grid.x) a block.
+extern "C" __global__ void moe_down_q8(const unsigned long long* __restrict__ table, const int* __restrict__ tiles,
+                                       const int* __restrict__ slots, const uint8_t* __restrict__ hq,
+                                       float* __restrict__ y, int dim, int hidden) {
+    int r0 = blockIdx.x * TC_ROWS;
+    const int* tile = tiles + 3 * blockIdx.y;
+    const uint8_t* ws[1] = {(const uint8_t*)table[3 * tile[0] + 2]};
+    const int* s = slots + tile[1];
+    int n = tile[2];
+    long long stride = (long long)(hidden / QK) * BLOCK_BYTES;
+    float acc[1][TC_TOKENS / 8][4];
+    q8_tile<1>(ws, r0, dim, stride, hq, stride, s, 1, n, hidden / QK, acc);
+#pragma unroll
+    for (int nt = 0; nt < TC_TOKENS / 8; nt++) {
+#pragma unroll
+        for (int c = 0; c < 4; c++) {
+            int r = r0 + tile_row(c), i = tile_token(nt, c);
+            if (r < dim && i < n) y[(long long)s[i] * dim + r] = acc[0][nt][c];
+        }
+    }
+}
+
+// moe_down_q8 for the other types: MM_ROWS rows per warp, MM_WARPS warps a block (grid.x), sub-tiles as
+// moe_gate_up_tiles.
 extern "C" __global__ void moe_down_tiles(const unsigned long long* __restrict__ table, const int* __restrict__ tiles,
                                           const int* __restrict__ slots, const uint8_t* __restrict__ hq,
                                           float* __restrict__ y, int dim, int hidden, int type) {
     int r0 = (blockIdx.x * MM_WARPS + (threadIdx.x >> 5)) * MM_ROWS;
-    const int* tile = tiles + 3 * blockIdx.y;
+    const int* tile = tiles + 3 * (blockIdx.y / (TC_TOKENS / PREFILL_SUB));
+    int first = blockIdx.y % (TC_TOKENS / PREFILL_SUB) * PREFILL_SUB;
+    if (first >= tile[2]) return;
     const uint8_t* down = (const uint8_t*)table[3 * tile[0] + 2];
-    const int* s = slots + tile[1];
-    int n = tile[2];
+    const int* s = slots + tile[1] + first;
+    int n = tile[2] - first < PREFILL_SUB ? tile[2] - first : PREFILL_SUB;
     long long hStride = (long long)(hidden / QK) * BLOCK_BYTES;
-    float v[MM_ROWS][PREFILL_TILE];
-    if (type == GGML_Q8_0) {
-        const uint8_t* wr[MM_ROWS];
-        for (int j = 0; j < MM_ROWS; j++) wr[j] = r0 + j < dim ? down + (long long)(r0 + j) * hStride : nullptr;
-        q8_mm(wr, hq, hStride, s, 1, n, hidden / QK, v);
-    } else {
-        for (int j = 0; j < MM_ROWS && r0 + j < dim; j++) {
-            for (int i = 0; i < n; i++) v[j][i] = typed_row_dot(type, down, r0 + j, hidden, hq + s[i] * hStride);
-        }
-    }
-    if ((threadIdx.x & 31) == 0) {
-        for (int j = 0; j < MM_ROWS && r0 + j < dim; j++) {
-            for (int i = 0; i < n; i++) y[(long long)s[i] * dim + r0 + j] = v[j][i];
+    for (int j = 0; j < MM_ROWS && r0 + j < dim; j++) {
+        for (int i = 0; i < n; i++) {
+            float v = typed_row_dot(type, down, r0 + j, hidden, hq + s[i] * hStride);
+            if ((threadIdx.x & 31) == 0) y[(long long)s[i] * dim + r0 + j] = v;
         }
     }
 }

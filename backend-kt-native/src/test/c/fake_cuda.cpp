@@ -136,11 +136,11 @@ static const char *KERNELS[] = {"quantize_q8_0", "gate_up_silu_q", "gemv_q", "rm
                                 "mla_kv_expand_store", "moe_route", "moe_gate_up_q", "moe_down_q",
                                 "moe_combine", "rmsnorm_q8_rows", "gemm_tokens", "qk_norm_rope_tokens",
                                 "attention_tokens", "moe_route_tokens", "moe_gate_up_tiles", "moe_down_tiles",
-                                "moe_combine_tokens"};
+                                "moe_combine_tokens", "gemm_tokens_q8", "moe_gate_up_q8", "moe_down_q8"};
 
 // Arguments per kernel (in KERNELS' order): a captured launch copies that many 8-byte slots (LaunchArgs' layout).
 static const int ARGS[] = {3, 7, 6, 6, 8, 9, 7, 7, 15, 13, 3, 17, 7, 6, 6, 11, 9, 7, 7, 7,
-                           6, 11, 17, 15, 10, 9, 8, 7};
+                           6, 11, 17, 15, 10, 9, 8, 7, 9, 8, 7};
 enum { CAPTURE_UNSUPPORTED = 900, CAPTURE_INVALIDATED = 901 };
 
 // A captured launch: kernel, shape and its argument values as they were at capture time.
@@ -175,6 +175,11 @@ long fake_launches_of(const char *name) {
     return -1;
 }
 long fake_graph_launches(void) { return graph_launches; }
+// Host registrations made so far, and the bytes copied to the device from registered host memory (the staged experts).
+static long host_registrations, registered_upload_bytes;
+static std::vector<std::pair<uintptr_t, uintptr_t>> registered;
+long fake_host_registrations(void) { return host_registrations; }
+long fake_registered_upload_bytes(void) { return registered_upload_bytes; }
 long fake_live_graphs(void) { return live_graphs; }
 // The layer path keeps copies and syncs out of its graphs: refused while capturing, so a test catches one that slips in
 // (a real driver would record a copy as a node, and refuse a sync).
@@ -220,9 +225,32 @@ CUresult cuMemFree_v2(uint64_t p) { NEED_CONTEXT(); if (!p) return INVALID_VALUE
 CUresult cuMemAllocHost_v2(void **p, size_t bytes) { NEED_CONTEXT(); *p = malloc(bytes); live_allocations++; return OK; }
 CUresult cuMemFreeHost(void *p) { NEED_CONTEXT(); free(p); live_allocations--; return OK; }
 // registered ranges count as allocations until unregistered, so a test sees one left pinned
-CUresult cuMemHostRegister_v2(void *p, size_t bytes, unsigned flags) { NEED_CONTEXT(); if (!p || !bytes || ((uintptr_t)p & 4095) || (bytes & 4095) || flags != 8) return INVALID_VALUE; live_allocations++; return OK; }
-CUresult cuMemHostUnregister(void *p) { NEED_CONTEXT(); if (!p) return INVALID_VALUE; live_allocations--; return OK; }
-CUresult cuMemcpyHtoDAsync_v2(uint64_t dst, const void *src, size_t n, void *s) { NEED_CONTEXT(); NOT_CAPTURING(s); memcpy((void *)(uintptr_t)dst, src, n); return OK; }
+CUresult cuMemHostRegister_v2(void *p, size_t bytes, unsigned flags) {
+    NEED_CONTEXT();
+    if (!p || !bytes || ((uintptr_t)p & 4095) || (bytes & 4095) || flags != 8) return INVALID_VALUE;
+    live_allocations++;
+    host_registrations++;
+    registered.push_back({(uintptr_t)p, (uintptr_t)p + bytes});
+    return OK;
+}
+CUresult cuMemHostUnregister(void *p) {
+    NEED_CONTEXT();
+    if (!p) return INVALID_VALUE;
+    live_allocations--;
+    for (size_t i = 0; i < registered.size(); i++) {
+        if (registered[i].first == (uintptr_t)p) { registered.erase(registered.begin() + i); break; }
+    }
+    return OK;
+}
+CUresult cuMemcpyHtoDAsync_v2(uint64_t dst, const void *src, size_t n, void *s) {
+    NEED_CONTEXT();
+    NOT_CAPTURING(s);
+    for (auto &r : registered) {
+        if ((uintptr_t)src >= r.first && (uintptr_t)src + n <= r.second) { registered_upload_bytes += n; break; }
+    }
+    memcpy((void *)(uintptr_t)dst, src, n);
+    return OK;
+}
 CUresult cuMemcpyDtoHAsync_v2(void *dst, uint64_t src, size_t n, void *s) { NEED_CONTEXT(); NOT_CAPTURING(s); memcpy(dst, (void *)(uintptr_t)src, n); return OK; }
 CUresult cuStreamCreate(void **s, unsigned) { NEED_CONTEXT(); *s = malloc(1); live_allocations++; return OK; }
 CUresult cuStreamDestroy_v2(void *s) { NEED_CONTEXT(); free(s); live_allocations--; return OK; }
@@ -450,6 +478,21 @@ static CUresult run_kernel(void *f, unsigned gx, unsigned gy, unsigned bx, void 
         body = [&] {
             moe_combine_tokens(ARG(const unsigned long long *, 0), ARG(const int *, 1), ARG(const float *, 2),
                                ARG(const float *, 3), ARG(float *, 4), ARG(int, 5), ARG(int, 6));
+        };
+    } else if (k == KERNELS[28]) {
+        body = [&] {
+            gemm_tokens_q8(ARG(const uint8_t *, 0), ARG(const uint8_t *, 1), ARG(float *, 2), ARG(int, 3), ARG(int, 4),
+                           ARG(int, 5), ARG(int, 6), ARG(float, 7), ARG(int, 8));
+        };
+    } else if (k == KERNELS[29]) {
+        body = [&] {
+            moe_gate_up_q8(ARG(const unsigned long long *, 0), ARG(const int *, 1), ARG(const int *, 2), ARG(int, 3),
+                           ARG(const uint8_t *, 4), ARG(float *, 5), ARG(int, 6), ARG(int, 7));
+        };
+    } else if (k == KERNELS[30]) {
+        body = [&] {
+            moe_down_q8(ARG(const unsigned long long *, 0), ARG(const int *, 1), ARG(const int *, 2),
+                        ARG(const uint8_t *, 3), ARG(float *, 4), ARG(int, 5), ARG(int, 6));
         };
     } else {
         return INVALID_VALUE;

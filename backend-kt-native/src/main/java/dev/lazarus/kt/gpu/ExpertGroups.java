@@ -11,8 +11,8 @@ import java.util.function.IntPredicate;
  */
 final class ExpertGroups {
 
-    /** Slots per tile: PREFILL_TILE in prefill.cu. */
-    static final int TILE = 8;
+    /** Slots per tile: TC_TOKENS in mma.cuh (the tokens of a Q8_0 tensor-core tile). */
+    static final int TILE = 64;
 
     /** Per tile {expert, first slot index into {@link #slots}, count}. */
     final int[] tiles;

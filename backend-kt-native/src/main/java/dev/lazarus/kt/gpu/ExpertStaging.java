@@ -8,6 +8,7 @@ import java.lang.foreign.MemorySegment;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
+import java.util.function.IntPredicate;
 
 /**
  * KTransformers' "layerwise prefill" for the experts placed on the CPU: a long prompt's MoE blocks get all their
@@ -117,15 +118,29 @@ final class ExpertStaging implements AutoCloseable {
     }
 
     /**
-     * Queues the upload of block {@code block}'s expert tensors into buffer {@code slot} (0 or 1) behind the
-     * kernels that last read that buffer ({@link #release}). With pageable (mapped) source memory the call returns
-     * once the driver has taken the bytes; the compute stream's queued work runs on meanwhile.
+     * Queues the upload of block {@code block}'s experts that {@code staged} names (the CPU tier's: the GPU tier's
+     * have their own device copies, which the pointer tables name) into buffer {@code slot} (0 or 1), each at its
+     * place in the stored 3-D tensors ({@link #bases}), consecutive experts as one copy, behind the kernels that last
+     * read that buffer ({@link #release}). With pageable (mapped) source memory the call returns once the driver has
+     * taken the bytes; the compute stream's queued work runs on meanwhile.
      */
-    void upload(int slot, int block, BlockTensors.SwiGluTensors t) {
+    void upload(int slot, int block, BlockTensors.SwiGluTensors t, int experts, IntPredicate staged) {
         cu.waitEvent(copies, consumed[slot]);
         long at = buffers[slot];
         for (GgufTensorInfo m : new GgufTensorInfo[] {t.gate(), t.up(), t.down()}) {
-            cu.copyToDevice(at, file.data(m), m.byteSize(), copies);
+            long each = m.byteSize() / experts;
+            MemorySegment source = file.data(m);
+            for (int e = 0; e < experts; ) {
+                if (!staged.test(e)) {
+                    e++;
+                    continue;
+                }
+                int first = e;
+                while (e < experts && staged.test(e)) {
+                    e++;
+                }
+                cu.copyToDevice(at + first * each, source.asSlice(first * each), (e - first) * each, copies);
+            }
             at += m.byteSize();
         }
         cu.record(uploaded[slot], copies);

@@ -20,22 +20,24 @@ import dev.lazarus.kt.tensor.WeightMatrix;
 import java.lang.System.Logger.Level;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
+import java.util.function.IntPredicate;
 
 /**
  * The GPU layer path's prompt pass: a run of one sequence's consecutive positions computed as a batch, block by
  * block, with the prompt kernels of prefill.cu. Per block: the norms of every token, the q/k/v and output
- * projections as mat-mat products (a warp reads a Q8_0 weight block once for a tile of {@link ExpertGroups#TILE}
- * tokens), QK-norm, rope and the K/V store of every token, then causal attention of every token over the cache;
+ * projections as mat-mat products (Q8_0 as int8 tensor-core tiles of 64 weight rows and {@link ExpertGroups#TILE}
+ * tokens, mma.cuh), QK-norm, rope and the K/V store of every token, then causal attention of every token over the cache;
  * the router of every token, the device's top-k ({@code moe_route}'s body) for all of them, one download of the
  * routes, the slots grouped by expert on the host ({@link ExpertGroups}) and the expert SwiGLUs as tiles of one
  * expert's tokens; a dense FFN or shared expert is the same kernels with one expert every token uses. Experts
  * placed on the CPU are computed by the CPU for all their tokens while the GPU computes its own, or, from
  * {@link #stageTokens} tokens on, uploaded to the GPU block by block ({@link ExpertStaging}) and computed there.
  *
- * <p>Every token's arithmetic is the decode kernels' (the same bodies, the same per-lane order of the row dots),
- * so a prompt computed here gives the logits and KV cache that decoding it token by token gives, except where
- * staged CPU experts join the GPU's weighted sum (decoding adds their sum apart) and where the CPU batches an
- * expert's tokens. Only grouped-query attention has batched kernels: a model with latent attention (deepseek2)
+ * <p>Every token's arithmetic is the decode kernels' (the same bodies, the same row dots for the non-Q8_0 types)
+ * except the Q8_0 products, whose tiles fold each 32-value block's exact integer sum in block order where a decode
+ * row dot folds per lane: a prompt computed here gives logits within rounding of decoding it token by token
+ * (measured: docs/benchmarks.md, "Tensor-core tiles"), and differs also where staged CPU experts join the GPU's
+ * weighted sum (decoding adds their sum apart) and where the CPU batches an expert's tokens. Only grouped-query attention has batched kernels: a model with latent attention (deepseek2)
  * or group-limited routing keeps the token-by-token path ({@link #unsupported}).
  */
 final class GpuPrefill implements AutoCloseable {
@@ -238,7 +240,7 @@ final class GpuPrefill implements AutoCloseable {
             int m = 0;
             int next = nextMoe(-1);
             if (stage) {
-                staging.upload(0, next, routed[next].routed());
+                staging.upload(0, next, routed[next].routed(), experts, cpuTier(layers[next]));
             }
             for (int b = 0; b < blocks; b++) {
                 DeviceWeights.Block w = weights.block(b);
@@ -253,7 +255,7 @@ final class GpuPrefill implements AutoCloseable {
                 if (w.ffn() != null) {
                     swiGlu(b, n); // the shared expert
                 }
-                routes[b] = experts(b, m, stage, layers[b], n);
+                routes[b] = experts(b, m, stage, layers, n);
                 m++;
             }
             cu.copyToHost(hKvOut, dKvOut, 4L * n * blocks * kvWidth, stream);
@@ -332,6 +334,11 @@ final class GpuPrefill implements AutoCloseable {
         return stage;
     }
 
+    /** The experts of a block the staging uploads: those not on the GPU tier (whose tables name their own copies). */
+    private static IntPredicate cpuTier(ExpertCheckout layer) {
+        return e -> layer.tier(e) != Tier.GPU;
+    }
+
     /** Whether the staging buffers exist (made on the first long prompt; a failed allocation disables staging). */
     private boolean stagingReady() {
         if (staging == null && !stagingFailed) {
@@ -393,7 +400,7 @@ final class GpuPrefill implements AutoCloseable {
     }
 
     /** Block b's routed experts for every token (m: its index among the MoE blocks); returns the chosen ids. */
-    private int[] experts(int b, int m, boolean stage, ExpertCheckout layer, int n) {
+    private int[] experts(int b, int m, boolean stage, ExpertCheckout[] layers, int n) {
         int slots = n * k;
         pk.route(dRouter, experts, moe.bias(b), experts, k, moeConfig.gating() == MoeConfig.Gating.SIGMOID,
                 moeConfig.normalizeWeights(), moeConfig.weightsScale(), dIds, dW, n);
@@ -430,11 +437,11 @@ final class GpuPrefill implements AutoCloseable {
             staging.release(m % 2);
             int next = nextMoe(b);
             if (next >= 0) {
-                staging.upload((m + 1) % 2, next, routed[next].routed()); // overlaps this block's expert kernels
+                staging.upload((m + 1) % 2, next, routed[next].routed(), experts, cpuTier(layers[next])); // overlaps this block's expert kernels
             }
         }
         if (g.anyOnHost()) {
-            hostExperts(g, layer, n);
+            hostExperts(g, layers[b], n);
         }
         return ids;
     }

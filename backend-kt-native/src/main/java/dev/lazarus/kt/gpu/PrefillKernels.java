@@ -6,8 +6,10 @@ import java.lang.foreign.MemorySegment;
 
 /**
  * Typed launches of the batched prompt kernels in {@code src/main/cuda/prefill.cu} on one stream: rows of
- * activations are tokens; the mat-mat kernels take {@link #MM_ROWS} weight rows per warp and {@link #MM_WARPS} warps
- * per block against a tile of {@link ExpertGroups#TILE} tokens (grid.y), the others one token per grid row.
+ * activations are tokens. The Q8_0 mat-mat kernels take tensor-core tiles of {@link #TC_ROWS} weight rows per block
+ * against a tile of {@link ExpertGroups#TILE} tokens (grid.y); the other types' take {@link #MM_ROWS} weight rows per
+ * warp and {@link #MM_WARPS} warps per block against {@link #SUB} tokens of a tile (grid.y); the other kernels one
+ * token per grid row.
  */
 final class PrefillKernels {
 
@@ -15,13 +17,19 @@ final class PrefillKernels {
     private static final int MM_WARPS = 8;
     private static final int MM_ROWS = 2;
     private static final int MM_THREADS = 32 * MM_WARPS;
+    /** TC_ROWS and TC_WARPS of mma.cuh: weight rows and warps per block of a Q8_0 tile. */
+    private static final int TC_ROWS = 64;
+    private static final int TC_THREADS = 32 * 4;
+    /** PREFILL_SUB of prefill.cu: tokens per block of the other types' mat-mat kernels. */
+    private static final int SUB = 8;
     private static final int MAX_NORM_THREADS = 1024;
     private static final int ATT_THREADS = 256;
 
     private final CudaDriver cu;
     private final MemorySegment stream;
     private final LaunchArgs args;
-    private final MemorySegment rmsNorm, gemm, qkNormRope, attention, route, gateUp, down, combine;
+    private final MemorySegment rmsNorm, gemm, gemmQ8, qkNormRope, attention, route, gateUp, gateUpQ8, down, downQ8,
+            combine;
 
     PrefillKernels(CudaDriver cu, MemorySegment module, MemorySegment stream, Arena arena) {
         this.cu = cu;
@@ -29,11 +37,14 @@ final class PrefillKernels {
         this.args = new LaunchArgs(arena);
         this.rmsNorm = cu.function(module, "rmsnorm_q8_rows");
         this.gemm = cu.function(module, "gemm_tokens");
+        this.gemmQ8 = cu.function(module, "gemm_tokens_q8");
         this.qkNormRope = cu.function(module, "qk_norm_rope_tokens");
         this.attention = cu.function(module, "attention_tokens");
         this.route = cu.function(module, "moe_route_tokens");
         this.gateUp = cu.function(module, "moe_gate_up_tiles");
+        this.gateUpQ8 = cu.function(module, "moe_gate_up_q8");
         this.down = cu.function(module, "moe_down_tiles");
+        this.downQ8 = cu.function(module, "moe_down_q8");
         this.combine = cu.function(module, "moe_combine_tokens");
     }
 
@@ -51,7 +62,13 @@ final class PrefillKernels {
         if (!LayerKernels.supports(m.type())) {
             throw new IllegalArgumentException("no GPU matmul for " + m.type());
         }
-        launch(gemm, rowBlocks(m.rows(), MM_WARPS * MM_ROWS), tiles(tokens), MM_THREADS, args.begin().ptr(m.data())
+        if (m.type() == GgmlType.Q8_0) {
+            launch(gemmQ8, rowBlocks(m.rows(), TC_ROWS), rowBlocks(tokens, ExpertGroups.TILE), TC_THREADS, args.begin()
+                    .ptr(m.data()).ptr(xq).ptr(y).i32(m.rows()).i32(m.cols()).i32(tokens).i32(yStride).f32(alpha)
+                    .i32(accumulate ? 1 : 0));
+            return;
+        }
+        launch(gemm, rowBlocks(m.rows(), MM_WARPS * MM_ROWS), rowBlocks(tokens, SUB), MM_THREADS, args.begin().ptr(m.data())
                 .ptr(x).ptr(xq).ptr(y).i32(m.rows()).i32(m.cols()).i32(tokens).i32(yStride).f32(alpha).i32(accumulate ? 1 : 0)
                 .i32(m.type().id()));
     }
@@ -84,13 +101,23 @@ final class PrefillKernels {
     /** {@code h[s] = silu(gate · x) * (up · x)} for the slots of {@code tiles} tiles (see {@link ExpertGroups}). */
     void gateUp(long table, long tileList, int tiles, long slots, int k, long xq, long h, int hidden, int dim,
                 GgmlType type) {
-        launch(gateUp, rowBlocks(hidden, MM_WARPS), tiles, MM_THREADS, args.begin().ptr(table).ptr(tileList).ptr(slots)
+        if (type == GgmlType.Q8_0) {
+            launch(gateUpQ8, rowBlocks(hidden, TC_ROWS), tiles, TC_THREADS, args.begin().ptr(table).ptr(tileList)
+                    .ptr(slots).i32(k).ptr(xq).ptr(h).i32(hidden).i32(dim));
+            return;
+        }
+        launch(gateUp, rowBlocks(hidden, MM_WARPS), subTiles(tiles), MM_THREADS, args.begin().ptr(table).ptr(tileList).ptr(slots)
                 .i32(k).ptr(xq).ptr(h).i32(hidden).i32(dim).i32(type.id()));
     }
 
     /** {@code y[s] = down · hq[s]} for the slots of {@code tiles} tiles. */
     void down(long table, long tileList, int tiles, long slots, long hq, long y, int dim, int hidden, GgmlType type) {
-        launch(down, rowBlocks(dim, MM_WARPS * MM_ROWS), tiles, MM_THREADS, args.begin().ptr(table).ptr(tileList)
+        if (type == GgmlType.Q8_0) {
+            launch(downQ8, rowBlocks(dim, TC_ROWS), tiles, TC_THREADS, args.begin().ptr(table).ptr(tileList).ptr(slots)
+                    .ptr(hq).ptr(y).i32(dim).i32(hidden));
+            return;
+        }
+        launch(down, rowBlocks(dim, MM_WARPS * MM_ROWS), subTiles(tiles), MM_THREADS, args.begin().ptr(table).ptr(tileList)
                 .ptr(slots).ptr(hq).ptr(y).i32(dim).i32(hidden).i32(type.id()));
     }
 
@@ -104,8 +131,9 @@ final class PrefillKernels {
         cu.launch(kernel, gridX, gridY, threads, 0, stream, a.params());
     }
 
-    private static int tiles(int tokens) {
-        return (tokens + ExpertGroups.TILE - 1) / ExpertGroups.TILE;
+    /** Blocks of {@link #SUB} slots over {@code tiles} tiles of up to {@link ExpertGroups#TILE} (past a tile's count: none). */
+    private static int subTiles(int tiles) {
+        return tiles * (ExpertGroups.TILE / SUB);
     }
 
     private static int rowBlocks(int rows, int perBlock) {

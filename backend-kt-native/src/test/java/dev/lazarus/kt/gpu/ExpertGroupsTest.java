@@ -12,20 +12,32 @@ class ExpertGroupsTest {
 
     @Test
     void deviceSlotsAreGroupedByExpertInTilesAndHostSlotsListedPerExpert() {
-        int k = 2;
-        // 11 tokens: every token chooses expert 3 first, tokens alternate 1 and 2 (a CPU expert) second
-        int[] ids = new int[11 * k];
-        for (int t = 0; t < 11; t++) {
+        int k = 2, tile = ExpertGroups.TILE, tokens = tile + 3;
+        // every token chooses expert 3 first, tokens alternate 1 and 2 (a CPU expert) second
+        int[] ids = new int[tokens * k];
+        for (int t = 0; t < tokens; t++) {
             ids[t * k] = 3;
             ids[t * k + 1] = t % 2 == 0 ? 1 : 2;
         }
         ExpertGroups g = ExpertGroups.of(ids, ids.length, 4, e -> e != 2);
 
-        // expert 1: tokens 0, 2, .., 10 (6 slots, one tile); expert 3: 11 slots, a full tile then 3
+        // expert 1: the even tokens (one tile); expert 3: every token, a full tile then 3
+        int even = (tokens + 1) / 2;
         assertThat(g.tileCount).isEqualTo(3);
-        assertThat(tiles(g)).containsExactly(List.of(1, 0, 6), List.of(3, 6, 8), List.of(3, 14, 3));
-        assertThat(g.slots).containsExactly(1, 5, 9, 13, 17, 21, 0, 2, 4, 6, 8, 10, 12, 14, 16, 18, 20);
-        assertThat(g.hostSlots[2]).containsExactly(3, 7, 11, 15, 19);
+        assertThat(tiles(g)).containsExactly(List.of(1, 0, even), List.of(3, even, tile), List.of(3, even + tile, 3));
+        List<Integer> slots = new ArrayList<>();
+        for (int t = 0; t < tokens; t += 2) {
+            slots.add(t * k + 1);
+        }
+        for (int t = 0; t < tokens; t++) {
+            slots.add(t * k);
+        }
+        assertThat(g.slots).containsExactly(slots.stream().mapToInt(Integer::intValue).toArray());
+        List<Integer> host = new ArrayList<>();
+        for (int t = 1; t < tokens; t += 2) {
+            host.add(t * k + 1);
+        }
+        assertThat(g.hostSlots[2]).containsExactly(host.stream().mapToInt(Integer::intValue).toArray());
         assertThat(g.hostSlots[0]).isNull();
         assertThat(g.hostSlots[1]).isNull();
         assertThat(g.anyOnHost()).isTrue();
@@ -53,8 +65,9 @@ class ExpertGroupsTest {
 
     @Test
     void denseTilesCoverEveryTokenOnceWithAPartialLastTile() {
-        assertThat(ExpertGroups.denseTiles(19)).containsExactly(0, 0, 8, 0, 8, 8, 0, 16, 3);
-        assertThat(ExpertGroups.denseTiles(8)).containsExactly(0, 0, 8);
+        int tile = ExpertGroups.TILE;
+        assertThat(ExpertGroups.denseTiles(2 * tile + 3)).containsExactly(0, 0, tile, 0, tile, tile, 0, 2 * tile, 3);
+        assertThat(ExpertGroups.denseTiles(tile)).containsExactly(0, 0, tile);
     }
 
     private static List<List<Integer>> tiles(ExpertGroups g) {
