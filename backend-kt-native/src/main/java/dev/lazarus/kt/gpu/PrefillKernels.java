@@ -16,7 +16,7 @@ final class PrefillKernels {
     private static final int MM_ROWS = 2;
     private static final int MM_THREADS = 32 * MM_WARPS;
     private static final int MAX_NORM_THREADS = 1024;
-    private static final int ATT_THREADS = 256;
+    private static final int ATT_THREADS = LayerKernels.ATT_THREADS;
 
     private final CudaDriver cu;
     private final MemorySegment stream;
