@@ -17,9 +17,9 @@ __device__ float block_sum(float v, float* red) {
     __syncthreads();
     if (lane == 0) red[warp] = v;
     __syncthreads();
-    float total = 0.0f;
-    for (int w = 0; w < warps; w++) total += red[w];
-    return total;
+    // every warp folds the partials as a tree: a loop over 32 warps' values was 32 dependent shared loads on
+    // the critical path of a 1024-thread norm
+    return warp_sum(lane < warps ? red[lane] : 0.0f);
 }
 
 __device__ float block_max(float v, float* red) {
@@ -76,10 +76,11 @@ extern "C" __global__ void gemv_q_acc(const uint8_t* __restrict__ w, const uint8
     }
 }
 
-// The q, k and v projections in one launch: y = [w0 . x | w1 . x | w2 . x] (one warp per row of the three).
-extern "C" __global__ void gemv3_q8_0(const uint8_t* __restrict__ w0, const uint8_t* __restrict__ w1,
-                                      const uint8_t* __restrict__ w2, int rows0, int rows1, int rows2,
-                                      const uint8_t* __restrict__ xq, float* __restrict__ y, int cols) {
+// The q, k and v projections in one launch: y = [w0 . x | w1 . x | w2 . x] (one warp per row of the three), the
+// three of one type (quants.cuh).
+extern "C" __global__ void gemv3_q(const uint8_t* __restrict__ w0, const uint8_t* __restrict__ w1,
+                                   const uint8_t* __restrict__ w2, int rows0, int rows1, int rows2,
+                                   const uint8_t* __restrict__ xq, float* __restrict__ y, int cols, int type) {
     int r = blockIdx.x * WARPS + (threadIdx.x >> 5);
     if (r >= rows0 + rows1 + rows2) return;
     const uint8_t* w = w0;
@@ -91,8 +92,7 @@ extern "C" __global__ void gemv3_q8_0(const uint8_t* __restrict__ w0, const uint
         w = w1;
         local = r - rows0;
     }
-    int blocks = cols / QK;
-    float v = row_dot(w + (long long)local * blocks * BLOCK_BYTES, xq, blocks);
+    float v = typed_row_dot(type, w, local, cols, xq);
     if ((threadIdx.x & 31) == 0) {
         y[r] = v;
     }
@@ -109,6 +109,31 @@ template <typename T>
 __device__ __forceinline__ float float_row_dot(const T* __restrict__ row, const float* __restrict__ x, int cols) {
     float acc = 0.0f;
     for (int i = threadIdx.x & 31; i < cols; i += 32) acc += weight_value(row[i]) * activation_value(x[i], row);
+    return warp_sum(acc);
+}
+
+// F32 rows of a multiple of 128 values at 16-byte aligned addresses (the router): four consecutive values a lane,
+// one 16-byte load each, four loads in flight: a warp's 2048-value row was 64 dependent 4-byte loads a lane.
+__device__ __forceinline__ float float_row_dot(const float* __restrict__ row, const float* __restrict__ x, int cols) {
+    int lane = threadIdx.x & 31;
+    if ((cols & 127) != 0 || (((uintptr_t)row | (uintptr_t)x) & 15) != 0) {
+        float acc = 0.0f;
+        for (int i = lane; i < cols; i += 32) acc += row[i] * x[i];
+        return warp_sum(acc);
+    }
+    float acc = 0.0f;
+#pragma unroll 4
+    for (int i = lane * 4; i < cols; i += 128) {
+#ifdef __CUDA_ARCH__
+        float4 w = *(const float4*)(row + i), v = *(const float4*)(x + i);
+        acc += w.x * v.x;
+        acc += w.y * v.y;
+        acc += w.z * v.z;
+        acc += w.w * v.w;
+#else
+        for (int e = 0; e < 4; e++) acc += row[i + e] * x[i + e];
+#endif
+    }
     return warp_sum(acc);
 }
 
@@ -225,7 +250,7 @@ extern "C" __global__ void qk_norm_rope_store(float* __restrict__ qkv, const flo
                       neox, *pos, eps, blockIdx.x);
 }
 
-#define ATT_THREADS 256
+#define ATT_THREADS 1024
 
 // One block of ATT_THREADS threads per query head h (grouped: kv head h / (heads / kvHeads)): scores of the
 // F16-rounded query against cached keys 0..*pos (a warp per position; the current position read from device
@@ -234,12 +259,14 @@ extern "C" __global__ void qk_norm_rope_store(float* __restrict__ qkv, const flo
 // chunk by ATT_THREADS / chunk groups of positions. Position t's keys of kv head g start at
 // t * kvHeads * headDim + g * headDim, its values at t * vStride + g * valueDim (vStride: kvHeads * valueDim for
 // a separate value cache; MLA passes the latent cache as both, vStride its row width). scores holds
-// scoreStride floats per head (>= positions). headDim <= 1024.
+// scoreStride floats per head (>= positions). headDim <= 1024. outq (may be null; valueDim % 32 == 0) gets out as
+// Q8_0 too, what the output projection reads, without a launch of its own.
 // (The body for query head h over positions 0..positions-1; attention takes h from the grid.)
 __device__ __forceinline__ void attend_head(const float* __restrict__ q, const __half* __restrict__ kCache,
                                             const __half* __restrict__ vCache, float* __restrict__ scores,
                                             int scoreStride, float* __restrict__ out, int heads, int kvHeads,
-                                            int headDim, int valueDim, int vStride, int positions, float scale, int h) {
+                                            int headDim, int valueDim, int vStride, int positions, float scale, int h,
+                                            uint8_t* __restrict__ outq) {
     __shared__ float qh[1024];
     __shared__ float red[32];
     __shared__ float part[ATT_THREADS];
@@ -284,6 +311,7 @@ __device__ __forceinline__ void attend_head(const float* __restrict__ q, const _
             float total = 0.0f;
             for (int j = 0; j < groups; j++) total += part[j * chunk + tid];
             out[h * valueDim + d0 + tid] = total;
+            if (outq != nullptr) quantize_block(total, outq + (long long)(h * valueDim + d0 + tid) / QK * BLOCK_BYTES);
         }
         __syncthreads(); // part is refilled by the next chunk
     }
@@ -292,9 +320,9 @@ __device__ __forceinline__ void attend_head(const float* __restrict__ q, const _
 extern "C" __global__ void attention(const float* __restrict__ q, const __half* __restrict__ kCache,
                                      const __half* __restrict__ vCache, float* __restrict__ scores, int scoreStride,
                                      float* __restrict__ out, int heads, int kvHeads, int headDim, int valueDim,
-                                     int vStride, const int* __restrict__ pos, float scale) {
+                                     int vStride, const int* __restrict__ pos, float scale, uint8_t* __restrict__ outq) {
     attend_head(q, kCache, vCache, scores, scoreStride, out, heads, kvHeads, headDim, valueDim, vStride, *pos + 1,
-                scale, blockIdx.x);
+                scale, blockIdx.x, outq);
 }
 
 // x[i] += y[i]

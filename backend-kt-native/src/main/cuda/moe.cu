@@ -22,6 +22,8 @@ __device__ __forceinline__ void route_token(const float* __restrict__ logits, co
     __shared__ float probs[ROUTE_MAX];
     __shared__ float sel[ROUTE_MAX];
     __shared__ int taken[ROUTE_MAX];
+    __shared__ int chosen[ROUTE_MAX];
+    __shared__ float chosenWeight[ROUTE_MAX];
     int lane = threadIdx.x & 31;
     if (sigmoid) {
         for (int i = lane; i < n; i += 32) probs[i] = 1.0f / (1.0f + expf(-logits[i]));
@@ -73,24 +75,31 @@ __device__ __forceinline__ void route_token(const float* __restrict__ logits, co
             }
         }
         if (lane == 0) {
-            ids[j] = (int)at;
+            chosen[j] = (int)at;
             taken[(int)at] = 1;
         }
         __syncthreads();
     }
+    // The choices and weights stay in shared memory until the end: reading back the global ids and weights
+    // just written cost a memory round trip per choice (the route of 64 experts, 8 chosen, took ~10 us on an H100).
     if (lane == 0) {
         double total = 0.0;
         for (int j = 0; j < k; j++) {
-            weights[j] = probs[ids[j]];
-            total += (double)weights[j];
+            chosenWeight[j] = probs[chosen[j]];
+            total += (double)chosenWeight[j];
         }
         if (normalize) {
             float sum = fmaxf((float)total, MIN_WEIGHT_SUM);
-            for (int j = 0; j < k; j++) weights[j] = weights[j] / sum;
+            for (int j = 0; j < k; j++) chosenWeight[j] = chosenWeight[j] / sum;
         }
         if (scale != 0.0f && scale != 1.0f) {
-            for (int j = 0; j < k; j++) weights[j] = weights[j] * scale;
+            for (int j = 0; j < k; j++) chosenWeight[j] = chosenWeight[j] * scale;
         }
+    }
+    __syncthreads();
+    for (int j = lane; j < k; j += 32) {
+        ids[j] = chosen[j];
+        weights[j] = chosenWeight[j];
     }
 }
 
@@ -102,51 +111,75 @@ extern "C" __global__ void moe_route(const float* __restrict__ logits, const flo
 
 // hq[j] = Q8_0(silu(gate . x) * (up . x)) for the j-th chosen expert (grid.y over the k choices), its matrices
 // found in table[3 * ids[j]] (gate, up, down; gate and up of type, quants.cuh); a zero entry (a CPU expert) is
-// skipped. A block of 32 warps computes 32 rows, one per warp, and quantizes them as one Q8_0 block (the
-// re-quantization the down projection reads, without a launch of its own). The launch bounds hold the
-// compiler to 64 registers a thread, what a block of 1024 threads may have (the typed row dots ask for more).
-extern "C" __global__ void __launch_bounds__(1024) moe_gate_up_q(const unsigned long long* __restrict__ table, const int* __restrict__ ids,
-                                         const uint8_t* __restrict__ xq, uint8_t* __restrict__ hq, int hidden,
-                                         int dim, int type) {
+// skipped. A block of MOE_GU_WARPS warps computes 32 rows, 32 / MOE_GU_WARPS per warp with their gate and up loads
+// interleaved (typed_rows_dot), and quantizes them as one Q8_0 block (the re-quantization the down projection
+// reads, without a launch of its own). A warp per row (32 warps of 64 registers) filled an H100 1.5 times over on
+// the skewed bench model (192 blocks, one of 1024 threads per SM): two rows a warp fit in one wave. The launch
+// bounds hold it to 64 registers (two blocks an SM): Q5_K's and Q6_K's branches spill ~100 bytes under them, Q8_0's
+// and Q4_K's none (ptxas -v, sm_90).
+#define MOE_GU_WARPS 16
+extern "C" __global__ void __launch_bounds__(32 * MOE_GU_WARPS, 2) moe_gate_up_q(
+        const unsigned long long* __restrict__ table, const int* __restrict__ ids, const uint8_t* __restrict__ xq,
+        uint8_t* __restrict__ hq, int hidden, int dim, int type) {
+    const int per = 32 / MOE_GU_WARPS;
     __shared__ float h[32];
     int warp = threadIdx.x >> 5, lane = threadIdx.x & 31;
-    int r = blockIdx.x * 32 + warp;
     int j = blockIdx.y;
     const uint8_t* gate = (const uint8_t*)table[3 * ids[j]];
     if (gate == nullptr) return; // the whole block leaves: every thread reads the same entry
     const uint8_t* up = (const uint8_t*)table[3 * ids[j] + 1];
-    float g, u;
-    typed_row_dot2(type, gate, up, r, dim, xq, &g, &u);
-    if (lane == 0) h[warp] = g / (1.0f + ggml_expf(0.0f - g, r, hidden)) * u;
+    long long rowBytes = quant_row_bytes(type, dim);
+    const uint8_t* w[2 * per];
+    const uint8_t* x[2 * per];
+#pragma unroll
+    for (int i = 0; i < per; i++) {
+        long long at = (long long)(blockIdx.x * 32 + warp + i * MOE_GU_WARPS) * rowBytes;
+        w[2 * i] = gate + at;
+        w[2 * i + 1] = up + at;
+        x[2 * i] = x[2 * i + 1] = xq;
+    }
+    float d[2 * per];
+    typed_rows_dot<2 * per>(type, w, x, dim, d);
+    if (lane == 0) {
+#pragma unroll
+        for (int i = 0; i < per; i++) {
+            int r = blockIdx.x * 32 + warp + i * MOE_GU_WARPS;
+            float g = d[2 * i], u = d[2 * i + 1];
+            h[warp + i * MOE_GU_WARPS] = g / (1.0f + ggml_expf(0.0f - g, r, hidden)) * u;
+        }
+    }
     __syncthreads();
     if (warp == 0) quantize_block(h[lane], hq + ((long long)j * hidden + blockIdx.x * 32) / QK * BLOCK_BYTES);
 }
 
-// y[j][r] = down_r . hq_j for the j-th chosen expert (grid.y over the k choices; a CPU expert is skipped), one
-// warp per row r, down of type (quants.cuh), hq holding k Q8_0 hidden vectors.
+// x[r] += sum over the k choices, in routing order, of weights[j] * (down_j . hq_j)_r, the GPU experts only (a zero
+// table entry is a CPU expert, whose output the host adds); no fused multiply-adds, as the CPU path sums. One warp
+// per row r, its experts' rows MOE_DOWN_GROUP at a time with their loads interleaved (typed_rows_dot); down of type
+// (quants.cuh), hq holding k Q8_0 hidden vectors. The down projections and their weighted sum in one launch: the
+// sum needs no buffer of k outputs and no second kernel.
+#define MOE_DOWN_GROUP 4
 extern "C" __global__ void moe_down_q(const unsigned long long* __restrict__ table, const int* __restrict__ ids,
-                                      const uint8_t* __restrict__ hq, float* __restrict__ y, int dim, int hidden,
-                                      int type) {
+                                      const float* __restrict__ weights, const uint8_t* __restrict__ hq,
+                                      float* __restrict__ x, int dim, int hidden, int k, int type) {
     int r = blockIdx.x * WARPS + (threadIdx.x >> 5);
-    int j = blockIdx.y;
     if (r >= dim) return;
-    const uint8_t* down = (const uint8_t*)table[3 * ids[j] + 2];
-    if (down == nullptr) return;
-    float v = typed_row_dot(type, down, r, hidden, hq + j * ((long long)(hidden / QK) * BLOCK_BYTES));
-    if ((threadIdx.x & 31) == 0) y[(long long)j * dim + r] = v;
-}
-
-// x[r] += sum over the k choices, in routing order, of weights[j] * y[j][r], the GPU experts only (a zero table
-// entry is a CPU expert, whose output the host adds); no fused multiply-adds, as the CPU path sums.
-extern "C" __global__ void moe_combine(const unsigned long long* __restrict__ table, const int* __restrict__ ids,
-                                       const float* __restrict__ weights, const float* __restrict__ y,
-                                       float* __restrict__ x, int dim, int k) {
-    int r = blockIdx.x * blockDim.x + threadIdx.x;
-    if (r >= dim) return;
+    long long rowBytes = quant_row_bytes(type, hidden), hqBytes = (long long)(hidden / QK) * BLOCK_BYTES;
     float sum = 0.0f;
-    for (int j = 0; j < k; j++) {
-        if (table[3 * ids[j] + 2] == 0) continue;
-        sum = __fadd_rn(sum, __fmul_rn(y[(long long)j * dim + r], weights[j]));
+    for (int j0 = 0; j0 < k; j0 += MOE_DOWN_GROUP) {
+        const uint8_t* w[MOE_DOWN_GROUP];
+        const uint8_t* xs[MOE_DOWN_GROUP];
+#pragma unroll
+        for (int i = 0; i < MOE_DOWN_GROUP; i++) { // each expert's row against its own hidden vector
+            const uint8_t* down = j0 + i < k ? (const uint8_t*)table[3 * ids[j0 + i] + 2] : nullptr;
+            w[i] = down == nullptr ? nullptr : down + r * rowBytes;
+            xs[i] = hq + (j0 + i) * hqBytes;
+        }
+        float v[MOE_DOWN_GROUP];
+        typed_rows_dot<MOE_DOWN_GROUP>(type, w, xs, hidden, v);
+#pragma unroll
+        for (int i = 0; i < MOE_DOWN_GROUP; i++) {
+            if (j0 + i < k && table[3 * ids[j0 + i] + 2] != 0) sum = __fadd_rn(sum, __fmul_rn(v[i], weights[j0 + i]));
+        }
     }
-    x[r] += sum;
+    if ((threadIdx.x & 31) == 0) x[r] += sum;
 }

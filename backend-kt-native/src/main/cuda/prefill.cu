@@ -100,7 +100,7 @@ extern "C" __global__ void attention_tokens(const float* __restrict__ qkv, int q
                                             int vStride, int start, float scale) {
     long long t = blockIdx.y;
     attend_head(qkv + t * qkvWidth, kCache, vCache, scores + t * heads * scoreStride, scoreStride, out + t * outStride,
-                heads, kvHeads, headDim, valueDim, vStride, start + (int)t + 1, scale, blockIdx.x);
+                heads, kvHeads, headDim, valueDim, vStride, start + (int)t + 1, scale, blockIdx.x, nullptr);
 }
 
 // moe_route for token t = blockIdx.x (one warp each): logits at logits + t * logitStride, its k ids and weights

@@ -232,6 +232,59 @@ __device__ __forceinline__ void qrow_dot2(const uint8_t* __restrict__ w0, const 
     *d1 = warp_sum(a1);
 }
 
+// R rows w[i] (null: none, its sum left 0; null-ness is the same on every lane) against activations x[i], their
+// loads interleaved so that a warp has R rows' weights in flight at once: a decode matvec of a few thousand
+// rows waits on memory latency, not bandwidth. Each row's sum is exactly its single-row dot's (the same lanes take
+// the same blocks in the same order, the same warp reduction): Q8_0 as row_dot, Q4_0 as qrow_dot, K-quants as
+// k_row_dot.
+template <int T, int R>
+__device__ __forceinline__ void rows_dot(const uint8_t* const (&w)[R], const uint8_t* const (&x)[R], int blocks,
+                                         float (&out)[R]) {
+    int lane = threadIdx.x & 31;
+    float acc[R];
+#pragma unroll
+    for (int i = 0; i < R; i++) acc[i] = 0.0f;
+    if (T == GGML_Q4_K || T == GGML_Q5_K || T == GGML_Q6_K) {
+        for (int s = lane / KQ_LANES; s < blocks / 8; s += 32 / KQ_LANES) {
+#pragma unroll
+            for (int i = 0; i < R; i++) {
+                if (w[i] != nullptr) {
+                    acc[i] += k_super_dot<T>(w[i] + (long long)s * k_super_bytes<T>(), x[i] + (long long)s * 8 * BLOCK_BYTES,
+                                             lane % KQ_LANES);
+                }
+            }
+        }
+    } else {
+        int quarter = lane & 3;
+        for (int b = lane >> 2; b < blocks; b += 8) {
+#pragma unroll
+            for (int i = 0; i < R; i++) {
+                const uint8_t* xb = x[i] + (long long)b * BLOCK_BYTES;
+                if (w[i] != nullptr) {
+                    acc[i] += T == GGML_Q4_0 ? qblock_dot<GGML_Q4_0>(w[i], b, xb, quarter)
+                                             : block_dot(w[i] + (long long)b * BLOCK_BYTES, xb, quarter);
+                }
+            }
+        }
+    }
+#pragma unroll
+    for (int i = 0; i < R; i++) out[i] = warp_sum(acc[i]);
+}
+
+// rows_dot for type t (a runtime argument, the same for all R rows).
+template <int R>
+__device__ __forceinline__ void typed_rows_dot(int t, const uint8_t* const (&w)[R], const uint8_t* const (&x)[R],
+                                               int cols, float (&out)[R]) {
+    int blocks = cols / QK;
+    switch (t) {
+        case GGML_Q4_0: rows_dot<GGML_Q4_0, R>(w, x, blocks, out); return;
+        case GGML_Q4_K: rows_dot<GGML_Q4_K, R>(w, x, blocks, out); return;
+        case GGML_Q5_K: rows_dot<GGML_Q5_K, R>(w, x, blocks, out); return;
+        case GGML_Q6_K: rows_dot<GGML_Q6_K, R>(w, x, blocks, out); return;
+        default: rows_dot<GGML_Q8_0, R>(w, x, blocks, out); return;
+    }
+}
+
 // Row r of a matrix of type t with cols columns against the Q8_0 activation x (every lane gets the sum).
 // Q8_0 keeps common.cuh's row_dot, whose loads it was tuned with.
 __device__ __forceinline__ float typed_row_dot(int t, const uint8_t* __restrict__ w, int r, int cols,

@@ -131,15 +131,15 @@ static int module_token;
 static thread_local void *current;
 static long live_allocations;
 static const char *KERNELS[] = {"quantize_q8_0", "gate_up_silu_q", "gemv_q", "rmsnorm_q8", "gemv_q_acc",
-                                "gemv3_q8_0", "gemv_f32", "gemv_f16", "qk_norm_rope_store", "attention", "add_f32",
+                                "gemv3_q", "gemv_f32", "gemv_f16", "qk_norm_rope_store", "attention", "add_f32",
                                 "mla_rope_store", "gemv_q8_0_heads", "gate_up_silu_f32", "gate_up_silu_f16",
                                 "mla_kv_expand_store", "moe_route", "moe_gate_up_q", "moe_down_q",
-                                "moe_combine", "rmsnorm_q8_rows", "gemm_tokens", "qk_norm_rope_tokens",
+                                "rmsnorm_q8_rows", "gemm_tokens", "qk_norm_rope_tokens",
                                 "attention_tokens", "moe_route_tokens", "moe_gate_up_tiles", "moe_down_tiles",
                                 "moe_combine_tokens", "gemm_tokens_q8", "moe_gate_up_q8", "moe_down_q8"};
 
 // Arguments per kernel (in KERNELS' order): a captured launch copies that many 8-byte slots (LaunchArgs' layout).
-static const int ARGS[] = {3, 7, 6, 6, 8, 9, 7, 7, 15, 13, 3, 17, 7, 6, 6, 11, 9, 7, 7, 7,
+static const int ARGS[] = {3, 7, 6, 6, 8, 10, 7, 7, 15, 14, 3, 17, 7, 6, 6, 11, 9, 7, 9,
                            6, 11, 17, 15, 10, 9, 8, 7, 9, 8, 7};
 enum { CAPTURE_UNSUPPORTED = 900, CAPTURE_INVALIDATED = 901 };
 
@@ -361,8 +361,8 @@ static CUresult run_kernel(void *f, unsigned gx, unsigned gy, unsigned bx, void 
         };
     } else if (k == KERNELS[5]) {
         body = [&] {
-            gemv3_q8_0(ARG(const uint8_t *, 0), ARG(const uint8_t *, 1), ARG(const uint8_t *, 2), ARG(int, 3),
-                       ARG(int, 4), ARG(int, 5), ARG(const uint8_t *, 6), ARG(float *, 7), ARG(int, 8));
+            gemv3_q(ARG(const uint8_t *, 0), ARG(const uint8_t *, 1), ARG(const uint8_t *, 2), ARG(int, 3),
+                    ARG(int, 4), ARG(int, 5), ARG(const uint8_t *, 6), ARG(float *, 7), ARG(int, 8), ARG(int, 9));
         };
     } else if (k == KERNELS[6]) {
         body = [&] {
@@ -384,7 +384,7 @@ static CUresult run_kernel(void *f, unsigned gx, unsigned gy, unsigned bx, void 
         body = [&] {
             attention(ARG(const float *, 0), ARG(const __half *, 1), ARG(const __half *, 2), ARG(float *, 3),
                       ARG(int, 4), ARG(float *, 5), ARG(int, 6), ARG(int, 7), ARG(int, 8), ARG(int, 9), ARG(int, 10),
-                      ARG(const int *, 11), ARG(float, 12));
+                      ARG(const int *, 11), ARG(float, 12), ARG(uint8_t *, 13));
         };
     } else if (k == KERNELS[10]) {
         body = [&] { add_f32(ARG(float *, 0), ARG(const float *, 1), ARG(int, 2)); };
@@ -428,53 +428,48 @@ static CUresult run_kernel(void *f, unsigned gx, unsigned gy, unsigned bx, void 
         };
     } else if (k == KERNELS[18]) {
         body = [&] {
-            moe_down_q(ARG(const unsigned long long *, 0), ARG(const int *, 1), ARG(const uint8_t *, 2),
-                       ARG(float *, 3), ARG(int, 4), ARG(int, 5), ARG(int, 6));
+            moe_down_q(ARG(const unsigned long long *, 0), ARG(const int *, 1), ARG(const float *, 2),
+                       ARG(const uint8_t *, 3), ARG(float *, 4), ARG(int, 5), ARG(int, 6), ARG(int, 7), ARG(int, 8));
         };
     } else if (k == KERNELS[19]) {
-        body = [&] {
-            moe_combine(ARG(const unsigned long long *, 0), ARG(const int *, 1), ARG(const float *, 2),
-                        ARG(const float *, 3), ARG(float *, 4), ARG(int, 5), ARG(int, 6));
-        };
-    } else if (k == KERNELS[20]) {
         body = [&] {
             rmsnorm_q8_rows(ARG(const float *, 0), ARG(const float *, 1), ARG(float *, 2), ARG(uint8_t *, 3),
                             ARG(int, 4), ARG(float, 5));
         };
-    } else if (k == KERNELS[21]) {
+    } else if (k == KERNELS[20]) {
         body = [&] {
             gemm_tokens(ARG(const uint8_t *, 0), ARG(const float *, 1), ARG(const uint8_t *, 2), ARG(float *, 3),
                         ARG(int, 4), ARG(int, 5), ARG(int, 6), ARG(int, 7), ARG(float, 8), ARG(int, 9), ARG(int, 10));
         };
-    } else if (k == KERNELS[22]) {
+    } else if (k == KERNELS[21]) {
         body = [&] {
             qk_norm_rope_tokens(ARG(float *, 0), ARG(int, 1), ARG(const float *, 2), ARG(const float *, 3),
                                 ARG(const float *, 4), ARG(__half *, 5), ARG(__half *, 6), ARG(float *, 7), ARG(int, 8),
                                 ARG(int, 9), ARG(int, 10), ARG(int, 11), ARG(int, 12), ARG(int, 13), ARG(int, 14),
                                 ARG(int, 15), ARG(float, 16));
         };
-    } else if (k == KERNELS[23]) {
+    } else if (k == KERNELS[22]) {
         body = [&] {
             attention_tokens(ARG(const float *, 0), ARG(int, 1), ARG(const __half *, 2), ARG(const __half *, 3),
                              ARG(float *, 4), ARG(int, 5), ARG(float *, 6), ARG(int, 7), ARG(int, 8), ARG(int, 9),
                              ARG(int, 10), ARG(int, 11), ARG(int, 12), ARG(int, 13), ARG(float, 14));
         };
-    } else if (k == KERNELS[24]) {
+    } else if (k == KERNELS[23]) {
         body = [&] {
             moe_route_tokens(ARG(const float *, 0), ARG(int, 1), ARG(const float *, 2), ARG(int, 3), ARG(int, 4),
                              ARG(int, 5), ARG(int, 6), ARG(float, 7), ARG(int *, 8), ARG(float *, 9));
         };
-    } else if (k == KERNELS[25]) {
+    } else if (k == KERNELS[24]) {
         body = [&] {
             moe_gate_up_tiles(ARG(const unsigned long long *, 0), ARG(const int *, 1), ARG(const int *, 2), ARG(int, 3),
                               ARG(const uint8_t *, 4), ARG(float *, 5), ARG(int, 6), ARG(int, 7), ARG(int, 8));
         };
-    } else if (k == KERNELS[26]) {
+    } else if (k == KERNELS[25]) {
         body = [&] {
             moe_down_tiles(ARG(const unsigned long long *, 0), ARG(const int *, 1), ARG(const int *, 2),
                            ARG(const uint8_t *, 3), ARG(float *, 4), ARG(int, 5), ARG(int, 6), ARG(int, 7));
         };
-    } else if (k == KERNELS[27]) {
+    } else if (k == KERNELS[26]) {
         body = [&] {
             moe_combine_tokens(ARG(const unsigned long long *, 0), ARG(const int *, 1), ARG(const float *, 2),
                                ARG(const float *, 3), ARG(float *, 4), ARG(int, 5), ARG(int, 6));

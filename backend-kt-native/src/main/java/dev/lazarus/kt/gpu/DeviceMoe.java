@@ -19,7 +19,7 @@ import java.util.List;
 /**
  * The MoE blocks of the GPU layer path routed on the device (moe.cu), the shape of llama.cpp's and KTransformers'
  * GPU paths: the router's top-k runs on the GPU and the chosen experts are found there in a per-block table of
- * device pointers, so a block whose experts are all on the GPU costs four launches and no host round trip. A
+ * device pointers, so a block whose experts are all on the GPU costs three launches and no host round trip. A
  * block with experts on the CPU copies the choice and the normed activation down behind an event, the GPU
  * computes its own experts meanwhile, and the host waits for that event only (not for the GPU's experts),
  * computes the CPU experts on its threads and adds their weighted sum behind the GPU's.
@@ -41,7 +41,7 @@ final class DeviceMoe implements AutoCloseable {
     private final int blocks, experts, k, dim, hidden;
     private final long[] bias;
     private final DeviceAllocations memory;
-    private final long dTable, dIds, dWeights, dHq, dY, dCpuSum;
+    private final long dTable, dIds, dWeights, dHq, dCpuSum;
     /** Host copies: the table as last uploaded, the routes ([ids | weights] per block) and the CPU experts' sum. */
     private final MemorySegment hTable, hRoutes, hCpuSum;
     private final long[] table;
@@ -78,7 +78,6 @@ final class DeviceMoe implements AutoCloseable {
             dIds = device(4L * blocks * k * 2); // ids of block b at b * 2k, its weights right behind them
             dWeights = dIds + 4L * k;
             dHq = device(4L * GpuLayerPath.q8Floats(k * hidden));
-            dY = device(4L * k * dim);
             dCpuSum = device(4L * dim);
             hTable = host(8L * table.length);
             hRoutes = host(4L * blocks * k * 2);
@@ -183,7 +182,7 @@ final class DeviceMoe implements AutoCloseable {
         long tableAt = dTable + 24L * b * experts;
         if (anyOnGpu[b]) {
             kernels.moeGateUp(tableAt, ids, xq, dHq, k, hidden, dim, gateTypes[b]);
-            kernels.moeDown(tableAt, ids, weights, dHq, dY, x, dim, hidden, k, downTypes[b]);
+            kernels.moeDown(tableAt, ids, weights, dHq, x, dim, hidden, k, downTypes[b]);
         }
         if (!allOnGpu[b]) {
             cpuExperts(b, hXn, x);

@@ -79,9 +79,11 @@ final class GqaDeviceAttention implements DeviceAttention {
         Weights w = blocks.get(b);
         kernels.qkv(w.q(), w.k(), w.v(), xn, xq, dQkv);
         kernels.qkNormRopeStore(dQkv, w.qNorm(), w.kNorm(), rope, copy.keys(b), copy.values(b), kvOut, heads, pos);
-        kernels.attention(dQkv, copy.keys(b), copy.values(b), valueWidth(), scores, scoreStride, dAtt, heads,
-                pos, scale);
-        if (LayerKernels.quantized(w.output().type())) {
+        boolean quantized = LayerKernels.quantized(w.output().type());
+        boolean fused = quantized && LayerKernels.quantizesOutput(heads); // the attention quantizes its own output
+        kernels.attention(dQkv, copy.keys(b), copy.values(b), valueWidth(), scores, scoreStride, dAtt,
+                fused ? dAttQ : 0, heads, pos, scale);
+        if (quantized && !fused) {
             kernels.quantize(dAtt, dAttQ, attWidth);
         }
         kernels.matvec(w.output(), dAtt, dAttQ, x, 1f, true);

@@ -16,8 +16,14 @@ final class LayerKernels {
     private static final int ROW_THREADS = 32 * WARPS;
     private static final int NORM_THREADS = 256;
     private static final int MAX_NORM_THREADS = 1024;
-    /** Must match ATT_THREADS in layers.cu (its shared partial sums are sized by it). */
-    private static final int ATT_THREADS = 256;
+    /**
+     * Must match ATT_THREADS in layers.cu (its shared partial sums are sized by it) and the batched prompt's
+     * (PrefillKernels: the same body, so the same sums). 1024: a head's positions and value sums spread over 32
+     * warps; 256 left the decode attention of the skewed bench model at ~15 µs a layer on an H100.
+     */
+    static final int ATT_THREADS = 1024;
+    /** Warps of a moe_gate_up_q block (MOE_GU_WARPS in moe.cu): 32 rows a block, 32 / this many a warp. */
+    private static final int MOE_GU_WARPS = 16;
     private static final int QK = 32;
     /** Longest attention row (a head, or MLA's latent + rope row) the kernels' shared buffers hold. */
     static final int MAX_ROW = 1024;
@@ -45,7 +51,7 @@ final class LayerKernels {
     private final LaunchArgs args;
     private final MemorySegment rmsNorm;
     private final MemorySegment gemvQ;
-    private final MemorySegment gemv3Q8;
+    private final MemorySegment gemv3Q;
     private final MemorySegment gemvF32;
     private final MemorySegment gemvF16;
     private final MemorySegment qkNormRope;
@@ -61,7 +67,6 @@ final class LayerKernels {
     private final MemorySegment moeRoute;
     private final MemorySegment moeGateUp;
     private final MemorySegment moeDown;
-    private final MemorySegment moeCombine;
 
     LayerKernels(CudaDriver cu, MemorySegment module, MemorySegment stream, Arena arena) {
         this.cu = cu;
@@ -69,7 +74,7 @@ final class LayerKernels {
         this.args = new LaunchArgs(arena);
         this.rmsNorm = cu.function(module, "rmsnorm_q8");
         this.gemvQ = cu.function(module, "gemv_q_acc");
-        this.gemv3Q8 = cu.function(module, "gemv3_q8_0");
+        this.gemv3Q = cu.function(module, "gemv3_q");
         this.gemvF32 = cu.function(module, "gemv_f32");
         this.gemvF16 = cu.function(module, "gemv_f16");
         this.qkNormRope = cu.function(module, "qk_norm_rope_store");
@@ -85,7 +90,6 @@ final class LayerKernels {
         this.moeRoute = cu.function(module, "moe_route");
         this.moeGateUp = cu.function(module, "moe_gate_up_q");
         this.moeDown = cu.function(module, "moe_down_q");
-        this.moeCombine = cu.function(module, "moe_combine");
     }
 
     /** Whether {@link #matvec} takes matrices of {@code type}. */
@@ -132,14 +136,14 @@ final class LayerKernels {
     }
 
     /**
-     * {@code y = [q · x | k · x | v · x]}: one launch for Q8_0 projections, three otherwise (F32, F16; the
-     * three of one block share a type).
+     * {@code y = [q · x | k · x | v · x]}: one launch for {@link #quantized} projections of one type, three
+     * otherwise (F32, F16; the three of one block share a type).
      */
     void qkv(DeviceMatrix q, DeviceMatrix k, DeviceMatrix v, long x, long xq, long y) {
-        if (q.type() == GgmlType.Q8_0 && k.type() == GgmlType.Q8_0 && v.type() == GgmlType.Q8_0) {
+        if (quantized(q.type()) && k.type() == q.type() && v.type() == q.type()) {
             int rows = q.rows() + k.rows() + v.rows();
-            launch(gemv3Q8, rowBlocks(rows), ROW_THREADS, args.begin().ptr(q.data()).ptr(k.data()).ptr(v.data())
-                    .i32(q.rows()).i32(k.rows()).i32(v.rows()).ptr(xq).ptr(y).i32(q.cols()));
+            launch(gemv3Q, rowBlocks(rows), ROW_THREADS, args.begin().ptr(q.data()).ptr(k.data()).ptr(v.data())
+                    .i32(q.rows()).i32(k.rows()).i32(v.rows()).ptr(xq).ptr(y).i32(q.cols()).i32(q.type().id()));
             return;
         }
         matvec(q, x, xq, y, 1f, false);
@@ -179,9 +183,23 @@ final class LayerKernels {
      */
     void attention(long q, long kCache, long vCache, int vStride, long scores, int scoreStride, long out, Heads h,
                    long pos, float scale) {
+        attention(q, kCache, vCache, vStride, scores, scoreStride, out, 0, h, pos, scale);
+    }
+
+    /** As above, {@code out} also as Q8_0 at {@code outq} (0: none; needs {@link #quantizesOutput}). */
+    void attention(long q, long kCache, long vCache, int vStride, long scores, int scoreStride, long out, long outq,
+                   Heads h, long pos, float scale) {
+        if (outq != 0 && !quantizesOutput(h)) {
+            throw new IllegalArgumentException("value width " + h.valueDim() + " is not whole Q8_0 blocks");
+        }
         launch(attention, h.heads(), ATT_THREADS, args.begin().ptr(q).ptr(kCache).ptr(vCache).ptr(scores)
                 .i32(scoreStride).ptr(out).i32(h.heads()).i32(h.kvHeads()).i32(h.headDim()).i32(h.valueDim())
-                .i32(vStride).ptr(pos).f32(scale));
+                .i32(vStride).ptr(pos).f32(scale).ptr(outq));
+    }
+
+    /** Whether {@link #attention} can write its output as Q8_0 too: each head's values are whole 32-value blocks. */
+    static boolean quantizesOutput(Heads h) {
+        return h.valueDim() % QK == 0;
     }
 
     /**
@@ -238,24 +256,22 @@ final class LayerKernels {
 
     /**
      * Gate, up and SiLU of the {@code k} routed experts whose pointers {@code table} holds, quantized into
-     * {@code hq}'s k Q8_0 rows ({@code hidden % 32 == 0}: a block of 32 warps per 32 rows); gate and up of
-     * {@code type} ({@link #quantized}).
+     * {@code hq}'s k Q8_0 rows ({@code hidden % 32 == 0}: a block of {@link #MOE_GU_WARPS} warps per 32 rows);
+     * gate and up of {@code type} ({@link #quantized}).
      */
     void moeGateUp(long table, long ids, long xq, long hq, int k, int hidden, int dim, GgmlType type) {
-        cu.launch(moeGateUp, hidden / QK, k, 32 * 32, 0, stream, args.begin().ptr(table).ptr(ids).ptr(xq)
+        cu.launch(moeGateUp, hidden / QK, k, 32 * MOE_GU_WARPS, 0, stream, args.begin().ptr(table).ptr(ids).ptr(xq)
                 .ptr(hq).i32(hidden).i32(dim).i32(type.id()).params());
     }
 
     /**
-     * {@code x += Σ_j weights[j] · down_j · hq_j} over the routed experts on the GPU: their down projections into
-     * {@code y}'s k rows (one launch, all experts at once; down of {@code type}), then the weighted sum in
-     * routing order.
+     * {@code x += Σ_j weights[j] · down_j · hq_j} over the routed experts on the GPU, in routing order: their
+     * down projections and the weighted sum in one launch (a warp per output row takes every expert's row; down
+     * of {@code type}).
      */
-    void moeDown(long table, long ids, long weights, long hq, long y, long x, int dim, int hidden, int k, GgmlType type) {
-        cu.launch(moeDown, rowBlocks(dim), k, ROW_THREADS, 0, stream, args.begin().ptr(table).ptr(ids).ptr(hq).ptr(y)
-                .i32(dim).i32(hidden).i32(type.id()).params());
-        launch(moeCombine, (dim + 255) / 256, 256, args.begin().ptr(table).ptr(ids).ptr(weights).ptr(y).ptr(x)
-                .i32(dim).i32(k));
+    void moeDown(long table, long ids, long weights, long hq, long x, int dim, int hidden, int k, GgmlType type) {
+        launch(moeDown, rowBlocks(dim), ROW_THREADS, args.begin().ptr(table).ptr(ids).ptr(weights).ptr(hq).ptr(x)
+                .i32(dim).i32(hidden).i32(k).i32(type.id()));
     }
 
     /** {@code x += y} over {@code n} floats. */

@@ -23,7 +23,7 @@ final class PrefillKernels {
     /** PREFILL_SUB of prefill.cu: tokens per block of the other types' mat-mat kernels. */
     private static final int SUB = 8;
     private static final int MAX_NORM_THREADS = 1024;
-    private static final int ATT_THREADS = 256;
+    private static final int ATT_THREADS = LayerKernels.ATT_THREADS;
 
     private final CudaDriver cu;
     private final MemorySegment stream;
