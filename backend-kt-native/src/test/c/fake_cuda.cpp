@@ -474,17 +474,17 @@ static CUresult run_kernel(void *f, unsigned gx, unsigned gy, unsigned bx, void 
             moe_combine_tokens(ARG(const unsigned long long *, 0), ARG(const int *, 1), ARG(const float *, 2),
                                ARG(const float *, 3), ARG(float *, 4), ARG(int, 5), ARG(int, 6));
         };
-    } else if (k == KERNELS[28]) {
+    } else if (k == KERNELS[27]) {
         body = [&] {
             gemm_tokens_q8(ARG(const uint8_t *, 0), ARG(const uint8_t *, 1), ARG(float *, 2), ARG(int, 3), ARG(int, 4),
                            ARG(int, 5), ARG(int, 6), ARG(float, 7), ARG(int, 8));
         };
-    } else if (k == KERNELS[29]) {
+    } else if (k == KERNELS[28]) {
         body = [&] {
             moe_gate_up_q8(ARG(const unsigned long long *, 0), ARG(const int *, 1), ARG(const int *, 2), ARG(int, 3),
                            ARG(const uint8_t *, 4), ARG(float *, 5), ARG(int, 6), ARG(int, 7));
         };
-    } else if (k == KERNELS[30]) {
+    } else if (k == KERNELS[29]) {
         body = [&] {
             moe_down_q8(ARG(const unsigned long long *, 0), ARG(const int *, 1), ARG(const int *, 2),
                         ARG(const uint8_t *, 3), ARG(float *, 4), ARG(int, 5), ARG(int, 6));
