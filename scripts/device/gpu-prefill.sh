@@ -13,9 +13,11 @@
 # (kt-base; GpuPrefillBenchmark uses only public API, so put its class first: the older build then runs its own
 # prompt path). --variants: extra kt-native rows with JVM options, e.g.
 # "cpu-experts=-Dlazarus.kt.gpu.prefill-stage-tokens=100000" (CPU-tier experts computed by the CPU, not staged).
-# --model: the synthetic preset written by SyntheticModelsMain (benchQwen3MoeSkewed: skewed routing), Q8_0.
-# Needs .jdk-runtime/ and .device-classpath/ (scripts/device/make-runtime.sh, make-classpath.sh; EXTRA_CP: class
-# path entries put first) and nvcc. Output: $WORK/prefill-PRESET.txt (copied to $OUT when set).
+# --model: the synthetic preset written by SyntheticModelsMain (benchQwen3MoeSkewed: skewed routing;
+# benchQwen3MoeFlat: its shapes, flat routing), Q8_0. Needs .jdk-runtime/ and .device-classpath/
+# (scripts/device/make-runtime.sh, make-classpath.sh; EXTRA_CP: class path entries put first) and nvcc;
+# scripts/device/common.sh does the setup both device scripts share. Output: $WORK/prefill-PRESET.txt (copied to
+# $OUT when set).
 set -euo pipefail
 
 ROUNDS=2
@@ -37,24 +39,12 @@ while [ $# -gt 0 ]; do
     *) echo "unknown option $1" >&2; exit 2 ;;
   esac
 done
-[ -d backend-kt-native/src/main/cuda ] || { echo "run from the repository root" >&2; exit 2; }
-WORK=${WORK:-target/device}
-mkdir -p "$WORK"
-JAVA=.jdk-runtime/bin/java
-CP="${EXTRA_CP:+$EXTRA_CP:}.device-classpath/classes:.device-classpath/lib/*"
-OUTFILE="$WORK/prefill-$PRESET.txt"
-log() { echo "$@" | tee -a "$OUTFILE"; }
-trap '[ -n "${OUT:-}" ] && cp "$OUTFILE" "$OUT/" 2>/dev/null || true' EXIT
+TYPE=Q8_0
+OUTNAME="prefill-$PRESET.txt"
+# shellcheck source=scripts/device/common.sh
+. "$(dirname "$0")/common.sh"
 
-KERNELS="$WORK/kernels.ptx"
-nvcc -ptx -O3 -arch="${SM_ARCH:-sm_90}" -o "$KERNELS" backend-kt-native/src/main/cuda/kernels.cu
-MODEL="$WORK/$PRESET-q8_0.gguf"
-[ -f "$MODEL" ] || "$JAVA" --add-modules jdk.incubator.vector -cp "$CP" dev.lazarus.kt.synthetic.SyntheticModelsMain \
-  "$PRESET" "$MODEL" Q8_0 2>/dev/null
-BENCH="$WORK/llama-build/bin/llama-bench"
-
-log "model $PRESET ($(du -h "$MODEL" | cut -f1)), GPU: $(nvidia-smi --query-gpu=name,driver_version --format=csv,noheader)," \
-  "CPU: $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | xargs), $(nproc) threads; tok/s per prompt length $PROMPTS"
+log "$(machine); tok/s per prompt length $PROMPTS"
 kt() { # classpath config [java options]
   local cp=$1 config=$2
   shift 2

@@ -10,8 +10,8 @@
 #   (cmake, GGML_CUDA=ON, CMAKE_CUDA_ARCHITECTURES=native, target llama-bench, into $WORK/llama-build, out of
 #   the repository); an existing build there is reused; without either, only kt-native rows are measured.
 # --model: the synthetic preset written by SyntheticModelsMain (benchQwen3MoeSkewed: skewed routing;
-#   benchQwen3Moe: flat routing) in --type (default Q8_0; Q4_K: every matrix Q4_K, the router F32, like
-#   llama-quantize --pure Q4_K_M); both engines read the same GGUF.
+#   benchQwen3MoeFlat: its shapes with flat routing; benchQwen3Moe: small, flat routing) in --type (default Q8_0;
+#   Q4_K: every matrix Q4_K, the router F32, like llama-quantize --pure Q4_K_M); both engines read the same GGUF.
 # --pairs: kt-native configuration (GpuDecodeBenchmark's) = llama-bench flags, e.g.
 #   "layers-uniform:1=-ngl 99;layers-uniform:0=-ngl 99 -ot exps=CPU;layers-dynamic:0.1=-ngl 99 -ncmoe 7".
 # --baseline-cp / --baseline-cuda: class path entries and CUDA source folder of an older engine build; its row
@@ -24,7 +24,8 @@
 # kt-native: GpuDecodeBenchmark, one JVM per row, 16 prompt + N greedy tokens, median of 3 (tok/s counts the
 # prompt, which this path feeds token by token at decode speed); llama.cpp: llama-bench -p 0 -n N -r 3
 # (generation only). Needs .jdk-runtime/ and .device-classpath/ (scripts/device/make-runtime.sh,
-# make-classpath.sh) and nvcc. Output: $WORK/vs-llama-PRESET.txt (copied to $OUT when set).
+# make-classpath.sh) and nvcc; scripts/device/common.sh does the setup both device scripts share. Output:
+# $WORK/vs-llama-PRESET-TYPE.txt (copied to $OUT when set).
 set -euo pipefail
 
 ROUNDS=2
@@ -50,28 +51,16 @@ while [ $# -gt 0 ]; do
     *) echo "unknown option $1" >&2; exit 2 ;;
   esac
 done
-[ -d backend-kt-native/src/main/cuda ] || { echo "run from the repository root" >&2; exit 2; }
-WORK=${WORK:-target/device}
-mkdir -p "$WORK"
-JAVA=.jdk-runtime/bin/java
-CP="${EXTRA_CP:+$EXTRA_CP:}.device-classpath/classes:.device-classpath/lib/*"
-OUTFILE="$WORK/vs-llama-$PRESET-$TYPE.txt"
-log() { echo "$@" | tee -a "$OUTFILE"; }
-trap '[ -n "${OUT:-}" ] && cp "$OUTFILE" "$OUT/" 2>/dev/null || true' EXIT
-
-KERNELS="$WORK/kernels.ptx"
-nvcc -ptx -O3 -arch="${SM_ARCH:-sm_90}" -o "$KERNELS" backend-kt-native/src/main/cuda/kernels.cu
+OUTNAME="vs-llama-$PRESET-$TYPE.txt"
+# shellcheck source=scripts/device/common.sh
+. "$(dirname "$0")/common.sh"
 BASE_KERNELS="$WORK/kernels-base.ptx"
 if [ -n "$BASE_CUDA" ]; then
   nvcc -ptx -O3 -arch="${SM_ARCH:-sm_90}" -o "$BASE_KERNELS" "$BASE_CUDA/kernels.cu"
 else
   BASE_KERNELS=$KERNELS
 fi
-MODEL="$WORK/$PRESET-${TYPE,,}.gguf"
-[ -f "$MODEL" ] || "$JAVA" --add-modules jdk.incubator.vector -cp "$CP" dev.lazarus.kt.synthetic.SyntheticModelsMain \
-  "$PRESET" "$MODEL" "$TYPE" 2>/dev/null
 
-BENCH="$WORK/llama-build/bin/llama-bench"
 if [ ! -x "$BENCH" ] && [ -n "$LLAMA_SRC" ]; then
   SRC=$LLAMA_SRC
   if [ -f "$LLAMA_SRC" ]; then
@@ -88,8 +77,7 @@ if [ ! -x "$BENCH" ] && [ -n "$LLAMA_SRC" ]; then
   log "llama-bench built with CUDA in $(( $(date +%s) - start )) s"
 fi
 
-log "model $PRESET ($(du -h "$MODEL" | cut -f1)), GPU: $(nvidia-smi --query-gpu=name,driver_version --format=csv,noheader)," \
-  "CPU: $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | xargs), $(nproc) threads"
+log "$(machine)"
 kt() { # classpath kernels config
   "$JAVA" --add-modules jdk.incubator.vector --enable-native-access=ALL-UNNAMED -XX:+UseParallelGC -cp "$1" \
     dev.lazarus.kt.gpu.GpuDecodeBenchmark "$MODEL" --kernels "$2" --gpu on --configs "$3" --header false \

@@ -20,9 +20,9 @@ import java.util.List;
  * The MoE blocks of the GPU layer path routed on the device (moe.cu), the shape of llama.cpp's and KTransformers'
  * GPU paths: the router's top-k runs on the GPU and the chosen experts are found there in a per-block table of
  * device pointers, so a block whose experts are all on the GPU costs three launches and no host round trip. A
- * block with experts on the CPU copies the choice and the normed activation down behind an event, the GPU
- * computes its own experts meanwhile, and the host waits for that event only (not for the GPU's experts),
- * computes the CPU experts on its threads and adds their weighted sum behind the GPU's.
+ * block with experts on the CPU copies the choice and the normed activation down behind an event; the host waits
+ * for that event, starts the CPU experts on its threads, launches the GPU's chosen experts (if any) meanwhile, and
+ * adds the CPU experts' weighted sum behind the GPU's, read from pinned host memory.
  *
  * <p>Per token {@link #begin} takes every expert of every MoE block out of the placement (retained, so a
  * re-placement frees nothing the kernels read), rebuilds the pointer table from their tiers and uploads it when it
@@ -41,13 +41,13 @@ final class DeviceMoe implements AutoCloseable {
     private final int blocks, experts, k, dim, hidden;
     private final long[] bias;
     private final DeviceAllocations memory;
-    private final long dTable, dIds, dWeights, dHq, dCpuSum;
+    private final long dTable, dIds, dWeights, dHq;
     /** Host copies: the table as last uploaded, the routes ([ids | weights] per block) and the CPU experts' sum. */
     private final MemorySegment hTable, hRoutes, hCpuSum;
     private final long[] table;
     private final MemorySegment routed;
     private final ExpertCheckout[] layers;
-    private final boolean[] allOnGpu, anyOnGpu;
+    private final boolean[] allOnGpu;
     /** Per block, the block types of its GPU experts' gate/up and down matrices (one 3-D tensor each in the GGUF). */
     private final GgmlType[] gateTypes, downTypes;
     private boolean tableValid;
@@ -69,7 +69,6 @@ final class DeviceMoe implements AutoCloseable {
         this.table = new long[blocks * experts * 3];
         this.layers = new ExpertCheckout[blocks];
         this.allOnGpu = new boolean[blocks];
-        this.anyOnGpu = new boolean[blocks];
         this.gateTypes = new GgmlType[blocks];
         this.downTypes = new GgmlType[blocks];
         this.bias = new long[blocks];
@@ -78,7 +77,6 @@ final class DeviceMoe implements AutoCloseable {
             dIds = device(4L * blocks * k * 2); // ids of block b at b * 2k, its weights right behind them
             dWeights = dIds + 4L * k;
             dHq = device(4L * GpuLayerPath.q8Floats(k * hidden));
-            dCpuSum = device(4L * dim);
             hTable = host(8L * table.length);
             hRoutes = host(4L * blocks * k * 2);
             hCpuSum = host(4L * dim);
@@ -123,7 +121,7 @@ final class DeviceMoe implements AutoCloseable {
             }
             ExpertCheckout all = placement.checkoutLayer(b);
             layers[b] = all;
-            boolean every = true, some = false;
+            boolean every = true;
             for (int e = 0; e < experts; e++) {
                 int at = (b * experts + e) * 3;
                 long gate = 0, up = 0, down = 0;
@@ -134,7 +132,6 @@ final class DeviceMoe implements AutoCloseable {
                     down = x.down;
                     gateTypes[b] = x.gateType;
                     downTypes[b] = x.downType;
-                    some = true;
                 } else {
                     every = false;
                 }
@@ -146,7 +143,6 @@ final class DeviceMoe implements AutoCloseable {
                 }
             }
             allOnGpu[b] = every;
-            anyOnGpu[b] = some;
         }
         if (changed) { // the previous token's final sync has passed: no copy still reads hTable
             MemorySegment.copy(table, 0, hTable, JAVA_LONG, 0, table.length);
@@ -174,28 +170,34 @@ final class DeviceMoe implements AutoCloseable {
         long ids = dIds + 8L * b * k, weights = ids + 4L * k;
         kernels.moeRoute(logits, bias[b], experts, k, moe.gating() == MoeConfig.Gating.SIGMOID, moe.normalizeWeights(),
                 moe.weightsScale(), ids, weights);
-        if (!allOnGpu[b]) {
-            cu.copyToHost(hRoutes.asSlice(8L * b * k), ids, 8L * k, stream);
-            cu.copyToHost(hXn, xn, 4L * dim, stream);
-            cu.record(routed, stream);
+        if (allOnGpu[b]) {
+            gpuExperts(b, xq, x);
+            return;
         }
-        long tableAt = dTable + 24L * b * experts;
-        if (anyOnGpu[b]) {
-            kernels.moeGateUp(tableAt, ids, xq, dHq, k, hidden, dim, gateTypes[b]);
-            kernels.moeDown(tableAt, ids, weights, dHq, x, dim, hidden, k, downTypes[b]);
-        }
-        if (!allOnGpu[b]) {
-            cpuExperts(b, hXn, x);
-        }
+        cu.copyToHost(hRoutes.asSlice(8L * b * k), ids, 8L * k, stream);
+        cu.copyToHost(hXn, xn, 4L * dim, stream);
+        cu.record(routed, stream);
+        cpuExperts(b, hXn, xq, x);
     }
 
-    /** The CPU-tier experts of block {@code b} while the GPU computes its own; their weighted sum goes up and is added. */
-    private void cpuExperts(int b, MemorySegment hXn, long x) {
+    /** Block {@code b}'s routed experts that are on the GPU (the table's other entries are skipped), added to x. */
+    private void gpuExperts(int b, long xq, long x) {
+        long ids = dIds + 8L * b * k, weights = ids + 4L * k, tableAt = dTable + 24L * b * experts;
+        kernels.moeGateUp(tableAt, ids, xq, dHq, k, hidden, dim, gateTypes[b]);
+        kernels.moeDown(tableAt, ids, weights, dHq, x, dim, hidden, k, downTypes[b]);
+    }
+
+    /**
+     * The CPU-tier experts of block {@code b}, their weighted sum added to x behind the GPU's own. Once the routes are
+     * down the pool starts on the CPU's experts first and this thread launches the GPU's meanwhile, and only when the
+     * token chose one of them: host launches queued before the wait for the routes would delay it by their own time,
+     * as the GPU finishes the route about when the host has launched it (with flat routing 10 % of the expert bytes
+     * on the GPU then saved nothing over 0 %, the launches eating the CPU's gain).
+     */
+    private void cpuExperts(int b, MemorySegment hXn, long xq, long x) {
         long waitStart = HybridProfile.ON ? System.nanoTime() : 0;
         cu.synchronizeEvent(routed);
         long cpuStart = HybridProfile.ON ? System.nanoTime() : 0;
-        float[] xn = new float[dim];
-        MemorySegment.copy(hXn, JAVA_FLOAT, 0, xn, 0, dim);
         ExpertCheckout all = layers[b];
         List<Integer> onCpu = new ArrayList<>();
         for (int j = 0; j < k; j++) {
@@ -203,16 +205,20 @@ final class DeviceMoe implements AutoCloseable {
                 onCpu.add(j);
             }
         }
+        Runnable gpu = onCpu.size() < k ? () -> gpuExperts(b, xq, x) : null;
         if (onCpu.isEmpty()) {
+            gpu.run();
             return;
         }
+        float[] xn = new float[dim];
+        MemorySegment.copy(hXn, JAVA_FLOAT, 0, xn, 0, dim);
         SwiGlu.Weights[] nets = new SwiGlu.Weights[onCpu.size()];
         float[][][] inputs = new float[onCpu.size()][][];
         for (int c = 0; c < nets.length; c++) {
             nets[c] = all.cpu(hRoutes.getAtIndex(JAVA_INT, (long) b * 2 * k + onCpu.get(c)));
             inputs[c] = new float[][] {xn};
         }
-        float[][][] out = SwiGlu.apply(parallel, nets, inputs);
+        float[][][] out = SwiGlu.apply(parallel, nets, inputs, gpu);
         if (HybridProfile.ON) {
             HybridProfile.block(cpuStart - waitStart, System.nanoTime() - cpuStart, nets.length);
         }
@@ -224,9 +230,11 @@ final class DeviceMoe implements AutoCloseable {
                 sum[d] += y[d] * w;
             }
         }
+        // the add reads the pinned sum where it is (unified addressing: a pinned host buffer's address is valid on the
+        // device), one node fewer on the GPU's chain to the next block than a copy up; the next block's routes, which
+        // the host waits for before it writes here again, come after the add
         MemorySegment.copy(sum, 0, hCpuSum, JAVA_FLOAT, 0, dim);
-        cu.copyToDevice(dCpuSum, hCpuSum, 4L * dim, stream);
-        kernels.add(x, dCpuSum, dim);
+        kernels.add(x, hCpuSum.address(), dim);
     }
 
     /** Queues the copy of every block's routes to the host, read by {@link #finish} after the token's sync. */

@@ -72,7 +72,7 @@ public final class GpuLayerPath implements Model.ForwardPath, AutoCloseable {
     private final GpuPrefill prefill;
     // device buffers; x is the residual stream, rope and then the position (an int) sit right behind it (one
     // upload per token), the router logits right behind the normed activation (one download per MoE block)
-    private final long dX, dRope, dPos, dNormed, dRouterLogits, dXq, dH, dHq, dCpuSum, dKvOut, dLogits;
+    private final long dX, dRope, dPos, dNormed, dRouterLogits, dXq, dH, dHq, dKvOut, dLogits;
     private long dScores;
     private int scoreStride;
     private final MemorySegment hTokenIn, hNormed, hCpuSum, hKvOut, hLogits;
@@ -123,7 +123,6 @@ public final class GpuLayerPath implements Model.ForwardPath, AutoCloseable {
             dXq = device(q8Floats(dim));
             dH = device(hidden);
             dHq = device(q8Floats(hidden));
-            dCpuSum = device(dim);
             dKvOut = device((long) blocks * kvWidth);
             dLogits = device(vocab);
             hTokenIn = host(dim + ropeDims + 1);
@@ -321,9 +320,9 @@ public final class GpuLayerPath implements Model.ForwardPath, AutoCloseable {
 
     /**
      * For routers {@link DeviceMoe} does not take (group-limited routing): routes the token on the host,
-     * launches the shared expert (weight 1, when there is one) and the GPU experts (each adds weight × output to
-     * the residual), computes the CPU experts meanwhile and adds their weighted sum behind them. The checkout is held until the token's final sync: the kernels read the
-     * experts' device memory until then.
+     * launches the shared expert (weight 1, when there is one), starts the CPU experts, launches the GPU experts
+     * (each adds weight × output to the residual) meanwhile and adds the CPU experts' weighted sum behind them. The
+     * checkout is held until the token's final sync: the kernels read the experts' device memory until then.
      */
     private void experts(int b, List<ExpertCheckout> held, DeviceWeights.SwiGluMatrices shared) {
         cu.synchronize(stream);
@@ -339,17 +338,24 @@ public final class GpuLayerPath implements Model.ForwardPath, AutoCloseable {
         }
         List<Integer> onCpu = new ArrayList<>();
         for (int j = 0; j < chosen.size(); j++) {
-            if (chosen.tier(j) == Tier.GPU) {
-                CudaExpertTier.CudaExpert e = (CudaExpertTier.CudaExpert) chosen.device(j);
-                kernels.gateUpSilu(e.gate, e.up, dXq, dH, e.hidden, e.dim, e.gateType);
-                kernels.quantize(dH, dHq, e.hidden);
-                kernels.matvec(new DeviceMatrix(e.downType, e.down, e.dim, e.hidden), 0, dHq, dX,
-                        route.weights()[j], true);
-            } else {
+            if (chosen.tier(j) != Tier.GPU) {
                 onCpu.add(j);
             }
         }
+        // launched by this thread once the pool has the CPU's experts (DeviceMoe does the same for device routing)
+        Runnable gpu = onCpu.size() == chosen.size() ? null : () -> {
+            for (int j = 0; j < chosen.size(); j++) {
+                if (chosen.tier(j) == Tier.GPU) {
+                    CudaExpertTier.CudaExpert e = (CudaExpertTier.CudaExpert) chosen.device(j);
+                    kernels.gateUpSilu(e.gate, e.up, dXq, dH, e.hidden, e.dim, e.gateType);
+                    kernels.quantize(dH, dHq, e.hidden);
+                    kernels.matvec(new DeviceMatrix(e.downType, e.down, e.dim, e.hidden), 0, dHq, dX,
+                            route.weights()[j], true);
+                }
+            }
+        };
         if (onCpu.isEmpty()) {
+            gpu.run();
             return;
         }
         SwiGlu.Weights[] nets = new SwiGlu.Weights[onCpu.size()];
@@ -358,7 +364,7 @@ public final class GpuLayerPath implements Model.ForwardPath, AutoCloseable {
             nets[c] = chosen.cpu(onCpu.get(c));
             inputs[c] = new float[][] {xn};
         }
-        float[][][] out = SwiGlu.apply(parallel, nets, inputs);
+        float[][][] out = SwiGlu.apply(parallel, nets, inputs, gpu);
         float[] sum = new float[dim];
         for (int c = 0; c < nets.length; c++) { // in routing order, as the CPU path sums
             float w = route.weights()[onCpu.get(c)];
@@ -368,8 +374,7 @@ public final class GpuLayerPath implements Model.ForwardPath, AutoCloseable {
             }
         }
         MemorySegment.copy(sum, 0, hCpuSum, JAVA_FLOAT, 0, dim);
-        cu.copyToDevice(dCpuSum, hCpuSum, 4L * dim, stream);
-        kernels.add(dX, dCpuSum, dim);
+        kernels.add(dX, hCpuSum.address(), dim); // read where it is pinned, as DeviceMoe does; the next write follows a sync
     }
 
     /** The position's keys and values as the device stored them (F16-rounded) into the host cache. */

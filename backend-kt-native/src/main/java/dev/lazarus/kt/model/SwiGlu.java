@@ -42,6 +42,15 @@ public final class SwiGlu {
     }
 
     /**
+     * {@link #apply}, with {@code meanwhile} run by the calling thread while the pool's other threads start on the
+     * rows ({@link Parallel#forRange(int, int, dev.lazarus.kt.parallel.IntRangeBody, Runnable)}): the GPU layer path
+     * launches the GPU's experts of the same block there.
+     */
+    public static float[][][] apply(Parallel parallel, Weights[] nets, float[][][] inputs, Runnable meanwhile) {
+        return begin(parallel, nets, inputs).complete(meanwhile);
+    }
+
+    /**
      * {@link #apply} as one phase of the caller's pool call: converts the inputs now, then {@link Pass#run} over
      * {@link Pass#rows()} (chunk boundaries on {@link Pass#grain()}), then {@link Pass#finish()}.
      */
@@ -158,8 +167,15 @@ public final class SwiGlu {
          * fails gives the working buffers back and throws; {@link #then} is then never applied.
          */
         public float[][][] complete() {
+            return complete(null);
+        }
+
+        /** {@link #complete()} with {@code meanwhile} (or null) run by the calling thread as the rows start. */
+        public float[][][] complete(Runnable meanwhile) {
             try {
-                if (rows() > 0) {
+                if (meanwhile != null) {
+                    parallel.forRange(rows(), grain(), this::run, meanwhile);
+                } else if (rows() > 0) {
                     parallel.forRange(rows(), grain(), this::run);
                 }
             } catch (RuntimeException | Error e) {

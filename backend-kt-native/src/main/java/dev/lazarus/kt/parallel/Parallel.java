@@ -121,7 +121,39 @@ public final class Parallel implements AutoCloseable {
             public int grain(int phase) {
                 return grain;
             }
-        }, 1, threads), (n + grain - 1) / grain - 1, 0);
+        }, 1, threads), (n + grain - 1) / grain - 1, 0, null);
+    }
+
+    /**
+     * As {@link #forRange(int, int, IntRangeBody)}, with {@code meanwhile} run by the calling thread once the workers
+     * have been handed the chunks and before it claims any itself: serial host work (a GPU launch, say) that would
+     * otherwise delay the start of the parallel work or wait for its end. Returns when both are done; a failure of
+     * {@code meanwhile} is thrown once the chunks have ended (they may use buffers its caller frees).
+     */
+    public void forRange(int n, int grain, IntRangeBody body, Runnable meanwhile) {
+        if (workers.length == 0 || n <= grain || closed) {
+            meanwhile.run();
+            if (n > 0) {
+                body.run(0, n);
+            }
+            return;
+        }
+        run(new PhasedJob(this, new PhasedBody() {
+            @Override
+            public int open(int phase) {
+                return n;
+            }
+
+            @Override
+            public void run(int phase, int from, int to) {
+                body.run(from, to);
+            }
+
+            @Override
+            public int grain(int phase) {
+                return grain;
+            }
+        }, 1, threads), (n + grain - 1) / grain - 1, 0, meanwhile);
     }
 
     /**
@@ -162,10 +194,11 @@ public final class Parallel implements AutoCloseable {
             return;
         }
         long start = PhaseProfile.ON && phases > 1 ? System.nanoTime() : 0;
-        run(new PhasedJob(this, body, phases, threads), workers.length, start);
+        run(new PhasedJob(this, body, phases, threads), workers.length, start, null);
     }
 
-    private void run(PhasedJob job, int helpers, long start) {
+    private void run(PhasedJob job, int helpers, long start, Runnable meanwhile) {
+        Throwable failed = null;
         if (!job.isOver()) {
             inFlight.incrementAndGet();
             try {
@@ -174,15 +207,29 @@ public final class Parallel implements AutoCloseable {
                 for (Thread t : parkedHelpers) {
                     LockSupport.unpark(t);
                 }
+                if (meanwhile != null) {
+                    try {
+                        meanwhile.run();
+                    } catch (RuntimeException | Error e) {
+                        failed = e;
+                    }
+                }
                 job.work();
                 jobs.remove(job);
                 job.awaitDone(inCallSpinNanos());
             } finally {
                 inFlight.decrementAndGet();
             }
+        } else if (meanwhile != null) {
+            meanwhile.run();
         }
         if (start != 0) {
             PhaseProfile.call(System.nanoTime() - start, threads);
+        }
+        if (failed instanceof RuntimeException e) {
+            throw e;
+        } else if (failed != null) {
+            throw (Error) failed;
         }
         job.rethrow();
     }

@@ -35,7 +35,12 @@ final class RandomWeights {
     }
 
     void add(GgufWriter w, Entry t) {
-        w.addTensor(t.name(), t.derive().apply(values(t)), t.shape(), typeOf(t));
+        w.addTensor(t.name(), values(t), t.shape(), typeOf(t));
+    }
+
+    /** The values of {@code t} as written, before any quantization (a test reads one tensor without the whole file). */
+    float[] values(Entry t) {
+        return t.derive().apply(drawn(t));
     }
 
     GgmlType typeOf(Entry t) {
@@ -45,7 +50,7 @@ final class RandomWeights {
         return t.shape()[0] % weightType.blockSize() == 0 ? weightType : GgmlType.F16;
     }
 
-    private float[] values(Entry t) {
+    private float[] drawn(Entry t) {
         long n = 1;
         for (long d : t.sourceShape()) {
             n = Math.multiplyExact(n, d);

@@ -6,7 +6,7 @@ import java.nio.file.Path;
 import java.util.Locale;
 
 /**
- * Command line: {@code SyntheticModelsMain <preset> <out.gguf> [F32|F16|BF16|Q8_0]}, for scripts and
+ * Command line: {@code SyntheticModelsMain <preset> <out.gguf> [F32|F16|BF16|Q8_0|Q4_K]}, for scripts and
  * benchmarks ({@code Q4_K_M} is made from an F32/F16 file with llama.cpp's {@code llama-quantize}).
  */
 public final class SyntheticModelsMain {
@@ -17,7 +17,7 @@ public final class SyntheticModelsMain {
     public static void main(String[] args) {
         if (args.length < 2 || args.length > 3) {
             System.err.println("usage: SyntheticModelsMain <preset> <out.gguf> [F32|F16|BF16|Q8_0]");
-            System.err.println("presets: tinyLlama tinyLlamaMoe tinyQwen3 tinyQwen3Moe tinyDeepseek2 benchQwen3Moe benchQwen3MoeSkewed");
+            System.err.println("presets: tinyLlama tinyLlamaMoe tinyQwen3 tinyQwen3Moe tinyDeepseek2 benchQwen3Moe benchQwen3MoeSkewed benchQwen3MoeFlat");
             System.exit(2);
         }
         SyntheticModels.Spec spec = SyntheticModels.preset(args[0]);

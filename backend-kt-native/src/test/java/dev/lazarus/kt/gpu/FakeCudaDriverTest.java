@@ -188,6 +188,26 @@ class FakeCudaDriverTest {
     }
 
     /**
+     * A hybrid token launches a block's GPU experts only when its routes chose one of them, after the CPU's experts
+     * started (half of tiny-qwen3moe's experts on the "GPU": 2 of 8 chosen leave about a fifth of the blocks without a
+     * GPU expert); before, every block holding a GPU expert launched them for every token, ahead of the wait for the
+     * routes. The logits stay the CPU's.
+     */
+    @Test
+    void theLayerPathLaunchesTheGpuExpertsOnlyForBlocksThatChoseOne() throws Throwable {
+        Path kernels = Files.writeString(dir.resolve("kernels.ptx"), "// fake module: the fake driver ignores it\n");
+        long before = launchesOf("moe_gate_up_q");
+        GpuParityCheck.Result r = GpuParityCheck.run(GpuParityCheck.tinyModel(dir), kernels, 0.5, 6, true);
+        long launched = launchesOf("moe_gate_up_q") - before;
+        long blockTokens = (long) r.positions() * SyntheticModels.tinyQwen3Moe().layers(); // token by token, every block MoE
+        assertThat(launched).as("GPU expert launches over %d (token, block) pairs", blockTokens)
+                .isPositive().isLessThan(blockTokens);
+        assertThat(r.tokenMismatches()).as(r.toString()).isZero();
+        assertThat(r.maxAbsDiff()).as(r.toString()).isLessThanOrEqualTo(GpuParityCheck.LAYER_TOLERANCE);
+        assertThat(liveAllocations()).as("device and pinned buffers left after close").isZero();
+    }
+
+    /**
      * deepseek2 on the layer path: latent attention (q LoRA or not, split k_b/v_b or fused kv_b, YaRN), the
      * leading dense block and
      * the shared expert on the "GPU", sigmoid group routing on the host; a dense llama, which makes no round

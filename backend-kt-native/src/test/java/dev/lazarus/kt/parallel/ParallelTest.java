@@ -27,6 +27,60 @@ class ParallelTest {
         }
     }
 
+    /**
+     * The caller's {@code meanwhile} runs once, on the calling thread, after the workers were handed the chunks (they
+     * start on them while it runs: the GPU layer path launches the GPU's experts there while the CPU's are computed);
+     * every chunk still runs once, and a failure of {@code meanwhile} comes out after the chunks have ended.
+     */
+    @Test
+    void meanwhileRunsOnTheCallerWhileTheWorkersTakeTheChunks() throws Exception {
+        try (Parallel p = Parallel.ofThreads(4)) {
+            Thread caller = Thread.currentThread();
+            AtomicIntegerArray seen = new AtomicIntegerArray(64);
+            java.util.concurrent.atomic.AtomicInteger byWorkers = new java.util.concurrent.atomic.AtomicInteger();
+            java.util.concurrent.atomic.AtomicInteger runs = new java.util.concurrent.atomic.AtomicInteger();
+            java.util.concurrent.atomic.AtomicBoolean overlapped = new java.util.concurrent.atomic.AtomicBoolean();
+            p.forRange(64, 1, (s, e) -> {
+                for (int i = s; i < e; i++) {
+                    seen.incrementAndGet(i);
+                }
+                if (Thread.currentThread() != caller) {
+                    byWorkers.incrementAndGet();
+                }
+            }, () -> {
+                assertThat(Thread.currentThread()).isSameAs(caller);
+                runs.incrementAndGet();
+                long until = System.nanoTime() + 10_000_000_000L;
+                while (byWorkers.get() == 0 && System.nanoTime() < until) {
+                    Thread.onSpinWait();
+                }
+                overlapped.set(byWorkers.get() > 0);
+            });
+            assertThat(runs.get()).isEqualTo(1);
+            assertThat(overlapped.get()).as("a worker ran a chunk while meanwhile ran").isTrue();
+            for (int i = 0; i < 64; i++) {
+                assertThat(seen.get(i)).isEqualTo(1);
+            }
+
+            AtomicIntegerArray after = new AtomicIntegerArray(64);
+            assertThatThrownBy(() -> p.forRange(64, 1, (s, e) -> {
+                for (int i = s; i < e; i++) {
+                    after.incrementAndGet(i);
+                }
+            }, () -> {
+                throw new IllegalStateException("launch failed");
+            })).isInstanceOf(IllegalStateException.class).hasMessage("launch failed");
+            for (int i = 0; i < 64; i++) {
+                assertThat(after.get(i)).as("chunk %d ended before the failure came out", i).isEqualTo(1);
+            }
+        }
+        try (Parallel alone = Parallel.ofThreads(1)) {
+            StringBuilder order = new StringBuilder();
+            alone.forRange(4, 1, (s, e) -> order.append("rows "), () -> order.append("meanwhile "));
+            assertThat(order.toString()).isEqualTo("meanwhile rows ");
+        }
+    }
+
     @Test
     void chunksRespectTheGrain() {
         try (Parallel p = Parallel.ofThreads(4)) {
