@@ -20,9 +20,9 @@
 # req/s, p50/p99, CPU µs per request of the proxy's own processes from /proc/PID/stat, RSS at the end),
 # then unloaded latency (R sequential keep-alive requests with curl after one to open the connection:
 # p50 of the time to the first byte and to the end; "added" is the target's p50 minus direct's of the
-# same round), then a fixed-rate run (--rate R req/s for --rate-duration s, 0 to skip: wrk, 20 connections each
-# pausing 20000/R ms after every answer (wrk's Lua delay(); wrk2 is not in Debian), p50/p99 against direct's of
-# the same round). RSS is VmRSS after each closed loop and VmHWM (the peak) at the end. --jfr MODE records a JFR profile (settings=profile) of one more closed loop of that mode
+# same round), then a fixed-rate run (--rate R req/s for --rate-duration s, 0 to skip: wrk -t2 -c20, each thread sending on fixed
+# slots 2000/R ms apart, the threads out of step, through whichever connection is free (wrk's Lua delay() with LuaJIT's
+# clock; wrk2 is not in Debian; latency from the request's write, as wrk's), p50/p99 against direct's of the same round). RSS is VmRSS after each closed loop and VmHWM (the peak) at the end. --jfr MODE records a JFR profile (settings=profile) of one more closed loop of that mode
 # on the gateway after the rounds, and prints its hottest methods (scripts/bench-gateway/JfrTop.java) and the share
 # of samples per gateway feature (breaker, metering, resume capture, API keys...: scripts/bench-gateway/JfrFeatures.java).
 #
@@ -260,9 +260,29 @@ wrk.headers["Content-Type"] = "application/json"
 $([[ -z "$api_key" ]] || echo "wrk.headers[\"Authorization\"] = \"Bearer $api_key\"")
 wrk.body = [[${!body_var}]]
 EOF
-  # the fixed-rate run: each of 20 connections waits 20/R s after every answer
+  # the fixed-rate run: each wrk thread sends on its own fixed slots, 2000/R ms apart, the two threads 1000/R ms out
+  # of step, whichever of its connections is free taking the next slot. A pause after every answer instead kept the
+  # connections in step: bursts of 10-20 requests every 100 ms, whose queue was the p99 (docs/benchmarks.md, relay6).
   cp "$work/$mode.lua" "$work/$mode-paced.lua"
-  [[ $rate == 0 ]] || echo "function delay() return $(awk -v r="$rate" 'BEGIN {printf "%d", 20000 / r}') end" >>"$work/$mode-paced.lua"
+  [[ $rate == 0 ]] || cat >>"$work/$mode-paced.lua" <<EOF
+local ffi = require("ffi")
+ffi.cdef[[
+typedef struct { long tv_sec; long tv_nsec; } bench_timespec;
+int clock_gettime(int clock, bench_timespec *ts);
+]]
+local ts = ffi.new("bench_timespec")
+local function now_ms() ffi.C.clock_gettime(1, ts); return tonumber(ts.tv_sec) * 1000 + tonumber(ts.tv_nsec) / 1e6 end
+local threads = 0
+function setup(thread) threads = threads + 1; thread:set("slot_offset", (threads - 1) * 1000 / $rate) end
+local next_slot
+function delay()
+  local now = now_ms()
+  next_slot = next_slot or now + slot_offset
+  local slot = math.max(next_slot, now)
+  next_slot = slot + 2000 / $rate
+  return math.floor(slot - now + 0.5)
+end
+EOF
 done
 for t in "${target_list[@]}"; do
   out=$(curl -sS -H 'Content-Type: application/json' "${auth[@]}" --data-binary @"$work/nonstream.json" "${url[$t]}/v1/chat/completions")
@@ -449,7 +469,7 @@ echo
 summary
 if [[ $rate != 0 ]]; then
   echo
-  echo "Fixed rate: $rate req/s for ${rate_duration} s (wrk -t2 -c20, each connection pausing $(awk -v r="$rate" 'BEGIN {printf "%d", 20000 / r}') ms after every answer), medians of $rounds rounds:"
+  echo "Fixed rate: $rate req/s for ${rate_duration} s (wrk -t2 -c20, each thread on slots $(awk -v r="$rate" 'BEGIN {printf "%g", 2000 / r}') ms apart), medians of $rounds rounds:"
   echo
   paced_summary
 fi

@@ -2,18 +2,16 @@ package dev.lazarus.gateway.policy;
 
 import dev.lazarus.gateway.routing.Attempt;
 import dev.lazarus.gateway.routing.BackendCallDecorator;
+import dev.lazarus.gateway.routing.PassThrough;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.BiConsumer;
-import org.reactivestreams.Subscription;
 import reactor.core.CoreSubscriber;
 import reactor.core.publisher.Flux;
-import reactor.core.publisher.Operators;
 import reactor.core.scheduler.Schedulers;
-import reactor.util.context.Context;
 
 /**
  * What the policy needs to see of every backend call: how many are in flight (a draining backend
@@ -70,34 +68,14 @@ public final class PolicyCallDecorator implements BackendCallDecorator {
         }
     }
 
-    private static final class Relay<T> implements CoreSubscriber<T>, Subscription {
-        private final CoreSubscriber<? super T> actual;
+    private static final class Relay<T> extends PassThrough<T> {
         private final Watched<T> parent;
         private final AtomicBoolean ended = new AtomicBoolean();
         private volatile boolean cancelled;
-        private Subscription upstream;
 
         Relay(CoreSubscriber<? super T> actual, Watched<T> parent) {
-            this.actual = actual;
+            super(actual);
             this.parent = parent;
-        }
-
-        @Override
-        public Context currentContext() {
-            return actual.currentContext();
-        }
-
-        @Override
-        public void onSubscribe(Subscription s) {
-            if (Operators.validate(upstream, s)) {
-                upstream = s;
-                actual.onSubscribe(this);
-            }
-        }
-
-        @Override
-        public void onNext(T t) {
-            actual.onNext(t);
         }
 
         @Override
@@ -126,11 +104,6 @@ public final class PolicyCallDecorator implements BackendCallDecorator {
         public void onComplete() {
             actual.onComplete();
             end();
-        }
-
-        @Override
-        public void request(long n) {
-            upstream.request(n);
         }
 
         @Override

@@ -1,6 +1,7 @@
 package dev.lazarus.gateway.resilience;
 
 import dev.lazarus.gateway.routing.Attempt;
+import dev.lazarus.gateway.routing.PassThrough;
 import dev.lazarus.gateway.routing.RequestDeadline;
 import java.time.Duration;
 import java.util.concurrent.RejectedExecutionException;
@@ -15,7 +16,6 @@ import reactor.core.Disposables;
 import reactor.core.publisher.Flux;
 import reactor.core.publisher.Operators;
 import reactor.core.scheduler.Schedulers;
-import reactor.util.context.Context;
 
 /**
  * {@link SameBackendRetryDecorator}'s retries as one operator: the call is subscribed again, after the wait its
@@ -44,8 +44,8 @@ final class RetryBeforeFirst<T> extends Flux<T> {
         tries.next();
     }
 
-    private static final class Tries<T> implements CoreSubscriber<T>, Subscription, Runnable {
-        private final CoreSubscriber<? super T> actual;
+    /** Not one source but a call subscribed again: its own (volatile) subscription, the demand so far kept. */
+    private static final class Tries<T> extends PassThrough<T> implements Runnable {
         private final RetryBeforeFirst<T> parent;
         /** All the demand so far: a new try is asked for all of it (nothing of an earlier one went downstream). */
         private final AtomicLong requested = new AtomicLong();
@@ -56,13 +56,8 @@ final class RetryBeforeFirst<T> extends Flux<T> {
         private int retried;
 
         Tries(CoreSubscriber<? super T> actual, RetryBeforeFirst<T> parent) {
-            this.actual = actual;
+            super(actual);
             this.parent = parent;
-        }
-
-        @Override
-        public Context currentContext() {
-            return actual.currentContext();
         }
 
         /** Subscribes the call (again). */
@@ -113,11 +108,6 @@ final class RetryBeforeFirst<T> extends Flux<T> {
             } catch (RejectedExecutionException e) {
                 actual.onError(Operators.onRejectedExecution(e, actual.currentContext()));
             }
-        }
-
-        @Override
-        public void onComplete() {
-            actual.onComplete();
         }
 
         @Override

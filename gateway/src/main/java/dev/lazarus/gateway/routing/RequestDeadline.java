@@ -1,14 +1,8 @@
 package dev.lazarus.gateway.routing;
 
 import java.time.Duration;
-import java.util.concurrent.RejectedExecutionException;
-import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicIntegerFieldUpdater;
 import java.util.function.Supplier;
-import org.reactivestreams.Subscription;
 import reactor.core.CoreSubscriber;
-import reactor.core.Disposable;
-import reactor.core.Disposables;
 import reactor.core.publisher.Flux;
 import reactor.core.publisher.FluxOperator;
 import reactor.core.publisher.Operators;
@@ -63,22 +57,13 @@ public final class RequestDeadline {
         }
     }
 
-    private static final class Watch<T> implements CoreSubscriber<T>, Subscription, Runnable {
+    private static final class Watch<T> extends TimedPassThrough<T> {
 
-        private static final int RUNNING = 0;
-        private static final int DONE = 1;
-        private static final AtomicIntegerFieldUpdater<Watch> STATE =
-                AtomicIntegerFieldUpdater.newUpdater(Watch.class, "state");
-
-        private final CoreSubscriber<? super T> actual;
         private final Bounded<T> parent;
         private final Context context;
-        private final Disposable.Swap armed = Disposables.swap();
-        private volatile int state;
-        private Subscription upstream;
 
         Watch(CoreSubscriber<? super T> actual, Bounded<T> parent) {
-            this.actual = actual;
+            super(actual, parent.timer, parent.timeout.toNanos());
             this.parent = parent;
             this.context = actual.currentContext().put(KEY, System.nanoTime() + parent.timeout.toNanos());
         }
@@ -89,28 +74,13 @@ public final class RequestDeadline {
         }
 
         @Override
-        public void onSubscribe(Subscription s) {
-            if (!Operators.validate(upstream, s)) {
-                return;
-            }
-            upstream = s;
-            actual.onSubscribe(this);
-            if (state != RUNNING) {
-                return; // it ended while the subscriber requested
-            }
-            try {
-                armed.update(parent.timer.schedule(this, parent.timeout.toNanos(), TimeUnit.NANOSECONDS));
-            } catch (RejectedExecutionException e) {
-                if (STATE.compareAndSet(this, RUNNING, DONE)) {
-                    s.cancel();
-                    actual.onError(Operators.onRejectedExecution(e, context));
-                }
-            }
+        protected Throwable timedOut() {
+            return parent.error.get();
         }
 
         @Override
         public void onNext(T t) {
-            if (state == RUNNING) {
+            if (open()) {
                 actual.onNext(t);
             } else {
                 Operators.onDiscard(t, context);
@@ -119,8 +89,7 @@ public final class RequestDeadline {
 
         @Override
         public void onError(Throwable t) {
-            if (STATE.compareAndSet(this, RUNNING, DONE)) {
-                armed.dispose();
+            if (won()) {
                 actual.onError(t);
             } else {
                 Operators.onErrorDropped(t, context);
@@ -129,30 +98,9 @@ public final class RequestDeadline {
 
         @Override
         public void onComplete() {
-            if (STATE.compareAndSet(this, RUNNING, DONE)) {
-                armed.dispose();
+            if (won()) {
                 actual.onComplete();
             }
-        }
-
-        /** The time is up. */
-        @Override
-        public void run() {
-            if (STATE.compareAndSet(this, RUNNING, DONE)) {
-                upstream.cancel();
-                actual.onError(parent.error.get());
-            }
-        }
-
-        @Override
-        public void request(long n) {
-            upstream.request(n);
-        }
-
-        @Override
-        public void cancel() {
-            armed.dispose();
-            upstream.cancel();
         }
     }
 }

@@ -3,11 +3,9 @@ package dev.lazarus.gateway.routing;
 import java.util.function.Function;
 import java.util.function.Supplier;
 import org.reactivestreams.Publisher;
-import org.reactivestreams.Subscription;
 import reactor.core.CoreSubscriber;
 import reactor.core.publisher.Flux;
 import reactor.core.publisher.Operators;
-import reactor.util.context.Context;
 
 /**
  * One backend call as the attempt loop makes it, each time it is subscribed (a retry subscribes it again): the
@@ -52,28 +50,13 @@ final class UpstreamCall<T> extends Flux<T> {
         source.subscribe(new Relay<>(actual, this));
     }
 
-    private static final class Relay<T> implements CoreSubscriber<T>, Subscription {
-        private final CoreSubscriber<? super T> actual;
+    private static final class Relay<T> extends PassThrough<T> {
         private final UpstreamCall<T> parent;
-        private Subscription upstream;
         private boolean answered;
 
         Relay(CoreSubscriber<? super T> actual, UpstreamCall<T> parent) {
-            this.actual = actual;
+            super(actual);
             this.parent = parent;
-        }
-
-        @Override
-        public Context currentContext() {
-            return actual.currentContext();
-        }
-
-        @Override
-        public void onSubscribe(Subscription s) {
-            if (Operators.validate(upstream, s)) {
-                upstream = s;
-                actual.onSubscribe(this);
-            }
         }
 
         private void answered() {
@@ -101,21 +84,6 @@ final class UpstreamCall<T> extends Flux<T> {
                 redacted = Operators.onOperatorError(upstream, e, t, actual.currentContext());
             }
             actual.onError(redacted);
-        }
-
-        @Override
-        public void onComplete() {
-            actual.onComplete();
-        }
-
-        @Override
-        public void request(long n) {
-            upstream.request(n);
-        }
-
-        @Override
-        public void cancel() {
-            upstream.cancel();
         }
     }
 }
