@@ -106,22 +106,7 @@ public final class Parallel implements AutoCloseable {
             body.run(0, n);
             return;
         }
-        run(new PhasedJob(this, new PhasedBody() {
-            @Override
-            public int open(int phase) {
-                return n;
-            }
-
-            @Override
-            public void run(int phase, int from, int to) {
-                body.run(from, to);
-            }
-
-            @Override
-            public int grain(int phase) {
-                return grain;
-            }
-        }, 1, threads), (n + grain - 1) / grain - 1, 0, null);
+        run(rangeJob(n, grain, body), (n + grain - 1) / grain - 1, 0, null);
     }
 
     /**
@@ -138,7 +123,12 @@ public final class Parallel implements AutoCloseable {
             }
             return;
         }
-        run(new PhasedJob(this, new PhasedBody() {
+        run(rangeJob(n, grain, body), (n + grain - 1) / grain - 1, 0, meanwhile);
+    }
+
+    /** One phase of {@code n} indices in chunks on multiples of {@code grain}. */
+    private PhasedJob rangeJob(int n, int grain, IntRangeBody body) {
+        return new PhasedJob(this, new PhasedBody() {
             @Override
             public int open(int phase) {
                 return n;
@@ -153,7 +143,7 @@ public final class Parallel implements AutoCloseable {
             public int grain(int phase) {
                 return grain;
             }
-        }, 1, threads), (n + grain - 1) / grain - 1, 0, meanwhile);
+        }, 1, threads);
     }
 
     /**
