@@ -7,7 +7,6 @@ import org.springframework.boot.reactor.netty.NettyServerCustomizer;
 import org.springframework.boot.context.properties.EnableConfigurationProperties;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
-import org.springframework.core.env.Environment;
 import org.springframework.web.reactive.function.server.RequestPredicates;
 import org.springframework.web.reactive.function.server.RouterFunction;
 import org.springframework.web.reactive.function.server.RouterFunctions;
@@ -50,11 +49,6 @@ class ApiConfiguration {
     @Bean
     NettyServerCustomizer connectionGuard(ConnectionProperties connections, JsonMapper json) {
         return ConnectionGuard.customizer(ConnectionGuard.Settings.of(connections, json));
-    }
-
-    @Bean
-    ConnectionWarmUp connectionWarmUp(ConnectionProperties connections, Environment environment) {
-        return new ConnectionWarmUp(connections.warmUp(), environment);
     }
 
     /** The two completion endpoints, taken as the last web filter ({@link OpenAiEndpointFilter}). */

@@ -19,9 +19,6 @@ import org.springframework.validation.annotation.Validated;
  * @param max           concurrent connections in all; more get 503 and a close; 0: no limit
  * @param maxPerAddress concurrent connections from one client address; more get 503 and a close;
  *                      0: no limit. Behind a reverse proxy every client has the proxy's address
- * @param warmUp        connections the gateway opens to itself at start-up, before it reports ready, so that
- *                      what a new connection runs is compiled before clients' first requests
- *                      ({@link ConnectionWarmUp}); 0: none
  */
 @Validated
 @ConfigurationProperties(prefix = "lazarus.connections")
@@ -30,5 +27,4 @@ public record ConnectionProperties(
         @DefaultValue("30s") @NotNull Duration bodyTimeout,
         @DefaultValue("60s") @NotNull Duration idleTimeout,
         @DefaultValue("4096") @Min(0) int max,
-        @DefaultValue("256") @Min(0) int maxPerAddress,
-        @DefaultValue("500") @Min(0) int warmUp) {}
+        @DefaultValue("256") @Min(0) int maxPerAddress) {}
