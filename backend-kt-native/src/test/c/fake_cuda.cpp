@@ -337,154 +337,157 @@ CUresult cuGraphLaunch(void *exec, void *stream) {
     return OK;
 }
 
+// the kernel a launch names, by name: an index into KERNELS would shift when a kernel is added or removed
+static bool is(const char *k, const char *name) { return strcmp(k, name) == 0; }
+
 static CUresult run_kernel(void *f, unsigned gx, unsigned gy, unsigned bx, void **params) {
     const char *k = (const char *)f;
     std::function<void()> body;
-    if (k == KERNELS[0]) {
+    if (is(k, "quantize_q8_0")) {
         body = [&] { quantize_q8_0(ARG(const float *, 0), ARG(uint8_t *, 1), ARG(long long, 2)); };
-    } else if (k == KERNELS[1]) {
+    } else if (is(k, "gate_up_silu_q")) {
         body = [&] {
             gate_up_silu_q(ARG(const uint8_t *, 0), ARG(const uint8_t *, 1), ARG(const uint8_t *, 2),
                            ARG(float *, 3), ARG(int, 4), ARG(int, 5), ARG(int, 6));
         };
-    } else if (k == KERNELS[2]) {
+    } else if (is(k, "gemv_q")) {
         body = [&] { gemv_q(ARG(const uint8_t *, 0), ARG(const uint8_t *, 1), ARG(float *, 2), ARG(int, 3), ARG(int, 4), ARG(int, 5)); };
-    } else if (k == KERNELS[3]) {
+    } else if (is(k, "rmsnorm_q8")) {
         body = [&] {
             rmsnorm_q8(ARG(const float *, 0), ARG(const float *, 1), ARG(float *, 2), ARG(uint8_t *, 3), ARG(int, 4),
                        ARG(float, 5));
         };
-    } else if (k == KERNELS[4]) {
+    } else if (is(k, "gemv_q_acc")) {
         body = [&] {
             gemv_q_acc(ARG(const uint8_t *, 0), ARG(const uint8_t *, 1), ARG(float *, 2), ARG(int, 3), ARG(int, 4),
                        ARG(float, 5), ARG(int, 6), ARG(int, 7));
         };
-    } else if (k == KERNELS[5]) {
+    } else if (is(k, "gemv3_q")) {
         body = [&] {
             gemv3_q(ARG(const uint8_t *, 0), ARG(const uint8_t *, 1), ARG(const uint8_t *, 2), ARG(int, 3),
                     ARG(int, 4), ARG(int, 5), ARG(const uint8_t *, 6), ARG(float *, 7), ARG(int, 8), ARG(int, 9));
         };
-    } else if (k == KERNELS[6]) {
+    } else if (is(k, "gemv_f32")) {
         body = [&] {
             gemv_f32(ARG(const float *, 0), ARG(const float *, 1), ARG(float *, 2), ARG(int, 3), ARG(int, 4),
                      ARG(float, 5), ARG(int, 6));
         };
-    } else if (k == KERNELS[7]) {
+    } else if (is(k, "gemv_f16")) {
         body = [&] {
             gemv_f16(ARG(const __half *, 0), ARG(const float *, 1), ARG(float *, 2), ARG(int, 3), ARG(int, 4),
                      ARG(float, 5), ARG(int, 6));
         };
-    } else if (k == KERNELS[8]) {
+    } else if (is(k, "qk_norm_rope_store")) {
         body = [&] {
             qk_norm_rope_store(ARG(float *, 0), ARG(const float *, 1), ARG(const float *, 2), ARG(const float *, 3),
                                ARG(__half *, 4), ARG(__half *, 5), ARG(float *, 6), ARG(int, 7), ARG(int, 8),
                                ARG(int, 9), ARG(int, 10), ARG(int, 11), ARG(int, 12), ARG(const int *, 13), ARG(float, 14));
         };
-    } else if (k == KERNELS[9]) {
+    } else if (is(k, "attention")) {
         body = [&] {
             attention(ARG(const float *, 0), ARG(const __half *, 1), ARG(const __half *, 2), ARG(float *, 3),
                       ARG(int, 4), ARG(float *, 5), ARG(int, 6), ARG(int, 7), ARG(int, 8), ARG(int, 9), ARG(int, 10),
                       ARG(const int *, 11), ARG(float, 12), ARG(uint8_t *, 13));
         };
-    } else if (k == KERNELS[10]) {
+    } else if (is(k, "add_f32")) {
         body = [&] { add_f32(ARG(float *, 0), ARG(const float *, 1), ARG(int, 2)); };
-    } else if (k == KERNELS[11]) {
+    } else if (is(k, "mla_rope_store")) {
         body = [&] {
             mla_rope_store(ARG(const float *, 0), ARG(const float *, 1), ARG(const float *, 2), ARG(const float *, 3),
                            ARG(float *, 4), ARG(int, 5), ARG(int, 6), ARG(__half *, 7), ARG(float *, 8), ARG(int, 9),
                            ARG(int, 10), ARG(int, 11), ARG(int, 12), ARG(int, 13), ARG(int, 14), ARG(const int *, 15),
                            ARG(float, 16));
         };
-    } else if (k == KERNELS[12]) {
+    } else if (is(k, "gemv_q8_0_heads")) {
         body = [&] {
             gemv_q8_0_heads(ARG(const uint8_t *, 0), ARG(const uint8_t *, 1), ARG(long long, 2), ARG(float *, 3),
                             ARG(int, 4), ARG(int, 5), ARG(int, 6));
         };
-    } else if (k == KERNELS[13]) {
+    } else if (is(k, "gate_up_silu_f32")) {
         body = [&] {
             gate_up_silu_f32(ARG(const float *, 0), ARG(const float *, 1), ARG(const float *, 2), ARG(float *, 3),
                              ARG(int, 4), ARG(int, 5));
         };
-    } else if (k == KERNELS[15]) {
+    } else if (is(k, "mla_kv_expand_store")) {
         body = [&] {
             mla_kv_expand_store(ARG(const float *, 0), ARG(const float *, 1), ARG(__half *, 2), ARG(__half *, 3),
                                 ARG(float *, 4), ARG(int, 5), ARG(int, 6), ARG(int, 7), ARG(int, 8), ARG(int, 9),
                                 ARG(const int *, 10));
         };
-    } else if (k == KERNELS[14]) {
+    } else if (is(k, "gate_up_silu_f16")) {
         body = [&] {
             gate_up_silu_f16(ARG(const __half *, 0), ARG(const __half *, 1), ARG(const float *, 2), ARG(float *, 3),
                              ARG(int, 4), ARG(int, 5));
         };
-    } else if (k == KERNELS[16]) {
+    } else if (is(k, "moe_route")) {
         body = [&] {
             moe_route(ARG(const float *, 0), ARG(const float *, 1), ARG(int, 2), ARG(int, 3), ARG(int, 4), ARG(int, 5),
                       ARG(float, 6), ARG(int *, 7), ARG(float *, 8));
         };
-    } else if (k == KERNELS[17]) {
+    } else if (is(k, "moe_gate_up_q")) {
         body = [&] {
             moe_gate_up_q(ARG(const unsigned long long *, 0), ARG(const int *, 1), ARG(const uint8_t *, 2),
                           ARG(uint8_t *, 3), ARG(int, 4), ARG(int, 5), ARG(int, 6));
         };
-    } else if (k == KERNELS[18]) {
+    } else if (is(k, "moe_down_q")) {
         body = [&] {
             moe_down_q(ARG(const unsigned long long *, 0), ARG(const int *, 1), ARG(const float *, 2),
                        ARG(const uint8_t *, 3), ARG(float *, 4), ARG(int, 5), ARG(int, 6), ARG(int, 7), ARG(int, 8));
         };
-    } else if (k == KERNELS[19]) {
+    } else if (is(k, "rmsnorm_q8_rows")) {
         body = [&] {
             rmsnorm_q8_rows(ARG(const float *, 0), ARG(const float *, 1), ARG(float *, 2), ARG(uint8_t *, 3),
                             ARG(int, 4), ARG(float, 5));
         };
-    } else if (k == KERNELS[20]) {
+    } else if (is(k, "gemm_tokens")) {
         body = [&] {
             gemm_tokens(ARG(const uint8_t *, 0), ARG(const float *, 1), ARG(const uint8_t *, 2), ARG(float *, 3),
                         ARG(int, 4), ARG(int, 5), ARG(int, 6), ARG(int, 7), ARG(float, 8), ARG(int, 9), ARG(int, 10));
         };
-    } else if (k == KERNELS[21]) {
+    } else if (is(k, "qk_norm_rope_tokens")) {
         body = [&] {
             qk_norm_rope_tokens(ARG(float *, 0), ARG(int, 1), ARG(const float *, 2), ARG(const float *, 3),
                                 ARG(const float *, 4), ARG(__half *, 5), ARG(__half *, 6), ARG(float *, 7), ARG(int, 8),
                                 ARG(int, 9), ARG(int, 10), ARG(int, 11), ARG(int, 12), ARG(int, 13), ARG(int, 14),
                                 ARG(int, 15), ARG(float, 16));
         };
-    } else if (k == KERNELS[22]) {
+    } else if (is(k, "attention_tokens")) {
         body = [&] {
             attention_tokens(ARG(const float *, 0), ARG(int, 1), ARG(const __half *, 2), ARG(const __half *, 3),
                              ARG(float *, 4), ARG(int, 5), ARG(float *, 6), ARG(int, 7), ARG(int, 8), ARG(int, 9),
                              ARG(int, 10), ARG(int, 11), ARG(int, 12), ARG(int, 13), ARG(float, 14));
         };
-    } else if (k == KERNELS[23]) {
+    } else if (is(k, "moe_route_tokens")) {
         body = [&] {
             moe_route_tokens(ARG(const float *, 0), ARG(int, 1), ARG(const float *, 2), ARG(int, 3), ARG(int, 4),
                              ARG(int, 5), ARG(int, 6), ARG(float, 7), ARG(int *, 8), ARG(float *, 9));
         };
-    } else if (k == KERNELS[24]) {
+    } else if (is(k, "moe_gate_up_tiles")) {
         body = [&] {
             moe_gate_up_tiles(ARG(const unsigned long long *, 0), ARG(const int *, 1), ARG(const int *, 2), ARG(int, 3),
                               ARG(const uint8_t *, 4), ARG(float *, 5), ARG(int, 6), ARG(int, 7), ARG(int, 8));
         };
-    } else if (k == KERNELS[25]) {
+    } else if (is(k, "moe_down_tiles")) {
         body = [&] {
             moe_down_tiles(ARG(const unsigned long long *, 0), ARG(const int *, 1), ARG(const int *, 2),
                            ARG(const uint8_t *, 3), ARG(float *, 4), ARG(int, 5), ARG(int, 6), ARG(int, 7));
         };
-    } else if (k == KERNELS[26]) {
+    } else if (is(k, "moe_combine_tokens")) {
         body = [&] {
             moe_combine_tokens(ARG(const unsigned long long *, 0), ARG(const int *, 1), ARG(const float *, 2),
                                ARG(const float *, 3), ARG(float *, 4), ARG(int, 5), ARG(int, 6));
         };
-    } else if (k == KERNELS[27]) {
+    } else if (is(k, "gemm_tokens_q8")) {
         body = [&] {
             gemm_tokens_q8(ARG(const uint8_t *, 0), ARG(const uint8_t *, 1), ARG(float *, 2), ARG(int, 3), ARG(int, 4),
                            ARG(int, 5), ARG(int, 6), ARG(float, 7), ARG(int, 8));
         };
-    } else if (k == KERNELS[28]) {
+    } else if (is(k, "moe_gate_up_q8")) {
         body = [&] {
             moe_gate_up_q8(ARG(const unsigned long long *, 0), ARG(const int *, 1), ARG(const int *, 2), ARG(int, 3),
                            ARG(const uint8_t *, 4), ARG(float *, 5), ARG(int, 6), ARG(int, 7));
         };
-    } else if (k == KERNELS[29]) {
+    } else if (is(k, "moe_down_q8")) {
         body = [&] {
             moe_down_q8(ARG(const unsigned long long *, 0), ARG(const int *, 1), ARG(const int *, 2),
                         ARG(const uint8_t *, 3), ARG(float *, 4), ARG(int, 5), ARG(int, 6));
