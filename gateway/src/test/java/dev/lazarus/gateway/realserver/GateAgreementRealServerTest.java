@@ -128,7 +128,7 @@ class GateAgreementRealServerTest {
         assertThat(agreement.path("top1_agreement").asDouble()).isEqualTo(1.0);
         assertThat(agreement.path("mean_abs_logprob_delta").asDouble()).isLessThan(1e-3);
         assertThat(agreement.has("first_divergence")).isFalse();
-        assertThat(job.path("verdict").asString()).as(job.path("reasons").toString()).isEqualTo("GO");
+        assertThat(job.path("verdict").asString()).as(job.toString()).isEqualTo("GO");
         assertThat(job.path("reasons").toString()).contains("agreement with the oracle 100.0% top-1 over 48 positions");
     }
 

@@ -12,7 +12,10 @@ import java.util.Map;
  * One call of the benchmark protocol, straight through the backend SPI (no routing, breakers or
  * failover in between: the gate measures the backend, not the gateway). The protocol's requests
  * are non-streaming for the client, but every SPI call is a stream, which is what lets one call
- * give both the time to first token and the generation speed.
+ * give both the time to first token and the generation speed. The requests are greedy unless the
+ * job's extra fields say otherwise: a backend's default sampling (llama-server's and kt-native's
+ * temperature 0.8) can end a run at its first token, which is no failure of the backend but was
+ * counted as one, and greedy paths give the candidate and the oracle runs of the same length.
  */
 public final class BenchmarkRunner {
 
@@ -38,7 +41,12 @@ public final class BenchmarkRunner {
                 .model(target.backendModel())
                 .messages(List.of(ChatMessage.user(prompt)))
                 .maxTokens(maxTokens);
-        extra.forEach(builder::extra);
+        builder.temperature(extra.get("temperature") instanceof Number t ? t.doubleValue() : 0.0);
+        extra.forEach((key, value) -> {
+            if (!key.equals("temperature")) {
+                builder.extra(key, value);
+            }
+        });
         ChatCompletionRequest request = builder.build().asUsageStream();
         Timing timing = new Timing(System.nanoTime());
         try {
