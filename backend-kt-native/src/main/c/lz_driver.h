@@ -229,7 +229,7 @@ void LZ_NAME(int32_t kernel, const uint8_t *w, int64_t rowBytes, int32_t r0, int
         lz_q4k16_rows(kernel, w, rowBytes, r0, r1, cols, acts, nvec, out, outStride, outBase);
         return;
     }
-    if (kernel == LZ_Q8016) {
+    if (kernel == LZ_Q8_0_16) {
         lz_q8016_rows(w, rowBytes, r0, r1, cols, acts, nvec, out, outStride, outBase);
         return;
     }

@@ -12,7 +12,12 @@ void lz_set_grid_tables(const void *tables) {
     lz_grid_tables = (const lz_grids *) tables;
 }
 
-/* How many kernel ids this library knows (not ISA-specific, so here): NativeKernels checks it at load. */
-int lz_kernel_count(void) {
-    return LZ_KERNELS;
+/* The name of kernel id (NULL past the last): NativeKernels compares them with its own at load. */
+const char *lz_kernel_name(int id) {
+    static const char *const names[] = {
+#define LZ_KERNEL_NAME(name) #name,
+        LZ_KERNEL_LIST(LZ_KERNEL_NAME)
+#undef LZ_KERNEL_NAME
+    };
+    return id >= 0 && id < LZ_KERNELS ? names[id] : 0;
 }

@@ -1,30 +1,36 @@
 /*
- * The kernel ids of kt-native's native kernels, shared by the ISA units (through lz_driver.h) and lz_grids.c, which
- * exports their count (lz_kernel_count): the Java side refuses a library whose count is not its own, an older build
- * that would not know a new id.
+ * The kernels of kt-native's native library, in one list: the ids the ISA units switch on (through lz_driver.h) and
+ * the names lz_grids.c exports (lz_kernel_name), which the Java side compares with NativeKernels.Kernel's names and
+ * order at load, so that a library built from other sources (an older build, another order) is refused rather than
+ * asked for a kernel id it means otherwise.
  */
 #ifndef LZ_KERNELS_H
 #define LZ_KERNELS_H
 
-/* The kernels, by the id the Java side passes (NativeKernels.Kernel's ordinals). */
+/* X(name) per kernel, in the order of the ids the Java side passes (NativeKernels.Kernel's ordinals). */
+#define LZ_KERNEL_LIST(X)                                                                                           \
+    X(Q8_0)           /* ggml's vec_dot_q8_0_q8_0: 8 lanes of 4-value dots, fma per block, hsum_float_8 */            \
+    X(Q4K_GEMV)       /* llama-server's repacked q4_K GEMV: per super-block fma of the exact sums */                 \
+    X(Q4K_GEMM)       /* its repacked GEMM (activation rows in fours): fma per pair of sub-blocks */                 \
+    X(Q4K_TILED)      /* the tiled matmul: fma(-dmin, s2, d * s1), then fma(v, d_y, acc) */                          \
+    X(Q6K)            /* vec_dot_q6_K_q8_K: 8 lanes, the -32 through 16-value sums, hsum_float_8 */                   \
+    X(Q6K_TILED)      /* the tiled matmul: d * s1, then fma(v, d_y, acc) */                                           \
+    /* the low-bit types (lz_lowbit.h): SubBlockKQuantKernel's and TableBlockKernel's orders */                      \
+    X(Q2K) X(Q2K_GEMV) X(Q2K_GEMM) X(Q2K_TILED) X(Q3K) X(Q3K_TILED)                                                  \
+    X(IQ4XS) X(IQ4XS_TILED) X(IQ4NL) X(IQ4NL_REPACKED) X(MXFP4) X(MXFP4_REPACKED)                                   \
+    X(Q4K16_GEMV)     /* LZ_Q4K_GEMV's order on the 16-row layout of lz_q4k16.h */                                    \
+    X(Q4K16_GEMM)     /* LZ_Q4K_GEMM's order on it */                                                                 \
+    /* the grid I-quants (lz_grid.h): SubBlockKQuantKernel's VEC_DOT and TILED orders, in lz_grid.h's type order */  \
+    X(IQ2XXS) X(IQ2XXS_TILED) X(IQ2XS) X(IQ2XS_TILED) X(IQ2S) X(IQ2S_TILED)                                          \
+    X(IQ3XXS) X(IQ3XXS_TILED) X(IQ3S) X(IQ3S_TILED) X(IQ1S) X(IQ1S_TILED)                                            \
+    X(IQ1M) X(IQ1M_TILED)                                                                                             \
+    X(Q8_0_16)        /* LZ_Q8_0's order on the 16-row layout of lz_q8016.h */
+
 enum {
-    LZ_Q8_0 = 0,       /* ggml's vec_dot_q8_0_q8_0: 8 lanes of 4-value dots, fma per block, hsum_float_8 */
-    LZ_Q4K_GEMV = 1,   /* llama-server's repacked q4_K GEMV: per super-block fma of the exact sums */
-    LZ_Q4K_GEMM = 2,   /* its repacked GEMM (activation rows in fours): fma per pair of sub-blocks */
-    LZ_Q4K_TILED = 3,  /* the tiled matmul: fma(-dmin, s2, d * s1), then fma(v, d_y, acc) */
-    LZ_Q6K = 4,        /* vec_dot_q6_K_q8_K: 8 lanes, the -32 through 16-value sums, hsum_float_8 */
-    LZ_Q6K_TILED = 5,  /* the tiled matmul: d * s1, then fma(v, d_y, acc) */
-    /* the low-bit types (lz_lowbit.h): SubBlockKQuantKernel's and TableBlockKernel's orders */
-    LZ_Q2K = 6, LZ_Q2K_GEMV = 7, LZ_Q2K_GEMM = 8, LZ_Q2K_TILED = 9, LZ_Q3K = 10, LZ_Q3K_TILED = 11,
-    LZ_IQ4XS = 12, LZ_IQ4XS_TILED = 13, LZ_IQ4NL = 14, LZ_IQ4NL_REPACKED = 15, LZ_MXFP4 = 16, LZ_MXFP4_REPACKED = 17,
-    LZ_Q4K16_GEMV = 18, /* LZ_Q4K_GEMV's order on the 16-row layout of lz_q4k16.h */
-    LZ_Q4K16_GEMM = 19, /* LZ_Q4K_GEMM's order on it */
-    /* the grid I-quants (lz_grid.h): SubBlockKQuantKernel's VEC_DOT and TILED orders, in lz_grid.h's type order */
-    LZ_IQ2XXS = 20, LZ_IQ2XXS_TILED = 21, LZ_IQ2XS = 22, LZ_IQ2XS_TILED = 23, LZ_IQ2S = 24, LZ_IQ2S_TILED = 25,
-    LZ_IQ3XXS = 26, LZ_IQ3XXS_TILED = 27, LZ_IQ3S = 28, LZ_IQ3S_TILED = 29, LZ_IQ1S = 30, LZ_IQ1S_TILED = 31,
-    LZ_IQ1M = 32, LZ_IQ1M_TILED = 33,
-    LZ_Q8016 = 34,      /* LZ_Q8_0's order on the 16-row layout of lz_q8016.h */
-    LZ_KERNELS          /* how many there are: lz_kernel_count, which the Java side checks at load */
+#define LZ_KERNEL_ID(name) LZ_##name,
+    LZ_KERNEL_LIST(LZ_KERNEL_ID)
+#undef LZ_KERNEL_ID
+    LZ_KERNELS /* how many there are */
 };
 
 #endif

@@ -20,6 +20,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
 import java.util.Locale;
+import java.util.Objects;
 import java.util.Optional;
 import java.util.Set;
 
@@ -119,26 +120,31 @@ public final class NativeKernels {
         static final Library LOADED = load();
 
         /**
-         * {@code lookup} where its library knows exactly this engine's kernels ({@code lz_kernel_count}, one per
-         * {@link Kernel}), else unavailable: an older library (a stale build output, an overlay of newer classes on an
-         * older payload) would compute zeros for a kernel id it does not know, and a mere lookup would not notice.
+         * {@code lookup} where its library knows exactly this engine's kernels, by name and in {@link Kernel}'s order
+         * ({@code lz_kernel_name}), else unavailable: a library built from other sources (a stale build output, an
+         * overlay of newer classes on an older payload) would run another kernel, or none, for an id, and a mere
+         * lookup would not notice.
          */
         static Library checked(SymbolLookup lookup) {
-            int engine = Kernel.values().length;
-            Optional<MemorySegment> count = lookup.find("lz_kernel_count");
-            if (count.isEmpty()) {
-                return stale("liblazarus-kt.so has no lz_kernel_count: it is older than this engine (" + engine
-                        + " kernels)");
+            Kernel[] engine = Kernel.values();
+            Optional<MemorySegment> names = lookup.find("lz_kernel_name");
+            if (names.isEmpty()) {
+                return stale("liblazarus-kt.so has no lz_kernel_name: it is older than this engine");
             }
-            int known;
+            MethodHandle name = Linker.nativeLinker().downcallHandle(names.get(), FunctionDescriptor.of(ADDRESS, JAVA_INT));
             try {
-                known = (int) Linker.nativeLinker().downcallHandle(count.get(), FunctionDescriptor.of(JAVA_INT)).invokeExact();
+                for (int id = 0; id <= engine.length; id++) {
+                    MemorySegment answer = (MemorySegment) name.invokeExact(id);
+                    String theirs = answer.equals(MemorySegment.NULL) ? null
+                            : answer.reinterpret(Long.MAX_VALUE).getString(0);
+                    String ours = id < engine.length ? engine[id].name() : null;
+                    if (!Objects.equals(theirs, ours)) {
+                        return stale("liblazarus-kt.so's kernel " + id + " is " + theirs + ", this engine's " + ours
+                                + ": it was built from other sources than these classes");
+                    }
+                }
             } catch (Throwable e) {
-                return stale("liblazarus-kt.so's lz_kernel_count failed: " + e);
-            }
-            if (known != engine) {
-                return stale("liblazarus-kt.so knows " + known + " kernels, this engine " + engine
-                        + ": it was built from other sources than these classes");
+                return stale("liblazarus-kt.so's lz_kernel_name failed: " + e);
             }
             return new Library(lookup, "");
         }

@@ -13,8 +13,11 @@ import java.lang.foreign.SymbolLookup;
 import java.lang.foreign.ValueLayout;
 import java.lang.invoke.MethodHandle;
 import java.lang.invoke.MethodHandles;
+import java.lang.invoke.MethodType;
 import java.nio.ByteOrder;
 import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.Collections;
 import java.util.List;
 import java.util.Optional;
 import java.util.Random;
@@ -472,22 +475,29 @@ class NativeKernelsTest {
         void close();
     }
     /**
-     * A library that does not know this engine's kernels (older: no {@code lz_kernel_count}, or another count) is
-     * refused at load, so that the Java kernels run rather than a kernel id the library would answer with zeros; the
-     * library this build made knows them all.
+     * A library that does not know this engine's kernels by name and order (older: no {@code lz_kernel_name}; one
+     * kernel fewer or more; two in another order) is refused at load, so that the Java kernels run rather than a
+     * kernel id the library means otherwise; the library this build made knows them all.
      */
     @Test
     void aLibraryOfAnotherBuildIsRefusedAndTheJavaKernelsRun() {
-        int engine = NativeKernels.Kernel.values().length;
+        List<String> engine = Arrays.stream(NativeKernels.Kernel.values()).map(Enum::name).toList();
         NativeKernels.Library older = NativeKernels.Library.checked(name -> Optional.empty());
         assertThat(older.lookup()).isNull();
-        assertThat(older.problem()).contains("no lz_kernel_count", "older than this engine");
+        assertThat(older.problem()).contains("no lz_kernel_name", "older than this engine");
+        List<String> swapped = new ArrayList<>(engine);
+        Collections.swap(swapped, 1, 2);
+        List<String> more = new ArrayList<>(engine);
+        more.add("Q9_9");
         try (Arena arena = Arena.ofConfined()) {
-            for (int known : new int[] {engine - 1, engine + 1}) {
-                NativeKernels.Library other = NativeKernels.Library.checked(exporting(arena, known));
-                assertThat(other.lookup()).as("%d kernels", known).isNull();
-                assertThat(other.problem()).contains("knows " + known + " kernels, this engine " + engine);
-            }
+            assertThat(NativeKernels.Library.checked(exporting(arena, engine.subList(0, engine.size() - 1))).problem())
+                    .contains("kernel " + (engine.size() - 1) + " is null, this engine's " + engine.getLast());
+            assertThat(NativeKernels.Library.checked(exporting(arena, more)).problem())
+                    .contains("kernel " + engine.size() + " is Q9_9, this engine's null");
+            NativeKernels.Library reordered = NativeKernels.Library.checked(exporting(arena, swapped));
+            assertThat(reordered.lookup()).isNull();
+            assertThat(reordered.problem()).contains("kernel 1 is " + engine.get(2) + ", this engine's " + engine.get(1),
+                    "built from other sources");
             assertThat(NativeKernels.Library.checked(exporting(arena, engine)).lookup()).isNotNull();
         }
         if (NativeKernels.best().isPresent()) {
@@ -497,10 +507,27 @@ class NativeKernelsTest {
         }
     }
 
-    /** A lookup whose {@code lz_kernel_count} answers {@code count} (an upcall standing in for a library's). */
-    private static SymbolLookup exporting(Arena arena, int count) {
-        MethodHandle answer = MethodHandles.constant(int.class, count);
-        MemorySegment stub = Linker.nativeLinker().upcallStub(answer, FunctionDescriptor.of(ValueLayout.JAVA_INT), arena);
-        return name -> name.equals("lz_kernel_count") ? Optional.of(stub) : Optional.empty();
+    /** A lookup whose {@code lz_kernel_name} answers from {@code names} (an upcall standing in for a library's). */
+    private static SymbolLookup exporting(Arena arena, List<String> names) {
+        List<MemorySegment> strings = names.stream().map(arena::allocateFrom).toList();
+        MethodHandle answer = MethodHandles.insertArguments(NAME_OF, 0, strings);
+        MemorySegment stub = Linker.nativeLinker().upcallStub(answer,
+                FunctionDescriptor.of(ValueLayout.ADDRESS, ValueLayout.JAVA_INT), arena);
+        return name -> name.equals("lz_kernel_name") ? Optional.of(stub) : Optional.empty();
+    }
+
+    private static final MethodHandle NAME_OF;
+
+    static {
+        try {
+            NAME_OF = MethodHandles.lookup().findStatic(NativeKernelsTest.class, "nameOf",
+                    MethodType.methodType(MemorySegment.class, List.class, int.class));
+        } catch (ReflectiveOperationException e) {
+            throw new ExceptionInInitializerError(e);
+        }
+    }
+
+    private static MemorySegment nameOf(List<MemorySegment> strings, int id) {
+        return id >= 0 && id < strings.size() ? strings.get(id) : MemorySegment.NULL;
     }
 }
