@@ -1,6 +1,6 @@
 /*
  * Q8_0 in the native 16-row layout (dev.lazarus.kt.tensor.Q8_0NativePacked): rows in groups of 16, the 16 rows'
- * block b (32 values) side by side in LZ_Q8_0_16_BLOCK bytes:
+ * block b (32 values) side by side in LZ_Q8016_BLOCK bytes:
  *
  *   0    16 f16 d (row r at 2r)
  *   32   8 x 64 quant bytes: chunk k holds, row r at 4r, the row's quants 4k .. 4k + 3, each + 128 (as u8)
@@ -13,10 +13,10 @@
  * layout has 8 chains per 16 rows and loads the 16 scales with one vector (issue 15: 0.87x ggml's AMX-buffer decode
  * on Sapphire Rapids at one thread, docs/benchmarks.md).
  */
-#define LZ_Q8_0_16_ROWS 16
-#define LZ_Q8_0_16_BLOCK 544
+#define LZ_Q8016_ROWS 16
+#define LZ_Q8016_BLOCK 544
 /* activations per pass over a group: 8 accumulators each, 32 vector registers */
-#define LZ_Q8_0_16_ACTS 2
+#define LZ_Q8016_ACTS 2
 
 /* -128 times the sums of four activation values, one per lane of every block: the start of each lane's dot (made per
  * call, which in decode is a 16-row range: vectorised, or it costs as much as the rows' own dots). */
@@ -34,10 +34,10 @@ static void lz_q8016_comp(const int8_t *q, int32_t cols, int32_t *comp) {
 }
 
 #if defined(__AVX512VNNI__)
-/* Rows [16 g, 16 g + 16) against nv (1..LZ_Q8_0_16_ACTS) activations: out[v][r]. */
+/* Rows [16 g, 16 g + 16) against nv (1..LZ_Q8016_ACTS) activations: out[v][r]. */
 LZ_INLINE void lz_q8016_group(const uint8_t *group, const lz_act *a, const int32_t *const *comp, int nv,
-                              int32_t blocks, float out[][LZ_Q8_0_16_ROWS]) {
-    __m512 acc[LZ_Q8_0_16_ACTS][8];
+                              int32_t blocks, float out[][LZ_Q8016_ROWS]) {
+    __m512 acc[LZ_Q8016_ACTS][8];
     _Pragma("GCC unroll 8")
     for (int v = 0; v < nv; v++) {
         _Pragma("GCC unroll 8")
@@ -46,9 +46,9 @@ LZ_INLINE void lz_q8016_group(const uint8_t *group, const lz_act *a, const int32
         }
     }
     for (int32_t b = 0; b < blocks; b++) {
-        const uint8_t *blk = group + (int64_t) LZ_Q8_0_16_BLOCK * b;
+        const uint8_t *blk = group + (int64_t) LZ_Q8016_BLOCK * b;
         __m512 dw = _mm512_cvtph_ps(_mm256_loadu_si256((const __m256i *) blk));
-        __m512 d[LZ_Q8_0_16_ACTS];
+        __m512 d[LZ_Q8016_ACTS];
         _Pragma("GCC unroll 8")
         for (int v = 0; v < nv; v++) {
             d[v] = _mm512_mul_ps(dw, _mm512_set1_ps(a[v].scales[b]));
@@ -77,13 +77,13 @@ LZ_INLINE void lz_q8016_group(const uint8_t *group, const lz_act *a, const int32
 #else
 /* Units without VNNI (the engine packs Q8_0 only where AVX-512 VNNI runs): the same integers and folds, lane by lane. */
 LZ_INLINE void lz_q8016_group(const uint8_t *group, const lz_act *a, const int32_t *const *comp, int nv,
-                              int32_t blocks, float out[][LZ_Q8_0_16_ROWS]) {
+                              int32_t blocks, float out[][LZ_Q8016_ROWS]) {
     (void) comp;
     for (int v = 0; v < nv; v++) {
-        for (int r = 0; r < LZ_Q8_0_16_ROWS; r++) {
+        for (int r = 0; r < LZ_Q8016_ROWS; r++) {
             float acc[8] = {0};
             for (int32_t b = 0; b < blocks; b++) {
-                const uint8_t *blk = group + (int64_t) LZ_Q8_0_16_BLOCK * b;
+                const uint8_t *blk = group + (int64_t) LZ_Q8016_BLOCK * b;
                 float d = lz_f16(blk + 2 * r) * a[v].scales[b];
                 for (int k = 0; k < 8; k++) {
                     int32_t s = 0;
@@ -101,13 +101,13 @@ LZ_INLINE void lz_q8016_group(const uint8_t *group, const lz_act *a, const int32
 #endif
 
 static void lz_q8016_group1(const uint8_t *group, const lz_act *a, const int32_t *const *comp, int32_t blocks,
-                            float out[][LZ_Q8_0_16_ROWS]) {
+                            float out[][LZ_Q8016_ROWS]) {
     lz_q8016_group(group, a, comp, 1, blocks, out);
 }
 
 static void lz_q8016_groupN(const uint8_t *group, const lz_act *a, const int32_t *const *comp, int32_t blocks,
-                            float out[][LZ_Q8_0_16_ROWS]) {
-    lz_q8016_group(group, a, comp, LZ_Q8_0_16_ACTS, blocks, out);
+                            float out[][LZ_Q8016_ROWS]) {
+    lz_q8016_group(group, a, comp, LZ_Q8016_ACTS, blocks, out);
 }
 
 /*
@@ -128,20 +128,20 @@ static void lz_q8016_rows(const uint8_t *w, int64_t rowBytes, int32_t r0, int32_
     for (int32_t v = 0; v < nvec; v++) {
         lz_q8016_comp(lz_act_at(acts[v], 32).q, cols, comp + (int64_t) v * (cols / 4));
     }
-    for (int32_t g = r0 / LZ_Q8_0_16_ROWS; g * LZ_Q8_0_16_ROWS < r1; g++) {
-        const uint8_t *group = w + (int64_t) LZ_Q8_0_16_ROWS * rowBytes * g;
-        int32_t first = g * LZ_Q8_0_16_ROWS > r0 ? g * LZ_Q8_0_16_ROWS : r0;
-        int32_t end = g * LZ_Q8_0_16_ROWS + LZ_Q8_0_16_ROWS < r1 ? g * LZ_Q8_0_16_ROWS + LZ_Q8_0_16_ROWS : r1;
-        for (int32_t v = 0; v < nvec; v += LZ_Q8_0_16_ACTS) {
-            int nv = nvec - v < LZ_Q8_0_16_ACTS ? nvec - v : LZ_Q8_0_16_ACTS;
-            lz_act a[LZ_Q8_0_16_ACTS];
-            const int32_t *c[LZ_Q8_0_16_ACTS];
-            float o[LZ_Q8_0_16_ACTS][LZ_Q8_0_16_ROWS];
+    for (int32_t g = r0 / LZ_Q8016_ROWS; g * LZ_Q8016_ROWS < r1; g++) {
+        const uint8_t *group = w + (int64_t) LZ_Q8016_ROWS * rowBytes * g;
+        int32_t first = g * LZ_Q8016_ROWS > r0 ? g * LZ_Q8016_ROWS : r0;
+        int32_t end = g * LZ_Q8016_ROWS + LZ_Q8016_ROWS < r1 ? g * LZ_Q8016_ROWS + LZ_Q8016_ROWS : r1;
+        for (int32_t v = 0; v < nvec; v += LZ_Q8016_ACTS) {
+            int nv = nvec - v < LZ_Q8016_ACTS ? nvec - v : LZ_Q8016_ACTS;
+            lz_act a[LZ_Q8016_ACTS];
+            const int32_t *c[LZ_Q8016_ACTS];
+            float o[LZ_Q8016_ACTS][LZ_Q8016_ROWS];
             for (int i = 0; i < nv; i++) {
                 a[i] = lz_act_at(acts[v + i], 32);
                 c[i] = comp + (int64_t) (v + i) * (cols / 4);
             }
-            if (nv == LZ_Q8_0_16_ACTS) {
+            if (nv == LZ_Q8016_ACTS) {
                 lz_q8016_groupN(group, a, c, blocks, o);
             } else {
                 for (int i = 0; i < nv; i++) {
@@ -150,7 +150,7 @@ static void lz_q8016_rows(const uint8_t *w, int64_t rowBytes, int32_t r0, int32_
             }
             for (int i = 0; i < nv; i++) {
                 for (int32_t r = first; r < end; r++) {
-                    out[(int64_t) (v + i) * outStride + r - outBase] = o[i][r - g * LZ_Q8_0_16_ROWS];
+                    out[(int64_t) (v + i) * outStride + r - outBase] = o[i][r - g * LZ_Q8016_ROWS];
                 }
             }
         }

@@ -2,73 +2,35 @@ package dev.lazarus.gateway.policy.gate;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.lazarus.backend.api.BackendDescriptor;
-import dev.lazarus.backend.api.BackendHealth;
-import dev.lazarus.backend.api.InferenceBackend;
-import dev.lazarus.backend.api.openai.ChatCompletionChunk;
-import dev.lazarus.backend.api.openai.ChatCompletionRequest;
-import dev.lazarus.backend.api.openai.Completion;
-import dev.lazarus.backend.api.openai.CompletionRequest;
+import dev.lazarus.backend.api.BackendConfig;
 import dev.lazarus.gateway.routing.RouteTarget;
+import dev.lazarus.gateway.testing.ScriptedBackend;
+import dev.lazarus.gateway.testing.ScriptedBackendFactory;
 import java.time.Duration;
 import java.util.Map;
-import java.util.concurrent.atomic.AtomicReference;
 import org.junit.jupiter.api.Test;
-import reactor.core.publisher.Flux;
-import reactor.core.publisher.Mono;
 
 class BenchmarkRunnerTest {
 
-    private final AtomicReference<ChatCompletionRequest> sent = new AtomicReference<>();
-    private final RouteTarget target = new RouteTarget(new Recording(), "m");
+    private final ScriptedBackend backend = (ScriptedBackend) new ScriptedBackendFactory()
+            .create(new BackendConfig("recording", "scripted", Map.of()));
+    private final RouteTarget target = new RouteTarget(backend, "m");
     private final BenchmarkRunner runner = new BenchmarkRunner(8, Duration.ofSeconds(5));
 
     @Test
     void benchmarkCallsAreGreedySoThatADefaultSampledEndOfTextCannotFailARun() {
         runner.run(target, "p", 1, Map.of("cache_prompt", false));
 
-        assertThat(sent.get().temperature()).isEqualTo(0.0);
-        assertThat(sent.get().extra()).containsEntry("cache_prompt", false).doesNotContainKey("temperature");
-        assertThat(sent.get().maxTokens()).isEqualTo(8);
+        assertThat(backend.lastChat().temperature()).isEqualTo(0.0);
+        assertThat(backend.lastChat().extra()).containsEntry("cache_prompt", false).doesNotContainKey("temperature");
+        assertThat(backend.lastChat().maxTokens()).isEqualTo(8);
     }
 
     @Test
     void aJobsOwnTemperatureIsSentAsTheRequestsTemperature() {
         runner.run(target, "p", 1, Map.of("temperature", 0.7));
 
-        assertThat(sent.get().temperature()).isEqualTo(0.7);
-        assertThat(sent.get().extra()).doesNotContainKey("temperature");
-    }
-
-    private final class Recording implements InferenceBackend {
-        @Override
-        public String id() {
-            return "recording";
-        }
-
-        @Override
-        public BackendDescriptor describe() {
-            throw new UnsupportedOperationException();
-        }
-
-        @Override
-        public Mono<BackendHealth> health() {
-            return Mono.empty();
-        }
-
-        @Override
-        public Flux<ChatCompletionChunk> chat(ChatCompletionRequest request) {
-            sent.set(request);
-            return Flux.empty();
-        }
-
-        @Override
-        public Flux<Completion> completion(CompletionRequest request) {
-            return Flux.empty();
-        }
-
-        @Override
-        public void close() {
-        }
+        assertThat(backend.lastChat().temperature()).isEqualTo(0.7);
+        assertThat(backend.lastChat().extra()).doesNotContainKey("temperature");
     }
 }
