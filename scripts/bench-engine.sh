@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # kt-native engine vs llama.cpp's llama-bench on the same GGUF and thread count, alternated round by
-# round; prints a Markdown table (see docs/benchmarks.md). Never part of the test suite.
+# round; prints a Markdown table (see docs/benchmarks.md#cpu-decode-and-prefill). Never part of the test suite.
 #
 #   scripts/bench-engine.sh [--models q8_0,q4_k_m|<gguf>,...] [--threads N] [--rounds R]
 #                           [--prompt 512] [--gen 128] [--work /tmp/lazarus-bench] [--no-llama] [--fork]

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # The gateway as a proxy hop, against a plain nginx reverse-proxy hop in front of the same fake OpenAI
-# upstream (issue 13). Never part of the test suite. Prints a Markdown table for docs/benchmarks.md.
+# upstream (issue 13). Never part of the test suite. Prints Markdown tables (docs/benchmarks.md#the-gateway-as-a-proxy-hop).
 #
 #   scripts/bench-gateway.sh [--rounds 3] [--duration 10] [--warmup 30] [--connections 32] [--threads 2]
 #                            [--requests 50] [--rate 200] [--rate-duration 10] [--port 18500] [--targets direct,hop,gateway]
@@ -262,7 +262,7 @@ wrk.body = [[${!body_var}]]
 EOF
   # the fixed-rate run: each wrk thread sends on its own fixed slots, 2000/R ms apart, the two threads 1000/R ms out
   # of step, whichever of its connections is free taking the next slot. A pause after every answer instead kept the
-  # connections in step: bursts of 10-20 requests every 100 ms, whose queue was the p99 (docs/benchmarks.md, relay6).
+  # connections in step: bursts of 10-20 requests every 100 ms, their queue the p99 (docs/benchmarks.md#fixed-rate-pacing).
   cp "$work/$mode.lua" "$work/$mode-paced.lua"
   [[ $rate == 0 ]] || cat >>"$work/$mode-paced.lua" <<EOF
 local ffi = require("ffi")

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The README's start command against `java -jar` with the documented flags, each started as a user would
 # start it, one after the other: time to ready, then a 512-token completion of the embedded model, timed
-# first and then --repeat more times. Prints a Markdown table for docs/benchmarks.md. Never part of the
+# first and then --repeat more times. Prints a Markdown table for docs/benchmarks.md#start-up. Never part of the
 # test suite.
 #
 #   scripts/first-run-bench.sh [--rounds 1] [--repeat 3] [--port 18400] [--tokens 512] [--only readme|jar|bare]

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""The gateway's memory under abuse (issue 17; docs/benchmarks.md "Memory under abuse"). Never part of the tests.
+"""The gateway's memory under abuse (issue 17; docs/benchmarks.md#memory-under-abuse). Never part of the tests.
 
     scripts/bench-gateway/abuse-memory.py --pid PID [--url http://127.0.0.1:18471] [--clients 16] [--seconds 60]
 

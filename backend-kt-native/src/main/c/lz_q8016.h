@@ -11,7 +11,7 @@
  * acc[k] holds lane k, one float lane per row (fma(dw dy, lane, acc) per block in block order), then lz_hsum8 across
  * acc[0..7] and + 0. Where ggml's row kernel is bound by its one fma chain per row and the per-row f16 scale, this
  * layout has 8 chains per 16 rows and loads the 16 scales with one vector (issue 15: 0.87x ggml's AMX-buffer decode
- * on Sapphire Rapids at one thread, docs/benchmarks.md).
+ * on Sapphire Rapids at one thread, docs/benchmarks.md#kernel-findings).
  */
 #define LZ_Q8016_ROWS 16
 #define LZ_Q8016_BLOCK 544

@@ -75,7 +75,7 @@ __device__ __forceinline__ float qblock_dot<GGML_Q4_0>(const uint8_t* __restrict
 // lane loads its bytes of nibbles once and uses both halves (two sub-blocks), and unpacks those two sub-blocks'
 // scales and mins once, so a warp covers four super-blocks per pass with half the weight loads per value. 8
 // lanes (16 bytes of nibbles each) measured 1.16x the 4-lanes-per-block kernel on the skewed bench model's
-// all-on-GPU Q4_K decode, 16 lanes (8 bytes) 1.09x (docs/benchmarks.md). 8 or 16 (Q6_K's 16-value scales).
+// all-on-GPU Q4_K decode, 16 lanes 1.09x (docs/benchmarks.md#kernel-findings). 8 or 16 (Q6_K's 16-value scales).
 #ifndef KQ_LANES
 #define KQ_LANES 8
 #endif

@@ -91,7 +91,7 @@ public final class EngineBenchMain {
                     engines.add(engine);
                     // warm-up, not counted (llama-bench runs one too): a prefill at the measured prompt size (after a short
                     // one the JIT compiled the batched kernels during the first measured round), then decode until C2 has
-                    // compiled the decode path: on 2 cores that takes ~1000 tokens (see docs/benchmarks.md, "Warm-up")
+                    // compiled the decode path: on 2 cores that takes ~1000 tokens (docs/benchmarks.md#warm-up)
                     engine.run(prompt, Math.min(gen, 64));
                     engine.warmUp(warmup);
                     ours.put(mode, new ArrayList<>());
@@ -139,7 +139,7 @@ public final class EngineBenchMain {
     /**
      * This benchmark once per model and expert mode, each in a child JVM with this one's options, class path and
      * arguments: engines of two placements in one JVM slow each other down (their kernels' type profiles mix: Q4_K_M
-     * decode -15 % with mmap and ram side by side, docs/benchmarks.md "Session 5 merge").
+     * decode -15 % with mmap and ram side by side, docs/benchmarks.md#warm-up).
      */
     private static void fork(String[] args, List<String> models, List<String> expertModes) throws IOException {
         for (String model : models) {

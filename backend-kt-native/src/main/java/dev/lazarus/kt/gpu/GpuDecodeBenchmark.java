@@ -18,7 +18,7 @@ import java.util.Map;
 import java.util.Random;
 
 /**
- * Decode speed under expert placements, for docs/benchmarks.md: one sequence decoded greedily, all
+ * Decode speed under expert placements, for docs/benchmarks.md#gpu-decode: one sequence decoded greedily, all
  * experts on the CPU against a share of the expert bytes on the GPU, uniform against dynamic
  * placement. The JVM is warmed up first on the CPU path (the JIT compiles the kernels before any
  * timing). Each configuration then decodes a warm-up prompt (the routing counts dynamic placement

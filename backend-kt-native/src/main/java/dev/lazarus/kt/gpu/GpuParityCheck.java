@@ -197,7 +197,7 @@ public final class GpuParityCheck {
                 if (!path.batchesPrompts()) {
                     // The prompt ran token by token: all there is to check is that chunks change nothing. The CPU
                     // comparison is the layer rows' (a random prompt flips a near-tied expert choice of deepseek2's
-                    // random weights at single positions, measured: docs/benchmarks.md "GPU prefill").
+                    // random weights at single positions, measured: docs/benchmarks.md#kernel-findings).
                     return result(true, gpuShare, placement, self, expected.size(), kQuants,
                             "token by token (not batched for this model), compared with the GPU's own token path",
                             self.maxAbsDiff());

@@ -36,7 +36,7 @@ import java.util.function.IntPredicate;
  * <p>Every token's arithmetic is the decode kernels' (the same bodies, the same row dots for the non-Q8_0 types)
  * except the Q8_0 products, whose tiles fold each 32-value block's exact integer sum in block order where a decode
  * row dot folds per lane: a prompt computed here gives logits within rounding of decoding it token by token
- * (measured: docs/benchmarks.md, "Tensor-core tiles"), and differs also where staged CPU experts join the GPU's
+ * (measured: docs/benchmarks.md#gpu-prompt), and differs also where staged CPU experts join the GPU's
  * weighted sum (decoding adds their sum apart) and where the CPU batches an expert's tokens. Only grouped-query attention has batched kernels: a model with latent attention (deepseek2)
  * or group-limited routing keeps the token-by-token path ({@link #unsupported}).
  */

@@ -8,7 +8,7 @@ import java.util.function.ToLongFunction;
  * The RAM tier's default budget ({@link TierBudget.CpuTier}) for one model, decided when its placement is installed:
  * the CPU tier's experts (every expert the GPU tier does not take) are copied into the RAM tier when their copies fit,
  * memory-mapped otherwise. With a GPU tier the limit is the host's available memory less a margin: the CPU experts
- * are what bounds a hybrid decode step, and their copies decode faster than the mapped file (docs/benchmarks.md:
+ * are what bounds a hybrid decode step, and copied they decode faster than mapped (docs/benchmarks.md#kernel-findings:
  * 218 against 253 tok/s at 10 % of the expert bytes on the GPU). Without one it stays a quarter of the machine's memory, as
  * before ({@link PlacementConfig}).
  *

@@ -12,7 +12,7 @@ import java.util.concurrent.TimeoutException;
  * Generates throwaway tokens through an engine before it serves, so that the JIT has compiled its kernels when
  * the first request comes. The Vector API code is slow until C2 compiles it, and on a small machine C2 competes
  * with the engine for the cores: measured on 2 cores, decode reached its steady speed only after ~1000 tokens
- * (about twice as slow before; docs/benchmarks.md, "Warm-up"). llama-server runs a warm-up pass at load too.
+ * (about twice as slow before; docs/benchmarks.md#warm-up). llama-server runs a warm-up pass at load too.
  *
  * <p>A prompt batch first (the prefill kernels), then greedy decode; with room for two sequences, two run side
  * by side so that the batched decode path is compiled as well. The tokens are a fixed spread over the

@@ -101,7 +101,7 @@ record KernelTable(RowKernel single, RowKernel group, RowKernel tiled) {
     /**
      * The native kernels of a matrix on ggml's blocks, or null: the Java kernels run it. The orders are the Java rows'
      * ({@link #java}); a type is native here only where its kernel measured faster than the Java one
-     * (docs/benchmarks.md).
+     * (docs/benchmarks.md#kernel-findings).
      *
      * @param rows rows a multiple of 8: what llama-server repacks (as {@link #java}'s {@code repacked})
      */
@@ -150,11 +150,11 @@ record KernelTable(RowKernel single, RowKernel group, RowKernel tiled) {
     static Native nativeCopy(GgmlType type, int rows, int cols, Use use, NativeKernels.Isa isa) {
         return switch (type) {
             // Q4KNativePacked: the repacked GEMV (GEMM for a dense batch's fours) measured faster than on ggml's
-            // blocks and than the Java int16 kernels on Q4KPacked (Q4_K_M decode, docs/benchmarks.md)
+            // blocks and than the Java int16 kernels on Q4KPacked (Q4_K_M decode, docs/benchmarks.md#kernel-findings)
             case Q4_K -> Q4KNativePacked.fits(rows, cols)
                     ? row(Kernel.Q4K16_GEMV, use == Use.DENSE ? Kernel.Q4K16_GEMM : null, null) : null;
             // Q8_0NativePacked: a vpdpbusd of 16 rows, faster than Q8_0 on ggml's blocks at one thread (decode and
-            // prefill, docs/benchmarks.md); the AVX2 unit has only a scalar one, so AVX-512 VNNI only
+            // prefill, docs/benchmarks.md#kernel-findings); the AVX2 unit has only a scalar one, so AVX-512 VNNI only
             case Q8_0 -> isa == NativeKernels.Isa.AVX512_VNNI && Q8_0NativePacked.fits(rows, cols)
                     ? row(Kernel.Q8_0_16, null, null) : null;
             default -> null;

@@ -27,7 +27,7 @@ import jdk.incubator.vector.VectorSpecies;
  * lane helper inside the loop: prefill 4-7x slower. A helper C2 had compiled on its own first (the decode kernel's
  * quant unpacking, called from C1 code while the callers warmed up) was also refused later as "already compiled into
  * a big method": decode at 2 tok/s. Four activations go as two pairs (about 16,000 nodes with both shapes seen).
- * See docs/benchmarks.md, "Kernel speed no longer depends on what ran before in the JVM", and
+ * See docs/benchmarks.md#kernel-findings ("JIT independence") and
  * {@code KernelInliningTest}.
  */
 final class Q8_0Kernel implements RowKernel {

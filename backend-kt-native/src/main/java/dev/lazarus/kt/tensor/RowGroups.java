@@ -7,7 +7,7 @@ package dev.lazarus.kt.tensor;
  * ({@link Q4KInt16Kernel}, {@code Q4KPackedKernel} (bench sources), {@link Q6KPackedKernel}); in groups of two (the default,
  * {@code WeightMatrices.PACKED_GROUP}) a pair is one sequential stream of quants and one of headers, where
  * rows laid one after another (groups of one) give a thread four streams that restart every row; from DRAM that is
- * worth about a third more bandwidth per thread on 4096 columns (docs/benchmarks.md). A row read without its pair
+ * worth a third more bandwidth a thread on 4096 columns (docs/benchmarks.md#kernel-findings). A row without its pair
  * (the odd last row, the first of a range that starts at an odd row) steps over its group.
  *
  * <p>Super-block b of row r is super-block {@link #block}{@code (r, b)} of the layout: its quants and its header

@@ -109,7 +109,7 @@ public class OpenAiController {
      * Who answered, written into the header by the writer just before the body's first bytes (a JSON answer: after
      * all of it; a stream: with its first event) or its error. Not a {@code beforeCommit} action: Spring runs a
      * response's commit actions as a concatenation of publishers (3.3 % of a relayed whole answer's JFR samples, the
-     * action itself 1.7 %: docs/benchmarks.md).
+     * action itself 1.7 %: docs/benchmarks.md#relay-profile).
      */
     private static Runnable servedByHeader(ServerHttpResponse response, ServedBy served) {
         return () -> {

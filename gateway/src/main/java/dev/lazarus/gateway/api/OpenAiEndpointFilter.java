@@ -16,7 +16,7 @@ import reactor.core.publisher.Mono;
  * {@code DispatcherHandler}:
  * its per-request walk over every handler mapping (actuator's, the annotated controllers', the functional routes),
  * the handler adapter and the result handling came to some 8 % of a relayed non-streaming request's CPU
- * (docs/benchmarks.md). The paths match as a route's do ({@link PathPattern}: segments decoded, matrix parameters
+ * (docs/benchmarks.md#relay-profile). Paths match as routes do ({@link PathPattern}: segments decoded, matrix parameters
  * dropped). Anything else goes on to the dispatcher, another method on these paths included (a 405 naming POST:
  * {@link ApiConfiguration#openAiRoutes}). Errors travel up the filter chain to the same exception handlers.
  */
@@ -26,7 +26,7 @@ public final class OpenAiEndpointFilter implements WebFilter, Ordered {
      * After every filter that acts on {@code /v1} (they are ordered before it, see ApiKeyFilter#ORDER); only the admin
      * API's two filters come after it, which act on {@code /admin/**} and the detailed health group alone: each filter
      * a request passes costs it a deferred subscription and a checkpoint in Spring's filter chain, on the way in and
-     * on the answer's way out (docs/benchmarks.md).
+     * on the answer's way out (docs/benchmarks.md#relay-profile).
      */
     public static final int ORDER = Ordered.LOWEST_PRECEDENCE - 20;
 

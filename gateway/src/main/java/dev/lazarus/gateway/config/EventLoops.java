@@ -9,7 +9,7 @@ import org.springframework.core.env.ConfigurableEnvironment;
  * Sets how many event loops Reactor Netty runs, for the server and the upstream clients alike (they share its global
  * loops), from {@code lazarus.server.event-loops}: by default as many as the machine has CPUs. Reactor Netty's own
  * default is at least 4, which on a 2-CPU machine cost 5-37 % more CPU per relayed request than 2 loops in every
- * round of two runs with the slots swapped (docs/benchmarks.md). Reactor Netty reads its
+ * round of two runs with the slots swapped (docs/benchmarks.md#event-loops). Reactor Netty reads its
  * {@code reactor.netty.ioWorkerCount} system property once, when its loops are first made, so this runs as an
  * environment post-processor: after the configuration is read, before any Netty class is loaded. A
  * {@code -Dreactor.netty.ioWorkerCount} given on the command line wins.

@@ -12,7 +12,7 @@ import reactor.core.scheduler.Schedulers;
  * Timers for the request path: a delay asked on a Netty event loop is a task of that loop (no lock,
  * no other thread woken to arm or cancel it), elsewhere one of Reactor's parallel scheduler. Every
  * request arms and cancels a few (the overall deadline, the answer or first-token limit); on the
- * shared parallel scheduler they were some 3 % of a relayed request's CPU (docs/benchmarks.md).
+ * shared parallel scheduler they were some 3 % of a relayed request's CPU (docs/benchmarks.md#relay-profile).
  * Immediate work and workers are the parallel scheduler's.
  */
 public final class LoopTimer implements Scheduler {

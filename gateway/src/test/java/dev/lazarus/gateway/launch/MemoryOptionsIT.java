@@ -23,7 +23,7 @@ import org.junit.jupiter.api.Test;
 /**
  * The packaged jar with the JVM options the README gives for memory (read from the README, so that the two stay
  * one): the embedded model still serves under them, and a gateway with only an HTTP backend loads neither the
- * kt-native engine nor the PostgreSQL store's JDBC classes (docs/benchmarks.md, "JVM options and what loads").
+ * kt-native engine nor the PostgreSQL store's JDBC classes (docs/benchmarks.md#memory-and-jvm-options).
  * Run by failsafe after {@code package} ({@code ./mvnw -B verify}).
  */
 class MemoryOptionsIT {
