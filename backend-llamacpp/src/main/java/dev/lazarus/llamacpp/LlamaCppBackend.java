@@ -21,6 +21,10 @@ import dev.lazarus.backend.api.openai.ChatCompletionRequest;
 import dev.lazarus.backend.api.openai.ChatEvents;
 import dev.lazarus.backend.api.openai.Completion;
 import dev.lazarus.backend.api.openai.CompletionRequest;
+import dev.lazarus.llamacpp.http.LlamaServerClient;
+import dev.lazarus.llamacpp.process.LlamaServerSupervisor;
+import dev.lazarus.llamacpp.wire.ServerInfo;
+import dev.lazarus.llamacpp.wire.UpstreamErrors;
 import java.nio.file.Path;
 import java.time.Clock;
 import java.util.HashMap;
@@ -81,7 +85,7 @@ public final class LlamaCppBackend implements InferenceBackend, WholeAnswers, Ch
         this.prefill = new AssistantPrefill(id, settings.assistantPrefill());
         // An error object or a trimmed chunk lacks "created"; that is no reason to fail the parse.
         JsonMapper json = JsonMapper.builder().disable(DeserializationFeature.FAIL_ON_NULL_FOR_PRIMITIVES).build();
-        this.client = new LlamaServerClient(id, settings, json, new UpstreamErrors(json, clock, this.redactor,
+        this.client = new LlamaServerClient(id, settings.client(), json, new UpstreamErrors(json, clock, this.redactor,
                 settings.serverName()));
         this.tokenContinuation = new TokenContinuation(client);
         identity.set(ModelIdentity.configured(settings.modelIdentity()));
