@@ -2,6 +2,7 @@ package dev.lazarus.llamacpp;
 
 import dev.lazarus.backend.api.BackendConfig;
 import dev.lazarus.backend.api.BackendConfigException;
+import dev.lazarus.backend.api.JsonEndpoint;
 import dev.lazarus.llamacpp.http.ClientSettings;
 import dev.lazarus.llamacpp.process.Supervision;
 import java.io.IOException;
@@ -11,7 +12,10 @@ import java.net.InetSocketAddress;
 import java.net.ServerSocket;
 import java.net.URI;
 import java.time.Duration;
+import java.util.EnumSet;
 import java.util.List;
+import java.util.Locale;
+import java.util.Set;
 
 /**
  * A llama.cpp backend's settings, read once from its {@link BackendConfig}. Every key is described
@@ -35,6 +39,9 @@ import java.util.List;
  * @param healthPath        what the health check GETs ({@code /health}; {@code openai}: {@code /v1/models})
  * @param modelIdentity     names the model for token-exact continuation ({@link ModelIdentity}): {@code auto}
  *                          (derived from the server's facts), {@code none}, or the operator's name for it
+ * @param jsonEndpoints     the {@link JsonEndpoint}s passed on to the server's own ({@code endpoints}): by default
+ *                          all four for llama-server (embeddings and rerank answer only when it was started with
+ *                          {@code --embeddings}/{@code --reranking}), embeddings for other servers
  */
 public record LlamaCppSettings(
         String kind,
@@ -51,7 +58,8 @@ public record LlamaCppSettings(
         boolean reuseStreamConnections,
         AssistantPrefill.Mode assistantPrefill,
         String modelIdentity,
-        Supervision supervision) {
+        Supervision supervision,
+        Set<JsonEndpoint> jsonEndpoints) {
 
     /** The kind of any OpenAI-compatible server that is not llama-server. */
     public static final String OPENAI = "openai";
@@ -99,7 +107,8 @@ public record LlamaCppSettings(
                 prefillMode(config, openAi ? "false" : "auto"),
                 // Token-exact continuation is llama-server's /completion: other servers never take part.
                 openAi ? ModelIdentity.NONE : config.string("model-identity", ModelIdentity.AUTO).strip(),
-                supervision);
+                supervision,
+                jsonEndpoints(config, openAi));
     }
 
     /** Whether this is a llama-server, with its own endpoints ({@code /props}, {@code /slots}). */
@@ -127,6 +136,24 @@ public record LlamaCppSettings(
     public String toString() {
         return "LlamaCppSettings[kind=" + kind + ", url=" + baseUrl + ", model-name=" + modelName + ", api-key="
                 + (apiKey == null ? "none" : "***") + ", supervised=" + supervised() + "]";
+    }
+
+    /** {@code endpoints}: a list of {@code embeddings}, {@code rerank}, {@code tokenize}, {@code detokenize}. */
+    private static Set<JsonEndpoint> jsonEndpoints(BackendConfig config, boolean openAi) {
+        if (!config.has("endpoints")) {
+            return openAi ? EnumSet.of(JsonEndpoint.EMBEDDINGS) : EnumSet.allOf(JsonEndpoint.class);
+        }
+        Set<JsonEndpoint> endpoints = EnumSet.noneOf(JsonEndpoint.class);
+        for (String name : config.strings("endpoints")) {
+            String value = name.strip();
+            try {
+                endpoints.add(JsonEndpoint.valueOf(value.toUpperCase(Locale.ROOT)));
+            } catch (IllegalArgumentException e) {
+                throw new BackendConfigException(config.id(), "endpoints", "setting 'endpoints' takes embeddings, "
+                        + "rerank, tokenize and detokenize, got '" + value + "'");
+            }
+        }
+        return endpoints;
     }
 
     private static Supervision supervision(BackendConfig config) {

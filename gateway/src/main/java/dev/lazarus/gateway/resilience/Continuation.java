@@ -44,7 +44,7 @@ interface Continuation<R, T> {
             case CHAT_EVENTS -> CHAT_EVENTS;
             case COMPLETION -> COMPLETION;
             // Nothing of a whole answer reaches the client before its end: a failed call is made again elsewhere.
-            case WHOLE -> throw new IllegalArgumentException("a whole answer is never continued");
+            case WHOLE, JSON -> throw new IllegalArgumentException("a whole answer is never continued");
         };
         return c;
     }

@@ -62,7 +62,7 @@ public final class TranscriptDecorator implements BackendCallDecorator {
         // for a route's last candidate, which has no backend behind it.
         boolean typedChat = switch (attempt.endpoint().kind()) {
             case CHAT -> true;
-            case CHAT_EVENTS, COMPLETION, WHOLE -> false;
+            case CHAT_EVENTS, COMPLETION, WHOLE, JSON -> false;
         };
         if (!typedChat) {
             return false;

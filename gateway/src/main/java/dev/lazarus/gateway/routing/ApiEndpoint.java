@@ -1,6 +1,7 @@
 package dev.lazarus.gateway.routing;
 
 import dev.lazarus.backend.api.BackendCapabilities;
+import dev.lazarus.backend.api.JsonEndpoint;
 import java.util.List;
 
 /**
@@ -45,7 +46,18 @@ public enum ApiEndpoint {
             // Translated onto the backend's chat completions, which every backend serves.
             case CHAT_COMPLETIONS, RESPONSES, MESSAGES, MESSAGES_COUNT_TOKENS -> true;
             case COMPLETIONS -> capabilities.completions();
-            case EMBEDDINGS, RERANK, TOKENIZE, DETOKENIZE -> false;
+            case EMBEDDINGS, RERANK, TOKENIZE, DETOKENIZE -> capabilities.serves(jsonEndpoint());
+        };
+    }
+
+    /** The backend endpoint that serves this one, for those answered by one JSON document; else null. */
+    public JsonEndpoint jsonEndpoint() {
+        return switch (this) {
+            case EMBEDDINGS -> JsonEndpoint.EMBEDDINGS;
+            case RERANK -> JsonEndpoint.RERANK;
+            case TOKENIZE -> JsonEndpoint.TOKENIZE;
+            case DETOKENIZE -> JsonEndpoint.DETOKENIZE;
+            case CHAT_COMPLETIONS, COMPLETIONS, RESPONSES, MESSAGES, MESSAGES_COUNT_TOKENS -> null;
         };
     }
 }

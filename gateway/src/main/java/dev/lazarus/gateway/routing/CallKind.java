@@ -12,5 +12,7 @@ public enum CallKind {
     /** A streamed legacy completion as typed chunks. */
     COMPLETION,
     /** One answer in one piece ({@link dev.lazarus.backend.api.WholeAnswer}): never resumed, made again elsewhere. */
-    WHOLE
+    WHOLE,
+    /** One JSON document ({@link dev.lazarus.backend.api.JsonEndpoint}: embeddings, rerank, tokenize): as {@link #WHOLE}. */
+    JSON
 }

@@ -3,6 +3,7 @@ package dev.lazarus.gateway.routing;
 import dev.lazarus.backend.api.BackendCapabilities;
 import dev.lazarus.backend.api.ChatEventStreams;
 import dev.lazarus.backend.api.InferenceBackend;
+import dev.lazarus.backend.api.JsonEndpoint;
 import dev.lazarus.backend.api.WholeAnswer;
 import dev.lazarus.backend.api.WholeAnswers;
 import dev.lazarus.backend.api.openai.ChatCompletionChunk;
@@ -11,6 +12,8 @@ import dev.lazarus.backend.api.openai.ChatEvents;
 import dev.lazarus.backend.api.openai.Completion;
 import dev.lazarus.backend.api.openai.CompletionRequest;
 import dev.lazarus.backend.api.openai.Usage;
+import java.util.LinkedHashMap;
+import java.util.Map;
 import java.util.Objects;
 import java.util.function.BiFunction;
 import java.util.function.Function;
@@ -83,6 +86,22 @@ public record Endpoint<R, T>(
         Objects.requireNonNull(kind, "kind");
     }
 
+    /**
+     * A request to one of the endpoints a backend answers with one JSON document ({@link ApiEndpoint#jsonEndpoint}),
+     * its {@code model} the backend's own.
+     */
+    public static Endpoint<Map<String, Object>, Map<String, Object>> json(ApiEndpoint api) {
+        JsonEndpoint endpoint = Objects.requireNonNull(api.jsonEndpoint(), () -> api + " is no JSON endpoint");
+        return new Endpoint<>(api, CallKind.JSON,
+                (backend, request) -> backend.json(endpoint, request).flux(),
+                (request, model) -> {
+                    Map<String, Object> sent = new LinkedHashMap<>(request);
+                    sent.put("model", model);
+                    return sent;
+                },
+                JsonUsage::of);
+    }
+
     /** The same call serving {@code endpoint} (a protocol translated onto chat completions). */
     public Endpoint<R, T> serving(ApiEndpoint endpoint) {
         return endpoint == api ? this : new Endpoint<>(endpoint, kind, invoke, toBackend, usage);
@@ -98,7 +117,10 @@ public record Endpoint<R, T>(
      * is to a backend that {@link #answersWhole answers whole}).
      */
     public boolean whole() {
-        return kind == CallKind.WHOLE;
+        return switch (kind) {
+            case WHOLE, JSON -> true;
+            case CHAT, CHAT_EVENTS, COMPLETION -> false;
+        };
     }
 
     /** Whether a backend with {@code capabilities} can serve this call. */

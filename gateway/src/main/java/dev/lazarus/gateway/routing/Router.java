@@ -10,7 +10,9 @@ import dev.lazarus.backend.api.openai.Completion;
 import dev.lazarus.backend.api.openai.CompletionRequest;
 import java.time.Duration;
 import java.util.List;
+import java.util.Map;
 import reactor.core.publisher.Flux;
+import reactor.core.publisher.Mono;
 
 /**
  * The routing entry point: public model → route → planned chain → attempt loop, bounded by the
@@ -82,6 +84,16 @@ public final class Router {
         return answersWhole(request.model())
                 ? new Answer.Whole<>(route(Endpoint.COMPLETION_WHOLE, request, request.model()).single())
                 : new Answer.Aggregated<>(completion(request));
+    }
+
+    /**
+     * A request to an endpoint answered by one JSON document (embeddings, rerank, tokenize, detokenize), with
+     * its {@code model} routed as chat's is: only to backends that serve {@code endpoint}, the next one when a
+     * call fails. The answer as the backend's server gave it; the API layer writes its {@code model}.
+     */
+    public Mono<Map<String, Object>> json(ApiEndpoint endpoint, Map<String, Object> request) {
+        String model = request.get("model") instanceof String name ? name : null;
+        return route(Endpoint.json(endpoint), request, model).single();
     }
 
     /**
