@@ -143,6 +143,9 @@ public final class UpstreamErrors {
                     server + " rejected the configured api-key (" + status + ")");
             case 404 -> new BackendException(BackendErrorKind.MODEL_NOT_FOUND, server + ": " + message, param,
                     null, openAiType, code, null);
+            // llama-server without --embeddings or --reranking: this server does not serve it, another may.
+            case 501 -> new BackendException(BackendErrorKind.MODEL_NOT_FOUND, server + " does not serve this: " + message,
+                    param, null, openAiType, code, null);
             // An exhausted quota does not come back in seconds: no retry here, the next backend at once.
             case 429 -> "insufficient_quota".equals(code) || "insufficient_quota".equals(type)
                     ? BackendException.unavailable(server + "'s account is out of quota: " + message)

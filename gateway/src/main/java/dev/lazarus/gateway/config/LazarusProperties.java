@@ -74,7 +74,8 @@ public record LazarusProperties(
             MidStreamMode midStream) {}
 
     /**
-     * @param apiKeys accepted bearer tokens for {@code /v1/**}; empty means no authentication
+     * @param apiKeys accepted bearer tokens for {@code /v1/**} and the client endpoints outside it ({@code /tokenize},
+     *                {@code /detokenize}, {@code /rerank}); empty means no authentication
      */
     public record Security(@DefaultValue List<@NotBlank String> apiKeys) {
 
