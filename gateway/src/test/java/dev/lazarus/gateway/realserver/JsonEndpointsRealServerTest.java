@@ -168,6 +168,18 @@ class JsonEndpointsRealServerTest {
     }
 
     @Test
+    void ktNativeRefusesWhatIsNoTokenIdOfItsModelAsTheClientsError() throws Exception {
+        awaitLoaded("kt");
+        ObjectNode request = JSON.createObjectNode().put("model", "kt");
+        request.putArray("tokens").add(1).add(1_000_000);
+        HttpResponse<String> answer = post("/detokenize", request, KEY);
+        assertThat(answer.statusCode()).as(answer.body()).isEqualTo(400);
+        JsonNode error = JSON.readTree(answer.body()).get("error");
+        assertThat(error.get("param").asString()).isEqualTo("tokens");
+        assertThat(error.get("message").asString()).contains("1000000");
+    }
+
+    @Test
     void theApiKeyGuardsTheEndpointsOutsideV1() throws Exception {
         ObjectNode request = JSON.createObjectNode().put("model", "tiny").put("content", "hello");
         for (String path : List.of("/tokenize", "/detokenize", "/rerank", "/v1/embeddings")) {
