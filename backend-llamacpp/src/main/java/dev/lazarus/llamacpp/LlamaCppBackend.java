@@ -3,11 +3,14 @@ package dev.lazarus.llamacpp;
 import dev.lazarus.backend.api.BackendCapabilities;
 import dev.lazarus.backend.api.BackendConfig;
 import dev.lazarus.backend.api.BackendDescriptor;
+import dev.lazarus.backend.api.BackendErrorKind;
 import dev.lazarus.backend.api.BackendException;
 import dev.lazarus.backend.api.BackendHealth;
+import dev.lazarus.backend.api.CallContext;
 import dev.lazarus.backend.api.ChatEventStreams;
 import dev.lazarus.backend.api.GeneratedTokens;
 import dev.lazarus.backend.api.InferenceBackend;
+import dev.lazarus.backend.api.JsonEndpoint;
 import dev.lazarus.backend.api.ModelInfo;
 import dev.lazarus.backend.api.Redactor;
 import dev.lazarus.backend.api.TokenPrefix;
@@ -20,6 +23,10 @@ import dev.lazarus.backend.api.openai.ChatCompletionRequest;
 import dev.lazarus.backend.api.openai.ChatEvents;
 import dev.lazarus.backend.api.openai.Completion;
 import dev.lazarus.backend.api.openai.CompletionRequest;
+import dev.lazarus.llamacpp.http.LlamaServerClient;
+import dev.lazarus.llamacpp.process.LlamaServerSupervisor;
+import dev.lazarus.llamacpp.wire.ServerInfo;
+import dev.lazarus.llamacpp.wire.UpstreamErrors;
 import java.nio.file.Path;
 import java.time.Clock;
 import java.util.HashMap;
@@ -37,6 +44,7 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
+import tools.jackson.core.type.TypeReference;
 import tools.jackson.databind.DeserializationFeature;
 import tools.jackson.databind.JsonNode;
 import tools.jackson.databind.json.JsonMapper;
@@ -64,6 +72,23 @@ public final class LlamaCppBackend implements InferenceBackend, WholeAnswers, Ch
     private final AssistantPrefill prefill;
     private final AtomicReference<ServerInfo> info = new AtomicReference<>();
     private volatile Described described;
+    /**
+     * Passed on to the server's own endpoint, the request as it came (its {@code model} the backend's name, or
+     * the server's own where it was not told one), the answer as the server gave it.
+     */
+    @Override
+    public Mono<Map<String, Object>> json(JsonEndpoint endpoint, Map<String, Object> request) {
+        if (!settings.jsonEndpoints().contains(endpoint)) {
+            return InferenceBackend.super.json(endpoint, request);
+        }
+        return client.postJson(endpoint.path(), request).flatMap(answer -> answer.isObject()
+                ? Mono.just(client.json().convertValue(answer, JSON_OBJECT))
+                : Mono.error(new BackendException(BackendErrorKind.UPSTREAM,
+                        settings.serverName() + " answered " + endpoint.path() + " with no JSON object")));
+    }
+
+    private static final TypeReference<Map<String, Object>> JSON_OBJECT = new TypeReference<>() {};
+
     /** The model's name for token-exact continuation; null while unknown or when turned off. */
     private final AtomicReference<String> identity = new AtomicReference<>();
     private final TokenContinuation tokenContinuation;
@@ -80,7 +105,7 @@ public final class LlamaCppBackend implements InferenceBackend, WholeAnswers, Ch
         this.prefill = new AssistantPrefill(id, settings.assistantPrefill());
         // An error object or a trimmed chunk lacks "created"; that is no reason to fail the parse.
         JsonMapper json = JsonMapper.builder().disable(DeserializationFeature.FAIL_ON_NULL_FOR_PRIMITIVES).build();
-        this.client = new LlamaServerClient(id, settings, json, new UpstreamErrors(json, clock, this.redactor,
+        this.client = new LlamaServerClient(id, settings.client(), json, new UpstreamErrors(json, clock, this.redactor,
                 settings.serverName()));
         this.tokenContinuation = new TokenContinuation(client);
         identity.set(ModelIdentity.configured(settings.modelIdentity()));
@@ -146,7 +171,7 @@ public final class LlamaCppBackend implements InferenceBackend, WholeAnswers, Ch
                 known == null ? Map.of() : known.metadata());
         // llama-server continues a trailing assistant message unless its chat template refuses it.
         return new BackendDescriptor(id, settings.kind(), List.of(model),
-                new BackendCapabilities(true, true, true, prefills, true));
+                new BackendCapabilities(true, true, true, prefills, true, settings.jsonEndpoints()));
     }
 
     /** The model's name for token-exact continuation ({@link ModelIdentity}), once known; never for kind openai. */
@@ -199,8 +224,8 @@ public final class LlamaCppBackend implements InferenceBackend, WholeAnswers, Ch
     public Flux<ChatCompletionChunk> chat(ChatCompletionRequest request) {
         return Flux.deferContextual(context -> {
             String model = identity.get();
-            GeneratedTokens record = context.getOrDefault(GeneratedTokens.class, null);
-            TokenPrefix prefix = context.getOrDefault(TokenPrefix.class, null);
+            GeneratedTokens record = CallContext.generatedTokens(context).orElse(null);
+            TokenPrefix prefix = CallContext.tokenPrefix(context).orElse(null);
             if (prefix != null && model != null && model.equals(prefix.modelIdentity())
                     && TokenContinuation.takes(request)) {
                 log.debug("backend '{}': continuing an answer from its {} tokens", id, prefix.ids().size());
@@ -217,7 +242,7 @@ public final class LlamaCppBackend implements InferenceBackend, WholeAnswers, Ch
     @Override
     public Flux<ChatEvents> chatEvents(ChatCompletionRequest request) {
         return Flux.deferContextual(context -> {
-            if (context.hasKey(GeneratedTokens.class) || context.hasKey(TokenPrefix.class)) {
+            if (CallContext.asksForTokens(context)) {
                 return chat(request).map(ChatEvents::of);
             }
             ChatCompletionRequest upstream = request.asUsageStream();

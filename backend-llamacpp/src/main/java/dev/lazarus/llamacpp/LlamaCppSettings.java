@@ -2,6 +2,9 @@ package dev.lazarus.llamacpp;
 
 import dev.lazarus.backend.api.BackendConfig;
 import dev.lazarus.backend.api.BackendConfigException;
+import dev.lazarus.backend.api.JsonEndpoint;
+import dev.lazarus.llamacpp.http.ClientSettings;
+import dev.lazarus.llamacpp.process.Supervision;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.net.InetAddress;
@@ -9,7 +12,10 @@ import java.net.InetSocketAddress;
 import java.net.ServerSocket;
 import java.net.URI;
 import java.time.Duration;
+import java.util.EnumSet;
 import java.util.List;
+import java.util.Locale;
+import java.util.Set;
 
 /**
  * A llama.cpp backend's settings, read once from its {@link BackendConfig}. Every key is described
@@ -33,6 +39,9 @@ import java.util.List;
  * @param healthPath        what the health check GETs ({@code /health}; {@code openai}: {@code /v1/models})
  * @param modelIdentity     names the model for token-exact continuation ({@link ModelIdentity}): {@code auto}
  *                          (derived from the server's facts), {@code none}, or the operator's name for it
+ * @param jsonEndpoints     the {@link JsonEndpoint}s passed on to the server's own ({@code endpoints}): by default
+ *                          all four for llama-server (embeddings and rerank answer only when it was started with
+ *                          {@code --embeddings}/{@code --reranking}), embeddings for other servers
  */
 public record LlamaCppSettings(
         String kind,
@@ -49,49 +58,8 @@ public record LlamaCppSettings(
         boolean reuseStreamConnections,
         AssistantPrefill.Mode assistantPrefill,
         String modelIdentity,
-        Supervision supervision) {
-
-    /**
-     * How to run llama-server ourselves.
-     *
-     * @param binary             path to llama-server (as seen after the prefix, e.g. inside a chroot)
-     * @param commandPrefix      words put before the binary: {@code chroot DIR}, a wrapper script
-     * @param model              GGUF path passed as {@code -m}; null when extra-args choose the model
-     * @param ctxSize            {@code -c}; 0 to leave llama-server's default
-     * @param threads            {@code -t}; 0 for the default
-     * @param gpuLayers          {@code -ngl}; -1 for the default
-     * @param nCpuMoe            {@code --n-cpu-moe}; -1 to leave it out
-     * @param host               {@code --host}
-     * @param port               {@code --port}; chosen once from the free ports when not configured
-     * @param extraArgs          appended verbatim
-     * @param startupTimeout     how long one start may take to answer /health 200 before it is killed
-     * @param healthPollInterval how often /health is asked while starting
-     * @param restartBackoff     the first delay before a restart; doubled after each failed start
-     * @param restartBackoffMax  the cap on that delay
-     * @param stopGracePeriod    between SIGTERM and SIGKILL
-     */
-    public record Supervision(
-            String binary,
-            List<String> commandPrefix,
-            String model,
-            int ctxSize,
-            int threads,
-            int gpuLayers,
-            int nCpuMoe,
-            String host,
-            int port,
-            List<String> extraArgs,
-            Duration startupTimeout,
-            Duration healthPollInterval,
-            Duration restartBackoff,
-            Duration restartBackoffMax,
-            Duration stopGracePeriod) {
-
-        public Supervision {
-            commandPrefix = List.copyOf(commandPrefix);
-            extraArgs = List.copyOf(extraArgs);
-        }
-    }
+        Supervision supervision,
+        Set<JsonEndpoint> jsonEndpoints) {
 
     /** The kind of any OpenAI-compatible server that is not llama-server. */
     public static final String OPENAI = "openai";
@@ -139,7 +107,8 @@ public record LlamaCppSettings(
                 prefillMode(config, openAi ? "false" : "auto"),
                 // Token-exact continuation is llama-server's /completion: other servers never take part.
                 openAi ? ModelIdentity.NONE : config.string("model-identity", ModelIdentity.AUTO).strip(),
-                supervision);
+                supervision,
+                jsonEndpoints(config, openAi));
     }
 
     /** Whether this is a llama-server, with its own endpoints ({@code /props}, {@code /slots}). */
@@ -156,11 +125,35 @@ public record LlamaCppSettings(
         return supervision != null;
     }
 
+    /** What the HTTP client needs of these settings. */
+    public ClientSettings client() {
+        return new ClientSettings(kind, serverName(), baseUrl, apiKey, connectTimeout, firstTokenTimeout, idleTimeout,
+                healthTimeout, maxConnections, poolMaxIdleTime, reuseStreamConnections);
+    }
+
     /** Never prints the api key. */
     @Override
     public String toString() {
         return "LlamaCppSettings[kind=" + kind + ", url=" + baseUrl + ", model-name=" + modelName + ", api-key="
                 + (apiKey == null ? "none" : "***") + ", supervised=" + supervised() + "]";
+    }
+
+    /** {@code endpoints}: a list of {@code embeddings}, {@code rerank}, {@code tokenize}, {@code detokenize}. */
+    private static Set<JsonEndpoint> jsonEndpoints(BackendConfig config, boolean openAi) {
+        if (!config.has("endpoints")) {
+            return openAi ? EnumSet.of(JsonEndpoint.EMBEDDINGS) : EnumSet.allOf(JsonEndpoint.class);
+        }
+        Set<JsonEndpoint> endpoints = EnumSet.noneOf(JsonEndpoint.class);
+        for (String name : config.strings("endpoints")) {
+            String value = name.strip();
+            try {
+                endpoints.add(JsonEndpoint.valueOf(value.toUpperCase(Locale.ROOT)));
+            } catch (IllegalArgumentException e) {
+                throw new BackendConfigException(config.id(), "endpoints", "setting 'endpoints' takes embeddings, "
+                        + "rerank, tokenize and detokenize, got '" + value + "'");
+            }
+        }
+        return endpoints;
     }
 
     private static Supervision supervision(BackendConfig config) {

@@ -4,6 +4,7 @@ import dev.lazarus.backend.api.openai.ChatCompletionChunk;
 import dev.lazarus.backend.api.openai.ChatCompletionRequest;
 import dev.lazarus.backend.api.openai.Completion;
 import dev.lazarus.backend.api.openai.CompletionRequest;
+import java.util.Map;
 import java.util.Optional;
 import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
@@ -45,6 +46,18 @@ public interface InferenceBackend extends AutoCloseable {
     }
 
     Flux<Completion> completion(CompletionRequest request);
+
+    /**
+     * Answers a request to one of the {@link JsonEndpoint}s this backend's capabilities list. {@code request}
+     * is the client's JSON object (maps, lists, strings, numbers, booleans, nulls), its {@code model} the
+     * backend's own name; the answer is the JSON object as the backend's server gave it (the gateway writes
+     * the response's {@code model} over the server's).
+     * Failures are signalled as for {@link #chat}. Backends that serve none keep this default.
+     */
+    default Mono<Map<String, Object>> json(JsonEndpoint endpoint, Map<String, Object> request) {
+        return Mono.error(BackendException.invalidRequest(
+                "backend '" + id() + "' does not serve " + endpoint.path(), "model"));
+    }
 
     /** Releases connections, processes, memory; idempotent. */
     @Override

@@ -7,6 +7,7 @@ import dev.lazarus.backend.api.BackendException;
 import dev.lazarus.backend.api.BackendHealth;
 import dev.lazarus.backend.api.ExpertPlacementView;
 import dev.lazarus.backend.api.InferenceBackend;
+import dev.lazarus.backend.api.JsonEndpoint;
 import dev.lazarus.backend.api.ModelInfo;
 import dev.lazarus.backend.api.openai.ChatCompletionChunk;
 import dev.lazarus.backend.api.openai.ChatCompletionRequest;
@@ -20,8 +21,10 @@ import dev.lazarus.kt.sampling.Sampler;
 import dev.lazarus.kt.sampling.SamplingParams;
 import dev.lazarus.kt.sampling.TokenSampler;
 import dev.lazarus.kt.tensor.NativeKernels;
+import dev.lazarus.kt.tokenizer.Tokenizer;
 import java.lang.System.Logger.Level;
 import java.time.Duration;
+import java.util.EnumSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -44,7 +47,9 @@ import reactor.core.publisher.Mono;
 public final class KtNativeBackend implements InferenceBackend, ExpertPlacementView {
 
     private static final System.Logger LOG = System.getLogger(KtNativeBackend.class.getName());
-    private static final BackendCapabilities CAPABILITIES = new BackendCapabilities(true, true, true, true, false);
+    /** Tokenize and detokenize from the model's own tokenizer; no embeddings or rerank (a generative model's engine). */
+    private static final BackendCapabilities CAPABILITIES = new BackendCapabilities(true, true, true, true, false,
+            EnumSet.of(JsonEndpoint.TOKENIZE, JsonEndpoint.DETOKENIZE));
 
     private final String id;
     private final KtNativeSettings settings;
@@ -186,6 +191,20 @@ public final class KtNativeBackend implements InferenceBackend, ExpertPlacementV
             LegacyPrompt prompt = LegacyPrompt.of(request, m.tokenizer());
             return new Job<>(prompt.tokens(), params, NO_CONTROL_TOKENS, sink -> new CompletionStream(sink, "cmpl-" + UUID.randomUUID(),
                     nowSeconds(), settings.modelName(), new WireLogprobs(m.tokenizer()), prompt.echo()));
+        });
+    }
+
+    @Override
+    public Mono<Map<String, Object>> json(JsonEndpoint endpoint, Map<String, Object> request) {
+        return Mono.fromCallable(() -> {
+            String model = request.get("model") instanceof String name ? name : null;
+            Tokenizer tokenizer = requireReady(model).tokenizer();
+            return switch (endpoint) {
+                case TOKENIZE -> TokenizerEndpoints.tokenize(tokenizer, request);
+                case DETOKENIZE -> TokenizerEndpoints.detokenize(tokenizer, request);
+                case EMBEDDINGS, RERANK -> throw BackendException.invalidRequest(
+                        "backend " + id + " does not serve " + endpoint.path(), "model");
+            };
         });
     }
 

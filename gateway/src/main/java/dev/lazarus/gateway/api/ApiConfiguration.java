@@ -1,12 +1,14 @@
 package dev.lazarus.gateway.api;
 
 import dev.lazarus.gateway.config.LazarusProperties;
+import dev.lazarus.gateway.routing.ApiEndpoint;
 import java.util.Set;
 import org.springframework.http.HttpMethod;
 import org.springframework.boot.reactor.netty.NettyServerCustomizer;
 import org.springframework.boot.context.properties.EnableConfigurationProperties;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
+import org.springframework.web.reactive.function.server.RequestPredicate;
 import org.springframework.web.reactive.function.server.RequestPredicates;
 import org.springframework.web.reactive.function.server.RouterFunction;
 import org.springframework.web.reactive.function.server.RouterFunctions;
@@ -53,8 +55,8 @@ class ApiConfiguration {
 
     /** The two completion endpoints, taken as the last web filter ({@link OpenAiEndpointFilter}). */
     @Bean
-    OpenAiEndpointFilter openAiEndpointFilter(OpenAiController controller) {
-        return new OpenAiEndpointFilter(controller);
+    OpenAiEndpointFilter openAiEndpointFilter(OpenAiController controller, JsonEndpointsController json) {
+        return new OpenAiEndpointFilter(controller, json);
     }
 
     /**
@@ -63,10 +65,15 @@ class ApiConfiguration {
      */
     @Bean
     RouterFunction<ServerResponse> openAiRoutes() {
+        RequestPredicate paths = RequestPredicates.path(OpenAiController.CHAT_PATH)
+                .or(RequestPredicates.path(OpenAiController.COMPLETIONS_PATH));
+        for (ApiEndpoint endpoint : OpenAiEndpointFilter.jsonEndpoints()) {
+            for (String path : endpoint.paths()) {
+                paths = paths.or(RequestPredicates.path(path));
+            }
+        }
         return RouterFunctions.route()
-                .route(RequestPredicates.path(OpenAiController.CHAT_PATH)
-                        .or(RequestPredicates.path(OpenAiController.COMPLETIONS_PATH)),
-                        request -> Mono.error(new MethodNotAllowedException(request.method(), Set.of(HttpMethod.POST))))
+                .route(paths, request -> Mono.error(new MethodNotAllowedException(request.method(), Set.of(HttpMethod.POST))))
                 .build();
     }
 

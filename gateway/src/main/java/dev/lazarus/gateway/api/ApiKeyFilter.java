@@ -1,5 +1,7 @@
 package dev.lazarus.gateway.api;
 
+import dev.lazarus.gateway.routing.ApiEndpoint;
+import java.util.ArrayList;
 import java.util.List;
 import org.springframework.core.Ordered;
 import org.springframework.http.HttpHeaders;
@@ -10,7 +12,8 @@ import org.springframework.web.server.WebFilterChain;
 import reactor.core.publisher.Mono;
 
 /**
- * Requires {@code Authorization: Bearer <key>} on {@code /v1/**} when keys are configured; other
+ * Requires {@code Authorization: Bearer <key>} on {@code /v1/**} and every other client endpoint
+ * ({@link #guardedPaths}) when keys are configured; other
  * paths (actuator health, metrics) stay open. How paths and keys are compared: {@link BearerTokens}.
  */
 public final class ApiKeyFilter implements WebFilter, Ordered {
@@ -21,7 +24,16 @@ public final class ApiKeyFilter implements WebFilter, Ordered {
     private final BearerTokens keys;
 
     public ApiKeyFilter(List<String> apiKeys) {
-        this.keys = new BearerTokens("/v1/**", apiKeys);
+        this.keys = new BearerTokens(guardedPaths(), apiKeys);
+    }
+
+    /** {@code /v1/**} and the client endpoints outside it ({@code /tokenize}, {@code /rerank}, ...). */
+    static List<String> guardedPaths() {
+        List<String> paths = new ArrayList<>(List.of("/v1/**"));
+        for (ApiEndpoint endpoint : ApiEndpoint.values()) {
+            endpoint.paths().stream().filter(p -> !p.startsWith("/v1/")).forEach(paths::add);
+        }
+        return paths;
     }
 
     @Override

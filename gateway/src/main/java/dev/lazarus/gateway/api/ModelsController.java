@@ -2,13 +2,17 @@ package dev.lazarus.gateway.api;
 
 import com.fasterxml.jackson.annotation.JsonInclude;
 import com.fasterxml.jackson.annotation.JsonProperty;
+import dev.lazarus.backend.api.BackendCapabilities;
 import dev.lazarus.backend.api.ModelInfo;
 import dev.lazarus.backend.api.Redactor;
+import dev.lazarus.gateway.routing.ApiEndpoint;
 import dev.lazarus.gateway.routing.ModelRoute;
 import dev.lazarus.gateway.routing.RouteTable;
 import dev.lazarus.gateway.routing.RouteTarget;
 import dev.lazarus.gateway.routing.Router;
 import java.time.Instant;
+import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -38,9 +42,13 @@ public class ModelsController {
     private static final Pattern LOCATION_KEY = Pattern.compile(
             "(?:(?i)(?:.*[_.-])?(?:path|file|dir|directory|url|uri|host)s?)|(?:.*[a-z](?:Path|File|Dir|Directory|Url|Uri|Host)s?)");
 
-    /** One entry of the model list, as OpenAI shapes it, plus {@code meta} when a backend says anything. */
+    /**
+     * One entry of the model list, as OpenAI shapes it, plus {@code meta} when a backend says anything and
+     * {@code endpoints}: the paths (each endpoint's canonical one) at which some backend of the route serves it.
+     */
     public record ModelEntry(String id, String object, long created, @JsonProperty("owned_by") String ownedBy,
-                             @JsonInclude(JsonInclude.Include.NON_EMPTY) Map<String, Object> meta) {}
+                             @JsonInclude(JsonInclude.Include.NON_EMPTY) Map<String, Object> meta,
+                             List<String> endpoints) {}
 
     public record ModelList(String object, List<ModelEntry> data) {}
 
@@ -67,7 +75,23 @@ public class ModelsController {
     }
 
     private ModelEntry entry(ModelRoute route) {
-        return new ModelEntry(route.name(), "model", created, route.ownedBy(), redactor.redactValues(meta(route)));
+        return new ModelEntry(route.name(), "model", created, route.ownedBy(), redactor.redactValues(meta(route)),
+                endpoints(route));
+    }
+
+    private List<String> endpoints(ModelRoute route) {
+        List<BackendCapabilities> capabilities = new ArrayList<>();
+        for (RouteTarget target : route.targets()) {
+            try {
+                capabilities.add(target.backend().describe().capabilities());
+            } catch (RuntimeException e) {
+                log.warn("backend '{}' could not describe itself: {}", target.backendId(), redactor.redact(e.toString()));
+            }
+        }
+        return Arrays.stream(ApiEndpoint.values())
+                .filter(endpoint -> capabilities.stream().anyMatch(endpoint::servedBy))
+                .map(endpoint -> endpoint.paths().getFirst())
+                .toList();
     }
 
     /**

@@ -1,5 +1,10 @@
 package dev.lazarus.gateway.api;
 
+import dev.lazarus.gateway.routing.ApiEndpoint;
+import java.util.Arrays;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
 import org.springframework.core.Ordered;
 import org.springframework.http.HttpMethod;
 import org.springframework.http.server.PathContainer;
@@ -11,7 +16,8 @@ import org.springframework.web.util.pattern.PathPatternParser;
 import reactor.core.publisher.Mono;
 
 /**
- * Hands {@code POST /v1/chat/completions} and {@code POST /v1/completions} to the {@link OpenAiController} as a web
+ * Hands {@code POST /v1/chat/completions} and {@code POST /v1/completions} to the {@link OpenAiController}, and the
+ * endpoints answered by one JSON document (embeddings, rerank, tokenize) to the {@link JsonEndpointsController}, as a web
  * filter, after the API keys and every other filter that acts on {@code /v1}, instead of through Spring's
  * {@code DispatcherHandler}:
  * its per-request walk over every handler mapping (actuator's, the annotated controllers', the functional routes),
@@ -33,10 +39,25 @@ public final class OpenAiEndpointFilter implements WebFilter, Ordered {
     private static final PathPattern CHAT = PathPatternParser.defaultInstance.parse(OpenAiController.CHAT_PATH);
     private static final PathPattern COMPLETIONS = PathPatternParser.defaultInstance.parse(OpenAiController.COMPLETIONS_PATH);
 
-    private final OpenAiController controller;
+    /** The endpoints answered by one JSON document, each path with its endpoint. */
+    private static final Map<PathPattern, ApiEndpoint> JSON = jsonPaths();
 
-    public OpenAiEndpointFilter(OpenAiController controller) {
+    private final OpenAiController controller;
+    private final JsonEndpointsController json;
+
+    public OpenAiEndpointFilter(OpenAiController controller, JsonEndpointsController json) {
         this.controller = controller;
+        this.json = json;
+    }
+
+    static List<ApiEndpoint> jsonEndpoints() {
+        return Arrays.stream(ApiEndpoint.values()).filter(e -> e.jsonEndpoint() != null).toList();
+    }
+
+    private static Map<PathPattern, ApiEndpoint> jsonPaths() {
+        Map<PathPattern, ApiEndpoint> paths = new LinkedHashMap<>();
+        jsonEndpoints().forEach(e -> e.paths().forEach(p -> paths.put(PathPatternParser.defaultInstance.parse(p), e)));
+        return paths;
     }
 
     @Override
@@ -48,6 +69,11 @@ public final class OpenAiEndpointFilter implements WebFilter, Ordered {
             }
             if (COMPLETIONS.matches(path)) {
                 return controller.completions(exchange);
+            }
+            for (Map.Entry<PathPattern, ApiEndpoint> endpoint : JSON.entrySet()) {
+                if (endpoint.getKey().matches(path)) {
+                    return json.serve(endpoint.getValue(), exchange);
+                }
             }
         }
         return chain.filter(exchange);

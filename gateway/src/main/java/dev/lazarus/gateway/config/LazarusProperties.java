@@ -1,7 +1,7 @@
 package dev.lazarus.gateway.config;
 
 import dev.lazarus.backend.api.BackendConfig;
-import dev.lazarus.gateway.resilience.MidStreamMode;
+import dev.lazarus.gateway.routing.MidStreamMode;
 import jakarta.validation.Valid;
 import jakarta.validation.constraints.Min;
 import jakarta.validation.constraints.NotBlank;
@@ -74,7 +74,8 @@ public record LazarusProperties(
             MidStreamMode midStream) {}
 
     /**
-     * @param apiKeys accepted bearer tokens for {@code /v1/**}; empty means no authentication
+     * @param apiKeys accepted bearer tokens for {@code /v1/**} and the client endpoints outside it ({@code /tokenize},
+     *                {@code /detokenize}, {@code /rerank}); empty means no authentication
      */
     public record Security(@DefaultValue List<@NotBlank String> apiKeys) {
 

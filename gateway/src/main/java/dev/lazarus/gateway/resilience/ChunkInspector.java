@@ -5,6 +5,7 @@ import dev.lazarus.backend.api.openai.Completion;
 import dev.lazarus.backend.api.WholeAnswer;
 import dev.lazarus.backend.api.openai.Usage;
 import dev.lazarus.gateway.routing.Endpoint;
+import dev.lazarus.gateway.routing.JsonUsage;
 import java.util.List;
 import java.util.Map;
 
@@ -53,9 +54,13 @@ public interface ChunkInspector<T> {
 
     static <T> ChunkInspector<T> of(Endpoint<?, T> endpoint) {
         @SuppressWarnings("unchecked")
-        ChunkInspector<T> inspector = (ChunkInspector<T>) (endpoint.whole() ? WHOLE
-                : endpoint == Endpoint.CHAT ? CHAT : endpoint == Endpoint.CHAT_EVENTS ? ChatEventsInspector.INSTANCE
-                : COMPLETION);
+        ChunkInspector<T> inspector = (ChunkInspector<T>) switch (endpoint.kind()) {
+            case CHAT -> CHAT;
+            case CHAT_EVENTS -> ChatEventsInspector.INSTANCE;
+            case COMPLETION -> COMPLETION;
+            case WHOLE -> WHOLE;
+            case JSON -> JSON;
+        };
         return inspector;
     }
 
@@ -186,6 +191,49 @@ public interface ChunkInspector<T> {
         @Override
         public long generationNanos(WholeAnswer answer) {
             return answer.generationNanos();
+        }
+    };
+
+    /** A JSON answer (embeddings, rerank, tokenize): read only for its usage; nothing generated, never edited. */
+    ChunkInspector<Map<String, Object>> JSON = new ChunkInspector<>() {
+        @Override
+        public String text(Map<String, Object> answer) {
+            return null;
+        }
+
+        @Override
+        public boolean structuredOutput(Map<String, Object> answer) {
+            return false;
+        }
+
+        @Override
+        public boolean generated(Map<String, Object> answer) {
+            return false;
+        }
+
+        @Override
+        public Usage usage(Map<String, Object> answer) {
+            return JsonUsage.of(answer);
+        }
+
+        @Override
+        public Map<String, Object> withUsage(Map<String, Object> answer, Usage usage) {
+            throw new UnsupportedOperationException("a JSON answer is passed on as it came");
+        }
+
+        @Override
+        public Map<String, Object> extra(Map<String, Object> answer) {
+            return Map.of();
+        }
+
+        @Override
+        public Map<String, Object> withoutRole(Map<String, Object> answer) {
+            return answer;
+        }
+
+        @Override
+        public boolean whole() {
+            return true;
         }
     };
 

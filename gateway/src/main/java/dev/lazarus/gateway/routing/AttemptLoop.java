@@ -2,6 +2,7 @@ package dev.lazarus.gateway.routing;
 
 import dev.lazarus.backend.api.BackendErrorKind;
 import dev.lazarus.backend.api.BackendException;
+import dev.lazarus.backend.api.ModelInfo;
 import dev.lazarus.backend.api.Redactor;
 import java.util.ArrayList;
 import java.util.List;
@@ -62,7 +63,7 @@ public final class AttemptLoop {
         }
         RouteTarget target = plan.get(index);
         return Flux.deferContextual(context -> {
-            ServedBy served = context.getOrDefault(ServedBy.class, null);
+            ServedBy served = ServedBy.in(context);
             // Per subscription: has anything of this backend's answer gone downstream yet?
             boolean[] relayed = {false};
             Flux<T> call = new UpstreamCall<>(() -> endpoint.call(target, request), e -> redacted(target, e), clock);
@@ -93,7 +94,8 @@ public final class AttemptLoop {
                             return Flux.error(failure);
                         }
                         String nextId = index + 1 < plan.size() ? plan.get(index + 1).backendId() : null;
-                        log.warn("model '{}': backend '{}' {} ({}: {}); {}", model, target.backendId(),
+                        log.warn("{} for model '{}': backend '{}' {} ({}: {}); {}", endpoint.name(), model,
+                                target.backendId(),
                                 refusedContinuation ? "refused to continue the answer" : "failed before its first token",
                                 failure.kind(), failure.getMessage(),
                                 nextId != null ? "trying '" + nextId + "'" : "no backend left");
@@ -106,15 +108,20 @@ public final class AttemptLoop {
     }
 
     /**
-     * The model a backend served: the name the route sends it when configured for that backend,
-     * else the model the backend says it serves (what {@code /v1/models} shows of it).
+     * The model a backend served: the name the route sends it when configured for that backend; else the
+     * public name when the backend lists it among its models (a server of several picks by name), or the one
+     * model it lists (a server of one serves it whatever it is asked for); else the name it was sent.
      */
-    private static String servedModel(String routeModel, RouteTarget target) {
-        if (!target.backendModel().equals(routeModel)) {
-            return target.backendModel();
+    static String servedModel(String routeModel, RouteTarget target) {
+        String sent = target.backendModel();
+        if (!sent.equals(routeModel)) {
+            return sent;
         }
-        var models = target.backend().describe().models();
-        return models.isEmpty() || models.getFirst().id() == null ? routeModel : models.getFirst().id();
+        List<ModelInfo> models = target.backend().describe().models();
+        if (models.stream().anyMatch(m -> sent.equals(m.id()))) {
+            return sent;
+        }
+        return models.size() == 1 && models.getFirst().id() != null ? models.getFirst().id() : sent;
     }
 
     /** A backend's failure as the gateway keeps it: typed, its message and causes redacted. */

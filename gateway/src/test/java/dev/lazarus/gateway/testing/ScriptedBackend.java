@@ -101,7 +101,10 @@ public final class ScriptedBackend implements InferenceBackend, ExpertPlacementV
             facts.put("cache_dir", config.string("model-path", null));
         }
         ModelInfo model = new ModelInfo("scripted", "tests", config.integer("context-length", 0), facts);
-        return new BackendDescriptor(config.id(), "scripted", List.of(model),
+        // "models": the ids the backend lists, as a server of several models does
+        List<ModelInfo> models = config.has("models") ? config.strings("models").stream()
+                .map(id -> new ModelInfo(id, "tests", 0, Map.of())).toList() : List.of(model);
+        return new BackendDescriptor(config.id(), "scripted", models,
                 new BackendCapabilities(config.bool("completions", true), false, false,
                         config.bool("assistant-prefill", true), true));
     }

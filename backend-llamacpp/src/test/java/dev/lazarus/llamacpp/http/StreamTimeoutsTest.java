@@ -1,0 +1,75 @@
+package dev.lazarus.llamacpp.http;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.lazarus.backend.api.BackendErrorKind;
+import dev.lazarus.backend.api.BackendException;
+import java.time.Duration;
+import org.junit.jupiter.api.Test;
+import reactor.core.publisher.Flux;
+import reactor.core.publisher.Sinks;
+import reactor.test.StepVerifier;
+import reactor.test.scheduler.VirtualTimeScheduler;
+
+class StreamTimeoutsTest {
+
+    private static final Duration FIRST = Duration.ofSeconds(120);
+    private static final Duration IDLE = Duration.ofSeconds(30);
+
+    private final VirtualTimeScheduler time = VirtualTimeScheduler.create();
+    private final StreamTimeouts timeouts = new StreamTimeouts(FIRST, IDLE, time);
+
+    private static boolean timeout(Throwable e, String words) {
+        return e instanceof BackendException be && be.kind() == BackendErrorKind.TIMEOUT && be.getMessage().contains(words);
+    }
+
+    @Test
+    void noFirstEventWithinTheFirstLimitFailsThen() {
+        Sinks.Many<String> events = Sinks.many().unicast().onBackpressureBuffer();
+        StepVerifier.withVirtualTime(() -> timeouts.apply(events.asFlux()), () -> time, Long.MAX_VALUE)
+                .expectSubscription()
+                .expectNoEvent(FIRST.minusMillis(1))
+                .thenAwait(Duration.ofMillis(1))
+                .expectErrorMatches(e -> timeout(e, "no first token"))
+                .verify(Duration.ofSeconds(5));
+    }
+
+    @Test
+    void aStallRightAfterTheFirstEventFailsOneIdleLimitLater() {
+        Sinks.Many<String> events = Sinks.many().unicast().onBackpressureBuffer();
+        StepVerifier.withVirtualTime(() -> timeouts.apply(events.asFlux()), () -> time, Long.MAX_VALUE)
+                .expectSubscription()
+                .thenAwait(Duration.ofSeconds(50))
+                .then(() -> events.tryEmitNext("a"))
+                .expectNext("a")
+                .expectNoEvent(IDLE.minusMillis(1))
+                .thenAwait(Duration.ofMillis(1))
+                .expectErrorMatches(e -> timeout(e, "stalled"))
+                .verify(Duration.ofSeconds(5));
+    }
+
+    @Test
+    void eventsWithinTheIdleLimitKeepTheStreamAliveForAnyLength() {
+        Sinks.Many<String> events = Sinks.many().unicast().onBackpressureBuffer();
+        StepVerifier.Step<String> step = StepVerifier.withVirtualTime(() -> timeouts.apply(events.asFlux()), () -> time, Long.MAX_VALUE)
+                .expectSubscription();
+        for (int i = 0; i < 10; i++) {
+            step = step.thenAwait(IDLE.minusSeconds(1)).then(() -> events.tryEmitNext("x")).expectNext("x");
+        }
+        for (int i = 0; i < 200; i++) {
+            step = step.thenAwait(Duration.ofSeconds(1)).then(() -> events.tryEmitNext("y")).expectNext("y");
+        }
+        step.then(events::tryEmitComplete)
+                .verifyComplete();
+        // one timer per idle limit that passed (about 490 s / 30 s), not one per event
+        assertThat(time.getScheduledTaskCount()).isBetween(10L, 25L);
+    }
+
+    @Test
+    void aShortStreamSetsOneTimer() {
+        StepVerifier.withVirtualTime(() -> timeouts.apply(Flux.just("a", "b", "c")), () -> time, Long.MAX_VALUE)
+                .expectNext("a", "b", "c")
+                .verifyComplete();
+        assertThat(time.getScheduledTaskCount()).isEqualTo(1);
+    }
+}
