@@ -105,9 +105,7 @@ public final class MessageAnswerTranslator {
         int prompt = usage == null ? 0 : usage.promptTokens();
         int cached = cached(usage);
         out.put("input_tokens", prompt - cached);
-        if (cached > 0) {
-            out.put("cache_read_input_tokens", cached);
-        }
+        out.put("cache_read_input_tokens", cached);
         out.put("output_tokens", usage == null ? 0 : usage.completionTokens());
         return out;
     }

@@ -288,9 +288,10 @@ public final class MessagesRequestTranslator {
                 }
                 chat.extra("chat_template_kwargs", Map.of("enable_thinking", true));
             }
+            case "adaptive" -> chat.extra("chat_template_kwargs", Map.of("enable_thinking", true));
             case "disabled" -> chat.extra("chat_template_kwargs", Map.of("enable_thinking", false));
             default -> throw AnthropicErrors.invalid("thinking.type: Input tag '" + config.get("type")
-                    + "' does not match any of the expected tags: 'enabled', 'disabled'");
+                    + "' does not match any of the expected tags: 'enabled', 'adaptive', 'disabled'");
         }
     }
 
