@@ -76,8 +76,13 @@ class AnthropicClientsRealServerTest {
 
     @Test
     void theAnthropicSdk() {
-        NodeClients.Run run = NodeClients.script("anthropic-sdk.cjs", Map.of("ANTHROPIC_BASE_URL", gateway(),
-                "ANTHROPIC_API_KEY", KEY, "MODEL", "tiny"), Duration.ofMinutes(5));
+        assertAnthropicSdkWorks(gateway(), KEY, "tiny");
+    }
+
+    /** Runs {@code anthropic-sdk.cjs} against a gateway and judges every call it made. */
+    static void assertAnthropicSdkWorks(String gateway, String key, String model) {
+        NodeClients.Run run = NodeClients.script("anthropic-sdk.cjs", Map.of("ANTHROPIC_BASE_URL", gateway,
+                "ANTHROPIC_API_KEY", key, "MODEL", model), Duration.ofMinutes(5));
         assertThat(run.exitCode()).as(run.stderr()).isZero();
         JsonNode out = JSON.readTree(run.stdout());
 
