@@ -37,9 +37,9 @@ public class JfrFeatures {
         FEATURES.put("request reading and validation", List.of("dev.lazarus.gateway.api.RawBodyReader",
                 "dev.lazarus.gateway.api.ChatRequestFields", "dev.lazarus.gateway.api.CompletionRequestFields",
                 "dev.lazarus.gateway.api.RequestReader", "dev.lazarus.gateway.api.RequestValidator"));
-        FEATURES.put("upstream stream reading (SSE, chunk reader, event scan)", List.of("dev.lazarus.llamacpp.SseDecoder",
-                "dev.lazarus.llamacpp.ChatChunkReader", "dev.lazarus.llamacpp.ChatEventScanner",
-                "dev.lazarus.llamacpp.WholeAnswerReader"));
+        FEATURES.put("upstream stream reading (SSE, chunk reader, event scan)", List.of("dev.lazarus.llamacpp.wire.SseDecoder",
+                "dev.lazarus.llamacpp.wire.ChatChunkReader", "dev.lazarus.llamacpp.wire.ChatEventScanner",
+                "dev.lazarus.llamacpp.wire.WholeAnswerReader"));
         FEATURES.put("response writing", List.of("dev.lazarus.gateway.api.ResponseWriter",
                 "dev.lazarus.gateway.api.ChunkShape", "dev.lazarus.backend.api.openai.RawJson"));
     }

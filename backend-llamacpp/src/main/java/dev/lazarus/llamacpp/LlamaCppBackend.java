@@ -5,6 +5,7 @@ import dev.lazarus.backend.api.BackendConfig;
 import dev.lazarus.backend.api.BackendDescriptor;
 import dev.lazarus.backend.api.BackendException;
 import dev.lazarus.backend.api.BackendHealth;
+import dev.lazarus.backend.api.CallContext;
 import dev.lazarus.backend.api.ChatEventStreams;
 import dev.lazarus.backend.api.GeneratedTokens;
 import dev.lazarus.backend.api.InferenceBackend;
@@ -20,6 +21,10 @@ import dev.lazarus.backend.api.openai.ChatCompletionRequest;
 import dev.lazarus.backend.api.openai.ChatEvents;
 import dev.lazarus.backend.api.openai.Completion;
 import dev.lazarus.backend.api.openai.CompletionRequest;
+import dev.lazarus.llamacpp.http.LlamaServerClient;
+import dev.lazarus.llamacpp.process.LlamaServerSupervisor;
+import dev.lazarus.llamacpp.wire.ServerInfo;
+import dev.lazarus.llamacpp.wire.UpstreamErrors;
 import java.nio.file.Path;
 import java.time.Clock;
 import java.util.HashMap;
@@ -80,7 +85,7 @@ public final class LlamaCppBackend implements InferenceBackend, WholeAnswers, Ch
         this.prefill = new AssistantPrefill(id, settings.assistantPrefill());
         // An error object or a trimmed chunk lacks "created"; that is no reason to fail the parse.
         JsonMapper json = JsonMapper.builder().disable(DeserializationFeature.FAIL_ON_NULL_FOR_PRIMITIVES).build();
-        this.client = new LlamaServerClient(id, settings, json, new UpstreamErrors(json, clock, this.redactor,
+        this.client = new LlamaServerClient(id, settings.client(), json, new UpstreamErrors(json, clock, this.redactor,
                 settings.serverName()));
         this.tokenContinuation = new TokenContinuation(client);
         identity.set(ModelIdentity.configured(settings.modelIdentity()));
@@ -199,8 +204,8 @@ public final class LlamaCppBackend implements InferenceBackend, WholeAnswers, Ch
     public Flux<ChatCompletionChunk> chat(ChatCompletionRequest request) {
         return Flux.deferContextual(context -> {
             String model = identity.get();
-            GeneratedTokens record = context.getOrDefault(GeneratedTokens.class, null);
-            TokenPrefix prefix = context.getOrDefault(TokenPrefix.class, null);
+            GeneratedTokens record = CallContext.generatedTokens(context).orElse(null);
+            TokenPrefix prefix = CallContext.tokenPrefix(context).orElse(null);
             if (prefix != null && model != null && model.equals(prefix.modelIdentity())
                     && TokenContinuation.takes(request)) {
                 log.debug("backend '{}': continuing an answer from its {} tokens", id, prefix.ids().size());
@@ -217,7 +222,7 @@ public final class LlamaCppBackend implements InferenceBackend, WholeAnswers, Ch
     @Override
     public Flux<ChatEvents> chatEvents(ChatCompletionRequest request) {
         return Flux.deferContextual(context -> {
-            if (context.hasKey(GeneratedTokens.class) || context.hasKey(TokenPrefix.class)) {
+            if (CallContext.asksForTokens(context)) {
                 return chat(request).map(ChatEvents::of);
             }
             ChatCompletionRequest upstream = request.asUsageStream();

@@ -2,6 +2,8 @@ package dev.lazarus.llamacpp;
 
 import dev.lazarus.backend.api.BackendConfig;
 import dev.lazarus.backend.api.BackendConfigException;
+import dev.lazarus.llamacpp.http.ClientSettings;
+import dev.lazarus.llamacpp.process.Supervision;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.net.InetAddress;
@@ -50,48 +52,6 @@ public record LlamaCppSettings(
         AssistantPrefill.Mode assistantPrefill,
         String modelIdentity,
         Supervision supervision) {
-
-    /**
-     * How to run llama-server ourselves.
-     *
-     * @param binary             path to llama-server (as seen after the prefix, e.g. inside a chroot)
-     * @param commandPrefix      words put before the binary: {@code chroot DIR}, a wrapper script
-     * @param model              GGUF path passed as {@code -m}; null when extra-args choose the model
-     * @param ctxSize            {@code -c}; 0 to leave llama-server's default
-     * @param threads            {@code -t}; 0 for the default
-     * @param gpuLayers          {@code -ngl}; -1 for the default
-     * @param nCpuMoe            {@code --n-cpu-moe}; -1 to leave it out
-     * @param host               {@code --host}
-     * @param port               {@code --port}; chosen once from the free ports when not configured
-     * @param extraArgs          appended verbatim
-     * @param startupTimeout     how long one start may take to answer /health 200 before it is killed
-     * @param healthPollInterval how often /health is asked while starting
-     * @param restartBackoff     the first delay before a restart; doubled after each failed start
-     * @param restartBackoffMax  the cap on that delay
-     * @param stopGracePeriod    between SIGTERM and SIGKILL
-     */
-    public record Supervision(
-            String binary,
-            List<String> commandPrefix,
-            String model,
-            int ctxSize,
-            int threads,
-            int gpuLayers,
-            int nCpuMoe,
-            String host,
-            int port,
-            List<String> extraArgs,
-            Duration startupTimeout,
-            Duration healthPollInterval,
-            Duration restartBackoff,
-            Duration restartBackoffMax,
-            Duration stopGracePeriod) {
-
-        public Supervision {
-            commandPrefix = List.copyOf(commandPrefix);
-            extraArgs = List.copyOf(extraArgs);
-        }
-    }
 
     /** The kind of any OpenAI-compatible server that is not llama-server. */
     public static final String OPENAI = "openai";
@@ -154,6 +114,12 @@ public record LlamaCppSettings(
 
     public boolean supervised() {
         return supervision != null;
+    }
+
+    /** What the HTTP client needs of these settings. */
+    public ClientSettings client() {
+        return new ClientSettings(kind, serverName(), baseUrl, apiKey, connectTimeout, firstTokenTimeout, idleTimeout,
+                healthTimeout, maxConnections, poolMaxIdleTime, reuseStreamConnections);
     }
 
     /** Never prints the api key. */

@@ -1,5 +1,6 @@
 package dev.lazarus.llamacpp;
 
+import dev.lazarus.llamacpp.wire.ServerInfo;
 import java.util.Locale;
 import tools.jackson.databind.JsonNode;
 

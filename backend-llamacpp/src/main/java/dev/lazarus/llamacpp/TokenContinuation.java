@@ -10,6 +10,7 @@ import dev.lazarus.backend.api.openai.ChatCompletionChunk;
 import dev.lazarus.backend.api.openai.ChatCompletionRequest;
 import dev.lazarus.backend.api.openai.ChatMessage;
 import dev.lazarus.backend.api.openai.Usage;
+import dev.lazarus.llamacpp.http.LlamaServerClient;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;

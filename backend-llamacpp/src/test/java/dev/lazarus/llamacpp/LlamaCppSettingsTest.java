@@ -6,6 +6,8 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import dev.lazarus.backend.api.BackendConfig;
 import dev.lazarus.backend.api.BackendConfigException;
 import dev.lazarus.backend.api.BackendFactories;
+import dev.lazarus.llamacpp.process.LlamaServerCommand;
+import dev.lazarus.llamacpp.process.Supervision;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
@@ -54,7 +56,7 @@ class LlamaCppSettingsTest {
         assertThat(s.maxConnections()).isEqualTo(4);
         assertThat(s.reuseStreamConnections()).isTrue();
         assertThat(s.assistantPrefill()).isEqualTo(AssistantPrefill.Mode.FALSE);
-        LlamaCppSettings.Supervision sup = s.supervision();
+        Supervision sup = s.supervision();
         assertThat(sup.commandPrefix()).containsExactly("chroot", "/srv/sid");
         assertThat(sup.extraArgs()).containsExactly("--jinja", "--parallel", "2");
         assertThat(sup.restartBackoffMax()).isEqualTo(Duration.ofSeconds(8));

@@ -8,6 +8,7 @@ import ch.qos.logback.core.read.ListAppender;
 import dev.lazarus.backend.api.BackendConfig;
 import dev.lazarus.backend.api.BackendHealth;
 import dev.lazarus.backend.api.Redactor;
+import dev.lazarus.llamacpp.process.LlamaServerSupervisor;
 import java.nio.file.Path;
 import java.time.Clock;
 import java.time.Duration;

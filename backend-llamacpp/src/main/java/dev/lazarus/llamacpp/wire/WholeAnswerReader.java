@@ -1,4 +1,4 @@
-package dev.lazarus.llamacpp;
+package dev.lazarus.llamacpp.wire;
 
 import dev.lazarus.backend.api.BackendException;
 import dev.lazarus.backend.api.WholeAnswer;
@@ -21,7 +21,7 @@ import tools.jackson.databind.json.JsonMapper;
  * and llama.cpp's {@code timings.predicted_ms}. Everything else is skipped unread. An answer that is
  * an {@code error} object is thrown as the upstream's error.
  */
-final class WholeAnswerReader {
+public final class WholeAnswerReader {
 
     private final JsonMapper json;
     private final UpstreamErrors errors;
@@ -30,7 +30,7 @@ final class WholeAnswerReader {
     /** A usage's token details, as the record binds them; one member of it, so what follows is no trailing token. */
     private final ObjectReader detailsReader;
 
-    WholeAnswerReader(JsonMapper json, UpstreamErrors errors) {
+    public WholeAnswerReader(JsonMapper json, UpstreamErrors errors) {
         this.json = json;
         this.errors = errors;
         this.usageReader = json.readerFor(Usage.class);
@@ -38,7 +38,7 @@ final class WholeAnswerReader {
                 .without(DeserializationFeature.FAIL_ON_TRAILING_TOKENS);
     }
 
-    WholeAnswer read(byte[] body) {
+    public WholeAnswer read(byte[] body) {
         int[] spans = RawJson.noSpans();
         Usage usage = null;
         long generationNanos = -1;

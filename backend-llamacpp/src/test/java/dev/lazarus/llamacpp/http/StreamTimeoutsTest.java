@@ -1,4 +1,4 @@
-package dev.lazarus.llamacpp;
+package dev.lazarus.llamacpp.http;
 
 import static org.assertj.core.api.Assertions.assertThat;
 

@@ -1,4 +1,4 @@
-package dev.lazarus.llamacpp;
+package dev.lazarus.llamacpp.process;
 
 import dev.lazarus.backend.api.Redactor;
 import java.io.BufferedReader;
@@ -25,10 +25,10 @@ import org.slf4j.LoggerFactory;
  * <p>The loop runs on one virtual thread; blocking there (waiting for the process, polling health)
  * costs nothing and stays off the request path.
  */
-final class LlamaServerSupervisor implements AutoCloseable {
+public final class LlamaServerSupervisor implements AutoCloseable {
 
-    /** Where the child is in its life; {@link LlamaCppBackend#health()} reports from it. */
-    enum State {
+    /** Where the child is in its life; the backend's {@code health()} reports from it. */
+    public enum State {
         /** Started, not yet answering /health with 200. */
         STARTING,
         /** Healthy once; requests go to it. */
@@ -44,7 +44,7 @@ final class LlamaServerSupervisor implements AutoCloseable {
     private static final Logger log = LoggerFactory.getLogger(LlamaServerSupervisor.class);
 
     private final String backendId;
-    private final LlamaCppSettings.Supervision settings;
+    private final Supervision settings;
     private final List<String> command;
     private final String apiKey;
     private final Redactor redactor;
@@ -53,7 +53,7 @@ final class LlamaServerSupervisor implements AutoCloseable {
     private final Clock clock;
 
     /** How often the child's descendants are listed while it runs. */
-    static final long DESCENDANT_SCAN_MS = 500;
+    public static final long DESCENDANT_SCAN_MS = 500;
     private static final Duration DESCENDANT_SCAN = Duration.ofMillis(DESCENDANT_SCAN_MS);
 
     private final Object lock = new Object();
@@ -71,7 +71,7 @@ final class LlamaServerSupervisor implements AutoCloseable {
      * @param healthy  a blocking probe: does llama-server answer {@code /health} with 200 now
      * @param onReady  called each time a start becomes healthy
      */
-    LlamaServerSupervisor(String backendId, LlamaCppSettings.Supervision settings, String modelName, String apiKey,
+    public LlamaServerSupervisor(String backendId, Supervision settings, String modelName, String apiKey,
                           Redactor redactor, BooleanSupplier healthy, Runnable onReady, Clock clock) {
         this.backendId = backendId;
         this.settings = settings;
@@ -83,7 +83,7 @@ final class LlamaServerSupervisor implements AutoCloseable {
         this.clock = clock;
     }
 
-    void start() {
+    public void start() {
         synchronized (lock) {
             if (loop != null || closed) {
                 return;
@@ -96,28 +96,28 @@ final class LlamaServerSupervisor implements AutoCloseable {
         }
     }
 
-    State state() {
+    public State state() {
         return state;
     }
 
     /** The PID of the running child, if one runs. */
-    OptionalLong pid() {
+    public OptionalLong pid() {
         Process p = current;
         return p != null && p.isAlive() ? OptionalLong.of(p.pid()) : OptionalLong.empty();
     }
 
     /** The child's descendants seen so far (it is scanned every {@value #DESCENDANT_SCAN_MS} ms). */
-    Set<ProcessHandle> knownDescendants() {
+    public Set<ProcessHandle> knownDescendants() {
         return Set.copyOf(descendants);
     }
 
     /** How often the child has been started again after the first start. */
-    int restarts() {
+    public int restarts() {
         return restarts;
     }
 
     /** A sentence for health details: what the child is doing and, after a failure, why. */
-    String describeState() {
+    public String describeState() {
         return switch (state) {
             case STARTING -> "starting llama-server" + pid().stream().mapToObj(p -> " (pid " + p + ")").findFirst().orElse("");
             case RUNNING -> "llama-server running" + pid().stream().mapToObj(p -> " (pid " + p + ")").findFirst().orElse("");
@@ -194,7 +194,7 @@ final class LlamaServerSupervisor implements AutoCloseable {
     }
 
     /** {@code restart-backoff × 2^failures}, capped at {@code restart-backoff-max}. */
-    Duration backoff(int failures) {
+    public Duration backoff(int failures) {
         Duration max = settings.restartBackoffMax();
         Duration d = settings.restartBackoff();
         for (int i = 0; i < failures && d.compareTo(max) < 0; i++) {

@@ -1,4 +1,4 @@
-package dev.lazarus.llamacpp;
+package dev.lazarus.llamacpp.wire;
 
 import java.time.Clock;
 import java.time.Duration;

@@ -1,4 +1,4 @@
-package dev.lazarus.llamacpp;
+package dev.lazarus.llamacpp.http;
 
 import dev.lazarus.backend.api.BackendErrorKind;
 import dev.lazarus.backend.api.BackendException;
@@ -9,6 +9,11 @@ import dev.lazarus.backend.api.openai.ChatEvent;
 import dev.lazarus.backend.api.openai.ChatEvents;
 import dev.lazarus.backend.api.openai.CompletionRequest;
 import dev.lazarus.backend.api.openai.RawRequest;
+import dev.lazarus.llamacpp.wire.ChatChunkReader;
+import dev.lazarus.llamacpp.wire.ChatEventScanner;
+import dev.lazarus.llamacpp.wire.SseDecoder;
+import dev.lazarus.llamacpp.wire.UpstreamErrors;
+import dev.lazarus.llamacpp.wire.WholeAnswerReader;
 import io.netty.channel.ChannelOption;
 import io.netty.channel.EventLoop;
 import io.netty.handler.codec.http.HttpHeaderNames;
@@ -38,18 +43,18 @@ import tools.jackson.databind.json.JsonMapper;
  * facts. Non-blocking end to end on a pooled Reactor Netty client; every failure leaves as a
  * {@link BackendException}.
  */
-final class LlamaServerClient implements AutoCloseable {
+public final class LlamaServerClient implements AutoCloseable {
 
     private static final Logger log = LoggerFactory.getLogger(LlamaServerClient.class);
 
     /** A small, fully read answer. */
-    record Answer(int status, String body) {
-        boolean ok() {
+    public record Answer(int status, String body) {
+        public boolean ok() {
             return status == 200;
         }
     }
 
-    private final LlamaCppSettings settings;
+    private final ClientSettings settings;
     private final JsonMapper json;
     private final UpstreamErrors errors;
     private final String backendId;
@@ -72,7 +77,7 @@ final class LlamaServerClient implements AutoCloseable {
     /** An event loop's clients, on one pool: for streams, and for whole answers (always kept alive). */
     private record LoopClient(HttpClient client, HttpClient whole, ConnectionProvider pool) {}
 
-    LlamaServerClient(String backendId, LlamaCppSettings settings, JsonMapper json, UpstreamErrors errors) {
+    public LlamaServerClient(String backendId, ClientSettings settings, JsonMapper json, UpstreamErrors errors) {
         this.settings = settings;
         this.address = UpstreamAddress.of(settings.baseUrl());
         this.json = json;
@@ -170,7 +175,7 @@ final class LlamaServerClient implements AutoCloseable {
      * @param isFinal  a chunk after which a missing {@code [DONE]} is forgiven (the usage chunk)
      * @param extraOf  the chunk's unknown fields, where an in-stream {@code error} lands
      */
-    <T> Flux<T> stream(String path, Object body, Class<T> type, Predicate<T> isFinal,
+    public <T> Flux<T> stream(String path, Object body, Class<T> type, Predicate<T> isFinal,
                        Function<T, Map<String, Object>> extraOf) {
         return stream(path, body, type, isFinal, extraOf, false);
     }
@@ -180,7 +185,7 @@ final class LlamaServerClient implements AutoCloseable {
      *                    asked: chat chunks keep them on the first token and the usage chunk only
      *                    ({@link ChatChunkReader#read(byte[], int, int, ChatChunkReader.TimingsTrim)})
      */
-    <T> Flux<T> stream(String path, Object body, Class<T> type, Predicate<T> isFinal,
+    public <T> Flux<T> stream(String path, Object body, Class<T> type, Predicate<T> isFinal,
                        Function<T, Map<String, Object>> extraOf, boolean trimTimings) {
         Flux<List<SseDecoder.Event>> reads = reads(path, body);
         return Flux.defer(() -> {
@@ -211,7 +216,7 @@ final class LlamaServerClient implements AutoCloseable {
      *
      * @param trimTimings as in {@link #stream(String, Object, Class, Predicate, Function, boolean)}
      */
-    Flux<ChatEvents> chatEvents(String path, Object body, boolean trimTimings) {
+    public Flux<ChatEvents> chatEvents(String path, Object body, boolean trimTimings) {
         Flux<List<SseDecoder.Event>> reads = reads(path, body);
         return Flux.defer(() -> {
             ChatChunkReader.TimingsTrim trim = trimTimings ? new ChatChunkReader.TimingsTrim() : null;
@@ -299,7 +304,7 @@ final class LlamaServerClient implements AutoCloseable {
      * the caller bounds the wait. An upstream that streams anyway ({@code text/event-stream}) has its
      * chunks of {@code type} put together by {@code aggregate} into the answer it would have sent.
      */
-    <T> Mono<WholeAnswer> whole(String path, Object body, Class<T> type, Function<T, Map<String, Object>> extraOf,
+    public <T> Mono<WholeAnswer> whole(String path, Object body, Class<T> type, Function<T, Map<String, Object>> extraOf,
                                 Function<List<T>, Object> aggregate) {
         return Mono.defer(() -> {
             byte[] payload = payload(body);
@@ -391,7 +396,7 @@ final class LlamaServerClient implements AutoCloseable {
      * POSTs {@code body} for a small JSON answer (llama-server's {@code /apply-template}, {@code /tokenize}) on a
      * connection of its own, within the first-token timeout; an HTTP error is the mapped upstream error.
      */
-    Mono<JsonNode> postJson(String path, Object body) {
+    public Mono<JsonNode> postJson(String path, Object body) {
         return Mono.defer(() -> {
                     byte[] payload = json.writeValueAsBytes(body);
                     return freshProbes.post()
@@ -411,7 +416,7 @@ final class LlamaServerClient implements AutoCloseable {
     }
 
     /** GETs a small answer within the health timeout; HTTP errors are answers, transport failures are errors. */
-    Mono<Answer> get(String path) {
+    public Mono<Answer> get(String path) {
         return Mono.defer(() -> {
                     ReusedConnectionRetry.Attempt attempt = new ReusedConnectionRetry.Attempt();
                     return get(probes, path, attempt).onErrorResume(attempt::worthAFreshConnection,
@@ -434,7 +439,7 @@ final class LlamaServerClient implements AutoCloseable {
                 });
     }
 
-    JsonMapper json() {
+    public JsonMapper json() {
         return json;
     }
 

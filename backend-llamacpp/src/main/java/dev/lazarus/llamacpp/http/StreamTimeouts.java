@@ -1,4 +1,4 @@
-package dev.lazarus.llamacpp;
+package dev.lazarus.llamacpp.http;
 
 import dev.lazarus.backend.api.BackendException;
 import java.time.Duration;

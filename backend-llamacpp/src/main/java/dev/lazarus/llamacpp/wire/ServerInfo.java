@@ -1,4 +1,4 @@
-package dev.lazarus.llamacpp;
+package dev.lazarus.llamacpp.wire;
 
 import dev.lazarus.backend.api.Redactor;
 import java.util.LinkedHashMap;
@@ -37,7 +37,7 @@ public record ServerInfo(String modelId, int contextLength, int totalSlots, bool
         model = model == null ? Map.of() : Map.copyOf(model);
     }
 
-    static ServerInfo from(JsonNode props, JsonNode models, Redactor redactor) {
+    public static ServerInfo from(JsonNode props, JsonNode models, Redactor redactor) {
         JsonNode firstModel = models.path("data").path(0);
         return new ServerInfo(
                 redactor.redact(withoutDirectories(text(firstModel.path("id")))),
@@ -53,14 +53,14 @@ public record ServerInfo(String modelId, int contextLength, int totalSlots, bool
      * Hugging Face id such as {@code Qwen/Qwen3-30B-A3B} is the name that server answers to, not a
      * path), and vLLM's {@code max_model_len} as the context length.
      */
-    static ServerInfo fromModelList(JsonNode models, Redactor redactor) {
+    public static ServerInfo fromModelList(JsonNode models, Redactor redactor) {
         JsonNode firstModel = models.path("data").path(0);
         return new ServerInfo(redactor.redact(text(firstModel.path("id"))),
                 firstModel.path("max_model_len").asInt(0), 0, false, null, Map.of());
     }
 
     /** What is worth showing in {@code /v1/models}: nothing that names a place on the server. */
-    Map<String, Object> metadata() {
+    public Map<String, Object> metadata() {
         Map<String, Object> m = new LinkedHashMap<>(new TreeMap<>(model)); // sorted: the same order on every call;
         if (totalSlots > 0) {
             m.put("total_slots", totalSlots);
@@ -84,7 +84,7 @@ public record ServerInfo(String modelId, int contextLength, int totalSlots, bool
     }
 
     /** llama-server lists a model without {@code --alias} under the path it was given: show only the file name. */
-    static String withoutDirectories(String id) {
+    public static String withoutDirectories(String id) {
         if (id == null) {
             return null;
         }

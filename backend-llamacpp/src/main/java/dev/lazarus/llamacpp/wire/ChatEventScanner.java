@@ -1,4 +1,4 @@
-package dev.lazarus.llamacpp;
+package dev.lazarus.llamacpp.wire;
 
 import dev.lazarus.backend.api.openai.ChatEvent;
 import dev.lazarus.backend.api.openai.RawJson;
@@ -18,20 +18,20 @@ import tools.jackson.databind.json.JsonMapper;
  * null. One per stream: it keeps the first {@code timings} llama-server sends (the prompt's size) and
  * cuts the later ones, as {@link ChatChunkReader.TimingsTrim} does.
  */
-final class ChatEventScanner {
+public final class ChatEventScanner {
 
     private final JsonMapper json;
     private final ChatChunkReader.TimingsTrim trim;
     private boolean promptCounted;
 
     /** @param trim the stream's timings trim, or null to keep every event's timings */
-    ChatEventScanner(JsonMapper json, ChatChunkReader.TimingsTrim trim) {
+    public ChatEventScanner(JsonMapper json, ChatChunkReader.TimingsTrim trim) {
         this.json = json;
         this.trim = trim;
     }
 
     /** The event, or null when it is of another shape (then read it into types). */
-    ChatEvent scan(byte[] bytes, int offset, int length) {
+    public ChatEvent scan(byte[] bytes, int offset, int length) {
         try {
             return new Scan(bytes, offset, offset + length).event();
         } catch (OtherShape e) {

@@ -1,4 +1,4 @@
-package dev.lazarus.llamacpp;
+package dev.lazarus.llamacpp.http;
 
 import java.net.SocketAddress;
 import java.net.URI;

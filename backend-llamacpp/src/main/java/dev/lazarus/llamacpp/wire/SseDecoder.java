@@ -1,4 +1,4 @@
-package dev.lazarus.llamacpp;
+package dev.lazarus.llamacpp.wire;
 
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
@@ -24,10 +24,10 @@ import java.util.List;
  * <p>Stateful: one instance per stream, fed from one thread at a time. Events may point into the
  * arrays given to {@link #feed}, so a caller must not change an array once it has fed it.
  */
-final class SseDecoder {
+public final class SseDecoder {
 
     /** A line longer than this is a broken stream, not a chunk worth buffering. */
-    static final int MAX_LINE_BYTES = 16 * 1024 * 1024;
+    public static final int MAX_LINE_BYTES = 16 * 1024 * 1024;
 
     private static final byte[] DATA = field("data");
     private static final byte[] EVENT = field("event");
@@ -49,7 +49,7 @@ final class SseDecoder {
     private boolean dataOwned;
 
     /** One dispatched event; {@code name} is {@code message} unless the stream named it. */
-    static final class Event {
+    public static final class Event {
         private final String name;
         private final byte[] bytes;
         private final int offset;
@@ -62,29 +62,29 @@ final class SseDecoder {
             this.length = length;
         }
 
-        String name() {
+        public String name() {
             return name;
         }
 
         /** The array holding the data (UTF-8), from {@link #offset()} for {@link #length()} bytes. Not to be changed. */
-        byte[] bytes() {
+        public byte[] bytes() {
             return bytes;
         }
 
-        int offset() {
+        public int offset() {
             return offset;
         }
 
-        int length() {
+        public int length() {
             return length;
         }
 
         /** The data as text (decodes it; the relay path reads {@link #bytes()} instead). */
-        String data() {
+        public String data() {
             return new String(bytes, offset, length, StandardCharsets.UTF_8);
         }
 
-        boolean isDone() {
+        public boolean isDone() {
             int from = offset;
             int to = offset + length;
             while (from < to && bytes[from] <= ' ') {
@@ -96,7 +96,7 @@ final class SseDecoder {
             return Arrays.equals(bytes, from, to, DONE, 0, DONE.length);
         }
 
-        boolean isError() {
+        public boolean isError() {
             return "error".equals(name);
         }
 
@@ -122,12 +122,12 @@ final class SseDecoder {
     }
 
     /** Feeds one piece of the stream; returns the events it completes (often none or one). */
-    List<Event> feed(byte[] piece) {
+    public List<Event> feed(byte[] piece) {
         return feed(piece, 0, piece.length);
     }
 
     /** Feeds {@code piece[from, to)}. */
-    List<Event> feed(byte[] piece, int from, int to) {
+    public List<Event> feed(byte[] piece, int from, int to) {
         List<Event> events = null;
         int pos = from;
         if (skipLeadingLf && pos < to) {
@@ -178,7 +178,7 @@ final class SseDecoder {
     }
 
     /** Whether bytes of an unfinished event are still buffered (the stream was cut inside an event). */
-    boolean hasPartialEvent() {
+    public boolean hasPartialEvent() {
         return carryLength > 0 || hasData;
     }
 
@@ -288,7 +288,7 @@ final class SseDecoder {
     }
 
     /** The byte stream does not follow the event-stream format. */
-    static final class MalformedStreamException extends RuntimeException {
+    public static final class MalformedStreamException extends RuntimeException {
         MalformedStreamException(String message) {
             super(message);
         }

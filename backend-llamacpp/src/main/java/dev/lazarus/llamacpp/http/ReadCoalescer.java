@@ -1,4 +1,4 @@
-package dev.lazarus.llamacpp;
+package dev.lazarus.llamacpp.http;
 
 import io.netty.buffer.CompositeByteBuf;
 import io.netty.channel.ChannelHandlerContext;

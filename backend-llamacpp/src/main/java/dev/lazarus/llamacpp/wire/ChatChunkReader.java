@@ -1,4 +1,4 @@
-package dev.lazarus.llamacpp;
+package dev.lazarus.llamacpp.wire;
 
 import dev.lazarus.backend.api.openai.ChatCompletionChunk;
 import dev.lazarus.backend.api.openai.Logprobs;
@@ -27,19 +27,19 @@ import tools.jackson.databind.json.JsonMapper;
  * shape (a field of an unexpected type) makes it read the whole chunk again with plain
  * data-binding, so the result is always what data-binding gives.
  */
-final class ChatChunkReader {
+public final class ChatChunkReader {
 
     private static final TypeReference<List<ToolCall>> TOOL_CALLS = new TypeReference<>() {};
 
     private final JsonMapper json;
     private final ObjectReader bound;
 
-    ChatChunkReader(JsonMapper json) {
+    public ChatChunkReader(JsonMapper json) {
         this.json = json;
         this.bound = json.readerFor(ChatCompletionChunk.class);
     }
 
-    ChatCompletionChunk read(byte[] bytes, int offset, int length) {
+    public ChatCompletionChunk read(byte[] bytes, int offset, int length) {
         return read(bytes, offset, length, null);
     }
 
@@ -51,7 +51,7 @@ final class ChatChunkReader {
      *
      * @param trim the stream's state, or null to keep every chunk's timings
      */
-    ChatCompletionChunk read(byte[] bytes, int offset, int length, TimingsTrim trim) {
+    public ChatCompletionChunk read(byte[] bytes, int offset, int length, TimingsTrim trim) {
         ChatCompletionChunk chunk = readByHand(bytes, offset, length, trim);
         // else data-binding reads it, or says what is wrong with it
         return chunk != null ? chunk : bound.readValue(bytes, offset, length);
@@ -61,7 +61,7 @@ final class ChatChunkReader {
      * The chunk read by the streaming parser, with its bytes and where its identity values stand
      * ({@link ChatCompletionChunk#raw}), or null when it has another shape (or is no JSON).
      */
-    ChatCompletionChunk readByHand(byte[] bytes, int offset, int length) {
+    public ChatCompletionChunk readByHand(byte[] bytes, int offset, int length) {
         return readByHand(bytes, offset, length, null);
     }
 
@@ -149,7 +149,7 @@ final class ChatChunkReader {
      * cut of {@code spans}, with the comma that separates it from its neighbour; false when its name
      * is not written plainly there (an escaped name), and then it is kept.
      */
-    static boolean cut(byte[] bytes, int offset, int valueStart, int valueEnd, int[] spans) {
+    public static boolean cut(byte[] bytes, int offset, int valueStart, int valueEnd, int[] spans) {
         int i = valueStart - 1;
         while (i > offset && isSpace(bytes[i])) {
             i--;
@@ -191,7 +191,7 @@ final class ChatChunkReader {
     }
 
     /** One stream's state: whether a chunk with timings was kept yet. */
-    static final class TimingsTrim {
+    public static final class TimingsTrim {
         private boolean seen;
 
         /** Whether a chunk with timings keeps them: the first such chunk, and any with usage. */

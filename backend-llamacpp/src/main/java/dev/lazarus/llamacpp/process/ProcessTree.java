@@ -1,4 +1,4 @@
-package dev.lazarus.llamacpp;
+package dev.lazarus.llamacpp.process;
 
 import java.time.Duration;
 import java.util.LinkedHashSet;

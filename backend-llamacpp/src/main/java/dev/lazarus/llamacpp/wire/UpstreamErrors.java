@@ -1,4 +1,4 @@
-package dev.lazarus.llamacpp;
+package dev.lazarus.llamacpp.wire;
 
 import dev.lazarus.backend.api.BackendErrorKind;
 import dev.lazarus.backend.api.BackendException;
@@ -24,7 +24,7 @@ import tools.jackson.databind.json.JsonMapper;
  * (newer vLLM wraps it in {@code "error"}). An OpenAI-style word in {@code code} travels with the
  * failure, so a client sees the upstream's {@code code}, {@code type} and {@code param}.
  */
-final class UpstreamErrors {
+public final class UpstreamErrors {
 
     /** Longest piece of a non-JSON error body quoted in a message. */
     private static final int MAX_QUOTED = 300;
@@ -42,16 +42,16 @@ final class UpstreamErrors {
     /** How messages name the server: "llama-server", or "the OpenAI-compatible server". */
     private final String server;
 
-    UpstreamErrors(JsonMapper json, Clock clock) {
+    public UpstreamErrors(JsonMapper json, Clock clock) {
         this(json, clock, Redactor.shapesOnly());
     }
 
     /** @param redactor applied to every piece of llama-server's text these errors carry */
-    UpstreamErrors(JsonMapper json, Clock clock, Redactor redactor) {
+    public UpstreamErrors(JsonMapper json, Clock clock, Redactor redactor) {
         this(json, clock, redactor, "llama-server");
     }
 
-    UpstreamErrors(JsonMapper json, Clock clock, Redactor redactor, String server) {
+    public UpstreamErrors(JsonMapper json, Clock clock, Redactor redactor, String server) {
         this.json = json;
         this.clock = clock;
         this.redactor = redactor;
@@ -59,7 +59,7 @@ final class UpstreamErrors {
     }
 
     /** An HTTP error answer: its status, body and {@code Retry-After} header (may be null). */
-    BackendException fromStatus(int status, String body, String retryAfter) {
+    public BackendException fromStatus(int status, String body, String retryAfter) {
         JsonNode error = errorObject(body);
         String message = error != null && error.hasNonNull("message")
                 ? error.get("message").asString()
@@ -68,7 +68,7 @@ final class UpstreamErrors {
     }
 
     /** An {@code error} object found inside an event stream. */
-    BackendException fromStreamError(JsonNode error) {
+    public BackendException fromStreamError(JsonNode error) {
         JsonNode inner = error.has("error") ? error.get("error") : error;
         if (!inner.isObject()) {
             return new BackendException(BackendErrorKind.UPSTREAM,
@@ -80,7 +80,7 @@ final class UpstreamErrors {
     }
 
     /** A whole answer that is not one JSON object; the parser's message quotes it, so it is redacted. */
-    BackendException malformedAnswer(String why) {
+    public BackendException malformedAnswer(String why) {
         return new BackendException(BackendErrorKind.UPSTREAM, server + " sent a malformed answer: "
                 + redactor.quote(why, MAX_QUOTED));
     }
@@ -89,7 +89,7 @@ final class UpstreamErrors {
      * Any failure of a call: typed ones pass through, transport failures are classified. Messages are
      * redacted: a parser's quotes the text it choked on, a connection error names what it was sent.
      */
-    Throwable fromThrowable(Throwable t) {
+    public Throwable fromThrowable(Throwable t) {
         if (t instanceof BackendException) {
             return t;
         }

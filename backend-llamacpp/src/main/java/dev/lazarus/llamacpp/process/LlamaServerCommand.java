@@ -1,10 +1,10 @@
-package dev.lazarus.llamacpp;
+package dev.lazarus.llamacpp.process;
 
 import java.util.ArrayList;
 import java.util.List;
 
 /** The command line that starts llama-server, built from the supervision settings. */
-final class LlamaServerCommand {
+public final class LlamaServerCommand {
 
     private LlamaServerCommand() {}
 
@@ -13,7 +13,7 @@ final class LlamaServerCommand {
      * [--n-cpu-moe n] extra...}. The api key is not on it: it goes through the environment
      * ({@link #API_KEY_ENV}) so that it shows neither in {@code ps} nor in the log.
      */
-    static List<String> build(LlamaCppSettings.Supervision s, String modelName) {
+    public static List<String> build(Supervision s, String modelName) {
         List<String> cmd = new ArrayList<>(s.commandPrefix());
         cmd.add(s.binary());
         if (s.model() != null) {
@@ -44,7 +44,7 @@ final class LlamaServerCommand {
      * The command as the log shows it: an {@code --api-key} an operator put among the extra
      * arguments anyway (instead of the {@code api-key} setting) is masked.
      */
-    static String forLog(List<String> command) {
+    public static String forLog(List<String> command) {
         List<String> shown = new ArrayList<>(command.size());
         boolean secretNext = false;
         for (String arg : command) {
@@ -55,5 +55,5 @@ final class LlamaServerCommand {
     }
 
     /** llama-server reads {@code --api-key} from this variable when the flag is absent. */
-    static final String API_KEY_ENV = "LLAMA_API_KEY";
+    public static final String API_KEY_ENV = "LLAMA_API_KEY";
 }
