@@ -9,6 +9,7 @@ import dev.lazarus.gateway.api.OpenAiController;
 import dev.lazarus.gateway.api.RequestReader;
 import dev.lazarus.gateway.api.ResponseWriter;
 import dev.lazarus.gateway.config.LazarusProperties.ResponseModel;
+import dev.lazarus.gateway.routing.ApiEndpoint;
 import dev.lazarus.gateway.routing.Router;
 import dev.lazarus.gateway.routing.ServedBy;
 import java.util.Map;
@@ -58,7 +59,7 @@ public final class MessagesController {
             Runnable header = servedByHeader(exchange.getResponse(), served);
             String id = MessageAnswerTranslator.messageId();
             Supplier<String> model = model(chat.model(), served);
-            Flux<ChatCompletionChunk> chunks = router.chat(chat).contextWrite(c -> c.put(ServedBy.class, served));
+            Flux<ChatCompletionChunk> chunks = router.chat(chat, ApiEndpoint.MESSAGES).contextWrite(served::into);
             if (MessagesRequestTranslator.streams(body)) {
                 return events.write(exchange.getResponse(), chunks, () -> new MessagesStreamTranslator(id, model.get()),
                         header, exchange.getRequest());
@@ -83,7 +84,8 @@ public final class MessagesController {
             ChatCompletionRequest chat = requests.toChat((Map<String, Object>) read, false).toBuilder()
                     .maxTokens(1).build();
             ServedBy served = new ServedBy();
-            Mono<Map<String, Object>> count = router.chat(chat).contextWrite(c -> c.put(ServedBy.class, served))
+            Mono<Map<String, Object>> count = router.chat(chat, ApiEndpoint.MESSAGES_COUNT_TOKENS)
+                    .contextWrite(served::into)
                     .filter(chunk -> chunk.usage() != null)
                     .map(ChatCompletionChunk::usage)
                     .last(Usage.of(0, 0))
