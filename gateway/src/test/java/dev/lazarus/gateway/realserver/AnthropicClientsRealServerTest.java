@@ -137,7 +137,8 @@ class AnthropicClientsRealServerTest {
         assertThat(names(through.get("usage"))).containsAll(names(direct.get("usage")));
         assertThat(through.at("/usage/output_tokens")).isEqualTo(direct.at("/usage/output_tokens"));
         assertThat(through.at("/usage/input_tokens").asInt() + through.at("/usage/cache_read_input_tokens").asInt())
-                .isEqualTo(direct.at("/usage/input_tokens").asInt() + direct.at("/usage/cache_read_input_tokens").asInt());
+                .isEqualTo(direct.at("/usage/input_tokens").asInt()
+                        + direct.at("/usage/cache_read_input_tokens").asInt());
 
         String streamed = request.replace("\"max_tokens\": 8,", "\"max_tokens\": 8, \"stream\": true,");
         List<String> directEvents = eventNames(post(server.url() + "/v1/messages", streamed));

@@ -23,6 +23,7 @@ class KtNativeAnthropicSdkTest {
 
     @Test
     void theAnthropicSdk() {
-        AnthropicClientsRealServerTest.assertAnthropicSdkWorks("http://127.0.0.1:" + port, "kt-key", "lazarus-tiny-moe");
+        AnthropicClientsRealServerTest.assertAnthropicSdkWorks("http://127.0.0.1:" + port, "kt-key",
+                "lazarus-tiny-moe");
     }
 }

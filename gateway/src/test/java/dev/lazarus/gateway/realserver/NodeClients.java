@@ -36,7 +36,8 @@ final class NodeClients {
         if (Files.isDirectory(dir().resolve("node_modules"))) {
             return;
         }
-        String reason = "the Node.js clients are not installed in " + dir() + ": run bash scripts/node-clients/setup.sh";
+        String reason = "the Node.js clients are not installed in " + dir()
+                + ": run bash scripts/node-clients/setup.sh";
         if ("true".equalsIgnoreCase(System.getenv("CI"))) {
             throw new AssertionError("CI=true but " + reason);
         }
@@ -74,7 +75,8 @@ final class NodeClients {
                     Files.readString(err, StandardCharsets.UTF_8));
             Files.deleteIfExists(out);
             Files.deleteIfExists(err);
-            assertThat(done).as("%s finished within %s; stderr: %s", command.getFirst(), timeout, run.stderr()).isTrue();
+            assertThat(done).as("%s finished within %s; stderr: %s", command.getFirst(), timeout, run.stderr())
+                    .isTrue();
             return run;
         } catch (IOException e) {
             throw new UncheckedIOException(e);

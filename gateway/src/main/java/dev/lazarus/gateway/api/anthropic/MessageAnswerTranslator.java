@@ -19,7 +19,8 @@ import tools.jackson.databind.json.JsonMapper;
  */
 public final class MessageAnswerTranslator {
 
-    private static final char[] ALPHABET = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz".toCharArray();
+    private static final char[] ALPHABET =
+            "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz".toCharArray();
 
     private final JsonMapper json;
 
@@ -44,7 +45,8 @@ public final class MessageAnswerTranslator {
         boolean calls = message != null && message.toolCalls() != null && !message.toolCalls().isEmpty();
         if (calls) {
             for (ToolCall call : message.toolCalls()) {
-                Map<String, Object> block = toolUseStart(call.id(), call.function() == null ? null : call.function().name());
+                String name = call.function() == null ? null : call.function().name();
+                Map<String, Object> block = toolUseStart(call.id(), name);
                 block.put("input", input(call.function() == null ? null : call.function().arguments()));
                 content.add(block);
             }

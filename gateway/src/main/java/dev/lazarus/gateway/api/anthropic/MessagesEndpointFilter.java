@@ -20,7 +20,8 @@ public final class MessagesEndpointFilter implements WebFilter, Ordered {
 
     static final int ORDER = OpenAiEndpointFilter.ORDER + 1;
 
-    private static final PathPattern MESSAGES = PathPatternParser.defaultInstance.parse(MessagesController.MESSAGES_PATH);
+    private static final PathPattern MESSAGES =
+            PathPatternParser.defaultInstance.parse(MessagesController.MESSAGES_PATH);
     private static final PathPattern COUNT_TOKENS =
             PathPatternParser.defaultInstance.parse(MessagesController.COUNT_TOKENS_PATH);
 

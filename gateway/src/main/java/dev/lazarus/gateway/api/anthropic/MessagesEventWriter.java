@@ -69,7 +69,8 @@ public final class MessagesEventWriter {
                             return Flux.error(error);
                         }
                         ApiError mapped = errors.map(error, request);
-                        return Mono.just(write(buffers, List.of(new MessagesEvent("error", AnthropicErrors.body(mapped)))));
+                        MessagesEvent event = new MessagesEvent("error", AnthropicErrors.body(mapped));
+                        return Mono.just(write(buffers, List.of(event)));
                     });
         });
         return response.writeWith(events);

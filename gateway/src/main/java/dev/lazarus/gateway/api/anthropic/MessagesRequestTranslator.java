@@ -331,7 +331,8 @@ public final class MessagesRequestTranslator {
             return null;
         }
         if (!(value instanceof String s)) {
-            throw AnthropicErrors.invalid(field + (value == null ? ": Field required" : ": Input should be a valid string"));
+            throw AnthropicErrors.invalid(field
+                    + (value == null ? ": Field required" : ": Input should be a valid string"));
         }
         return s;
     }

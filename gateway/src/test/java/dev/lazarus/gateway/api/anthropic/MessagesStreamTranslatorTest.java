@@ -120,7 +120,8 @@ class MessagesStreamTranslatorTest {
         Map<String, Object> out = answers.toMessage("msg_2", "m", new ChatCompletion("c", ChatCompletion.OBJECT, 1,
                 "m", null, List.of(new ChatCompletion.Choice(0, message, null, "tool_calls")), Usage.of(5, 4), null));
         assertThat(out).containsEntry("id", "msg_2").containsEntry("type", "message").containsEntry("role", "assistant")
-                .containsEntry("model", "m").containsEntry("stop_reason", "tool_use").containsEntry("stop_sequence", null)
+                .containsEntry("model", "m").containsEntry("stop_reason", "tool_use")
+                .containsEntry("stop_sequence", null)
                 .containsEntry("usage", Map.of("input_tokens", 5, "cache_read_input_tokens", 0, "output_tokens", 4));
         assertThat(list(out.get("content"))).containsExactly(
                 Map.of("type", "thinking", "thinking", "Need data.", "signature", ""),
