@@ -4,9 +4,11 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.lazarus.gateway.api.OpenAiController;
 import dev.lazarus.gateway.testing.GatewayTestSupport;
+import io.micrometer.core.instrument.MeterRegistry;
 import java.util.ArrayList;
 import java.util.List;
 import org.junit.jupiter.api.Test;
+import org.springframework.beans.factory.annotation.Autowired;
 import org.springframework.http.MediaType;
 import org.springframework.test.web.reactive.server.EntityExchangeResult;
 import org.springframework.test.web.reactive.server.WebTestClient;
@@ -14,6 +16,9 @@ import tools.jackson.databind.JsonNode;
 
 /** The Messages endpoints through the whole gateway, in front of scripted backends. */
 class MessagesEndpointTest extends GatewayTestSupport {
+
+    @Autowired
+    MeterRegistry meters;
 
     private static String message(String model, String extra) {
         return "{\"model\": \"" + model + "\", \"max_tokens\": 16, \"messages\": [{\"role\": \"user\", \"content\": "
@@ -132,6 +137,17 @@ class MessagesEndpointTest extends GatewayTestSupport {
         assertError(client.post().uri("/v1/messages/count_tokens").header("x-api-key", "wrong")
                 .contentType(MediaType.APPLICATION_JSON).bodyValue(message("test-model", "")).exchange(), 401,
                 "authentication_error", "API key");
+    }
+
+    @Test
+    void callsAreMeteredAsTheMessagesEndpoints() {
+        anthropic("/v1/messages", message("mapped-model", "")).expectStatus().isOk();
+        anthropic("/v1/messages/count_tokens", "{\"model\": \"mapped-model\", \"messages\": [{\"role\": \"user\","
+                + " \"content\": \"hi\"}]}").expectStatus().isOk();
+        assertThat(meters.get("lazarus.backend.calls").tags("model", "mapped-model", "endpoint", "messages",
+                "outcome", "success").counter().count()).isPositive();
+        assertThat(meters.get("lazarus.backend.calls").tags("model", "mapped-model", "endpoint",
+                "messages_count_tokens", "outcome", "success").counter().count()).isPositive();
     }
 
     @Test
