@@ -51,8 +51,11 @@ public final class AnthropicErrorHandler implements WebExceptionHandler, Ordered
             return Mono.error(failure);
         }
         ApiError error = mapper.map(failure, request);
-        if (error.status().is5xxServerError() && !(failure instanceof ApiError)) {
-            log.warn("{} {}: {}", request.getMethod(), request.getPath(), redactor.redact(String.valueOf(failure)));
+        // Logged as the OpenAI handler logs: the gateway's own failure with its stack, a backend's in one line.
+        if (error.status().value() == 500 && !(failure instanceof ApiError)) {
+            log.error("{} {} failed", request.getMethod(), request.getPath(), redactor.redact(failure));
+        } else if (error.status().is5xxServerError() && !(failure instanceof ApiError)) {
+            log.warn("{} {}: {}", request.getMethod(), request.getPath(), redactor.redact(failure.getMessage()));
         }
         response.setStatusCode(HttpStatusCode.valueOf(AnthropicErrors.status(error)));
         response.getHeaders().setContentType(MediaType.APPLICATION_JSON);
