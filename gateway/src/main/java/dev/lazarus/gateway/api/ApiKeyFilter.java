@@ -12,14 +12,17 @@ import org.springframework.web.server.WebFilterChain;
 import reactor.core.publisher.Mono;
 
 /**
- * Requires {@code Authorization: Bearer <key>} on {@code /v1/**} and every other client endpoint
- * ({@link #guardedPaths}) when keys are configured; other
- * paths (actuator health, metrics) stay open. How paths and keys are compared: {@link BearerTokens}.
+ * Requires {@code Authorization: Bearer <key>} (or the key in {@code x-api-key}, as Anthropic's clients send it) on
+ * {@code /v1/**} and every other client endpoint ({@link #guardedPaths}) when keys are configured; other paths
+ * (actuator health, metrics) stay open. How paths and keys are compared: {@link BearerTokens}.
  */
 public final class ApiKeyFilter implements WebFilter, Ordered {
 
     /** Before {@link OpenAiEndpointFilter}, which answers the completion endpoints without going further. */
     public static final int ORDER = OpenAiEndpointFilter.ORDER - 1;
+
+    /** Anthropic's header for the key: its SDKs and Claude Code send it instead of a bearer token. */
+    static final String API_KEY_HEADER = "x-api-key";
 
     private final BearerTokens keys;
 
@@ -42,6 +45,9 @@ public final class ApiKeyFilter implements WebFilter, Ordered {
             return chain.filter(exchange);
         }
         String presented = BearerTokens.presented(exchange.getRequest());
+        if (presented == null) {
+            presented = exchange.getRequest().getHeaders().getFirst(API_KEY_HEADER);
+        }
         if (presented == null) {
             return Mono.error(unauthorized("You didn't provide an API key. Send it in the Authorization header "
                     + "as 'Authorization: Bearer YOUR_KEY'."));

@@ -1,0 +1,153 @@
+package dev.lazarus.gateway.api.anthropic;
+
+import dev.lazarus.backend.api.openai.ChatCompletion;
+import dev.lazarus.backend.api.openai.ChatMessage;
+import dev.lazarus.backend.api.openai.ToolCall;
+import dev.lazarus.backend.api.openai.Usage;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ThreadLocalRandom;
+import tools.jackson.core.JacksonException;
+import tools.jackson.databind.json.JsonMapper;
+
+/**
+ * A whole chat answer as an Anthropic {@code message}: reasoning as a {@code thinking} block, then the text, then a
+ * {@code tool_use} block per tool call; the finish reason as a {@code stop_reason}; the usage in Anthropic's names.
+ * The pieces the stream translator shares (stop reasons, usage, ids, tool input) live here too.
+ */
+public final class MessageAnswerTranslator {
+
+    private static final char[] ALPHABET =
+            "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz".toCharArray();
+
+    private final JsonMapper json;
+
+    public MessageAnswerTranslator(JsonMapper json) {
+        this.json = json;
+    }
+
+    public Map<String, Object> toMessage(String id, String model, ChatCompletion answer) {
+        ChatCompletion.Choice choice = answer.choices() == null || answer.choices().isEmpty() ? null
+                : answer.choices().getFirst();
+        ChatMessage message = choice == null ? null : choice.message();
+        List<Map<String, Object>> content = new ArrayList<>();
+        if (message != null && message.reasoningContent() != null && !message.reasoningContent().isEmpty()) {
+            content.add(thinkingBlock(message.reasoningContent()));
+        }
+        if (message != null && !message.text().isEmpty()) {
+            Map<String, Object> text = new LinkedHashMap<>();
+            text.put("type", "text");
+            text.put("text", message.text());
+            content.add(text);
+        }
+        boolean calls = message != null && message.toolCalls() != null && !message.toolCalls().isEmpty();
+        if (calls) {
+            for (ToolCall call : message.toolCalls()) {
+                String name = call.function() == null ? null : call.function().name();
+                Map<String, Object> block = toolUseStart(call.id(), name);
+                block.put("input", input(call.function() == null ? null : call.function().arguments()));
+                content.add(block);
+            }
+        }
+        Map<String, Object> out = envelope(id, model, content);
+        out.put("stop_reason", stopReason(choice == null ? null : choice.finishReason(), calls));
+        out.put("stop_sequence", null);
+        out.put("usage", usage(answer.usage()));
+        return out;
+    }
+
+    /** The {@code message} object without its stop reason and usage: what {@code message_start} carries too. */
+    static Map<String, Object> envelope(String id, String model, List<Map<String, Object>> content) {
+        Map<String, Object> out = new LinkedHashMap<>();
+        out.put("id", id);
+        out.put("type", "message");
+        out.put("role", "assistant");
+        out.put("model", model);
+        out.put("content", content);
+        return out;
+    }
+
+    /** A new message id: {@code msg_} and 24 random characters, as Anthropic's look. */
+    public static String messageId() {
+        return "msg_" + random(24);
+    }
+
+    static String toolUseId() {
+        return "toolu_" + random(24);
+    }
+
+    private static String random(int length) {
+        ThreadLocalRandom random = ThreadLocalRandom.current();
+        StringBuilder id = new StringBuilder(length);
+        for (int i = 0; i < length; i++) {
+            id.append(ALPHABET[random.nextInt(ALPHABET.length)]);
+        }
+        return id.toString();
+    }
+
+    /**
+     * Anthropic's stop reason for a chat finish reason: a length cut is {@code max_tokens}, tool calls are
+     * {@code tool_use} (whatever the server said: some say {@code stop} after calls), anything else the end of a turn.
+     */
+    static String stopReason(String finishReason, boolean toolCalls) {
+        if ("length".equals(finishReason)) {
+            return "max_tokens";
+        }
+        return toolCalls || "tool_calls".equals(finishReason) ? "tool_use" : "end_turn";
+    }
+
+    /**
+     * Anthropic's usage: {@code input_tokens} counts the prompt tokens not read from the cache, which are
+     * {@code cache_read_input_tokens}, as Anthropic splits them.
+     */
+    static Map<String, Object> usage(Usage usage) {
+        Map<String, Object> out = new LinkedHashMap<>();
+        int prompt = usage == null ? 0 : usage.promptTokens();
+        int cached = cached(usage);
+        out.put("input_tokens", prompt - cached);
+        out.put("cache_read_input_tokens", cached);
+        out.put("output_tokens", usage == null ? 0 : usage.completionTokens());
+        return out;
+    }
+
+    private static int cached(Usage usage) {
+        if (usage == null || usage.promptTokensDetails() == null) {
+            return 0;
+        }
+        return usage.promptTokensDetails().get("cached_tokens") instanceof Number n
+                ? Math.min(n.intValue(), usage.promptTokens()) : 0;
+    }
+
+    static Map<String, Object> thinkingBlock(String thinking) {
+        Map<String, Object> block = new LinkedHashMap<>();
+        block.put("type", "thinking");
+        block.put("thinking", thinking);
+        // Anthropic signs its own models' thinking; a local model's has no signature to give.
+        block.put("signature", "");
+        return block;
+    }
+
+    static Map<String, Object> toolUseStart(String id, String name) {
+        Map<String, Object> block = new LinkedHashMap<>();
+        block.put("type", "tool_use");
+        block.put("id", id == null || id.isEmpty() ? toolUseId() : id);
+        block.put("name", name == null ? "" : name);
+        block.put("input", Map.of());
+        return block;
+    }
+
+    /** A tool call's arguments as the input object; arguments that are no JSON object are kept as a string. */
+    private Object input(String arguments) {
+        if (arguments == null || arguments.isBlank()) {
+            return Map.of();
+        }
+        try {
+            Object value = json.readValue(arguments, Object.class);
+            return value instanceof Map<?, ?> ? value : Map.of("arguments", arguments);
+        } catch (JacksonException e) {
+            return Map.of("arguments", arguments);
+        }
+    }
+}
