@@ -1,0 +1,21 @@
+package dev.lazarus.gateway.api.responses;
+
+import jakarta.validation.constraints.Min;
+import jakarta.validation.constraints.NotNull;
+import java.time.Duration;
+import org.springframework.boot.context.properties.ConfigurationProperties;
+import org.springframework.boot.context.properties.bind.DefaultValue;
+import org.springframework.validation.annotation.Validated;
+
+/**
+ * The Responses API's store of served responses ({@code store: true}, the default), under
+ * {@code lazarus.responses.*}.
+ *
+ * @param storeTtl        how long a stored response can be retrieved or continued ({@code previous_response_id})
+ * @param storeMaxEntries how many responses are kept at most, the oldest dropped first; 0 keeps none
+ */
+@Validated
+@ConfigurationProperties(prefix = "lazarus.responses")
+public record ResponsesProperties(
+        @DefaultValue("1h") @NotNull Duration storeTtl,
+        @DefaultValue("1000") @Min(0) int storeMaxEntries) {}
