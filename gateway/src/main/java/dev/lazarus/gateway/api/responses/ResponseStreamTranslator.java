@@ -14,7 +14,7 @@ import tools.jackson.databind.node.ObjectNode;
  * One chat chunk stream as one Responses event stream, in OpenAI's order: {@code response.created} and
  * {@code response.in_progress} with the first chunk, then per output item (reasoning, a message, a function
  * call) its {@code output_item.added}, content part, deltas and the matching {@code done} events, and
- * {@code response.completed} (or {@code response.incomplete} when the answer hit its token limit) at the end.
+ * {@code response.completed} (or {@code response.incomplete} when the answer hit the client's {@code max_output_tokens}) at the end.
  * Every event carries the next {@code sequence_number}. A stream resumed on another backend is one chunk stream
  * here, so the client sees one response. Not thread-safe: one per request, fed in order.
  */
@@ -103,8 +103,14 @@ final class ResponseStreamTranslator {
             events.add(lifecycle("response.in_progress", start));
         }
         close(events);
-        boolean cut = "length".equals(finishReason) || "content_filter".equals(finishReason);
-        String reason = "length".equals(finishReason) ? "max_output_tokens" : cut ? "content_filter" : null;
+        // Cut by the client's own max_output_tokens: incomplete, as OpenAI says it. A length stop the client
+        // set no limit for is the server's cap (llama-server's --n-predict): the answer is what the server
+        // gives, complete, as llama-server's own Responses endpoint reports it (agents such as Codex fail a
+        // turn that ends incomplete).
+        boolean asked = start.get("max_output_tokens") != null && !start.get("max_output_tokens").isNull();
+        boolean length = "length".equals(finishReason) && asked;
+        boolean cut = length || "content_filter".equals(finishReason);
+        String reason = length ? "max_output_tokens" : cut ? "content_filter" : null;
         result = objects.finish(start, cut ? "incomplete" : "completed", reason, output, usage);
         events.add(lifecycle(cut ? "response.incomplete" : "response.completed", result));
         return events;

@@ -126,6 +126,12 @@ class ResponseStreamTranslatorTest {
         assertThat(translator.response().get("status").stringValue()).isEqualTo("incomplete");
         assertThat(translator.response().at("/incomplete_details/reason").stringValue()).isEqualTo("max_output_tokens");
         assertThat(translator.response().get("max_output_tokens").intValue()).isEqualTo(2);
+
+        ResponseStreamTranslator serverCapped = translator("{\"model\":\"m\",\"input\":\"x\"}");
+        List<ObjectNode> capped = run(serverCapped, chunk(Delta.content("ab"), "length"), usage(Usage.of(3, 2)));
+        assertThat(capped.getLast().get("type").stringValue()).as("no limit of the client's was hit")
+                .isEqualTo("response.completed");
+        assertThat(serverCapped.response().get("incomplete_details").isNull()).isTrue();
     }
 
     @Test
