@@ -5,6 +5,7 @@ import dev.lazarus.backend.api.BackendConfig;
 import dev.lazarus.backend.api.BackendDescriptor;
 import dev.lazarus.backend.api.BackendException;
 import dev.lazarus.backend.api.BackendHealth;
+import dev.lazarus.backend.api.CallContext;
 import dev.lazarus.backend.api.ChatEventStreams;
 import dev.lazarus.backend.api.GeneratedTokens;
 import dev.lazarus.backend.api.InferenceBackend;
@@ -199,8 +200,8 @@ public final class LlamaCppBackend implements InferenceBackend, WholeAnswers, Ch
     public Flux<ChatCompletionChunk> chat(ChatCompletionRequest request) {
         return Flux.deferContextual(context -> {
             String model = identity.get();
-            GeneratedTokens record = context.getOrDefault(GeneratedTokens.class, null);
-            TokenPrefix prefix = context.getOrDefault(TokenPrefix.class, null);
+            GeneratedTokens record = CallContext.generatedTokens(context).orElse(null);
+            TokenPrefix prefix = CallContext.tokenPrefix(context).orElse(null);
             if (prefix != null && model != null && model.equals(prefix.modelIdentity())
                     && TokenContinuation.takes(request)) {
                 log.debug("backend '{}': continuing an answer from its {} tokens", id, prefix.ids().size());
@@ -217,7 +218,7 @@ public final class LlamaCppBackend implements InferenceBackend, WholeAnswers, Ch
     @Override
     public Flux<ChatEvents> chatEvents(ChatCompletionRequest request) {
         return Flux.deferContextual(context -> {
-            if (context.hasKey(GeneratedTokens.class) || context.hasKey(TokenPrefix.class)) {
+            if (CallContext.asksForTokens(context)) {
                 return chat(request).map(ChatEvents::of);
             }
             ChatCompletionRequest upstream = request.asUsageStream();

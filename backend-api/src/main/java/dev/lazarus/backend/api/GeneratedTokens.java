@@ -7,7 +7,7 @@ import java.util.Optional;
 /**
  * The token ids of one answer as a backend generates them, for a caller that may have to continue
  * that answer elsewhere ({@link TokenPrefix}). The caller puts one in the subscriber context of a
- * {@code chat} call (Reactor's {@code contextWrite}, key {@code GeneratedTokens.class}); a backend
+ * {@code chat} call (Reactor's {@code contextWrite}, key {@link CallContext#GENERATED_TOKENS}); a backend
  * that can tell its token ids {@linkplain #start starts} it and {@linkplain #add adds} them as it
  * streams; any other backend leaves it empty, and the caller falls back to the answer's text.
  * One call's chunks arrive one after the other, so it needs no locking beyond visibility.

@@ -4,27 +4,27 @@ import dev.lazarus.backend.api.openai.ChatCompletion;
 import dev.lazarus.backend.api.openai.ChatCompletionAggregator;
 import dev.lazarus.backend.api.openai.ChatCompletionChunk;
 import dev.lazarus.backend.api.openai.ChatCompletionRequest;
+import dev.lazarus.backend.api.openai.ChatEvents;
 import dev.lazarus.backend.api.openai.Completion;
 import dev.lazarus.backend.api.openai.CompletionAggregator;
 import dev.lazarus.backend.api.openai.CompletionRequest;
 import dev.lazarus.gateway.config.LazarusProperties;
 import dev.lazarus.gateway.config.LazarusProperties.ResponseModel;
+import dev.lazarus.gateway.routing.Answer;
 import dev.lazarus.gateway.routing.Router;
 import dev.lazarus.gateway.routing.ServedBy;
 import java.util.function.Supplier;
 import org.springframework.http.server.reactive.ServerHttpResponse;
 import org.springframework.stereotype.Component;
 import org.springframework.web.server.ServerWebExchange;
-import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
 
 /**
  * {@code POST /v1/chat/completions} and {@code POST /v1/completions}: read and validate the
  * request, hand it to the {@link Router}, and relay the backend stream as an event stream or as
- * one aggregated JSON answer, naming the backends that answered in {@value #SERVED_BY_HEADER}. A
- * non-streaming request whose backends all answer whole stays non-streaming upstream, and their
- * answer is passed on as it came, with the response's identity written over the server's. Routed by
- * {@link OpenAiEndpointFilter}.
+ * one aggregated JSON answer, in the form the router chose ({@link Answer}), naming the backends that
+ * answered in {@value #SERVED_BY_HEADER}. A whole answer is passed on as it came, with the response's
+ * identity written over the server's. Routed by {@link OpenAiEndpointFilter}.
  */
 @Component
 public class OpenAiController {
@@ -56,25 +56,22 @@ public class OpenAiController {
             ServedBy served = new ServedBy();
             Runnable header = servedByHeader(exchange.getResponse(), served);
             Supplier<ResponseIdentity> identity = identity(ResponseIdentity.chat(request.model()), served);
-            if (!request.isStream() && router.answersWhole(request.model())) {
-                return writer.whole(exchange.getResponse(), router.chatWhole(request)
-                        .contextWrite(c -> c.put(ServedBy.class, served)).single(), identity, header);
-            }
-            if (request.isStream()) {
-                return writer.chatEvents(exchange.getRequest(), exchange.getResponse(),
-                        router.chatEvents(request).contextWrite(c -> c.put(ServedBy.class, served)), identity,
-                        request.wantsUsageInStream(), header);
-            }
-            Flux<ChatCompletionChunk> backend = router.chat(request).contextWrite(c -> c.put(ServedBy.class, served));
-            Mono<ChatCompletion> answer = ChunkShape.CHAT.shape(backend, identity, true)
-                    .reduceWith(ChatCompletionAggregator::new, ChatCompletionAggregator::add)
-                    .map(aggregator -> {
-                        ChatCompletion r = aggregator.result();
-                        ResponseIdentity id = identity.get();
-                        return new ChatCompletion(id.id(), ChatCompletion.OBJECT, id.created(),
-                                id.model(), r.systemFingerprint(), r.choices(), r.usage(), r.extra());
-                    });
-            return writer.json(exchange.getResponse(), answer, header);
+            return switch (router.chatAnswer(request)) {
+                case Answer.Whole<ChatEvents, ChatCompletionChunk> whole ->
+                        writer.whole(exchange.getResponse(), whole.answer().contextWrite(served::into), identity, header);
+                case Answer.Streamed<ChatEvents, ChatCompletionChunk> stream ->
+                        writer.chatEvents(exchange.getRequest(), exchange.getResponse(),
+                                stream.pieces().contextWrite(served::into), identity, request.wantsUsageInStream(), header);
+                case Answer.Aggregated<ChatEvents, ChatCompletionChunk> chunks -> writer.json(exchange.getResponse(),
+                        ChunkShape.CHAT.shape(chunks.chunks().contextWrite(served::into), identity, true)
+                                .reduceWith(ChatCompletionAggregator::new, ChatCompletionAggregator::add)
+                                .map(aggregator -> {
+                                    ChatCompletion r = aggregator.result();
+                                    ResponseIdentity id = identity.get();
+                                    return new ChatCompletion(id.id(), ChatCompletion.OBJECT, id.created(),
+                                            id.model(), r.systemFingerprint(), r.choices(), r.usage(), r.extra());
+                                }), header);
+            };
         });
     }
 
@@ -84,24 +81,22 @@ public class OpenAiController {
             ServedBy served = new ServedBy();
             Runnable header = servedByHeader(exchange.getResponse(), served);
             Supplier<ResponseIdentity> identity = identity(ResponseIdentity.completion(request.model()), served);
-            if (!request.isStream() && router.answersWhole(request.model())) {
-                return writer.whole(exchange.getResponse(), router.completionWhole(request)
-                        .contextWrite(c -> c.put(ServedBy.class, served)).single(), identity, header);
-            }
-            Flux<Completion> backend = router.completion(request).contextWrite(c -> c.put(ServedBy.class, served));
-            if (request.isStream()) {
-                return writer.eventStream(exchange.getRequest(), exchange.getResponse(),
-                        ChunkShape.COMPLETION.shape(backend, identity, request.wantsUsageInStream()), header);
-            }
-            Mono<Completion> answer = ChunkShape.COMPLETION.shape(backend, identity, true)
-                    .reduceWith(CompletionAggregator::new, CompletionAggregator::add)
-                    .map(aggregator -> {
-                        Completion r = aggregator.result();
-                        ResponseIdentity id = identity.get();
-                        return new Completion(id.id(), Completion.OBJECT, id.created(), id.model(),
-                                r.systemFingerprint(), r.choices(), r.usage(), r.extra());
-                    });
-            return writer.json(exchange.getResponse(), answer, header);
+            return switch (router.completionAnswer(request)) {
+                case Answer.Whole<Completion, Completion> whole ->
+                        writer.whole(exchange.getResponse(), whole.answer().contextWrite(served::into), identity, header);
+                case Answer.Streamed<Completion, Completion> stream -> writer.eventStream(exchange.getRequest(),
+                        exchange.getResponse(), ChunkShape.COMPLETION.shape(stream.pieces().contextWrite(served::into),
+                                identity, request.wantsUsageInStream()), header);
+                case Answer.Aggregated<Completion, Completion> chunks -> writer.json(exchange.getResponse(),
+                        ChunkShape.COMPLETION.shape(chunks.chunks().contextWrite(served::into), identity, true)
+                                .reduceWith(CompletionAggregator::new, CompletionAggregator::add)
+                                .map(aggregator -> {
+                                    Completion r = aggregator.result();
+                                    ResponseIdentity id = identity.get();
+                                    return new Completion(id.id(), Completion.OBJECT, id.created(), id.model(),
+                                            r.systemFingerprint(), r.choices(), r.usage(), r.extra());
+                                }), header);
+            };
         });
     }
 

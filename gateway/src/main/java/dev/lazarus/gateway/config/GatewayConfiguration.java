@@ -60,14 +60,16 @@ public class GatewayConfiguration {
                                         backendModels.getOrDefault(id, model.name())))
                                 .toList(),
                         model.ownedBy(),
-                        model.overallTimeout() != null ? model.overallTimeout() : properties.routing().overallTimeout()))
+                        model.overallTimeout() != null ? model.overallTimeout() : properties.routing().overallTimeout(),
+                        model.midStream()))
                 .toList();
         return new RouteTable(routes);
     }
 
     /**
      * The route planner bean when one is declared (the rollback policy's), else the configured
-     * order; then every {@link RouteFilter} bean in order. Providers rather than
+     * order; then every {@link RouteFilter} bean in order; every {@link BackendCallDecorator} bean at its
+     * {@link dev.lazarus.gateway.routing.CallLayer layer}. Providers rather than
      * {@code @ConditionalOnMissingBean} defaults, which would depend on the order in which
      * configuration classes are read.
      */
@@ -78,7 +80,7 @@ public class GatewayConfiguration {
         List<RouteFilter> ordered = filters.orderedStream().toList();
         RoutePlanner planned = planner.getIfUnique(RoutePlanner::configuredOrder).filteredBy(ordered);
         List<RoutingListener> all = listeners.orderedStream().toList();
-        AttemptLoop loop = new AttemptLoop(BackendCallDecorator.chain(decorators.orderedStream().toList()),
+        AttemptLoop loop = new AttemptLoop(BackendCallDecorator.chain(decorators.stream().toList()),
                 resumer.getIfUnique(StreamResumer::none),
                 all.isEmpty() ? RoutingListener.NONE : RoutingListener.composite(all), redactor);
         return new Router(routes, planned, loop, ordered);

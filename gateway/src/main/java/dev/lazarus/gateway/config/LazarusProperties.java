@@ -1,7 +1,7 @@
 package dev.lazarus.gateway.config;
 
 import dev.lazarus.backend.api.BackendConfig;
-import dev.lazarus.gateway.resilience.MidStreamMode;
+import dev.lazarus.gateway.routing.MidStreamMode;
 import jakarta.validation.Valid;
 import jakarta.validation.constraints.Min;
 import jakarta.validation.constraints.NotBlank;

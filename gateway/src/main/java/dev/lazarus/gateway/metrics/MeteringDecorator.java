@@ -5,6 +5,7 @@ import dev.lazarus.gateway.resilience.ChunkInspector;
 import dev.lazarus.gateway.resilience.GenerationClock;
 import dev.lazarus.gateway.routing.Attempt;
 import dev.lazarus.gateway.routing.BackendCallDecorator;
+import dev.lazarus.gateway.routing.CallLayer;
 import io.github.resilience4j.circuitbreaker.CallNotPermittedException;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.DistributionSummary;
@@ -34,6 +35,11 @@ public final class MeteringDecorator implements BackendCallDecorator {
 
     public MeteringDecorator(MeterRegistry registry) {
         this.registry = registry;
+    }
+
+    @Override
+    public CallLayer layer() {
+        return CallLayer.METERING;
     }
 
     @Override

@@ -13,8 +13,6 @@ import org.springframework.boot.health.contributor.CompositeHealthContributor;
 import org.springframework.context.ApplicationListener;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
-import org.springframework.core.Ordered;
-import org.springframework.core.annotation.Order;
 import org.springframework.core.env.Environment;
 import tools.jackson.databind.json.JsonMapper;
 
@@ -73,9 +71,7 @@ class ObservabilityConfiguration {
         return new RoutingMetrics(registry);
     }
 
-    /** Outermost: it sees what the client waits for, including any time a policy decorator adds. */
     @Bean
-    @Order(Ordered.HIGHEST_PRECEDENCE)
     MeteringDecorator meteringDecorator(MeterRegistry registry) {
         return new MeteringDecorator(registry);
     }

@@ -2,6 +2,7 @@ package dev.lazarus.gateway.policy;
 
 import dev.lazarus.gateway.routing.Attempt;
 import dev.lazarus.gateway.routing.BackendCallDecorator;
+import dev.lazarus.gateway.routing.CallLayer;
 import dev.lazarus.gateway.routing.PassThrough;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
@@ -29,6 +30,11 @@ public final class PolicyCallDecorator implements BackendCallDecorator {
     /** @param errors receives (backend id, error) for every failed call */
     public PolicyCallDecorator(BiConsumer<String, Throwable> errors) {
         this.errors = errors;
+    }
+
+    @Override
+    public CallLayer layer() {
+        return CallLayer.POLICY;
     }
 
     @Override

@@ -53,9 +53,12 @@ public interface ChunkInspector<T> {
 
     static <T> ChunkInspector<T> of(Endpoint<?, T> endpoint) {
         @SuppressWarnings("unchecked")
-        ChunkInspector<T> inspector = (ChunkInspector<T>) (endpoint.whole() ? WHOLE
-                : endpoint == Endpoint.CHAT ? CHAT : endpoint == Endpoint.CHAT_EVENTS ? ChatEventsInspector.INSTANCE
-                : COMPLETION);
+        ChunkInspector<T> inspector = (ChunkInspector<T>) switch (endpoint.kind()) {
+            case CHAT -> CHAT;
+            case CHAT_EVENTS -> ChatEventsInspector.INSTANCE;
+            case COMPLETION -> COMPLETION;
+            case WHOLE -> WHOLE;
+        };
         return inspector;
     }
 

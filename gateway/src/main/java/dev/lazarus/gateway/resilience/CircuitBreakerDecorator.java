@@ -4,6 +4,7 @@ import dev.lazarus.backend.api.BackendErrorKind;
 import dev.lazarus.backend.api.BackendException;
 import dev.lazarus.gateway.routing.Attempt;
 import dev.lazarus.gateway.routing.BackendCallDecorator;
+import dev.lazarus.gateway.routing.CallLayer;
 import io.github.resilience4j.circuitbreaker.CallNotPermittedException;
 import io.github.resilience4j.circuitbreaker.CircuitBreaker;
 import java.util.concurrent.TimeUnit;
@@ -34,6 +35,11 @@ public final class CircuitBreakerDecorator implements BackendCallDecorator {
     public CircuitBreakerDecorator(BackendBreakers breakers, BackendStatsRegistry stats) {
         this.breakers = breakers;
         this.stats = stats;
+    }
+
+    @Override
+    public CallLayer layer() {
+        return CallLayer.CIRCUIT_BREAKER;
     }
 
     @Override

@@ -39,8 +39,13 @@ interface Continuation<R, T> {
 
     static <R, T> Continuation<R, T> of(Endpoint<R, T> endpoint) {
         @SuppressWarnings("unchecked")
-        Continuation<R, T> c = (Continuation<R, T>) (endpoint == Endpoint.CHAT ? CHAT
-                : endpoint == Endpoint.CHAT_EVENTS ? CHAT_EVENTS : COMPLETION);
+        Continuation<R, T> c = (Continuation<R, T>) switch (endpoint.kind()) {
+            case CHAT -> CHAT;
+            case CHAT_EVENTS -> CHAT_EVENTS;
+            case COMPLETION -> COMPLETION;
+            // Nothing of a whole answer reaches the client before its end: a failed call is made again elsewhere.
+            case WHOLE -> throw new IllegalArgumentException("a whole answer is never continued");
+        };
         return c;
     }
 

@@ -3,6 +3,7 @@ package dev.lazarus.gateway.resilience;
 import dev.lazarus.backend.api.BackendException;
 import dev.lazarus.gateway.routing.Attempt;
 import dev.lazarus.gateway.routing.BackendCallDecorator;
+import dev.lazarus.gateway.routing.CallLayer;
 import dev.lazarus.gateway.routing.LoopTimer;
 import java.time.Duration;
 import reactor.core.publisher.Flux;
@@ -22,6 +23,11 @@ public final class FirstTokenTimeoutDecorator implements BackendCallDecorator {
     public FirstTokenTimeoutDecorator(AttemptProperties properties) {
         this.answerTimeout = properties.answerTimeout();
         this.policies = properties.policies();
+    }
+
+    @Override
+    public CallLayer layer() {
+        return CallLayer.FIRST_TOKEN_TIMEOUT;
     }
 
     @Override

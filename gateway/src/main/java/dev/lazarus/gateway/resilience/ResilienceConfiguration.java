@@ -1,8 +1,9 @@
 package dev.lazarus.gateway.resilience;
 
 import dev.lazarus.backend.api.Redactor;
-import dev.lazarus.gateway.config.LazarusProperties;
 import dev.lazarus.gateway.routing.BackendRegistry;
+import dev.lazarus.gateway.routing.MidStreamMode;
+import dev.lazarus.gateway.routing.RouteTable;
 import dev.lazarus.gateway.routing.RoutingListener;
 import io.github.resilience4j.circuitbreaker.CircuitBreakerRegistry;
 import java.util.HashMap;
@@ -24,14 +25,6 @@ import org.springframework.core.annotation.Order;
 @EnableConfigurationProperties({ResilienceProperties.class, HealthProperties.class, AttemptProperties.class})
 public class ResilienceConfiguration {
 
-    /**
-     * Metering (outermost), then same-backend retries (each try one call for the breaker), the
-     * breaker, the first-token limit (a call it ends counts as the breaker's failure), the transcript.
-     */
-    public static final int RETRY_ORDER = 50;
-    public static final int BREAKER_ORDER = 100;
-    public static final int FIRST_TOKEN_ORDER = 150;
-    public static final int TRANSCRIPT_ORDER = 200;
     public static final int AVAILABILITY_FILTER_ORDER = 100;
 
     @Bean
@@ -56,27 +49,23 @@ public class ResilienceConfiguration {
     }
 
     @Bean
-    @Order(BREAKER_ORDER)
     CircuitBreakerDecorator circuitBreakerDecorator(BackendBreakers breakers, BackendStatsRegistry stats) {
         return new CircuitBreakerDecorator(breakers, stats);
     }
 
     @Bean
-    @Order(RETRY_ORDER)
     SameBackendRetryDecorator sameBackendRetryDecorator(AttemptProperties properties) {
         return new SameBackendRetryDecorator(properties);
     }
 
     @Bean
-    @Order(FIRST_TOKEN_ORDER)
     FirstTokenTimeoutDecorator firstTokenTimeoutDecorator(AttemptProperties properties) {
         return new FirstTokenTimeoutDecorator(properties);
     }
 
     @Bean
-    @Order(TRANSCRIPT_ORDER)
-    TranscriptDecorator transcriptDecorator(LazarusProperties lazarus, ResilienceProperties properties) {
-        return new TranscriptDecorator(modes(lazarus, properties));
+    TranscriptDecorator transcriptDecorator(RouteTable routes, ResilienceProperties properties) {
+        return new TranscriptDecorator(modes(routes, properties));
     }
 
     @Bean
@@ -86,18 +75,18 @@ public class ResilienceConfiguration {
     }
 
     @Bean
-    ResumingStreamResumer resumingStreamResumer(LazarusProperties lazarus, ResilienceProperties properties,
+    ResumingStreamResumer resumingStreamResumer(RouteTable routes, ResilienceProperties properties,
             ObjectProvider<RoutingListener> listeners) {
-        return new ResumingStreamResumer(modes(lazarus, properties),
+        return new ResumingStreamResumer(modes(routes, properties),
                 RoutingListener.composite(listeners.orderedStream().toList()));
     }
 
     /** Public model name → mid-stream mode: the model's own, else {@code lazarus.resilience.mid-stream}. */
-    static Function<String, MidStreamMode> modes(LazarusProperties lazarus, ResilienceProperties properties) {
+    static Function<String, MidStreamMode> modes(RouteTable routes, ResilienceProperties properties) {
         Map<String, MidStreamMode> byModel = new HashMap<>();
-        lazarus.models().forEach(m -> {
-            if (m.midStream() != null) {
-                byModel.put(m.name(), m.midStream());
+        routes.routes().forEach(route -> {
+            if (route.midStream() != null) {
+                byModel.put(route.name(), route.midStream());
             }
         });
         MidStreamMode fallback = properties.midStream();

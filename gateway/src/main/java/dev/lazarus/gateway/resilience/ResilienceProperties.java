@@ -1,5 +1,6 @@
 package dev.lazarus.gateway.resilience;
 
+import dev.lazarus.gateway.routing.MidStreamMode;
 import io.github.resilience4j.circuitbreaker.CircuitBreakerConfig.SlidingWindowType;
 import jakarta.validation.Valid;
 import jakarta.validation.constraints.DecimalMax;

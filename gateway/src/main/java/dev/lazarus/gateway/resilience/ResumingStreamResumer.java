@@ -1,10 +1,12 @@
 package dev.lazarus.gateway.resilience;
 
 import dev.lazarus.backend.api.BackendCapabilities;
+import dev.lazarus.backend.api.CallContext;
 import dev.lazarus.backend.api.TokenPrefix;
 import dev.lazarus.backend.api.openai.Usage;
 import dev.lazarus.gateway.routing.Endpoint;
 import dev.lazarus.gateway.routing.MidStreamFailure;
+import dev.lazarus.gateway.routing.MidStreamMode;
 import dev.lazarus.gateway.routing.RouteTarget;
 import dev.lazarus.gateway.routing.RoutingListener;
 import dev.lazarus.gateway.routing.StreamResumer;
@@ -90,8 +92,7 @@ public final class ResumingStreamResumer implements StreamResumer {
         // from them exactly; a continuation of a continuation never sees an older, shorter prefix.
         Optional<TokenPrefix> tokens = next == failure.request() ? Optional.empty() : transcript.tokenPrefix();
         return failure.continueOn(plan, next)
-                .contextWrite(context -> tokens.isPresent() ? context.put(TokenPrefix.class, tokens.get())
-                        : context.delete(TokenPrefix.class))
+                .contextWrite(context -> CallContext.withTokenPrefix(context, tokens))
                 .handle((T chunk, SynchronousSink<T> sink) -> {
                     relayed[0] = true;
                     T withoutRole = inspector.withoutRole(chunk);
@@ -108,7 +109,7 @@ public final class ResumingStreamResumer implements StreamResumer {
     }
 
     private static boolean canContinue(Endpoint<?, ?> endpoint, boolean prefix, BackendCapabilities capabilities) {
-        return endpoint.supported().test(capabilities) && (!prefix || capabilities.assistantPrefill());
+        return endpoint.supports(capabilities) && (!prefix || capabilities.assistantPrefill());
     }
 
     /**

@@ -4,6 +4,7 @@ import dev.lazarus.backend.api.BackendErrorKind;
 import dev.lazarus.backend.api.BackendException;
 import dev.lazarus.gateway.routing.Attempt;
 import dev.lazarus.gateway.routing.BackendCallDecorator;
+import dev.lazarus.gateway.routing.CallLayer;
 import io.github.resilience4j.circuitbreaker.CallNotPermittedException;
 import java.time.Duration;
 import reactor.core.publisher.Flux;
@@ -25,6 +26,11 @@ public final class SameBackendRetryDecorator implements BackendCallDecorator {
 
     public SameBackendRetryDecorator(AttemptProperties properties) {
         this.policies = properties.policies();
+    }
+
+    @Override
+    public CallLayer layer() {
+        return CallLayer.SAME_BACKEND_RETRY;
     }
 
     @Override

@@ -2,10 +2,12 @@ package dev.lazarus.gateway.resilience;
 
 import dev.lazarus.backend.api.BackendErrorKind;
 import dev.lazarus.backend.api.BackendException;
+import dev.lazarus.backend.api.CallContext;
 import dev.lazarus.backend.api.GeneratedTokens;
 import dev.lazarus.gateway.routing.Attempt;
 import dev.lazarus.gateway.routing.BackendCallDecorator;
-import dev.lazarus.gateway.routing.Endpoint;
+import dev.lazarus.gateway.routing.CallLayer;
+import dev.lazarus.gateway.routing.MidStreamMode;
 import java.util.Optional;
 import java.util.function.Function;
 import reactor.core.publisher.Flux;
@@ -27,6 +29,11 @@ public final class TranscriptDecorator implements BackendCallDecorator {
     }
 
     @Override
+    public CallLayer layer() {
+        return CallLayer.TRANSCRIPT;
+    }
+
+    @Override
     public <T> Flux<T> decorate(Attempt<T> attempt, Flux<T> call) {
         // A whole answer is never resumed: a failed call is made again on the next backend.
         if (modes.apply(attempt.model()) != MidStreamMode.RESUME || attempt.endpoint().whole()) {
@@ -45,13 +52,19 @@ public final class TranscriptDecorator implements BackendCallDecorator {
                             transcript));
             // The backend records the answer's token ids here (token-exact resume), which costs it a little
             // per token: only where a later backend of the plan serves the same model and could use them.
-            return recordIds ? recorded.contextWrite(context -> context.put(GeneratedTokens.class,
+            return recordIds ? recorded.contextWrite(context -> CallContext.withGeneratedTokens(context,
                     transcript.generatedTokens())) : recorded;
         });
     }
 
     private static boolean sameModelBehind(Attempt<?> attempt) {
-        if (attempt.endpoint() != Endpoint.CHAT) {
+        // Backends record and continue from token ids on typed chat streams only; events are planned only
+        // for a route's last candidate, which has no backend behind it.
+        boolean typedChat = switch (attempt.endpoint().kind()) {
+            case CHAT -> true;
+            case CHAT_EVENTS, COMPLETION, WHOLE -> false;
+        };
+        if (!typedChat) {
             return false;
         }
         Optional<String> identity = attempt.target().backend().tokenIdentity();

@@ -62,7 +62,7 @@ public final class AttemptLoop {
         }
         RouteTarget target = plan.get(index);
         return Flux.deferContextual(context -> {
-            ServedBy served = context.getOrDefault(ServedBy.class, null);
+            ServedBy served = ServedBy.in(context);
             // Per subscription: has anything of this backend's answer gone downstream yet?
             boolean[] relayed = {false};
             Flux<T> call = new UpstreamCall<>(() -> endpoint.call(target, request), e -> redacted(target, e), clock);
@@ -93,7 +93,8 @@ public final class AttemptLoop {
                             return Flux.error(failure);
                         }
                         String nextId = index + 1 < plan.size() ? plan.get(index + 1).backendId() : null;
-                        log.warn("model '{}': backend '{}' {} ({}: {}); {}", model, target.backendId(),
+                        log.warn("{} for model '{}': backend '{}' {} ({}: {}); {}", endpoint.name(), model,
+                                target.backendId(),
                                 refusedContinuation ? "refused to continue the answer" : "failed before its first token",
                                 failure.kind(), failure.getMessage(),
                                 nextId != null ? "trying '" + nextId + "'" : "no backend left");

@@ -1,12 +1,13 @@
 package dev.lazarus.gateway.routing;
 
+import java.util.Comparator;
 import java.util.List;
 import reactor.core.publisher.Flux;
 
 /**
  * Wraps one backend call without touching it: metering, circuit breakers, bulkheads. Every bean
- * of this type is applied to every attempt, in {@link org.springframework.core.annotation.Order}
- * order, the first being the outermost. A decorator may refuse a call by returning an error
+ * of this type is applied to every attempt, at its {@link #layer()} (the order is stated once, in
+ * {@link CallLayer}). A decorator may refuse a call by returning an error
  * ({@link dev.lazarus.backend.api.BackendException} with a kind whose
  * {@link dev.lazarus.backend.api.BackendErrorKind#tryNextBackend()} is true sends the request to
  * the next backend of the route).
@@ -15,9 +16,18 @@ public interface BackendCallDecorator {
 
     <T> Flux<T> decorate(Attempt<T> attempt, Flux<T> call);
 
-    /** Applies {@code decorators} so that the first one is the outermost. */
+    /** Where this decorator wraps the call. */
+    CallLayer layer();
+
+    /**
+     * Applies {@code decorators} in {@link CallLayer} order, the first layer the outermost; decorators
+     * of one layer in the order given.
+     */
     static BackendCallDecorator chain(List<? extends BackendCallDecorator> decorators) {
-        List<BackendCallDecorator> copy = List.copyOf(decorators);
+        List<BackendCallDecorator> copy = decorators.stream()
+                .sorted(Comparator.comparing(BackendCallDecorator::layer))
+                .map(BackendCallDecorator.class::cast)
+                .toList();
         return new BackendCallDecorator() {
             @Override
             public <T> Flux<T> decorate(Attempt<T> attempt, Flux<T> call) {
@@ -26,6 +36,11 @@ public interface BackendCallDecorator {
                     decorated = copy.get(i).decorate(attempt, decorated);
                 }
                 return decorated;
+            }
+
+            @Override
+            public CallLayer layer() {
+                return copy.isEmpty() ? CallLayer.METERING : copy.getFirst().layer();
             }
         };
     }

@@ -11,40 +11,37 @@ import dev.lazarus.backend.api.openai.ChatEvents;
 import dev.lazarus.backend.api.openai.Completion;
 import dev.lazarus.backend.api.openai.CompletionRequest;
 import dev.lazarus.backend.api.openai.Usage;
+import java.util.Objects;
 import java.util.function.BiFunction;
 import java.util.function.Function;
-import java.util.function.Predicate;
 import reactor.core.publisher.Flux;
 
 /**
- * One kind of backend call (chat or legacy completion), described once so that the attempt loop,
- * decorators and metering stay generic over the request and chunk types.
+ * One kind of backend call, described once so that the attempt loop, decorators and metering stay
+ * generic over the request and chunk types, and the client-facing endpoint it serves (a chat call
+ * may serve chat completions, the Responses API or the Messages API: {@link #serving}).
  *
- * @param name      short name for logs and metric tags
+ * @param api       the endpoint the client called: metric tags, log lines, which backends can serve it
+ * @param kind      what the call returns, and so how its pieces are read and continued
  * @param invoke    starts the call on a backend
  * @param toBackend the request as a backend receives it: its own model name, always streamed with usage
  * @param usage     the usage a chunk carries, or null
- * @param supported whether a backend with these capabilities can serve this kind of call
- * @param whole     whether a call answers in one piece (a {@link WholeAnswer}: a non-streaming request
- *                  sent on as it is to a backend that {@link #answersWhole answers whole})
  * @param <R>       request type
  * @param <T>       chunk type
  */
 public record Endpoint<R, T>(
-        String name,
+        ApiEndpoint api,
+        CallKind kind,
         BiFunction<InferenceBackend, R, Flux<T>> invoke,
         BiFunction<R, String, R> toBackend,
-        Function<T, Usage> usage,
-        Predicate<BackendCapabilities> supported,
-        boolean whole) {
+        Function<T, Usage> usage) {
 
     public static final Endpoint<ChatCompletionRequest, ChatCompletionChunk> CHAT = new Endpoint<>(
-            "chat",
+            ApiEndpoint.CHAT_COMPLETIONS,
+            CallKind.CHAT,
             InferenceBackend::chat,
             (request, model) -> request.withModel(model).asUsageStream(),
-            ChatCompletionChunk::usage,
-            capabilities -> true,
-            false);
+            ChatCompletionChunk::usage);
 
     /**
      * A streamed chat answer relayed as its server's events ({@link ChatEvents}) from a backend that can
@@ -52,38 +49,62 @@ public record Endpoint<R, T>(
      * answer is never continued elsewhere (see {@link Router#chatEvents}).
      */
     public static final Endpoint<ChatCompletionRequest, ChatEvents> CHAT_EVENTS = new Endpoint<>(
-            "chat",
+            ApiEndpoint.CHAT_COMPLETIONS,
+            CallKind.CHAT_EVENTS,
             (backend, request) -> ((ChatEventStreams) backend).chatEvents(request),
             (request, model) -> request.withModel(model).asUsageStream(),
-            ChatEvents::lastUsage,
-            capabilities -> true,
-            false);
+            ChatEvents::lastUsage);
 
     public static final Endpoint<CompletionRequest, Completion> COMPLETION = new Endpoint<>(
-            "completion",
+            ApiEndpoint.COMPLETIONS,
+            CallKind.COMPLETION,
             InferenceBackend::completion,
             (request, model) -> request.withModel(model).asUsageStream(),
-            Completion::usage,
-            BackendCapabilities::completions,
-            false);
+            Completion::usage);
 
     /** A non-streaming chat request to backends that answer whole: the request as the client sent it. */
     public static final Endpoint<ChatCompletionRequest, WholeAnswer> CHAT_WHOLE = new Endpoint<>(
-            "chat",
+            ApiEndpoint.CHAT_COMPLETIONS,
+            CallKind.WHOLE,
             (backend, request) -> ((WholeAnswers) backend).chatWhole(request).flux(),
             ChatCompletionRequest::withModel,
-            WholeAnswer::usage,
-            capabilities -> true,
-            true);
+            WholeAnswer::usage);
 
     /** A non-streaming legacy completion to backends that answer whole. */
     public static final Endpoint<CompletionRequest, WholeAnswer> COMPLETION_WHOLE = new Endpoint<>(
-            "completion",
+            ApiEndpoint.COMPLETIONS,
+            CallKind.WHOLE,
             (backend, request) -> ((WholeAnswers) backend).completionWhole(request).flux(),
             CompletionRequest::withModel,
-            WholeAnswer::usage,
-            BackendCapabilities::completions,
-            true);
+            WholeAnswer::usage);
+
+    public Endpoint {
+        Objects.requireNonNull(api, "api");
+        Objects.requireNonNull(kind, "kind");
+    }
+
+    /** The same call serving {@code endpoint} (a protocol translated onto chat completions). */
+    public Endpoint<R, T> serving(ApiEndpoint endpoint) {
+        return endpoint == api ? this : new Endpoint<>(endpoint, kind, invoke, toBackend, usage);
+    }
+
+    /** The endpoint's name in metric tags and log lines. */
+    public String name() {
+        return api.tag();
+    }
+
+    /**
+     * Whether a call answers in one piece (a {@link WholeAnswer}: a non-streaming request sent on as it
+     * is to a backend that {@link #answersWhole answers whole}).
+     */
+    public boolean whole() {
+        return kind == CallKind.WHOLE;
+    }
+
+    /** Whether a backend with {@code capabilities} can serve this call. */
+    public boolean supports(BackendCapabilities capabilities) {
+        return api.servedBy(capabilities);
+    }
 
     /** Whether {@code backend} can relay a streamed chat answer as its server's events. */
     public static boolean streamsEvents(InferenceBackend backend) {
@@ -101,6 +122,6 @@ public record Endpoint<R, T>(
     }
 
     boolean supports(InferenceBackend backend) {
-        return supported.test(backend.describe().capabilities());
+        return supports(backend.describe().capabilities());
     }
 }

@@ -11,8 +11,15 @@ import java.util.Objects;
  * @param targets        backends in configured fallback order (never empty)
  * @param ownedBy        shown in {@code /v1/models}
  * @param overallTimeout the longest one request for this model may take
+ * @param midStream      what a client gets when its stream's backend fails after the first token;
+ *                       null: the gateway's default
  */
-public record ModelRoute(String name, List<RouteTarget> targets, String ownedBy, Duration overallTimeout) {
+public record ModelRoute(String name, List<RouteTarget> targets, String ownedBy, Duration overallTimeout,
+        MidStreamMode midStream) {
+
+    public ModelRoute(String name, List<RouteTarget> targets, String ownedBy, Duration overallTimeout) {
+        this(name, targets, ownedBy, overallTimeout, null);
+    }
 
     public ModelRoute {
         Objects.requireNonNull(name, "name");

@@ -15,7 +15,11 @@ import reactor.core.publisher.Flux;
 /**
  * The routing entry point: public model → route → planned chain → attempt loop, bounded by the
  * route's overall timeout. Returns the backend's chunks as they are (the API layer gives them the
- * response's identity); every failure is a signal on the returned Flux, never a throw.
+ * response's identity); every failure is a signal on the returned Flux, never a throw. Each call names
+ * the {@link ApiEndpoint} the client called (a protocol layer that translates onto chat completions
+ * names its own), which decides the backends that can serve it and tags its metrics and log lines.
+ * The form of an OpenAI answer (whole, streamed, aggregated) is decided here: {@link #chatAnswer},
+ * {@link #completionAnswer}.
  */
 public final class Router {
 
@@ -40,12 +44,44 @@ public final class Router {
         return routes;
     }
 
+    /** A chat answer as typed chunks, streamed or not (with failover and mid-stream resume), for chat completions. */
     public Flux<ChatCompletionChunk> chat(ChatCompletionRequest request) {
-        return route(Endpoint.CHAT, request, request.model());
+        return chat(request, ApiEndpoint.CHAT_COMPLETIONS);
+    }
+
+    /**
+     * A chat answer as typed chunks, serving {@code endpoint}: what a protocol translated onto chat
+     * completions (Responses, Messages) calls, whether its client streams or not.
+     */
+    public Flux<ChatCompletionChunk> chat(ChatCompletionRequest request, ApiEndpoint endpoint) {
+        return route(Endpoint.CHAT.serving(endpoint), request, request.model());
     }
 
     public Flux<Completion> completion(CompletionRequest request) {
         return route(Endpoint.COMPLETION, request, request.model());
+    }
+
+    /**
+     * A chat completion in the form its request and route call for: a non-streaming request whose backends
+     * all {@link #answersWhole answer whole} stays non-streaming upstream; a streamed one is relayed as
+     * {@link #chatEvents events}; any other is streamed upstream and put together by the caller.
+     */
+    public Answer<ChatEvents, ChatCompletionChunk> chatAnswer(ChatCompletionRequest request) {
+        if (request.isStream()) {
+            return new Answer.Streamed<>(chatEvents(request));
+        }
+        return answersWhole(request.model()) ? new Answer.Whole<>(route(Endpoint.CHAT_WHOLE, request, request.model()).single())
+                : new Answer.Aggregated<>(chat(request));
+    }
+
+    /** A legacy completion in the form its request and route call for, as {@link #chatAnswer} decides it. */
+    public Answer<Completion, Completion> completionAnswer(CompletionRequest request) {
+        if (request.isStream()) {
+            return new Answer.Streamed<>(completion(request));
+        }
+        return answersWhole(request.model())
+                ? new Answer.Whole<>(route(Endpoint.COMPLETION_WHOLE, request, request.model()).single())
+                : new Answer.Aggregated<>(completion(request));
     }
 
     /**
@@ -56,15 +92,6 @@ public final class Router {
     public boolean answersWhole(String model) {
         return routes.find(model).map(route -> !route.targets().isEmpty()
                 && route.targets().stream().allMatch(t -> Endpoint.answersWhole(t.backend()))).orElse(false);
-    }
-
-    /** A non-streaming chat request whose route {@link #answersWhole answers whole}: one answer. */
-    public Flux<WholeAnswer> chatWhole(ChatCompletionRequest request) {
-        return route(Endpoint.CHAT_WHOLE, request, request.model());
-    }
-
-    public Flux<WholeAnswer> completionWhole(CompletionRequest request) {
-        return route(Endpoint.COMPLETION_WHOLE, request, request.model());
     }
 
     private <R, T> Flux<T> route(Endpoint<R, T> endpoint, R request, String model) {
@@ -83,14 +110,20 @@ public final class Router {
      * of {@link #chat}, one a piece.
      */
     public Flux<ChatEvents> chatEvents(ChatCompletionRequest request) {
+        return chatEvents(request, ApiEndpoint.CHAT_COMPLETIONS);
+    }
+
+    /** {@link #chatEvents(ChatCompletionRequest)} serving {@code endpoint}. */
+    public Flux<ChatEvents> chatEvents(ChatCompletionRequest request, ApiEndpoint endpoint) {
         String model = request.model();
         return Flux.defer(() -> {
             ModelRoute route = routes.find(model).orElseThrow(() -> modelNotFound(model));
-            List<RouteTarget> plan = plan(route, Endpoint.CHAT, model);
+            Endpoint<ChatCompletionRequest, ChatCompletionChunk> chunks = Endpoint.CHAT.serving(endpoint);
+            List<RouteTarget> plan = plan(route, chunks, model);
             if (plan.size() == 1 && Endpoint.streamsEvents(plan.getFirst().backend())) {
-                return run(route, plan, Endpoint.CHAT_EVENTS, request, model);
+                return run(route, plan, Endpoint.CHAT_EVENTS.serving(endpoint), request, model);
             }
-            return run(route, plan, Endpoint.CHAT, request, model).map(ChatEvents::of);
+            return run(route, plan, chunks, request, model).map(ChatEvents::of);
         });
     }
 
@@ -103,7 +136,8 @@ public final class Router {
             List<RouteTarget> capable = route.targets().stream().filter(t -> endpoint.supports(t.backend())).toList();
             if (capable.isEmpty()) {
                 throw BackendException.invalidRequest(
-                        "The model '" + model + "' does not support the " + endpoint.name() + " endpoint.", "model");
+                        "The model '" + model + "' is not served at " + endpoint.api().paths().getFirst()
+                                + " by any of its backends.", "model");
             }
             // The planner and its filters left every capable backend out (breaker open, down,
             // disabled): that is a 503 with Retry-After, not the request's fault.

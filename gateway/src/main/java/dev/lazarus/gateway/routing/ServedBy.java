@@ -1,8 +1,10 @@
 package dev.lazarus.gateway.routing;
 
 import java.util.List;
-import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.StringJoiner;
+import java.util.concurrent.CopyOnWriteArrayList;
+import reactor.util.context.Context;
+import reactor.util.context.ContextView;
 
 /**
  * Which backends answered one request, in order: the one that served it, then each one a
@@ -20,6 +22,16 @@ public final class ServedBy {
 
     // Written on the backend's thread, read on the writer's: a resume may switch threads.
     private final List<Backend> backends = new CopyOnWriteArrayList<>();
+
+    /** {@code context} carrying this record: the API layer puts it around the router's answer. */
+    public Context into(Context context) {
+        return context.put(ServedBy.class, this);
+    }
+
+    /** The record the API layer put in {@code context}, or null. */
+    static ServedBy in(ContextView context) {
+        return context.getOrDefault(ServedBy.class, null);
+    }
 
     void add(Backend backend) {
         backends.add(backend);

@@ -11,6 +11,7 @@ import dev.lazarus.gateway.routing.AttemptLoop;
 import dev.lazarus.gateway.routing.BackendCallDecorator;
 import dev.lazarus.backend.api.BackendFactories;
 import dev.lazarus.gateway.routing.BackendRegistry;
+import dev.lazarus.gateway.routing.MidStreamMode;
 import dev.lazarus.gateway.routing.ModelRoute;
 import dev.lazarus.gateway.routing.RoutePlanner;
 import dev.lazarus.gateway.routing.RouteTable;

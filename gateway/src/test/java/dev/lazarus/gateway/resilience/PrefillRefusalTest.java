@@ -11,6 +11,7 @@ import dev.lazarus.backend.api.openai.ChatMessage;
 import dev.lazarus.gateway.routing.AttemptLoop;
 import dev.lazarus.gateway.routing.BackendCallDecorator;
 import dev.lazarus.gateway.routing.Endpoint;
+import dev.lazarus.gateway.routing.MidStreamMode;
 import dev.lazarus.gateway.routing.RouteTarget;
 import dev.lazarus.gateway.routing.RoutingListener;
 import dev.lazarus.gateway.testing.ScriptedBackend;

@@ -12,6 +12,7 @@ import dev.lazarus.backend.api.openai.ToolCall;
 import dev.lazarus.backend.api.openai.Usage;
 import dev.lazarus.gateway.routing.Endpoint;
 import dev.lazarus.gateway.routing.MidStreamFailure;
+import dev.lazarus.gateway.routing.MidStreamMode;
 import dev.lazarus.gateway.routing.RouteTarget;
 import dev.lazarus.gateway.routing.RoutingListener;
 import dev.lazarus.gateway.testing.ScriptedBackendFactory;

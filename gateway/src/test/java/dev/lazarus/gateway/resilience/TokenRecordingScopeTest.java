@@ -12,6 +12,7 @@ import dev.lazarus.backend.api.openai.Completion;
 import dev.lazarus.backend.api.openai.CompletionRequest;
 import dev.lazarus.gateway.routing.Attempt;
 import dev.lazarus.gateway.routing.Endpoint;
+import dev.lazarus.gateway.routing.MidStreamMode;
 import dev.lazarus.gateway.routing.RouteTarget;
 import java.util.List;
 import java.util.Optional;

@@ -38,11 +38,12 @@ class AttemptLoopTest {
     }
 
     @Test
-    void decoratorsWrapEveryAttemptOutermostFirst() {
+    void decoratorsWrapEveryAttemptInTheirLayersOrderOutermostFirst() {
         List<String> seen = new ArrayList<>();
-        BackendCallDecorator tagA = recording("A", seen);
-        BackendCallDecorator tagB = recording("B", seen);
-        AttemptLoop loop = new AttemptLoop(BackendCallDecorator.chain(List.of(tagA, tagB)), StreamResumer.none());
+        BackendCallDecorator tagA = recording("A", CallLayer.METERING, seen);
+        BackendCallDecorator tagB = recording("B", CallLayer.CIRCUIT_BREAKER, seen);
+        // Given innermost first: the layers, not the list, decide.
+        AttemptLoop loop = new AttemptLoop(BackendCallDecorator.chain(List.of(tagB, tagA)), StreamResumer.none());
         StepVerifier.create(loop.run("m", List.of(first, second), Endpoint.CHAT,
                         request(Map.of("loop-first", Map.of("fail", "UNAVAILABLE")))).collectList())
                 .assertNext(chunks -> assertThat(text(chunks)).isEqualTo("Hello, world"))
@@ -57,6 +58,11 @@ class AttemptLoopTest {
             public <T> Flux<T> decorate(Attempt<T> attempt, Flux<T> call) {
                 return attempt.backendId().equals("loop-first")
                         ? Flux.error(BackendException.unavailable("circuit open")) : call;
+            }
+
+            @Override
+            public CallLayer layer() {
+                return CallLayer.CIRCUIT_BREAKER;
             }
         };
         AttemptLoop loop = new AttemptLoop(breaker, StreamResumer.none());
@@ -111,7 +117,7 @@ class AttemptLoopTest {
                 .verifyComplete();
     }
 
-    private static BackendCallDecorator recording(String name, List<String> seen) {
+    private static BackendCallDecorator recording(String name, CallLayer layer, List<String> seen) {
         return new BackendCallDecorator() {
             @Override
             public <T> Flux<T> decorate(Attempt<T> attempt, Flux<T> call) {
@@ -119,6 +125,11 @@ class AttemptLoopTest {
                     seen.add(name + ">" + attempt.backendId());
                     return call;
                 });
+            }
+
+            @Override
+            public CallLayer layer() {
+                return layer;
             }
         };
     }

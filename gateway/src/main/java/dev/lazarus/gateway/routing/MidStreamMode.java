@@ -1,4 +1,4 @@
-package dev.lazarus.gateway.resilience;
+package dev.lazarus.gateway.routing;
 
 /** What the client gets when the backend serving its stream fails after the first token. */
 public enum MidStreamMode {
