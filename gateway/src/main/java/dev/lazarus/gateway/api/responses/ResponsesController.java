@@ -9,6 +9,7 @@ import dev.lazarus.gateway.api.OpenAiController;
 import dev.lazarus.gateway.api.RequestReader;
 import dev.lazarus.gateway.api.RequestValidator;
 import dev.lazarus.gateway.api.ResponseWriter;
+import dev.lazarus.gateway.routing.ApiEndpoint;
 import dev.lazarus.gateway.routing.Router;
 import dev.lazarus.gateway.routing.ServedBy;
 import java.time.Instant;
@@ -82,7 +83,7 @@ public class ResponsesController {
                     response.getHeaders().set(OpenAiController.SERVED_BY_HEADER, served.ids());
                 }
             };
-            Flux<ChatCompletionChunk> chunks = router.chat(chat).contextWrite(c -> c.put(ServedBy.class, served));
+            Flux<ChatCompletionChunk> chunks = router.chat(chat, ApiEndpoint.RESPONSES).contextWrite(served::into);
             Runnable keep = () -> {
                 if (stored) {
                     store.put(new StoredResponse(stream.response(), prior, input));

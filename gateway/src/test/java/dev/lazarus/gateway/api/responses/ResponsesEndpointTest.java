@@ -8,7 +8,9 @@ import dev.lazarus.gateway.api.OpenAiController;
 import dev.lazarus.gateway.testing.GatewayTestSupport;
 import java.util.ArrayList;
 import java.util.List;
+import io.micrometer.core.instrument.MeterRegistry;
 import org.junit.jupiter.api.Test;
+import org.springframework.beans.factory.annotation.Autowired;
 import org.springframework.test.web.reactive.server.EntityExchangeResult;
 import tools.jackson.databind.JsonNode;
 
@@ -17,6 +19,9 @@ class ResponsesEndpointTest extends GatewayTestSupport {
 
     private static final String RESUME = "\"script\": {\"alpha\": {\"fail\": \"UPSTREAM\", \"fail_after\": 2},"
             + " \"beta\": {\"tokens\": [\" there\", \"!\"]}}";
+
+    @Autowired
+    MeterRegistry meters;
 
     private JsonNode create(String body) {
         return json(post("/v1/responses", body).expectStatus().isOk()
@@ -58,6 +63,9 @@ class ResponsesEndpointTest extends GatewayTestSupport {
         assertThat(response.at("/usage/output_tokens").asInt()).isEqualTo(3);
         assertThat(response.at("/usage/total_tokens").asInt())
                 .isEqualTo(response.at("/usage/input_tokens").asInt() + 3);
+        assertThat(meters.find("lazarus.completion.tokens").tag("endpoint", "responses").counter())
+                .as("metered as the Responses endpoint").isNotNull()
+                .satisfies(counter -> assertThat(counter.count()).isPositive());
     }
 
     @Test
