@@ -11,16 +11,13 @@ import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.springframework.boot.test.context.SpringBootTest;
@@ -80,10 +77,9 @@ class ResponsesRealClientsTest {
 
     @Test
     void openAiPythonSdk() throws Exception {
-        Path repo = repoRoot();
-        Path site = require(repo.resolve(envOr("LAZARUS_PYTHON_SDK", repo.resolve(".python-sdk").toString()))
-                .resolve("root/usr/lib/python3/dist-packages"), "openai/__init__.py", "scripts/python-sdk/setup.sh");
-        String log = run(List.of("python3", repo.resolve("scripts/python-sdk/openai_responses_suite.py").toString(),
+        Path repo = RealClients.repoRoot();
+        Path site = RealClients.pythonSdk(repo);
+        String log = RealClients.run(List.of("python3", repo.resolve("scripts/python-sdk/openai_responses_suite.py").toString(),
                 baseUrl(), KEY, "tiny"), Map.of("PYTHONPATH", site.toString(), "PYTHONDONTWRITEBYTECODE", "1"),
                 repo, 5);
         assertThat(log).as(log).contains("6 passed, 0 failed");
@@ -91,32 +87,16 @@ class ResponsesRealClientsTest {
 
     @Test
     void openAiNpmSdkAndAgentsSdk() throws Exception {
-        Path repo = repoRoot();
-        Path clients = nodeClients(repo);
-        String log = run(List.of("node", repo.resolve("scripts/node-clients/responses_suite.cjs").toString(),
+        Path repo = RealClients.repoRoot();
+        Path clients = RealClients.nodeClients(repo);
+        String log = RealClients.run(List.of("node", repo.resolve("scripts/node-clients/responses_suite.cjs").toString(),
                 baseUrl(), KEY, "tiny"), Map.of("LAZARUS_NODE_CLIENTS", clients.toString()), repo, 5);
         assertThat(log).as(log).contains("4 passed, 0 failed");
     }
 
     @Test
     void codexExecCompletesATurn() throws Exception {
-        Path repo = repoRoot();
-        Path codex = nodeClients(repo).resolve("node_modules/.bin/codex");
-        Path home = Files.createTempDirectory("lazarus-codex-home");
-        Files.writeString(home.resolve("config.toml"), """
-                model = "tiny"
-                model_provider = "lazarus"
-
-                [model_providers.lazarus]
-                name = "Lazarus"
-                base_url = "%s"
-                env_key = "LAZARUS_API_KEY"
-                wire_api = "responses"
-                """.formatted(baseUrl()));
-        Path work = Files.createTempDirectory("lazarus-codex-work");
-        String log = run(List.of(codex.toString(), "exec", "--skip-git-repo-check", "Say hi"),
-                Map.of("CODEX_HOME", home.toString(), "LAZARUS_API_KEY", KEY), work, 6);
-        assertThat(log).as(log).contains("provider: lazarus").contains("\ncodex\n").doesNotContain("ERROR");
+        RealClients.codexTurn(baseUrl(), "tiny", KEY, 6);
     }
 
     /**
@@ -165,23 +145,6 @@ class ResponsesRealClientsTest {
         }
     }
 
-    /** Runs a client to its end (bounded), its output and exit status checked; returns the output. */
-    private static String run(List<String> command, Map<String, String> env, Path dir, int minutes) throws Exception {
-        Path output = Files.createTempFile("lazarus-responses-client", ".log");
-        ProcessBuilder builder = new ProcessBuilder(command).directory(dir.toFile()).redirectErrorStream(true)
-                .redirectOutput(output.toFile()).redirectInput(ProcessBuilder.Redirect.from(Path.of("/dev/null").toFile()));
-        builder.environment().putAll(env);
-        Process process = builder.start();
-        boolean ended = process.waitFor(minutes, TimeUnit.MINUTES);
-        if (!ended) {
-            process.destroyForcibly();
-        }
-        String log = Files.readString(output, StandardCharsets.UTF_8);
-        assertThat(ended).as("%s ended within %d minutes:%n%s", command.getFirst(), minutes, log).isTrue();
-        assertThat(process.exitValue()).as(log).isZero();
-        return log;
-    }
-
     /** The tiny llama with a training context that holds Codex's prompt. */
     private static Path longContextModel() {
         SyntheticModels.Spec t = SyntheticModels.tinyLlama();
@@ -195,35 +158,4 @@ class ResponsesRealClientsTest {
         }
     }
 
-    private static Path nodeClients(Path repo) {
-        return require(Path.of(envOr("LAZARUS_NODE_CLIENTS", repo.resolve(".node-clients").toString())),
-                "node_modules/.bin/codex", "scripts/node-clients/setup.sh");
-    }
-
-    private static String envOr(String name, String otherwise) {
-        String value = System.getenv(name);
-        return value != null && !value.isBlank() ? value : otherwise;
-    }
-
-    /** {@code dir} when it holds {@code file}; else fails in CI and skips elsewhere, naming the setup script. */
-    private static Path require(Path dir, String file, String setup) {
-        if (Files.exists(dir.resolve(file))) {
-            return dir;
-        }
-        String reason = file + " is not installed in " + dir + " (run " + setup + ")";
-        if ("true".equalsIgnoreCase(System.getenv("CI"))) {
-            throw new AssertionError("CI=true but " + reason);
-        }
-        Assumptions.abort(reason);
-        return dir;
-    }
-
-    private static Path repoRoot() {
-        for (Path dir = Path.of("").toAbsolutePath(); dir != null; dir = dir.getParent()) {
-            if (Files.isDirectory(dir.resolve("scripts/node-clients"))) {
-                return dir;
-            }
-        }
-        throw new AssertionError("no scripts/node-clients above " + Path.of("").toAbsolutePath());
-    }
 }

@@ -50,9 +50,10 @@ public class ResponsesController {
     private final ResponsesRequestTranslator translator;
     private final ResponseObjects objects;
     private final JsonMapper json;
+    private final int maxOutputTokens;
 
     public ResponsesController(RequestReader reader, RequestValidator validator, Router router, ResponseWriter writer,
-            ErrorMapper errors, ResponseStore store, JsonMapper json) {
+            ErrorMapper errors, ResponseStore store, ResponsesProperties properties, JsonMapper json) {
         this.reader = reader;
         this.validator = validator;
         this.router = router;
@@ -63,6 +64,7 @@ public class ResponsesController {
         this.translator = new ResponsesRequestTranslator(json);
         this.objects = new ResponseObjects(json);
         this.json = json;
+        this.maxOutputTokens = properties.maxOutputTokens();
     }
 
     @PostMapping(PATH)
@@ -71,6 +73,9 @@ public class ResponsesController {
             List<JsonNode> prior = prior(request);
             List<ObjectNode> input = withIds(translator.inputItems(request));
             ChatCompletionRequest chat = translator.toChat(request, input, prior);
+            if (chat.maxTokens() == null && maxOutputTokens > 0) {
+                chat = chat.toBuilder().maxTokens(maxOutputTokens).build();
+            }
             validator.validate(chat);
             boolean stored = !(request.get("store") instanceof JsonNode s && s.isBoolean() && !s.booleanValue());
             ObjectNode start = objects.start(request, ResponseIds.response(), Instant.now().getEpochSecond(),
