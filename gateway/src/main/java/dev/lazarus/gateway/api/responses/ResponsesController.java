@@ -26,6 +26,7 @@ import org.springframework.web.bind.annotation.RestController;
 import org.springframework.web.server.ServerWebExchange;
 import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
+import reactor.core.scheduler.Schedulers;
 import tools.jackson.databind.JsonNode;
 import tools.jackson.databind.json.JsonMapper;
 import tools.jackson.databind.node.ObjectNode;
@@ -69,66 +70,66 @@ public class ResponsesController {
 
     @PostMapping(PATH)
     public Mono<Void> create(ServerWebExchange exchange) {
-        return reader.read(exchange.getRequest(), ObjectNode.class).flatMap(request -> {
-            List<JsonNode> prior = prior(request);
-            List<ObjectNode> input = withIds(translator.inputItems(request));
-            ChatCompletionRequest chat = translator.toChat(request, input, prior);
-            if (chat.maxTokens() == null && maxOutputTokens > 0) {
-                chat = chat.toBuilder().maxTokens(maxOutputTokens).build();
+        return reader.read(exchange.getRequest(), ObjectNode.class)
+                .flatMap(request -> offLoop(() -> prior(request)).flatMap(prior -> create(exchange, request, prior)));
+    }
+
+    private Mono<Void> create(ServerWebExchange exchange, ObjectNode request, List<JsonNode> prior) {
+        List<ObjectNode> input = withIds(translator.inputItems(request));
+        ChatCompletionRequest chat = translator.toChat(request, input, prior);
+        if (chat.maxTokens() == null && maxOutputTokens > 0) {
+            chat = chat.toBuilder().maxTokens(maxOutputTokens).build();
+        }
+        validator.validate(chat);
+        boolean stored = !(request.get("store") instanceof JsonNode s && s.isBoolean() && !s.booleanValue());
+        ObjectNode start = objects.start(request, ResponseIds.response(), Instant.now().getEpochSecond(),
+                chat.model());
+        ResponseStreamTranslator stream = new ResponseStreamTranslator(json, objects, start);
+        ServedBy served = new ServedBy();
+        ServerHttpResponse response = exchange.getResponse();
+        Runnable header = () -> {
+            if (!served.isEmpty()) {
+                response.getHeaders().set(OpenAiController.SERVED_BY_HEADER, served.ids());
             }
-            validator.validate(chat);
-            boolean stored = !(request.get("store") instanceof JsonNode s && s.isBoolean() && !s.booleanValue());
-            ObjectNode start = objects.start(request, ResponseIds.response(), Instant.now().getEpochSecond(),
-                    chat.model());
-            ResponseStreamTranslator stream = new ResponseStreamTranslator(json, objects, start);
-            ServedBy served = new ServedBy();
-            ServerHttpResponse response = exchange.getResponse();
-            Runnable header = () -> {
-                if (!served.isEmpty()) {
-                    response.getHeaders().set(OpenAiController.SERVED_BY_HEADER, served.ids());
-                }
-            };
-            Flux<ChatCompletionChunk> chunks = router.chat(chat, ApiEndpoint.RESPONSES).contextWrite(served::into);
-            Runnable keep = () -> {
-                if (stored) {
-                    store.put(new StoredResponse(stream.response(), prior, input));
-                }
-            };
-            if (request.get("stream") instanceof JsonNode s && s.isBoolean() && s.booleanValue()) {
-                Flux<ObjectNode> answer = chunks.concatMapIterable(stream::onChunk)
-                        .concatWith(Flux.defer(() -> {
-                            List<ObjectNode> end = stream.complete();
-                            keep.run();
-                            return Flux.fromIterable(end);
-                        }))
-                        .onErrorResume(error -> {
-                            if (!stream.started()) {
-                                return Flux.error(error);
-                            }
-                            ApiError failure = errors.map(error, exchange.getRequest());
-                            String code = failure.detail().code() != null ? failure.detail().code() : "server_error";
-                            return Flux.fromIterable(stream.fail(code, failure.detail().message()));
-                        });
-                return events.write(response, answer.map(e -> new NamedEventWriter.Event(e.get("type").stringValue(), e)),
-                        header);
-            }
-            Mono<ObjectNode> whole = chunks.doOnNext(stream::onChunk).then(Mono.fromSupplier(() -> {
-                stream.complete();
-                keep.run();
-                return stream.response();
-            }));
-            return writer.json(response, whole, header);
-        });
+        };
+        Flux<ChatCompletionChunk> chunks = router.chat(chat, ApiEndpoint.RESPONSES).contextWrite(served::into);
+        // Stored before the client hears of the end, so that its next request can continue it.
+        Mono<Void> keep = stored ? offLoop(() -> {
+            store.put(new StoredResponse(stream.response(), prior, input));
+            return true;
+        }).then() : Mono.empty();
+        if (request.get("stream") instanceof JsonNode s && s.isBoolean() && s.booleanValue()) {
+            Flux<ObjectNode> answer = chunks.concatMapIterable(stream::onChunk)
+                    .concatWith(Flux.defer(() -> {
+                        List<ObjectNode> end = stream.complete();
+                        return keep.thenMany(Flux.fromIterable(end));
+                    }))
+                    .onErrorResume(error -> {
+                        if (!stream.started()) {
+                            return Flux.error(error);
+                        }
+                        ApiError failure = errors.map(error, exchange.getRequest());
+                        String code = failure.detail().code() != null ? failure.detail().code() : "server_error";
+                        return Flux.fromIterable(stream.fail(code, failure.detail().message()));
+                    });
+            return events.write(response, answer.map(e -> new NamedEventWriter.Event(e.get("type").stringValue(), e)),
+                    header);
+        }
+        Mono<ObjectNode> whole = chunks.doOnNext(stream::onChunk)
+                .then(Mono.fromRunnable(stream::complete))
+                .then(keep)
+                .then(Mono.fromSupplier(stream::response));
+        return writer.json(response, whole, header);
     }
 
     @GetMapping(PATH + "/{id}")
     public Mono<ObjectNode> get(@PathVariable String id) {
-        return Mono.fromSupplier(() -> find(id).response());
+        return offLoop(() -> find(id).response());
     }
 
     @DeleteMapping(PATH + "/{id}")
     public Mono<ObjectNode> delete(@PathVariable String id) {
-        return Mono.fromSupplier(() -> {
+        return offLoop(() -> {
             if (!store.delete(id)) {
                 throw notFound(id);
             }
@@ -143,7 +144,7 @@ public class ResponsesController {
     @GetMapping(PATH + "/{id}/input_items")
     public Mono<ObjectNode> inputItems(@PathVariable String id, @RequestParam(defaultValue = "desc") String order,
             @RequestParam(defaultValue = "20") int limit, @RequestParam(required = false) String after) {
-        return Mono.fromSupplier(() -> {
+        return offLoop(() -> {
             if (!order.equals("asc") && !order.equals("desc")) {
                 throw ApiError.invalidValue("Invalid value for 'order': '" + order
                         + "'. Supported values are: 'asc' and 'desc'.", "order");
@@ -173,6 +174,11 @@ public class ResponsesController {
             list.put("has_more", from + limit < items.size());
             return list;
         });
+    }
+
+    /** A store call, off the event loop: the database's blocks. */
+    private static <T> Mono<T> offLoop(java.util.concurrent.Callable<T> call) {
+        return Mono.fromCallable(call).subscribeOn(Schedulers.boundedElastic());
     }
 
     /** The conversation {@code previous_response_id} names, or none. */
