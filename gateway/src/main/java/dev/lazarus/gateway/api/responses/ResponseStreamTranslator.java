@@ -111,6 +111,10 @@ final class ResponseStreamTranslator {
         boolean length = "length".equals(finishReason) && asked;
         boolean cut = length || "content_filter".equals(finishReason);
         String reason = length ? "max_output_tokens" : cut ? "content_filter" : null;
+        if (cut && !output.isEmpty()) {
+            // The item the limit cut short, as OpenAI marks it.
+            output.getLast().put("status", "incomplete");
+        }
         result = objects.finish(start, cut ? "incomplete" : "completed", reason, output, usage);
         events.add(lifecycle(cut ? "response.incomplete" : "response.completed", result));
         return events;

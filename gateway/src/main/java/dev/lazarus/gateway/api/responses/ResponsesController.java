@@ -75,8 +75,9 @@ public class ResponsesController {
     }
 
     private Mono<Void> create(ServerWebExchange exchange, ObjectNode request, List<JsonNode> prior) {
-        List<ObjectNode> input = withIds(translator.inputItems(request));
+        List<ObjectNode> input = translator.inputItems(request);
         ChatCompletionRequest chat = translator.toChat(request, input, prior);
+        withIds(input); // after the translation has checked the items
         if (chat.maxTokens() == null && maxOutputTokens > 0) {
             chat = chat.toBuilder().maxTokens(maxOutputTokens).build();
         }
@@ -160,7 +161,7 @@ public class ResponsesController {
             int from = 0;
             if (after != null) {
                 for (int i = 0; i < items.size(); i++) {
-                    if (after.equals(items.get(i).get("id").stringValue())) {
+                    if (after.equals(items.get(i).get("id").asString())) {
                         from = i + 1;
                     }
                 }
@@ -169,8 +170,8 @@ public class ResponsesController {
             ObjectNode list = json.createObjectNode();
             list.put("object", "list");
             list.putArray("data").addAll(page.stream().map(JsonNode.class::cast).toList());
-            list.put("first_id", page.isEmpty() ? null : page.getFirst().get("id").stringValue());
-            list.put("last_id", page.isEmpty() ? null : page.getLast().get("id").stringValue());
+            list.put("first_id", page.isEmpty() ? null : page.getFirst().get("id").asString());
+            list.put("last_id", page.isEmpty() ? null : page.getLast().get("id").asString());
             list.put("has_more", from + limit < items.size());
             return list;
         });

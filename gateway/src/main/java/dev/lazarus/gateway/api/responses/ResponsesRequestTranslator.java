@@ -126,6 +126,9 @@ final class ResponsesRequestTranslator {
             if (!(node instanceof ObjectNode item)) {
                 throw ApiError.invalidType(param, "expected an object");
             }
+            if (item.get("type") instanceof JsonNode t && !t.isNull() && !t.isString()) {
+                throw ApiError.invalidType(param + ".type", "expected a string");
+            }
             String type = string(item, "type");
             if (type == null && item.has("role")) {
                 type = "message";

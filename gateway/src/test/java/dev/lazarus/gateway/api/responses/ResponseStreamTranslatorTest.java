@@ -126,6 +126,7 @@ class ResponseStreamTranslatorTest {
         assertThat(translator.response().get("status").stringValue()).isEqualTo("incomplete");
         assertThat(translator.response().at("/incomplete_details/reason").stringValue()).isEqualTo("max_output_tokens");
         assertThat(translator.response().get("max_output_tokens").intValue()).isEqualTo(2);
+        assertThat(translator.response().at("/output/0/status").stringValue()).isEqualTo("incomplete");
 
         ResponseStreamTranslator serverCapped = translator("{\"model\":\"m\",\"input\":\"x\"}");
         List<ObjectNode> capped = run(serverCapped, chunk(Delta.content("ab"), "length"), usage(Usage.of(3, 2)));

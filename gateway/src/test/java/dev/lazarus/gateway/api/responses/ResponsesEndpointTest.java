@@ -165,6 +165,8 @@ class ResponsesEndpointTest extends GatewayTestSupport {
                 .expectBody().jsonPath("$.error.param").isEqualTo("model");
         post("/v1/responses", "{\"model\": \"no-such-model\", \"input\": \"hi\"}").expectStatus().isNotFound()
                 .expectBody().jsonPath("$.error.code").isEqualTo("model_not_found");
+        post("/v1/responses", "{\"model\": \"test-model\", \"input\": [{\"type\": 42, \"id\": 7}]}")
+                .expectStatus().isBadRequest().expectBody().jsonPath("$.error.param").isEqualTo("input[0].type");
         post("/v1/responses", "[1]").expectStatus().isBadRequest()
                 .expectBody().jsonPath("$.error.type").isEqualTo("invalid_request_error");
         post("/v1/responses", "{\"model\": \"test-model\", \"input\": \"hi\", \"temperature\": \"hot\"}")
