@@ -123,6 +123,13 @@ public final class BenchmarkJobs implements AutoCloseable {
         return job;
     }
 
+    /** The jobs this gateway ran or runs (the last ones kept), newest first. */
+    public List<BenchmarkJob> all() {
+        synchronized (jobs) {
+            return new ArrayList<>(jobs.values()).reversed();
+        }
+    }
+
     public Optional<BenchmarkJob> find(String id) {
         return Optional.ofNullable(jobs.get(id));
     }
