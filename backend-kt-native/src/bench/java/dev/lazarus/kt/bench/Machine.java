@@ -1,6 +1,6 @@
 package dev.lazarus.kt.bench;
 
-import dev.lazarus.kt.runtime.HostCpu;
+import dev.lazarus.kt.host.HostCpu;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;

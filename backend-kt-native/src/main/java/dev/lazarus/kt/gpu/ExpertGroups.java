@@ -1,18 +1,17 @@
 package dev.lazarus.kt.gpu;
 
+import static dev.lazarus.kt.gpu.PrefillKernels.TILE;
+
 import java.util.function.IntPredicate;
 
 /**
  * One block's routing of a prompt chunk grouped by expert, what the batched expert kernels of prefill.cu take: the
  * routing slots (slot {@code s}: token {@code s / k}'s {@code s % k}-th choice) of the experts the device computes,
- * sorted by expert and cut into tiles of at most {@link #TILE} slots of one expert (each tile reads its expert's
- * weight rows once for all its tokens), and per expert the slots the host computes. Within an expert the slots
- * keep token order.
+ * sorted by expert and cut into tiles of at most {@link PrefillKernels#TILE} slots of one expert (each tile reads its
+ * expert's weight rows once for all its tokens), and per expert the slots the host computes. Within an expert the
+ * slots keep token order.
  */
 final class ExpertGroups {
-
-    /** Slots per tile: TC_TOKENS in mma.cuh (the tokens of a Q8_0 tensor-core tile). */
-    static final int TILE = 64;
 
     /** Per tile {expert, first slot index into {@link #slots}, count}. */
     final int[] tiles;

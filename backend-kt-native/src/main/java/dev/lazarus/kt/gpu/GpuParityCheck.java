@@ -82,7 +82,7 @@ public final class GpuParityCheck {
     public static final float K_QUANT_NEAR_TIE = 1.0f;
 
     static final int[] PROMPT = {1, 15, 27, 99, 4, 300, 8};
-    /** Prompt length of the batched prompt checks: several tiles of ExpertGroups.TILE tokens, the last one partial. */
+    /** Prompt length of the batched prompt checks: several tiles of PrefillKernels.TILE tokens, the last one partial. */
     static final int PREFILL_PROMPT = 45;
 
     /**

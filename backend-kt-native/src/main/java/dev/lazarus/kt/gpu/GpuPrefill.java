@@ -25,7 +25,7 @@ import java.util.function.IntPredicate;
 /**
  * The GPU layer path's prompt pass: a run of one sequence's consecutive positions computed as a batch, block by
  * block, with the prompt kernels of prefill.cu. Per block: the norms of every token, the q/k/v and output
- * projections as mat-mat products (Q8_0 as int8 tensor-core tiles of 64 weight rows and {@link ExpertGroups#TILE}
+ * projections as mat-mat products (Q8_0 as int8 tensor-core tiles of 64 weight rows and {@link PrefillKernels#TILE}
  * tokens, mma.cuh), QK-norm, rope and the K/V store of every token, then causal attention of every token over the cache;
  * the router of every token, the device's top-k ({@code moe_route}'s body) for all of them, one download of the
  * routes, the slots grouped by expert on the host ({@link ExpertGroups}) and the expert SwiGLUs as tiles of one
@@ -202,7 +202,7 @@ final class GpuPrefill implements AutoCloseable {
         while (done < count) {
             int start = positions[from + done];
             int n = Math.min(count - done, MAX_CHUNK);
-            while (n > ExpertGroups.TILE && 4L * attention.heads() * n * (start + n) > SCORE_BYTES) {
+            while (n > PrefillKernels.TILE && 4L * attention.heads() * n * (start + n) > SCORE_BYTES) {
                 n /= 2;
             }
             chunk(tokens, from + done, n, start, cache, wantLogits, out);
@@ -392,7 +392,7 @@ final class GpuPrefill implements AutoCloseable {
     private void swiGlu(int b, int n) {
         DeviceWeights.SwiGluMatrices f = weights.block(b).ffn();
         long table = dDense + 24L * b;
-        int tiles = (n + ExpertGroups.TILE - 1) / ExpertGroups.TILE;
+        int tiles = (n + PrefillKernels.TILE - 1) / PrefillKernels.TILE;
         pk.gateUp(table, dDenseTiles, tiles, dDenseSlots, 1, dXq, dH, f.hidden(), dim, f.gate().type());
         kernels.quantize(dH, dHq, n * f.hidden());
         pk.down(table, dDenseTiles, tiles, dDenseSlots, dHq, dY, dim, f.hidden(), f.down().type());
@@ -496,7 +496,7 @@ final class GpuPrefill implements AutoCloseable {
         cap = Math.max(n, cap);
         stride = Math.max(positions, Math.max(stride, 256));
         int slots = cap * k;
-        int maxTiles = slots / ExpertGroups.TILE + Math.max(experts, 1) + 1;
+        int maxTiles = slots / PrefillKernels.TILE + Math.max(experts, 1) + 1;
         dX = device((long) cap * dim);
         dRope = device((long) cap * ropeDims);
         dNormed = device((long) cap * dim);
@@ -514,7 +514,7 @@ final class GpuPrefill implements AutoCloseable {
         dCpuSum = device((long) cap * dim);
         dTiles = device(3L * maxTiles);
         dSlots = device(slots);
-        dDenseTiles = device(3L * (cap / ExpertGroups.TILE + 1));
+        dDenseTiles = device(3L * (cap / PrefillKernels.TILE + 1));
         dDenseSlots = device(cap);
         dZeros = device(cap);
         dOnes = device(cap);
@@ -528,7 +528,7 @@ final class GpuPrefill implements AutoCloseable {
         hCpuSum = host((long) cap * dim);
         hKvOut = host((long) cap * blocks * kvWidth);
         hLogits = host(vocab);
-        hDense = host(3L * (cap / ExpertGroups.TILE + 1) + 3L * cap);
+        hDense = host(3L * (cap / PrefillKernels.TILE + 1) + 3L * cap);
     }
 
     private long device(long floats) {

@@ -1,7 +1,6 @@
 package dev.lazarus.kt.gpu;
 
 import dev.lazarus.kt.gguf.GgmlType;
-import dev.lazarus.kt.model.MlaConfig;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 
@@ -209,18 +208,18 @@ final class LayerKernels {
      * in kvOut, unrounded.
      */
     void mlaRopeStore(long q, long kvpe, long kvNorm, long rope, long qOut, int qOutStride, int qOutOffset, long cache,
-                      long kvOut, int heads, MlaConfig mla, boolean neox, long pos, float eps) {
+                      long kvOut, int heads, int qkNopeDim, int kvLoraRank, int qkRopeDim, boolean neox, long pos,
+                      float eps) {
         launch(mlaRopeStore, heads + 1, NORM_THREADS, args.begin().ptr(q).ptr(kvpe).ptr(kvNorm).ptr(rope).ptr(qOut)
-                .i32(qOutStride).i32(qOutOffset).ptr(cache).ptr(kvOut).i32(heads).i32(mla.keyDim()).i32(mla.qkNopeDim())
-                .i32(mla.kvLoraRank()).i32(mla.qkRopeDim()).i32(neox ? 1 : 0).ptr(pos).f32(eps));
+                .i32(qOutStride).i32(qOutOffset).ptr(cache).ptr(kvOut).i32(heads).i32(qkNopeDim + qkRopeDim).i32(qkNopeDim)
+                .i32(kvLoraRank).i32(qkRopeDim).i32(neox ? 1 : 0).ptr(pos).f32(eps));
     }
 
     /** Decompressed MLA: per-head keys and values from kv_b's output {@code kv} and the rotated key part in {@code kvpe}. */
-    void mlaKvExpandStore(long kv, long kvpe, long kCache, long vCache, long kvOut, int heads, MlaConfig mla,
-                          long pos) {
+    void mlaKvExpandStore(long kv, long kvpe, long kCache, long vCache, long kvOut, int heads, int qkNopeDim,
+                          int valueDim, int kvLoraRank, int qkRopeDim, long pos) {
         launch(mlaKvExpand, heads, NORM_THREADS, args.begin().ptr(kv).ptr(kvpe).ptr(kCache).ptr(vCache).ptr(kvOut)
-                .i32(heads).i32(mla.qkNopeDim()).i32(mla.valueDim()).i32(mla.kvLoraRank()).i32(mla.qkRopeDim())
-                .ptr(pos));
+                .i32(heads).i32(qkNopeDim).i32(valueDim).i32(kvLoraRank).i32(qkRopeDim).ptr(pos));
     }
 
     /**

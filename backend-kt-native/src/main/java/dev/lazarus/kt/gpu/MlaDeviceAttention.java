@@ -133,8 +133,8 @@ final class MlaDeviceAttention implements DeviceAttention {
         }
         kernels.matvec(w.kvDown(), xn, xq, dKvpe, 1f, false);
         if (absorbed) {
-            kernels.mlaRopeStore(dQ, dKvpe, w.kvNorm(), rope, dFullQ, width, kvLora, copy.keys(b), kvOut, heads, mla, neox,
-                    pos, eps);
+            kernels.mlaRopeStore(dQ, dKvpe, w.kvNorm(), rope, dFullQ, width, kvLora, copy.keys(b), kvOut, heads,
+                    mla.qkNopeDim(), kvLora, mla.qkRopeDim(), neox, pos, eps);
             // q_nope of head h is Q8_0 blocks [h · keyDim / 32, ...) of the quantized query (nope, keyDim % 32 == 0)
             kernels.quantize(dQ, dQQ, heads * mla.keyDim());
             kernels.perHead(w.keyAbsorb(), heads, dQQ, blockBytes(mla.keyDim()), dFullQ, width);
@@ -144,11 +144,12 @@ final class MlaDeviceAttention implements DeviceAttention {
             kernels.perHead(w.valueDecompress(), heads, dLatentQ, blockBytes(kvLora), dAtt, mla.valueDim());
         } else {
             // q rotated in place; the normed latent row, unrounded, into the scratch behind the kv_a output
-            kernels.mlaRopeStore(dQ, dKvpe, w.kvNorm(), rope, dQ, mla.keyDim(), mla.qkNopeDim(), 0, dFullQ, heads, mla,
-                    neox, pos, eps);
+            kernels.mlaRopeStore(dQ, dKvpe, w.kvNorm(), rope, dQ, mla.keyDim(), mla.qkNopeDim(), 0, dFullQ, heads,
+                    mla.qkNopeDim(), kvLora, mla.qkRopeDim(), neox, pos, eps);
             kernels.quantize(dFullQ, dLatentQ, kvLora);
             kernels.matvec(w.kvUp(), dFullQ, dLatentQ, dKv, 1f, false);
-            kernels.mlaKvExpandStore(dKv, dFullQ, copy.keys(b), copy.values(b), kvOut, heads, mla, pos);
+            kernels.mlaKvExpandStore(dKv, dFullQ, copy.keys(b), copy.values(b), kvOut, heads, mla.qkNopeDim(),
+                    mla.valueDim(), kvLora, mla.qkRopeDim(), pos);
             kernels.attention(dQ, copy.keys(b), copy.values(b), valueWidth(), scores, scoreStride, dAtt,
                     attentionHeads, pos, scale);
         }

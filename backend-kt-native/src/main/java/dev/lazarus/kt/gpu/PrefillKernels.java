@@ -7,11 +7,14 @@ import java.lang.foreign.MemorySegment;
 /**
  * Typed launches of the batched prompt kernels in {@code src/main/cuda/prefill.cu} on one stream: rows of
  * activations are tokens. The Q8_0 mat-mat kernels take tensor-core tiles of {@link #TC_ROWS} weight rows per block
- * against a tile of {@link ExpertGroups#TILE} tokens (grid.y); the other types' take {@link #MM_ROWS} weight rows per
+ * against a tile of {@link #TILE} tokens (grid.y); the other types' take {@link #MM_ROWS} weight rows per
  * warp and {@link #MM_WARPS} warps per block against {@link #SUB} tokens of a tile (grid.y); the other kernels one
  * token per grid row.
  */
 final class PrefillKernels {
+
+    /** Slots per tile: TC_TOKENS in mma.cuh (the tokens of a Q8_0 tensor-core tile). */
+    static final int TILE = 64;
 
     /** MM_WARPS and MM_ROWS of prefill.cu: warps per block of a mat-mat kernel, weight rows per warp. */
     private static final int MM_WARPS = 8;
@@ -63,7 +66,7 @@ final class PrefillKernels {
             throw new IllegalArgumentException("no GPU matmul for " + m.type());
         }
         if (m.type() == GgmlType.Q8_0) {
-            launch(gemmQ8, rowBlocks(m.rows(), TC_ROWS), rowBlocks(tokens, ExpertGroups.TILE), TC_THREADS, args.begin()
+            launch(gemmQ8, rowBlocks(m.rows(), TC_ROWS), rowBlocks(tokens, TILE), TC_THREADS, args.begin()
                     .ptr(m.data()).ptr(xq).ptr(y).i32(m.rows()).i32(m.cols()).i32(tokens).i32(yStride).f32(alpha)
                     .i32(accumulate ? 1 : 0));
             return;
@@ -98,7 +101,7 @@ final class PrefillKernels {
                 .i32(sigmoid ? 1 : 0).i32(normalize ? 1 : 0).f32(scale).ptr(ids).ptr(weights));
     }
 
-    /** {@code h[s] = silu(gate · x) * (up · x)} for the slots of {@code tiles} tiles (see {@link ExpertGroups}). */
+    /** {@code h[s] = silu(gate · x) * (up · x)} for the slots of {@code tiles} tiles (see {@code ExpertGroups}). */
     void gateUp(long table, long tileList, int tiles, long slots, int k, long xq, long h, int hidden, int dim,
                 GgmlType type) {
         if (type == GgmlType.Q8_0) {
@@ -131,9 +134,9 @@ final class PrefillKernels {
         cu.launch(kernel, gridX, gridY, threads, 0, stream, a.params());
     }
 
-    /** Blocks of {@link #SUB} slots over {@code tiles} tiles of up to {@link ExpertGroups#TILE} (past a tile's count: none). */
+    /** Blocks of {@link #SUB} slots over {@code tiles} tiles of up to {@link #TILE} (past a tile's count: none). */
     private static int subTiles(int tiles) {
-        return tiles * (ExpertGroups.TILE / SUB);
+        return tiles * (TILE / SUB);
     }
 
     private static int rowBlocks(int rows, int perBlock) {

@@ -1,6 +1,6 @@
 package dev.lazarus.kt.tensor;
 
-import dev.lazarus.kt.runtime.HostCpu;
+import dev.lazarus.kt.host.HostCpu;
 import java.util.Locale;
 import java.util.Set;
 

@@ -7,7 +7,7 @@ import static java.lang.foreign.ValueLayout.JAVA_INT;
 import static java.lang.foreign.ValueLayout.JAVA_LONG;
 
 import dev.lazarus.kt.gguf.GridQuants;
-import dev.lazarus.kt.runtime.HostCpu;
+import dev.lazarus.kt.host.HostCpu;
 import java.io.IOException;
 import java.io.InputStream;
 import java.lang.foreign.Arena;

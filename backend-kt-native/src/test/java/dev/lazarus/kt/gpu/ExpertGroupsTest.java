@@ -12,7 +12,7 @@ class ExpertGroupsTest {
 
     @Test
     void deviceSlotsAreGroupedByExpertInTilesAndHostSlotsListedPerExpert() {
-        int k = 2, tile = ExpertGroups.TILE, tokens = tile + 3;
+        int k = 2, tile = PrefillKernels.TILE, tokens = tile + 3;
         // every token chooses expert 3 first, tokens alternate 1 and 2 (a CPU expert) second
         int[] ids = new int[tokens * k];
         for (int t = 0; t < tokens; t++) {
@@ -65,7 +65,7 @@ class ExpertGroupsTest {
 
     @Test
     void denseTilesCoverEveryTokenOnceWithAPartialLastTile() {
-        int tile = ExpertGroups.TILE;
+        int tile = PrefillKernels.TILE;
         assertThat(ExpertGroups.denseTiles(2 * tile + 3)).containsExactly(0, 0, tile, 0, tile, tile, 0, 2 * tile, 3);
         assertThat(ExpertGroups.denseTiles(tile)).containsExactly(0, 0, tile);
     }

@@ -1,6 +1,6 @@
 package dev.lazarus.kt.testsupport;
 
-import dev.lazarus.kt.runtime.HostCpu;
+import dev.lazarus.kt.host.HostCpu;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Locale;

@@ -1,4 +1,4 @@
-package dev.lazarus.kt.runtime;
+package dev.lazarus.kt.host;
 
 import java.io.IOException;
 import java.nio.file.Files;
