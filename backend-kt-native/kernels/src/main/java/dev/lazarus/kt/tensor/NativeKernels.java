@@ -81,13 +81,13 @@ public final class NativeKernels {
     enum Kernel {
         /** ggml's vec_dot_q8_0_q8_0 ({@link Q8_0Kernel}). */
         Q8_0(VecDotType.Q8_0),
-        /** llama-server's repacked Q4_K GEMV ({@link GgmlKQuantKernels#q4kRepacked}). */
+        /** llama-server's repacked Q4_K GEMV ({@code GgmlKQuantKernels.q4kRepacked}). */
         Q4K_GEMV(VecDotType.Q8_K),
-        /** Its repacked GEMM ({@link GgmlKQuantKernels#q4kRepackedGemm}). */
+        /** Its repacked GEMM ({@code GgmlKQuantKernels.q4kRepackedGemm}). */
         Q4K_GEMM(VecDotType.Q8_K),
         /** The tiled matmul on Q4_K ({@link Q45KKernel#Q4_K_TILED}). */
         Q4K_TILED(VecDotType.Q8_K),
-        /** vec_dot_q6_K_q8_K ({@link GgmlKQuantKernels#q6k}). */
+        /** vec_dot_q6_K_q8_K ({@code GgmlKQuantKernels.q6k}). */
         Q6K(VecDotType.Q8_K),
         /** The tiled matmul on Q6_K ({@link Q6KInt16Kernel#TILED}). */
         Q6K_TILED(VecDotType.Q8_K),

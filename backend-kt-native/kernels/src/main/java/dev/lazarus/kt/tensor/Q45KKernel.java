@@ -11,8 +11,8 @@ import jdk.incubator.vector.VectorSpecies;
 /**
  * Q5_K rows and Q4_K rows in place (matrices llama-server does not repack), one exact-integer stage in f32 lanes and
  * two float folds ({@link Order}): {@link Order#VEC_DOT}, the orders of {@code ggml_vec_dot_q5_K_q8_K} /
- * {@code ggml_vec_dot_q4_K_q8_K} of Debian's build, which {@link GgmlKQuantKernels#q5kInPlace} and
- * {@link GgmlKQuantKernels#q4kInPlace} state one value at a time; {@link Order#TILED}, llama-server's tiled matmul
+ * {@code ggml_vec_dot_q4_K_q8_K} of Debian's build, which {@code GgmlKQuantKernels.q5kInPlace} and
+ * {@code GgmlKQuantKernels.q4kInPlace} state one value at a time; {@link Order#TILED}, llama-server's tiled matmul
  * (ggml-cpu {@code tiled/}), which it takes instead for a batch of {@link KernelTable#TILED_MIN_BATCH} or more
  * activation rows (per matrix, or per expert), stated by the tests' {@code tiledOrder}. The two
  * types share the block (f16 {@code d} and {@code dmin}, twelve bytes of 6-bit scales and mins, 4-bit codes two to a

@@ -17,7 +17,7 @@ import jdk.incubator.vector.VectorShuffle;
 import jdk.incubator.vector.VectorSpecies;
 
 /**
- * llama-server's repacked-Q4_K GEMV order ({@link GgmlKQuantKernels#q4kRepacked}) on {@link Q4KPacked}'s
+ * llama-server's repacked-Q4_K GEMV order ({@code GgmlKQuantKernels.q4kRepacked}) on {@link Q4KPacked}'s
  * {@link Q4KPacked.Order#SHORT_LANES} layout with 16-bit integer products: bit for bit the results of
  * {@code Q4KPackedKernel} (bench sources), at about half its operations per value.
  *

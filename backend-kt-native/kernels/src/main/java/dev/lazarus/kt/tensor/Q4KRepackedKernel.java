@@ -18,8 +18,8 @@ import jdk.incubator.vector.VectorOperators;
 import jdk.incubator.vector.VectorSpecies;
 
 /**
- * Q4_K rows as llama-server's repacked GEMV and GEMM round them ({@link GgmlKQuantKernels#q4kRepacked} and
- * {@link GgmlKQuantKernels#q4kRepackedGemm} state the order one value at a time), vectorized where the
+ * Q4_K rows as llama-server's repacked GEMV and GEMM round them ({@code GgmlKQuantKernels.q4kRepacked} and
+ * {@code GgmlKQuantKernels.q4kRepackedGemm} state the order one value at a time), vectorized where the
  * arithmetic is exact. Only the float folds are fixed: {@code fma((float) Σ scale·(q·y), d_w·d_y, acc)} and
  * its twin for the mins, once per super-block (GEMV) or per pair of sub-blocks (GEMM), then
  * {@code acc - accMin}. Everything inside a fold is an integer, so it may be formed in any order:

@@ -17,7 +17,7 @@ import jdk.incubator.vector.VectorShuffle;
 import jdk.incubator.vector.VectorSpecies;
 
 /**
- * Q6_K rows in llama-server's {@code vec_dot_q6_K_q8_K} order ({@link GgmlKQuantKernels#q6k}) with 16-bit integer
+ * Q6_K rows in llama-server's {@code vec_dot_q6_K_q8_K} order ({@code GgmlKQuantKernels.q6k}) with 16-bit integer
  * products, on ggml's own blocks (dense matrices, memory-mapped experts; the RAM tier's packed copies take
  * {@link Q6KPackedKernel}, which shares this class's lane order and constants): bit for bit the results of
  * {@code Q6KKernel} (bench sources), since everything up to ggml's eight integer lanes per super-block is exact.

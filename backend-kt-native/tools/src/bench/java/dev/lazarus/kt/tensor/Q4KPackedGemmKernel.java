@@ -14,7 +14,7 @@ import jdk.incubator.vector.VectorOperators;
 import jdk.incubator.vector.VectorSpecies;
 
 /**
- * llama-server's repacked-Q4_K GEMM order ({@link GgmlKQuantKernels#q4kRepackedGemm}: one fold per pair of
+ * llama-server's repacked-Q4_K GEMM order ({@code GgmlKQuantKernels.q4kRepackedGemm}: one fold per pair of
  * sub-blocks), which it runs on the activation rows of a batch in groups of four, on the {@link Q4KPacked} layout:
  * bit for bit {@link Q4KRepackedKernel#GEMM}. The group kernel of a dense matrix repacked at load; decode takes
  * {@link Q4KPackedKernel}. Quants masked in place as explained at {@link Q4KPackedKernel}.

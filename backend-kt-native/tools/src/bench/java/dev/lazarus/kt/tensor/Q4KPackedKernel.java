@@ -17,7 +17,7 @@ import jdk.incubator.vector.VectorOperators;
 import jdk.incubator.vector.VectorSpecies;
 
 /**
- * llama-server's repacked-Q4_K GEMV order ({@link GgmlKQuantKernels#q4kRepacked}) on the {@link Q4KPacked}
+ * llama-server's repacked-Q4_K GEMV order ({@code GgmlKQuantKernels.q4kRepacked}) on the {@link Q4KPacked}
  * layout: the same exact integer sums and the same float folds as {@link Q4KRepackedKernel#GEMV}, so bit for bit
  * its results; cheaper per value: one 512-bit load per 128 values and a mask per sixteen (no byte-to-int widening,
  * no shift: see {@link #UNIT}), scales and mins one per byte and {@code d}/{@code dmin} as f32 (no unpacking per super-block).

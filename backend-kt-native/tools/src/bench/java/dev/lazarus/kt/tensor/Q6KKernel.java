@@ -9,7 +9,7 @@ import jdk.incubator.vector.VectorShuffle;
 import jdk.incubator.vector.VectorSpecies;
 
 /**
- * Q6_K rows in the vec_dot_q6_K_q8_K order of Debian's build ({@link GgmlKQuantKernels#q6k} states it one
+ * Q6_K rows in the vec_dot_q6_K_q8_K order of Debian's build ({@code GgmlKQuantKernels.q6k} states it one
  * value at a time), vectorized where the arithmetic is exact:
  *
  * <ul>
