@@ -8,47 +8,15 @@
  * where the reference rounds twice. The low-bit types' folds are lz_lowbit.h's, their integer stages
  * lz_lowbit_<isa>.h's (LZ_SB_HALVES, LZ_TB_LANES).
  */
-#include <immintrin.h>
-#include <stdint.h>
-#include <stdlib.h>
-#include <string.h>
-
-/*
- * An activation in native memory, written by the Java side (dev.lazarus.kt.tensor.NativeKernels):
- * int32 capacity at 0; int8 quants at 64; f32 scales (one per 32 values for Q8_0, per 256 for Q8_K) after the
- * quants; int32 sums of 16 quants (Q8_K) after the scales.
- */
-typedef struct {
-    const int8_t *q;
-    const float *scales;
-    const int32_t *bsums;
-} lz_act;
-
-static inline lz_act lz_act_at(int64_t address, int32_t block) {
-    const uint8_t *base = (const uint8_t *) (intptr_t) address;
-    int32_t cap = *(const int32_t *) base;
-    lz_act a;
-    a.q = (const int8_t *) (base + 64);
-    a.scales = (const float *) (base + 64 + cap);
-    a.bsums = (const int32_t *) (base + 64 + cap + 4 * (cap / block));
-    return a;
-}
-
+#include "lz_common.h"
 #include "lz_kernels.h"
-
-static inline float lz_f16(const uint8_t *p) {
-    uint16_t h;
-    memcpy(&h, p, 2);
-    return _cvtsh_ss(h);
-}
-
-/* ggml's hsum_float_8: the upper four lanes onto the lower, then (0 + 2) + (1 + 3). */
-static inline float lz_hsum8(__m256 v) {
-    float a[8];
-    _mm256_storeu_ps(a, v);
-    float r0 = a[4] + a[0], r1 = a[5] + a[1], r2 = a[6] + a[2], r3 = a[7] + a[3];
-    return (r0 + r2) + (r1 + r3);
-}
+#include "lz_lowbit.h"
+#include "lz_grid.h"
+#include "lz_q4k16.h"
+#include "lz_q8016.h"
+#if !defined(LZ_Q8_0_LANES) || !defined(LZ_Q4K_PAIRS) || !defined(LZ_Q6K_LANES) || !defined(LZ_NAME)
+#error "the ISA unit defines LZ_Q8_0_LANES, LZ_Q4K_PAIRS, LZ_Q6K_LANES and LZ_NAME first (lz_avx2.c, lz_avx512.c)"
+#endif
 
 /* The eight 6-bit scales and mins of a Q4_K block's 12 bytes (ggml's get_scale_min_k4). */
 static inline void lz_q4k_scales(const uint8_t *s, uint8_t sc[8], uint8_t mn[8]) {
@@ -60,16 +28,11 @@ static inline void lz_q4k_scales(const uint8_t *s, uint8_t sc[8], uint8_t mn[8])
     }
 }
 
-/* Up to LZ_GROUP activations per pass over a row: each block's weights are loaded and unpacked once for all. */
-#define LZ_GROUP 4
-
 /* The float fold of one row against one activation: the reference orders, per block. */
 typedef struct {
     __m256 lanes;
     float acc, accMin;
 } lz_fold;
-
-#define LZ_INLINE static inline __attribute__((always_inline))
 
 LZ_INLINE void lz_dot_q8_0(const uint8_t *row, const lz_act *a, int nv, int32_t cols, float *out) {
     __m256 acc[LZ_GROUP];
@@ -183,9 +146,6 @@ LZ_INLINE void lz_dot_q6k(const uint8_t *row, const lz_act *a, int nv, int32_t c
     }
 }
 
-#include "lz_lowbit.h"
-#include "lz_grid.h"
-
 /* out[v] = row . a[v] for v < nv (1 or LZ_GROUP: the compiler specialises each). */
 LZ_INLINE void lz_dot(int kernel, const uint8_t *row, const lz_act *a, int nv, int32_t cols, float *out) {
     switch (kernel) {
@@ -212,9 +172,6 @@ static void lz_dot1(int kernel, const uint8_t *row, const lz_act *a, int32_t col
 static void lz_dot4(int kernel, const uint8_t *row, const lz_act *a, int32_t cols, float *out) {
     lz_dot(kernel, row, a, LZ_GROUP, cols, out);
 }
-
-#include "lz_q4k16.h"
-#include "lz_q8016.h"
 
 /* Rows of a tile share the first-level cache for all vectors of a batch. */
 #define LZ_ROW_TILE 16

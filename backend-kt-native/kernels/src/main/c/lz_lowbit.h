@@ -1,10 +1,18 @@
 /*
- * The float folds of the low-bit types (included by lz_driver.h after its helpers): Q2_K, Q3_K and IQ4_XS rows
+ * The float folds of the low-bit types: Q2_K, Q3_K and IQ4_XS rows
  * against Q8_K (dev.lazarus.kt.tensor.SubBlockKQuantKernel) and IQ4_NL and MXFP4 rows against Q8_0
  * (TableBlockKernel), in the orders of those Java kernels, which are llama-server's. The ISA unit defines the exact
  * integers: LZ_SB_HALVES (a super-block's scaled lanes per 128-value half) and LZ_TB_LANES (a block's eight 4-value
  * lanes).
  */
+#ifndef LZ_LOWBIT_H
+#define LZ_LOWBIT_H
+#include "lz_common.h"
+#include "lz_kernels.h"
+#include "lz_lowbit_codes.h"
+#if !defined(LZ_SB_HALVES) || !defined(LZ_TB_LANES)
+#error "the ISA unit defines LZ_SB_HALVES and LZ_TB_LANES first (lz_lowbit_avx2.h, lz_lowbit_avx512.h)"
+#endif
 
 /* The folds of SubBlockKQuantKernel.Order. */
 enum { LZ_SB_VEC_DOT, LZ_SB_GEMV, LZ_SB_GEMM, LZ_SB_TILED };
@@ -183,3 +191,5 @@ LZ_INLINE void lz_dot_lowbit(int kernel, const uint8_t *row, const lz_act *a, in
 static inline int32_t lz_lowbit_act_block(int kernel) {
     return kernel >= LZ_IQ4NL && kernel <= LZ_MXFP4_REPACKED ? 32 : 256;
 }
+
+#endif

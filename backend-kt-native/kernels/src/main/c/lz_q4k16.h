@@ -14,6 +14,14 @@
  * mn_2p (bsum 2p) + mn_2p+1 (bsum 2p + 1)) or their totals in [v][0]. The folds below are lz_dot_q4k's, one float
  * lane per row (two 8-lane halves, so that both units share them), in the reference orders.
  */
+#ifndef LZ_Q4K16_H
+#define LZ_Q4K16_H
+#include "lz_common.h"
+#include "lz_kernels.h"
+#if !defined(LZ_Q4K16_INTS)
+#error "the ISA unit defines LZ_Q4K16_INTS first (lz_avx2.c, lz_avx512.c)"
+#endif
+
 #define LZ_Q4K16_ROWS 16
 #define LZ_Q4K16_BLOCK 2368
 #define LZ_Q4K16_D 0
@@ -123,3 +131,5 @@ static void lz_q4k16_rows(int32_t kernel, const uint8_t *w, int64_t rowBytes, in
         }
     }
 }
+
+#endif

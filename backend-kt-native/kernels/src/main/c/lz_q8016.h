@@ -13,6 +13,10 @@
  * layout has 8 chains per 16 rows and loads the 16 scales with one vector (issue 15: 0.87x ggml's AMX-buffer decode
  * on Sapphire Rapids at one thread, docs/benchmarks.md).
  */
+#ifndef LZ_Q8016_H
+#define LZ_Q8016_H
+#include "lz_common.h"
+
 #define LZ_Q8016_ROWS 16
 #define LZ_Q8016_BLOCK 544
 /* activations per pass over a group: 8 accumulators each, 32 vector registers */
@@ -159,3 +163,5 @@ static void lz_q8016_rows(const uint8_t *w, int64_t rowBytes, int32_t r0, int32_
         free(comp);
     }
 }
+
+#endif
