@@ -1,6 +1,7 @@
 package dev.lazarus.kt.sampling;
 
 import dev.lazarus.backend.api.openai.Usage;
+import dev.lazarus.kt.tokenizer.IntList;
 import dev.lazarus.kt.tokenizer.StreamingDecoder;
 import dev.lazarus.kt.tokenizer.Tokenizer;
 import java.util.function.IntPredicate;

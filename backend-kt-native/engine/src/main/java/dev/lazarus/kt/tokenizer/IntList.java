@@ -2,13 +2,17 @@ package dev.lazarus.kt.tokenizer;
 
 import java.util.Arrays;
 
-/** A growable {@code int} array: token ids and chunk lengths without boxing. */
-final class IntList {
+/** A growable {@code int} array: token ids, chunk lengths and generated tokens without boxing. */
+public final class IntList {
 
     private int[] values;
     private int size;
 
-    IntList(int capacity) {
+    public IntList() {
+        this(64);
+    }
+
+    public IntList(int capacity) {
         values = new int[Math.max(4, capacity)];
     }
 
@@ -18,22 +22,25 @@ final class IntList {
         return list;
     }
 
-    void add(int value) {
+    public void add(int value) {
         if (size == values.length) {
             values = Arrays.copyOf(values, size * 2);
         }
         values[size++] = value;
     }
 
-    int get(int index) {
+    public int get(int index) {
+        if (index >= size) {
+            throw new IndexOutOfBoundsException(index);
+        }
         return values[index];
     }
 
-    int size() {
+    public int size() {
         return size;
     }
 
-    int[] toArray() {
+    public int[] toArray() {
         return Arrays.copyOf(values, size);
     }
 }

@@ -12,15 +12,16 @@ public final class Tokenizers {
      * @throws TokenizerException when the vocabulary is missing, malformed or of an unsupported kind
      */
     public static Tokenizer fromMetadata(Map<String, Object> ggufMetadata) {
-        String model = new Metadata(ggufMetadata).string("tokenizer.ggml.model", null);
+        TokenizerKeys keys = new TokenizerKeys(ggufMetadata);
+        String model = keys.string("tokenizer.ggml.model", null);
         if (model == null) {
             throw new TokenizerException("metadata key tokenizer.ggml.model is missing");
         }
         return switch (model) {
             case "gpt2" -> {
-                PreTokenizer pre = PreTokenizer.named(new Metadata(ggufMetadata).string("tokenizer.ggml.pre", null));
+                PreTokenizer pre = PreTokenizer.named(keys.string("tokenizer.ggml.pre", null));
                 Vocabulary vocab = Vocabulary.fromMetadata(ggufMetadata, pre);
-                yield new BpeTokenizer(vocab, pre, new Metadata(ggufMetadata).array("tokenizer.ggml.merges", true));
+                yield new BpeTokenizer(vocab, pre, keys.array("tokenizer.ggml.merges", true));
             }
             case "llama" -> new SpmTokenizer(Vocabulary.fromMetadata(ggufMetadata, null));
             default -> throw new TokenizerException("unsupported tokenizer model '" + model

@@ -47,7 +47,7 @@ final class Vocabulary {
     /** Control, user-defined and unknown tokens, longest text first: the order they are cut out of raw text. */
     final int[] specialsByLength;
 
-    private Vocabulary(Metadata md, PreTokenizer pre) {
+    private Vocabulary(TokenizerKeys md, PreTokenizer pre) {
         model = md.string(P + "model", null);
         if (model == null) {
             throw new TokenizerException("metadata key " + P + "model is missing");
@@ -108,7 +108,7 @@ final class Vocabulary {
     }
 
     static Vocabulary fromMetadata(Map<String, Object> metadata, PreTokenizer pre) {
-        return new Vocabulary(new Metadata(metadata), pre);
+        return new Vocabulary(new TokenizerKeys(metadata), pre);
     }
 
     int size() {
@@ -127,7 +127,7 @@ final class Vocabulary {
     }
 
     /** A special id from metadata, or the default; ids outside the vocabulary are ignored like llama.cpp does. */
-    private int special(Metadata md, String key, int def) {
+    private int special(TokenizerKeys md, String key, int def) {
         int fallback = def >= texts.length ? NONE : def;
         long value = md.integer(P + key, -1);
         return value >= 0 && value < texts.length ? (int) value : fallback;

@@ -18,7 +18,7 @@ final class ModelMetadata {
     }
 
     static void write(Spec spec, Vocab vocab, GgufWriter w, String description) {
-        Architecture arch = spec.architecture();
+        ArchitectureTraits arch = spec.architecture();
         String p = arch.ggufName() + ".";
         w.putString("general.architecture", arch.ggufName());
         w.putString("general.name", "lazarus-" + spec.name());
@@ -32,7 +32,7 @@ final class ModelMetadata {
         w.putU32(p + "vocab_size", vocab.size());
         w.putU32(p + "context_length", spec.contextLength());
         w.putU32(p + "embedding_length", spec.dim());
-        int nextn = arch.has(Architecture.Feature.NEXTN_BLOCK) ? 1 : 0;
+        int nextn = arch.has(ArchitectureTraits.Feature.NEXTN_BLOCK) ? 1 : 0;
         w.putU32(p + "block_count", spec.layers() + nextn);
         if (nextn > 0) {
             w.putU32(p + "nextn_predict_layers", nextn);
@@ -88,10 +88,10 @@ final class ModelMetadata {
         }
     }
 
-    private static void writeMoe(String p, Architecture arch, Moe moe, GgufWriter w) {
+    private static void writeMoe(String p, ArchitectureTraits arch, Moe moe, GgufWriter w) {
         w.putU32(p + "expert_count", moe.experts());
         w.putU32(p + "expert_used_count", moe.used());
-        if (arch == Architecture.LLAMA) {
+        if (arch == ArchitectureTraits.LLAMA) {
             return; // Mixtral experts are sized by feed_forward_length and always softmax + renormalise
         }
         w.putU32(p + "expert_feed_forward_length", moe.expertFfn());

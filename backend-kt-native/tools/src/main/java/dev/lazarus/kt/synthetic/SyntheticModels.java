@@ -120,7 +120,7 @@ public final class SyntheticModels {
 
         public Spec {
             Objects.requireNonNull(name, "name");
-            Architecture a = Architecture.of(arch);
+            ArchitectureTraits a = ArchitectureTraits.of(arch);
             Objects.requireNonNull(weightType, "weightType");
             require(layers > 0 && dim > 0 && heads > 0 && kvHeads > 0 && heads % kvHeads == 0 && ffn > 0 && contextLength > 0,
                     "layers %d dim %d heads %d/%d ffn %d ctx %d", layers, dim, heads, kvHeads, ffn, contextLength);
@@ -130,22 +130,22 @@ public final class SyntheticModels {
             require(mla != null || headDim % 2 == 0, "head size %d must be even for RoPE", headDim);
             require(ropeDims == 0 || (mla == null && ropeDims > 0 && ropeDims <= headDim && ropeDims % 2 == 0),
                     "rope dimensions %d of heads of %d", ropeDims, headDim);
-            require(slidingWindow >= 0 && (slidingWindow == 0 || a.has(Architecture.Feature.SLIDING_WINDOW)),
+            require(slidingWindow >= 0 && (slidingWindow == 0 || a.has(ArchitectureTraits.Feature.SLIDING_WINDOW)),
                     "%s takes no sliding window %d", arch, slidingWindow);
             // glm4moe takes deepseek2's routing but not its expert groups (GLM-4.5 has one group)
-            require(moe == null || moe.groups() == 0 || a == Architecture.DEEPSEEK2,
+            require(moe == null || moe.groups() == 0 || a == ArchitectureTraits.DEEPSEEK2,
                     "%s has no group-limited routing", arch);
             require(moe == null || a.allowsDeepseekRouting()
                     || (moe.shared() == 0 && moe.leadingDense() == 0 && moe.groups() == 0 && !moe.probsBias()
                         && moe.gating() == Gating.SOFTMAX), "%s supports only plain softmax experts", arch);
             require(moe == null || moe.leadingDense() < layers, "all %d layers are dense", layers);
             // llama's Mixtral experts are sized by feed_forward_length: there is no separate expert width.
-            require(a != Architecture.LLAMA || moe == null || moe.expertFfn() == ffn,
+            require(a != ArchitectureTraits.LLAMA || moe == null || moe.expertFfn() == ffn,
                     "llama experts must be as wide as ffn (%d), not %d", ffn, moe == null ? 0 : moe.expertFfn());
         }
 
-        public Architecture architecture() {
-            return Architecture.of(arch);
+        public ArchitectureTraits architecture() {
+            return ArchitectureTraits.of(arch);
         }
 
         public Spec withWeightType(GgmlType type) {

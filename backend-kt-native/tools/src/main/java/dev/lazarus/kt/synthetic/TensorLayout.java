@@ -1,6 +1,6 @@
 package dev.lazarus.kt.synthetic;
 
-import dev.lazarus.kt.synthetic.Architecture.Feature;
+import dev.lazarus.kt.synthetic.ArchitectureTraits.Feature;
 import dev.lazarus.kt.synthetic.SyntheticModels.Mla;
 import dev.lazarus.kt.synthetic.SyntheticModels.Moe;
 import dev.lazarus.kt.synthetic.SyntheticModels.Spec;
@@ -102,7 +102,7 @@ final class TensorLayout {
         add(blk(i, "attn_k"), Init.MATRIX, spec.dim(), (long) spec.kvHeads() * hd);
         add(blk(i, "attn_v"), Init.MATRIX, spec.dim(), (long) spec.kvHeads() * hd);
         add(blk(i, "attn_output"), Init.MATRIX, (long) spec.heads() * hd, spec.dim());
-        Architecture a = spec.architecture();
+        ArchitectureTraits a = spec.architecture();
         if (a.qkNorm()) {
             add(blk(i, "attn_q_norm"), Init.NORM, hd);
             add(blk(i, "attn_k_norm"), Init.NORM, hd);

@@ -5,7 +5,7 @@ import java.util.EnumSet;
 import java.util.Set;
 
 /** What the synthetic generator must know about each llama.cpp architecture it writes. */
-public enum Architecture {
+public enum ArchitectureTraits {
     /** Dense Llama, or Mixtral when given experts. Normal (non-NEOX) RoPE. */
     LLAMA("llama", false, false, true, false),
     /** Dense Qwen3: per-head RMS norm of Q and K before RoPE. */
@@ -52,7 +52,7 @@ public enum Architecture {
     private final boolean requiresMoe;
     private final Set<Feature> features;
 
-    Architecture(String ggufName, boolean qkNorm, boolean mla, boolean allowsMoe, boolean requiresMoe,
+    ArchitectureTraits(String ggufName, boolean qkNorm, boolean mla, boolean allowsMoe, boolean requiresMoe,
                  Feature... features) {
         this.ggufName = ggufName;
         this.qkNorm = qkNorm;
@@ -92,9 +92,9 @@ public enum Architecture {
         return this == DEEPSEEK2 || this == GLM4MOE;
     }
 
-    public static Architecture of(String ggufName) {
+    public static ArchitectureTraits of(String ggufName) {
         return Arrays.stream(values()).filter(a -> a.ggufName.equals(ggufName)).findFirst()
                 .orElseThrow(() -> new IllegalArgumentException("unsupported architecture '" + ggufName
-                        + "' (" + Arrays.stream(values()).map(Architecture::ggufName).toList() + ")"));
+                        + "' (" + Arrays.stream(values()).map(ArchitectureTraits::ggufName).toList() + ")"));
     }
 }

@@ -3,8 +3,11 @@ package dev.lazarus.kt.tokenizer;
 import java.util.List;
 import java.util.Map;
 
-/** Typed reads of the GGUF metadata map (values as the gguf package returns them). */
-record Metadata(Map<String, Object> map) {
+/**
+ * The tokenizer's typed reads of GGUF metadata by full key ({@code tokenizer.ggml.*}), values as the gguf package
+ * returns them, errors as {@link TokenizerException}.
+ */
+record TokenizerKeys(Map<String, Object> map) {
 
     String string(String key, String def) {
         return map.get(key) instanceof String s ? s : def;
