@@ -98,7 +98,7 @@ final class StreamTimeouts {
             }
             failure = last == NONE
                     ? BackendException.timeout("no first token from " + server + " within " + first)
-                    : BackendException.timeout(server + " stalled: no chunk for " + idle + " demand=" + demand.get());
+                    : BackendException.timeout(server + " stalled: no chunk for " + idle);
             return Mono.just(true);
         }
     }
