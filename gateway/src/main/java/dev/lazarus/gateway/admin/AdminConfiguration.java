@@ -1,6 +1,7 @@
 package dev.lazarus.gateway.admin;
 
 import dev.lazarus.backend.api.Redactor;
+import dev.lazarus.gateway.config.LazarusProperties;
 import dev.lazarus.gateway.policy.BackendHealthView;
 import dev.lazarus.gateway.policy.BackendLiveStats;
 import dev.lazarus.gateway.policy.ReplicaLiveStats;
@@ -28,12 +29,15 @@ import tools.jackson.databind.json.JsonMapper;
 
 /** The admin API's collaborators, its token filter and its OpenAPI description. */
 @Configuration(proxyBeanMethods = false)
-@EnableConfigurationProperties(AdminProperties.class)
+@EnableConfigurationProperties({AdminProperties.class, AdminGuardProperties.class})
 class AdminConfiguration {
 
     @Bean
-    AdminTokenFilter adminTokenFilter(AdminProperties properties, PolicyStore store) {
-        return new AdminTokenFilter(properties, new FailedAdminLogins(store, Clock.systemUTC()));
+    AdminTokenFilter adminTokenFilter(AdminProperties properties, AdminGuardProperties guard,
+            LazarusProperties lazarus, PolicyStore store) {
+        AdminTokenCheck.check(properties, guard, lazarus.security().apiKeys());
+        return new AdminTokenFilter(properties, new FailedAdminLogins(store, Clock.systemUTC()),
+                new AdminLoginThrottle(guard, System::nanoTime), new ClientAddress(guard.trustedProxies()));
     }
 
     @Bean
