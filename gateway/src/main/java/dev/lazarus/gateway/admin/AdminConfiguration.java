@@ -12,6 +12,7 @@ import dev.lazarus.gateway.policy.PolicyStore;
 import dev.lazarus.gateway.policy.RouteOverrides;
 import dev.lazarus.gateway.routing.BackendRegistry;
 import dev.lazarus.gateway.routing.RouteTable;
+import io.micrometer.core.instrument.config.MeterFilter;
 import io.swagger.v3.oas.models.Components;
 import java.time.Clock;
 import io.swagger.v3.oas.models.OpenAPI;
@@ -29,15 +30,36 @@ import tools.jackson.databind.json.JsonMapper;
 
 /** The admin API's collaborators, its token filter and its OpenAPI description. */
 @Configuration(proxyBeanMethods = false)
-@EnableConfigurationProperties({AdminProperties.class, AdminGuardProperties.class})
+@EnableConfigurationProperties({AdminProperties.class, AdminGuardProperties.class, MetricsProperties.class})
 class AdminConfiguration {
 
     @Bean
+    AdminLoginThrottle adminLoginThrottle(AdminGuardProperties guard) {
+        return new AdminLoginThrottle(guard, System::nanoTime);
+    }
+
+    @Bean
+    ClientAddress clientAddress(AdminGuardProperties guard) {
+        return new ClientAddress(guard.trustedProxies());
+    }
+
+    @Bean
     AdminTokenFilter adminTokenFilter(AdminProperties properties, AdminGuardProperties guard,
-            LazarusProperties lazarus, PolicyStore store) {
+            LazarusProperties lazarus, PolicyStore store, AdminLoginThrottle throttle, ClientAddress clients) {
         AdminTokenCheck.check(properties, guard, lazarus.security().apiKeys());
-        return new AdminTokenFilter(properties, new FailedAdminLogins(store, Clock.systemUTC()),
-                new AdminLoginThrottle(guard, System::nanoTime), new ClientAddress(guard.trustedProxies()));
+        return new AdminTokenFilter(properties, new FailedAdminLogins(store, Clock.systemUTC()), throttle, clients);
+    }
+
+    @Bean
+    MetricsTokenFilter metricsTokenFilter(MetricsProperties metrics, AdminProperties admin, AdminLoginThrottle throttle,
+            ClientAddress clients) {
+        return new MetricsTokenFilter(metrics, admin, throttle, clients);
+    }
+
+    /** The disk-space meters are tagged with the working directory's path: a scrape must not show the file system. */
+    @Bean
+    MeterFilter noDiskPathMeters() {
+        return MeterFilter.deny(id -> id.getName().startsWith("disk."));
     }
 
     @Bean
