@@ -20,14 +20,16 @@ import org.springframework.test.context.DynamicPropertyRegistry;
 import org.springframework.test.context.DynamicPropertySource;
 
 /**
- * Issue 35: the global budget of bytes held for stalled clients. A stalled connection holds its write
- * buffer (64 KB here) and at most one upstream read (up to 64 KB) more; with a budget of 150 KB the first
- * always fits, the third never does: it is cut at once, long before the write-stall timeout (an hour here).
+ * Issue 35: the global budget of bytes held for stalled clients. A stalled connection holds at least its
+ * write buffer (64 KB here) and little more (an upstream read or two); with a budget of 300 KB at most
+ * four of six stalled clients can stay: the others are cut at once, long before the write-stall timeout
+ * (an hour here). Which ones is not fixed: a connection whose kernel buffer grew becomes writable for a
+ * moment and stalls anew, when the others may have taken the budget.
  */
 @SpringBootTest(webEnvironment = SpringBootTest.WebEnvironment.RANDOM_PORT, properties = {
         "lazarus.security.api-keys[0]=flood-key", "lazarus.health.interval=1h",
         "lazarus.connections.write-stall-timeout=1h", "lazarus.connections.write-buffer=64KB",
-        "lazarus.connections.stalled-bytes-max=150KB"})
+        "lazarus.connections.stalled-bytes-max=300KB"})
 @ActiveProfiles("test")
 @Timeout(value = 90, unit = TimeUnit.SECONDS)
 class StalledBytesBudgetTest {
@@ -58,7 +60,7 @@ class StalledBytesBudgetTest {
         List<Socket> clients = new ArrayList<>();
         try {
             String body = "{\"model\":\"flood-model\",\"stream\":true,\"messages\":[{\"role\":\"user\",\"content\":\"hi\"}]}";
-            for (int i = 0; i < 3; i++) {
+            for (int i = 0; i < 6; i++) {
                 Socket socket = new Socket();
                 socket.setReceiveBufferSize(4096);
                 socket.connect(new InetSocketAddress("127.0.0.1", port));
@@ -67,15 +69,18 @@ class StalledBytesBudgetTest {
                         + body.length() + "\r\n\r\n" + body).getBytes(StandardCharsets.US_ASCII));
                 clients.add(socket);
                 // one at a time: each stalls (fills its buffers) before the next comes
-                Thread.sleep(2_000);
+                Thread.sleep(1_500);
             }
             long end = System.currentTimeMillis() + 20_000;
-            while (upstream.openStreams.get() > 2 && System.currentTimeMillis() < end) {
+            while (upstream.openStreams.get() > 4 && System.currentTimeMillis() < end) {
                 Thread.sleep(50);
             }
-            assertThat(upstream.openStreams.get()).as("streams left after the budget's cuts").isBetween(1, 2);
-            assertThat(closed(clients.get(2))).as("the third stalled client, beyond the budget").isTrue();
-            assertThat(closed(clients.get(0))).as("the first stalled client, within the budget").isFalse();
+            assertThat(upstream.openStreams.get()).as("streams left after the budget's cuts").isBetween(1, 4);
+            long cut = 0;
+            for (Socket socket : clients) {
+                cut += closed(socket) ? 1 : 0;
+            }
+            assertThat(cut).as("stalled clients cut").isBetween(2L, 5L);
         } finally {
             for (Socket socket : clients) {
                 socket.setSoLinger(true, 0);
