@@ -1,5 +1,6 @@
 package dev.lazarus.gateway;
 
+import dev.lazarus.gateway.launch.UpstreamArguments;
 import dev.lazarus.gateway.launch.VectorModuleLaunch;
 import org.springframework.boot.SpringApplication;
 import org.springframework.boot.autoconfigure.SpringBootApplication;
@@ -12,6 +13,14 @@ public class LazarusGatewayApplication {
 
     public static void main(String[] args) {
         VectorModuleLaunch.ensure(args); // `java -jar` without flags: relaunched with them, or one line why not
-        SpringApplication.run(LazarusGatewayApplication.class, args);
+        String[] expanded;
+        try {
+            expanded = UpstreamArguments.expand(args); // --upstream URL --model NAME: one server, no YAML
+        } catch (IllegalArgumentException e) {
+            System.err.println("lazarus: " + e.getMessage());
+            System.exit(2);
+            return;
+        }
+        SpringApplication.run(LazarusGatewayApplication.class, expanded);
     }
 }

@@ -7,6 +7,7 @@ import dev.lazarus.gateway.policy.gate.BenchmarkJobs;
 import io.swagger.v3.oas.annotations.Operation;
 import io.swagger.v3.oas.annotations.tags.Tag;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 import org.springframework.http.HttpStatus;
 import org.springframework.http.ResponseEntity;
@@ -70,6 +71,12 @@ class AdminBenchmarksController {
         } catch (IllegalArgumentException e) {
             throw ApiError.invalidValue(e.getMessage(), "candidate");
         }
+    }
+
+    @GetMapping("/admin/benchmarks")
+    @Operation(summary = "The decision-gate jobs this gateway ran or runs (the last ones kept), newest first")
+    Map<String, List<BenchmarkJob>> list() {
+        return Map.of("data", jobs.all());
     }
 
     @GetMapping("/admin/benchmarks/{id}")

@@ -3,6 +3,7 @@ package dev.lazarus.gateway.api;
 import dev.lazarus.backend.api.BackendErrorKind;
 import dev.lazarus.backend.api.BackendException;
 import dev.lazarus.gateway.routing.AllBackendsFailedException;
+import dev.lazarus.gateway.routing.LeftOutByPolicy;
 import java.time.Duration;
 import java.util.stream.Collectors;
 import org.springframework.core.io.buffer.DataBufferLimitException;
@@ -100,7 +101,8 @@ public final class ErrorMapper {
         Duration retryAfter = e.earliestRetry(defaultRetryAfter);
         return new ApiError(HttpStatus.SERVICE_UNAVAILABLE, "server_error", "service_unavailable", null,
                 "No backend is available for model '" + e.model() + "'; tried " + e.failures().stream()
-                        .map(f -> f.backendId() + " (" + f.cause().kind().name().toLowerCase(java.util.Locale.ROOT) + ")")
+                        .map(f -> f.backendId() + " (" + (f.cause() instanceof LeftOutByPolicy left ? left.reason()
+                                : f.cause().kind().name().toLowerCase(java.util.Locale.ROOT)) + ")")
                         .collect(Collectors.joining(", ")) + ". Please retry later.")
                 .withRetryAfter(retryAfter);
     }

@@ -3,10 +3,11 @@ package dev.lazarus.gateway.config;
 import dev.lazarus.backend.api.BackendConfigException;
 import org.springframework.boot.diagnostics.FailureAnalysis;
 import org.springframework.boot.diagnostics.FailureAnalyzer;
+import org.springframework.util.PlaceholderResolutionException;
 
 /**
- * Turns a configuration mistake (an unknown backend kind or id, a bad backend setting) into
- * Spring Boot's short "APPLICATION FAILED TO START" report instead of a page of bean errors.
+ * Turns a configuration mistake (an unknown backend kind or id, a bad backend setting, a key nothing reads, an
+ * unset variable) into Spring Boot's short "APPLICATION FAILED TO START" report instead of a page of bean errors.
  */
 public final class ConfigFailureAnalyzer implements FailureAnalyzer {
 
@@ -21,7 +22,11 @@ public final class ConfigFailureAnalyzer implements FailureAnalyzer {
             }
             if (t instanceof GatewayConfigException e) {
                 return new FailureAnalysis(e.getMessage(),
-                        "Fix lazarus.backends / lazarus.models in your configuration. See docs/configuration.md.", e);
+                        "Fix the lazarus.* configuration. See docs/configuration.md.", e);
+            }
+            if (t instanceof PlaceholderResolutionException e) {
+                return new FailureAnalysis(e.getMessage().lines().findFirst().orElse(""),
+                        "Set the variable, or give the placeholder a default (${NAME:default}).", e);
             }
         }
         return null;

@@ -1,5 +1,6 @@
 package dev.lazarus.gateway.metrics;
 
+import dev.lazarus.gateway.config.LazarusProperties;
 import dev.lazarus.gateway.policy.PolicyStore;
 import dev.lazarus.gateway.resilience.HealthMonitor;
 import dev.lazarus.gateway.routing.BackendRegistry;
@@ -53,9 +54,13 @@ class ObservabilityConfiguration {
 
     /** The start-up line, once the server listens: {@link StartupSummary} waits for the backends from there. */
     @Bean
-    ApplicationListener<ApplicationReadyEvent> startupSummaryOnReady(StartupSummary summary) {
+    ApplicationListener<ApplicationReadyEvent> startupSummaryOnReady(StartupSummary summary,
+            LazarusProperties properties) {
         return event -> {
             Environment env = event.getApplicationContext().getEnvironment();
+            String token = env.getProperty("lazarus.admin.token"); // read here: metrics does not depend on admin
+            summary.access(env.getProperty("server.address"), properties.security().apiKeys().size(),
+                    token != null && !token.isBlank());
             summary.logWhenSettled(StartupSummary.url(env.getProperty("server.address"),
                     env.getProperty("local.server.port")));
         };

@@ -36,6 +36,7 @@ public final class StartupSummary implements AutoCloseable {
     private final HealthMonitor monitor;
     private final String jit;
     private final Duration interimAfter;
+    private volatile String access = "";
     private volatile Disposable waiting;
 
     public StartupSummary(BackendRegistry backends, HealthMonitor monitor, Duration interimAfter) {
@@ -47,6 +48,28 @@ public final class StartupSummary implements AutoCloseable {
         this.monitor = monitor;
         this.jit = jit;
         this.interimAfter = interimAfter;
+    }
+
+    /**
+     * Says who may call the gateway: {@code API keys: on (2) | off}, {@code admin: on | off}; and warns once when
+     * it listens beyond this machine with no API key (anyone who reaches the port may use it).
+     */
+    public void access(String address, int apiKeys, boolean admin) {
+        access = " [API keys: " + (apiKeys > 0 ? "on (" + apiKeys + ")" : "off") + ", admin: " + (admin ? "on" : "off") + "]";
+        if (apiKeys == 0 && !loopback(address)) {
+            log.warn("Lazarus listens on {} without API keys: anyone who reaches this port can use every model."
+                    + " Set lazarus.security.api-keys, or bind 127.0.0.1 (server.address)",
+                    address == null || address.isBlank() ? "every address" : address);
+        }
+    }
+
+    /** Whether {@code address} (server.address; unset means every interface) is this machine only. */
+    static boolean loopback(String address) {
+        if (address == null || address.isBlank()) {
+            return false;
+        }
+        String a = address.startsWith("[") ? address.substring(1, address.length() - 1) : address;
+        return a.equals("localhost") || a.startsWith("127.") || a.equals("::1") || a.equals("0:0:0:0:0:0:0:1");
     }
 
     /** Logs the line for the gateway at {@code url} once every backend has settled. */
@@ -85,7 +108,7 @@ public final class StartupSummary implements AutoCloseable {
 
     String line(String url, String state) {
         String each = backends.all().stream().map(this::describe).collect(Collectors.joining("; "));
-        return "Lazarus " + state + " on " + url + " (JIT: " + jit + "): "
+        return "Lazarus " + state + " on " + url + " (JIT: " + jit + ")" + access + ": "
                 + (each.isEmpty() ? "no backends configured" : each);
     }
 

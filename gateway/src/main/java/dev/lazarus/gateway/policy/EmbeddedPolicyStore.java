@@ -12,7 +12,10 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.function.Function;
+import dev.lazarus.gateway.config.GatewayConfigException;
+import org.h2.mvstore.DataUtils;
 import org.h2.mvstore.MVMap;
+import org.h2.mvstore.MVStoreException;
 import org.h2.mvstore.MVStore;
 import tools.jackson.core.type.TypeReference;
 import tools.jackson.databind.json.JsonMapper;
@@ -29,6 +32,8 @@ public final class EmbeddedPolicyStore implements PolicyStore {
 
     /** The store's file inside the configured directory. */
     public static final String FILE_NAME = "policy.mv.db";
+    /** Written by the gateway that opened the store: the process a second gateway's refusal names. */
+    static final String HOLDER_FILE = "holder";
 
     private static final TypeReference<List<String>> STRING_LIST = new TypeReference<>() {};
 
@@ -55,10 +60,32 @@ public final class EmbeddedPolicyStore implements PolicyStore {
         } catch (IOException e) {
             throw new UncheckedIOException("cannot create the policy store directory " + directory, e);
         }
-        return new EmbeddedPolicyStore(new MVStore.Builder()
-                .fileName(directory.resolve(FILE_NAME).toString())
-                .autoCommitDisabled()
-                .open());
+        MVStore store;
+        try {
+            store = new MVStore.Builder().fileName(directory.resolve(FILE_NAME).toString()).autoCommitDisabled().open();
+        } catch (MVStoreException e) {
+            if (e.getErrorCode() == DataUtils.ERROR_FILE_LOCKED) {
+                throw new GatewayConfigException("the policy store " + directory.toAbsolutePath() + " is in use by "
+                        + holder(directory) + ": stop that gateway, or give this one its own lazarus.policy.store-path");
+            }
+            throw e;
+        }
+        try {
+            Files.writeString(directory.resolve(HOLDER_FILE), ProcessHandle.current().pid() + " on "
+                    + java.net.InetAddress.getLocalHost().getHostName() + " since " + Instant.now() + "\n");
+        } catch (IOException e) {
+            // only for the message another gateway gets: not worth failing the start
+        }
+        return new EmbeddedPolicyStore(store);
+    }
+
+    /** Who holds the lock, as the holder wrote it when it opened the store (MVStore's lock itself names no one). */
+    private static String holder(Path directory) {
+        try {
+            return "another gateway (process " + Files.readString(directory.resolve(HOLDER_FILE)).strip() + ")";
+        } catch (IOException e) {
+            return "another process";
+        }
     }
 
     /** A store that forgets everything when closed; for tests and throw-away gateways. */

@@ -134,6 +134,12 @@ public class PolicyConfiguration {
         return new PolicyRoutePlanner(overrides, new PolicyRouteOrder(engine));
     }
 
+    /** The 503 for a route whose backends the policy left out names why (drained, disabled, ...). */
+    @Bean
+    PolicyStateReasons policyStateReasons(PolicyEngine engine) {
+        return new PolicyStateReasons(engine);
+    }
+
     @Bean
     Breakers breakers(ObjectProvider<CircuitBreakerRegistry> registry) {
         return new Breakers(registry.getIfAvailable(CircuitBreakerRegistry::ofDefaults));

@@ -26,6 +26,8 @@ import reactor.core.publisher.Mono;
  */
 public final class Router {
 
+    private static final int MODELS_LISTED = 20;
+
     private final RouteTable routes;
     private final RoutePlanner planner;
     private final AttemptLoop loop;
@@ -150,7 +152,7 @@ public final class Router {
 
     private <R, T> Flux<T> route(Endpoint<R, T> endpoint, R request, String model) {
         return Flux.defer(() -> {
-            ModelRoute route = routes.find(model).orElseThrow(() -> modelNotFound(model));
+            ModelRoute route = routes.find(model).orElseThrow(() -> modelNotFound(model, routes));
             return run(route, plan(route, endpoint, model), endpoint, request, model);
         });
     }
@@ -171,7 +173,7 @@ public final class Router {
     public Flux<ChatEvents> chatEvents(ChatCompletionRequest request, ApiEndpoint endpoint) {
         String model = request.model();
         return Flux.defer(() -> {
-            ModelRoute route = routes.find(model).orElseThrow(() -> modelNotFound(model));
+            ModelRoute route = routes.find(model).orElseThrow(() -> modelNotFound(model, routes));
             Endpoint<ChatCompletionRequest, ChatCompletionChunk> chunks = Endpoint.CHAT.serving(endpoint);
             List<RouteTarget> plan = plan(route, chunks, model);
             if (plan.size() == 1 && Endpoint.streamsEvents(plan.getFirst().backend())) {
@@ -222,6 +224,16 @@ public final class Router {
             }
         }
         return BackendException.unavailable("backend '" + target.backendId() + "' is not available");
+    }
+
+    /** The 404 for a model name that has no route, with the names that have one (the first 20). */
+    public static BackendException modelNotFound(String model, RouteTable routes) {
+        List<String> names = routes.routes().stream().map(ModelRoute::name).toList();
+        String available = String.join(", ", names.subList(0, Math.min(MODELS_LISTED, names.size())))
+                + (names.size() > MODELS_LISTED ? " and " + (names.size() - MODELS_LISTED) + " more (GET /v1/models)" : "");
+        return new BackendException(BackendErrorKind.MODEL_NOT_FOUND, "The model '" + model + "' does not exist or you"
+                + " do not have access to it." + (names.isEmpty() ? "" : " Available models: " + available + "."),
+                "model", null, null);
     }
 
     public static BackendException modelNotFound(String model) {

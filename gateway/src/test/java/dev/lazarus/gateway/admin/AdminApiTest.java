@@ -286,10 +286,15 @@ class AdminApiTest {
                 .expectStatus().isAccepted());
         assertThat(accepted.path("status").asString()).isEqualTo("running");
         assertThat(accepted.path("oracle").asString()).isEqualTo("beta");
+        assertThat(accepted.path("percent").asInt()).isZero();
         JsonNode job = awaitJob(accepted.path("id").asString());
 
         assertThat(job.path("status").asString()).isEqualTo("done");
         assertThat(job.path("verdict").asString()).isEqualTo("GO");
+        assertThat(job.path("percent").asInt()).isEqualTo(100);
+        assertThat(job.path("eta_seconds").isNull()).as("ended: no ETA").isTrue();
+        JsonNode listed = body(admin(HttpMethod.GET, "/admin/benchmarks", null).expectStatus().isOk()).path("data");
+        assertThat(listed.findValuesAsString("id")).contains(accepted.path("id").asString());
         assertThat(job.path("promoted").asBoolean()).as("auto-promote is off").isFalse();
         JsonNode candidate = job.path("candidate_figures");
         assertThat(candidate.path("success_rate").asDouble()).isEqualTo(1.0);

@@ -84,6 +84,30 @@ class AdminReasonsTest {
                 .doesNotContain("guessed-admin-token");
     }
 
+    @Test
+    void aRouteWhoseBackendsThePolicyLeftOutSaysWhyInIts503() {
+        post("/admin/backends/beta/drain", "{\"reason\":\"maintenance\"}").expectStatus().isOk();
+        JsonNode error = JSON.readTree(client.post().uri("/v1/chat/completions").header("Authorization", "Bearer test-key-1")
+                .contentType(MediaType.APPLICATION_JSON)
+                .bodyValue("{\"model\":\"test-model\",\"messages\":[{\"role\":\"user\",\"content\":\"hi\"}]}")
+                .exchange().expectStatus().isEqualTo(503).expectBody(String.class).returnResult().getResponseBody())
+                .path("error");
+        assertThat(error.path("message").asString()).contains("beta (drained by an operator)")
+                .contains("alpha (candidate)");
+    }
+
+    @Test
+    void anUnknownModelsNotFoundListsTheModelsThatExist() {
+        JsonNode error = JSON.readTree(client.post().uri("/v1/chat/completions").header("Authorization", "Bearer test-key-1")
+                .contentType(MediaType.APPLICATION_JSON)
+                .bodyValue("{\"model\":\"test-modle\",\"messages\":[{\"role\":\"user\",\"content\":\"hi\"}]}")
+                .exchange().expectStatus().isNotFound().expectBody(String.class).returnResult().getResponseBody())
+                .path("error");
+        assertThat(error.path("code").asString()).isEqualTo("model_not_found");
+        assertThat(error.path("message").asString()).startsWith("The model 'test-modle' does not exist")
+                .contains("Available models: test-model, mapped-model");
+    }
+
     private JsonNode events() {
         return JSON.readTree(client.get().uri("/admin/events?size=50").header("Authorization", "Bearer admin-secret")
                 .exchange().expectStatus().isOk().expectBody(String.class).returnResult().getResponseBody()).path("data");

@@ -33,7 +33,7 @@ import tools.jackson.databind.json.JsonMapper;
         "lazarus.backends[0].id=oracle", "lazarus.backends[0].kind=scripted",
         "lazarus.backends[1].id=kt", "lazarus.backends[1].kind=kt-native",
         "lazarus.backends[1].settings.threads=1", "lazarus.backends[1].settings.model-name=iq2",
-        "lazarus.backends[1].settings.model=${lazarus.test.unsupported-model}",
+        "lazarus.backends[1].settings.model=${test.unsupported-model}",
         "lazarus.models[0].name=iq2", "lazarus.models[0].backends[0]=kt", "lazarus.models[0].backends[1]=oracle"})
 @ActiveProfiles("test")
 @AutoConfigureWebTestClient
@@ -61,7 +61,7 @@ class UnsupportedModelPreflightTest {
                         new byte[(int) GgmlType.TQ1_0.bytesFor(256 * 2 * 4)]);
             }
             w.write(path);
-            registry.add("lazarus.test.unsupported-model", path::toString);
+            registry.add("test.unsupported-model", path::toString);
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         }

@@ -35,6 +35,18 @@ class JarLaunchIT {
     }
 
     @Test
+    void onAnOlderJavaTheJarSaysWhichVersionItNeedsInOneLineAndExits1() throws Exception {
+        Path oldJava = OlderJava.binary();
+        Path err = Files.createTempFile("lazarus-it", ".err");
+        Process java = new ProcessBuilder(oldJava.toString(), "-jar", JAR.toString())
+                .redirectError(err.toFile()).redirectOutput(ProcessBuilder.Redirect.DISCARD).start();
+        assertThat(java.waitFor(60, TimeUnit.SECONDS)).as("stops at once").isTrue();
+        assertThat(java.exitValue()).isEqualTo(1);
+        assertThat(Files.readAllLines(err).stream().filter(JarLaunchIT::notPickedUpOptions)).singleElement().asString()
+                .startsWith("Lazarus needs Java 25 or newer (found " + OlderJava.feature(oldJava.getParent().getParent()));
+    }
+
+    @Test
     void withoutRestartingItStopsAtOnceWithOneLineNamingTheFlags() throws Exception {
         Path err = Files.createTempFile("lazarus-it", ".err");
         Process java = new ProcessBuilder(JAVA.toString(), "-Dlazarus.relaunch=false", "-jar", JAR.toString())
@@ -82,7 +94,7 @@ class JarLaunchIT {
                     assertThat(first).startsWith("lazarus: restarting the JVM with --add-modules=jdk.incubator.vector"));
             // the embedded model's F16 weights run on the Java kernels, the engine's C kernels loaded or not
             assertThat(lines).anySatisfy(l -> assertThat(l).containsPattern(
-                    "Lazarus ready on http://127.0.0.1:" + port + "/v1 \\(JIT: C2\\): embedded \\(kt-native lazarus-tiny-moe\\): UP, CPU, "
+                    "Lazarus ready on http://127.0.0.1:" + port + "/v1 \\(JIT: C2\\) \\[API keys: off, admin: off\\]: embedded \\(kt-native lazarus-tiny-moe\\): UP, CPU, "
                             + "Java kernels \\(java-vector-(128|256|512): F32,F16\\)"));
             assertThat(lines).noneMatch(l -> l.contains("NoClassDefFoundError"));
             assertThat(java.descendants()).as("the relaunched JVM").isNotEmpty();

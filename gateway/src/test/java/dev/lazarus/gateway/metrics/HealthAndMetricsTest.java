@@ -108,6 +108,7 @@ class HealthAndMetricsTest extends GatewayTestSupport {
                 .containsPattern("lazarus_backend_state\\{[^}]*backend=\"chat-only\"[^}]*state=\"active\"[^}]*} 1")
                 .containsPattern("lazarus_backend_state\\{[^}]*backend=\"chat-only\"[^}]*state=\"rolled_back\"[^}]*} 0")
                 .containsPattern("lazarus_backend_draining\\{[^}]*backend=\"chat-only\"[^}]*} 0")
+                .containsPattern("lazarus_backend_up\\{[^}]*backend=\"chat-only\"[^}]*} 1")
                 // Spring's per-request observation is off (its cost on the relay path; docs/configuration.md).
                 .doesNotContain("http_server_requests");
     }

@@ -47,6 +47,22 @@ class StartupSummaryTest {
     }
 
     @Test
+    void theLineSaysWhoMayCallAndABindBeyondLoopbackWithoutKeysWarns(CapturedOutput output) {
+        try (BackendRegistry none = BackendRegistry.create(List.of(), c -> { throw new AssertionError(); });
+                StartupSummary summary = new StartupSummary(none, null, "C2", Duration.ofMinutes(5))) {
+            summary.access("127.0.0.1", 2, false);
+            assertThat(summary.line("http://127.0.0.1:8400/v1", "ready"))
+                    .isEqualTo("Lazarus ready on http://127.0.0.1:8400/v1 (JIT: C2) [API keys: on (2), admin: off]:"
+                            + " no backends configured");
+            summary.access("::1", 0, true);
+            assertThat(summary.line("u", "ready")).contains("[API keys: off, admin: on]");
+            assertThat(output.getOut()).doesNotContain("without API keys");
+            summary.access("0.0.0.0", 0, true);
+            assertThat(output.getOut()).contains("Lazarus listens on 0.0.0.0 without API keys");
+        }
+    }
+
+    @Test
     void theJitSaysWhenC2IsMissing() {
         Map<String, String> optimizedLaunch = Map.of("UseCompiler", "true", "TieredCompilation", "true", "TieredStopAtLevel", "1");
         assertThat(StartupSummary.jit(optimizedLaunch::get)).startsWith("C1 only (-XX:TieredStopAtLevel=1)");

@@ -34,6 +34,25 @@ public record BenchmarkJob(String id, String candidate, String oracle, String mo
                            OracleAgreement agreement, Verdict verdict,
                            List<String> reasons, boolean promoted, String error) {
 
+    /** Calls finished, in percent of the job's calls. */
+    @JsonProperty("percent")
+    public int percent() {
+        return total == 0 ? 100 : (int) (100L * progress / total);
+    }
+
+    /**
+     * Seconds the running job likely still takes, from its pace so far; null before its first call ends or once it
+     * has ended.
+     */
+    @JsonProperty("eta_seconds")
+    public Long etaSeconds() {
+        if (!"running".equals(status) || progress == 0 || submittedAt == null) {
+            return null;
+        }
+        long elapsed = java.time.Duration.between(submittedAt, Instant.now()).toSeconds();
+        return Math.max(0, elapsed * (total - progress) / progress);
+    }
+
     BenchmarkJob progressed(int done) {
         return new BenchmarkJob(id, candidate, oracle, model, runs, status, Math.min(done, total), total, submittedAt,
                 null, null, null, null, null, List.of(), false, null);

@@ -15,6 +15,7 @@ import dev.lazarus.gateway.routing.RouteTable;
 import dev.lazarus.gateway.routing.RouteTarget;
 import java.time.Clock;
 import java.util.ArrayList;
+import java.util.EnumMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -23,6 +24,7 @@ import java.util.UUID;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.atomic.LongAdder;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -66,6 +68,15 @@ public final class BenchmarkJobs implements AutoCloseable {
                     return size() > KEPT_JOBS;
                 }
             });
+
+    /** Verdicts given since start, for the gate's metric. */
+    private final Map<Verdict, LongAdder> verdicts = new EnumMap<>(Verdict.class);
+
+    {
+        for (Verdict v : Verdict.values()) {
+            verdicts.put(v, new LongAdder());
+        }
+    }
 
     public BenchmarkJobs(PolicyEngine engine, BackendRegistry backends, RouteTable routes, RouteOverrides overrides,
             PreflightCheck preflight, BenchmarkRunner runner, Settings settings, GateLease lease, Clock clock) {
@@ -123,6 +134,18 @@ public final class BenchmarkJobs implements AutoCloseable {
         return job;
     }
 
+    /** How many jobs of this gateway ended with {@code verdict} since it started. */
+    public long verdicts(Verdict verdict) {
+        return verdicts.get(verdict).sum();
+    }
+
+    /** The jobs this gateway ran or runs (the last ones kept), newest first. */
+    public List<BenchmarkJob> all() {
+        synchronized (jobs) {
+            return new ArrayList<>(jobs.values()).reversed();
+        }
+    }
+
     public Optional<BenchmarkJob> find(String id) {
         return Optional.ofNullable(jobs.get(id));
     }
@@ -163,6 +186,7 @@ public final class BenchmarkJobs implements AutoCloseable {
             GateDecision decision = GateDecision.decide(c, o, fit.passed(), agreement, settings.thresholds());
             jobs.put(job.id(), job.done(clock.instant(), c, o, agreement, decision,
                     decide(job, c, o, agreement, decision)));
+            verdicts.get(decision.verdict()).increment();
         } catch (RuntimeException e) {
             log.warn("benchmark job {} for '{}' failed", job.id(), job.candidate(), e);
             jobs.put(job.id(), job.failed(clock.instant(), String.valueOf(e.getMessage())));

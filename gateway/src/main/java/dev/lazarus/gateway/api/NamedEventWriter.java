@@ -1,0 +1,64 @@
+package dev.lazarus.gateway.api;
+
+import java.nio.charset.StandardCharsets;
+import org.springframework.core.io.buffer.DataBuffer;
+import org.springframework.core.io.buffer.DataBufferFactory;
+import org.springframework.http.HttpStatus;
+import org.springframework.http.server.reactive.ServerHttpResponse;
+import reactor.core.publisher.Flux;
+import reactor.core.publisher.Mono;
+import tools.jackson.databind.json.JsonMapper;
+
+/**
+ * Writes an event stream of named events ({@code event: <name>\ndata: <json>\n\n}), as the Responses and
+ * Anthropic Messages APIs send them, with no {@code [DONE]} at the end. The response is committed with the
+ * first event, so a failure before it still becomes a proper HTTP error; a protocol's failure events after
+ * it are the caller's to put into the stream.
+ */
+public final class NamedEventWriter {
+
+    /** One event: its name and the value written as its JSON data. */
+    public record Event(String name, Object data) {}
+
+    private static final byte[] EVENT = "event: ".getBytes(StandardCharsets.US_ASCII);
+    private static final byte[] DATA = "\ndata: ".getBytes(StandardCharsets.US_ASCII);
+    private static final byte[] END = "\n\n".getBytes(StandardCharsets.US_ASCII);
+
+    private final JsonMapper json;
+
+    public NamedEventWriter(JsonMapper json) {
+        this.json = json;
+    }
+
+    /** @param headers sets the headers that depend on the answer, run once before the first event (or the failure) */
+    public Mono<Void> write(ServerHttpResponse response, Flux<Event> events, Runnable headers) {
+        response.setStatusCode(HttpStatus.OK);
+        response.getHeaders().setContentType(ResponseWriter.EVENT_STREAM);
+        response.getHeaders().setCacheControl("no-cache");
+        // Tells nginx-style proxies in front of the gateway not to buffer the stream.
+        response.getHeaders().set("X-Accel-Buffering", "no");
+        DataBufferFactory buffers = response.bufferFactory();
+        Flux<DataBuffer> bytes = Flux.defer(() -> {
+            boolean[] started = {false};
+            return events.map(event -> {
+                        if (!started[0]) {
+                            started[0] = true;
+                            headers.run();
+                        }
+                        DataBuffer buffer = buffers.allocateBuffer(256);
+                        buffer.write(EVENT);
+                        buffer.write(event.name().getBytes(StandardCharsets.UTF_8));
+                        buffer.write(DATA);
+                        json.writeValue(buffer.asOutputStream(), event.data());
+                        buffer.write(END);
+                        return buffer;
+                    })
+                    .doOnError(error -> {
+                        if (!started[0]) {
+                            headers.run();
+                        }
+                    });
+        });
+        return response.writeWith(bytes);
+    }
+}

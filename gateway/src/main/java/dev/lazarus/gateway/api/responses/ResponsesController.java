@@ -1,0 +1,222 @@
+package dev.lazarus.gateway.api.responses;
+
+import dev.lazarus.backend.api.openai.ChatCompletionChunk;
+import dev.lazarus.backend.api.openai.ChatCompletionRequest;
+import dev.lazarus.gateway.api.ApiError;
+import dev.lazarus.gateway.api.ErrorMapper;
+import dev.lazarus.gateway.api.NamedEventWriter;
+import dev.lazarus.gateway.api.OpenAiController;
+import dev.lazarus.gateway.api.RequestReader;
+import dev.lazarus.gateway.api.RequestValidator;
+import dev.lazarus.gateway.api.ResponseWriter;
+import dev.lazarus.gateway.routing.ApiEndpoint;
+import dev.lazarus.gateway.routing.Router;
+import dev.lazarus.gateway.routing.ServedBy;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import org.springframework.http.HttpStatus;
+import org.springframework.http.server.reactive.ServerHttpResponse;
+import org.springframework.web.bind.annotation.DeleteMapping;
+import org.springframework.web.bind.annotation.GetMapping;
+import org.springframework.web.bind.annotation.PathVariable;
+import org.springframework.web.bind.annotation.PostMapping;
+import org.springframework.web.bind.annotation.RequestParam;
+import org.springframework.web.bind.annotation.RestController;
+import org.springframework.web.server.ServerWebExchange;
+import reactor.core.publisher.Flux;
+import reactor.core.publisher.Mono;
+import reactor.core.scheduler.Schedulers;
+import tools.jackson.databind.JsonNode;
+import tools.jackson.databind.json.JsonMapper;
+import tools.jackson.databind.node.ObjectNode;
+
+/**
+ * The Responses API: {@code POST /v1/responses} served through the chat-completions path (the same routing,
+ * keys, breakers, retries, failover and mid-stream resume), translated both ways, and the stored responses'
+ * {@code GET}, {@code DELETE} and {@code input_items}.
+ */
+@RestController
+public class ResponsesController {
+
+    static final String PATH = "/v1/responses";
+
+    private final RequestReader reader;
+    private final RequestValidator validator;
+    private final Router router;
+    private final ResponseWriter writer;
+    private final NamedEventWriter events;
+    private final ErrorMapper errors;
+    private final ResponseStore store;
+    private final ResponsesRequestTranslator translator;
+    private final ResponseObjects objects;
+    private final JsonMapper json;
+    private final int maxOutputTokens;
+
+    public ResponsesController(RequestReader reader, RequestValidator validator, Router router, ResponseWriter writer,
+            ErrorMapper errors, ResponseStore store, ResponsesProperties properties, JsonMapper json) {
+        this.reader = reader;
+        this.validator = validator;
+        this.router = router;
+        this.writer = writer;
+        this.events = new NamedEventWriter(json);
+        this.errors = errors;
+        this.store = store;
+        this.translator = new ResponsesRequestTranslator(json);
+        this.objects = new ResponseObjects(json);
+        this.json = json;
+        this.maxOutputTokens = properties.maxOutputTokens();
+    }
+
+    @PostMapping(PATH)
+    public Mono<Void> create(ServerWebExchange exchange) {
+        return reader.read(exchange.getRequest(), ObjectNode.class)
+                .flatMap(request -> offLoop(() -> prior(request)).flatMap(prior -> create(exchange, request, prior)));
+    }
+
+    private Mono<Void> create(ServerWebExchange exchange, ObjectNode request, List<JsonNode> prior) {
+        List<ObjectNode> input = translator.inputItems(request);
+        ChatCompletionRequest chat = translator.toChat(request, input, prior);
+        withIds(input); // after the translation has checked the items
+        if (chat.maxTokens() == null && maxOutputTokens > 0) {
+            chat = chat.toBuilder().maxTokens(maxOutputTokens).build();
+        }
+        validator.validate(chat);
+        boolean stored = !(request.get("store") instanceof JsonNode s && s.isBoolean() && !s.booleanValue());
+        ObjectNode start = objects.start(request, ResponseIds.response(), Instant.now().getEpochSecond(),
+                chat.model());
+        ResponseStreamTranslator stream = new ResponseStreamTranslator(json, objects, start);
+        ServedBy served = new ServedBy();
+        ServerHttpResponse response = exchange.getResponse();
+        Runnable header = () -> {
+            if (!served.isEmpty()) {
+                response.getHeaders().set(OpenAiController.SERVED_BY_HEADER, served.ids());
+            }
+        };
+        Flux<ChatCompletionChunk> chunks = router.chat(chat, ApiEndpoint.RESPONSES).contextWrite(served::into);
+        // Stored before the client hears of the end, so that its next request can continue it.
+        Mono<Void> keep = stored ? offLoop(() -> {
+            store.put(new StoredResponse(stream.response(), prior, input));
+            return true;
+        }).then() : Mono.empty();
+        if (request.get("stream") instanceof JsonNode s && s.isBoolean() && s.booleanValue()) {
+            Flux<ObjectNode> answer = chunks.concatMapIterable(stream::onChunk)
+                    .concatWith(Flux.defer(() -> {
+                        List<ObjectNode> end = stream.complete();
+                        return keep.thenMany(Flux.fromIterable(end));
+                    }))
+                    .onErrorResume(error -> {
+                        if (!stream.started()) {
+                            return Flux.error(error);
+                        }
+                        ApiError failure = errors.map(error, exchange.getRequest());
+                        String code = failure.detail().code() != null ? failure.detail().code() : "server_error";
+                        return Flux.fromIterable(stream.fail(code, failure.detail().message()));
+                    });
+            return events.write(response, answer.map(e -> new NamedEventWriter.Event(e.get("type").stringValue(), e)),
+                    header);
+        }
+        Mono<ObjectNode> whole = chunks.doOnNext(stream::onChunk)
+                .then(Mono.fromRunnable(stream::complete))
+                .then(keep)
+                .then(Mono.fromSupplier(stream::response));
+        return writer.json(response, whole, header);
+    }
+
+    @GetMapping(PATH + "/{id}")
+    public Mono<ObjectNode> get(@PathVariable String id) {
+        return offLoop(() -> find(id).response());
+    }
+
+    @DeleteMapping(PATH + "/{id}")
+    public Mono<ObjectNode> delete(@PathVariable String id) {
+        return offLoop(() -> {
+            if (!store.delete(id)) {
+                throw notFound(id);
+            }
+            ObjectNode deleted = json.createObjectNode();
+            deleted.put("id", id);
+            deleted.put("object", "response.deleted");
+            deleted.put("deleted", true);
+            return deleted;
+        });
+    }
+
+    @GetMapping(PATH + "/{id}/input_items")
+    public Mono<ObjectNode> inputItems(@PathVariable String id, @RequestParam(defaultValue = "desc") String order,
+            @RequestParam(defaultValue = "20") int limit, @RequestParam(required = false) String after) {
+        return offLoop(() -> {
+            if (!order.equals("asc") && !order.equals("desc")) {
+                throw ApiError.invalidValue("Invalid value for 'order': '" + order
+                        + "'. Supported values are: 'asc' and 'desc'.", "order");
+            }
+            if (limit < 1 || limit > 100) {
+                throw ApiError.invalidValue("Invalid 'limit': expected a value between 1 and 100, but got " + limit
+                        + " instead.", "limit");
+            }
+            List<ObjectNode> items = new ArrayList<>(find(id).input());
+            if (order.equals("desc")) {
+                items = items.reversed();
+            }
+            int from = 0;
+            if (after != null) {
+                for (int i = 0; i < items.size(); i++) {
+                    if (after.equals(items.get(i).get("id").asString())) {
+                        from = i + 1;
+                    }
+                }
+            }
+            List<ObjectNode> page = items.subList(Math.min(from, items.size()), Math.min(from + limit, items.size()));
+            ObjectNode list = json.createObjectNode();
+            list.put("object", "list");
+            list.putArray("data").addAll(page.stream().map(JsonNode.class::cast).toList());
+            list.put("first_id", page.isEmpty() ? null : page.getFirst().get("id").asString());
+            list.put("last_id", page.isEmpty() ? null : page.getLast().get("id").asString());
+            list.put("has_more", from + limit < items.size());
+            return list;
+        });
+    }
+
+    /** A store call, off the event loop: the database's blocks. */
+    private static <T> Mono<T> offLoop(java.util.concurrent.Callable<T> call) {
+        return Mono.fromCallable(call).subscribeOn(Schedulers.boundedElastic());
+    }
+
+    /** The conversation {@code previous_response_id} names, or none. */
+    private List<JsonNode> prior(ObjectNode request) {
+        String previous = ResponsesRequestTranslator.string(request, "previous_response_id");
+        if (previous == null) {
+            return List.of();
+        }
+        return store.get(previous).orElseThrow(() -> new ApiError(HttpStatus.NOT_FOUND, "invalid_request_error",
+                "previous_response_not_found", "previous_response_id",
+                "Previous response with id '" + previous + "' not found.")).conversation();
+    }
+
+    private StoredResponse find(String id) {
+        return store.get(id).orElseThrow(() -> notFound(id));
+    }
+
+    private static ApiError notFound(String id) {
+        return new ApiError(HttpStatus.NOT_FOUND, "invalid_request_error", "not_found", null,
+                "Response with id '" + id + "' not found.");
+    }
+
+    /** Input items as they are listed later: each with an id (a message without one gets a {@code msg_} id). */
+    private static List<ObjectNode> withIds(List<ObjectNode> items) {
+        for (ObjectNode item : items) {
+            if (!item.has("id")) {
+                String type = item.has("type") ? item.get("type").stringValue() : "message";
+                item.put("id", switch (type) {
+                    case "function_call" -> ResponseIds.functionCall();
+                    case "reasoning" -> ResponseIds.reasoning();
+                    default -> ResponseIds.message();
+                });
+            }
+            if (!item.has("type")) {
+                item.put("type", "message");
+            }
+        }
+        return items;
+    }
+}

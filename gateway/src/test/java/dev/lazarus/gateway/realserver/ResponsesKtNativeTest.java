@@ -1,0 +1,111 @@
+package dev.lazarus.gateway.realserver;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.nio.file.Path;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+import org.springframework.boot.test.context.SpringBootTest;
+import org.springframework.boot.test.web.server.LocalServerPort;
+import org.springframework.test.context.DynamicPropertyRegistry;
+import org.springframework.test.context.DynamicPropertySource;
+import tools.jackson.databind.JsonNode;
+import tools.jackson.databind.json.JsonMapper;
+
+/**
+ * The Responses API through the gateway in front of kt-native with the embedded {@code lazarus-tiny-moe}: the
+ * openai npm SDK's whole and streamed answers, and a {@code codex exec} turn. Codex's prompt (some 15k tokens) needs
+ * a context beyond the model's trained 2,048 ({@code context-size}), and sets no {@code max_output_tokens}: the
+ * gateway caps generation ({@code lazarus.responses.max-output-tokens}).
+ */
+@SpringBootTest(webEnvironment = SpringBootTest.WebEnvironment.RANDOM_PORT)
+class ResponsesKtNativeTest {
+
+    private static final JsonMapper JSON = JsonMapper.builder().build();
+    private static final String KEY = "kt-key";
+
+    @DynamicPropertySource
+    static void backends(DynamicPropertyRegistry registry) {
+        registry.add("lazarus.backends[0].id", () -> "embedded");
+        registry.add("lazarus.backends[0].kind", () -> "kt-native");
+        registry.add("lazarus.backends[0].settings.model", () -> "classpath:models/lazarus-tiny-moe.gguf");
+        registry.add("lazarus.backends[0].settings.context-size", () -> "32768");
+        registry.add("lazarus.models[0].name", () -> "lazarus-tiny-moe");
+        registry.add("lazarus.models[0].backends[0]", () -> "embedded");
+        registry.add("lazarus.security.api-keys[0]", () -> KEY);
+        registry.add("lazarus.responses.max-output-tokens", () -> "48");
+        // A 15k-token prompt's first token on a shared two-core machine.
+        registry.add("lazarus.resilience.attempt.first-token-timeout", () -> "5m");
+        registry.add("lazarus.resilience.breaker.slow-time-to-first-token", () -> "10m");
+    }
+
+    @LocalServerPort
+    int port;
+
+    private String baseUrl() {
+        return "http://127.0.0.1:" + port + "/v1";
+    }
+
+    @Test
+    void aStreamedAnswerEndsCompleteAtTheGatewaysCap() throws Exception {
+        String body = """
+                {"model": "lazarus-tiny-moe", "input": "Tell me about the weather.", "stream": true, "store": false}""";
+        String stream;
+        try (HttpClient http = HttpClient.newHttpClient()) {
+            HttpResponse<String> response = http.send(HttpRequest.newBuilder(URI.create(baseUrl() + "/responses"))
+                    .timeout(Duration.ofMinutes(2)).header("Content-Type", "application/json")
+                    .header("Authorization", "Bearer " + KEY).POST(HttpRequest.BodyPublishers.ofString(body)).build(),
+                    HttpResponse.BodyHandlers.ofString());
+            assertThat(response.statusCode()).as(response.body()).isEqualTo(200);
+            stream = response.body();
+        }
+        List<JsonNode> events = new ArrayList<>();
+        for (String line : stream.split("\n")) {
+            if (line.startsWith("data: ")) {
+                events.add(JSON.readTree(line.substring("data: ".length())));
+            }
+        }
+        assertThat(events.getFirst().get("type").asString()).isEqualTo("response.created");
+        JsonNode done = events.getLast();
+        assertThat(done.get("type").asString()).isEqualTo("response.completed");
+        assertThat(done.at("/response/output/0/type").asString()).isEqualTo("message");
+        assertThat(done.at("/response/output/0/content/0/text").asString()).isNotEmpty();
+        assertThat(done.at("/response/usage/output_tokens").asInt()).isBetween(1, 48);
+    }
+
+    @Test
+    void openAiNpmSdk() throws Exception {
+        Path repo = RealClients.repoRoot();
+        String script = """
+                const OpenAI = require(require('node:path').join(process.env.LAZARUS_NODE_CLIENTS, 'node_modules/openai')).default;
+                const client = new OpenAI({ baseURL: process.argv[1], apiKey: process.argv[2], maxRetries: 0 });
+                (async () => {
+                  const whole = await client.responses.create({ model: 'lazarus-tiny-moe', input: 'Hello there.',
+                    max_output_tokens: 16, temperature: 0 });
+                  if (!whole.id.startsWith('resp_') || !whole.output_text) throw new Error(JSON.stringify(whole));
+                  const stream = client.responses.stream({ model: 'lazarus-tiny-moe', input: 'Hello there.',
+                    max_output_tokens: 16, temperature: 0 });
+                  let text = '';
+                  stream.on('response.output_text.delta', (e) => { text += e.delta; });
+                  const final = await stream.finalResponse();
+                  if (text !== final.output_text || text !== whole.output_text) throw new Error(text + ' | ' + whole.output_text);
+                  console.log('npm sdk ok');
+                })().catch((e) => { console.log(e.stack); process.exit(1); });
+                """;
+        String log = RealClients.run(List.of("node", "-e", script, baseUrl(), KEY),
+                Map.of("LAZARUS_NODE_CLIENTS", RealClients.nodeClients(repo).toString()), repo, 3);
+        assertThat(log).contains("npm sdk ok");
+    }
+
+    @Test
+    void codexExecCompletesATurn() throws Exception {
+        RealClients.codexTurn(baseUrl(), "lazarus-tiny-moe", KEY, 8);
+    }
+}
