@@ -105,7 +105,8 @@ public final class Router {
      * streamed or not as it asks), their answer passed through; when every one of them failed before answering, the
      * rest of the plan serves {@code chat}, the request translated onto chat completions, as {@link #chat} does (a
      * native backend among them is translated for too, so that a stream cut there resumes on any of them). A
-     * native stream cut mid-answer is not resumed.
+     * native stream cut mid-answer is not resumed. A null {@code body} (a request no server but the gateway can
+     * serve as it is) is served translated throughout.
      */
     public Flux<ProtocolPiece> protocol(ApiEndpoint endpoint, Map<String, Object> body, ChatCompletionRequest chat,
             boolean stream) {
@@ -115,7 +116,8 @@ public final class Router {
             Endpoint<ChatCompletionRequest, ChatCompletionChunk> chunks = Endpoint.CHAT.serving(endpoint);
             List<RouteTarget> plan = plan(route, chunks, model);
             int natives = 0;
-            while (natives < plan.size() && Endpoint.servesNatively(plan.get(natives).backend(), endpoint)) {
+            while (body != null && natives < plan.size()
+                    && Endpoint.servesNatively(plan.get(natives).backend(), endpoint)) {
                 natives++;
             }
             List<RouteTarget> translated = plan.subList(natives, plan.size());
