@@ -100,6 +100,7 @@ class NativeMessagesRealServerTest {
 
         awaitMetric("lazarus_backend_calls_total\\{[^}]*backend=\"native\",endpoint=\"messages\"[^}]*outcome=\"success\"");
         awaitMetric("lazarus_completion_tokens_total\\{[^}]*backend=\"native\",endpoint=\"messages\"[^}]*} [1-9]");
+        awaitMetric("lazarus_prompt_tokens_total\\{[^}]*backend=\"native\",endpoint=\"messages\"[^}]*} [1-9]");
     }
 
     @Test

@@ -102,6 +102,7 @@ class NativeResponsesRealServerTest {
 
         awaitMetric("lazarus_backend_calls_total\\{[^}]*backend=\"native\",endpoint=\"responses\"[^}]*outcome=\"success\"");
         awaitMetric("lazarus_completion_tokens_total\\{[^}]*backend=\"native\",endpoint=\"responses\"[^}]*} [1-9]");
+        awaitMetric("lazarus_prompt_tokens_total\\{[^}]*backend=\"native\",endpoint=\"responses\"[^}]*} [1-9]");
 
         // Only the gateway holds the stored conversation: its continuation is translated, on the same backend.
         String next = "{\"model\": \"tiny-native\", \"max_output_tokens\": 4, \"previous_response_id\": \""
