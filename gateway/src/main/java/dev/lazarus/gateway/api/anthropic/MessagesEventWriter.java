@@ -20,8 +20,9 @@ import reactor.core.publisher.Mono;
 import tools.jackson.databind.json.JsonMapper;
 
 /**
- * Writes a chat chunk stream as a Messages event stream (or passes a native one on, its identity the gateway's) ({@code event: name\ndata: {json}\n\n}), the events a chunk
- * becomes in one buffer. The response commits with the first event, so a failure before it (an unknown model, every
+ * Writes a chat chunk stream as a Messages event stream ({@code event: name\ndata: {json}\n\n}), the events a chunk
+ * becomes in one buffer; or passes on the events of a backend that serves Messages natively, with the gateway's
+ * identity. The response commits with the first event, so a failure before it (an unknown model, every
  * backend down) is still an HTTP error in Anthropic's shape; after it, an {@code error} event ends the stream, as
  * Anthropic's do.
  */
@@ -42,11 +43,11 @@ public final class MessagesEventWriter {
 
     /**
      * @param pieces  chat chunks to translate, or the events of a backend that serves Messages natively
-     * @param native_ the gateway's identity written into a native event, where it has one
+     * @param identity the gateway's identity written into a native event, where it has one
      * @param headers sets the headers that depend on the answer, run once before the first event (or the failure)
      */
     public Mono<Void> write(ServerHttpResponse response, Flux<ProtocolPiece> pieces,
-            Supplier<MessagesStreamTranslator> translators, UnaryOperator<ProtocolEvent> native_, Runnable headers,
+            Supplier<MessagesStreamTranslator> translators, UnaryOperator<ProtocolEvent> identity, Runnable headers,
             ServerHttpRequest request) {
         response.setStatusCode(HttpStatus.OK);
         response.getHeaders().setContentType(EVENT_STREAM);
@@ -73,9 +74,10 @@ public final class MessagesEventWriter {
                                     passed[0] = true;
                                     headers.run();
                                 }
-                                sink.next(writeNative(buffers, relayed.events(), native_));
+                                sink.next(writeNative(buffers, relayed.events(), identity));
                             }
-                            case ProtocolPiece.Whole whole -> sink.error(new IllegalStateException("a whole answer in a stream"));
+                            case ProtocolPiece.Whole whole ->
+                                    sink.error(new IllegalStateException("a whole answer in a stream"));
                         }
                     })
                     .concatWith(Mono.fromSupplier(() -> {
