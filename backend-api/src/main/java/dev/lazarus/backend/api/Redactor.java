@@ -20,9 +20,12 @@ import java.util.regex.Pattern;
  * <ul>
  *   <li>a known secret wherever it appears, and a piece of one of at least {@value #MIN_FRAGMENT}
  *       characters that was cut at either end (an upstream or a log line truncated it mid-key);</li>
+ *   <li>a known secret's URL-encoded form, and its base64 and base64url forms at any of the three
+ *       alignments inside a longer base64 text (the part of the encoding that only the secret decides);</li>
  *   <li>credential shapes: what follows {@code Bearer}/{@code Basic}, the value of an
  *       {@code Authorization} header, of an {@code api-key}/{@code token}/{@code secret}/{@code password}
- *       label, of a {@code key=} assignment, and OpenAI-style {@code sk-...} keys.</li>
+ *       label, of a {@code key=} assignment, OpenAI-style {@code sk-...} keys and other vendors' key shapes
+ *       (AWS access key ids, GitHub, GitLab, Slack, Hugging Face, Google API keys, JSON Web Tokens).</li>
  * </ul>
  * Shortening must come after redaction ({@link #quote}): cut first, and the last character of a key
  * is all that a known-secret match loses while the rest goes out in clear.
@@ -50,14 +53,55 @@ public final class Redactor {
     private static final Pattern KEY_ASSIGNED = Pattern.compile(
             "(?i)(?<![\\w-])(key)(\\s*=\\s*)(?!\\*\\*\\*)[^\\s\"',;}&]+");
     private static final Pattern SK_KEY = Pattern.compile("(?<![\\w-])sk-[A-Za-z0-9_-]{6,}");
+    private static final Pattern VENDOR_KEY = Pattern.compile("(?<![\\w-])(?:(?:AKIA|ASIA)[0-9A-Z]{16}"
+            + "|gh[pousr]_[A-Za-z0-9]{30,}|github_pat_[A-Za-z0-9_]{30,}|glpat-[A-Za-z0-9_-]{20,}"
+            + "|xox[abposr]-[A-Za-z0-9-]{10,}|hf_[A-Za-z0-9]{30,}|AIza[0-9A-Za-z_-]{35}"
+            + "|eyJ[A-Za-z0-9_-]{8,}\\.eyJ[A-Za-z0-9_-]{8,}\\.[A-Za-z0-9_-]{8,})");
 
     private static final Redactor SHAPES_ONLY = new Redactor(List.of());
 
-    /** Longest first, so that a secret containing another is masked whole. */
+    /** The secrets as configured. */
     private final List<String> secrets;
+    /** The secrets and their encoded forms, longest first, so that a secret containing another is masked whole. */
+    private final List<String> forms;
 
     private Redactor(List<String> secrets) {
         this.secrets = secrets;
+        Set<String> all = new LinkedHashSet<>(secrets);
+        for (String secret : secrets) {
+            all.addAll(encodedForms(secret));
+        }
+        List<String> sorted = new ArrayList<>(all);
+        sorted.sort(Comparator.comparingInt(String::length).reversed());
+        this.forms = List.copyOf(sorted);
+    }
+
+    /**
+     * How a secret shows encoded: URL-encoded, and the characters of its base64 and base64url encodings that
+     * only its own bytes decide, with 0, 1 or 2 bytes before it in the encoded text (those of the first and
+     * last 4-character group are shared with the neighbours and left out). Forms shorter than
+     * {@value #MIN_FRAGMENT} characters are not looked for.
+     */
+    private static List<String> encodedForms(String secret) {
+        List<String> forms = new ArrayList<>();
+        String url = java.net.URLEncoder.encode(secret, java.nio.charset.StandardCharsets.UTF_8);
+        if (!url.equals(secret)) {
+            forms.add(url);
+        }
+        byte[] bytes = secret.getBytes(java.nio.charset.StandardCharsets.UTF_8);
+        for (int offset = 0; offset < 3; offset++) {
+            byte[] shifted = new byte[offset + bytes.length];
+            System.arraycopy(bytes, 0, shifted, offset, bytes.length);
+            String encoded = java.util.Base64.getEncoder().encodeToString(shifted);
+            int from = offset == 0 ? 0 : 4;
+            int to = shifted.length % 3 == 0 ? encoded.length() : encoded.length() - 4;
+            if (to - from >= MIN_FRAGMENT) {
+                String standard = encoded.substring(from, to);
+                forms.add(standard);
+                forms.add(standard.replace('+', '-').replace('/', '_'));
+            }
+        }
+        return forms;
     }
 
     /** Masks credential shapes only: for a component that knows no secret. */
@@ -104,7 +148,8 @@ public final class Redactor {
         out = SCHEME.matcher(out).replaceAll("$1$2" + MASK);
         out = LABELLED.matcher(out).replaceAll("$1$2" + MASK);
         out = KEY_ASSIGNED.matcher(out).replaceAll("$1$2" + MASK);
-        return SK_KEY.matcher(out).replaceAll(MASK);
+        out = SK_KEY.matcher(out).replaceAll(MASK);
+        return VENDOR_KEY.matcher(out).replaceAll(MASK);
     }
 
     /**
@@ -178,8 +223,10 @@ public final class Redactor {
         }
         boolean[] masked = new boolean[text.length()];
         boolean any = false;
+        for (String form : forms) {
+            any |= markWhole(text, form, masked);
+        }
         for (String secret : secrets) {
-            any |= markWhole(text, secret, masked);
             if (secret.length() > MIN_FRAGMENT) {
                 any |= markCutPieces(text, secret, masked);
             }

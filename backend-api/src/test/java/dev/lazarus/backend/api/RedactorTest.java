@@ -104,4 +104,30 @@ class RedactorTest {
         BackendConfig shared = new BackendConfig("b", "llamacpp", Map.of("api-key", "own-upstream-key-1"), redactor);
         assertThat(shared.redactor().redact(KEY + " own-upstream-key-1")).isEqualTo("*** ***");
     }
+
+    /** Issue 35: a known key base64- or URL-encoded, at any alignment, and other vendors' key shapes. */
+    @org.junit.jupiter.api.Test
+    void encodedFormsOfAKeyAndOtherVendorsShapesAreMasked() {
+        Redactor special = Redactor.of(List.of(KEY, "p@ss/w0rd+k3y=long"));
+        java.util.Base64.Encoder b64 = java.util.Base64.getEncoder();
+        for (String before : List.of("", "a", "ab", "abc")) {
+            String blob = b64.encodeToString((before + KEY + "tail").getBytes(java.nio.charset.StandardCharsets.UTF_8));
+            String out = special.redact("config=" + blob);
+            org.assertj.core.api.Assertions.assertThat(out).as(before).contains(Redactor.MASK);
+            String urlSafe = java.util.Base64.getUrlEncoder().encodeToString(
+                    (before + KEY).getBytes(java.nio.charset.StandardCharsets.UTF_8));
+            org.assertj.core.api.Assertions.assertThat(special.redact("v " + urlSafe)).contains(Redactor.MASK);
+        }
+        String url = java.net.URLEncoder.encode("p@ss/w0rd+k3y=long", java.nio.charset.StandardCharsets.UTF_8);
+        org.assertj.core.api.Assertions.assertThat(special.redact("GET /x?pw=" + url + "&y=1")).doesNotContain(url)
+                .doesNotContain("w0rd");
+        for (String shape : List.of("AKIAIOSFODNN7EXAMPLE", "ghp_" + "a1B2c3D4e5F6g7H8i9J0k1L2m3N4o5P6q7R8",
+                "github_pat_11ABCDEFG0123456789_abcdefghijklmnopqrstuv", "glpat-abcdefghij0123456789",
+                "xoxb-1234567890-abcdefghij", "hf_abcdefghijklmnopqrstuvwxyz0123456789",
+                "AIzaSyA-1234567890abcdefghijklmnopqrstu",
+                "eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxMjM0NTY3ODkwIn0.dozjgNryP4J3jVmNHl0w5N_XgL0n3I9PlFUP0THsR8U")) {
+            org.assertj.core.api.Assertions.assertThat(Redactor.shapesOnly().redact("upstream said: " + shape + " is bad"))
+                    .as(shape).isEqualTo("upstream said: *** is bad");
+        }
+    }
 }

@@ -12,11 +12,15 @@ import reactor.netty.Connection;
  * Hands the body of an upstream answer on in the pieces its connection read, not one per HTTP chunk: a
  * server that writes each event as a chunk of its own (llama-server, nginx) would otherwise cost one
  * signal through the whole relay per event even where many came in one read. The chunks of one read are
- * gathered (without copying) until the read completes or the body ends, so nothing waits for more.
+ * gathered (without copying) until the read completes or the body ends, so nothing waits for more, or
+ * until they make {@link #MAX_GATHERED} bytes: the consumer's demand then still stops the connection's read
+ * loop (it reads on while auto-read is on), so a consumer that stopped asking holds at most about that much
+ * of the upstream's body rather than all of a read loop's (up to 16 reads).
  */
 final class ReadCoalescer extends ChannelInboundHandlerAdapter {
 
     static final String NAME = "lazarus.readCoalescer";
+    static final int MAX_GATHERED = 64 * 1024;
 
     private CompositeByteBuf pending;
 
@@ -37,6 +41,9 @@ final class ReadCoalescer extends ChannelInboundHandlerAdapter {
                 pending = ctx.alloc().compositeBuffer(64);
             }
             pending.addComponent(true, content.content());
+            if (pending.readableBytes() >= MAX_GATHERED) {
+                flush(ctx);
+            }
         } else {
             flush(ctx);
             ctx.fireChannelRead(msg);

@@ -3,8 +3,10 @@ package dev.lazarus.llamacpp.http;
 import dev.lazarus.backend.api.BackendException;
 import java.time.Duration;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
 import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
+import reactor.core.publisher.Operators;
 import reactor.core.scheduler.Scheduler;
 
 /**
@@ -39,7 +41,8 @@ final class StreamTimeouts {
     <T> Flux<T> apply(Flux<T> events) {
         return Flux.defer(() -> {
             Watch watch = new Watch(now());
-            return events.doOnNext(event -> watch.lastEvent = now())
+            return events.doOnNext(event -> watch.event())
+                    .doOnRequest(watch::requested)
                     .takeUntilOther(watch.expiry(Math.min(first.toNanos(), idle.toNanos())))
                     .concatWith(Mono.defer(() -> watch.failure == null ? Mono.empty() : Mono.error(watch.failure)));
         });
@@ -56,9 +59,24 @@ final class StreamTimeouts {
         private final long start;
         private volatile long lastEvent = NONE;
         private volatile BackendException failure;
+        /** Events asked for and not yet come (Long.MAX_VALUE: unbounded). */
+        private final AtomicLong demand = new AtomicLong();
 
         Watch(long start) {
             this.start = start;
+        }
+
+        void event() {
+            lastEvent = now();
+            demand.getAndUpdate(d -> d == Long.MAX_VALUE || d == 0 ? d : d - 1);
+        }
+
+        void requested(long n) {
+            long before = demand.getAndUpdate(d -> Operators.addCap(d, n));
+            if (before == 0 && lastEvent != NONE) {
+                // the consumer is back: the server's gap starts now
+                lastEvent = now();
+            }
         }
 
         /** Fires (emits) once a limit is exceeded; the failure is then set. */
@@ -71,6 +89,10 @@ final class StreamTimeouts {
             long left = last == NONE
                     ? start + first.toNanos() - now()
                     : last + idle.toNanos() - now();
+            if (left <= 0 && last != NONE && demand.get() == 0) {
+                // nothing asked for: the consumer is the slow one, not the server
+                return expiry(idle.toNanos());
+            }
             if (left > 0) {
                 return expiry(last == NONE ? Math.min(left, idle.toNanos()) : left);
             }

@@ -72,4 +72,25 @@ class StreamTimeoutsTest {
                 .verifyComplete();
         assertThat(time.getScheduledTaskCount()).isEqualTo(1);
     }
+
+    /** Issue 35: a client that stops reading stops the demand; the server is not "stalled" meanwhile. */
+    @Test
+    void noDemandPausesTheIdleClockAndItsReturnRestartsIt() {
+        Sinks.Many<String> events = Sinks.many().unicast().onBackpressureBuffer();
+        StepVerifier.withVirtualTime(() -> timeouts.apply(events.asFlux()), () -> time, 1)
+                .expectSubscription()
+                .then(() -> events.tryEmitNext("a"))
+                .expectNext("a")
+                // the server would go on; nobody asks: ten idle limits pass without a failure
+                .then(() -> events.tryEmitNext("b"))
+                .expectNoEvent(IDLE.multipliedBy(10))
+                .thenRequest(1)
+                .expectNext("b")
+                // asked again and the server is silent: stalled one idle limit after the request
+                .thenRequest(1)
+                .expectNoEvent(IDLE.minusMillis(1))
+                .thenAwait(Duration.ofMillis(1))
+                .expectErrorMatches(e -> timeout(e, "stalled"))
+                .verify(Duration.ofSeconds(5));
+    }
 }

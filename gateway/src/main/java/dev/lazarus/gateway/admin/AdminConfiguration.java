@@ -1,6 +1,7 @@
 package dev.lazarus.gateway.admin;
 
 import dev.lazarus.backend.api.Redactor;
+import dev.lazarus.gateway.config.LazarusProperties;
 import dev.lazarus.gateway.policy.BackendHealthView;
 import dev.lazarus.gateway.policy.BackendLiveStats;
 import dev.lazarus.gateway.policy.ReplicaLiveStats;
@@ -11,6 +12,7 @@ import dev.lazarus.gateway.policy.PolicyStore;
 import dev.lazarus.gateway.policy.RouteOverrides;
 import dev.lazarus.gateway.routing.BackendRegistry;
 import dev.lazarus.gateway.routing.RouteTable;
+import io.micrometer.core.instrument.config.MeterFilter;
 import io.swagger.v3.oas.models.Components;
 import java.time.Clock;
 import io.swagger.v3.oas.models.OpenAPI;
@@ -28,12 +30,36 @@ import tools.jackson.databind.json.JsonMapper;
 
 /** The admin API's collaborators, its token filter and its OpenAPI description. */
 @Configuration(proxyBeanMethods = false)
-@EnableConfigurationProperties(AdminProperties.class)
+@EnableConfigurationProperties({AdminProperties.class, AdminGuardProperties.class, MetricsProperties.class})
 class AdminConfiguration {
 
     @Bean
-    AdminTokenFilter adminTokenFilter(AdminProperties properties, PolicyStore store) {
-        return new AdminTokenFilter(properties, new FailedAdminLogins(store, Clock.systemUTC()));
+    AdminLoginThrottle adminLoginThrottle(AdminGuardProperties guard) {
+        return new AdminLoginThrottle(guard, System::nanoTime);
+    }
+
+    @Bean
+    ClientAddress clientAddress(AdminGuardProperties guard) {
+        return new ClientAddress(guard.trustedProxies());
+    }
+
+    @Bean
+    AdminTokenFilter adminTokenFilter(AdminProperties properties, AdminGuardProperties guard,
+            LazarusProperties lazarus, PolicyStore store, AdminLoginThrottle throttle, ClientAddress clients) {
+        AdminTokenCheck.check(properties, guard, lazarus.security().apiKeys());
+        return new AdminTokenFilter(properties, new FailedAdminLogins(store, Clock.systemUTC()), throttle, clients);
+    }
+
+    @Bean
+    MetricsTokenFilter metricsTokenFilter(MetricsProperties metrics, AdminProperties admin, AdminLoginThrottle throttle,
+            ClientAddress clients) {
+        return new MetricsTokenFilter(metrics, admin, throttle, clients);
+    }
+
+    /** The disk-space meters are tagged with the working directory's path: a scrape must not show the file system. */
+    @Bean
+    MeterFilter noDiskPathMeters() {
+        return MeterFilter.deny(id -> id.getName().startsWith("disk."));
     }
 
     @Bean

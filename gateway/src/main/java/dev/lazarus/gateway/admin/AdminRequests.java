@@ -3,6 +3,7 @@ package dev.lazarus.gateway.admin;
 import dev.lazarus.backend.api.Redactor;
 import dev.lazarus.gateway.api.ApiError;
 import tools.jackson.core.JacksonException;
+import tools.jackson.core.StreamReadFeature;
 import tools.jackson.databind.JsonNode;
 import tools.jackson.databind.json.JsonMapper;
 import tools.jackson.databind.node.JsonNodeFactory;
@@ -17,7 +18,9 @@ final class AdminRequests {
     private final Redactor redactor;
 
     AdminRequests(JsonMapper json, Redactor redactor) {
-        this.json = json;
+        // A key given twice is refused, not resolved to the last: a body's later "prompts" or "reason" must not
+        // quietly win over what a reviewer saw first.
+        this.json = json.rebuild().enable(StreamReadFeature.STRICT_DUPLICATE_DETECTION).build();
         this.redactor = redactor;
     }
 

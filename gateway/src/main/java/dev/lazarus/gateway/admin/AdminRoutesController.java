@@ -3,6 +3,7 @@ package dev.lazarus.gateway.admin;
 import com.fasterxml.jackson.annotation.JsonProperty;
 import dev.lazarus.gateway.api.ApiError;
 import dev.lazarus.gateway.policy.RouteOverrides;
+import dev.lazarus.gateway.routing.Router;
 import dev.lazarus.gateway.routing.BackendRegistry;
 import dev.lazarus.gateway.routing.Endpoint;
 import dev.lazarus.gateway.routing.ModelRoute;
@@ -72,7 +73,7 @@ class AdminRoutesController {
     RouteView put(@PathVariable String model, @RequestBody(required = false) String body) {
         String name = model.startsWith("/") ? model.substring(1) : model;
         ModelRoute route = routes.find(name).orElseThrow(() -> new ApiError(HttpStatus.NOT_FOUND,
-                "invalid_request_error", "model_not_found", "model", "The model '" + name + "' does not exist."));
+                "invalid_request_error", "model_not_found", "model", "The model '" + Router.echo(name) + "' does not exist."));
         JsonNode chain = requests.object(body).get("backends");
         if (chain == null || !chain.isArray() || chain.isEmpty()) {
             throw ApiError.invalidRequest("'backends' must be a non-empty array of backend ids.", "backends");

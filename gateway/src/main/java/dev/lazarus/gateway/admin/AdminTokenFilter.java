@@ -2,6 +2,7 @@ package dev.lazarus.gateway.admin;
 
 import dev.lazarus.gateway.api.ApiError;
 import dev.lazarus.gateway.api.BearerTokens;
+import java.time.Duration;
 import java.util.List;
 import org.springframework.core.Ordered;
 import org.springframework.http.HttpHeaders;
@@ -32,11 +33,16 @@ public final class AdminTokenFilter implements WebFilter, Ordered {
 
     private final BearerTokens token;
     private final FailedAdminLogins failures;
+    private final AdminLoginThrottle throttle;
+    private final ClientAddress clients;
 
-    AdminTokenFilter(AdminProperties properties, FailedAdminLogins failures) {
+    AdminTokenFilter(AdminProperties properties, FailedAdminLogins failures, AdminLoginThrottle throttle,
+            ClientAddress clients) {
         this.token = new BearerTokens(List.of("/admin/**", DETAILED_HEALTH),
                 properties.enabled() ? List.of(properties.token()) : List.of());
         this.failures = failures;
+        this.throttle = throttle;
+        this.clients = clients;
     }
 
     @Override
@@ -48,16 +54,28 @@ public final class AdminTokenFilter implements WebFilter, Ordered {
             return Mono.error(new ApiError(HttpStatus.FORBIDDEN, "invalid_request_error", "admin_disabled", null,
                     "The admin API is disabled: set lazarus.admin.token to enable it."));
         }
+        String from = clients.of(exchange.getRequest());
+        // Before the token is looked at: a waiting guesser learns nothing, not even a right guess.
+        Duration wait = throttle.waitFor(from);
+        if (wait != null) {
+            long seconds = Math.max(1, (wait.toMillis() + 999) / 1000);
+            return Mono.error(new ApiError(HttpStatus.TOO_MANY_REQUESTS, "invalid_request_error", "rate_limit_exceeded",
+                    null, "Too many failed admin logins; retry in " + seconds + " s.")
+                    .withHeader(HttpHeaders.RETRY_AFTER, Long.toString(seconds)));
+        }
         String presented = BearerTokens.presented(exchange.getRequest());
         if (presented == null) {
-            return failures.failed(exchange.getRequest(), "missing token").then(Mono.error(unauthorized(
+            throttle.failed(from);
+            return failures.failed(exchange.getRequest(), from, "missing token").then(Mono.error(unauthorized(
                     "You didn't provide the admin token. Send it in the Authorization header "
                             + "as 'Authorization: Bearer ADMIN_TOKEN'.")));
         }
         if (!token.accepts(presented)) {
-            return failures.failed(exchange.getRequest(), "wrong token")
+            throttle.failed(from);
+            return failures.failed(exchange.getRequest(), from, "wrong token")
                     .then(Mono.error(unauthorized("Incorrect admin token provided.")));
         }
+        throttle.succeeded(from);
         return chain.filter(exchange);
     }
 

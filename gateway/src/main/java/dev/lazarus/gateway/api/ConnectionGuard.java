@@ -7,6 +7,7 @@ import io.netty.channel.ChannelFutureListener;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
 import io.netty.channel.ChannelPromise;
+import io.netty.channel.WriteBufferWaterMark;
 import io.netty.handler.codec.http.HttpContent;
 import io.netty.handler.codec.http.HttpRequest;
 import io.netty.handler.codec.http.HttpResponse;
@@ -19,6 +20,7 @@ import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.springframework.boot.reactor.netty.NettyServerCustomizer;
@@ -37,7 +39,11 @@ import tools.jackson.databind.json.JsonMapper;
  * <li>request body: no pause longer than {@code body-timeout}, else 408 (if nothing was answered yet)
  *     and close;
  * <li>request read, response under way: no deadline here (generation takes what it takes; the
- *     routing timeouts govern it).
+ *     routing timeouts govern it), except that a client that stops taking the response's bytes is cut
+ *     once the connection has been unwritable (its write buffer over the high-water mark) for
+ *     {@code write-stall-timeout}. Nothing more is read from the upstream meanwhile (the response's
+ *     writer asks for events only while the connection is writable), so the stall costs no memory
+ *     beyond that buffer; the close cancels the upstream call, which charges the backend nothing.
  * </ul>
  *
  * Also caps connections in all and per client address ({@link ConnectionCount}): one over a cap is
@@ -49,13 +55,17 @@ final class ConnectionGuard {
 
     private static final Logger log = LoggerFactory.getLogger(ConnectionGuard.class);
 
+    /** The name of the handler behind the codec, which also tells a {@link WriteGate} of writability. */
+    static final String MESSAGES = "lazarus.connectionMessages";
+
     private enum Phase { IDLE, HEAD, BODY, RESPONDING }
 
     /** What every guard shares: the settings, the counts and the prepared answers. */
-    record Settings(ConnectionProperties limits, ConnectionCount count, byte[] timeout, byte[] overloaded) {
+    record Settings(ConnectionProperties limits, ConnectionCount count, AtomicLong stalledBytes, byte[] timeout,
+            byte[] overloaded) {
 
         static Settings of(ConnectionProperties limits, JsonMapper json) {
-            return new Settings(limits, new ConnectionCount(limits.max(), limits.maxPerAddress()),
+            return new Settings(limits, new ConnectionCount(limits.max(), limits.maxPerAddress()), new AtomicLong(),
                     answer(json, HttpStatus.REQUEST_TIMEOUT, "request_timeout",
                             "The request was not received in time; send it again without pausing.", ""),
                     answer(json, HttpStatus.SERVICE_UNAVAILABLE, "too_many_connections",
@@ -80,9 +90,11 @@ final class ConnectionGuard {
         return server -> server.doOnChannelInit((observer, channel, remote) -> {
             if (channel.pipeline().get(NettyPipeline.HttpCodec) != null
                     && channel.pipeline().get(NettyPipeline.HttpTrafficHandler) != null) {
+                int high = (int) Math.min(Integer.MAX_VALUE, Math.max(2, settings.limits().writeBuffer().toBytes()));
+                channel.config().setWriteBufferWaterMark(new WriteBufferWaterMark(high / 2, high));
                 ConnectionGuard guard = new ConnectionGuard(settings);
                 channel.pipeline().addBefore(NettyPipeline.HttpCodec, "lazarus.connectionBytes", guard.bytes);
-                channel.pipeline().addBefore(NettyPipeline.HttpTrafficHandler, "lazarus.connectionMessages",
+                channel.pipeline().addBefore(NettyPipeline.HttpTrafficHandler, MESSAGES,
                         guard.messages);
             }
         });
@@ -97,6 +109,10 @@ final class ConnectionGuard {
     private InetAddress counted;
     private ScheduledFuture<?> deadline;
     private long deadlineAt = NO_DEADLINE;
+    /** The response is under way and the client takes none of it: the write-stall deadline runs. */
+    private boolean stalled;
+    /** What this connection adds to the stalled bytes of all while it is stalled. */
+    private long stalledBytes;
     private final long shortest;
 
     private static final long NO_DEADLINE = Long.MIN_VALUE;
@@ -104,7 +120,7 @@ final class ConnectionGuard {
     private ConnectionGuard(Settings settings) {
         this.settings = settings;
         ConnectionProperties limits = settings.limits();
-        this.shortest = Math.max(1, Math.min(limits.headerTimeout().toNanos(),
+        this.shortest = Math.max(1, Math.min(Math.min(limits.headerTimeout().toNanos(), limits.writeStallTimeout().toNanos()),
                 Math.min(limits.bodyTimeout().toNanos(), limits.idleTimeout().toNanos())));
     }
 
@@ -116,6 +132,7 @@ final class ConnectionGuard {
      */
     private void enter(Phase next) {
         phase = next;
+        unstall();
         Duration limit = switch (next) {
             case IDLE -> settings.limits().idleTimeout();
             case HEAD -> settings.limits().headerTimeout();
@@ -126,9 +143,44 @@ final class ConnectionGuard {
             deadlineAt = NO_DEADLINE;
             return;
         }
+        startDeadline(limit);
+    }
+
+    private void startDeadline(Duration limit) {
         deadlineAt = System.nanoTime() + limit.toNanos();
         if (deadline == null && bytes.ctx != null) {
             schedule(limit.toNanos());
+        }
+    }
+
+    /** The connection's writability changed while a response is under way: the write-stall deadline starts or ends. */
+    private void writability(boolean writable) {
+        if (phase != Phase.RESPONDING) {
+            return;
+        }
+        if (!writable && !stalled) {
+            stalled = true;
+            stalledBytes = bytes.ctx.channel().unsafe().outboundBuffer() == null ? 0
+                    : bytes.ctx.channel().unsafe().outboundBuffer().totalPendingWriteBytes();
+            long all = settings.stalledBytes().addAndGet(stalledBytes);
+            if (all > settings.limits().stalledBytesMax().toBytes()) {
+                log.info("{}: closed, the client at {} stopped reading while stalled clients hold {} bytes",
+                        bytes.ctx.channel().id(), bytes.ctx.channel().remoteAddress(), all);
+                bytes.ctx.close();
+                return;
+            }
+            startDeadline(settings.limits().writeStallTimeout());
+        } else if (writable && stalled) {
+            unstall();
+            deadlineAt = NO_DEADLINE;
+        }
+    }
+
+    private void unstall() {
+        if (stalled) {
+            stalled = false;
+            settings.stalledBytes().addAndGet(-stalledBytes);
+            stalledBytes = 0;
         }
     }
 
@@ -151,6 +203,12 @@ final class ConnectionGuard {
     }
 
     private void expire(Phase expired) {
+        if (stalled) {
+            log.info("{}: closed, the client at {} took none of its response for {}", bytes.ctx.channel().id(),
+                    bytes.ctx.channel().remoteAddress(), settings.limits().writeStallTimeout());
+            bytes.ctx.close();
+            return;
+        }
         log.debug("{}: closed, {} from {} took too long", bytes.ctx.channel().id(), expired,
                 bytes.ctx.channel().remoteAddress());
         if (expired == Phase.IDLE || answering) {
@@ -193,6 +251,7 @@ final class ConnectionGuard {
                 settings.count().release(counted);
                 counted = null;
             }
+            unstall();
             if (deadline != null) {
                 deadline.cancel(false);
             }
@@ -218,6 +277,17 @@ final class ConnectionGuard {
 
     /** Behind the codec: where requests and responses begin and end. */
     private final class Messages extends ChannelDuplexHandler {
+
+        @Override
+        public void channelWritabilityChanged(ChannelHandlerContext ctx) throws Exception {
+            boolean writable = ctx.channel().isWritable();
+            writability(writable);
+            Runnable gate = writable ? ctx.channel().attr(WriteGate.ON_WRITABLE).get() : null;
+            if (gate != null) {
+                gate.run();
+            }
+            super.channelWritabilityChanged(ctx);
+        }
 
         @Override
         public void channelRead(ChannelHandlerContext ctx, Object msg) throws Exception {

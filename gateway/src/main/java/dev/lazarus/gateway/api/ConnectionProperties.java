@@ -5,6 +5,7 @@ import jakarta.validation.constraints.NotNull;
 import java.time.Duration;
 import org.springframework.boot.context.properties.ConfigurationProperties;
 import org.springframework.boot.context.properties.bind.DefaultValue;
+import org.springframework.util.unit.DataSize;
 import org.springframework.validation.annotation.Validated;
 
 /**
@@ -19,6 +20,14 @@ import org.springframework.validation.annotation.Validated;
  * @param max           concurrent connections in all; more get 503 and a close; 0: no limit
  * @param maxPerAddress concurrent connections from one client address; more get 503 and a close;
  *                      0: no limit. Behind a reverse proxy every client has the proxy's address
+ * @param writeStallTimeout a client that takes none of a response's bytes for this long (the gateway's
+ *                      write buffer for it stays full) is cut; its upstream call is cancelled, which
+ *                      charges the backend nothing
+ * @param writeBuffer   per connection, the response bytes the gateway buffers for a client that reads slower
+ *                      than the upstream writes; past it, nothing more is read from the upstream until the
+ *                      client takes some (the connection's high-water mark; it resumes at half)
+ * @param stalledBytesMax in all, the response bytes held for stalled clients (unwritable connections); a
+ *                      connection that stalls while they exceed it is cut at once rather than after the stall
  */
 @Validated
 @ConfigurationProperties(prefix = "lazarus.connections")
@@ -27,4 +36,7 @@ public record ConnectionProperties(
         @DefaultValue("30s") @NotNull Duration bodyTimeout,
         @DefaultValue("60s") @NotNull Duration idleTimeout,
         @DefaultValue("4096") @Min(0) int max,
-        @DefaultValue("256") @Min(0) int maxPerAddress) {}
+        @DefaultValue("256") @Min(0) int maxPerAddress,
+        @DefaultValue("30s") @NotNull Duration writeStallTimeout,
+        @DefaultValue("64KB") @NotNull DataSize writeBuffer,
+        @DefaultValue("64MB") @NotNull DataSize stalledBytesMax) {}

@@ -48,12 +48,18 @@ final class MalformedRequestHandler extends ChannelDuplexHandler {
     private static final Logger log = LoggerFactory.getLogger(MalformedRequestHandler.class);
 
     /** The answers, made once for all connections. */
-    private record Answers(byte[] uriTooLong, byte[] headersTooLarge, byte[] malformed, JsonMapper json) {}
+    private record Answers(byte[] uriTooLong, byte[] headersTooLarge, byte[] malformed, byte[] version,
+            byte[] transferCoding, byte[] contentCoding, JsonMapper json) {}
 
     private final byte[] uriTooLong;
     private final byte[] headersTooLarge;
     private final byte[] malformed;
+    private final byte[] version;
+    private final byte[] transferCoding;
+    private final byte[] contentCoding;
     private final JsonMapper json;
+    /** A request of this connection was refused here: the rest of its input is dropped until the close. */
+    private boolean refused;
     /** An answer has begun on this connection: too late for one of ours. */
     private boolean answering;
 
@@ -61,6 +67,9 @@ final class MalformedRequestHandler extends ChannelDuplexHandler {
         this.uriTooLong = answers.uriTooLong();
         this.headersTooLarge = answers.headersTooLarge();
         this.malformed = answers.malformed();
+        this.version = answers.version();
+        this.transferCoding = answers.transferCoding();
+        this.contentCoding = answers.contentCoding();
         this.json = answers.json();
     }
 
@@ -72,7 +81,16 @@ final class MalformedRequestHandler extends ChannelDuplexHandler {
                 "invalid_request_error", "request_header_fields_too_large", null,
                 "The request headers are larger than this gateway accepts.").body()),
                 json.writeValueAsBytes(new ApiError(HttpStatus.BAD_REQUEST, "invalid_request_error",
-                        "malformed_request", null, "The request is not valid HTTP/1.1.").body()), json);
+                        "malformed_request", null, "The request is not valid HTTP/1.1.").body()),
+                json.writeValueAsBytes(new ApiError(HttpStatus.HTTP_VERSION_NOT_SUPPORTED, "invalid_request_error",
+                        "http_version_not_supported", null, "This gateway speaks HTTP/1.1 and HTTP/1.0.").body()),
+                json.writeValueAsBytes(new ApiError(HttpStatus.NOT_IMPLEMENTED, "invalid_request_error",
+                        "unsupported_transfer_encoding", null,
+                        "The only Transfer-Encoding this gateway reads is 'chunked'.").body()),
+                json.writeValueAsBytes(new ApiError(HttpStatus.UNSUPPORTED_MEDIA_TYPE, "invalid_request_error",
+                        "unsupported_content_encoding", null,
+                        "This gateway reads request bodies without a Content-Encoding; send the JSON uncompressed.")
+                        .body()), json);
     }
 
     /** Installs the handler on every HTTP/1.1 connection. */
@@ -87,6 +105,22 @@ final class MalformedRequestHandler extends ChannelDuplexHandler {
 
     @Override
     public void channelRead(ChannelHandlerContext ctx, Object msg) {
+        if (refused) {
+            ReferenceCountUtil.release(msg);
+            return;
+        }
+        if (msg instanceof HttpRequest request && !request.decoderResult().isFailure() && !answering) {
+            HttpResponseStatus unsupported = unsupported(request);
+            if (unsupported != null) {
+                log.debug("{}: refused a request from {}: {}", ctx.channel().id(), ctx.channel().remoteAddress(),
+                        unsupported);
+                ReferenceCountUtil.release(msg);
+                refused = true;
+                answerAndClose(ctx, unsupported, unsupported == HttpResponseStatus.HTTP_VERSION_NOT_SUPPORTED ? version
+                        : unsupported == HttpResponseStatus.NOT_IMPLEMENTED ? transferCoding : contentCoding);
+                return;
+            }
+        }
         if (!(msg instanceof DecoderResultProvider decoded) || !decoded.decoderResult().isFailure()) {
             ctx.fireChannelRead(msg);
             return;
@@ -109,6 +143,10 @@ final class MalformedRequestHandler extends ChannelDuplexHandler {
             status = HttpResponseStatus.REQUEST_HEADER_FIELDS_TOO_LARGE;
         }
         // The decoder discards the rest of the connection's input: answer once and close.
+        answerAndClose(ctx, status, body);
+    }
+
+    private void answerAndClose(ChannelHandlerContext ctx, HttpResponseStatus status, byte[] body) {
         FullHttpResponse response = new DefaultFullHttpResponse(HttpVersion.HTTP_1_1, status,
                 Unpooled.wrappedBuffer(body));
         response.headers()
@@ -117,6 +155,28 @@ final class MalformedRequestHandler extends ChannelDuplexHandler {
                 .set(HttpHeaderNames.CONNECTION, HttpHeaderValues.CLOSE);
         answering = true;
         ctx.writeAndFlush(response).addListener(ChannelFutureListener.CLOSE);
+    }
+
+    /**
+     * What a request asks that this gateway does not do (strict rather than guessing): a version other than
+     * HTTP/1.x (505), a transfer coding other than {@code chunked} alone (501: {@code gzip, chunked} would be
+     * read as chunked and its gzip ignored), a request body with a content coding (415); null when none.
+     */
+    private static HttpResponseStatus unsupported(HttpRequest request) {
+        if (request.protocolVersion().majorVersion() != 1 || request.protocolVersion().minorVersion() > 1) {
+            return HttpResponseStatus.HTTP_VERSION_NOT_SUPPORTED;
+        }
+        for (String coding : request.headers().getAll(HttpHeaderNames.TRANSFER_ENCODING)) {
+            if (!coding.strip().equalsIgnoreCase("chunked")) {
+                return HttpResponseStatus.NOT_IMPLEMENTED;
+            }
+        }
+        for (String coding : request.headers().getAll(HttpHeaderNames.CONTENT_ENCODING)) {
+            if (!coding.strip().equalsIgnoreCase("identity")) {
+                return HttpResponseStatus.UNSUPPORTED_MEDIA_TYPE;
+            }
+        }
+        return null;
     }
 
     @Override

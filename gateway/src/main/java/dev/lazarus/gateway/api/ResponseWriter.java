@@ -146,8 +146,9 @@ public final class ResponseWriter {
         // writeWith, not a flush per event (writeAndFlushWith of one Mono per event): the connection is
         // flushed whenever the events that came together are written (reactor-netty flushes when its queue
         // runs dry), so an event still goes out as soon as it comes, and a burst costs one write instead of
-        // one per event and no inner subscription per event.
-        return response.writeWith(events);
+        // one per event and no inner subscription per event. The gate reads the source no faster than the
+        // client takes the events.
+        return response.writeWith(WriteGate.of(response, events));
     }
 
     /** A piece's events in one buffer, or null when none of them is for the client. */

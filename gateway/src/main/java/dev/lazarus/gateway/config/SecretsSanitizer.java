@@ -40,6 +40,7 @@ class SecretsSanitizer {
             String k = key.toLowerCase(Locale.ROOT).replaceAll("[^a-z]", "");
             return k.startsWith("lazarussecurityapikeys")
                     || k.equals("lazarusadmintoken")
+                    || k.equals("lazarusmetricstoken")
                     || k.equals("lazaruspolicypostgrespassword")
                     || k.startsWith("lazarusbackends") && k.contains("settings")
                             && (k.endsWith("apikey") || k.endsWith("token") || k.endsWith("password")

@@ -50,8 +50,9 @@ interface Continuation<R, T> {
         return c;
     }
 
+    /** What is left of a limit; at least 1 (the resumer ends an answer whose budget is spent without a call). */
     private static Integer less(Integer limit, int used) {
-        return limit == null ? null : limit - used;
+        return limit == null ? null : Math.max(1, limit - used);
     }
 
     Continuation<ChatCompletionRequest, ChatCompletionChunk> CHAT = new Continuation<>() {
@@ -64,10 +65,13 @@ interface Continuation<R, T> {
             } else {
                 messages.add(ChatMessage.assistant(transcript.text()));
             }
+            // Both limits carry what is left of the one in force: max_tokens with a larger max_completion_tokens
+            // beside it would otherwise go below zero (-1 and below are "until the context is full" to llama-server).
+            Integer left = less(request.effectiveMaxTokens(), transcript.tokens());
             return request.toBuilder()
                     .messages(messages)
-                    .maxTokens(less(request.maxTokens(), transcript.tokens()))
-                    .maxCompletionTokens(less(request.maxCompletionTokens(), transcript.tokens()))
+                    .maxTokens(request.maxTokens() == null ? null : left)
+                    .maxCompletionTokens(request.maxCompletionTokens() == null ? null : left)
                     .build();
         }
 

@@ -240,6 +240,18 @@ public final class Router {
 
     public static BackendException modelNotFound(String model) {
         return new BackendException(BackendErrorKind.MODEL_NOT_FOUND,
-                "The model '" + model + "' does not exist or you do not have access to it.", "model", null, null);
+                "The model '" + echo(model) + "' does not exist or you do not have access to it.", "model", null, null);
+    }
+
+    /** The longest part of a client's model name an error echoes back. */
+    static final int ECHOED = 256;
+
+    /** A model name the client sent, as an error echoes it: at most {@link #ECHOED} characters (a name may be megabytes). */
+    public static String echo(String model) {
+        if (model.length() <= ECHOED) {
+            return model;
+        }
+        int end = Character.isHighSurrogate(model.charAt(ECHOED - 1)) ? ECHOED - 1 : ECHOED;
+        return model.substring(0, end) + "...";
     }
 }

@@ -61,6 +61,20 @@ class AdminReasonsTest {
                 .expectStatus().isOk();
     }
 
+    /** Issue 35: a key given twice in an admin body is a 400, not the last one quietly winning. */
+    @Test
+    void aBodyWithADuplicateKeyIsA400AndChangesNothing() {
+        for (String body : new String[] {"{\"reason\":\"a\",\"reason\":\"b\"}",
+                "{\"backend\":\"alpha\",\"prompts\":[\"x\"],\"prompts\":[\"y\"]}"}) {
+            String path = body.contains("prompts") ? "/admin/benchmarks" : "/admin/backends/beta/drain";
+            JsonNode error = JSON.readTree(post(path, body).expectStatus().isBadRequest().expectBody(String.class)
+                    .returnResult().getResponseBody()).path("error");
+            assertThat(error.path("type").asString()).isEqualTo("invalid_request_error");
+            assertThat(error.path("message").asString()).containsIgnoringCase("duplicate");
+        }
+        assertThat(engine.state("beta").orElseThrow().draining()).isFalse();
+    }
+
     @Test
     void drainAndUndrainJournalTheirOwnReason() {
         String stateReason = engine.state("beta").orElseThrow().reason();

@@ -46,11 +46,11 @@ class FailedAdminLoginsTest {
     void journalledWithoutTheTokenOncePerWindowCountingTheRest() {
         MockServerHttpRequest wrong = MockServerHttpRequest.post("/admin/backends/a/promote")
                 .header(HttpHeaders.AUTHORIZATION, "Bearer guessed-token-123456").build();
-        logins.failed(wrong, "wrong token").block(Duration.ofSeconds(5));
-        logins.failed(wrong, "wrong token").block(Duration.ofSeconds(5));
-        logins.failed(wrong, "wrong token").block(Duration.ofSeconds(5));
+        logins.failed(wrong, "10.0.0.66", "wrong token").block(Duration.ofSeconds(5));
+        logins.failed(wrong, "10.0.0.66", "wrong token").block(Duration.ofSeconds(5));
+        logins.failed(wrong, "10.0.0.66", "wrong token").block(Duration.ofSeconds(5));
         now = now.plus(FailedAdminLogins.WINDOW);
-        logins.failed(wrong, "missing token").block(Duration.ofSeconds(5));
+        logins.failed(wrong, "10.0.0.2", "missing token").block(Duration.ofSeconds(5));
 
         List<AuditEvent> events = store.newestEvents(0, 10);
         assertThat(events).hasSize(2).allSatisfy(event -> {
@@ -62,5 +62,7 @@ class FailedAdminLoginsTest {
         assertThat(((Number) events.get(1).figures().get("failures")).longValue()).isEqualTo(1L);
         assertThat(events.get(0).reason()).contains("missing token");
         assertThat(((Number) events.get(0).figures().get("failures")).longValue()).isEqualTo(3L);
+        // Issue 35: the entry names the guesser's failures, not only the innocent caller who failed next.
+        assertThat(events.get(0).reason()).contains("2 from 10.0.0.66, 1 from 10.0.0.2");
     }
 }

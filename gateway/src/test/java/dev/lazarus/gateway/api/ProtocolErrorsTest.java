@@ -28,7 +28,6 @@ class ProtocolErrorsTest extends GatewayTestSupport {
             "negative Content-Length | " + POST + "Content-Length: -1\\r\\n\\r\\n{}",
             "Content-Length not a number | " + POST + "Content-Length: 2x\\r\\n\\r\\n{}",
             "unknown transfer coding | " + POST + "Transfer-Encoding: gzip\\r\\n\\r\\n{}",
-            "HTTP/9.9 | GET /v1/models HTTP/9.9\\r\\nHost: x\\r\\n\\r\\n",
             "not HTTP | GET /v1/models FOO/1.1\\r\\nHost: x\\r\\n\\r\\n",
             "HTTP/1.1x | GET /v1/models HTTP/1.1x\\r\\nHost: x\\r\\n\\r\\n",
             "bare LF | GET /v1/models HTTP/1.1\\nHost: x\\n\\n",
@@ -45,6 +44,22 @@ class ProtocolErrorsTest extends GatewayTestSupport {
             "two Host headers | GET /v1/models HTTP/1.1\\r\\nHost: x\\r\\nHost: y\\r\\n\\r\\n",
     })
     void malformedHttpIs4xxWithAnOpenAiBody(String name, String request) throws Exception {
+        assertThat(answer(request, 400, 499)).isNotNull();
+    }
+
+    /** Issue 35: what the gateway does not do is refused with the status that says so, not guessed at. */
+    @ParameterizedTest(name = "{0}")
+    @CsvSource(delimiter = '|', value = {
+            "HTTP/9.9 | 505 | GET /v1/models HTTP/9.9\\r\\nHost: x\\r\\n\\r\\n",
+            "HTTP/1.9 | 505 | GET /v1/models HTTP/1.9\\r\\nHost: x\\r\\n\\r\\n",
+            "gzip then chunked | 501 | " + POST + "Transfer-Encoding: gzip, chunked\\r\\n\\r\\n2\\r\\n{}\\r\\n0\\r\\n\\r\\n",
+            "gzip request body | 415 | " + POST + "Content-Encoding: gzip\\r\\nContent-Length: 2\\r\\n\\r\\n{}",
+    })
+    void unsupportedVersionsAndCodingsAreRefusedPlainly(String name, int status, String request) throws Exception {
+        assertThat(answer(request, status, status)).isNotNull();
+    }
+
+    private String answer(String request, int lowest, int highest) throws Exception {
         String wire = request.replace("\\r", "\r").replace("\\n", "\n").replace("\\0", "\0");
         String response;
         try (RawHttp socket = new RawHttp(port)) {
@@ -54,7 +69,7 @@ class ProtocolErrorsTest extends GatewayTestSupport {
         }
         assertThat(response).as("an answer").isNotBlank();
         int status = Integer.parseInt(response.substring(9, 12));
-        assertThat(status).as(response).isBetween(400, 499);
+        assertThat(status).as(response).isBetween(lowest, highest);
         String body = response.substring(response.indexOf("\r\n\r\n") + 4);
         assertThat(body).as("an OpenAI error body").isNotBlank();
         JsonNode root = json(body);
@@ -63,5 +78,6 @@ class ProtocolErrorsTest extends GatewayTestSupport {
         assertThat(error.propertyNames()).containsExactlyInAnyOrder("message", "type", "param", "code");
         assertThat(error.get("type").asString()).isEqualTo("invalid_request_error");
         assertThat(body).doesNotContain("Exception", "\tat ");
+        return response;
     }
 }

@@ -184,6 +184,16 @@ class RequestErrorsTest extends GatewayTestSupport {
                 .contentType(MediaType.APPLICATION_JSON).exchange(), 400);
     }
 
+    /** Issue 35: a huge unknown model name is not echoed back whole. */
+    @Test
+    void anUnknownModelsNameIsEchoedAtMost256Characters() {
+        String name = "m".repeat(40_000);
+        JsonNode error = errorOf(post("/v1/chat/completions",
+                "{\"model\": \"" + name + "\", \"messages\": [{\"role\": \"user\", \"content\": \"x\"}]}"), 404);
+        assertThat(error.get("code").asString()).isEqualTo("model_not_found");
+        assertThat(error.get("message").asString()).contains("'" + "m".repeat(256) + "...'").hasSizeLessThan(400);
+    }
+
     @Test
     void unknownModelIs404ModelNotFound() {
         JsonNode error = errorOf(post("/v1/chat/completions",

@@ -117,6 +117,21 @@ class ResumingStreamResumerTest {
         assertThat(next.maxTokens()).isEqualTo(48);
     }
 
+    /** Issue 35: max_tokens beside a larger max_completion_tokens must not reach the next backend negative. */
+    @Test
+    void bothLimitsOfTheContinuationAreWhatIsLeftNeverNegative() {
+        ChatCompletionRequest request = ChatCompletionRequest.builder().model("m")
+                .messages(List.of(ChatMessage.user("hi"))).maxTokens(3).maxCompletionTokens(10).build();
+        Transcript five = transcript(content("a"), content("b"), content("c"), content("d"), content("e"));
+        ChatCompletionRequest next = Continuation.CHAT.after(request, five);
+        assertThat(next.maxCompletionTokens()).isEqualTo(5);
+        assertThat(next.maxTokens()).isEqualTo(5);
+        ChatCompletionRequest onlyMaxTokens = ChatCompletionRequest.builder().model("m")
+                .messages(List.of(ChatMessage.user("hi"))).maxTokens(2).build();
+        assertThat(Continuation.CHAT.after(onlyMaxTokens, five).maxTokens()).isEqualTo(1);
+        assertThat(Continuation.CHAT.after(onlyMaxTokens, five).maxCompletionTokens()).isNull();
+    }
+
     @Test
     void thePromptIsTheInterruptedBackendsOwnCountAndTheContinuationsDetailsAreKept() {
         // llama-server with timings_per_token: its first token says the prompt was 9 cached + 3 evaluated.

@@ -1,0 +1,379 @@
+package dev.lazarus.kt.synthetic;
+
+import dev.lazarus.kt.gguf.GgmlType;
+import dev.lazarus.kt.gguf.GgufWriter;
+
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.Objects;
+
+/**
+ * Random-weight GGUF models that llama.cpp loads, for tests (engine against llama-server, token for token)
+ * and benchmarks. Everything is deterministic from the {@link Spec}, seed included: the same spec writes
+ * the same bytes. Weights are uniform with a variance that keeps activations near unit scale through the
+ * layers (matrices 1/fan-in, norms around 1, a sharper output head and router so greedy choices and expert
+ * choices are not near-ties); they are NOT a trained model and say so in {@code general.description}.
+ *
+ * <p>Architectures: {@code llama} (dense, or Mixtral-style experts), {@code qwen3} / {@code qwen3moe}
+ * (QK-norm, softmax router) and {@code deepseek2} (MLA with fused {@code attn_kv_b} or split
+ * {@code attn_k_b}/{@code attn_v_b}, leading dense layers, shared expert, sigmoid group-limited routing with
+ * {@code exp_probs_b}, YaRN), {@code glm4moe} (deepseek2's routing on grouped-query attention with biases and
+ * partial rope) and {@code gpt-oss} (sinks, sliding window, biases, biased experts).
+ */
+public final class SyntheticModels {
+
+    private SyntheticModels() {
+    }
+
+    /** llama.cpp's {@code llama_expert_gating_func_type} values. */
+    public enum Gating {
+        SOFTMAX(1), SIGMOID(2);
+
+        private final int id;
+
+        Gating(int id) {
+            this.id = id;
+        }
+
+        public int id() {
+            return id;
+        }
+    }
+
+    /**
+     * Routed experts. {@code leadingDense} first layers use a dense FFN instead (deepseek2 only);
+     * {@code shared} experts of width {@code expertFfn} run for every token beside the routed ones (deepseek2);
+     * {@code groups}/{@code groupsUsed} limit the choice to the best groups first (deepseek2, 0 = off).
+     * {@code routingSkew} 0 gives every expert a router row of the same scale, hence a flat routing (each
+     * expert about equally often); above 0 the rows are scaled by {@code rank^-routingSkew} (rank 1..experts,
+     * the ranks shuffled per layer), so a few experts per layer are chosen far more often than the rest, as in
+     * trained MoE models. See {@link RouterSkew}.
+     */
+    public record Moe(int experts, int used, int expertFfn, int shared, int leadingDense, Gating gating,
+                      boolean normalizeWeights, float weightsScale, int groups, int groupsUsed, boolean probsBias,
+                      float routingSkew) {
+        public Moe {
+            require(experts > 1 && used >= 1 && used <= experts, "experts %d, used %d", experts, used);
+            require(routingSkew >= 0 && routingSkew <= 4, "routing skew %s", routingSkew);
+            require(groups == 0 || (experts % groups == 0 && groupsUsed >= 1 && groupsUsed <= groups
+                    && used <= groupsUsed * (experts / groups)), "expert groups %d/%d for %d experts, %d used",
+                    groupsUsed, groups, experts, used);
+        }
+
+        /** Flat routing (random router rows of one scale). */
+        public Moe(int experts, int used, int expertFfn, int shared, int leadingDense, Gating gating,
+                   boolean normalizeWeights, float weightsScale, int groups, int groupsUsed, boolean probsBias) {
+            this(experts, used, expertFfn, shared, leadingDense, gating, normalizeWeights, weightsScale, groups,
+                    groupsUsed, probsBias, 0f);
+        }
+
+        public Moe withRoutingSkew(float skew) {
+            return new Moe(experts, used, expertFfn, shared, leadingDense, gating, normalizeWeights, weightsScale,
+                    groups, groupsUsed, probsBias, skew);
+        }
+
+        /** Mixtral / Qwen3-MoE routing: softmax over all experts, top-k, weights renormalised. */
+        public static Moe softmax(int experts, int used, int expertFfn) {
+            return new Moe(experts, used, expertFfn, 0, 0, Gating.SOFTMAX, true, 1f, 0, 0, false);
+        }
+    }
+
+    /**
+     * Multi-head latent attention (deepseek2). {@code qLoraRank} 0 = one plain {@code attn_q}; {@code splitKvB}
+     * writes {@code attn_k_b}/{@code attn_v_b} with the {@code *_mla} head sizes as current converters do,
+     * otherwise the fused {@code attn_kv_b} of older GGUFs.
+     */
+    public record Mla(int qLoraRank, int kvLoraRank, int qkNopeDim, int qkRopeDim, int vHeadDim, boolean splitKvB) {
+        public Mla {
+            require(qLoraRank >= 0 && kvLoraRank > 0 && qkNopeDim > 0 && qkRopeDim > 0 && qkRopeDim % 2 == 0 && vHeadDim > 0,
+                    "MLA sizes q_lora %d kv_lora %d nope %d rope %d v %d", qLoraRank, kvLoraRank, qkNopeDim, qkRopeDim, vHeadDim);
+        }
+
+        public Mla withSplitKvB(boolean split) {
+            return new Mla(qLoraRank, kvLoraRank, qkNopeDim, qkRopeDim, vHeadDim, split);
+        }
+    }
+
+    /** YaRN context extension: {@code factor} times the original context, attention scaled by {@code logMultiplier}. */
+    public record Yarn(float factor, int originalContext, float logMultiplier) {
+    }
+
+    /**
+     * One model. {@code headDim} is the attention head size of ordinary attention (ignored with {@code mla});
+     * {@code ffn} the width of dense FFN layers. {@code moe} null = dense; {@code mla} only for deepseek2;
+     * {@code yarn} null = plain RoPE; {@code ropeDims} the leading dimensions of a head that RoPE rotates (0: all,
+     * glm4moe rotates half); {@code slidingWindow} the window of gpt-oss's sliding layers (0: none).
+     */
+    public record Spec(String name, String arch, GgmlType weightType, long seed, int layers, int dim, int heads,
+                       int kvHeads, int headDim, int ffn, Moe moe, Mla mla, float ropeTheta, Yarn yarn,
+                       int contextLength, float rmsEps, boolean tiedEmbeddings, int ropeDims, int slidingWindow) {
+
+        /** Full-width RoPE, no sliding window. */
+        public Spec(String name, String arch, GgmlType weightType, long seed, int layers, int dim, int heads,
+                    int kvHeads, int headDim, int ffn, Moe moe, Mla mla, float ropeTheta, Yarn yarn,
+                    int contextLength, float rmsEps, boolean tiedEmbeddings) {
+            this(name, arch, weightType, seed, layers, dim, heads, kvHeads, headDim, ffn, moe, mla, ropeTheta, yarn,
+                    contextLength, rmsEps, tiedEmbeddings, 0, 0);
+        }
+
+        public Spec {
+            Objects.requireNonNull(name, "name");
+            ArchitectureTraits a = ArchitectureTraits.of(arch);
+            Objects.requireNonNull(weightType, "weightType");
+            require(layers > 0 && dim > 0 && heads > 0 && kvHeads > 0 && heads % kvHeads == 0 && ffn > 0 && contextLength > 0,
+                    "layers %d dim %d heads %d/%d ffn %d ctx %d", layers, dim, heads, kvHeads, ffn, contextLength);
+            require(a.mla() == (mla != null), "%s %s MLA settings", arch, a.mla() ? "needs" : "takes no");
+            require(!a.requiresMoe() || moe != null, "%s needs experts", arch);
+            require(a.allowsMoe() || moe == null, "%s takes no experts", arch);
+            require(mla != null || headDim % 2 == 0, "head size %d must be even for RoPE", headDim);
+            require(ropeDims == 0 || (mla == null && ropeDims > 0 && ropeDims <= headDim && ropeDims % 2 == 0),
+                    "rope dimensions %d of heads of %d", ropeDims, headDim);
+            require(slidingWindow >= 0 && (slidingWindow == 0 || a.has(ArchitectureTraits.Feature.SLIDING_WINDOW)),
+                    "%s takes no sliding window %d", arch, slidingWindow);
+            // glm4moe takes deepseek2's routing but not its expert groups (GLM-4.5 has one group)
+            require(moe == null || moe.groups() == 0 || a == ArchitectureTraits.DEEPSEEK2,
+                    "%s has no group-limited routing", arch);
+            require(moe == null || a.allowsDeepseekRouting()
+                    || (moe.shared() == 0 && moe.leadingDense() == 0 && moe.groups() == 0 && !moe.probsBias()
+                        && moe.gating() == Gating.SOFTMAX), "%s supports only plain softmax experts", arch);
+            require(moe == null || moe.leadingDense() < layers, "all %d layers are dense", layers);
+            // llama's Mixtral experts are sized by feed_forward_length: there is no separate expert width.
+            require(a != ArchitectureTraits.LLAMA || moe == null || moe.expertFfn() == ffn,
+                    "llama experts must be as wide as ffn (%d), not %d", ffn, moe == null ? 0 : moe.expertFfn());
+        }
+
+        public ArchitectureTraits architecture() {
+            return ArchitectureTraits.of(arch);
+        }
+
+        public Spec withWeightType(GgmlType type) {
+            return new Spec(name, arch, type, seed, layers, dim, heads, kvHeads, headDim, ffn, moe, mla, ropeTheta, yarn,
+                    contextLength, rmsEps, tiedEmbeddings, ropeDims, slidingWindow);
+        }
+
+        public Spec withSeed(long newSeed) {
+            return new Spec(name, arch, weightType, newSeed, layers, dim, heads, kvHeads, headDim, ffn, moe, mla, ropeTheta,
+                    yarn, contextLength, rmsEps, tiedEmbeddings, ropeDims, slidingWindow);
+        }
+
+        public Spec withName(String newName) {
+            return new Spec(newName, arch, weightType, seed, layers, dim, heads, kvHeads, headDim, ffn, moe, mla, ropeTheta,
+                    yarn, contextLength, rmsEps, tiedEmbeddings, ropeDims, slidingWindow);
+        }
+
+        public Spec withMla(Mla newMla) {
+            return new Spec(name, arch, weightType, seed, layers, dim, heads, kvHeads, headDim, ffn, moe, newMla, ropeTheta,
+                    yarn, contextLength, rmsEps, tiedEmbeddings, ropeDims, slidingWindow);
+        }
+
+        public Spec withTiedEmbeddings(boolean tied) {
+            return new Spec(name, arch, weightType, seed, layers, dim, heads, kvHeads, headDim, ffn, moe, mla, ropeTheta,
+                    yarn, contextLength, rmsEps, tied, ropeDims, slidingWindow);
+        }
+
+        /** Number of weights, all tensors counted. */
+        public long parameterCount() {
+            return TensorLayout.of(this, ByteBpeVocab.standard().size()).stream().mapToLong(TensorLayout.Entry::elements).sum();
+        }
+    }
+
+    // ---- presets: all rows are multiples of 256 where llama.cpp's K-quants need it, so Q4_K_M stays Q4_K ----
+
+    public static Spec tinyLlama() {
+        return new Spec("tiny-llama", "llama", GgmlType.F32, 1, 2, 256, 4, 2, 64, 512, null, null,
+                10_000f, null, 2048, 1e-5f, false);
+    }
+
+    public static Spec tinyLlamaMoe() {
+        return new Spec("tiny-llama-moe", "llama", GgmlType.F32, 2, 2, 256, 4, 2, 64, 256,
+                Moe.softmax(4, 2, 256), null, 10_000f, null, 2048, 1e-5f, false);
+    }
+
+    public static Spec tinyQwen3() {
+        return new Spec("tiny-qwen3", "qwen3", GgmlType.F32, 3, 2, 256, 4, 2, 64, 512, null, null,
+                1_000_000f, null, 4096, 1e-6f, false);
+    }
+
+    public static Spec tinyQwen3Moe() {
+        return new Spec("tiny-qwen3moe", "qwen3moe", GgmlType.F32, 4, 2, 256, 4, 2, 64, 512,
+                Moe.softmax(8, 2, 256), null, 1_000_000f, null, 4096, 1e-6f, false);
+    }
+
+    /** DeepSeek-V3 in miniature: split MLA, one dense layer first, shared expert, sigmoid groups, YaRN x4. */
+    public static Spec tinyDeepseek2() {
+        Moe moe = new Moe(8, 2, 256, 1, 1, Gating.SIGMOID, true, 2.5f, 4, 2, true);
+        Mla mla = new Mla(128, 128, 64, 32, 64, true);
+        return new Spec("tiny-deepseek2", "deepseek2", GgmlType.F32, 5, 3, 256, 4, 4, 0, 512, moe, mla,
+                10_000f, new Yarn(4f, 1024, 0.1f), 4096, 1e-6f, false);
+    }
+
+    /**
+     * The parity suites' second shape of each architecture, chosen to differ from the tiny ones wherever an order
+     * could hide: model width 512 (two K-quant super-blocks per row), query heads of 128 sharing a KV head four ways
+     * (QK-norm over 128), 16 experts with 4 used (a four-way weight sum and the router's 16-lane softmax chunk).
+     */
+    public static Spec wideQwen3Moe() {
+        return new Spec("wide-qwen3moe", "qwen3moe", GgmlType.F32, 8, 2, 512, 8, 2, 128, 1024,
+                Moe.softmax(16, 4, 256), null, 1_000_000f, null, 4096, 1e-6f, false);
+    }
+
+    /** As {@link #wideQwen3Moe()} for deepseek2: MLA heads of 64 + 32, 16 experts in 4 groups, 4 used from 2 groups. */
+    public static Spec wideDeepseek2() {
+        Moe moe = new Moe(16, 4, 256, 1, 1, Gating.SIGMOID, true, 2.5f, 4, 2, true);
+        Mla mla = new Mla(256, 256, 64, 32, 64, true);
+        return new Spec("wide-deepseek2", "deepseek2", GgmlType.F32, 9, 2, 512, 8, 8, 0, 1024, moe, mla,
+                10_000f, new Yarn(4f, 1024, 0.1f), 4096, 1e-6f, false);
+    }
+
+    /**
+     * A llama2.c-like llama (its 260K story checkpoint's shape): width 64, 8 heads sharing 4 KV heads of 8, FFN
+     * width 172 (no multiple of 16 or 32: every float kernel's tail, and llama-quantize keeps such rows F16 in a
+     * Q8_0 file). Meant with {@link SpmVocab#llama2c512()}.
+     */
+    public static Spec oddLlama() {
+        return new Spec("odd-llama", "llama", GgmlType.F32, 11, 5, 64, 8, 4, 8, 172, null, null,
+                10_000f, null, 2048, 1e-5f, false);
+    }
+
+    /** As {@link #wideQwen3Moe()} for a dense llama: width 512, 8 heads of 64 on 2 KV heads, FFN 1536 (six super-blocks). */
+    public static Spec wideLlama() {
+        return new Spec("wide-llama", "llama", GgmlType.F32, 10, 2, 512, 8, 2, 64, 1536, null, null,
+                500_000f, null, 4096, 1e-5f, false);
+    }
+
+    /**
+     * GLM-4.5 in miniature: one dense layer first, Q/K/V biases and QK-norm, NeoX rope over half of each head of
+     * 128 (GLM-4.5's partial rotary factor), 8 experts with 2 used by sigmoid with {@code exp_probs_b}, weights
+     * renormalised and scaled by 2.5, a shared expert, and GLM-4.5's trailing NextN block (which no one runs).
+     */
+    public static Spec tinyGlm4Moe() {
+        Moe moe = new Moe(8, 2, 256, 1, 1, Gating.SIGMOID, true, 2.5f, 0, 0, true);
+        return new Spec("tiny-glm4moe", "glm4moe", GgmlType.F32, 11, 3, 256, 4, 2, 128, 512, moe, null,
+                1_000_000f, null, 4096, 1e-5f, false, 64, 0);
+    }
+
+    /**
+     * gpt-oss in miniature: 4 layers, the even ones attending a sliding window of 16 positions (shorter than the
+     * parity prompts, so the window is exercised), attention sinks, biases everywhere, 8 experts with 4 used, YaRN
+     * x4 as gpt-oss's x32.
+     */
+    public static Spec tinyGptOss() {
+        return new Spec("tiny-gpt-oss", "gpt-oss", GgmlType.F32, 12, 4, 256, 4, 2, 64, 256,
+                Moe.softmax(8, 4, 256), null, 150_000f, new Yarn(4f, 1024, 0f), 4096, 1e-5f, false, 0, 16);
+    }
+
+    /**
+     * As {@link #wideQwen3Moe()} for glm4moe: width 512, heads of 128 (rope over 64 of them) sharing a KV head four
+     * ways, one dense layer, then 16 experts with 4 used (a four-way renormalisation sum) and a shared expert.
+     */
+    public static Spec wideGlm4Moe() {
+        Moe moe = new Moe(16, 4, 256, 1, 1, Gating.SIGMOID, true, 2.5f, 0, 0, true);
+        return new Spec("wide-glm4moe", "glm4moe", GgmlType.F32, 13, 2, 512, 8, 2, 128, 1024, moe, null,
+                1_000_000f, null, 4096, 1e-5f, false, 64, 0);
+    }
+
+    /** As {@link #wideQwen3Moe()} for gpt-oss: width 512, 8 heads of 64 on 2 KV heads, a window of 32, 16 experts with 4 used. */
+    public static Spec wideGptOss() {
+        return new Spec("wide-gpt-oss", "gpt-oss", GgmlType.F32, 14, 2, 512, 8, 2, 64, 512,
+                Moe.softmax(16, 4, 512), null, 150_000f, new Yarn(4f, 1024, 0f), 4096, 1e-5f, false, 0, 32);
+    }
+
+    /** A Qwen3-MoE big enough to measure kernels rather than overhead: about 214M weights, 32 experts, 4 used. */
+    public static Spec benchQwen3Moe() {
+        return new Spec("bench-qwen3moe", "qwen3moe", GgmlType.Q8_0, 6, 4, 1024, 16, 4, 64, 2048,
+                Moe.softmax(32, 4, 512), null, 1_000_000f, null, 4096, 1e-6f, false);
+    }
+
+    /**
+     * A Qwen3-MoE of realistic layer shapes for the GPU tier's benchmark: dim 2048, 8 layers, 64 experts of
+     * FFN width 768, 8 used (Qwen3-30B-A3B has dim 2048, 128 experts of 768, 8 used), Q8_0: about 2.6 GB of
+     * experts, 5 MB each, so the CPU's expert work dominates a decode step. Routing is skewed
+     * ({@code routingSkew} 0.8: the top 10 % of experts take 36-37 % of the routed tokens, measured): with random router
+     * rows of one scale every expert is chosen about equally often, which no frequency-based placement can
+     * exploit, while trained MoE models route unevenly.
+     */
+    public static Spec benchQwen3MoeSkewed() {
+        return new Spec("bench-qwen3moe-skewed", "qwen3moe", GgmlType.Q8_0, 7, 8, 2048, 16, 4, 128, 6144,
+                Moe.softmax(64, 8, 768).withRoutingSkew(0.8f), null, 1_000_000f, null, 4096, 1e-6f, false);
+    }
+
+    /**
+     * {@link #benchQwen3MoeSkewed()}'s shapes with flat routing (router rows of one scale, another seed): every expert
+     * is chosen about equally often (the top 10 % of experts take 12.4 % of 400 random activations' choices, against
+     * 31.7 % on the skewed preset: RoutingSkewTest), so 10 % of the expert bytes on the GPU serve about 10 % of the
+     * reads (11.2 % measured on the device), the case frequency-based placement cannot help, at a realistic size
+     * (2.66 GB at Q8_0; {@link #benchQwen3Moe()} is the small flat model).
+     */
+    public static Spec benchQwen3MoeFlat() {
+        return new Spec("bench-qwen3moe-flat", "qwen3moe", GgmlType.Q8_0, 15, 8, 2048, 16, 4, 128, 6144,
+                Moe.softmax(64, 8, 768), null, 1_000_000f, null, 4096, 1e-6f, false);
+    }
+
+    /** A preset by its name as {@link SyntheticModelsMain} takes it ({@code tinyLlama}, {@code tiny-llama}, ...). */
+    public static Spec preset(String name) {
+        return switch (name.replace("-", "").toLowerCase(java.util.Locale.ROOT)) {
+            case "tinyllama" -> tinyLlama();
+            case "tinyllamamoe" -> tinyLlamaMoe();
+            case "tinyqwen3" -> tinyQwen3();
+            case "tinyqwen3moe" -> tinyQwen3Moe();
+            case "tinydeepseek2" -> tinyDeepseek2();
+            case "wideqwen3moe" -> wideQwen3Moe();
+            case "widedeepseek2" -> wideDeepseek2();
+            case "widellama" -> wideLlama();
+            case "wideglm4moe" -> wideGlm4Moe();
+            case "widegptoss" -> wideGptOss();
+            case "tinyglm4moe" -> tinyGlm4Moe();
+            case "tinygptoss" -> tinyGptOss();
+            case "benchqwen3moe" -> benchQwen3Moe();
+            case "benchqwen3moeskewed" -> benchQwen3MoeSkewed();
+            case "benchqwen3moeflat" -> benchQwen3MoeFlat();
+            default -> throw new IllegalArgumentException("unknown preset '" + name
+                    + "' (tinyLlama, tinyLlamaMoe, tinyQwen3, tinyQwen3Moe, tinyDeepseek2, tinyGlm4Moe, tinyGptOss, wideQwen3Moe, wideDeepseek2, wideLlama, wideGlm4Moe, wideGptOss, benchQwen3Moe, benchQwen3MoeSkewed, benchQwen3MoeFlat)");
+        };
+    }
+
+    /** Writes {@code spec} as a GGUF file at {@code target} (parent directories created) and returns it. */
+    public static Path write(Spec spec, Path target) {
+        return write(spec, ByteBpeVocab.standard(), target);
+    }
+
+    /** As {@link #write(Spec, Path)}, with {@code chatTemplate} as {@code tokenizer.chat_template} (chat-format tests). */
+    public static Path write(Spec spec, Path target, String chatTemplate) {
+        return write(spec, ByteBpeVocab.standard(), target, chatTemplate);
+    }
+
+    /** As {@link #write(Spec, Path)}, with another vocabulary ({@link SpmVocab} for a llama2.c-like model). */
+    public static Path write(Spec spec, Vocab vocab, Path target) {
+        return write(spec, vocab, target, null);
+    }
+
+    private static Path write(Spec spec, Vocab vocab, Path target, String chatTemplate) {
+        GgufWriter w = new GgufWriter();
+        ModelMetadata.write(spec, vocab, w);
+        if (chatTemplate != null) {
+            w.putString("tokenizer.chat_template", chatTemplate); // over the vocabulary's own
+        }
+        RandomWeights weights = new RandomWeights(spec.seed(), spec.weightType());
+        for (TensorLayout.Entry t : TensorLayout.of(spec, vocab.size())) {
+            weights.add(w, t);
+        }
+        try {
+            Path parent = target.toAbsolutePath().getParent();
+            if (parent != null) {
+                Files.createDirectories(parent);
+            }
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+        w.write(target);
+        return target;
+    }
+
+    static void require(boolean condition, String format, Object... args) {
+        if (!condition) {
+            throw new IllegalArgumentException("invalid synthetic model: " + format.formatted(args));
+        }
+    }
+}
