@@ -17,7 +17,7 @@ import tools.jackson.databind.json.JsonMapper;
  */
 public final class NamedEventWriter {
 
-    /** One event: its name and the value written as its JSON data. */
+    /** One event: its name and the value written as its JSON data (a {@code byte[]}: a server's own JSON, as it is). */
     public record Event(String name, Object data) {}
 
     private static final byte[] EVENT = "event: ".getBytes(StandardCharsets.US_ASCII);
@@ -49,7 +49,11 @@ public final class NamedEventWriter {
                         buffer.write(EVENT);
                         buffer.write(event.name().getBytes(StandardCharsets.UTF_8));
                         buffer.write(DATA);
-                        json.writeValue(buffer.asOutputStream(), event.data());
+                        if (event.data() instanceof byte[] raw) {
+                            buffer.write(raw);
+                        } else {
+                            json.writeValue(buffer.asOutputStream(), event.data());
+                        }
                         buffer.write(END);
                         return buffer;
                     })
