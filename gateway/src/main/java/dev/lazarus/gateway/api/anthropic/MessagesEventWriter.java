@@ -1,15 +1,10 @@
 package dev.lazarus.gateway.api.anthropic;
 
 import dev.lazarus.backend.api.openai.ChatCompletionChunk;
-import dev.lazarus.gateway.api.ApiError;
 import dev.lazarus.gateway.api.ErrorMapper;
-import java.nio.charset.StandardCharsets;
+import dev.lazarus.gateway.api.NamedEventWriter;
 import java.util.List;
 import java.util.function.Supplier;
-import org.springframework.core.io.buffer.DataBuffer;
-import org.springframework.core.io.buffer.DataBufferFactory;
-import org.springframework.http.HttpStatus;
-import org.springframework.http.MediaType;
 import org.springframework.http.server.reactive.ServerHttpRequest;
 import org.springframework.http.server.reactive.ServerHttpResponse;
 import reactor.core.publisher.Flux;
@@ -17,74 +12,34 @@ import reactor.core.publisher.Mono;
 import tools.jackson.databind.json.JsonMapper;
 
 /**
- * Writes a chat chunk stream as a Messages event stream ({@code event: name\ndata: {json}\n\n}), the events a chunk
- * becomes in one buffer. The response commits with the first event, so a failure before it (an unknown model, every
- * backend down) is still an HTTP error in Anthropic's shape; after it, an {@code error} event ends the stream, as
- * Anthropic's do.
+ * Writes a chat chunk stream as a Messages event stream, the events a chunk becomes in one buffer. The response
+ * commits with the first event, so a failure before it (an unknown model, every backend down) is still an HTTP error
+ * in Anthropic's shape; after it, an {@code error} event ends the stream, as Anthropic's do.
  */
 public final class MessagesEventWriter {
 
-    private static final MediaType EVENT_STREAM = new MediaType("text", "event-stream", StandardCharsets.UTF_8);
-    private static final byte[] EVENT = "event: ".getBytes(StandardCharsets.US_ASCII);
-    private static final byte[] DATA = "\ndata: ".getBytes(StandardCharsets.US_ASCII);
-    private static final byte[] EVENT_END = "\n\n".getBytes(StandardCharsets.US_ASCII);
-
-    private final JsonMapper json;
+    private final NamedEventWriter events;
     private final ErrorMapper errors;
 
     public MessagesEventWriter(JsonMapper json, ErrorMapper errors) {
-        this.json = json;
+        this.events = new NamedEventWriter(json);
         this.errors = errors;
     }
 
     /** @param headers sets the headers that depend on the answer, run once before the first event (or the failure) */
     public Mono<Void> write(ServerHttpResponse response, Flux<ChatCompletionChunk> chunks,
             Supplier<MessagesStreamTranslator> translators, Runnable headers, ServerHttpRequest request) {
-        response.setStatusCode(HttpStatus.OK);
-        response.getHeaders().setContentType(EVENT_STREAM);
-        response.getHeaders().setCacheControl("no-cache");
-        response.getHeaders().set("X-Accel-Buffering", "no");
-        DataBufferFactory buffers = response.bufferFactory();
-        Flux<DataBuffer> events = Flux.defer(() -> {
+        Flux<List<MessagesEvent>> groups = Flux.defer(() -> {
             MessagesStreamTranslator translator = translators.get();
-            return chunks.<DataBuffer>handle((chunk, sink) -> {
-                        boolean first = !translator.started();
-                        List<MessagesEvent> out = translator.onChunk(chunk);
-                        if (first && translator.started()) {
-                            headers.run();
-                        }
-                        if (!out.isEmpty()) {
-                            sink.next(write(buffers, out));
-                        }
-                    })
-                    .concatWith(Mono.fromSupplier(() -> {
-                        if (!translator.started()) {
-                            headers.run();
-                        }
-                        return write(buffers, translator.finish());
-                    }))
-                    .onErrorResume(error -> {
-                        if (!translator.started()) {
-                            headers.run();
-                            return Flux.error(error);
-                        }
-                        ApiError mapped = errors.map(error, request);
-                        MessagesEvent event = new MessagesEvent("error", AnthropicErrors.body(mapped));
-                        return Mono.just(write(buffers, List.of(event)));
-                    });
+            return chunks.map(translator::onChunk)
+                    .concatWith(Mono.fromSupplier(translator::finish))
+                    .onErrorResume(error -> translator.started() ? Mono.just(List.of(errorEvent(error, request)))
+                            : Flux.error(error));
         });
-        return response.writeWith(events);
+        return events.writeGroups(response, groups, headers);
     }
 
-    private DataBuffer write(DataBufferFactory buffers, List<MessagesEvent> events) {
-        DataBuffer buffer = buffers.allocateBuffer(256 * events.size());
-        for (MessagesEvent event : events) {
-            buffer.write(EVENT);
-            buffer.write(event.name().getBytes(StandardCharsets.US_ASCII));
-            buffer.write(DATA);
-            json.writeValue(buffer.asOutputStream(), event.data());
-            buffer.write(EVENT_END);
-        }
-        return buffer;
+    private MessagesEvent errorEvent(Throwable error, ServerHttpRequest request) {
+        return new MessagesEvent("error", AnthropicErrors.body(errors.map(error, request)));
     }
 }
