@@ -233,8 +233,9 @@ public final class Router {
         List<String> names = routes.routes().stream().map(ModelRoute::name).toList();
         String available = String.join(", ", names.subList(0, Math.min(MODELS_LISTED, names.size())))
                 + (names.size() > MODELS_LISTED ? " and " + (names.size() - MODELS_LISTED) + " more (GET /v1/models)" : "");
-        return new BackendException(BackendErrorKind.MODEL_NOT_FOUND, "The model '" + model + "' does not exist or you"
-                + " do not have access to it." + (names.isEmpty() ? "" : " Available models: " + available + "."),
+        return new BackendException(BackendErrorKind.MODEL_NOT_FOUND, "The model '" + echo(model)
+                + "' does not exist or you do not have access to it."
+                + (names.isEmpty() ? "" : " Available models: " + available + "."),
                 "model", null, null);
     }
 
