@@ -318,12 +318,14 @@ class FuzzAbuseTest {
 
     @Test
     @Order(4)
-    void keysAnywhereButTheBearerHeaderAreRefused() throws Exception {
+    void keysAnywhereButTheBearerAndXApiKeyHeadersAreRefused() throws Exception {
         String basic = Base64.getEncoder().encodeToString((API_KEY).getBytes(StandardCharsets.UTF_8));
         String basicUser = Base64.getEncoder().encodeToString(("user:" + API_KEY).getBytes(StandardCharsets.UTF_8));
         String basicPass = Base64.getEncoder().encodeToString((":" + API_KEY).getBytes(StandardCharsets.UTF_8));
         String[] refused = {
-            "X-Api-Key: " + API_KEY, "Api-Key: " + API_KEY, "OpenAI-Api-Key: " + API_KEY,
+            // x-api-key is Anthropic's header for the key (its SDKs and Claude Code send it): only the key itself passes
+            "X-Api-Key: " + API_KEY.toUpperCase(), "X-Api-Key: " + API_KEY.substring(0, 8), "X-Api-Key: " + API_KEY + "x",
+            "X-Api-Key: Bearer " + API_KEY, "Api-Key: " + API_KEY, "OpenAI-Api-Key: " + API_KEY,
             "Proxy-Authorization: Bearer " + API_KEY, "Cookie: api_key=" + API_KEY, "Cookie: Authorization=Bearer%20" + API_KEY,
             "Authorization: Basic " + basic, "Authorization: Basic " + basicUser, "Authorization: Basic " + basicPass,
             "Authorization: " + API_KEY, "Authorization: Bearer", "Authorization: Bearer ", "Authorization: Bearer  " + API_KEY + "x",

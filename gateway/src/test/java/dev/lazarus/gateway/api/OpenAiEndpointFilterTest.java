@@ -22,15 +22,16 @@ class OpenAiEndpointFilterTest extends GatewayTestSupport {
 
     /**
      * The filter answers without going further: a filter ordered after it, or tied with it (an unordered one),
-     * would never see a completion request. The web handler runs its filters in this order. Only the admin API's
-     * two filters come after it: they act on the admin paths and the detailed health group alone.
+     * would never see a completion request. The web handler runs its filters in this order. Only filters that never act
+     * on a completion request come after it: the Messages API's endpoint filter (its own paths), the admin API's two
+     * (the admin paths and the detailed health group) and the metrics token's (the Prometheus scrape).
      */
     @Test
-    void everyOtherWebFilterIsOrderedBeforeItButTheAdminOnes() {
+    void everyOtherWebFilterIsOrderedBeforeItButThoseOfOtherPaths() {
         List<WebFilter> filters = context.getBeanProvider(WebFilter.class).orderedStream().toList();
         int at = filters.indexOf(filters.stream().filter(OpenAiEndpointFilter.class::isInstance).findFirst().orElseThrow());
         assertThat(filters.subList(at + 1, filters.size())).extracting(filter -> filter.getClass().getSimpleName())
-                .containsExactly("AdminTokenFilter", "AdminContentTypeFilter");
+                .containsExactly("MessagesEndpointFilter", "AdminTokenFilter", "MetricsTokenFilter", "AdminContentTypeFilter");
         assertThat(filters.subList(0, at)).isNotEmpty().allSatisfy(filter -> assertThat(filter)
                 .as("%s must state an order before the endpoint filter's", filter.getClass().getName())
                 .isInstanceOfSatisfying(Ordered.class, ordered -> assertThat(ordered.getOrder())
