@@ -1,13 +1,20 @@
 package dev.lazarus.kt.backend;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.catchThrowable;
 
 import dev.lazarus.backend.api.BackendConfig;
+import dev.lazarus.backend.api.ContextLengthExceededException;
+import dev.lazarus.backend.api.openai.ChatCompletionRequest;
+import dev.lazarus.backend.api.openai.ChatMessage;
 import dev.lazarus.backend.api.openai.Completion;
 import dev.lazarus.backend.api.openai.CompletionRequest;
 import dev.lazarus.backend.api.openai.StreamOptions;
 import dev.lazarus.kt.synthetic.SyntheticModels;
 import dev.lazarus.kt.testsupport.LlamaServerProcess;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -24,7 +31,8 @@ import tools.jackson.databind.json.JsonMapper;
 
 /**
  * At the edge of the context kt-native answers as llama-server does on the same GGUF with the same context size:
- * prompt and completion together fill the context and no more, with the same tokens and finish reason.
+ * prompt and completion together fill the context and no more, with the same tokens and finish reason; a prompt
+ * that leaves no room is refused with llama-server's error.
  */
 @Tag("llama-server")
 class ContextLimitLlamaServerTest {
@@ -96,6 +104,50 @@ class ContextLimitLlamaServerTest {
             }
         }
         assertThat(failures).isEmpty();
+    }
+
+    /**
+     * A prompt that fills the context, or more, is refused as llama-server refuses it: 400, its error type, message,
+     * {@code n_prompt_tokens} and {@code n_ctx}; the parameter named is the endpoint's own.
+     */
+    @Test
+    void tooLongPromptIsRefusedAsLlamaServerRefusesIt() throws Exception {
+        for (int promptLength : new int[] {CONTEXT, CONTEXT + 40}) {
+            List<Integer> prompt = prompt(promptLength);
+            HttpResponse<String> theirs = postRaw("/v1/completions", Map.of("prompt", prompt, "max_tokens", 5));
+            Throwable ours = catchThrowable(() -> backend.completion(new CompletionRequest("m", prompt, null, 5, null,
+                    null, null, null, null, null, null, null, null, null, null, null, null, null, null)).blockLast());
+            assertRefusedAlike(ours, theirs, "prompt");
+        }
+        String huge = "the quick brown fox jumps over the lazy dog ".repeat(40);
+        HttpResponse<String> theirs = postRaw("/v1/chat/completions", Map.of("messages",
+                List.of(Map.of("role", "user", "content", huge)), "max_tokens", 5));
+        Throwable ours = catchThrowable(() -> backend.chat(ChatCompletionRequest.builder().model("m")
+                .messages(List.of(ChatMessage.user(huge))).maxTokens(5).build()).blockLast());
+        assertRefusedAlike(ours, theirs, "messages");
+    }
+
+    private static void assertRefusedAlike(Throwable ours, HttpResponse<String> theirs, String param) {
+        assertThat(theirs.statusCode()).as(theirs.body()).isEqualTo(400);
+        JsonNode error = JSON.readTree(theirs.body()).path("error");
+        assertThat(ours).isInstanceOfSatisfying(ContextLengthExceededException.class, e -> {
+            assertThat(e.kind().httpStatus()).isEqualTo(theirs.statusCode());
+            assertThat(e.upstreamType()).isEqualTo(error.path("type").asString()).isEqualTo("exceed_context_size_error");
+            assertThat(e.getMessage()).isEqualTo(error.path("message").asString());
+            assertThat(e.promptTokens()).isEqualTo(error.path("n_prompt_tokens").asInt());
+            assertThat(e.contextSize()).isEqualTo(error.path("n_ctx").asInt()).isEqualTo(CONTEXT);
+            assertThat(e.param()).isEqualTo(param);
+        });
+    }
+
+    /** POST to llama-server, whatever the status. */
+    static HttpResponse<String> postRaw(String path, Map<String, Object> body) throws Exception {
+        try (HttpClient http = HttpClient.newHttpClient()) {
+            return http.send(HttpRequest.newBuilder(server.url().resolve(path)).timeout(Duration.ofMinutes(1))
+                    .header("Content-Type", "application/json")
+                    .POST(HttpRequest.BodyPublishers.ofString(JSON.writeValueAsString(body))).build(),
+                    HttpResponse.BodyHandlers.ofString());
+        }
     }
 
     /** Token ids of ordinary text pieces (no end-of-generation token), {@code length} of them. */
