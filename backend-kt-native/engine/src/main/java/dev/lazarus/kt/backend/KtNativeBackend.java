@@ -23,6 +23,7 @@ import dev.lazarus.kt.sampling.SamplingParams;
 import dev.lazarus.kt.sampling.TokenSampler;
 import dev.lazarus.kt.tensor.NativeKernels;
 import dev.lazarus.kt.tokenizer.Tokenizer;
+import dev.lazarus.kt.tokenizer.UnknownCharacterException;
 import java.lang.System.Logger.Level;
 import java.time.Duration;
 import java.util.EnumSet;
@@ -201,7 +202,13 @@ public final class KtNativeBackend implements InferenceBackend, ExpertPlacementV
             String model = request.get("model") instanceof String name ? name : null;
             Tokenizer tokenizer = requireReady(model).tokenizer();
             return switch (endpoint) {
-                case TOKENIZE -> TokenizerEndpoints.tokenize(tokenizer, request);
+                case TOKENIZE -> {
+                    try {
+                        yield TokenizerEndpoints.tokenize(tokenizer, request);
+                    } catch (UnknownCharacterException e) {
+                        throw BackendException.invalidRequest(e.getMessage(), "content");
+                    }
+                }
                 case DETOKENIZE -> TokenizerEndpoints.detokenize(tokenizer, request);
                 case EMBEDDINGS, RERANK -> throw BackendException.invalidRequest(
                         "backend " + id + " does not serve " + endpoint.path(), "model");
@@ -236,6 +243,7 @@ public final class KtNativeBackend implements InferenceBackend, ExpertPlacementV
             }, FluxSink.OverflowStrategy.BUFFER);
         }).onErrorMap(e -> switch (e) {
             case ContextLengthExceededException c when c.param() == null -> c.withParam(promptParam);
+            case UnknownCharacterException u -> BackendException.invalidRequest(u.getMessage(), promptParam);
             case BackendException b -> b;
             default -> new BackendException(BackendErrorKind.INTERNAL, "kt-native: " + e, e);
         });
