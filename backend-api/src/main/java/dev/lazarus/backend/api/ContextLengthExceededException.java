@@ -17,16 +17,31 @@ public class ContextLengthExceededException extends BackendException {
      *              when the caller does not know it yet ({@link #withParam})
      */
     public ContextLengthExceededException(int promptTokens, int contextSize, String param) {
-        super(BackendErrorKind.CONTEXT_LENGTH_EXCEEDED, "request (" + promptTokens
-                        + " tokens) exceeds the available context size (" + contextSize + " tokens), try increasing it",
-                param, null, TYPE, BackendErrorKind.CONTEXT_LENGTH_EXCEEDED.code(), null);
+        this("request (" + promptTokens + " tokens) exceeds the available context size (" + contextSize
+                + " tokens), try increasing it", promptTokens, contextSize, param);
+    }
+
+    /** With the words an upstream llama-server sent (redacted by the caller). */
+    public ContextLengthExceededException(String message, int promptTokens, int contextSize, String param) {
+        this(message, promptTokens, contextSize, param, null);
+    }
+
+    private ContextLengthExceededException(String message, int promptTokens, int contextSize, String param,
+            Throwable cause) {
+        super(BackendErrorKind.CONTEXT_LENGTH_EXCEEDED, message, param, null, TYPE,
+                BackendErrorKind.CONTEXT_LENGTH_EXCEEDED.code(), cause);
         this.promptTokens = promptTokens;
         this.contextSize = contextSize;
     }
 
     /** The same error naming {@code param} as the parameter at fault. */
     public ContextLengthExceededException withParam(String param) {
-        return new ContextLengthExceededException(promptTokens, contextSize, param);
+        return new ContextLengthExceededException(getMessage(), promptTokens, contextSize, param, getCause());
+    }
+
+    @Override
+    public ContextLengthExceededException withMessage(String message, Throwable cause) {
+        return new ContextLengthExceededException(message, promptTokens, contextSize, param(), cause);
     }
 
     /** llama-server's {@code n_prompt_tokens}. */
