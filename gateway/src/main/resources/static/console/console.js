@@ -53,6 +53,22 @@ function badge(text, tone, detail) {
   return span;
 }
 
+/** The health badge; a model load in progress adds a progress bar with its percent and time left. */
+function health(h) {
+  const span = badge(h.status, TONES[h.status], h.detail);
+  if (h.loading) {
+    const line = document.createElement('span');
+    line.className = 'loading';
+    const bar = document.createElement('progress');
+    bar.max = 100;
+    bar.value = h.loading.percent;
+    line.append(bar, ' ' + h.loading.percent + ' %'
+        + (h.loading.eta_seconds != null ? ' (about ' + h.loading.eta_seconds + ' s left)' : ''));
+    span.appendChild(line);
+  }
+  return span;
+}
+
 const TONES = {
   ACTIVE: 'good', PROMOTED: 'good', UP: 'good', CLOSED: 'good',
   CANDIDATE: 'warn', LOADING: 'warn', HALF_OPEN: 'warn', FORCED_OPEN: 'bad',
@@ -87,7 +103,7 @@ function renderBackends(list) {
     cell(row, b.role);
     cell(row, badge(b.state + (b.draining ? ' (draining)' : ''), b.draining ? 'warn' : TONES[b.state], b.reason));
     cell(row, b.breaker ? badge(b.breaker.state, TONES[b.breaker.state]) : '–');
-    cell(row, b.health ? badge(b.health.status, TONES[b.health.status], b.health.detail) : '–');
+    cell(row, b.health ? health(b.health) : '–');
     const live = b.live || {};
     cell(row, live.tokens_per_second == null ? '–' : live.tokens_per_second.toFixed(1), 'num');
     cell(row, live.ttft_p50_ms == null ? '–' : live.ttft_p50_ms + ' / ' + live.ttft_p95_ms + ' ms', 'num');

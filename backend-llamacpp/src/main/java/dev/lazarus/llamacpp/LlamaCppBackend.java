@@ -7,11 +7,15 @@ import dev.lazarus.backend.api.BackendErrorKind;
 import dev.lazarus.backend.api.BackendException;
 import dev.lazarus.backend.api.BackendHealth;
 import dev.lazarus.backend.api.CallContext;
+import dev.lazarus.backend.api.ChatProtocol;
 import dev.lazarus.backend.api.ChatEventStreams;
 import dev.lazarus.backend.api.GeneratedTokens;
 import dev.lazarus.backend.api.InferenceBackend;
 import dev.lazarus.backend.api.JsonEndpoint;
 import dev.lazarus.backend.api.ModelInfo;
+import dev.lazarus.backend.api.NativeProtocols;
+import dev.lazarus.backend.api.ProtocolEvent;
+import dev.lazarus.backend.api.ProtocolMode;
 import dev.lazarus.backend.api.Redactor;
 import dev.lazarus.backend.api.TokenPrefix;
 import dev.lazarus.backend.api.WholeAnswer;
@@ -57,7 +61,7 @@ import tools.jackson.databind.json.JsonMapper;
  * streams with their unknown fields ({@code top_k}, {@code grammar}, ...) untouched; chunks come
  * back with llama.cpp's own fields ({@code timings}) kept in their {@code extra}.
  */
-public final class LlamaCppBackend implements InferenceBackend, WholeAnswers, ChatEventStreams {
+public final class LlamaCppBackend implements InferenceBackend, WholeAnswers, ChatEventStreams, NativeProtocols {
 
     public static final String KIND = "llamacpp";
 
@@ -88,6 +92,29 @@ public final class LlamaCppBackend implements InferenceBackend, WholeAnswers, Ch
     }
 
     private static final TypeReference<Map<String, Object>> JSON_OBJECT = new TypeReference<>() {};
+
+    /** The client's request passed on to the server's own endpoint, its events as they came. */
+    @Override
+    public Flux<List<ProtocolEvent>> protocolEvents(ChatProtocol protocol, Map<String, Object> request) {
+        if (settings.protocols().get(protocol) != ProtocolMode.NATIVE) {
+            return Flux.error(notNative(protocol));
+        }
+        return client.events(protocol.path(), request);
+    }
+
+    /** The client's request passed on to the server's own endpoint, its answer as the server gave it. */
+    @Override
+    public Mono<Map<String, Object>> protocolAnswer(ChatProtocol protocol, Map<String, Object> request) {
+        if (settings.protocols().get(protocol) != ProtocolMode.NATIVE) {
+            return Mono.error(notNative(protocol));
+        }
+        return client.whole(protocol.path(), request).map(answer -> client.json().convertValue(answer, JSON_OBJECT));
+    }
+
+    private BackendException notNative(ChatProtocol protocol) {
+        return BackendException.invalidRequest("backend '" + id + "' does not pass " + protocol.path()
+                + " through to its server", "model");
+    }
 
     /** The model's name for token-exact continuation; null while unknown or when turned off. */
     private final AtomicReference<String> identity = new AtomicReference<>();
@@ -171,7 +198,8 @@ public final class LlamaCppBackend implements InferenceBackend, WholeAnswers, Ch
                 known == null ? Map.of() : known.metadata());
         // llama-server continues a trailing assistant message unless its chat template refuses it.
         return new BackendDescriptor(id, settings.kind(), List.of(model),
-                new BackendCapabilities(true, true, true, prefills, true, settings.jsonEndpoints()));
+                new BackendCapabilities(true, true, true, prefills, true, settings.jsonEndpoints(),
+                        settings.protocols()));
     }
 
     /** The model's name for token-exact continuation ({@link ModelIdentity}), once known; never for kind openai. */

@@ -2,7 +2,9 @@ package dev.lazarus.llamacpp;
 
 import dev.lazarus.backend.api.BackendConfig;
 import dev.lazarus.backend.api.BackendConfigException;
+import dev.lazarus.backend.api.ChatProtocol;
 import dev.lazarus.backend.api.JsonEndpoint;
+import dev.lazarus.backend.api.ProtocolMode;
 import dev.lazarus.llamacpp.http.ClientSettings;
 import dev.lazarus.llamacpp.process.Supervision;
 import java.io.IOException;
@@ -12,9 +14,11 @@ import java.net.InetSocketAddress;
 import java.net.ServerSocket;
 import java.net.URI;
 import java.time.Duration;
+import java.util.EnumMap;
 import java.util.EnumSet;
 import java.util.List;
 import java.util.Locale;
+import java.util.Map;
 import java.util.Set;
 
 /**
@@ -42,6 +46,8 @@ import java.util.Set;
  * @param jsonEndpoints     the {@link JsonEndpoint}s passed on to the server's own ({@code endpoints}): by default
  *                          all four for llama-server (embeddings and rerank answer only when it was started with
  *                          {@code --embeddings}/{@code --reranking}), embeddings for other servers
+ * @param protocols         how each {@link ChatProtocol} is served ({@code messages}, {@code responses}: {@code native},
+ *                          {@code translate} (the default) or {@code off})
  */
 public record LlamaCppSettings(
         String kind,
@@ -59,7 +65,8 @@ public record LlamaCppSettings(
         AssistantPrefill.Mode assistantPrefill,
         String modelIdentity,
         Supervision supervision,
-        Set<JsonEndpoint> jsonEndpoints) {
+        Set<JsonEndpoint> jsonEndpoints,
+        Map<ChatProtocol, ProtocolMode> protocols) {
 
     /** The kind of any OpenAI-compatible server that is not llama-server. */
     public static final String OPENAI = "openai";
@@ -108,7 +115,8 @@ public record LlamaCppSettings(
                 // Token-exact continuation is llama-server's /completion: other servers never take part.
                 openAi ? ModelIdentity.NONE : config.string("model-identity", ModelIdentity.AUTO).strip(),
                 supervision,
-                jsonEndpoints(config, openAi));
+                jsonEndpoints(config, openAi),
+                protocols(config));
     }
 
     /** Whether this is a llama-server, with its own endpoints ({@code /props}, {@code /slots}). */
@@ -154,6 +162,25 @@ public record LlamaCppSettings(
             }
         }
         return endpoints;
+    }
+
+    /**
+     * {@code messages} and {@code responses}: {@code native}, {@code translate} or {@code off}. Translating is the
+     * default: it works on every server, and a stream cut mid-answer resumes on the next backend.
+     */
+    private static Map<ChatProtocol, ProtocolMode> protocols(BackendConfig config) {
+        Map<ChatProtocol, ProtocolMode> modes = new EnumMap<>(ChatProtocol.class);
+        for (ChatProtocol protocol : ChatProtocol.values()) {
+            String key = protocol.name().toLowerCase(Locale.ROOT);
+            String value = config.string(key, "translate").strip();
+            try {
+                modes.put(protocol, ProtocolMode.valueOf(value.toUpperCase(Locale.ROOT)));
+            } catch (IllegalArgumentException e) {
+                throw new BackendConfigException(config.id(), key, "setting '" + key
+                        + "' takes native, translate or off, got '" + value + "'");
+            }
+        }
+        return modes;
     }
 
     private static Supervision supervision(BackendConfig config) {

@@ -6,6 +6,8 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import dev.lazarus.backend.api.BackendConfig;
 import dev.lazarus.backend.api.BackendConfigException;
 import dev.lazarus.backend.api.BackendFactories;
+import dev.lazarus.backend.api.ChatProtocol;
+import dev.lazarus.backend.api.ProtocolMode;
 import dev.lazarus.llamacpp.process.LlamaServerCommand;
 import dev.lazarus.llamacpp.process.Supervision;
 import java.time.Duration;
@@ -32,6 +34,22 @@ class LlamaCppSettingsTest {
         assertThat(s.poolMaxIdleTime()).isEqualTo(Duration.ofSeconds(3));
         assertThat(s.reuseStreamConnections()).isFalse();
         assertThat(s.assistantPrefill()).isEqualTo(AssistantPrefill.Mode.AUTO);
+    }
+
+    @Test
+    void messagesAndResponsesAreTranslatedUnlessSetNativeOrOff() {
+        LlamaCppSettings plain = LlamaCppSettings.from(config(Map.of("url", "http://127.0.0.1:8081")));
+        assertThat(plain.protocols()).containsEntry(ChatProtocol.MESSAGES, ProtocolMode.TRANSLATE)
+                .containsEntry(ChatProtocol.RESPONSES, ProtocolMode.TRANSLATE);
+        LlamaCppSettings set = LlamaCppSettings.from(config(Map.of("url", "http://127.0.0.1:8081",
+                "messages", "native", "responses", " OFF ")));
+        assertThat(set.protocols()).containsEntry(ChatProtocol.MESSAGES, ProtocolMode.NATIVE)
+                .containsEntry(ChatProtocol.RESPONSES, ProtocolMode.OFF);
+        assertThatThrownBy(() -> LlamaCppSettings.from(config(Map.of("url", "http://127.0.0.1:8081",
+                "messages", "sometimes"))))
+                .isInstanceOf(BackendConfigException.class)
+                .hasMessageContaining("'messages'").hasMessageContaining("native, translate or off")
+                .hasMessageContaining("'sometimes'");
     }
 
     @Test

@@ -1,7 +1,9 @@
 package dev.lazarus.backend.api;
 
 import java.util.Collections;
+import java.util.EnumMap;
 import java.util.EnumSet;
+import java.util.Map;
 import java.util.Set;
 
 /**
@@ -14,6 +16,7 @@ import java.util.Set;
  *                             turn: what mid-stream resume needs
  * @param passthroughExtras    forwards unknown request fields to an upstream server
  * @param jsonEndpoints        the {@link JsonEndpoint}s it serves ({@link InferenceBackend#json})
+ * @param protocols            how it serves each {@link ChatProtocol}; one not listed is translated
  */
 public record BackendCapabilities(
         boolean completions,
@@ -21,16 +24,24 @@ public record BackendCapabilities(
         boolean logprobs,
         boolean assistantPrefill,
         boolean passthroughExtras,
-        Set<JsonEndpoint> jsonEndpoints) {
+        Set<JsonEndpoint> jsonEndpoints,
+        Map<ChatProtocol, ProtocolMode> protocols) {
 
     public BackendCapabilities {
         jsonEndpoints = jsonEndpoints.isEmpty() ? Set.of() : Collections.unmodifiableSet(EnumSet.copyOf(jsonEndpoints));
+        protocols = protocols.isEmpty() ? Map.of() : Collections.unmodifiableMap(new EnumMap<>(protocols));
+    }
+
+    /** Translating every {@link ChatProtocol}. */
+    public BackendCapabilities(boolean completions, boolean tools, boolean logprobs, boolean assistantPrefill,
+            boolean passthroughExtras, Set<JsonEndpoint> jsonEndpoints) {
+        this(completions, tools, logprobs, assistantPrefill, passthroughExtras, jsonEndpoints, Map.of());
     }
 
     /** Serving none of the {@link JsonEndpoint}s. */
     public BackendCapabilities(boolean completions, boolean tools, boolean logprobs, boolean assistantPrefill,
             boolean passthroughExtras) {
-        this(completions, tools, logprobs, assistantPrefill, passthroughExtras, Set.of());
+        this(completions, tools, logprobs, assistantPrefill, passthroughExtras, Set.of(), Map.of());
     }
 
     public static BackendCapabilities all() {
@@ -41,8 +52,14 @@ public record BackendCapabilities(
         return jsonEndpoints.contains(endpoint);
     }
 
+    /** How it serves {@code protocol}: {@link ProtocolMode#TRANSLATE} unless it says otherwise. */
+    public ProtocolMode mode(ChatProtocol protocol) {
+        return protocols.getOrDefault(protocol, ProtocolMode.TRANSLATE);
+    }
+
     /** The same capabilities serving {@code endpoints}. */
     public BackendCapabilities withJsonEndpoints(Set<JsonEndpoint> endpoints) {
-        return new BackendCapabilities(completions, tools, logprobs, assistantPrefill, passthroughExtras, endpoints);
+        return new BackendCapabilities(completions, tools, logprobs, assistantPrefill, passthroughExtras, endpoints,
+                protocols);
     }
 }

@@ -1,5 +1,7 @@
 package dev.lazarus.backend.api;
 
+import java.time.Duration;
+import java.util.LinkedHashMap;
 import java.util.Map;
 
 /** A backend's health as its cheap check sees it. */
@@ -14,6 +16,11 @@ public record BackendHealth(Status status, String detail, Map<String, Object> de
         DOWN
     }
 
+    /** {@link #details()} key: how far a LOADING backend is, from 0 to 1. */
+    public static final String PROGRESS = "progress";
+    /** {@link #details()} key: the seconds a LOADING backend likely still needs, at its pace so far. */
+    public static final String ETA_SECONDS = "eta_seconds";
+
     public BackendHealth {
         details = details == null ? Map.of() : Map.copyOf(details);
     }
@@ -24,6 +31,22 @@ public record BackendHealth(Status status, String detail, Map<String, Object> de
 
     public static BackendHealth loading(String detail) {
         return new BackendHealth(Status.LOADING, detail, Map.of());
+    }
+
+    /**
+     * LOADING with its {@link #PROGRESS} and, once some progress was made, its {@link #ETA_SECONDS} from the pace
+     * so far (none at 0 or 1: nothing to extrapolate from, or a last phase whose length is unknown).
+     *
+     * @param elapsed time since loading started
+     */
+    public static BackendHealth loading(String detail, double progress, Duration elapsed) {
+        Map<String, Object> details = new LinkedHashMap<>();
+        double p = Math.clamp(progress, 0, 1);
+        details.put(PROGRESS, p);
+        if (p > 0 && p < 1) {
+            details.put(ETA_SECONDS, Math.round(elapsed.toMillis() * (1 - p) / p / 1000));
+        }
+        return new BackendHealth(Status.LOADING, detail, details);
     }
 
     public static BackendHealth down(String detail) {

@@ -2,6 +2,7 @@ package dev.lazarus.llamacpp.http;
 
 import dev.lazarus.backend.api.BackendErrorKind;
 import dev.lazarus.backend.api.BackendException;
+import dev.lazarus.backend.api.ProtocolEvent;
 import dev.lazarus.backend.api.WholeAnswer;
 import dev.lazarus.backend.api.openai.ChatCompletionChunk;
 import dev.lazarus.backend.api.openai.ChatCompletionRequest;
@@ -22,6 +23,7 @@ import io.netty.util.concurrent.EventExecutor;
 import io.netty.util.internal.ThreadExecutorMap;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
@@ -244,6 +246,51 @@ public final class LlamaServerClient implements AutoCloseable {
                     })
                     .concatWith(Mono.defer(() -> end.complete() ? Mono.<ChatEvents>empty() : Mono.error(new BackendException(
                             BackendErrorKind.UPSTREAM, settings.serverName() + "'s stream ended before [DONE]"))));
+        }).onErrorMap(errors::fromThrowable);
+    }
+
+    /**
+     * A stream of another protocol's events (Messages, Responses) from {@code path}, each as its name and data, in
+     * the pieces they came in; an error event fails the stream. Ends where the server's body ends (or at a
+     * {@code [DONE]}); whether that was the protocol's end is the caller's to judge. Limits and errors as {@link #stream}.
+     */
+    public Flux<List<ProtocolEvent>> events(String path, Object body) {
+        Flux<List<SseDecoder.Event>> reads = reads(path, body);
+        return Flux.defer(() -> {
+            StreamEnd end = new StreamEnd();
+            return timeouts.apply(reads).<List<ProtocolEvent>>handle((events, sink) -> {
+                List<ProtocolEvent> piece = new ArrayList<>(events.size());
+                for (SseDecoder.Event event : events) {
+                    if (!end.beforeDone(event)) {
+                        break;
+                    }
+                    if (event.isError()) {
+                        throw errors.fromStreamError(json.readTree(event.bytes(), event.offset(), event.length()));
+                    }
+                    piece.add(new ProtocolEvent(event.name(),
+                            Arrays.copyOfRange(event.bytes(), event.offset(), event.offset() + event.length())));
+                }
+                if (!piece.isEmpty()) {
+                    sink.next(piece);
+                }
+            });
+        }).onErrorMap(errors::fromThrowable);
+    }
+
+    /** A non-streaming request to {@code path} whose answer is one JSON object, read whole as {@link #whole} reads. */
+    public Mono<JsonNode> whole(String path, Object body) {
+        return Mono.defer(() -> {
+            byte[] payload = payload(body);
+            ReusedConnectionRetry.Attempt attempt = new ReusedConnectionRetry.Attempt();
+            return postWhole(wholeClient(), path, payload, attempt)
+                    .onErrorResume(attempt::worthAFreshConnection,
+                            e -> postWhole(freshWholes, path, payload, new ReusedConnectionRetry.Attempt()));
+        }).map(answer -> {
+            JsonNode node = answer.streamed() ? null : json.readTree(answer.body());
+            if (node == null || !node.isObject()) {
+                throw errors.malformedAnswer(settings.serverName() + " answered " + path + " with no JSON object");
+            }
+            return node;
         }).onErrorMap(errors::fromThrowable);
     }
 

@@ -1,10 +1,13 @@
 package dev.lazarus.gateway.admin;
 
+import dev.lazarus.gateway.api.ApiError;
 import java.time.Duration;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.LongSupplier;
+import org.springframework.http.HttpHeaders;
+import org.springframework.http.HttpStatus;
 
 /**
  * Slows down guessing of the admin token: an address that failed {@code failuresBeforeBackoff} times must
@@ -48,6 +51,23 @@ final class AdminLoginThrottle {
             wait = failures.waitUntil() - now;
         }
         return wait > 0 ? Duration.ofNanos(wait) : null;
+    }
+
+    /**
+     * The 429 {@code address} gets while it must wait (its {@code Retry-After} in whole seconds, at least one), or
+     * null when it may try now.
+     *
+     * @param what the tries counted, as the message names them ("admin logins")
+     */
+    ApiError refusal(String address, String what) {
+        Duration wait = waitFor(address);
+        if (wait == null) {
+            return null;
+        }
+        long seconds = Math.max(1, (wait.toMillis() + 999) / 1000);
+        return new ApiError(HttpStatus.TOO_MANY_REQUESTS, "invalid_request_error", "rate_limit_exceeded", null,
+                "Too many failed " + what + "; retry in " + seconds + " s.")
+                .withHeader(HttpHeaders.RETRY_AFTER, Long.toString(seconds));
     }
 
     void failed(String address) {

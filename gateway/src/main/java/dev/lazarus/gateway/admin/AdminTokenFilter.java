@@ -2,7 +2,6 @@ package dev.lazarus.gateway.admin;
 
 import dev.lazarus.gateway.api.ApiError;
 import dev.lazarus.gateway.api.BearerTokens;
-import java.time.Duration;
 import java.util.List;
 import org.springframework.core.Ordered;
 import org.springframework.http.HttpHeaders;
@@ -56,12 +55,9 @@ public final class AdminTokenFilter implements WebFilter, Ordered {
         }
         String from = clients.of(exchange.getRequest());
         // Before the token is looked at: a waiting guesser learns nothing, not even a right guess.
-        Duration wait = throttle.waitFor(from);
-        if (wait != null) {
-            long seconds = Math.max(1, (wait.toMillis() + 999) / 1000);
-            return Mono.error(new ApiError(HttpStatus.TOO_MANY_REQUESTS, "invalid_request_error", "rate_limit_exceeded",
-                    null, "Too many failed admin logins; retry in " + seconds + " s.")
-                    .withHeader(HttpHeaders.RETRY_AFTER, Long.toString(seconds)));
+        ApiError refusal = throttle.refusal(from, "admin logins");
+        if (refusal != null) {
+            return Mono.error(refusal);
         }
         String presented = BearerTokens.presented(exchange.getRequest());
         if (presented == null) {

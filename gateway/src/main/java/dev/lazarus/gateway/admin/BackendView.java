@@ -36,8 +36,19 @@ public record BackendView(String id, String kind, String role, String state, Str
                           @JsonProperty("slow_calls") int slowCalls,
                           @JsonProperty("not_permitted_calls") long notPermittedCalls) {}
 
-    /** @param status UP, LOADING, DOWN or UNKNOWN */
-    public record Health(String status, String detail) {}
+    /**
+     * @param status  UP, LOADING, DOWN or UNKNOWN
+     * @param loading how far a LOADING backend that reports its progress is, else null
+     */
+    public record Health(String status, String detail, Loading loading) {}
+
+    /**
+     * A model load in progress.
+     *
+     * @param percent    0 to 100
+     * @param etaSeconds seconds it likely still takes, at its pace so far; null while unknown
+     */
+    public record Loading(int percent, @JsonProperty("eta_seconds") Long etaSeconds) {}
 
     public record Live(@JsonProperty("tokens_per_second") Double tokensPerSecond,
                        @JsonProperty("ttft_p50_ms") Long ttftP50Ms,

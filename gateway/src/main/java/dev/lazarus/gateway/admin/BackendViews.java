@@ -67,14 +67,28 @@ final class BackendViews {
         if (health != null) {
             var known = health.lastHealth(backend.id());
             if (known.isPresent()) {
-                return Mono.just(new BackendView.Health(known.get().status().name(), known.get().detail()));
+                return Mono.just(health(known.get(), known.get().detail()));
             }
         }
         return Mono.defer(backend::health)
                 .timeout(HEALTH_TIMEOUT)
-                .map(h -> new BackendView.Health(h.status().name(), redactor.redact(h.detail())))
+                .map(h -> health(h, redactor.redact(h.detail())))
                 .onErrorResume(e -> Mono.just(new BackendView.Health(BackendHealth.Status.DOWN.name(),
-                        "health check failed: " + redactor.redact(e.getMessage()))));
+                        "health check failed: " + redactor.redact(e.getMessage()), null)));
+    }
+
+    private static BackendView.Health health(BackendHealth h, String detail) {
+        return new BackendView.Health(h.status().name(), detail, loading(h));
+    }
+
+    /** The {@link BackendHealth#PROGRESS} and {@link BackendHealth#ETA_SECONDS} a loading backend reports. */
+    static BackendView.Loading loading(BackendHealth h) {
+        if (h.status() != BackendHealth.Status.LOADING
+                || !(h.details().get(BackendHealth.PROGRESS) instanceof Number progress)) {
+            return null;
+        }
+        Long eta = h.details().get(BackendHealth.ETA_SECONDS) instanceof Number n ? n.longValue() : null;
+        return new BackendView.Loading((int) Math.floor(Math.clamp(progress.doubleValue(), 0, 1) * 100), eta);
     }
 
     private BackendView.Live live(String id) {

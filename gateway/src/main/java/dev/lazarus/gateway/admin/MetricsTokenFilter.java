@@ -2,7 +2,6 @@ package dev.lazarus.gateway.admin;
 
 import dev.lazarus.gateway.api.ApiError;
 import dev.lazarus.gateway.api.BearerTokens;
-import java.time.Duration;
 import java.util.List;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -47,12 +46,9 @@ final class MetricsTokenFilter implements WebFilter, Ordered {
             return chain.filter(exchange);
         }
         String from = clients.of(exchange.getRequest());
-        Duration wait = throttle.waitFor(from);
-        if (wait != null) {
-            long seconds = Math.max(1, (wait.toMillis() + 999) / 1000);
-            return Mono.error(new ApiError(HttpStatus.TOO_MANY_REQUESTS, "invalid_request_error", "rate_limit_exceeded",
-                    null, "Too many failed logins; retry in " + seconds + " s.")
-                    .withHeader(HttpHeaders.RETRY_AFTER, Long.toString(seconds)));
+        ApiError refusal = throttle.refusal(from, "logins");
+        if (refusal != null) {
+            return Mono.error(refusal);
         }
         String presented = BearerTokens.presented(exchange.getRequest());
         if (presented == null || !token.accepts(presented)) {

@@ -1,6 +1,7 @@
 package dev.lazarus.gateway.api;
 
 import java.nio.charset.StandardCharsets;
+import java.util.List;
 import org.springframework.core.io.buffer.DataBuffer;
 import org.springframework.core.io.buffer.DataBufferFactory;
 import org.springframework.http.HttpStatus;
@@ -17,8 +18,15 @@ import tools.jackson.databind.json.JsonMapper;
  */
 public final class NamedEventWriter {
 
-    /** One event: its name and the value written as its JSON data. */
-    public record Event(String name, Object data) {}
+    /** What an event is written from: its name and the value written as its JSON data (a {@code byte[]}: a server's own JSON, as it is). */
+    public interface NamedEvent {
+        String name();
+
+        Object data();
+    }
+
+    /** One event. */
+    public record Event(String name, Object data) implements NamedEvent {}
 
     private static final byte[] EVENT = "event: ".getBytes(StandardCharsets.US_ASCII);
     private static final byte[] DATA = "\ndata: ".getBytes(StandardCharsets.US_ASCII);
@@ -31,7 +39,16 @@ public final class NamedEventWriter {
     }
 
     /** @param headers sets the headers that depend on the answer, run once before the first event (or the failure) */
-    public Mono<Void> write(ServerHttpResponse response, Flux<Event> events, Runnable headers) {
+    public Mono<Void> write(ServerHttpResponse response, Flux<? extends NamedEvent> events, Runnable headers) {
+        return writeGroups(response, events.map(List::of), headers);
+    }
+
+    /**
+     * Like {@link #write}, each group's events in one buffer (the events one chunk became go out in one write); an
+     * empty group writes nothing.
+     */
+    public Mono<Void> writeGroups(ServerHttpResponse response, Flux<? extends List<? extends NamedEvent>> groups,
+            Runnable headers) {
         response.setStatusCode(HttpStatus.OK);
         response.getHeaders().setContentType(ResponseWriter.EVENT_STREAM);
         response.getHeaders().setCacheControl("no-cache");
@@ -40,18 +57,15 @@ public final class NamedEventWriter {
         DataBufferFactory buffers = response.bufferFactory();
         Flux<DataBuffer> bytes = Flux.defer(() -> {
             boolean[] started = {false};
-            return events.map(event -> {
+            return groups.<DataBuffer>handle((group, sink) -> {
+                        if (group.isEmpty()) {
+                            return;
+                        }
                         if (!started[0]) {
                             started[0] = true;
                             headers.run();
                         }
-                        DataBuffer buffer = buffers.allocateBuffer(256);
-                        buffer.write(EVENT);
-                        buffer.write(event.name().getBytes(StandardCharsets.UTF_8));
-                        buffer.write(DATA);
-                        json.writeValue(buffer.asOutputStream(), event.data());
-                        buffer.write(END);
-                        return buffer;
+                        sink.next(write(buffers, group));
                     })
                     .doOnError(error -> {
                         if (!started[0]) {
@@ -60,5 +74,21 @@ public final class NamedEventWriter {
                     });
         });
         return response.writeWith(bytes);
+    }
+
+    private DataBuffer write(DataBufferFactory buffers, List<? extends NamedEvent> events) {
+        DataBuffer buffer = buffers.allocateBuffer(256 * events.size());
+        for (NamedEvent event : events) {
+            buffer.write(EVENT);
+            buffer.write(event.name().getBytes(StandardCharsets.UTF_8));
+            buffer.write(DATA);
+            if (event.data() instanceof byte[] raw) {
+                buffer.write(raw);
+            } else {
+                json.writeValue(buffer.asOutputStream(), event.data());
+            }
+            buffer.write(END);
+        }
+        return buffer;
     }
 }

@@ -4,9 +4,7 @@ import dev.lazarus.backend.api.Redactor;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.springframework.core.annotation.Order;
-import org.springframework.core.io.buffer.DataBuffer;
 import org.springframework.http.HttpStatus;
-import org.springframework.http.MediaType;
 import org.springframework.http.server.reactive.ServerHttpRequest;
 import org.springframework.http.server.reactive.ServerHttpResponse;
 import org.springframework.stereotype.Component;
@@ -59,24 +57,11 @@ public class OpenAiErrorHandler implements WebExceptionHandler {
             return Mono.error(redactor.redact(failure));
         }
         ApiError error = mapper.map(failure, request);
-        if (error.status().is5xxServerError() && !(failure instanceof ApiError)) {
-            if (error.status().value() == 500) {
-                log.error("{} {} failed", request.getMethod(), request.getPath(), redactor.redact(failure));
-            } else {
-                log.warn("{} {}: {}", request.getMethod(), request.getPath(), redactor.redact(failure.getMessage()));
-            }
-        }
+        ErrorResponses.log(log, redactor, request, failure, error);
         return write(response, error);
     }
 
     private Mono<Void> write(ServerHttpResponse response, ApiError error) {
-        response.setStatusCode(error.status());
-        response.getHeaders().setContentType(MediaType.APPLICATION_JSON);
-        response.getHeaders().addAll(error.headers());
-        return response.writeWith(Mono.fromSupplier(() -> {
-            byte[] bytes = json.writeValueAsBytes(error.body());
-            DataBuffer buffer = response.bufferFactory().allocateBuffer(bytes.length);
-            return buffer.write(bytes);
-        }));
+        return ErrorResponses.write(response, json, error, error.status().value(), error.body());
     }
 }

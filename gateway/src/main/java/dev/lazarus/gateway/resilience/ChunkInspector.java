@@ -6,6 +6,7 @@ import dev.lazarus.backend.api.WholeAnswer;
 import dev.lazarus.backend.api.openai.Usage;
 import dev.lazarus.gateway.routing.Endpoint;
 import dev.lazarus.gateway.routing.JsonUsage;
+import dev.lazarus.gateway.routing.ProtocolPiece;
 import java.util.List;
 import java.util.Map;
 
@@ -57,6 +58,7 @@ public interface ChunkInspector<T> {
         ChunkInspector<T> inspector = (ChunkInspector<T>) switch (endpoint.kind()) {
             case CHAT -> CHAT;
             case CHAT_EVENTS -> ChatEventsInspector.INSTANCE;
+            case PROTOCOL_EVENTS -> PROTOCOL_EVENTS;
             case COMPLETION -> COMPLETION;
             case WHOLE -> WHOLE;
             case JSON -> JSON;
@@ -143,6 +145,52 @@ public interface ChunkInspector<T> {
                     delta.reasoningContent(), delta.toolCalls());
             return chunk.withChoices(List.of(new ChatCompletionChunk.Choice(choice.index(), stripped,
                     choice.logprobs(), choice.finishReason())));
+        }
+    };
+
+    /**
+     * A natively served stream's events (Messages, Responses): read for their generated output and usage as the
+     * router's reader found them; never resumed, so never edited.
+     */
+    ChunkInspector<ProtocolPiece.Events> PROTOCOL_EVENTS = new ChunkInspector<>() {
+        @Override
+        public String text(ProtocolPiece.Events piece) {
+            return null;
+        }
+
+        @Override
+        public boolean structuredOutput(ProtocolPiece.Events piece) {
+            return false;
+        }
+
+        @Override
+        public boolean generated(ProtocolPiece.Events piece) {
+            return piece.generated() > 0;
+        }
+
+        @Override
+        public int tokens(ProtocolPiece.Events piece) {
+            return piece.generated();
+        }
+
+        @Override
+        public Usage usage(ProtocolPiece.Events piece) {
+            return piece.usage();
+        }
+
+        @Override
+        public ProtocolPiece.Events withUsage(ProtocolPiece.Events piece, Usage usage) {
+            throw new UnsupportedOperationException("a native stream is passed on as it came");
+        }
+
+        @Override
+        public Map<String, Object> extra(ProtocolPiece.Events piece) {
+            return Map.of();
+        }
+
+        @Override
+        public ProtocolPiece.Events withoutRole(ProtocolPiece.Events piece) {
+            return piece;
         }
     };
 

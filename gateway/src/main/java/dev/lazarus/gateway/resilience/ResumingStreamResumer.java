@@ -4,6 +4,7 @@ import dev.lazarus.backend.api.BackendCapabilities;
 import dev.lazarus.backend.api.CallContext;
 import dev.lazarus.backend.api.TokenPrefix;
 import dev.lazarus.backend.api.openai.Usage;
+import dev.lazarus.gateway.routing.CallKind;
 import dev.lazarus.gateway.routing.Endpoint;
 import dev.lazarus.gateway.routing.MidStreamFailure;
 import dev.lazarus.gateway.routing.MidStreamMode;
@@ -53,6 +54,9 @@ public final class ResumingStreamResumer implements StreamResumer {
         String from = failure.failed().backendId();
         if (modes.apply(failure.model()) != MidStreamMode.RESUME) {
             return refuse(failure, "the model's mid-stream mode is error");
+        }
+        if (failure.endpoint().kind() == CallKind.PROTOCOL_EVENTS) {
+            return refuse(failure, "the answer was passed through natively");
         }
         if (!(failure.cause() instanceof InterruptedStreamException interrupted)) {
             return refuse(failure, "nothing recorded of the interrupted answer");

@@ -1,7 +1,9 @@
 package dev.lazarus.gateway.routing;
 
 import dev.lazarus.backend.api.BackendCapabilities;
+import dev.lazarus.backend.api.ChatProtocol;
 import dev.lazarus.backend.api.JsonEndpoint;
+import dev.lazarus.backend.api.ProtocolMode;
 import java.util.List;
 
 /**
@@ -43,10 +45,20 @@ public enum ApiEndpoint {
     /** Whether a backend with {@code capabilities} can serve this endpoint (else the route skips it). */
     public boolean servedBy(BackendCapabilities capabilities) {
         return switch (this) {
-            // Translated onto the backend's chat completions, which every backend serves.
-            case CHAT_COMPLETIONS, RESPONSES, MESSAGES, MESSAGES_COUNT_TOKENS -> true;
+            case CHAT_COMPLETIONS -> true;
+            // Natively or translated onto the backend's chat completions, unless the backend turned it off.
+            case RESPONSES, MESSAGES, MESSAGES_COUNT_TOKENS -> capabilities.mode(protocol()) != ProtocolMode.OFF;
             case COMPLETIONS -> capabilities.completions();
             case EMBEDDINGS, RERANK, TOKENIZE, DETOKENIZE -> capabilities.serves(jsonEndpoint());
+        };
+    }
+
+    /** The protocol a backend serves this endpoint under ({@link BackendCapabilities#mode}); else null. */
+    public ChatProtocol protocol() {
+        return switch (this) {
+            case RESPONSES -> ChatProtocol.RESPONSES;
+            case MESSAGES, MESSAGES_COUNT_TOKENS -> ChatProtocol.MESSAGES;
+            case CHAT_COMPLETIONS, COMPLETIONS, EMBEDDINGS, RERANK, TOKENIZE, DETOKENIZE -> null;
         };
     }
 

@@ -9,6 +9,11 @@ public enum CallKind {
     CHAT,
     /** A streamed chat answer as its server's events, in the pieces they came in. */
     CHAT_EVENTS,
+    /**
+     * A streamed answer of another protocol (Messages, Responses) as its server's events ({@link ProtocolPiece.Events}),
+     * passed through from a backend that serves it natively: never resumed (a cut ends the stream with an error).
+     */
+    PROTOCOL_EVENTS,
     /** A streamed legacy completion as typed chunks. */
     COMPLETION,
     /** One answer in one piece ({@link dev.lazarus.backend.api.WholeAnswer}): never resumed, made again elsewhere. */

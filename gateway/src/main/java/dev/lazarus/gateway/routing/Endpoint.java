@@ -2,8 +2,11 @@ package dev.lazarus.gateway.routing;
 
 import dev.lazarus.backend.api.BackendCapabilities;
 import dev.lazarus.backend.api.ChatEventStreams;
+import dev.lazarus.backend.api.ChatProtocol;
 import dev.lazarus.backend.api.InferenceBackend;
 import dev.lazarus.backend.api.JsonEndpoint;
+import dev.lazarus.backend.api.NativeProtocols;
+import dev.lazarus.backend.api.ProtocolMode;
 import dev.lazarus.backend.api.WholeAnswer;
 import dev.lazarus.backend.api.WholeAnswers;
 import dev.lazarus.backend.api.openai.ChatCompletionChunk;
@@ -94,12 +97,47 @@ public record Endpoint<R, T>(
         JsonEndpoint endpoint = Objects.requireNonNull(api.jsonEndpoint(), () -> api + " is no JSON endpoint");
         return new Endpoint<>(api, CallKind.JSON,
                 (backend, request) -> backend.json(endpoint, request).flux(),
-                (request, model) -> {
-                    Map<String, Object> sent = new LinkedHashMap<>(request);
-                    sent.put("model", model);
-                    return sent;
-                },
+                Endpoint::withModel,
                 JsonUsage::of);
+    }
+
+    /**
+     * A streamed request of {@code api}'s protocol to a backend that serves it natively ({@link NativeProtocols}): the
+     * client's request, its {@code model} the backend's own; the server's events read for usage and their end
+     * ({@link ProtocolStreamReader}).
+     */
+    public static Endpoint<Map<String, Object>, ProtocolPiece.Events> protocolEvents(ApiEndpoint api) {
+        ChatProtocol protocol = Objects.requireNonNull(api.protocol(), () -> api + " is no protocol endpoint");
+        return new Endpoint<>(api, CallKind.PROTOCOL_EVENTS,
+                (backend, request) -> Flux.defer(() -> {
+                    ProtocolStreamReader reader = new ProtocolStreamReader(protocol);
+                    return ((NativeProtocols) backend).protocolEvents(protocol, request)
+                            .map(reader::read)
+                            .concatWith(Flux.defer(reader::end));
+                }),
+                Endpoint::withModel,
+                ProtocolPiece.Events::usage);
+    }
+
+    /** A non-streamed request of {@code api}'s protocol to a backend that serves it natively: one JSON answer. */
+    public static Endpoint<Map<String, Object>, Map<String, Object>> protocolAnswer(ApiEndpoint api) {
+        ChatProtocol protocol = Objects.requireNonNull(api.protocol(), () -> api + " is no protocol endpoint");
+        return new Endpoint<>(api, CallKind.JSON,
+                (backend, request) -> ((NativeProtocols) backend).protocolAnswer(protocol, request).flux(),
+                Endpoint::withModel,
+                JsonUsage::of);
+    }
+
+    /** Whether {@code backend} passes {@code api}'s protocol through to its server. */
+    public static boolean servesNatively(InferenceBackend backend, ApiEndpoint api) {
+        return api.protocol() != null && backend instanceof NativeProtocols
+                && backend.describe().capabilities().mode(api.protocol()) == ProtocolMode.NATIVE;
+    }
+
+    private static Map<String, Object> withModel(Map<String, Object> request, String model) {
+        Map<String, Object> sent = new LinkedHashMap<>(request);
+        sent.put("model", model);
+        return sent;
     }
 
     /** The same call serving {@code endpoint} (a protocol translated onto chat completions). */
@@ -119,7 +157,7 @@ public record Endpoint<R, T>(
     public boolean whole() {
         return switch (kind) {
             case WHOLE, JSON -> true;
-            case CHAT, CHAT_EVENTS, COMPLETION -> false;
+            case CHAT, CHAT_EVENTS, PROTOCOL_EVENTS, COMPLETION -> false;
         };
     }
 

@@ -9,6 +9,7 @@ import dev.lazarus.backend.api.openai.ChatEvents;
 import dev.lazarus.backend.api.openai.Completion;
 import dev.lazarus.backend.api.openai.CompletionRequest;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import reactor.core.publisher.Flux;
@@ -99,6 +100,49 @@ public final class Router {
     }
 
     /**
+     * A request to a protocol endpoint (Messages, Responses) along its route, the backends that turned the protocol
+     * off left out. The leading backends of the plan that serve it natively get the client's request ({@code body},
+     * streamed or not as it asks), their answer passed through; when every one of them failed before answering, the
+     * rest of the plan serves {@code chat}, the request translated onto chat completions, as {@link #chat} does (a
+     * native backend among them is translated for too, so that a stream cut there resumes on any of them). A
+     * native stream cut mid-answer is not resumed. A null {@code body} (a request no server but the gateway can
+     * serve as it is) is served translated throughout.
+     */
+    public Flux<ProtocolPiece> protocol(ApiEndpoint endpoint, Map<String, Object> body, ChatCompletionRequest chat,
+            boolean stream) {
+        String model = chat.model();
+        return Flux.defer(() -> {
+            ModelRoute route = routes.find(model).orElseThrow(() -> modelNotFound(model));
+            Endpoint<ChatCompletionRequest, ChatCompletionChunk> chunks = Endpoint.CHAT.serving(endpoint);
+            List<RouteTarget> plan = plan(route, chunks, model);
+            int natives = 0;
+            while (body != null && natives < plan.size()
+                    && Endpoint.servesNatively(plan.get(natives).backend(), endpoint)) {
+                natives++;
+            }
+            List<RouteTarget> translated = plan.subList(natives, plan.size());
+            Flux<ProtocolPiece> answer = loop.run(route.name(), translated, chunks, chat).map(ProtocolPiece.Chunk::new);
+            if (natives > 0) {
+                List<RouteTarget> head = plan.subList(0, natives);
+                Flux<ProtocolPiece> passed = stream
+                        ? loop.run(route.name(), head, Endpoint.protocolEvents(endpoint), body).cast(ProtocolPiece.class)
+                        : loop.run(route.name(), head, Endpoint.protocolAnswer(endpoint), body).map(ProtocolPiece.Whole::new);
+                Flux<ProtocolPiece> rest = answer;
+                answer = translated.isEmpty() ? passed : passed.onErrorResume(AllBackendsFailedException.class,
+                        failed -> rest.onErrorMap(AllBackendsFailedException.class, later -> new AllBackendsFailedException(
+                                route.name(), concat(failed.failures(), later.failures()))));
+            }
+            return bounded(route, answer, model);
+        });
+    }
+
+    private static <E> List<E> concat(List<E> first, List<E> then) {
+        List<E> both = new ArrayList<>(first);
+        both.addAll(then);
+        return both;
+    }
+
+    /**
      * Whether a non-streaming request for {@code model} can stay non-streaming upstream: every
      * backend of its route answers whole (a resumable stream is then never needed: the client has
      * nothing before the end, and a failed call is simply made again on the next backend).
@@ -164,8 +208,13 @@ public final class Router {
 
     private <R, T> Flux<T> run(ModelRoute route, List<RouteTarget> plan, Endpoint<R, T> endpoint, R request,
             String model) {
+        return bounded(route, loop.run(route.name(), plan, endpoint, request), model);
+    }
+
+    /** {@code answer} within the route's overall timeout. */
+    private static <T> Flux<T> bounded(ModelRoute route, Flux<T> answer, String model) {
         Duration timeout = route.overallTimeout();
-        return RequestDeadline.bound(loop.run(route.name(), plan, endpoint, request), timeout, LoopTimer.INSTANCE,
+        return RequestDeadline.bound(answer, timeout, LoopTimer.INSTANCE,
                 () -> BackendException.timeout("the request for model '" + model + "' did not finish within " + timeout));
     }
 
@@ -184,8 +233,9 @@ public final class Router {
         List<String> names = routes.routes().stream().map(ModelRoute::name).toList();
         String available = String.join(", ", names.subList(0, Math.min(MODELS_LISTED, names.size())))
                 + (names.size() > MODELS_LISTED ? " and " + (names.size() - MODELS_LISTED) + " more (GET /v1/models)" : "");
-        return new BackendException(BackendErrorKind.MODEL_NOT_FOUND, "The model '" + model + "' does not exist or you"
-                + " do not have access to it." + (names.isEmpty() ? "" : " Available models: " + available + "."),
+        return new BackendException(BackendErrorKind.MODEL_NOT_FOUND, "The model '" + echo(model)
+                + "' does not exist or you do not have access to it."
+                + (names.isEmpty() ? "" : " Available models: " + available + "."),
                 "model", null, null);
     }
 

@@ -2,11 +2,13 @@ package dev.lazarus.gateway.admin;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.lazarus.backend.api.BackendHealth;
 import dev.lazarus.gateway.policy.Actor;
 import dev.lazarus.gateway.policy.BackendPolicyState;
 import dev.lazarus.gateway.policy.PolicyEngine;
 import dev.lazarus.gateway.policy.PolicyState;
 import dev.lazarus.gateway.testing.ScriptedBackend;
+import dev.lazarus.gateway.resilience.HealthMonitor;
 import dev.lazarus.gateway.routing.BackendRegistry;
 import java.time.Duration;
 import java.time.Instant;
@@ -46,6 +48,9 @@ class AdminApiTest {
 
     @Autowired
     BackendRegistry backends;
+
+    @Autowired
+    HealthMonitor monitor;
 
     @BeforeEach
     void alphaCandidateBetaActive() {
@@ -108,6 +113,32 @@ class AdminApiTest {
                 .contains("test-model", "org/slashed-model");
         JsonNode missing = error(admin(HttpMethod.GET, "/admin/backends/ghost", null).expectStatus().isNotFound());
         assertThat(missing.path("code").asString()).isEqualTo("backend_not_found");
+    }
+
+    @Test
+    void aLoadingBackendShowsItsLoadProgressAndTimeLeft() {
+        ScriptedBackend chatOnly = (ScriptedBackend) backends.find("chat-only").orElseThrow();
+        try {
+            chatOnly.setHealth(BackendHealth.loading("loading scripted (42 %)", 0.42, Duration.ofSeconds(21)));
+            monitor.refresh().block(Duration.ofSeconds(5));
+            JsonNode health = body(admin(HttpMethod.GET, "/admin/backends/chat-only", null).expectStatus().isOk())
+                    .path("health");
+            assertThat(health.path("status").asString()).isEqualTo("LOADING");
+            assertThat(health.path("detail").asString()).isEqualTo("loading scripted (42 %)");
+            assertThat(health.path("loading").path("percent").asInt()).isEqualTo(42);
+            // 21 s for 42 %: the other 58 % at that pace
+            assertThat(health.path("loading").path("eta_seconds").asLong()).isEqualTo(29);
+            JsonNode list = body(admin(HttpMethod.GET, "/admin/backends", null).expectStatus().isOk());
+            assertThat(find(list.path("data"), "chat-only").path("health").path("loading").path("percent").asInt())
+                    .isEqualTo(42);
+            assertThat(find(list.path("data"), "alpha").path("health").path("loading").isNull())
+                    .as("nothing loading, no progress").isTrue();
+        } finally {
+            chatOnly.setHealth(BackendHealth.Status.UP);
+            monitor.refresh().block(Duration.ofSeconds(5));
+        }
+        assertThat(body(admin(HttpMethod.GET, "/admin/backends/chat-only", null).expectStatus().isOk())
+                .path("health").path("loading").isNull()).isTrue();
     }
 
     @Test

@@ -3,15 +3,19 @@ package dev.lazarus.gateway.admin;
 import static dev.lazarus.gateway.admin.HeadlessChromium.await;
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.lazarus.backend.api.BackendHealth;
 import dev.lazarus.gateway.policy.Actor;
 import dev.lazarus.gateway.policy.PolicyEngine;
+import dev.lazarus.gateway.resilience.HealthMonitor;
 import dev.lazarus.gateway.routing.BackendRegistry;
+import dev.lazarus.gateway.testing.ScriptedBackend;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.List;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
@@ -25,8 +29,8 @@ import tools.jackson.databind.json.JsonMapper;
 
 /**
  * The operator console in a real browser (headless Chromium): {@code /} leads a browser to it, it shows every
- * backend, and a drain confirmed in the page is what the admin API then reports. A screenshot is left in
- * target/console-screenshot.png. Same context as {@link AdminReasonsTest}.
+ * backend (a loading one with its load's progress), and a drain confirmed in the page is what the admin API then
+ * reports. A screenshot is left in target/console-screenshot.png. Same context as {@link AdminReasonsTest}.
  */
 @SpringBootTest(webEnvironment = SpringBootTest.WebEnvironment.RANDOM_PORT, properties = {
         "lazarus.admin.token=admin-secret",
@@ -46,11 +50,16 @@ class ConsoleBrowserTest {
     @Autowired
     BackendRegistry backends;
 
+    @Autowired
+    HealthMonitor monitor;
+
     @TempDir
     Path dir;
 
     @AfterEach
-    void undrain() {
+    void undrainAndLoaded() {
+        chatOnly().setHealth(BackendHealth.Status.UP);
+        monitor.refresh().block(Duration.ofSeconds(5));
         if (engine.state("beta").orElseThrow().draining()) {
             engine.drain("beta", Actor.OPERATOR, false);
         }
@@ -73,6 +82,14 @@ class ConsoleBrowserTest {
                     .containsExactlyInAnyOrderElementsOf(ids);
             assertThat(chrome.eval("document.querySelector('tr.backend[data-backend=alpha]').innerText").asString())
                     .contains("scripted").contains("CANDIDATE").contains("CLOSED").contains("UP");
+
+            // a model load in progress: its percent and time left, as the admin API reports them
+            chatOnly().setHealth(BackendHealth.loading("loading scripted (42 %)", 0.42, Duration.ofSeconds(21)));
+            monitor.refresh().block(Duration.ofSeconds(5));
+            await(() -> chrome.eval("document.querySelector('tr.backend[data-backend=chat-only]').innerText").asString()
+                    .contains("42 % (about 29 s left)"), "the page to show the load's progress");
+            assertThat(chrome.eval("document.querySelector('tr.backend[data-backend=chat-only] progress').value")
+                    .asInt()).isEqualTo(42);
 
             chrome.eval("document.querySelector('tr.backend[data-backend=beta] button[data-action=drain]').click(); true");
             assertThat(chrome.eval("document.querySelector('#confirm').open").asBoolean()).as("asks first").isTrue();
@@ -104,6 +121,10 @@ class ConsoleBrowserTest {
                 HttpResponse.BodyHandlers.ofString());
         assertThat(page.statusCode()).isEqualTo(200);
         assertThat(page.body()).contains("<title>Lazarus console</title>").doesNotContain("admin-secret");
+    }
+
+    private ScriptedBackend chatOnly() {
+        return (ScriptedBackend) backends.find("chat-only").orElseThrow();
     }
 
     private boolean drainingInTheAdminApi() {

@@ -81,7 +81,7 @@ class AnthropicClientsRealServerTest {
 
     /** Runs {@code anthropic-sdk.cjs} against a gateway and judges every call it made. */
     static void assertAnthropicSdkWorks(String gateway, String key, String model) {
-        NodeClients.Run run = NodeClients.script("anthropic-sdk.cjs", Map.of("ANTHROPIC_BASE_URL", gateway,
+        RealClients.Run run = RealClients.script("anthropic-sdk.cjs", Map.of("ANTHROPIC_BASE_URL", gateway,
                 "ANTHROPIC_API_KEY", key, "MODEL", model), Duration.ofMinutes(5));
         assertThat(run.exitCode()).as(run.stderr()).isZero();
         JsonNode out = JSON.readTree(run.stdout());
@@ -156,7 +156,7 @@ class AnthropicClientsRealServerTest {
     @Test
     void claudeCodeCompletesATurn() throws IOException {
         Path home = Files.createTempDirectory("claude-home");
-        NodeClients.Run run = NodeClients.run(List.of(NodeClients.bin("claude").toString(), "-p",
+        RealClients.Run run = RealClients.run(List.of(RealClients.bin("claude").toString(), "-p",
                         "Say hello.", "--output-format", "json"),
                 Map.ofEntries(Map.entry("HOME", home.toString()),
                         Map.entry("ANTHROPIC_BASE_URL", gateway()),

@@ -3,14 +3,11 @@ package dev.lazarus.gateway.realserver;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.lazarus.kt.testsupport.LlamaServerProcess;
-import java.io.IOException;
-import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.List;
-import java.util.concurrent.TimeUnit;
+import java.util.Map;
 import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.springframework.boot.test.context.SpringBootTest;
@@ -50,49 +47,13 @@ class OpenAiPythonSdkRealServerTest {
     int port;
 
     @Test
-    void theSuitePassesWhole() throws Exception {
-        Path repo = repoRoot();
-        Path site = sdkSite(repo);
-        Path output = Files.createTempFile("lazarus-python-sdk", ".log");
-        ProcessBuilder suite = new ProcessBuilder(List.of("python3",
-                repo.resolve("scripts/python-sdk/openai_sdk_suite.py").toString(),
-                "http://127.0.0.1:" + port + "/v1", "sdk-key", "tiny"))
-                .redirectErrorStream(true).redirectOutput(output.toFile());
-        suite.environment().put("PYTHONPATH", site.toString());
-        suite.environment().put("PYTHONDONTWRITEBYTECODE", "1");
-        Process process = suite.start();
-        boolean ended = process.waitFor(5, TimeUnit.MINUTES);
-        if (!ended) {
-            process.destroyForcibly();
-        }
-        String log = Files.readString(output, StandardCharsets.UTF_8);
-        assertThat(ended).as("the suite ended within 5 minutes:%n%s", log).isTrue();
+    void theSuitePassesWhole() {
+        Path repo = RealClients.repoRoot();
+        String log = RealClients.runToSuccess(List.of("python3",
+                        repo.resolve("scripts/python-sdk/openai_sdk_suite.py").toString(),
+                        "http://127.0.0.1:" + port + "/v1", "sdk-key", "tiny"),
+                Map.of("PYTHONPATH", RealClients.pythonSdk().toString(), "PYTHONDONTWRITEBYTECODE", "1"), repo,
+                Duration.ofMinutes(5));
         assertThat(log).as(log).contains("16 passed, 0 failed");
-        assertThat(process.exitValue()).as(log).isZero();
-    }
-
-    private static Path repoRoot() {
-        for (Path dir = Path.of("").toAbsolutePath(); dir != null; dir = dir.getParent()) {
-            if (Files.isRegularFile(dir.resolve("scripts/python-sdk/openai_sdk_suite.py"))) {
-                return dir;
-            }
-        }
-        throw new AssertionError("no scripts/python-sdk above " + Path.of("").toAbsolutePath());
-    }
-
-    /** Where setup.sh unpacked the SDK ($LAZARUS_PYTHON_SDK, else the repository's .python-sdk). */
-    private static Path sdkSite(Path repo) throws IOException {
-        String configured = System.getenv("LAZARUS_PYTHON_SDK");
-        Path dir = configured != null && !configured.isBlank() ? Path.of(configured) : repo.resolve(".python-sdk");
-        Path site = dir.resolve("root/usr/lib/python3/dist-packages");
-        if (Files.isRegularFile(site.resolve("openai/__init__.py"))) {
-            return site;
-        }
-        String reason = "the OpenAI Python SDK is not unpacked in " + dir + " (run scripts/python-sdk/setup.sh)";
-        if ("true".equalsIgnoreCase(System.getenv("CI"))) {
-            throw new AssertionError("CI=true but " + reason);
-        }
-        Assumptions.abort(reason);
-        return site;
     }
 }

@@ -2,30 +2,69 @@ package dev.lazarus.gateway.realserver;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.lazarus.kt.testsupport.LlamaCpp;
+import java.io.File;
+import java.io.IOException;
+import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Assumptions;
 
 /**
- * The real clients the API tests drive, as installed by {@code scripts/node-clients/setup.sh} (the {@code openai}
- * and agents SDKs, the Codex CLI) and {@code scripts/python-sdk/setup.sh} (openai-python): where they are, and
- * running one to its end. A missing client fails the test in CI and skips it elsewhere, naming the script.
+ * The real clients the API tests drive, as installed by {@code scripts/node-clients/setup.sh} (the {@code openai},
+ * Anthropic and agents SDKs, the Codex and Claude Code CLIs; into {@code LAZARUS_NODE_CLIENTS}, else
+ * {@code <repo>/.node-clients}) and {@code scripts/python-sdk/setup.sh} (openai-python): where they are, and
+ * running one to its end. A missing client FAILS the test in CI ({@code CI=true}) and skips it elsewhere, naming
+ * the script that installs it.
  */
 final class RealClients {
 
+    /** What a run printed and how it ended. */
+    record Run(int exitCode, String stdout, String stderr) {}
+
+    private static final String NODE_SETUP = "scripts/node-clients/setup.sh";
+
     private RealClients() {
+    }
+
+    static Path repoRoot() {
+        return LlamaCpp.projectRoot();
+    }
+
+    /** Where the Node.js clients are installed. */
+    static Path nodeClients() {
+        return require(nodeClientsDir(), "node_modules", NODE_SETUP);
+    }
+
+    /** A CLI the Node.js clients install ({@code claude}, {@code codex}). */
+    static Path bin(String name) {
+        return require(nodeClientsDir(), "node_modules/.bin/" + name, NODE_SETUP).resolve("node_modules/.bin/" + name);
+    }
+
+    /** Where openai-python is unpacked ($LAZARUS_PYTHON_SDK, else the repository's .python-sdk). */
+    static Path pythonSdk() {
+        return require(Path.of(envOr("LAZARUS_PYTHON_SDK", repoRoot().resolve(".python-sdk").toString()))
+                .resolve("root/usr/lib/python3/dist-packages"), "openai/__init__.py", "scripts/python-sdk/setup.sh");
+    }
+
+    /** Runs a test script of {@code src/test/resources/node} with the Node.js clients on its require path. */
+    static Run script(String name, Map<String, String> env, Duration timeout) {
+        nodeClients();
+        Path script = Path.of("src/test/resources/node", name).toAbsolutePath();
+        return run(List.of("node", script.toString()), env, script.getParent(), timeout);
     }
 
     /**
      * One {@code codex exec} turn through the gateway at {@code baseUrl}, with a custom provider of
      * {@code wire_api = "responses"} in a fresh {@code CODEX_HOME}; fails unless it completes.
      */
-    static String codexTurn(String baseUrl, String model, String key, int minutes) throws Exception {
-        Path codex = nodeClients(repoRoot()).resolve("node_modules/.bin/codex");
+    static String codexTurn(String baseUrl, String model, String key, Duration timeout) throws IOException {
+        Path codex = bin("codex");
         Path home = Files.createTempDirectory("lazarus-codex-home");
         Files.writeString(home.resolve("config.toml"), """
                 model = "%s"
@@ -38,32 +77,63 @@ final class RealClients {
                 wire_api = "responses"
                 """.formatted(model, baseUrl));
         Path work = Files.createTempDirectory("lazarus-codex-work");
-        String log = run(List.of(codex.toString(), "exec", "--skip-git-repo-check", "Say hi"),
-                Map.of("CODEX_HOME", home.toString(), "LAZARUS_API_KEY", key), work, minutes);
+        String log = runToSuccess(List.of(codex.toString(), "exec", "--skip-git-repo-check", "Say hi"),
+                Map.of("CODEX_HOME", home.toString(), "LAZARUS_API_KEY", key), work, timeout);
         assertThat(log).as(log).contains("provider: lazarus").contains("\ncodex\n").doesNotContain("ERROR");
         return log;
     }
 
-    /** Runs a client to its end (bounded), its output and exit status checked; returns the output. */
-    static String run(List<String> command, Map<String, String> env, Path dir, int minutes) throws Exception {
-        Path output = Files.createTempFile("lazarus-responses-client", ".log");
-        ProcessBuilder builder = new ProcessBuilder(command).directory(dir.toFile()).redirectErrorStream(true)
-                .redirectOutput(output.toFile()).redirectInput(ProcessBuilder.Redirect.from(Path.of("/dev/null").toFile()));
-        builder.environment().putAll(env);
-        Process process = builder.start();
-        boolean ended = process.waitFor(minutes, TimeUnit.MINUTES);
-        if (!ended) {
-            process.destroyForcibly();
-        }
-        String log = Files.readString(output, StandardCharsets.UTF_8);
-        assertThat(ended).as("%s ended within %d minutes:%n%s", command.getFirst(), minutes, log).isTrue();
-        assertThat(process.exitValue()).as(log).isZero();
-        return log;
+    /** Runs a command to completion (killed at {@code timeout}, which fails the test), its output captured. */
+    static Run run(List<String> command, Map<String, String> env, Path workDir, Duration timeout) {
+        return run(command, env, workDir, timeout, false);
     }
 
-    static Path nodeClients(Path repo) {
-        return require(Path.of(envOr("LAZARUS_NODE_CLIENTS", repo.resolve(".node-clients").toString())),
-                "node_modules/.bin/codex", "scripts/node-clients/setup.sh");
+    /**
+     * Runs a command like {@link #run} with stdout and stderr interleaved as a user would see them; fails unless it
+     * exits 0. Returns that output.
+     */
+    static String runToSuccess(List<String> command, Map<String, String> env, Path workDir, Duration timeout) {
+        Run run = run(command, env, workDir, timeout, true);
+        assertThat(run.exitCode()).as(run.stdout()).isZero();
+        return run.stdout();
+    }
+
+    private static Run run(List<String> command, Map<String, String> env, Path workDir, Duration timeout,
+            boolean merged) {
+        try {
+            Path out = Files.createTempFile("lazarus-client", ".out");
+            Path err = Files.createTempFile("lazarus-client", ".err");
+            ProcessBuilder builder = new ProcessBuilder(command).directory(workDir.toFile())
+                    .redirectOutput(out.toFile()).redirectInput(ProcessBuilder.Redirect.from(new File("/dev/null")));
+            if (merged) {
+                builder.redirectErrorStream(true);
+            } else {
+                builder.redirectError(err.toFile());
+            }
+            builder.environment().put("NODE_PATH", nodeClientsDir().resolve("node_modules").toString());
+            builder.environment().putAll(env);
+            Process process = builder.start();
+            boolean done = process.waitFor(timeout.toMillis(), TimeUnit.MILLISECONDS);
+            if (!done) {
+                process.destroyForcibly().waitFor(10, TimeUnit.SECONDS);
+            }
+            Run run = new Run(done ? process.exitValue() : -1, Files.readString(out, StandardCharsets.UTF_8),
+                    Files.readString(err, StandardCharsets.UTF_8));
+            Files.deleteIfExists(out);
+            Files.deleteIfExists(err);
+            assertThat(done).as("%s finished within %s:%n%s%s", command.getFirst(), timeout, run.stdout(), run.stderr())
+                    .isTrue();
+            return run;
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException(e);
+        }
+    }
+
+    private static Path nodeClientsDir() {
+        return Path.of(envOr("LAZARUS_NODE_CLIENTS", repoRoot().resolve(".node-clients").toString()));
     }
 
     private static String envOr(String name, String otherwise) {
@@ -76,26 +146,11 @@ final class RealClients {
         if (Files.exists(dir.resolve(file))) {
             return dir;
         }
-        String reason = file + " is not installed in " + dir + " (run " + setup + ")";
+        String reason = file + " is not installed in " + dir + " (run bash " + setup + ")";
         if ("true".equalsIgnoreCase(System.getenv("CI"))) {
             throw new AssertionError("CI=true but " + reason);
         }
         Assumptions.abort(reason);
         return dir;
-    }
-
-    static Path repoRoot() {
-        for (Path dir = Path.of("").toAbsolutePath(); dir != null; dir = dir.getParent()) {
-            if (Files.isDirectory(dir.resolve("scripts/node-clients"))) {
-                return dir;
-            }
-        }
-        throw new AssertionError("no scripts/node-clients above " + Path.of("").toAbsolutePath());
-    }
-
-    /** Where openai-python is unpacked ($LAZARUS_PYTHON_SDK, else the repository's .python-sdk). */
-    static Path pythonSdk(Path repo) {
-        return require(Path.of(envOr("LAZARUS_PYTHON_SDK", repo.resolve(".python-sdk").toString()))
-                .resolve("root/usr/lib/python3/dist-packages"), "openai/__init__.py", "scripts/python-sdk/setup.sh");
     }
 }

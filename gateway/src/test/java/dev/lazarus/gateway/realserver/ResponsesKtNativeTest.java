@@ -99,13 +99,13 @@ class ResponsesKtNativeTest {
                   console.log('npm sdk ok');
                 })().catch((e) => { console.log(e.stack); process.exit(1); });
                 """;
-        String log = RealClients.run(List.of("node", "-e", script, baseUrl(), KEY),
-                Map.of("LAZARUS_NODE_CLIENTS", RealClients.nodeClients(repo).toString()), repo, 3);
+        String log = RealClients.runToSuccess(List.of("node", "-e", script, baseUrl(), KEY),
+                Map.of("LAZARUS_NODE_CLIENTS", RealClients.nodeClients().toString()), repo, Duration.ofMinutes(3));
         assertThat(log).contains("npm sdk ok");
     }
 
     @Test
     void codexExecCompletesATurn() throws Exception {
-        RealClients.codexTurn(baseUrl(), "lazarus-tiny-moe", KEY, 8);
+        RealClients.codexTurn(baseUrl(), "lazarus-tiny-moe", KEY, Duration.ofMinutes(8));
     }
 }

@@ -78,25 +78,26 @@ class ResponsesRealClientsTest {
     @Test
     void openAiPythonSdk() throws Exception {
         Path repo = RealClients.repoRoot();
-        Path site = RealClients.pythonSdk(repo);
-        String log = RealClients.run(List.of("python3", repo.resolve("scripts/python-sdk/openai_responses_suite.py").toString(),
-                baseUrl(), KEY, "tiny"), Map.of("PYTHONPATH", site.toString(), "PYTHONDONTWRITEBYTECODE", "1"),
-                repo, 5);
+        Path site = RealClients.pythonSdk();
+        String log = RealClients.runToSuccess(List.of("python3",
+                repo.resolve("scripts/python-sdk/openai_responses_suite.py").toString(), baseUrl(), KEY, "tiny"),
+                Map.of("PYTHONPATH", site.toString(), "PYTHONDONTWRITEBYTECODE", "1"), repo, Duration.ofMinutes(5));
         assertThat(log).as(log).contains("6 passed, 0 failed");
     }
 
     @Test
     void openAiNpmSdkAndAgentsSdk() throws Exception {
         Path repo = RealClients.repoRoot();
-        Path clients = RealClients.nodeClients(repo);
-        String log = RealClients.run(List.of("node", repo.resolve("scripts/node-clients/responses_suite.cjs").toString(),
-                baseUrl(), KEY, "tiny"), Map.of("LAZARUS_NODE_CLIENTS", clients.toString()), repo, 5);
+        Path clients = RealClients.nodeClients();
+        String log = RealClients.runToSuccess(List.of("node",
+                repo.resolve("scripts/node-clients/responses_suite.cjs").toString(), baseUrl(), KEY, "tiny"),
+                Map.of("LAZARUS_NODE_CLIENTS", clients.toString()), repo, Duration.ofMinutes(5));
         assertThat(log).as(log).contains("4 passed, 0 failed");
     }
 
     @Test
     void codexExecCompletesATurn() throws Exception {
-        RealClients.codexTurn(baseUrl(), "tiny", KEY, 6);
+        RealClients.codexTurn(baseUrl(), "tiny", KEY, Duration.ofMinutes(6));
     }
 
     /**

@@ -1,5 +1,7 @@
 package dev.lazarus.gateway.testing;
 
+import static org.assertj.core.api.Assertions.assertThat;
+
 import dev.lazarus.gateway.routing.BackendRegistry;
 import java.util.ArrayList;
 import java.util.List;
@@ -49,6 +51,25 @@ public abstract class GatewayTestSupport {
 
     protected static JsonNode json(String text) {
         return JSON.readTree(text);
+    }
+
+    /**
+     * The data of a stream of named events (Responses, Anthropic Messages), checking the framing: each event an
+     * {@code event:} line and a {@code data:} line whose {@code type} is the event's name.
+     */
+    protected static List<JsonNode> namedEvents(String body) {
+        assertThat(body).endsWith("\n\n");
+        List<JsonNode> events = new ArrayList<>();
+        for (String event : body.split("\n\n")) {
+            String[] lines = event.split("\n");
+            assertThat(lines).hasSize(2);
+            assertThat(lines[0]).startsWith("event: ");
+            assertThat(lines[1]).startsWith("data: ");
+            JsonNode data = json(lines[1].substring("data: ".length()));
+            assertThat(data.get("type").asString()).isEqualTo(lines[0].substring("event: ".length()));
+            events.add(data);
+        }
+        return events;
     }
 
     /** Splits an event-stream body into its {@code data:} payloads, checking the exact framing. */

@@ -63,6 +63,11 @@ public final class ScriptedBackend implements InferenceBackend, ExpertPlacementV
         health.set(new BackendHealth(status, "set by test", Map.of()));
     }
 
+    /** A health of the test's own (a load in progress, say), from the next check on. */
+    public void setHealth(BackendHealth health) {
+        this.health.set(health);
+    }
+
     public ChatCompletionRequest lastChat() {
         return lastChat.get();
     }

@@ -60,6 +60,8 @@ public final class KtNativeBackend implements InferenceBackend, ExpertPlacementV
     private final OptionalLong modelBytes;
     private final CompletableFuture<LoadedModel> loaded = new CompletableFuture<>();
     private volatile double progress;
+    /** When loading started ({@link System#nanoTime()}): the ETA health reports is the pace since then. */
+    private final long loadStart = System.nanoTime();
     private volatile boolean closed;
     /** What the model file needs, from its header (null when it could not be read: loading then says why). */
     private final ModelNeeds needs;
@@ -148,9 +150,8 @@ public final class KtNativeBackend implements InferenceBackend, ExpertPlacementV
             }
             LoadedModel m = ready();
             if (m == null) {
-                return new BackendHealth(BackendHealth.Status.LOADING,
-                        "loading " + settings.modelName() + " (" + Math.round(progress * 100) + " %)",
-                        Map.of("progress", progress));
+                return BackendHealth.loading("loading " + settings.modelName() + " (" + Math.round(progress * 100) + " %)",
+                        progress, Duration.ofNanos(System.nanoTime() - loadStart));
             }
             // sequences: generating or waiting; forward_passes grows while the engine works
             return new BackendHealth(BackendHealth.Status.UP, "ok", Map.of("sequences", m.engine().load(),

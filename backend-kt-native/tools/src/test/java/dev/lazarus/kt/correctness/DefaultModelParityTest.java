@@ -1,6 +1,6 @@
 package dev.lazarus.kt.correctness;
 
-import java.net.URISyntaxException;
+import dev.lazarus.kt.testsupport.DefaultModelFile;
 import java.nio.file.Path;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
@@ -15,8 +15,8 @@ import org.junit.jupiter.api.Test;
 class DefaultModelParityTest extends EngineParityFixture {
 
     @Test
-    void embeddedDefaultModelIsServedLikeLlamaServer() throws URISyntaxException {
-        Path model = Path.of(DefaultModelParityTest.class.getClassLoader().getResource("models/lazarus-tiny-moe.gguf").toURI());
+    void embeddedDefaultModelIsServedLikeLlamaServer() {
+        Path model = DefaultModelFile.path();
         try (EngineRunner engine = new EngineRunner(model, parallel)) {
             GreedyParityTest.assertGreedyContinuationsMatch(engine, model, "lazarus-tiny-moe F16 (trained)");
         }

@@ -4,7 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.lazarus.kt.gguf.GgufFile;
 import dev.lazarus.kt.gguf.GgufTensorInfo;
-import java.net.URISyntaxException;
+import dev.lazarus.kt.testsupport.DefaultModelFile;
 import java.nio.file.Path;
 import java.util.List;
 import org.junit.jupiter.api.Test;
@@ -13,8 +13,8 @@ import org.junit.jupiter.api.Test;
 class DefaultModelTest {
 
     @Test
-    void committedModelHasTheSpecsTensorsAndTheTrainedVocabulary() throws URISyntaxException {
-        Path file = Path.of(DefaultModelTest.class.getClassLoader().getResource("models/lazarus-tiny-moe.gguf").toURI());
+    void committedModelHasTheSpecsTensorsAndTheTrainedVocabulary() {
+        Path file = DefaultModelFile.path();
         try (GgufFile gguf = GgufFile.open(file)) {
             List<Object> merges = gguf.array("tokenizer.ggml.merges");
             assertThat(merges).hasSize(DefaultModel.MERGES);

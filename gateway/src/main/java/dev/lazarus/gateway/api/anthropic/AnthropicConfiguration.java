@@ -2,6 +2,7 @@ package dev.lazarus.gateway.api.anthropic;
 
 import dev.lazarus.backend.api.Redactor;
 import dev.lazarus.gateway.api.ErrorMapper;
+import dev.lazarus.gateway.api.NativeIdentity;
 import dev.lazarus.gateway.api.RequestReader;
 import dev.lazarus.gateway.api.ResponseWriter;
 import dev.lazarus.gateway.config.LazarusProperties;
@@ -18,7 +19,8 @@ class AnthropicConfiguration {
     MessagesController messagesController(RequestReader reader, JsonMapper json, Router router, ResponseWriter writer,
             ErrorMapper errors, LazarusProperties properties) {
         return new MessagesController(reader, new MessagesRequestTranslator(json), new MessageAnswerTranslator(json),
-                router, writer, new MessagesEventWriter(json, errors), properties.routing().responseModel());
+                router, writer, new MessagesEventWriter(json, errors), properties.routing().responseModel(),
+                new NativeIdentity(json));
     }
 
     @Bean

@@ -3,12 +3,10 @@ package dev.lazarus.gateway.api.anthropic;
 import dev.lazarus.backend.api.Redactor;
 import dev.lazarus.gateway.api.ApiError;
 import dev.lazarus.gateway.api.ErrorMapper;
+import dev.lazarus.gateway.api.ErrorResponses;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.springframework.core.Ordered;
-import org.springframework.core.io.buffer.DataBuffer;
-import org.springframework.http.HttpStatusCode;
-import org.springframework.http.MediaType;
 import org.springframework.http.server.reactive.ServerHttpRequest;
 import org.springframework.http.server.reactive.ServerHttpResponse;
 import org.springframework.web.server.ServerWebExchange;
@@ -51,20 +49,8 @@ public final class AnthropicErrorHandler implements WebExceptionHandler, Ordered
             return Mono.error(failure);
         }
         ApiError error = mapper.map(failure, request);
-        // Logged as the OpenAI handler logs: the gateway's own failure with its stack, a backend's in one line.
-        if (error.status().value() == 500 && !(failure instanceof ApiError)) {
-            log.error("{} {} failed", request.getMethod(), request.getPath(), redactor.redact(failure));
-        } else if (error.status().is5xxServerError() && !(failure instanceof ApiError)) {
-            log.warn("{} {}: {}", request.getMethod(), request.getPath(), redactor.redact(failure.getMessage()));
-        }
-        response.setStatusCode(HttpStatusCode.valueOf(AnthropicErrors.status(error)));
-        response.getHeaders().setContentType(MediaType.APPLICATION_JSON);
-        response.getHeaders().addAll(error.headers());
-        return response.writeWith(Mono.fromSupplier(() -> {
-            byte[] bytes = json.writeValueAsBytes(AnthropicErrors.body(error));
-            DataBuffer buffer = response.bufferFactory().allocateBuffer(bytes.length);
-            return buffer.write(bytes);
-        }));
+        ErrorResponses.log(log, redactor, request, failure, error);
+        return ErrorResponses.write(response, json, error, AnthropicErrors.status(error), AnthropicErrors.body(error));
     }
 
     @Override

@@ -1,15 +1,16 @@
 package dev.lazarus.gateway.api.anthropic;
 
-import dev.lazarus.backend.api.openai.ChatCompletion;
 import dev.lazarus.backend.api.openai.ChatCompletionAggregator;
 import dev.lazarus.backend.api.openai.ChatCompletionChunk;
 import dev.lazarus.backend.api.openai.ChatCompletionRequest;
 import dev.lazarus.backend.api.openai.Usage;
+import dev.lazarus.gateway.api.NativeIdentity;
 import dev.lazarus.gateway.api.OpenAiController;
 import dev.lazarus.gateway.api.RequestReader;
 import dev.lazarus.gateway.api.ResponseWriter;
 import dev.lazarus.gateway.config.LazarusProperties.ResponseModel;
 import dev.lazarus.gateway.routing.ApiEndpoint;
+import dev.lazarus.gateway.routing.ProtocolPiece;
 import dev.lazarus.gateway.routing.Router;
 import dev.lazarus.gateway.routing.ServedBy;
 import java.util.Map;
@@ -21,9 +22,10 @@ import reactor.core.publisher.Mono;
 
 /**
  * {@code POST /v1/messages} and {@code POST /v1/messages/count_tokens}: the Anthropic request is translated into a
- * chat request and routed as one ({@link Router#chat}: the same routes, breakers, retries, fallback before the first
- * byte and resume mid-stream), and the chat answer translated back: a Messages event stream, or one
- * {@code message}. Token counts come from the backend that would serve the request, as the prompt size it reports
+ * chat request and routed as one ({@link Router#protocol}: the same routes, breakers, retries, fallback before the
+ * first byte and resume mid-stream), and the chat answer translated back: a Messages event stream, or one
+ * {@code message}; a backend that serves Messages natively gets the request itself, and its answer passes through
+ * with the gateway's {@code id} and {@code model}. Token counts come from the backend that would serve the request, as the prompt size it reports
  * for it, so the rendered chat template and the model's own tokenizer are counted.
  */
 public final class MessagesController {
@@ -38,9 +40,12 @@ public final class MessagesController {
     private final ResponseWriter writer;
     private final MessagesEventWriter events;
     private final ResponseModel responseModel;
+    private final NativeIdentity identity;
 
     public MessagesController(RequestReader reader, MessagesRequestTranslator requests, MessageAnswerTranslator answers,
-            Router router, ResponseWriter writer, MessagesEventWriter events, ResponseModel responseModel) {
+            Router router, ResponseWriter writer, MessagesEventWriter events, ResponseModel responseModel,
+            NativeIdentity identity) {
+        this.identity = identity;
         this.reader = reader;
         this.requests = requests;
         this.answers = answers;
@@ -59,17 +64,23 @@ public final class MessagesController {
             Runnable header = servedByHeader(exchange.getResponse(), served);
             String id = MessageAnswerTranslator.messageId();
             Supplier<String> model = model(chat.model(), served);
-            Flux<ChatCompletionChunk> chunks = router.chat(chat, ApiEndpoint.MESSAGES).contextWrite(served::into);
-            if (MessagesRequestTranslator.streams(body)) {
-                return events.write(exchange.getResponse(), chunks, () -> new MessagesStreamTranslator(id, model.get()),
+            boolean stream = MessagesRequestTranslator.streams(body);
+            Flux<ProtocolPiece> pieces = router.protocol(ApiEndpoint.MESSAGES, body, chat, stream)
+                    .contextWrite(served::into);
+            if (stream) {
+                return events.write(exchange.getResponse(), pieces, () -> new MessagesStreamTranslator(id, model.get()),
+                        event -> event.name().equals("message_start")
+                                ? identity.event(event, "message", id, model.get()) : event,
                         header, exchange.getRequest());
             }
-            Mono<Map<String, Object>> message = chunks
-                    .reduceWith(ChatCompletionAggregator::new, ChatCompletionAggregator::add)
-                    .map(aggregator -> {
-                        ChatCompletion answer = aggregator.result();
-                        return answers.toMessage(id, model.get(), answer);
-                    });
+            Mono<Map<String, Object>> message = pieces.collectList().map(answer -> {
+                if (answer.size() == 1 && answer.getFirst() instanceof ProtocolPiece.Whole whole) {
+                    return identity.answer(whole.answer(), id, model.get());
+                }
+                ChatCompletionAggregator aggregator = new ChatCompletionAggregator();
+                answer.forEach(piece -> aggregator.add(((ProtocolPiece.Chunk) piece).chunk()));
+                return answers.toMessage(id, model.get(), aggregator.result());
+            });
             return writer.json(exchange.getResponse(), message, header);
         });
     }

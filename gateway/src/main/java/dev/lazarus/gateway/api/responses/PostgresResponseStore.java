@@ -1,7 +1,7 @@
 package dev.lazarus.gateway.api.responses;
 
-import com.zaxxer.hikari.HikariConfig;
 import com.zaxxer.hikari.HikariDataSource;
+import dev.lazarus.gateway.config.PostgresPools;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
@@ -35,17 +35,7 @@ final class PostgresResponseStore implements ResponseStore, AutoCloseable {
 
     PostgresResponseStore(String url, String username, String password, int poolSize, JsonMapper json,
             int maxEntries, Duration ttl, Clock clock) {
-        HikariConfig config = new HikariConfig();
-        config.setJdbcUrl(url);
-        config.setUsername(username);
-        config.setPassword(password);
-        config.setMaximumPoolSize(poolSize);
-        config.setPoolName("lazarus-responses");
-        // A store that is away must fail a request within seconds, not hold it for 30 s.
-        config.setConnectionTimeout(2_000);
-        config.addDataSourceProperty("connectTimeout", "2");
-        config.addDataSourceProperty("socketTimeout", "10");
-        this.pool = new HikariDataSource(config);
+        this.pool = PostgresPools.open(url, username, password, poolSize, "lazarus-responses");
         try {
             Flyway.configure().dataSource(pool).locations("classpath:db/lazarus-responses")
                     .table("lazarus_responses_schema_history").baselineOnMigrate(true).baselineVersion("0")

@@ -1,5 +1,6 @@
 package dev.lazarus.gateway.api.responses;
 
+import dev.lazarus.backend.api.ProtocolEvent;
 import dev.lazarus.backend.api.openai.ChatCompletionChunk;
 import dev.lazarus.backend.api.openai.ChatCompletionRequest;
 import dev.lazarus.gateway.api.ApiError;
@@ -10,11 +11,14 @@ import dev.lazarus.gateway.api.RequestReader;
 import dev.lazarus.gateway.api.RequestValidator;
 import dev.lazarus.gateway.api.ResponseWriter;
 import dev.lazarus.gateway.routing.ApiEndpoint;
+import dev.lazarus.gateway.routing.ProtocolPiece;
 import dev.lazarus.gateway.routing.Router;
 import dev.lazarus.gateway.routing.ServedBy;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
+import java.util.function.Function;
 import org.springframework.http.HttpStatus;
 import org.springframework.http.server.reactive.ServerHttpResponse;
 import org.springframework.web.bind.annotation.DeleteMapping;
@@ -27,19 +31,22 @@ import org.springframework.web.server.ServerWebExchange;
 import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
 import reactor.core.scheduler.Schedulers;
+import tools.jackson.core.type.TypeReference;
 import tools.jackson.databind.JsonNode;
 import tools.jackson.databind.json.JsonMapper;
 import tools.jackson.databind.node.ObjectNode;
 
 /**
  * The Responses API: {@code POST /v1/responses} served through the chat-completions path (the same routing,
- * keys, breakers, retries, failover and mid-stream resume), translated both ways, and the stored responses'
+ * keys, breakers, retries, failover and mid-stream resume), translated both ways, or passed through to a backend
+ * that serves it natively ({@link Router#protocol}), and the stored responses'
  * {@code GET}, {@code DELETE} and {@code input_items}.
  */
 @RestController
 public class ResponsesController {
 
     static final String PATH = "/v1/responses";
+    private static final TypeReference<Map<String, Object>> JSON_OBJECT = new TypeReference<>() {};
 
     private final RequestReader reader;
     private final RequestValidator validator;
@@ -75,11 +82,18 @@ public class ResponsesController {
     }
 
     private Mono<Void> create(ServerWebExchange exchange, ObjectNode request, List<JsonNode> prior) {
+        // What a backend that serves Responses natively gets: the client's request as it came (before the items get
+        // ids), with the gateway's cap on output; none for a continuation of a stored response, which only the
+        // gateway holds.
+        Map<String, Object> body = prior.isEmpty() ? json.convertValue(request, JSON_OBJECT) : null;
         List<ObjectNode> input = translator.inputItems(request);
         ChatCompletionRequest chat = translator.toChat(request, input, prior);
         withIds(input); // after the translation has checked the items
         if (chat.maxTokens() == null && maxOutputTokens > 0) {
             chat = chat.toBuilder().maxTokens(maxOutputTokens).build();
+            if (body != null) {
+                body.put("max_output_tokens", maxOutputTokens);
+            }
         }
         validator.validate(chat);
         boolean stored = !(request.get("store") instanceof JsonNode s && s.isBoolean() && !s.booleanValue());
@@ -93,34 +107,123 @@ public class ResponsesController {
                 response.getHeaders().set(OpenAiController.SERVED_BY_HEADER, served.ids());
             }
         };
-        Flux<ChatCompletionChunk> chunks = router.chat(chat, ApiEndpoint.RESPONSES).contextWrite(served::into);
+        boolean streamed = request.get("stream") instanceof JsonNode s && s.isBoolean() && s.booleanValue();
+        Flux<ProtocolPiece> pieces = router.protocol(ApiEndpoint.RESPONSES, body, chat, streamed)
+                .contextWrite(served::into);
         // Stored before the client hears of the end, so that its next request can continue it.
-        Mono<Void> keep = stored ? offLoop(() -> {
-            store.put(new StoredResponse(stream.response(), prior, input));
+        Function<ObjectNode, Mono<Void>> keep = finished -> stored ? offLoop(() -> {
+            store.put(new StoredResponse(finished, prior, input));
             return true;
         }).then() : Mono.empty();
-        if (request.get("stream") instanceof JsonNode s && s.isBoolean() && s.booleanValue()) {
-            Flux<ObjectNode> answer = chunks.concatMapIterable(stream::onChunk)
+        if (streamed) {
+            NativeResponseEvents passed = new NativeResponseEvents(start);
+            Flux<NamedEventWriter.Event> answer = pieces.concatMap(piece -> switch (piece) {
+                        case ProtocolPiece.Chunk(ChatCompletionChunk chunk) -> Flux.fromIterable(stream.onChunk(chunk))
+                                .map(ResponsesController::event);
+                        case ProtocolPiece.Events relayed -> {
+                            List<NamedEventWriter.Event> out = passed.read(relayed.events());
+                            ObjectNode finished = passed.takeFinished();
+                            yield finished != null ? keep.apply(finished).thenMany(Flux.fromIterable(out))
+                                    : Flux.fromIterable(out);
+                        }
+                        case ProtocolPiece.Whole whole -> Flux.error(new IllegalStateException("a whole answer in a stream"));
+                    })
                     .concatWith(Flux.defer(() -> {
+                        if (passed.started()) {
+                            return Flux.empty(); // the server's own last event has gone
+                        }
                         List<ObjectNode> end = stream.complete();
-                        return keep.thenMany(Flux.fromIterable(end));
+                        return keep.apply(stream.response()).thenMany(Flux.fromIterable(end)).map(ResponsesController::event);
                     }))
                     .onErrorResume(error -> {
-                        if (!stream.started()) {
+                        if (!stream.started() && !passed.started()) {
                             return Flux.error(error);
                         }
                         ApiError failure = errors.map(error, exchange.getRequest());
                         String code = failure.detail().code() != null ? failure.detail().code() : "server_error";
-                        return Flux.fromIterable(stream.fail(code, failure.detail().message()));
+                        if (passed.started()) {
+                            return Flux.just(passed.error(code, failure.detail().message()));
+                        }
+                        return Flux.fromIterable(stream.fail(code, failure.detail().message())).map(ResponsesController::event);
                     });
-            return events.write(response, answer.map(e -> new NamedEventWriter.Event(e.get("type").stringValue(), e)),
-                    header);
+            return events.write(response, answer, header);
         }
-        Mono<ObjectNode> whole = chunks.doOnNext(stream::onChunk)
-                .then(Mono.fromRunnable(stream::complete))
-                .then(keep)
-                .then(Mono.fromSupplier(stream::response));
+        Mono<ObjectNode> whole = pieces.collectList().flatMap(answer -> {
+            ObjectNode finished;
+            if (answer.size() == 1 && answer.getFirst() instanceof ProtocolPiece.Whole(Map<String, Object> own)) {
+                finished = json.valueToTree(own);
+                finished.put("id", start.get("id").stringValue());
+                finished.set("model", start.get("model"));
+            } else {
+                answer.forEach(piece -> stream.onChunk(((ProtocolPiece.Chunk) piece).chunk()));
+                stream.complete();
+                finished = stream.response();
+            }
+            return keep.apply(finished).thenReturn(finished);
+        });
         return writer.json(response, whole, header);
+    }
+
+    private static NamedEventWriter.Event event(ObjectNode event) {
+        return new NamedEventWriter.Event(event.get("type").stringValue(), event);
+    }
+
+    /**
+     * The events of a backend that serves Responses natively, passed on with the gateway's response id and model in
+     * the {@code response} of each {@code response.*} lifecycle event; the finished response kept for the store.
+     */
+    private final class NativeResponseEvents {
+        private final ObjectNode start;
+        private boolean started;
+        private ObjectNode finished;
+
+        NativeResponseEvents(ObjectNode start) {
+            this.start = start;
+        }
+
+        List<NamedEventWriter.Event> read(List<ProtocolEvent> events) {
+            started = true;
+            List<NamedEventWriter.Event> out = new ArrayList<>(events.size());
+            for (ProtocolEvent event : events) {
+                String name = event.name();
+                if (!name.startsWith("response.") || name.indexOf('.') != name.lastIndexOf('.')) {
+                    out.add(new NamedEventWriter.Event(name, event.data()));
+                    continue;
+                }
+                ObjectNode data = (ObjectNode) json.readTree(event.data());
+                if (data.get("response") instanceof ObjectNode own) {
+                    own.put("id", start.get("id").stringValue());
+                    own.set("model", start.get("model"));
+                    if (name.equals("response.completed") || name.equals("response.incomplete")
+                            || name.equals("response.failed")) {
+                        finished = own;
+                    }
+                }
+                out.add(new NamedEventWriter.Event(name, data));
+            }
+            return out;
+        }
+
+        boolean started() {
+            return started;
+        }
+
+        /** The response its last event carried, once, when it came. */
+        ObjectNode takeFinished() {
+            ObjectNode taken = finished;
+            finished = null;
+            return taken;
+        }
+
+        /** The stream's end after a failure mid-answer: OpenAI's {@code error} event. */
+        NamedEventWriter.Event error(String code, String message) {
+            ObjectNode data = json.createObjectNode();
+            data.put("type", "error");
+            data.put("code", code);
+            data.put("message", message);
+            data.putNull("param");
+            return new NamedEventWriter.Event("error", data);
+        }
     }
 
     @GetMapping(PATH + "/{id}")

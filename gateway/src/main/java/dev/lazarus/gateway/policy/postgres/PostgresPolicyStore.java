@@ -1,8 +1,8 @@
 package dev.lazarus.gateway.policy.postgres;
 
-import com.zaxxer.hikari.HikariConfig;
 import com.zaxxer.hikari.HikariDataSource;
 import com.zaxxer.hikari.HikariPoolMXBean;
+import dev.lazarus.gateway.config.PostgresPools;
 import dev.lazarus.gateway.policy.AuditEvent;
 import dev.lazarus.gateway.policy.BackendLiveStats;
 import dev.lazarus.gateway.policy.BackendPolicyState;
@@ -52,17 +52,7 @@ public final class PostgresPolicyStore implements PolicyStore {
      * @param poolSize     connections for reads and writes (the feed has one more of its own)
      */
     public PostgresPolicyStore(String url, String username, String password, Duration pollInterval, int poolSize) {
-        HikariConfig config = new HikariConfig();
-        config.setJdbcUrl(url);
-        config.setUsername(username);
-        config.setPassword(password);
-        config.setMaximumPoolSize(poolSize);
-        config.setPoolName("lazarus-policy");
-        // A store that is away must fail a write within seconds, not hold an admin call for 30 s.
-        config.setConnectionTimeout(2_000);
-        config.addDataSourceProperty("connectTimeout", "2");
-        config.addDataSourceProperty("socketTimeout", "10");
-        this.pool = new HikariDataSource(config);
+        this.pool = PostgresPools.open(url, username, password, poolSize, "lazarus-policy");
         try {
             Flyway.configure().dataSource(pool).locations("classpath:db/lazarus-policy").load().migrate();
         } catch (RuntimeException e) {

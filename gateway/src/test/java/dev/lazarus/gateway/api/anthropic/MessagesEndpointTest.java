@@ -6,7 +6,6 @@ import dev.lazarus.gateway.api.OpenAiController;
 import dev.lazarus.gateway.testing.GatewayTestSupport;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.MeterRegistry;
-import java.util.ArrayList;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 import org.springframework.beans.factory.annotation.Autowired;
@@ -35,22 +34,6 @@ class MessagesEndpointTest extends GatewayTestSupport {
                 .contentType(MediaType.APPLICATION_JSON)
                 .bodyValue(body)
                 .exchange();
-    }
-
-    /** The events of a Messages stream as (name, data), checking the framing. */
-    private static List<JsonNode> namedEvents(String body) {
-        List<JsonNode> events = new ArrayList<>();
-        for (String event : body.split("\n\n")) {
-            String[] lines = event.split("\n");
-            assertThat(lines).hasSize(2);
-            assertThat(lines[0]).startsWith("event: ");
-            assertThat(lines[1]).startsWith("data: ");
-            JsonNode data = json(lines[1].substring("data: ".length()));
-            assertThat(data.get("type").asString()).isEqualTo(lines[0].substring("event: ".length()));
-            events.add(data);
-        }
-        assertThat(body).endsWith("\n\n");
-        return events;
     }
 
     @Test

@@ -6,7 +6,6 @@ import dev.lazarus.backend.api.openai.ChatCompletionRequest;
 import dev.lazarus.backend.api.openai.ChatMessage;
 import dev.lazarus.gateway.api.OpenAiController;
 import dev.lazarus.gateway.testing.GatewayTestSupport;
-import java.util.ArrayList;
 import java.util.List;
 import io.micrometer.core.instrument.MeterRegistry;
 import org.junit.jupiter.api.Test;
@@ -34,18 +33,8 @@ class ResponsesEndpointTest extends GatewayTestSupport {
         String text = post("/v1/responses", body).expectStatus().isOk()
                 .expectHeader().contentTypeCompatibleWith("text/event-stream")
                 .expectBody(String.class).returnResult().getResponseBody();
-        assertThat(text).endsWith("\n\n").doesNotContain("[DONE]");
-        List<JsonNode> events = new ArrayList<>();
-        for (String event : text.split("\n\n")) {
-            String[] lines = event.split("\n");
-            assertThat(lines).hasSize(2);
-            assertThat(lines[0]).startsWith("event: ");
-            assertThat(lines[1]).startsWith("data: ");
-            JsonNode data = json(lines[1].substring("data: ".length()));
-            assertThat(data.get("type").asString()).isEqualTo(lines[0].substring("event: ".length()));
-            events.add(data);
-        }
-        return events;
+        assertThat(text).doesNotContain("[DONE]");
+        return namedEvents(text);
     }
 
     @Test
