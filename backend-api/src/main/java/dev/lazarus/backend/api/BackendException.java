@@ -58,6 +58,11 @@ public class BackendException extends RuntimeException {
         return new BackendException(BackendErrorKind.TIMEOUT, message);
     }
 
+    /** The same failure told in other words ({@code message}, {@code cause}: redacted ones); subclasses keep their facts. */
+    public BackendException withMessage(String message, Throwable cause) {
+        return new BackendException(kind, message, param, retryAfter, upstreamType, upstreamCode, cause);
+    }
+
     public BackendErrorKind kind() {
         return kind;
     }

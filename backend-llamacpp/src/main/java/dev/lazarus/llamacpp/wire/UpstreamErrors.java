@@ -2,6 +2,7 @@ package dev.lazarus.llamacpp.wire;
 
 import dev.lazarus.backend.api.BackendErrorKind;
 import dev.lazarus.backend.api.BackendException;
+import dev.lazarus.backend.api.ContextLengthExceededException;
 import dev.lazarus.backend.api.Redactor;
 import io.netty.channel.ConnectTimeoutException;
 import java.io.IOException;
@@ -125,6 +126,12 @@ public final class UpstreamErrors {
         String code = error != null && error.path("code").isString() ? error.path("code").asString() : null;
         String param = error != null && error.path("param").isString() ? error.path("param").asString() : null;
         String openAiType = code != null && !type.isEmpty() ? type : null;
+        if (ContextLengthExceededException.TYPE.equals(type) && error.path("n_prompt_tokens").isInt()
+                && error.path("n_ctx").isInt()) {
+            // llama-server's own: its type and sizes reach the client as kt-native's do
+            return new ContextLengthExceededException(message, error.path("n_prompt_tokens").asInt(),
+                    error.path("n_ctx").asInt(), param != null ? param : "messages");
+        }
         if ("context_length_exceeded".equals(code) || "exceed_context_size_error".equals(type)
                 || (status == 400 || status == 413 || status == 422) && CONTEXT_WORDING.matcher(lower).find()) {
             // Another backend may have a longer context: a route tries it (BackendErrorKind says so).

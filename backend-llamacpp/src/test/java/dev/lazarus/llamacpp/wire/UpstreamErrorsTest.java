@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.lazarus.backend.api.BackendErrorKind;
 import dev.lazarus.backend.api.BackendException;
+import dev.lazarus.backend.api.ContextLengthExceededException;
 import io.netty.channel.ConnectTimeoutException;
 import java.io.IOException;
 import java.net.ConnectException;
@@ -27,6 +28,12 @@ class UpstreamErrorsTest {
                  "type":"exceed_context_size_error","n_prompt_tokens":5000,"n_ctx":4096}}""", null);
         assertThat(byType.kind()).isEqualTo(BackendErrorKind.CONTEXT_LENGTH_EXCEEDED);
         assertThat(byType.getMessage()).contains("exceeds the available context size");
+        assertThat(byType).isInstanceOfSatisfying(ContextLengthExceededException.class, e -> {
+            assertThat(e.promptTokens()).isEqualTo(5000);
+            assertThat(e.contextSize()).isEqualTo(4096);
+            assertThat(e.upstreamType()).isEqualTo("exceed_context_size_error");
+            assertThat(e.upstreamCode()).isEqualTo("context_length_exceeded");
+        });
 
         BackendException byMessage = errors.fromStatus(400,
                 "{\"error\":{\"code\":400,\"message\":\"the request exceeds the available context size\",\"type\":\"invalid_request_error\"}}", null);

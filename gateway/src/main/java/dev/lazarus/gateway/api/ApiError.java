@@ -1,6 +1,7 @@
 package dev.lazarus.gateway.api;
 
 import com.fasterxml.jackson.annotation.JsonInclude;
+import com.fasterxml.jackson.annotation.JsonProperty;
 import java.time.Duration;
 import org.springframework.http.HttpHeaders;
 import org.springframework.http.HttpStatus;
@@ -14,9 +15,19 @@ public final class ApiError extends RuntimeException {
     /** {@code {"error": {...}}}: OpenAI's envelope. */
     public record Body(Detail error) {}
 
-    /** OpenAI sends all four fields, null when not applicable. */
+    /**
+     * OpenAI sends all four fields, null when not applicable. A prompt over the context also carries
+     * llama-server's {@code n_prompt_tokens} and {@code n_ctx}, which clients of llama-server read.
+     */
     @JsonInclude(JsonInclude.Include.ALWAYS)
-    public record Detail(String message, String type, String param, String code) {}
+    public record Detail(String message, String type, String param, String code,
+            @JsonProperty("n_prompt_tokens") @JsonInclude(JsonInclude.Include.NON_NULL) Integer promptTokens,
+            @JsonProperty("n_ctx") @JsonInclude(JsonInclude.Include.NON_NULL) Integer contextSize) {
+
+        public Detail(String message, String type, String param, String code) {
+            this(message, type, param, code, null, null);
+        }
+    }
 
     private final HttpStatus status;
     private final Detail detail;
@@ -45,6 +56,12 @@ public final class ApiError extends RuntimeException {
     public static ApiError invalidType(String param, String reason) {
         return new ApiError(HttpStatus.BAD_REQUEST, "invalid_request_error", "invalid_type", param,
                 "Invalid type for '" + param + "': " + reason + ".");
+    }
+
+    /** The same error with llama-server's {@code n_prompt_tokens} and {@code n_ctx}. */
+    public ApiError withContextSizes(int promptTokens, int contextSize) {
+        return new ApiError(status, new Detail(detail.message(), detail.type(), detail.param(), detail.code(),
+                promptTokens, contextSize), headers);
     }
 
     /** Adds a header (Retry-After, Allow, WWW-Authenticate); returns this for chaining. */

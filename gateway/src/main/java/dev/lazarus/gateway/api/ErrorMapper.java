@@ -2,6 +2,7 @@ package dev.lazarus.gateway.api;
 
 import dev.lazarus.backend.api.BackendErrorKind;
 import dev.lazarus.backend.api.BackendException;
+import dev.lazarus.backend.api.ContextLengthExceededException;
 import dev.lazarus.gateway.routing.AllBackendsFailedException;
 import dev.lazarus.gateway.routing.LeftOutByPolicy;
 import java.time.Duration;
@@ -71,6 +72,9 @@ public final class ErrorMapper {
         String code = requestSide && e.upstreamCode() != null ? e.upstreamCode() : kind.code();
         ApiError error = new ApiError(HttpStatus.valueOf(kind.httpStatus()), type, code, e.param(),
                 clientMessage(e));
+        if (e instanceof ContextLengthExceededException c) {
+            return error.withContextSizes(c.promptTokens(), c.contextSize());
+        }
         return kind == BackendErrorKind.OVERLOADED ? error.withRetryAfter(e.retryAfter()) : error;
     }
 
@@ -95,6 +99,9 @@ public final class ErrorMapper {
         BackendErrorKind shared = e.commonRequestKind();
         if (shared != null) {
             BackendException last = e.failures().getLast().cause();
+            if (last instanceof ContextLengthExceededException) {
+                return fromBackend(last); // with its sizes; a request error has no retry time to merge
+            }
             return fromBackend(new BackendException(shared, last.getMessage(), last.param(), e.retryAfter(),
                     last.upstreamType(), last.upstreamCode(), null));
         }

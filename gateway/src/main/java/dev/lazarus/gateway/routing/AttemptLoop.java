@@ -127,8 +127,7 @@ public final class AttemptLoop {
     /** A backend's failure as the gateway keeps it: typed, its message and causes redacted. */
     private BackendException redacted(RouteTarget target, Throwable error) {
         if (error instanceof BackendException e) {
-            return new BackendException(e.kind(), redactor.redact(e.getMessage()), e.param(), e.retryAfter(),
-                    e.upstreamType(), e.upstreamCode(), redactor.redact(e.getCause()));
+            return e.withMessage(redactor.redact(e.getMessage()), redactor.redact(e.getCause()));
         }
         return new BackendException(BackendErrorKind.INTERNAL,
                 "backend '" + target.backendId() + "' failed: " + redactor.redact(error.toString()), redactor.redact(error));

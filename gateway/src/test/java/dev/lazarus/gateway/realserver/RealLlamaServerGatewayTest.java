@@ -168,7 +168,9 @@ class RealLlamaServerGatewayTest {
                 .expectStatus().isBadRequest().expectBody().returnResult().getResponseBody();
         JsonNode error = JSON.readTree(body).get("error");
         assertThat(error.get("code").asString()).isEqualTo("context_length_exceeded");
-        assertThat(error.get("type").asString()).isEqualTo("invalid_request_error");
+        // llama-server's type and sizes, as a kt-native route answers (ContextErrorShapeTest)
+        assertThat(error.get("type").asString()).isEqualTo("exceed_context_size_error");
+        assertThat(error.get("n_prompt_tokens").asInt()).isGreaterThan(error.get("n_ctx").asInt());
         assertThat(error.get("message").asString()).isNotBlank();
     }
 

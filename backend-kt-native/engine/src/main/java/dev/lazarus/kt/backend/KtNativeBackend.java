@@ -5,6 +5,7 @@ import dev.lazarus.backend.api.BackendDescriptor;
 import dev.lazarus.backend.api.BackendErrorKind;
 import dev.lazarus.backend.api.BackendException;
 import dev.lazarus.backend.api.BackendHealth;
+import dev.lazarus.backend.api.ContextLengthExceededException;
 import dev.lazarus.backend.api.ExpertPlacementView;
 import dev.lazarus.backend.api.InferenceBackend;
 import dev.lazarus.backend.api.JsonEndpoint;
@@ -22,6 +23,7 @@ import dev.lazarus.kt.sampling.SamplingParams;
 import dev.lazarus.kt.sampling.TokenSampler;
 import dev.lazarus.kt.tensor.NativeKernels;
 import dev.lazarus.kt.tokenizer.Tokenizer;
+import dev.lazarus.kt.tokenizer.UnknownCharacterException;
 import java.lang.System.Logger.Level;
 import java.time.Duration;
 import java.util.EnumSet;
@@ -172,7 +174,7 @@ public final class KtNativeBackend implements InferenceBackend, ExpertPlacementV
 
     @Override
     public Flux<ChatCompletionChunk> chat(ChatCompletionRequest request) {
-        return this.<ChatCompletionChunk>generate(request.model(), m -> {
+        return this.<ChatCompletionChunk>generate(request.model(), "messages", m -> {
             SamplingParams params = SamplingParams.from(request);
             ToolUse tools = ToolUse.of(request);
             String rendered = renderChat(m, request.messages(), tools.tools(), ChatAnswer.templateKwargs(request, m.template().format()));
@@ -187,7 +189,7 @@ public final class KtNativeBackend implements InferenceBackend, ExpertPlacementV
 
     @Override
     public Flux<Completion> completion(CompletionRequest request) {
-        return this.<Completion>generate(request.model(), m -> {
+        return this.<Completion>generate(request.model(), "prompt", m -> {
             SamplingParams params = SamplingParams.from(request);
             LegacyPrompt prompt = LegacyPrompt.of(request, m.tokenizer());
             return new Job<>(prompt.tokens(), params, NO_CONTROL_TOKENS, sink -> new CompletionStream(sink, "cmpl-" + UUID.randomUUID(),
@@ -201,7 +203,13 @@ public final class KtNativeBackend implements InferenceBackend, ExpertPlacementV
             String model = request.get("model") instanceof String name ? name : null;
             Tokenizer tokenizer = requireReady(model).tokenizer();
             return switch (endpoint) {
-                case TOKENIZE -> TokenizerEndpoints.tokenize(tokenizer, request);
+                case TOKENIZE -> {
+                    try {
+                        yield TokenizerEndpoints.tokenize(tokenizer, request);
+                    } catch (UnknownCharacterException e) {
+                        throw BackendException.invalidRequest(e.getMessage(), "content");
+                    }
+                }
                 case DETOKENIZE -> TokenizerEndpoints.detokenize(tokenizer, request);
                 case EMBEDDINGS, RERANK -> throw BackendException.invalidRequest(
                         "backend " + id + " does not serve " + endpoint.path(), "model");
@@ -220,9 +228,10 @@ public final class KtNativeBackend implements InferenceBackend, ExpertPlacementV
 
     /**
      * One generation as a cold stream: the request is validated and tokenised on subscription, the
-     * sequence is queued in the engine, and cancelling the subscription cancels the sequence.
+     * sequence is queued in the engine, and cancelling the subscription cancels the sequence. A prompt that
+     * does not fit is blamed on {@code promptParam}, the request parameter that holds it.
      */
-    private <T> Flux<T> generate(String model, Function<LoadedModel, Job<T>> prepare) {
+    private <T> Flux<T> generate(String model, String promptParam, Function<LoadedModel, Job<T>> prepare) {
         return Flux.<T>defer(() -> {
             LoadedModel m = requireReady(model);
             Job<T> job = prepare.apply(m);
@@ -233,8 +242,12 @@ public final class KtNativeBackend implements InferenceBackend, ExpertPlacementV
                         sampler, job.params(), job.prompt(), job.shownControlTokens(), job.stream().apply(sink)));
                 sink.onDispose(handle::cancel);
             }, FluxSink.OverflowStrategy.BUFFER);
-        }).onErrorMap(e -> !(e instanceof BackendException),
-                e -> new BackendException(BackendErrorKind.INTERNAL, "kt-native: " + e, e));
+        }).onErrorMap(e -> switch (e) {
+            case ContextLengthExceededException c when c.param() == null -> c.withParam(promptParam);
+            case UnknownCharacterException u -> BackendException.invalidRequest(u.getMessage(), promptParam);
+            case BackendException b -> b;
+            default -> new BackendException(BackendErrorKind.INTERNAL, "kt-native: " + e, e);
+        });
     }
 
     private static long nowSeconds() {

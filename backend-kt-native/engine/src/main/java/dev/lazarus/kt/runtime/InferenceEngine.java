@@ -1,6 +1,7 @@
 package dev.lazarus.kt.runtime;
 
 import dev.lazarus.backend.api.BackendException;
+import dev.lazarus.backend.api.ContextLengthExceededException;
 import dev.lazarus.kt.model.Model;
 import dev.lazarus.kt.parallel.Parallel;
 import java.lang.System.Logger.Level;
@@ -55,9 +56,8 @@ public final class InferenceEngine implements AutoCloseable {
             throw BackendException.invalidRequest("the prompt is empty", "messages");
         }
         if (prompt.length >= options.contextSize()) {
-            throw BackendException.contextLengthExceeded("the prompt has " + prompt.length
-                    + " tokens but this model's context holds " + options.contextSize()
-                    + " (prompt and completion together)");
+            // the caller knows which request parameter held the prompt
+            throw new ContextLengthExceededException(prompt.length, options.contextSize(), null);
         }
         Sequence seq = new Sequence(prompt, listener);
         lock.lock();

@@ -155,7 +155,8 @@ final class Scheduler {
                 fail(seq, errors[i]);
             } else if (!goOn[i]) {
                 end(seq, EndReason.STOPPED);
-            } else if (seq.length() > options.contextSize()) {
+            } else if (seq.length() >= options.contextSize()) {
+                // as llama-server: prompt and completion together fill the context, no token beyond it
                 end(seq, EndReason.CONTEXT_FULL);
             }
         }

@@ -8,7 +8,7 @@ import java.util.PriorityQueue;
  * {@code llm_tokenizer_spm}: spaces become {@code ▁}, a space is put in front of text that
  * starts the input or follows a special token (when {@code add_space_prefix}), then adjacent
  * symbols are merged highest token score first (ties: leftmost) as long as the merged text is a
- * token; a symbol that is no token is spelled with byte tokens {@code <0xNN>}.
+ * token; a symbol that is no token is spelled with byte tokens {@code <0xNN>}, and without those is refused.
  */
 final class SpmTokenizer extends VocabularyTokenizer {
 
@@ -66,7 +66,12 @@ final class SpmTokenizer extends VocabularyTokenizer {
                 out.add(id);
             } else {
                 for (byte b : symbol.getBytes(StandardCharsets.UTF_8)) {
-                    out.add(byteToken(b));
+                    int token = byteToken(b);
+                    if (token == Vocabulary.NONE) {
+                        // an unmerged symbol is one code point: merges only make pieces of the vocabulary
+                        throw new UnknownCharacterException(symbol.codePointAt(0));
+                    }
+                    out.add(token);
                 }
             }
         }
@@ -83,17 +88,14 @@ final class SpmTokenizer extends VocabularyTokenizer {
         }
     }
 
-    /** The {@code <0xNN>} token of a byte, else the byte as a one-character token, else UNK. */
+    /**
+     * The {@code <0xNN>} token of a byte, else the byte as a one-character token, else none: llama.cpp's
+     * {@code byte_to_token}, which fails there rather than falling back to {@code <unk>}.
+     */
     private int byteToken(byte b) {
         int id = vocab.id(String.format("<0x%02X>", b & 0xFF));
         if (id == Vocabulary.NONE && (b & 0xFF) < 0x80) {
             id = vocab.id(String.valueOf((char) b));
-        }
-        if (id == Vocabulary.NONE) {
-            if (vocab.unk == Vocabulary.NONE) {
-                throw new TokenizerException(String.format("vocabulary has no token for byte 0x%02X and no unknown token", b & 0xFF));
-            }
-            id = vocab.unk;
         }
         return id;
     }

@@ -1,6 +1,7 @@
 package dev.lazarus.kt.tokenizer;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import org.junit.jupiter.api.Test;
 
@@ -30,6 +31,14 @@ class SpmTokenizerTest {
         // é = C3 A9; "▁" is a token of its own
         assertThat(tok.encode("é", false, false)).containsExactly(id("▁"), id("<0xC3>"), id("<0xA9>"));
         assertThat(tok.decode(tok.encode("é hello", false, false))).isEqualTo(" é hello");
+    }
+
+    @Test
+    void withoutByteTokensAnUnknownCharacterIsRefusedNotSpelledWithUnk() {
+        Tokenizer noBytes = TestVocabs.sentencePiece(false).build();
+        assertThat(noBytes.encode("hello", false, false)).containsExactly(noBytes.tokenId("▁hello").orElseThrow());
+        assertThatThrownBy(() -> noBytes.encode("hello é", false, false))
+                .isInstanceOf(UnknownCharacterException.class).hasMessageContaining("U+00E9 'é'");
     }
 
     @Test

@@ -98,11 +98,16 @@ final class TestVocabs {
 
     /** SentencePiece vocabulary: unk, bos, eos, 256 byte tokens, then scored pieces. */
     static Builder sentencePiece() {
+        return sentencePiece(true);
+    }
+
+    /** As {@link #sentencePiece()}, without the byte tokens when {@code byteFallback} is false. */
+    static Builder sentencePiece(boolean byteFallback) {
         Builder b = new Builder("llama")
                 .token("<unk>", TokenType.UNKNOWN, 0)
                 .token("<s>", TokenType.CONTROL, 0)
                 .token("</s>", TokenType.CONTROL, 0);
-        for (int i = 0; i < 256; i++) {
+        for (int i = 0; byteFallback && i < 256; i++) {
             b.token(String.format("<0x%02X>", i), TokenType.BYTE, 0);
         }
         String[] pieces = {"▁", "h", "e", "l", "o", "w", "r", "d", "he", "ll", "hell", "hello", "▁hello", "▁w", "or",

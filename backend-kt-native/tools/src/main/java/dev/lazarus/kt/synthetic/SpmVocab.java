@@ -35,11 +35,11 @@ public final class SpmVocab implements Vocab {
     private final List<Object> scores = new ArrayList<>();
     private final List<Object> types = new ArrayList<>();
 
-    private SpmVocab() {
+    private SpmVocab(boolean byteFallback) {
         add("<unk>", 0f, 2);
         add("<s>", 0f, 3);
         add("</s>", 0f, 3);
-        for (int b = 0; b < 256; b++) {
+        for (int b = 0; byteFallback && b < 256; b++) {
             add("<0x%02X>".formatted(b), 0f, 6);
         }
         Set<String> pieces = new LinkedHashSet<>();
@@ -69,14 +69,22 @@ public final class SpmVocab implements Vocab {
             // longer pieces first, then by rank: merges build words before they build fragments
             add(piece, -rank++ - 1000f / piece.length(), 1);
         }
-        if (tokens.size() != SIZE) {
+        if (byteFallback && tokens.size() != SIZE) {
             throw new IllegalStateException("SentencePiece vocabulary has " + tokens.size() + " pieces, not " + SIZE);
         }
     }
 
     /** The 512-piece vocabulary. */
     public static SpmVocab llama2c512() {
-        return new SpmVocab();
+        return new SpmVocab(true);
+    }
+
+    /**
+     * The same pieces without the byte-fallback ones (fewer than 512 in all), as old SentencePiece conversions
+     * are: a character that is no piece can only be spelled with {@code <unk>}.
+     */
+    public static SpmVocab withoutByteFallback() {
+        return new SpmVocab(false);
     }
 
     private void add(String piece, float score, int type) {
