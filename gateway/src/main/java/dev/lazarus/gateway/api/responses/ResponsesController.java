@@ -117,7 +117,8 @@ public class ResponsesController {
         }).then() : Mono.empty();
         if (streamed) {
             NativeResponseEvents passed = new NativeResponseEvents(start);
-            // One group a piece: the events a chunk (or a native server's read) became go out in one buffer.
+            // One group a piece: the events a chunk (or a native server's read) became go out in one buffer. One
+            // piece asked for at a time (prefetch 1): the writer asks no faster than the client drains.
             Flux<List<NamedEventWriter.Event>> answer = pieces.concatMap(piece -> switch (piece) {
                         case ProtocolPiece.Chunk(ChatCompletionChunk chunk) -> Mono.just(named(stream.onChunk(chunk)));
                         case ProtocolPiece.Events relayed -> {
@@ -127,7 +128,7 @@ public class ResponsesController {
                         }
                         case ProtocolPiece.Whole whole ->
                                 Mono.<List<NamedEventWriter.Event>>error(new IllegalStateException("a whole answer in a stream"));
-                    })
+                    }, 1)
                     .concatWith(Mono.defer(() -> {
                         if (passed.started()) {
                             return Mono.empty(); // the server's own last event has gone
