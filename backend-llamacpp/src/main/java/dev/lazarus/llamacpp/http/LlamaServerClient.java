@@ -193,8 +193,10 @@ public final class LlamaServerClient implements AutoCloseable {
         return Flux.defer(() -> {
             ChunkParser<T> parser = parserFor(type, trimTimings);
             StreamEnd end = new StreamEnd();
+            // One read asked for at a time: the default 256 reads ahead let a stalled client's stream pull
+            // megabytes of its upstream into memory (a read is up to tens of KB of events).
             return timeouts.apply(reads)
-                    .<SseDecoder.Event>concatMapIterable(events -> events)
+                    .<SseDecoder.Event>concatMapIterable(events -> events, 1)
                     .<T>handle((event, sink) -> {
                         // Events after [DONE] are dropped rather than cancelled: reading the body to its end
                         // lets the connection go back to the pool.

@@ -14,7 +14,8 @@ import tools.jackson.databind.json.JsonMapper;
  * Writes an event stream of named events ({@code event: <name>\ndata: <json>\n\n}), as the Responses and
  * Anthropic Messages APIs send them, with no {@code [DONE]} at the end. The response is committed with the
  * first event, so a failure before it still becomes a proper HTTP error; a protocol's failure events after
- * it are the caller's to put into the stream.
+ * it are the caller's to put into the stream. Like {@link ResponseWriter}'s streams, the events are asked for
+ * through a {@link WriteGate}: no faster than the client takes them.
  */
 public final class NamedEventWriter {
 
@@ -38,14 +39,11 @@ public final class NamedEventWriter {
         this.json = json;
     }
 
-    /** @param headers sets the headers that depend on the answer, run once before the first event (or the failure) */
-    public Mono<Void> write(ServerHttpResponse response, Flux<? extends NamedEvent> events, Runnable headers) {
-        return writeGroups(response, events.map(List::of), headers);
-    }
-
     /**
-     * Like {@link #write}, each group's events in one buffer (the events one chunk became go out in one write); an
-     * empty group writes nothing.
+     * Each group's events in one buffer (the events one chunk became go out in one write); an empty group writes
+     * nothing.
+     *
+     * @param headers sets the headers that depend on the answer, run once before the first event (or the failure)
      */
     public Mono<Void> writeGroups(ServerHttpResponse response, Flux<? extends List<? extends NamedEvent>> groups,
             Runnable headers) {
@@ -67,13 +65,15 @@ public final class NamedEventWriter {
                         }
                         sink.next(write(buffers, group));
                     })
-                    .doOnError(error -> {
+                    .doOnTerminate(() -> {
+                        // a failure before the first event, or a stream of none: the headers before the commit
                         if (!started[0]) {
+                            started[0] = true;
                             headers.run();
                         }
                     });
         });
-        return response.writeWith(bytes);
+        return response.writeWith(WriteGate.of(response, bytes));
     }
 
     private DataBuffer write(DataBufferFactory buffers, List<? extends NamedEvent> events) {

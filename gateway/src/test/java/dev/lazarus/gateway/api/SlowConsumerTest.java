@@ -20,6 +20,8 @@ import java.util.function.BooleanSupplier;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.EnumSource;
 import org.springframework.beans.factory.annotation.Autowired;
 import org.springframework.boot.test.context.SpringBootTest;
 import org.springframework.boot.test.web.server.LocalServerPort;
@@ -32,8 +34,8 @@ import org.springframework.test.context.DynamicPropertySource;
  * gateway read its upstream ahead into memory, is cut after the configured write stall with the upstream
  * let go, and does not get a healthy backend charged with a failure (its stream-idle timeout, shorter here
  * than the stall cut, must not fire for a client's stall); clients killed mid-stream leave nothing in
- * flight. A real local upstream that streams as fast as it is read, raw sockets with small receive buffers,
- * and curl processes killed with SIGKILL.
+ * flight. A real local upstream that streams as fast as it is read, raw sockets with small
+ * receive buffers, and curl processes killed with SIGKILL.
  */
 @SpringBootTest(webEnvironment = SpringBootTest.WebEnvironment.RANDOM_PORT, properties = {
         "lazarus.security.api-keys[0]=flood-key", "lazarus.health.interval=1h",
@@ -78,29 +80,66 @@ class SlowConsumerTest {
     @Autowired
     PolicyCallDecorator calls;
 
-    @Test
-    void clientsThatStopReadingHoldBackTheUpstreamAndAreCutWithoutChargingTheBackend() throws Exception {
+    /** The streaming endpoints, each with a request for {@code max} tokens and how its stream ends. */
+    enum Api {
+        CHAT("/v1/chat/completions", "{\"model\":\"flood-model\",\"stream\":true,\"max_tokens\":%d,"
+                + "\"messages\":[{\"role\":\"user\",\"content\":\"hi\"}]}", "data: [DONE]\n\n"),
+        RESPONSES("/v1/responses", "{\"model\":\"flood-model\",\"stream\":true,\"max_output_tokens\":%d,"
+                + "\"store\":false,\"input\":\"hi\"}", "event: response.completed\n"),
+        MESSAGES("/v1/messages", "{\"model\":\"flood-model\",\"stream\":true,\"max_tokens\":%d,"
+                + "\"messages\":[{\"role\":\"user\",\"content\":\"hi\"}]}", "event: message_stop\n");
+
+        final String path;
+        final String body;
+        final String end;
+
+        Api(String path, String body, String end) {
+            this.path = path;
+            this.body = body;
+            this.end = end;
+        }
+
+        String request(long max) {
+            String json = body.formatted(max);
+            return "POST " + path + " HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer flood-key\r\n"
+                    + "Content-Type: application/json\r\nContent-Length: " + json.length() + "\r\n\r\n" + json;
+        }
+    }
+
+    /** More tokens than any stalled client reads: the upstream floods until the gateway lets it go. */
+    private static final long FLOOD = 5_000_000;
+
+    // RESPONSES and MESSAGES are left out until they hold (issue 35): a stalled Responses stream still reads ~2 MB
+    // of its upstream ahead, and a stalled Messages stream's upstream ends before the write-stall cut, so its
+    // connection is never cut.
+    @ParameterizedTest
+    @EnumSource(value = Api.class, names = "CHAT")
+    void clientsThatStopReadingHoldBackTheUpstreamAndAreCutWithoutChargingTheBackend(Api api) throws Exception {
         CircuitBreaker breaker = breakers.breaker("flood");
+        double ratio = upstreamBytesPerClientByte(api);
         int failures = breaker.getMetrics().getNumberOfFailedCalls();
         long before = upstream.bytesWritten.get();
         List<Stalled> clients = new ArrayList<>();
         try {
             for (int i = 0; i < STALLED; i++) {
-                clients.add(new Stalled(port));
+                clients.add(new Stalled(port, api));
             }
-            // While all are stalled and none is cut yet: what the upstream wrote is with the client, in the
-            // kernel's socket queues, or held by the gateway; the last must stay bounded however long it lasts.
+            // While all are stalled and none is cut yet: what the upstream wrote is in the kernel's queues on the
+            // upstream side, went to the client (in its queues or read), or is held by the gateway; the last must
+            // stay bounded however long it lasts. What went to the client counts in the upstream's bytes at the
+            // stream's own ratio (a translated stream writes other bytes than it reads; a relay 1:1).
             long worst = 0;
             for (int i = 0; i < 8; i++) {
                 Thread.sleep(250);
-                long kernel = KernelSocketQueues.queuedBytes(Set.of(port, upstream.port()));
+                long upstreamSide = KernelSocketQueues.queuedBytes(Set.of(upstream.port()));
+                long clientSide = KernelSocketQueues.queuedBytes(Set.of(port));
                 long read = clients.stream().mapToLong(c -> c.read).sum();
-                long held = upstream.bytesWritten.get() - before - read - kernel;
+                long held = upstream.bytesWritten.get() - before - upstreamSide - Math.round((read + clientSide) * ratio);
                 if (upstream.openStreams.get() == STALLED) {
                     worst = Math.max(worst, held);
                 }
             }
-            assertThat(worst).as("bytes the gateway holds for %d stalled streams", STALLED)
+            assertThat(worst).as("bytes the gateway holds for %d stalled %s streams", STALLED, api)
                     .isLessThan(STALLED * HELD_PER_STREAM);
 
             // Cut after the stall: the upstream streams are let go while the clients still hold their sockets.
@@ -115,7 +154,7 @@ class SlowConsumerTest {
         }
         assertThat(breaker.getMetrics().getNumberOfFailedCalls()).as("failures charged to the backend").isEqualTo(failures);
         assertThat(breaker.getState()).isEqualTo(CircuitBreaker.State.CLOSED);
-        assertThat(normalStream()).as("a client that reads is served").endsWith("data: [DONE]\n\n");
+        assertThat(normalStream(api)).as("a client that reads is served").contains(api.end).endsWith("\n\n");
     }
 
     @Test
@@ -143,36 +182,50 @@ class SlowConsumerTest {
         }
         await(() -> upstream.openStreams.get() == 0 && calls.inFlight("flood") == 0, 20_000);
         assertThat(breaker.getMetrics().getNumberOfFailedCalls()).isEqualTo(failures);
-        assertThat(normalStream()).endsWith("data: [DONE]\n\n");
+        assertThat(normalStream(Api.CHAT)).endsWith("data: [DONE]\n\n");
     }
 
-    /** A short stream read whole by a client that reads. */
-    private String normalStream() throws IOException {
+    /** The upstream's bytes for each byte the client gets, from a long stream read whole (at least 1). */
+    private double upstreamBytesPerClientByte(Api api) throws IOException {
+        long before = upstream.bytesWritten.get();
+        int got = normalStream(api, 2_000).length();
+        return Math.max(1.0, (double) (upstream.bytesWritten.get() - before) / got);
+    }
+
+    /** A short stream read whole by a client that reads, up to the end of its last event. */
+    private String normalStream(Api api) throws IOException {
+        return normalStream(api, 50);
+    }
+
+    private String normalStream(Api api, int tokens) throws IOException {
         try (Socket socket = new Socket("127.0.0.1", port)) {
             socket.setSoTimeout(20_000);
-            String body = "{\"model\":\"flood-model\",\"stream\":true,\"max_tokens\":50,"
-                    + "\"messages\":[{\"role\":\"user\",\"content\":\"hi\"}]}";
-            socket.getOutputStream().write(request(body).getBytes(StandardCharsets.US_ASCII));
+            socket.getOutputStream().write(api.request(tokens).getBytes(StandardCharsets.US_ASCII));
             ByteArrayOutputStream got = new ByteArrayOutputStream();
             InputStream in = socket.getInputStream();
             byte[] buffer = new byte[8192];
-            while (!got.toString(StandardCharsets.ISO_8859_1).contains("data: [DONE]\n\n")) {
+            String text = "";
+            int end;
+            while ((end = lastEventEnd(text, api.end)) < 0) {
                 int n = in.read(buffer);
                 if (n < 0) {
                     break;
                 }
                 got.write(buffer, 0, n);
+                text = got.toString(StandardCharsets.ISO_8859_1);
             }
-            String text = got.toString(StandardCharsets.ISO_8859_1);
             assertThat(text).startsWith("HTTP/1.1 200");
+            assertThat(end).as("the stream's last event came whole").isPositive();
             // chunked framing: the last event is followed by the chunk's CRLF
-            return text.substring(0, text.lastIndexOf("data: [DONE]\n\n") + "data: [DONE]\n\n".length());
+            return text.substring(0, end);
         }
     }
 
-    private static String request(String body) {
-        return "POST /v1/chat/completions HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer flood-key\r\n"
-                + "Content-Type: application/json\r\nContent-Length: " + body.length() + "\r\n\r\n" + body;
+    /** Where the event that begins with {@code last} ends, or -1 before it came whole. */
+    private static int lastEventEnd(String text, String last) {
+        int at = text.indexOf(last);
+        int end = at < 0 ? -1 : text.indexOf("\n\n", at);
+        return end < 0 ? -1 : end + 2;
     }
 
     private static void await(BooleanSupplier condition, long millis) throws InterruptedException {
@@ -188,12 +241,11 @@ class SlowConsumerTest {
         final Socket socket = new Socket();
         long read;
 
-        Stalled(int port) throws IOException {
+        Stalled(int port, Api api) throws IOException {
             socket.setReceiveBufferSize(4096);
             socket.connect(new InetSocketAddress("127.0.0.1", port));
             socket.setSoTimeout(10_000);
-            String body = "{\"model\":\"flood-model\",\"stream\":true,\"messages\":[{\"role\":\"user\",\"content\":\"hi\"}]}";
-            socket.getOutputStream().write(request(body).getBytes(StandardCharsets.US_ASCII));
+            socket.getOutputStream().write(api.request(FLOOD).getBytes(StandardCharsets.US_ASCII));
             byte[] buffer = new byte[1024];
             int n = socket.getInputStream().read(buffer);
             read += Math.max(0, n);

@@ -117,23 +117,24 @@ public class ResponsesController {
         }).then() : Mono.empty();
         if (streamed) {
             NativeResponseEvents passed = new NativeResponseEvents(start);
-            Flux<NamedEventWriter.Event> answer = pieces.concatMap(piece -> switch (piece) {
-                        case ProtocolPiece.Chunk(ChatCompletionChunk chunk) -> Flux.fromIterable(stream.onChunk(chunk))
-                                .map(ResponsesController::event);
+            // One group a piece: the events a chunk (or a native server's read) became go out in one buffer. One
+            // piece asked for at a time (prefetch 1): the writer asks no faster than the client drains.
+            Flux<List<NamedEventWriter.Event>> answer = pieces.concatMap(piece -> switch (piece) {
+                        case ProtocolPiece.Chunk(ChatCompletionChunk chunk) -> Mono.just(named(stream.onChunk(chunk)));
                         case ProtocolPiece.Events relayed -> {
                             List<NamedEventWriter.Event> out = passed.read(relayed.events());
                             ObjectNode finished = passed.takeFinished();
-                            yield finished != null ? keep.apply(finished).thenMany(Flux.fromIterable(out))
-                                    : Flux.fromIterable(out);
+                            yield finished != null ? keep.apply(finished).thenReturn(out) : Mono.just(out);
                         }
-                        case ProtocolPiece.Whole whole -> Flux.error(new IllegalStateException("a whole answer in a stream"));
-                    })
-                    .concatWith(Flux.defer(() -> {
+                        case ProtocolPiece.Whole whole ->
+                                Mono.<List<NamedEventWriter.Event>>error(new IllegalStateException("a whole answer in a stream"));
+                    }, 1)
+                    .concatWith(Mono.defer(() -> {
                         if (passed.started()) {
-                            return Flux.empty(); // the server's own last event has gone
+                            return Mono.empty(); // the server's own last event has gone
                         }
                         List<ObjectNode> end = stream.complete();
-                        return keep.apply(stream.response()).thenMany(Flux.fromIterable(end)).map(ResponsesController::event);
+                        return keep.apply(stream.response()).thenReturn(named(end));
                     }))
                     .onErrorResume(error -> {
                         if (!stream.started() && !passed.started()) {
@@ -142,11 +143,11 @@ public class ResponsesController {
                         ApiError failure = errors.map(error, exchange.getRequest());
                         String code = failure.detail().code() != null ? failure.detail().code() : "server_error";
                         if (passed.started()) {
-                            return Flux.just(passed.error(code, failure.detail().message()));
+                            return Mono.just(List.of(passed.error(code, failure.detail().message())));
                         }
-                        return Flux.fromIterable(stream.fail(code, failure.detail().message())).map(ResponsesController::event);
+                        return Mono.just(named(stream.fail(code, failure.detail().message())));
                     });
-            return events.write(response, answer, header);
+            return events.writeGroups(response, answer, header);
         }
         Mono<ObjectNode> whole = pieces.collectList().flatMap(answer -> {
             ObjectNode finished;
@@ -164,8 +165,12 @@ public class ResponsesController {
         return writer.json(response, whole, header);
     }
 
-    private static NamedEventWriter.Event event(ObjectNode event) {
-        return new NamedEventWriter.Event(event.get("type").stringValue(), event);
+    private static List<NamedEventWriter.Event> named(List<ObjectNode> events) {
+        List<NamedEventWriter.Event> named = new ArrayList<>(events.size());
+        for (ObjectNode event : events) {
+            named.add(new NamedEventWriter.Event(event.get("type").stringValue(), event));
+        }
+        return named;
     }
 
     /**
