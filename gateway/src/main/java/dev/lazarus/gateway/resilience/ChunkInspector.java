@@ -149,20 +149,38 @@ public interface ChunkInspector<T> {
     };
 
     /**
-     * A natively served stream's events (Messages, Responses): read for their generated output and usage as the
-     * router's reader found them; never resumed, so never edited.
+     * An answer passed on as it came (a whole answer, a JSON answer, a native stream's events): read for its usage
+     * and timing, never resumed, so never edited.
      */
-    ChunkInspector<ProtocolPiece.Events> PROTOCOL_EVENTS = new ChunkInspector<>() {
+    interface PassedOn<T> extends ChunkInspector<T> {
         @Override
-        public String text(ProtocolPiece.Events piece) {
+        default String text(T answer) {
             return null;
         }
 
         @Override
-        public boolean structuredOutput(ProtocolPiece.Events piece) {
+        default boolean structuredOutput(T answer) {
             return false;
         }
 
+        @Override
+        default T withUsage(T answer, Usage usage) {
+            throw new UnsupportedOperationException("an answer passed on as it came is never edited");
+        }
+
+        @Override
+        default Map<String, Object> extra(T answer) {
+            return Map.of();
+        }
+
+        @Override
+        default T withoutRole(T answer) {
+            return answer;
+        }
+    }
+
+    /** A natively served stream's events (Messages, Responses), read for the output and usage the router's reader found. */
+    PassedOn<ProtocolPiece.Events> PROTOCOL_EVENTS = new PassedOn<>() {
         @Override
         public boolean generated(ProtocolPiece.Events piece) {
             return piece.generated() > 0;
@@ -177,35 +195,10 @@ public interface ChunkInspector<T> {
         public Usage usage(ProtocolPiece.Events piece) {
             return piece.usage();
         }
-
-        @Override
-        public ProtocolPiece.Events withUsage(ProtocolPiece.Events piece, Usage usage) {
-            throw new UnsupportedOperationException("a native stream is passed on as it came");
-        }
-
-        @Override
-        public Map<String, Object> extra(ProtocolPiece.Events piece) {
-            return Map.of();
-        }
-
-        @Override
-        public ProtocolPiece.Events withoutRole(ProtocolPiece.Events piece) {
-            return piece;
-        }
     };
 
-    /** A whole non-streamed answer: read only for its usage and timing; never resumed, so never edited. */
-    ChunkInspector<WholeAnswer> WHOLE = new ChunkInspector<>() {
-        @Override
-        public String text(WholeAnswer answer) {
-            return null;
-        }
-
-        @Override
-        public boolean structuredOutput(WholeAnswer answer) {
-            return false;
-        }
-
+    /** A whole non-streamed answer. */
+    PassedOn<WholeAnswer> WHOLE = new PassedOn<>() {
         @Override
         public boolean generated(WholeAnswer answer) {
             return answer.usage() == null || answer.usage().completionTokens() > 0;
@@ -214,21 +207,6 @@ public interface ChunkInspector<T> {
         @Override
         public Usage usage(WholeAnswer answer) {
             return answer.usage();
-        }
-
-        @Override
-        public WholeAnswer withUsage(WholeAnswer answer, Usage usage) {
-            throw new UnsupportedOperationException("a whole answer is passed on as it came");
-        }
-
-        @Override
-        public Map<String, Object> extra(WholeAnswer answer) {
-            return Map.of();
-        }
-
-        @Override
-        public WholeAnswer withoutRole(WholeAnswer answer) {
-            return answer;
         }
 
         @Override
@@ -242,18 +220,8 @@ public interface ChunkInspector<T> {
         }
     };
 
-    /** A JSON answer (embeddings, rerank, tokenize): read only for its usage; nothing generated, never edited. */
-    ChunkInspector<Map<String, Object>> JSON = new ChunkInspector<>() {
-        @Override
-        public String text(Map<String, Object> answer) {
-            return null;
-        }
-
-        @Override
-        public boolean structuredOutput(Map<String, Object> answer) {
-            return false;
-        }
-
+    /** A JSON answer (embeddings, rerank, tokenize): nothing generated. */
+    PassedOn<Map<String, Object>> JSON = new PassedOn<>() {
         @Override
         public boolean generated(Map<String, Object> answer) {
             return false;
@@ -262,21 +230,6 @@ public interface ChunkInspector<T> {
         @Override
         public Usage usage(Map<String, Object> answer) {
             return JsonUsage.of(answer);
-        }
-
-        @Override
-        public Map<String, Object> withUsage(Map<String, Object> answer, Usage usage) {
-            throw new UnsupportedOperationException("a JSON answer is passed on as it came");
-        }
-
-        @Override
-        public Map<String, Object> extra(Map<String, Object> answer) {
-            return Map.of();
-        }
-
-        @Override
-        public Map<String, Object> withoutRole(Map<String, Object> answer) {
-            return answer;
         }
 
         @Override
