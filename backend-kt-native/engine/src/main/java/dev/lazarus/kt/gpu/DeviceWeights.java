@@ -76,6 +76,7 @@ final class DeviceWeights implements AutoCloseable {
             String why = switch (b.attention()) {
                 case BlockTensors.Mla mla -> MlaDeviceAttention.unsupported(tensors, mla, config);
                 case BlockTensors.Gqa gqa -> GqaDeviceAttention.unsupported(gqa);
+                case BlockTensors.DeltaNet d -> "gated DeltaNet blocks have no GPU kernels";
             };
             if (why != null) {
                 return why;

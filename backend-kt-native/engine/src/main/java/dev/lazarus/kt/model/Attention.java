@@ -26,4 +26,9 @@ interface Attention {
     int keyWidth();
 
     int valueWidth();
+
+    /** Floats of state this attention keeps per sequence whatever its length (a recurrent block's); 0 for most. */
+    default int recurrentWidth() {
+        return 0;
+    }
 }

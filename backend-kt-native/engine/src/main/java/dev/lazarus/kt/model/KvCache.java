@@ -15,6 +15,8 @@ public final class KvCache {
     private final int maxPositions;
     private final float[][] keys;
     private final float[][] values;
+    /** Per recurrent block the sequence's state after its {@link #length} tokens; null for attention blocks. */
+    private final float[][] recurrent;
     private int capacity;
     private int length;
 
@@ -23,6 +25,11 @@ public final class KvCache {
         this.maxPositions = maxPositions;
         this.keys = new float[layout.blocks()][];
         this.values = new float[layout.blocks()][];
+        this.recurrent = new float[layout.blocks()][];
+        for (int b = 0; b < layout.blocks(); b++) {
+            int w = layout.recurrentWidths()[b];
+            recurrent[b] = w == 0 ? null : new float[w];
+        }
         allocate(Math.min(maxPositions, 64));
     }
 
@@ -74,6 +81,16 @@ public final class KvCache {
         return values[block] == null ? keys[block] : values[block];
     }
 
+    /** The block's recurrent state (updated in place by the forward pass); null for attention blocks. */
+    public float[] recurrent(int block) {
+        return recurrent[block];
+    }
+
+    /** Whether this cache holds recurrent state, which serves a longer prompt only as a whole ({@link #copyPrefixFrom}). */
+    public boolean hasRecurrentState() {
+        return layout.hasRecurrentState();
+    }
+
     public int keyWidth(int block) {
         return layout.keyWidths()[block];
     }
@@ -99,10 +116,22 @@ public final class KvCache {
         }
     }
 
-    /** Copies the first {@code positions} positions of another cache of the same layout (prefix reuse). */
+    /**
+     * Copies the first {@code positions} positions of another cache of the same layout (prefix reuse). A recurrent
+     * state is the state after all of the source's positions: such a cache is copied whole or not at all.
+     */
     public void copyPrefixFrom(KvCache source, int positions) {
         if (source.layout != layout && !Arrays.equals(source.layout.keyWidths(), layout.keyWidths())) {
             throw new IllegalArgumentException("caches of different layouts");
+        }
+        if (hasRecurrentState() && positions != source.length) {
+            throw new IllegalArgumentException("a recurrent state holds all " + source.length + " positions, not "
+                    + positions);
+        }
+        for (int b = 0; b < layout.blocks(); b++) {
+            if (recurrent[b] != null) {
+                System.arraycopy(source.recurrent[b], 0, recurrent[b], 0, recurrent[b].length);
+            }
         }
         ensureCapacity(positions);
         for (int b = 0; b < layout.blocks(); b++) {
@@ -120,7 +149,8 @@ public final class KvCache {
     public long bytes() {
         long n = 0;
         for (int b = 0; b < layout.blocks(); b++) {
-            n += keys[b].length + (values[b] == null ? 0 : values[b].length);
+            n += keys[b].length + (values[b] == null ? 0 : values[b].length)
+                    + (recurrent[b] == null ? 0 : recurrent[b].length);
         }
         return 4 * n;
     }

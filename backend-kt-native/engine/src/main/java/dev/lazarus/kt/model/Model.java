@@ -55,11 +55,13 @@ public final class Model {
         this.expertDispatch = expertDispatch;
         int[] keys = new int[blocks.size()];
         int[] values = new int[blocks.size()];
+        int[] recurrent = new int[blocks.size()];
         for (int b = 0; b < blocks.size(); b++) {
             keys[b] = blocks.get(b).attention().keyWidth();
             values[b] = blocks.get(b).attention().valueWidth();
+            recurrent[b] = blocks.get(b).attention().recurrentWidth();
         }
-        this.kvLayout = new KvLayout(keys, values);
+        this.kvLayout = new KvLayout(keys, values, recurrent);
     }
 
     /** Assembles the model described by the file's metadata from its tensors. */
