@@ -219,7 +219,7 @@ public final class EngineBenchMain {
     }
 
     /**
-     * A preset name ({@code q8_0}; llama-quantize's {@code q4_k_m}, {@code q2_k}, {@code q3_k_m}, {@code iq4_xs},
+     * A preset name ({@code q8_0}, {@code qwen35moe-q8_0} for {@link SyntheticModels#benchQwen35Moe()}; llama-quantize's {@code q4_k_m}, {@code q2_k}, {@code q3_k_m}, {@code iq4_xs},
      * {@code iq4_nl}) generated under {@code work} when missing, or a GGUF path.
      */
     private static Path resolve(String name, Path work) {
@@ -230,6 +230,13 @@ public final class EngineBenchMain {
                     SyntheticModels.write(SyntheticModels.benchQwen3Moe().withWeightType(GgmlType.Q8_0), q8);
                 }
                 return q8;
+            }
+            case "qwen35moe-q8_0" -> {
+                Path hybrid = work.resolve("bench-qwen35moe-q8_0.gguf");
+                if (!Files.exists(hybrid)) {
+                    SyntheticModels.write(SyntheticModels.benchQwen35Moe(), hybrid);
+                }
+                return hybrid;
             }
             case "q4_k_m", "q2_k", "q3_k_m", "iq4_xs", "iq4_nl" -> {
                 // llama-quantize's recipes of that name, from an F16 copy

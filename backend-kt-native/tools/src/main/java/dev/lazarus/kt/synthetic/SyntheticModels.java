@@ -332,6 +332,17 @@ public final class SyntheticModels {
                 1e-6f, false, 32, 0, new DeltaNet(1, 4, 128, 4, 4));
     }
 
+    /**
+     * {@link #benchQwen3Moe()}'s width, experts and weight type as qwen35moe: 4 blocks, three gated DeltaNet (4
+     * query/key heads, 8 value heads of 128, as Qwen3.5-35B-A3B's heads) and one full attention (8 heads of 128 on 2
+     * KV heads, rope over 32), 32 experts of 512 with 4 used and a shared expert of 512.
+     */
+    public static Spec benchQwen35Moe() {
+        return new Spec("bench-qwen35moe", "qwen35moe", GgmlType.Q8_0, 18, 4, 1024, 8, 2, 128, 512,
+                new Moe(32, 4, 512, 1, 0, Gating.SOFTMAX, true, 1f, 0, 0, false), null, 10_000_000f, null, 4096,
+                1e-6f, false, 32, 0, new DeltaNet(4, 8, 128, 4, 4));
+    }
+
     /** A Qwen3-MoE big enough to measure kernels rather than overhead: about 214M weights, 32 experts, 4 used. */
     public static Spec benchQwen3Moe() {
         return new Spec("bench-qwen3moe", "qwen3moe", GgmlType.Q8_0, 6, 4, 1024, 16, 4, 64, 2048,
@@ -383,8 +394,9 @@ public final class SyntheticModels {
             case "benchqwen3moeflat" -> benchQwen3MoeFlat();
             case "tinyqwen35moe" -> tinyQwen35Moe();
             case "wideqwen35moe" -> wideQwen35Moe();
+            case "benchqwen35moe" -> benchQwen35Moe();
             default -> throw new IllegalArgumentException("unknown preset '" + name
-                    + "' (tinyLlama, tinyLlamaMoe, tinyQwen3, tinyQwen3Moe, tinyDeepseek2, tinyGlm4Moe, tinyGptOss, wideQwen3Moe, wideDeepseek2, wideLlama, wideGlm4Moe, wideGptOss, benchQwen3Moe, benchQwen3MoeSkewed, benchQwen3MoeFlat, tinyQwen35Moe, wideQwen35Moe)");
+                    + "' (tinyLlama, tinyLlamaMoe, tinyQwen3, tinyQwen3Moe, tinyDeepseek2, tinyGlm4Moe, tinyGptOss, wideQwen3Moe, wideDeepseek2, wideLlama, wideGlm4Moe, wideGptOss, benchQwen3Moe, benchQwen3MoeSkewed, benchQwen3MoeFlat, tinyQwen35Moe, wideQwen35Moe, benchQwen35Moe)");
         };
     }
 
