@@ -58,6 +58,12 @@ class GpuLayerPathSupportTest {
     }
 
     @Test
+    void refusesQwen35MoeWhoseDeltaNetBlocksHaveNoDeviceKernels() {
+        assertThat(unsupported(SyntheticModels.tinyQwen35Moe().withWeightType(GgmlType.Q8_0)))
+                .isEqualTo("qwen35moe blocks have no GPU layer path yet");
+    }
+
+    @Test
     void withoutACudaTierTheLayersStayOnTheCpu() {
         try (GgufFile file = GgufFile.open(GpuParityCheck.tinyModel(dir)); Parallel parallel = Parallel.ofThreads(1)) {
             Model model = Model.load(file, parallel);
