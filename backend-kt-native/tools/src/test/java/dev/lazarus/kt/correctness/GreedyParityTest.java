@@ -1,5 +1,7 @@
 package dev.lazarus.kt.correctness;
 
+import static org.assertj.core.api.Assertions.assertThat;
+
 import dev.lazarus.kt.chat.ChatTemplate;
 import dev.lazarus.kt.correctness.Continuation.Candidate;
 import dev.lazarus.kt.correctness.ParityModels.Format;
@@ -11,18 +13,15 @@ import dev.lazarus.kt.fidelity.FidelityReport;
 import dev.lazarus.kt.fidelity.Forcing;
 import dev.lazarus.kt.fidelity.LlamaServerOracle;
 import dev.lazarus.kt.fidelity.ReportFormat;
-import org.junit.jupiter.api.Tag;
-import org.junit.jupiter.params.ParameterizedTest;
-import org.junit.jupiter.params.provider.Arguments;
-import org.junit.jupiter.params.provider.MethodSource;
-
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import java.util.stream.Stream;
-
-import static org.assertj.core.api.Assertions.assertThat;
+import org.junit.jupiter.api.Tag;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.Arguments;
+import org.junit.jupiter.params.provider.MethodSource;
 
 /**
  * The engine continues prompts like llama-server: on generated tiny {@code llama}, {@code qwen3moe} and
@@ -39,7 +38,7 @@ import static org.assertj.core.api.Assertions.assertThat;
  * order of every vec_dot it uses (F32, F16, Q8_0, the legacy 32-value types, Q5_K, Q6_K, in-place Q4_K), the
  * fused multiply-adds GCC makes of the rope rotation, the YaRN angle and the f32 dot tail, and the kernel
  * llama-server picks for each product, which depends on the batch: the repacked Q4_K GEMV, its four-row GEMM
- * for groups of four activation rows, the tiled K-quant matmul ({@code Q45KKernel.Q5_K_TILED}, {@code Q6KInt16Kernel.TILED}) for Q5_K, Q6_K and
+ * for groups of four activation rows, the tiled K-quant matmul ({@code Q4KQ5KKernel.Q5_K_TILED}, {@code Q6KInt16Kernel.TILED}) for Q5_K, Q6_K and
  * unrepacked Q4_K weights once a product has 8 or more rows (per expert for routed experts), and the last
  * block's FFN only for the rows whose logits are wanted ({@code inp_out_ids}). That build has no llamafile
  * tinyBLAS.

@@ -3,11 +3,11 @@ package dev.lazarus.kt.correctness;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.lazarus.kt.correctness.ParityModels.Format;
+import dev.lazarus.kt.matrix.Kernels;
 import dev.lazarus.kt.placement.ExpertPlacement;
 import dev.lazarus.kt.placement.PlacementConfig;
 import dev.lazarus.kt.placement.Tier;
 import dev.lazarus.kt.placement.TierBudget;
-import dev.lazarus.kt.tensor.Kernels;
 import dev.lazarus.kt.tensor.NativeKernels;
 import java.nio.file.Path;
 import org.junit.jupiter.api.Tag;

@@ -1,17 +1,23 @@
 package dev.lazarus.kt.fidelity;
 
+import static org.assertj.core.api.Assertions.assertThat;
+
 import dev.lazarus.kt.chat.ChatTemplate;
 import dev.lazarus.kt.correctness.ParityContract;
 import dev.lazarus.kt.gguf.GgmlType;
 import dev.lazarus.kt.gguf.GgufFile;
 import dev.lazarus.kt.model.Model;
-import dev.lazarus.kt.synthetic.SyntheticModels;
-import dev.lazarus.kt.synthetic.SyntheticModels.Spec;
 import dev.lazarus.kt.parallel.Parallel;
+import dev.lazarus.kt.synthetic.SyntheticModels.Spec;
+import dev.lazarus.kt.synthetic.SyntheticModels;
 import dev.lazarus.kt.testsupport.LlamaCpp;
 import dev.lazarus.kt.testsupport.LlamaServerProcess;
 import dev.lazarus.kt.tokenizer.Tokenizer;
 import dev.lazarus.kt.tokenizer.Tokenizers;
+import java.io.ByteArrayOutputStream;
+import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Tag;
@@ -19,14 +25,6 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import tools.jackson.databind.JsonNode;
 import tools.jackson.databind.json.JsonMapper;
-
-import java.io.ByteArrayOutputStream;
-import java.io.PrintStream;
-import java.nio.charset.StandardCharsets;
-import java.nio.file.Path;
-
-
-import static org.assertj.core.api.Assertions.assertThat;
 
 /**
  * The metric against a real llama-server (Debian's, from the project's chroot) on a generated qwen3moe Q8_0 model:
