@@ -72,23 +72,43 @@ class GreedyParityTest extends EngineParityFixture {
                 .filter(GreedyParityTest::selected);
     }
 
+    /**
+     * The cases run again with {@code -fa on}: every architecture once, in Q8_0, plus the odd-shaped llama (heads of 8:
+     * no 16-lane value rows, so even prompts take flash attention's one-row order) in F32. The attention order does not
+     * depend on the weight type (attention reads f32 activations and the F16 cache in every format); what changes it is
+     * the head shape, grouping, sinks, window and MLA, which one format per architecture covers, at a sixth of the
+     * time of running every format twice.
+     */
+    static Stream<Arguments> flashAttentionModels() {
+        return Stream.of(Arguments.of(ParityModels.LLAMA, Format.Q8_0), Arguments.of(ParityModels.QWEN3MOE, Format.Q8_0),
+                        Arguments.of(ParityModels.DEEPSEEK2, Format.Q8_0), Arguments.of(ParityModels.GLM4MOE, Format.Q8_0),
+                        Arguments.of(ParityModels.GPT_OSS, Format.Q8_0), Arguments.of(ParityModels.ODD_LLAMA, Format.F32))
+                .filter(GreedyParityTest::selected);
+    }
+
+    /** Every case with {@code -fa off}, {@link #flashAttentionModels()} again with {@code -fa on}. */
+    static Stream<Arguments> cases() {
+        return Stream.concat(models().map(a -> Arguments.of(a.get()[0], a.get()[1], AttentionMode.OFF)),
+                flashAttentionModels().map(a -> Arguments.of(a.get()[0], a.get()[1], AttentionMode.ON)));
+    }
+
     /** Whether {@code -Dparity.only} (a regex over "ARCH FORMAT", default all) selects a case. */
     static boolean selected(Arguments a) {
         return (a.get()[0] + " " + a.get()[1]).matches(System.getProperty("parity.only", ".*"));
     }
 
-    @ParameterizedTest(name = "{0} {1}")
-    @MethodSource("models")
-    void greedyContinuationsMatchLlamaServer(ParityModels arch, Format format) {
+    @ParameterizedTest(name = "{0} {1} {2}")
+    @MethodSource("cases")
+    void greedyContinuationsMatchLlamaServer(ParityModels arch, Format format, AttentionMode mode) {
         Path model = arch.write(format, dir);
-        try (EngineRunner engine = new EngineRunner(model, parallel)) {
-            assertGreedyContinuationsMatch(engine, model, arch + " " + format);
+        try (EngineRunner engine = new EngineRunner(model, parallel, mode.order(1))) {
+            assertGreedyContract(engine, model, arch + " " + format + " " + mode, ParityContract.host(), mode);
         }
     }
 
     /** Every prompt's greedy continuation by {@code engine} against llama-server's on {@code model}, per this host's contract. */
     static void assertGreedyContinuationsMatch(EngineRunner engine, Path model, String what) {
-        assertGreedyContract(engine, model, what, ParityContract.host());
+        assertGreedyContract(engine, model, what, ParityContract.host(), AttentionMode.OFF);
     }
 
     /**
@@ -96,11 +116,12 @@ class GreedyParityTest extends EngineParityFixture {
      * to {@code contract}'s variant: identical tokens and logprobs within {@link #TOLERANCE} where the contract is
      * exact, else the teacher-forced agreement within its measured bounds.
      */
-    static void assertGreedyContract(EngineRunner engine, Path model, String what, ParityContract contract) {
+    static void assertGreedyContract(EngineRunner engine, Path model, String what, ParityContract contract,
+                                     AttentionMode mode) {
         List<String> failures = new ArrayList<>();
         List<String> summary = new ArrayList<>();
         String oracle;
-        try (LlamaReference llama = LlamaReference.start(contract.variant(), model)) {
+        try (LlamaReference llama = LlamaReference.start(contract.variant(), mode, model)) {
             oracle = llama.server().describe();
             ChatTemplate template = ChatTemplate.fromMetadata(engine.file().metadata(), engine.tokenizer());
             List<FidelityPrompt> forced = new ArrayList<>();
