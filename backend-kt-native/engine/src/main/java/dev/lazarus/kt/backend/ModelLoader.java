@@ -79,7 +79,7 @@ final class ModelLoader {
         try {
             pageIn(file, progress);
             parallel = Parallel.ofThreads(settings.threads());
-            Model model = Model.load(file, parallel);
+            Model model = Model.load(file, parallel, settings.attention());
             // a dense model needs the GPU only for the layer path; a MoE model also for its expert tier
             boolean wantsGpu = !model.expertLayers().isEmpty() || settings.placement().gpuLayers();
             gpu = wantsGpu ? GpuTiers.open(settings.placement()).orElse(null) : null;
@@ -93,9 +93,9 @@ final class ModelLoader {
             InferenceEngine engine = new InferenceEngine(model, new EngineOptions(context, settings.maxSequences(),
                     settings.maxQueued(), defaults.maxBatchTokens(), defaults.prefixCacheEntries()), parallel);
             warmUp(model, engine, placement);
-            LOG.log(Level.INFO, "kt-native backend {0}: {1} ready ({2}, context {3}, {4} threads)",
+            LOG.log(Level.INFO, "kt-native backend {0}: {1} ready ({2}, context {3}, {4} threads, {5})",
                     backendId, settings.modelName(), model.config().architecture().ggufName(), context,
-                    settings.threads());
+                    settings.threads(), settings.attention());
             return new LoadedModel(file, parallel, engine, tokenizer, template, facts(file, model, gpu, placement), placement, gpu);
         } catch (RuntimeException | Error e) {
             if (placement != null) {

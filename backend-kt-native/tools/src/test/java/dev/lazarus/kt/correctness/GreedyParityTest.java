@@ -12,6 +12,7 @@ import dev.lazarus.kt.fidelity.Forcing;
 import dev.lazarus.kt.fidelity.LlamaServerOracle;
 import dev.lazarus.kt.fidelity.ReportFormat;
 import org.junit.jupiter.api.Tag;
+import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.Arguments;
 import org.junit.jupiter.params.provider.MethodSource;
@@ -103,6 +104,32 @@ class GreedyParityTest extends EngineParityFixture {
         Path model = arch.write(format, dir);
         try (EngineRunner engine = new EngineRunner(model, parallel, mode.order(1))) {
             assertGreedyContract(engine, model, arch + " " + format + " " + mode, ParityContract.host(), mode);
+        }
+    }
+
+    /**
+     * Flash attention's split decode order: llama-server on two threads splits a single token's attention across
+     * them once the cells it attends (padded to 256) reach 512, and merges the two chunks; the engine told the same
+     * thread count merges alike. A prompt of about 430 tokens (one ubatch: the tiled order), then 64 decode steps
+     * past 256 cells. {@code --poll 0}: llama-server's second thread sleeps instead of spinning between steps.
+     */
+    @Test
+    void aFlashAttentionDecodeStepSplitAcrossTwoThreadsMatchesLlamaServer() {
+        Path model = ParityModels.LLAMA.write(Format.Q8_0, dir);
+        try (EngineRunner engine = new EngineRunner(model, parallel, AttentionMode.ON.order(2));
+             LlamaReference llama = LlamaReference.start(ParityContract.host().variant(), AttentionMode.ON, model,
+                     "-t", "2", "--poll", "0")) {
+            String text = ParityPrompts.all(ChatTemplate.fromMetadata(engine.file().metadata(), engine.tokenizer()))
+                    .getLast().text();
+            int[] ids = engine.tokenizer().encode(text + " " + text, true, true);
+            assertThat(ids.length).as("prompt tokens: past 256 cells, under 512 (one ubatch)").isBetween(257, 500);
+            LlamaReference.Result reference = llama.greedy(ids, TOKENS, TOP);
+            Continuation ours = engine.greedy(ids, TOKENS, reference.banned(), TOP);
+            List<String> failures = new ArrayList<>();
+            List<String> summary = new ArrayList<>();
+            compare(new Prompt("long x2", text), ours, reference.continuation(), failures, summary);
+            System.out.printf("LLAMA Q8_0 -fa on -t 2: %s%n", summary);
+            assertThat(failures).isEmpty();
         }
     }
 
