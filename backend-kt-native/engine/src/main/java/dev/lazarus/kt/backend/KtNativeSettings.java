@@ -2,6 +2,8 @@ package dev.lazarus.kt.backend;
 
 import dev.lazarus.backend.api.BackendConfig;
 import dev.lazarus.backend.api.BackendConfigException;
+import dev.lazarus.kt.model.KvCacheType;
+import dev.lazarus.kt.model.KvCacheTypes;
 import dev.lazarus.kt.placement.PlacementConfig;
 
 /**
@@ -16,9 +18,17 @@ import dev.lazarus.kt.placement.PlacementConfig;
  * @param placement      where routed experts live (GPU, RAM copies, the mapped file)
  * @param warmupTokens   tokens generated at load, before the backend says it is ready, so that the JIT has
  *                       compiled the kernels when traffic comes; 0: none
+ * @param cacheTypes     the KV cache's key and value types ({@code cache-type-k}, {@code cache-type-v}: llama-server's
+ *                       {@code -ctk}/{@code -ctv} names, default f16)
  */
 public record KtNativeSettings(String model, int threads, int contextSize, int maxSequences, int maxQueued,
-                               String modelName, PlacementConfig placement, int warmupTokens) {
+                               String modelName, PlacementConfig placement, int warmupTokens, KvCacheTypes cacheTypes) {
+
+    /** With the default F16 KV cache. */
+    public KtNativeSettings(String model, int threads, int contextSize, int maxSequences, int maxQueued,
+                            String modelName, PlacementConfig placement, int warmupTokens) {
+        this(model, threads, contextSize, maxSequences, maxQueued, modelName, placement, warmupTokens, KvCacheTypes.F16);
+    }
 
     public static final int DEFAULT_MAX_QUEUED = 64;
 
@@ -39,7 +49,19 @@ public record KtNativeSettings(String model, int threads, int contextSize, int m
         if (warmup < 0) {
             throw new BackendConfigException(config.id(), "warmup-tokens", "setting 'warmup-tokens' must be at least 0, got " + warmup);
         }
-        return new KtNativeSettings(model, threads, context, sequences, queued, name, PlacementConfig.from(config), warmup);
+        KvCacheTypes cacheTypes = new KvCacheTypes(cacheType(config, "cache-type-k"), cacheType(config, "cache-type-v"));
+        return new KtNativeSettings(model, threads, context, sequences, queued, name, PlacementConfig.from(config), warmup,
+                cacheTypes);
+    }
+
+    private static KvCacheType cacheType(BackendConfig config, String key) {
+        String name = config.string(key, KvCacheType.F16.settingName());
+        try {
+            return KvCacheType.parse(name);
+        } catch (IllegalArgumentException e) {
+            throw new BackendConfigException(config.id(), key, "setting '" + key + "' must be one of "
+                    + KvCacheType.names() + ", got '" + name + "'");
+        }
     }
 
     private static int positive(BackendConfig config, String key, int def) {

@@ -74,6 +74,16 @@ final class GroupedQueryAttention implements Attention {
         return kvHeads * valueDim;
     }
 
+    @Override
+    public int keyHeadWidth() {
+        return headDim;
+    }
+
+    @Override
+    public int valueHeadWidth() {
+        return valueDim;
+    }
+
     /**
      * Three phases: the Q, K and V rows; every (token, head) attention; the output rows. Between them, on whichever
      * thread finished the phase before: QK-norm, rope and the cache store, then the conversion of the attended
@@ -187,8 +197,7 @@ final class GroupedQueryAttention implements Attention {
                 int kvh = h / group;
                 int positions = batch.positions()[i] + 1;
                 AttentionKernel.attend(q[i], h * headDim, headDim,
-                        cache.keys(block), kvh * headDim, keyWidth(),
-                        cache.values(block), kvh * valueDim, valueWidth(), valueDim,
+                        cache.keyRows(block), kvh * headDim, cache.valueRows(block), kvh * valueDim, valueDim,
                         window == 0 ? 0 : Math.max(0, positions - window), positions, scale,
                         weights.sinks() == null ? Float.NEGATIVE_INFINITY : weights.sinks()[h], attended[i], h * valueDim);
             }

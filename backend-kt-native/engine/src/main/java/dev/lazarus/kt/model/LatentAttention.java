@@ -68,6 +68,16 @@ final class LatentAttention implements Attention {
     }
 
     @Override
+    public int keyHeadWidth() {
+        return latent.absorbed() ? mla.kvLoraRank() + mla.qkRopeDim() : mla.keyDim();
+    }
+
+    @Override
+    public int valueHeadWidth() {
+        return latent.absorbed() ? mla.kvLoraRank() : mla.valueDim();
+    }
+
+    @Override
     public float[][] forward(ForwardBatch batch, float[][] ropeTables, float[][] xn) {
         int n = batch.size();
         int kvLora = mla.kvLoraRank();
@@ -124,10 +134,9 @@ final class LatentAttention implements Attention {
             for (int task = from; task < to; task++) {
                 int i = task / heads;
                 int h = task % heads;
-                KvCache cache = batch.caches()[i];
-                float[] keys = cache.keys(block);
-                AttentionKernel.attend(fullQ[i], h * width, width, keys, 0, width, keys, 0, width, kvLora,
-                        batch.positions()[i] + 1, scale, latentOut[h][i], 0);
+                KvRows keys = batch.caches()[i].keyRows(block);
+                AttentionKernel.attend(fullQ[i], h * width, width, keys, 0, keys, 0, kvLora,
+                        0, batch.positions()[i] + 1, scale, Float.NEGATIVE_INFINITY, latentOut[h][i], 0);
             }
         });
         float[][][] values = new float[heads][n][mla.valueDim()];
@@ -169,9 +178,9 @@ final class LatentAttention implements Attention {
                 int i = task / heads;
                 int h = task % heads;
                 KvCache cache = batch.caches()[i];
-                AttentionKernel.attend(q[i], h * keyDim, keyDim, cache.keys(block), h * keyDim, heads * keyDim,
-                        cache.values(block), h * vDim, heads * vDim, vDim,
-                        batch.positions()[i] + 1, scale, attended[i], h * vDim);
+                AttentionKernel.attend(q[i], h * keyDim, keyDim, cache.keyRows(block), h * keyDim,
+                        cache.valueRows(block), h * vDim, vDim,
+                        0, batch.positions()[i] + 1, scale, Float.NEGATIVE_INFINITY, attended[i], h * vDim);
             }
         });
         return attended;
