@@ -139,6 +139,7 @@ final class GroupedQueryAttention implements Attention {
                     yield batch.size() * heads;
                 }
                 default -> {
+                    rotateBack();
                     // open() runs on one thread while the others wait for the phase: the scratch is never lent concurrently
                     out = new Projections(parallel, new WeightMatrix[] {output}, attended, stepScratch, false);
                     yield out.rows();
@@ -183,9 +184,29 @@ final class GroupedQueryAttention implements Attention {
                     normalizeHeads(k[i], kvHeads, kNorm);
                     rope.apply(q[i], 0, heads, headDim, ropeTables[i]);
                     rope.apply(k[i], 0, kvHeads, headDim, ropeTables[i]);
+                    KvCacheTypes types = batch.caches()[i].types();
+                    int kChunk = KvRotation.keyChunk(types.keys(), headDim);
+                    if (kChunk > 0) {
+                        KvRotation.rotate(q[i], 0, heads * headDim, kChunk);
+                        KvRotation.rotate(k[i], 0, kvHeads * headDim, kChunk);
+                    }
+                    int vChunk = KvRotation.valueChunk(types.values(), valueDim);
+                    if (vChunk > 0) {
+                        KvRotation.rotate(v[i], 0, kvHeads * valueDim, vChunk);
+                    }
                     batch.caches()[i].store(block, batch.positions()[i], k[i], 0, v[i], 0);
                 }
             });
+        }
+
+        /** The attended vectors of rotated values ({@link KvRotation}) rotated back. */
+        private void rotateBack() {
+            for (int i = 0; i < batch.size(); i++) {
+                int vChunk = KvRotation.valueChunk(batch.caches()[i].types().values(), valueDim);
+                if (vChunk > 0) {
+                    KvRotation.rotate(attended[i], 0, heads * valueDim, vChunk);
+                }
+            }
         }
 
         private void attend(int from, int to) {

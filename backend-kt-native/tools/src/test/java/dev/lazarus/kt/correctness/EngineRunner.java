@@ -5,6 +5,7 @@ import dev.lazarus.kt.fidelity.LogitMath;
 import dev.lazarus.kt.gguf.GgufFile;
 import dev.lazarus.kt.model.ForwardBatch;
 import dev.lazarus.kt.model.KvCache;
+import dev.lazarus.kt.model.KvCacheTypes;
 import dev.lazarus.kt.model.Model;
 import dev.lazarus.kt.placement.ExpertPlacement;
 import dev.lazarus.kt.placement.PlacementConfig;
@@ -32,6 +33,7 @@ final class EngineRunner implements AutoCloseable {
     private final Model model;
     private final Tokenizer tokenizer;
     private final ExpertPlacement placement;
+    private final KvCacheTypes cacheTypes;
 
     EngineRunner(Path gguf, Parallel parallel) {
         this(gguf, parallel, null);
@@ -39,6 +41,12 @@ final class EngineRunner implements AutoCloseable {
 
     /** With the routed experts placed per {@code placement} (null: the model's own expert path, all in place). */
     EngineRunner(Path gguf, Parallel parallel, PlacementConfig placement) {
+        this(gguf, parallel, placement, KvCacheTypes.F16);
+    }
+
+    /** As above, with a KV cache of {@code cacheTypes} (llama-server's {@code -ctk}/{@code -ctv}). */
+    EngineRunner(Path gguf, Parallel parallel, PlacementConfig placement, KvCacheTypes cacheTypes) {
+        this.cacheTypes = cacheTypes;
         this.file = GgufFile.open(gguf);
         try {
             this.model = Model.load(file, parallel);
@@ -79,7 +87,7 @@ final class EngineRunner implements AutoCloseable {
      * {@code keep} candidates per step are returned, best first, with log-probabilities of the full softmax.
      */
     Continuation greedy(int[] prompt, int n, Set<Integer> banned, int keep) {
-        KvCache cache = model.newCache(prompt.length + n);
+        KvCache cache = model.newCache(prompt.length + n, cacheTypes);
         cache.ensureCapacity(prompt.length + n);
         int split = model.config().slidingWindow() > 0 && prompt.length > CHECKPOINT_TAIL
                 ? prompt.length - CHECKPOINT_TAIL : 0;
@@ -130,7 +138,7 @@ final class EngineRunner implements AutoCloseable {
 
     /** Every prompt token's final hidden state (after the output norm), the prompt in one batch. */
     float[][] hiddenStates(int[] prompt) {
-        KvCache cache = model.newCache(prompt.length);
+        KvCache cache = model.newCache(prompt.length, cacheTypes);
         cache.ensureCapacity(prompt.length);
         KvCache[] caches = new KvCache[prompt.length];
         Arrays.fill(caches, cache);

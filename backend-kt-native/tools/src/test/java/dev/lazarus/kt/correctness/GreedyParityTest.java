@@ -97,14 +97,23 @@ class GreedyParityTest extends EngineParityFixture {
      * exact, else the teacher-forced agreement within its measured bounds.
      */
     static void assertGreedyContract(EngineRunner engine, Path model, String what, ParityContract contract) {
+        assertGreedyContract(engine, model, what, contract, prompt -> true);
+    }
+
+    /**
+     * As above for the prompts {@code which} selects, llama-server started with {@code llamaArgs} added (e.g. its
+     * KV cache types).
+     */
+    static void assertGreedyContract(EngineRunner engine, Path model, String what, ParityContract contract,
+                                     java.util.function.Predicate<Prompt> which, String... llamaArgs) {
         List<String> failures = new ArrayList<>();
         List<String> summary = new ArrayList<>();
         String oracle;
-        try (LlamaReference llama = LlamaReference.start(contract.variant(), model)) {
+        try (LlamaReference llama = LlamaReference.start(contract.variant(), model, llamaArgs)) {
             oracle = llama.server().describe();
             ChatTemplate template = ChatTemplate.fromMetadata(engine.file().metadata(), engine.tokenizer());
             List<FidelityPrompt> forced = new ArrayList<>();
-            for (Prompt prompt : ParityPrompts.all(template)) {
+            for (Prompt prompt : ParityPrompts.all(template).stream().filter(which).toList()) {
                 int[] ids = engine.tokenizer().encode(prompt.text(), true, true);
                 if (!contract.exact()) {
                     forced.add(new FidelityPrompt(prompt.name(), ids));

@@ -63,12 +63,15 @@ class HiddenStateParityTest extends EngineParityFixture {
      * Every prompt's final hidden states by {@code engine} against llama-server's on {@code model}, llama-server held
      * to {@code contract}'s variant: bit for bit where the contract is exact, else within its relative L2 bound.
      */
-    static void assertHiddenStateContract(EngineRunner engine, Path model, String what, ParityContract contract) {
+    static void assertHiddenStateContract(EngineRunner engine, Path model, String what, ParityContract contract,
+                                          String... llamaArgs) {
         List<String> failures = new ArrayList<>();
         List<Double> distances = new ArrayList<>();
         String reference;
-        try (LlamaServerProcess llama = LlamaServerProcess.start(contract.variant(), model, "-t", "1", "-c", "1024", "-fa", "off",
-                "--no-warmup", "--embeddings", "--pooling", "none")) {
+        List<String> args = new ArrayList<>(List.of("-t", "1", "-c", "1024", "-fa", "off", "--no-warmup", "--embeddings",
+                "--pooling", "none"));
+        args.addAll(List.of(llamaArgs));
+        try (LlamaServerProcess llama = LlamaServerProcess.start(contract.variant(), model, args.toArray(String[]::new))) {
             reference = llama.describe();
             ChatTemplate template = ChatTemplate.fromMetadata(engine.file().metadata(), engine.tokenizer());
             for (Prompt prompt : ParityPrompts.all(template)) {

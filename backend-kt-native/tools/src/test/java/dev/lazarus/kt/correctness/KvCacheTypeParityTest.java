@@ -1,0 +1,49 @@
+package dev.lazarus.kt.correctness;
+
+import dev.lazarus.kt.correctness.ParityModels.Format;
+import dev.lazarus.kt.model.KvCacheType;
+import dev.lazarus.kt.model.KvCacheTypes;
+import java.nio.file.Path;
+import java.util.Set;
+import java.util.stream.Stream;
+import org.junit.jupiter.api.Tag;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.Arguments;
+import org.junit.jupiter.params.provider.MethodSource;
+
+/**
+ * The engine with a KV cache of llama-server's {@code -ctk}/{@code -ctv} types continues prompts like llama-server
+ * started with the same flags ({@code -fa off}): every key type with F16 values, and BF16 values (the only other
+ * type llama.cpp stores transposed, which {@code -fa off} needs; a quantised V makes it refuse to load), on the
+ * tiny llama (grouped-query attention) and the tiny deepseek2 (absorbed MLA: the cache holds one latent row per
+ * position whose values are a view of the keys, so V takes K's type). Greedy 64-token continuations token by
+ * token, logprobs within {@link GreedyParityTest#TOLERANCE}, on three prompts (a short one, the chat template,
+ * the long one whose prompt takes the batch kernels): each type's cache changes every score, so a rounding that
+ * differs shows within a few tokens.
+ */
+@Tag("llama-server")
+class KvCacheTypeParityTest extends EngineParityFixture {
+
+    private static final Set<String> PROMPTS = Set.of("english", "chat", "long");
+
+    static Stream<Arguments> cases() {
+        Stream<Arguments> keys = Stream.of(KvCacheType.values())
+                .filter(k -> k != KvCacheType.F16)
+                .map(k -> Arguments.of(ParityModels.LLAMA, k, KvCacheType.F16));
+        Stream<Arguments> bf16Values = Stream.of(
+                Arguments.of(ParityModels.LLAMA, KvCacheType.Q8_0, KvCacheType.BF16),
+                Arguments.of(ParityModels.DEEPSEEK2, KvCacheType.BF16, KvCacheType.F16));
+        return Stream.concat(keys, bf16Values);
+    }
+
+    @ParameterizedTest(name = "{0} -ctk {1} -ctv {2}")
+    @MethodSource("cases")
+    void greedyContinuationsMatchLlamaServer(ParityModels arch, KvCacheType k, KvCacheType v) {
+        Path model = arch.write(Format.Q8_0, dir);
+        KvCacheTypes types = new KvCacheTypes(k, v);
+        try (EngineRunner engine = new EngineRunner(model, parallel, null, types)) {
+            GreedyParityTest.assertGreedyContract(engine, model, arch + " Q8_0 " + types, ParityContract.host(),
+                    prompt -> PROMPTS.contains(prompt.name()), "-ctk", k.settingName(), "-ctv", v.settingName());
+        }
+    }
+}
