@@ -113,6 +113,11 @@ public final class Model {
                 throw new IllegalArgumentException("K cache type " + types.keys().settingName() + " with block size "
                         + kBlock + " does not divide the key head width " + a.keyHeadWidth());
             }
+            if (a.valueWidth() == 0 && types.keys() != types.values()) {
+                throw new IllegalArgumentException("this model's values are a view of its keys: it does not support "
+                        + "different K (" + types.keys().settingName() + ") and V (" + types.values().settingName()
+                        + ") cache types, as in llama.cpp");
+            }
             KvCacheType valueType = a.valueWidth() == 0 ? types.keys() : types.values();
             int vBlock = valueType.ggmlType().blockSize();
             if (a.valueHeadWidth() % vBlock != 0) {
@@ -121,7 +126,6 @@ public final class Model {
             }
             if (valueType.quantized() && !flashAttention) {
                 throw new IllegalArgumentException("a quantized V cache (" + valueType.settingName()
-                        + (a.valueWidth() == 0 ? ", the keys' type: this model's values are a view of its keys" : "")
                         + ") requires flash attention, as in llama.cpp");
             }
         }
