@@ -80,7 +80,7 @@ final class ModelLoader {
         try {
             pageIn(file, progress);
             parallel = Parallel.ofThreads(settings.threads());
-            Model model = Model.load(file, parallel);
+            Model model = Model.load(file, parallel, settings.attention());
             checkCacheTypes(model);
             // a dense model needs the GPU only for the layer path; a MoE model also for its expert tier
             boolean wantsGpu = !model.expertLayers().isEmpty() || settings.placement().gpuLayers();
@@ -96,9 +96,9 @@ final class ModelLoader {
                     settings.maxQueued(), defaults.maxBatchTokens(), defaults.prefixCacheEntries(),
                     settings.cacheTypes()), parallel);
             warmUp(model, engine, placement);
-            LOG.log(Level.INFO, "kt-native backend {0}: {1} ready ({2}, context {3}, {4} threads)",
+            LOG.log(Level.INFO, "kt-native backend {0}: {1} ready ({2}, context {3}, {4} threads, {5})",
                     backendId, settings.modelName(), model.config().architecture().ggufName(), context,
-                    settings.threads());
+                    settings.threads(), settings.attention());
             return new LoadedModel(file, parallel, engine, tokenizer, template,
                     facts(file, model, gpu, placement, settings.cacheTypes()), placement, gpu);
         } catch (RuntimeException | Error e) {
@@ -124,7 +124,7 @@ final class ModelLoader {
     private void checkCacheTypes(Model model) {
         KvCacheTypes types = settings.cacheTypes();
         try {
-            model.checkCacheTypes(types, false);
+            model.checkCacheTypes(types, settings.attention().flash());
         } catch (IllegalArgumentException e) {
             throw new BackendConfigException(backendId, e.getMessage().startsWith("K ") ? "cache-type-k" : "cache-type-v",
                     e.getMessage());

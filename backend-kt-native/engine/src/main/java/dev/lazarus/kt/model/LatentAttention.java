@@ -39,10 +39,11 @@ final class LatentAttention implements Attention {
     private final float eps;
     private final Rope rope;
     private final float scale;
+    private final AttentionOrder order;
     private final Parallel parallel;
 
     LatentAttention(int block, ModelConfig config, QueryWeights query, WeightMatrix kvDown, float[] kvDownNorm,
-                    LatentWeights latent, WeightMatrix output, Rope rope, Parallel parallel) {
+                    LatentWeights latent, WeightMatrix output, Rope rope, AttentionOrder order, Parallel parallel) {
         this.block = block;
         this.heads = config.headCount();
         this.mla = config.mla();
@@ -54,6 +55,7 @@ final class LatentAttention implements Attention {
         this.eps = config.rmsEps();
         this.rope = rope;
         this.scale = config.rope().mlaScoreScale(mla.keyDim());
+        this.order = order;
         this.parallel = parallel;
     }
 
@@ -135,8 +137,8 @@ final class LatentAttention implements Attention {
                 int i = task / heads;
                 int h = task % heads;
                 KvRows keys = batch.caches()[i].keyRows(block);
-                AttentionKernel.attend(fullQ[i], h * width, width, keys, 0, keys, 0, kvLora,
-                        0, batch.positions()[i] + 1, scale, Float.NEGATIVE_INFINITY, latentOut[h][i], 0);
+                attend(batch, fullQ[i], h * width, width, keys, 0, keys, 0, kvLora, batch.positions()[i] + 1,
+                        latentOut[h][i], 0);
             }
         });
         float[][][] values = new float[heads][n][mla.valueDim()];
@@ -178,12 +180,28 @@ final class LatentAttention implements Attention {
                 int i = task / heads;
                 int h = task % heads;
                 KvCache cache = batch.caches()[i];
-                AttentionKernel.attend(q[i], h * keyDim, keyDim, cache.keyRows(block), h * keyDim,
-                        cache.valueRows(block), h * vDim, vDim,
-                        0, batch.positions()[i] + 1, scale, Float.NEGATIVE_INFINITY, attended[i], h * vDim);
+                attend(batch, q[i], h * keyDim, keyDim, cache.keyRows(block), h * keyDim,
+                        cache.valueRows(block), h * vDim, vDim, batch.positions()[i] + 1, attended[i], h * vDim);
             }
         });
         return attended;
+    }
+
+    /**
+     * One head of one token in the configured order. With flash attention llama.cpp runs the absorbed layout's
+     * values as a view of the cached latent (the first {@code kv_lora_rank} of each row), so K and V are one F16 type.
+     */
+    private void attend(ForwardBatch batch, float[] q, int qOff, int dim, KvRows keys, int kOff, KvRows values,
+                        int vOff, int vDim, int positions, float[] out, int outOff) {
+        if (order.flash()) {
+            FlashKv kv = TypedFlashKv.of(keys, kOff, values, vOff, vDim);
+            FlashAttentionKernel.attend(q, qOff, dim, kv, 0, positions, scale, Float.NEGATIVE_INFINITY,
+                    FlashAttentionKernel.path(batch.size(), positions, kv.floatRows() != null), order.threads(), out,
+                    outOff);
+        } else {
+            AttentionKernel.attend(q, qOff, dim, keys, kOff, values, vOff, vDim, 0, positions, scale,
+                    Float.NEGATIVE_INFINITY, out, outOff);
+        }
     }
 
     /** {@code out[h][i] = ws[h] · in[h][i]} for all heads in one parallel pass. */

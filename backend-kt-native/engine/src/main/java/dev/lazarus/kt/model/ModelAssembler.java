@@ -17,6 +17,7 @@ final class ModelAssembler {
 
     private final GgufFile file;
     private final Parallel parallel;
+    private final AttentionOrder order;
     private final TensorLoader tensors;
     private final ModelConfig config;
     private final Rope rope;
@@ -25,9 +26,10 @@ final class ModelAssembler {
         throw new IllegalStateException("experts used before the model was assembled");
     });
 
-    ModelAssembler(GgufFile file, Parallel parallel) {
+    ModelAssembler(GgufFile file, Parallel parallel, AttentionOrder order) {
         this.file = file;
         this.parallel = parallel;
+        this.order = order;
         this.tensors = new TensorLoader(file);
         this.config = ModelConfig.fromMetadata(file.metadata());
         this.rope = new Rope(config.rope());
@@ -144,7 +146,7 @@ final class ModelAssembler {
                     tensors.vector(a.qBias()), tensors.vector(a.kBias()), tensors.vector(a.vBias()),
                     tensors.vector(a.outputBias()), tensors.vector(a.qNorm()), tensors.vector(a.kNorm()),
                     tensors.vector(a.sinks())),
-                    rope, parallel);
+                    rope, order, parallel);
             case BlockTensors.Mla a -> latentAttention(b, a);
         };
     }
@@ -159,7 +161,7 @@ final class ModelAssembler {
                 ? new LatentAttention.LatentWeights(tensors.slices(a.kB(), heads), tensors.slices(a.vB(), heads), null)
                 : new LatentAttention.LatentWeights(null, null, tensors.matrix(a.kvB()));
         return new LatentAttention(b, config, query, tensors.matrix(a.kvAMqa()), tensors.vector(a.kvANorm()), latent,
-                tensors.matrix(a.output()), rope, parallel);
+                tensors.matrix(a.output()), rope, order, parallel);
     }
 
     private FeedForward experts(int b, BlockTensors.Experts t, RoutingStats routing) {

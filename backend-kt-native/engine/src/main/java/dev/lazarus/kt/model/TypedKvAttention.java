@@ -54,7 +54,7 @@ final class TypedKvAttention {
                        int first, int positions, float scale, float sink, float[] out, int outOff) {
         Scratch s = SCRATCH.get();
         float[] scores = s.scores = Scratch.atLeast(s.scores, positions);
-        keyDots(s, q, qOff, dim, keys, kOff, positions, scores);
+        keyDots(s, q, qOff, dim, keys, kOff, 0, positions, scores);
         Arrays.fill(scores, 0, first, Float.NEGATIVE_INFINITY);
         Numerics.softmax(scores, positions, scale, sink);
         switch (values.type()) {
@@ -70,19 +70,19 @@ final class TypedKvAttention {
         }
     }
 
-    /** {@code scores[t]} = K_t · q in K's vec_dot, for t in [0, positions). */
-    static void keyDots(float[] q, int qOff, int dim, KvRows keys, int kOff, int positions, float[] scores) {
-        keyDots(SCRATCH.get(), q, qOff, dim, keys, kOff, positions, scores);
+    /** {@code scores[t]} = K_t · q in K's vec_dot, for t in [from, to): the query converted to K's vec_dot_type. */
+    static void keyDots(float[] q, int qOff, int dim, KvRows keys, int kOff, int from, int to, float[] scores) {
+        keyDots(SCRATCH.get(), q, qOff, dim, keys, kOff, from, to, scores);
     }
 
-    private static void keyDots(Scratch s, float[] q, int qOff, int dim, KvRows keys, int kOff, int positions,
+    private static void keyDots(Scratch s, float[] q, int qOff, int dim, KvRows keys, int kOff, int from, int to,
                                 float[] scores) {
         if (keys.type() == KvCacheType.F16) {
             float[] qh = s.query = Scratch.atLeast(s.query, dim);
             for (int i = 0; i < dim; i++) {
                 qh[i] = Numerics.roundToF16(q[qOff + i]);
             }
-            AttentionKernel.keyDots(qh, dim, keys.floats(), kOff, keys.width(), positions, scores);
+            AttentionKernel.keyDots(qh, dim, keys.floats(), kOff, keys.width(), from, to, scores);
             return;
         }
         RowDot dot = RowDot.of(keys.type().ggmlType());
@@ -91,7 +91,7 @@ final class TypedKvAttention {
         Activation x = s.activation(dot.vecDotType(), dim).set(qs, dim);
         MemorySegment rows = keys.segment();
         long at = keys.byteOffset(0, kOff);
-        for (int t = 0; t < positions; t++) {
+        for (int t = from; t < to; t++) {
             scores[t] = dot.dot(rows, at + t * keys.rowBytes(), x, dim);
         }
     }
