@@ -107,7 +107,10 @@ final class LatentAttention implements Attention {
         return Projections.apply(parallel, query.up(), compressed);
     }
 
-    /** Cache row = [latent | rotated key]; queries = [k_b · q_nope | q_pe]; values = the latent. */
+    /**
+     * Cache row = [latent | rotated key]; queries = [k_b · q_nope | q_pe]; values = the latent. llama.cpp's K-only cache
+     * input takes no attention rotation, so a quantised latent is stored as it is.
+     */
     private float[][] attendAbsorbed(ForwardBatch batch, float[][] q, float[][] kvpe) {
         int n = batch.size();
         int kvLora = mla.kvLoraRank();
@@ -172,6 +175,17 @@ final class LatentAttention implements Attention {
                 System.arraycopy(kvpe[i], kvLora, k, h * keyDim + nope, mla.qkRopeDim());
                 System.arraycopy(kv[i], h * (nope + vDim) + nope, v, h * vDim, vDim);
             }
+            // plain multi-head attention in llama.cpp's graph: a quantised cache rotates as there (KvRotation)
+            KvCacheTypes types = batch.caches()[i].types();
+            int kChunk = KvRotation.keyChunk(types.keys(), keyDim);
+            if (kChunk > 0) {
+                KvRotation.rotate(q[i], 0, heads * keyDim, kChunk);
+                KvRotation.rotate(k, 0, heads * keyDim, kChunk);
+            }
+            int vChunk = KvRotation.valueChunk(types.values(), vDim);
+            if (vChunk > 0) {
+                KvRotation.rotate(v, 0, heads * vDim, vChunk);
+            }
             batch.caches()[i].store(block, batch.positions()[i], k, 0, v, 0);
         }
         float[][] attended = new float[n][heads * vDim];
@@ -184,6 +198,12 @@ final class LatentAttention implements Attention {
                         cache.valueRows(block), h * vDim, vDim, batch.positions()[i] + 1, attended[i], h * vDim);
             }
         });
+        for (int i = 0; i < n; i++) {
+            int vChunk = KvRotation.valueChunk(batch.caches()[i].types().values(), vDim);
+            if (vChunk > 0) {
+                KvRotation.rotate(attended[i], 0, heads * vDim, vChunk);
+            }
+        }
         return attended;
     }
 
