@@ -7,6 +7,7 @@ import dev.lazarus.kt.gguf.GgmlType;
 import dev.lazarus.kt.gguf.GgufFile;
 import dev.lazarus.kt.gguf.GgufTensorInfo;
 import dev.lazarus.kt.gpu.GpuTiers;
+import dev.lazarus.kt.model.AttentionOrder;
 import dev.lazarus.kt.model.KvCacheTypes;
 import dev.lazarus.kt.model.Model;
 import dev.lazarus.kt.parallel.Parallel;
@@ -100,7 +101,7 @@ final class ModelLoader {
                     backendId, settings.modelName(), model.config().architecture().ggufName(), context,
                     settings.threads(), settings.attention());
             return new LoadedModel(file, parallel, engine, tokenizer, template,
-                    facts(file, model, gpu, placement, settings.cacheTypes()), placement, gpu);
+                    facts(file, model, gpu, placement, settings.attention(), settings.cacheTypes()), placement, gpu);
         } catch (RuntimeException | Error e) {
             if (placement != null) {
                 placement.close();
@@ -221,11 +222,12 @@ final class ModelLoader {
 
     /** What {@code /v1/models} shows about the model, and where and how it runs (the gateway's start-up line). */
     private static Map<String, Object> facts(GgufFile file, Model model, DeviceTier gpu, ExpertPlacement placement,
-                                             KvCacheTypes cacheTypes) {
+                                             AttentionOrder attention, KvCacheTypes cacheTypes) {
         Map<String, Object> facts = new LinkedHashMap<>();
         facts.put("architecture", model.config().architecture().ggufName());
         facts.put("quantization", dominantType(file).name());
         facts.put("trained_context_length", model.config().contextLength());
+        // as a llamacpp backend names llama-server's (-ctk/-ctv): what the decision gate aligns before comparing the two
         facts.put("cache_type_k", cacheTypes.keys().settingName());
         facts.put("cache_type_v", cacheTypes.values().settingName());
         facts.put("kv_bytes_per_token", model.kvLayout().bytesPerPosition(cacheTypes));
@@ -244,6 +246,11 @@ final class ModelLoader {
         facts.put("kernels", KernelUse.describe(file.tensors()));
         if (placement != null) {
             facts.put("cpu_experts", placement.cpuExperts()); // ram / mmap / ram+mmap / none, as placed at load
+        }
+        // as a llamacpp backend names llama-server's: what the decision gate aligns before comparing the two
+        facts.put("flash_attention", attention.flash() ? "on" : "off");
+        if (attention.flash()) {
+            facts.put("threads", attention.threads());
         }
         return facts;
     }

@@ -3,6 +3,8 @@ package dev.lazarus.kt.model;
 import dev.lazarus.kt.tensor.GgmlSums;
 import java.util.Arrays;
 import jdk.incubator.vector.FloatVector;
+import jdk.incubator.vector.IntVector;
+import jdk.incubator.vector.VectorOperators;
 import jdk.incubator.vector.VectorSpecies;
 
 /**
@@ -40,6 +42,7 @@ final class FlashAttentionKernel {
 
     private static final int LANES = 16;
     private static final VectorSpecies<Float> S16 = FloatVector.SPECIES_512;
+    private static final VectorSpecies<Integer> I16 = IntVector.SPECIES_512;
 
     private static final ThreadLocal<Scratch> SCRATCH = ThreadLocal.withInitial(Scratch::new);
 
@@ -145,7 +148,11 @@ final class FlashAttentionKernel {
     /** ggml_vec_scale_f16 (every value rounded to F16) or ggml_vec_scale_f32. */
     private static void scaleAccumulator(float[] acc, int n, float v, boolean f16) {
         if (f16) {
-            for (int d = 0; d < n; d++) {
+            int d = 0;
+            for (; d + LANES <= n; d += LANES) {
+                roundToF16(FloatVector.fromArray(S16, acc, d).mul(v)).intoArray(acc, d);
+            }
+            for (; d < n; d++) {
                 acc[d] = Numerics.roundToF16(acc[d] * v);
             }
         } else {
@@ -169,8 +176,15 @@ final class FlashAttentionKernel {
             int lo = Math.max(first, ic), hi = Math.min(ic + TILE, positions);
             Arrays.fill(kq, Float.NEGATIVE_INFINITY);
             float tileMax = Float.NEGATIVE_INFINITY;
-            for (int t = lo; t < hi; t++) {
-                float score = fmaChain(q, qOff, rows.keys(), t * rows.kStride() + rows.kOff(), dim) * scale;
+            int t = lo;
+            for (; t + CHAINS <= hi; t += CHAINS) {
+                fmaChains(q, qOff, rows.keys(), t * rows.kStride() + rows.kOff(), rows.kStride(), dim, kq, t - ic);
+            }
+            for (; t < hi; t++) {
+                kq[t - ic] = fmaChain(q, qOff, rows.keys(), t * rows.kStride() + rows.kOff(), dim);
+            }
+            for (t = lo; t < hi; t++) {
+                float score = kq[t - ic] * scale;
                 kq[t - ic] = score;
                 tileMax = Math.max(tileMax, score);
             }
@@ -190,7 +204,7 @@ final class FlashAttentionKernel {
                 tileSum += GgmlSums.reduce16(kq, c);
             }
             sum = (float) (sum + tileSum);
-            for (int t = lo; t < hi; t++) {
+            for (t = lo; t < hi; t++) {
                 madF32(acc, rows.values(), t * rows.vStride() + rows.vOff(), vDim, kq[t - ic]);
             }
         }
@@ -204,6 +218,35 @@ final class FlashAttentionKernel {
             }
         }
         return sum;
+    }
+
+    /** Keys scored at once by {@link #fmaChains}: independent chains that the CPU overlaps. */
+    private static final int CHAINS = 8;
+
+    /** {@link #fmaChain} of {@link #CHAINS} consecutive keys (from {@code kOff}, every {@code kStride}) into {@code out[at..]}. */
+    private static void fmaChains(float[] q, int qOff, float[] k, int kOff, int kStride, int dim, float[] out, int at) {
+        float a0 = 0f, a1 = 0f, a2 = 0f, a3 = 0f, a4 = 0f, a5 = 0f, a6 = 0f, a7 = 0f;
+        int k0 = kOff, k1 = k0 + kStride, k2 = k1 + kStride, k3 = k2 + kStride, k4 = k3 + kStride, k5 = k4 + kStride,
+                k6 = k5 + kStride, k7 = k6 + kStride;
+        for (int i = 0; i < dim; i++) {
+            float qi = q[qOff + i];
+            a0 = Math.fma(qi, k[k0 + i], a0);
+            a1 = Math.fma(qi, k[k1 + i], a1);
+            a2 = Math.fma(qi, k[k2 + i], a2);
+            a3 = Math.fma(qi, k[k3 + i], a3);
+            a4 = Math.fma(qi, k[k4 + i], a4);
+            a5 = Math.fma(qi, k[k5 + i], a5);
+            a6 = Math.fma(qi, k[k6 + i], a6);
+            a7 = Math.fma(qi, k[k7 + i], a7);
+        }
+        out[at] = a0;
+        out[at + 1] = a1;
+        out[at + 2] = a2;
+        out[at + 3] = a3;
+        out[at + 4] = a4;
+        out[at + 5] = a5;
+        out[at + 6] = a6;
+        out[at + 7] = a7;
     }
 
     /** simd_gemm's product of one query row with one key: a single fma chain from 0 in dimension order. */
@@ -259,17 +302,34 @@ final class FlashAttentionKernel {
 
     /** ggml_vec_mad_f16: {@code acc[d] = f16(fma(v[d], w, acc[d]))}. */
     static void madF16(float[] acc, float[] v, int vOff, int n, float w) {
+        FloatVector wv = FloatVector.broadcast(S16, w);
         int d = 0;
         for (; d + LANES <= n; d += LANES) {
-            FloatVector.fromArray(S16, v, vOff + d).fma(FloatVector.broadcast(S16, w), FloatVector.fromArray(S16, acc, d))
+            roundToF16(FloatVector.fromArray(S16, v, vOff + d).fma(wv, FloatVector.fromArray(S16, acc, d)))
                     .intoArray(acc, d);
         }
         for (; d < n; d++) {
-            acc[d] = Math.fma(v[vOff + d], w, acc[d]);
+            acc[d] = Numerics.roundToF16(Math.fma(v[vOff + d], w, acc[d]));
         }
-        for (d = 0; d < n; d++) {
-            acc[d] = Numerics.roundToF16(acc[d]);
-        }
+    }
+
+    /**
+     * {@link Numerics#roundToF16} in 16 lanes (the accumulator of the one-row order rounds at every step): F16's
+     * normal range keeps 11 significant bits, rounded to nearest even on the bits (a carry moves into the exponent as
+     * it should); below 2^-14 its subnormals are multiples of 2^-24, which adding and taking away 0.5 rounds to (the
+     * ulp of 0.5 is 2^-24, ties to even); past 65504 it is infinite. Finite inputs (FlashAttentionKernelTest holds it to
+     * the scalar conversion).
+     */
+    static FloatVector roundToF16(FloatVector x) {
+        IntVector bits = x.reinterpretAsInts();
+        FloatVector normal = bits.add(bits.lanewise(VectorOperators.LSHR, 13).and(1)).add(0xFFF).and(0xFFFFE000)
+                .reinterpretAsFloats();
+        FloatVector magnitude = x.abs();
+        IntVector sign = bits.and(0x80000000);
+        FloatVector subnormal = magnitude.add(0.5f).sub(0.5f).reinterpretAsInts().or(sign).reinterpretAsFloats();
+        FloatVector infinite = IntVector.broadcast(I16, 0x7F800000).or(sign).reinterpretAsFloats();
+        return normal.blend(subnormal, magnitude.compare(VectorOperators.LT, 0x1p-14f))
+                .blend(infinite, normal.abs().compare(VectorOperators.GT, 65504f));
     }
 
     /** ggml_vec_mad_f32 (and simd_gemm's column update): {@code acc[d] = fma(v[d], w, acc[d])}. */

@@ -70,6 +70,38 @@ class FlashAttentionKernelTest {
     }
 
     @Test
+    void sixteenLanesRoundToF16AsTheScalarConversionDoes() {
+        long seed = System.nanoTime();
+        Random rnd = new Random(seed);
+        float[] x = new float[16 * 4096];
+        for (int i = 0; i < x.length; i++) {
+            // every magnitude from F16's subnormals to past its largest value, ties included
+            x[i] = switch (i % 4) {
+                case 0 -> (float) (rnd.nextGaussian() * Math.pow(2, rnd.nextInt(44) - 28));
+                case 1 -> Float.float16ToFloat((short) rnd.nextInt(0x7C00)) * (rnd.nextBoolean() ? 1 : -1);
+                case 2 -> Float.float16ToFloat((short) rnd.nextInt(0x7C00)) * (1 + rnd.nextFloat() * 0x1p-10f);
+                default -> (Float.float16ToFloat((short) rnd.nextInt(0x7BFF)) + Float.float16ToFloat((short) (rnd.nextInt(0x7BFF) + 1))) / 2;
+            };
+        }
+        x[0] = 65504f;
+        x[1] = 65519.99f;
+        x[2] = 65520f;
+        x[3] = -0f;
+        x[4] = 0x1p-25f;
+        x[5] = 0x1.8p-24f;
+        x[6] = 0x1.ffcp-15f;
+        float[] rounded = new float[x.length];
+        for (int i = 0; i < x.length; i += 16) {
+            FlashAttentionKernel.roundToF16(jdk.incubator.vector.FloatVector.fromArray(jdk.incubator.vector.FloatVector.SPECIES_512, x, i))
+                    .intoArray(rounded, i);
+        }
+        for (int i = 0; i < x.length; i++) {
+            assertThat(Float.floatToRawIntBits(rounded[i])).as("seed=%dL x=%s", seed, x[i])
+                    .isEqualTo(Float.floatToRawIntBits(Numerics.roundToF16(x[i])));
+        }
+    }
+
+    @Test
     void ggmlPicksItsOrderByTheUbatchAndTheCells() {
         assertThat(FlashAttentionKernel.path(1, 256, true)).isEqualTo(Path.ROW);
         assertThat(FlashAttentionKernel.path(1, 257, true)).as("512 cells").isEqualTo(Path.SPLIT);

@@ -34,7 +34,7 @@ import static org.assertj.core.api.Assertions.assertThat;
  * <p>Why identity can be asked for. Quantized activations (F16 for F16 weights and for the KV cache, Q8_0/Q8_K
  * for quantized weights) turn any last-bit difference in an f32 value into a whole rounding step once it lands
  * near a rounding boundary, and the difference then cascades; so the engine reproduces the arithmetic of
- * llama-server's CPU backend (Debian's build, zen4 variant, {@code -fa off}) bit for bit: ggml's AVX-512
+ * llama-server's CPU backend (Debian's build, zen4 variant, {@code -fa off} and {@code -fa on}) bit for bit: ggml's AVX-512
  * {@code expf} polynomial in softmax and SiLU and the C library's {@code expf}/{@code cosf}/{@code sinf}/
  * {@code powf} where ggml calls them (glibc's are not correctly rounded), the lane structure and horizontal-sum
  * order of every vec_dot it uses (F32, F16, Q8_0, the legacy 32-value types, Q5_K, Q6_K, in-place Q4_K), the

@@ -136,7 +136,8 @@ class FidelityLlamaServerTest {
     @Test
     void theCommandPassesTheSameModelAndFailsAnother() {
         // bounds the same model meets on this host: identity where the engine reproduces the reference variant
-        String[] thresholds = {"--oracle", server.url().toString(), "--tokens", "16", "--threads", "2",
+        String[] thresholds = {"--oracle", server.url().toString(), "--oracle-fa", "off", "--oracle-threads", "1",
+                "--tokens", "16", "--threads", "2",
                 "--min-top1", CONTRACT.exact() ? "0.99" : Double.toString(CONTRACT.minTop1()),
                 "--max-delta", CONTRACT.exact() ? "1e-3" : Double.toString(CONTRACT.maxDelta())};
 
@@ -145,6 +146,9 @@ class FidelityLlamaServerTest {
         JsonNode json = JsonMapper.builder().build().readTree(same.out);
         assertThat(json.path("overall").path("top1Agreement").asDouble()).isGreaterThanOrEqualTo(CONTRACT.exact() ? 1.0 : CONTRACT.minTop1());
         assertThat(json.path("thresholds").path("passed").asBoolean()).isTrue();
+        // the report names the oracle's settings: /props' build and context, the attention flags as stated
+        assertThat(json.path("oracle").asString()).contains("b11669", "n_ctx 1024 per slot", "-fa off -t 1",
+                "as stated");
 
         Run other = Run.of(concat(thresholds, "--model", otherModel.toString()));
         assertThat(other.code).as(other.err).isEqualTo(FidelityMain.THRESHOLD_MISSED);
