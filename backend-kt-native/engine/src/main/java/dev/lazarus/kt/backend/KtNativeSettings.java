@@ -4,6 +4,8 @@ import dev.lazarus.backend.api.BackendConfig;
 import dev.lazarus.backend.api.BackendConfigException;
 import dev.lazarus.kt.host.HostCpu;
 import dev.lazarus.kt.model.AttentionOrder;
+import dev.lazarus.kt.model.KvCacheType;
+import dev.lazarus.kt.model.KvCacheTypes;
 import dev.lazarus.kt.placement.PlacementConfig;
 import java.util.Locale;
 
@@ -21,9 +23,19 @@ import java.util.Locale;
  *                       compiled the kernels when traffic comes; 0: none
  * @param attention      the attention order, as llama-server's {@code -fa} ({@code flash-attention}: {@code auto},
  *                       {@code on}, {@code off}) with its thread count ({@code flash-attention-threads})
+ * @param cacheTypes     the KV cache's key and value types ({@code cache-type-k}, {@code cache-type-v}: llama-server's
+ *                       {@code -ctk}/{@code -ctv} names, default f16)
  */
 public record KtNativeSettings(String model, int threads, int contextSize, int maxSequences, int maxQueued,
-                               String modelName, PlacementConfig placement, int warmupTokens, AttentionOrder attention) {
+                               String modelName, PlacementConfig placement, int warmupTokens, AttentionOrder attention,
+                               KvCacheTypes cacheTypes) {
+
+    /** With the default F16 KV cache. */
+    public KtNativeSettings(String model, int threads, int contextSize, int maxSequences, int maxQueued,
+                            String modelName, PlacementConfig placement, int warmupTokens, AttentionOrder attention) {
+        this(model, threads, contextSize, maxSequences, maxQueued, modelName, placement, warmupTokens, attention,
+                KvCacheTypes.F16);
+    }
 
     public static final int DEFAULT_MAX_QUEUED = 64;
 
@@ -44,8 +56,19 @@ public record KtNativeSettings(String model, int threads, int contextSize, int m
         if (warmup < 0) {
             throw new BackendConfigException(config.id(), "warmup-tokens", "setting 'warmup-tokens' must be at least 0, got " + warmup);
         }
+        KvCacheTypes cacheTypes = new KvCacheTypes(cacheType(config, "cache-type-k"), cacheType(config, "cache-type-v"));
         return new KtNativeSettings(model, threads, context, sequences, queued, name, PlacementConfig.from(config), warmup,
-                attention(config));
+                attention(config), cacheTypes);
+    }
+
+    private static KvCacheType cacheType(BackendConfig config, String key) {
+        String name = config.string(key, KvCacheType.F16.settingName());
+        try {
+            return KvCacheType.parse(name);
+        } catch (IllegalArgumentException e) {
+            throw new BackendConfigException(config.id(), key, "setting '" + key + "' must be one of "
+                    + KvCacheType.names() + ", got '" + name + "'");
+        }
     }
 
     /**

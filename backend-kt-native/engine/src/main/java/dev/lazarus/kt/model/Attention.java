@@ -26,4 +26,10 @@ interface Attention {
     int keyWidth();
 
     int valueWidth();
+
+    /** Values of one key head in the cache: the width a cache type's block size must divide. */
+    int keyHeadWidth();
+
+    /** Values of one value head (of the keys, where values are a view of them). */
+    int valueHeadWidth();
 }

@@ -75,6 +75,21 @@ final class AttentionKernel {
     }
 
     /**
+     * As below, with keys and values read from a cache's rows: F16 keys and values here, other types through
+     * {@link TypedKvAttention}.
+     */
+    static void attend(float[] q, int qOff, int dim, KvRows keys, int kOff, KvRows values, int vOff, int vDim,
+                       int first, int positions, float scale, float sink, float[] out, int outOff) {
+        if (keys.type() == KvCacheType.F16 && values.type() == KvCacheType.F16) {
+            attend(q, qOff, dim, keys.floats(), kOff, keys.width(), values.floats(), vOff, values.width(), vDim,
+                    first, positions, scale, sink, out, outOff);
+        } else {
+            TypedKvAttention.attend(q, qOff, dim, keys, kOff, values, vOff, vDim, first, positions, scale, sink, out,
+                    outOff);
+        }
+    }
+
+    /**
      * As above, attending only positions {@code [first, positions)} (a sliding window) and with an attention
      * {@code sink} ({@code -inf}: none; see {@link Numerics#softmax(float[], int, float, float)}). The positions
      * before {@code first} stay in the row as llama.cpp's mask leaves them, at {@code -inf}: the softmax's chunks

@@ -77,6 +77,16 @@ final class GroupedQueryAttention implements Attention {
         return kvHeads * valueDim;
     }
 
+    @Override
+    public int keyHeadWidth() {
+        return headDim;
+    }
+
+    @Override
+    public int valueHeadWidth() {
+        return valueDim;
+    }
+
     /**
      * Three phases: the Q, K and V rows; every (token, head) attention; the output rows. Between them, on whichever
      * thread finished the phase before: QK-norm, rope and the cache store, then the conversion of the attended
@@ -132,6 +142,7 @@ final class GroupedQueryAttention implements Attention {
                     yield batch.size() * heads;
                 }
                 default -> {
+                    rotateBack();
                     // open() runs on one thread while the others wait for the phase: the scratch is never lent concurrently
                     out = new Projections(parallel, new WeightMatrix[] {output}, attended, stepScratch, false);
                     yield out.rows();
@@ -176,9 +187,29 @@ final class GroupedQueryAttention implements Attention {
                     normalizeHeads(k[i], kvHeads, kNorm);
                     rope.apply(q[i], 0, heads, headDim, ropeTables[i]);
                     rope.apply(k[i], 0, kvHeads, headDim, ropeTables[i]);
+                    KvCacheTypes types = batch.caches()[i].types();
+                    int kChunk = KvRotation.keyChunk(types.keys(), headDim);
+                    if (kChunk > 0) {
+                        KvRotation.rotate(q[i], 0, heads * headDim, kChunk);
+                        KvRotation.rotate(k[i], 0, kvHeads * headDim, kChunk);
+                    }
+                    int vChunk = KvRotation.valueChunk(types.values(), valueDim);
+                    if (vChunk > 0) {
+                        KvRotation.rotate(v[i], 0, kvHeads * valueDim, vChunk);
+                    }
                     batch.caches()[i].store(block, batch.positions()[i], k[i], 0, v[i], 0);
                 }
             });
+        }
+
+        /** The attended vectors of rotated values ({@link KvRotation}) rotated back. */
+        private void rotateBack() {
+            for (int i = 0; i < batch.size(); i++) {
+                int vChunk = KvRotation.valueChunk(batch.caches()[i].types().values(), valueDim);
+                if (vChunk > 0) {
+                    KvRotation.rotate(attended[i], 0, heads * valueDim, vChunk);
+                }
+            }
         }
 
         private void attend(int from, int to) {
@@ -192,16 +223,15 @@ final class GroupedQueryAttention implements Attention {
                 int first = window == 0 ? 0 : Math.max(0, positions - window);
                 float sink = weights.sinks() == null ? Float.NEGATIVE_INFINITY : weights.sinks()[h];
                 if (order.flash()) {
-                    FlashKv kv = FlashKv.f16(cache.keys(block), kvh * headDim, keyWidth(),
-                            cache.values(block), kvh * valueDim, valueWidth(), valueDim);
+                    FlashKv kv = TypedFlashKv.of(cache.keyRows(block), kvh * headDim, cache.valueRows(block),
+                            kvh * valueDim, valueDim);
                     FlashAttentionKernel.attend(q[i], h * headDim, headDim, kv, first, positions, scale, sink,
                             FlashAttentionKernel.path(batch.size(), positions, kv.floatRows() != null),
                             order.threads(), attended[i], h * valueDim);
                 } else {
-                    AttentionKernel.attend(q[i], h * headDim, headDim,
-                            cache.keys(block), kvh * headDim, keyWidth(),
-                            cache.values(block), kvh * valueDim, valueWidth(), valueDim,
-                            first, positions, scale, sink, attended[i], h * valueDim);
+                    AttentionKernel.attend(q[i], h * headDim, headDim, cache.keyRows(block), kvh * headDim,
+                            cache.valueRows(block), kvh * valueDim, valueDim, first, positions, scale, sink,
+                            attended[i], h * valueDim);
                 }
             }
         }

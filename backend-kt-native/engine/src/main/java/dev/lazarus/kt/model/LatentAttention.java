@@ -70,6 +70,16 @@ final class LatentAttention implements Attention {
     }
 
     @Override
+    public int keyHeadWidth() {
+        return latent.absorbed() ? mla.kvLoraRank() + mla.qkRopeDim() : mla.keyDim();
+    }
+
+    @Override
+    public int valueHeadWidth() {
+        return latent.absorbed() ? mla.kvLoraRank() : mla.valueDim();
+    }
+
+    @Override
     public float[][] forward(ForwardBatch batch, float[][] ropeTables, float[][] xn) {
         int n = batch.size();
         int kvLora = mla.kvLoraRank();
@@ -97,7 +107,10 @@ final class LatentAttention implements Attention {
         return Projections.apply(parallel, query.up(), compressed);
     }
 
-    /** Cache row = [latent | rotated key]; queries = [k_b · q_nope | q_pe]; values = the latent. */
+    /**
+     * Cache row = [latent | rotated key]; queries = [k_b · q_nope | q_pe]; values = the latent. llama.cpp's K-only cache
+     * input takes no attention rotation, so a quantised latent is stored as it is.
+     */
     private float[][] attendAbsorbed(ForwardBatch batch, float[][] q, float[][] kvpe) {
         int n = batch.size();
         int kvLora = mla.kvLoraRank();
@@ -126,10 +139,9 @@ final class LatentAttention implements Attention {
             for (int task = from; task < to; task++) {
                 int i = task / heads;
                 int h = task % heads;
-                KvCache cache = batch.caches()[i];
-                float[] keys = cache.keys(block);
-                attend(batch, fullQ[i], h * width, width, keys, 0, width, keys, 0, width, kvLora,
-                        batch.positions()[i] + 1, latentOut[h][i], 0);
+                KvRows keys = batch.caches()[i].keyRows(block);
+                attend(batch, fullQ[i], h * width, width, keys, 0, keys, 0, kvLora, batch.positions()[i] + 1,
+                        latentOut[h][i], 0);
             }
         });
         float[][][] values = new float[heads][n][mla.valueDim()];
@@ -163,6 +175,17 @@ final class LatentAttention implements Attention {
                 System.arraycopy(kvpe[i], kvLora, k, h * keyDim + nope, mla.qkRopeDim());
                 System.arraycopy(kv[i], h * (nope + vDim) + nope, v, h * vDim, vDim);
             }
+            // plain multi-head attention in llama.cpp's graph: a quantised cache rotates as there (KvRotation)
+            KvCacheTypes types = batch.caches()[i].types();
+            int kChunk = KvRotation.keyChunk(types.keys(), keyDim);
+            if (kChunk > 0) {
+                KvRotation.rotate(q[i], 0, heads * keyDim, kChunk);
+                KvRotation.rotate(k, 0, heads * keyDim, kChunk);
+            }
+            int vChunk = KvRotation.valueChunk(types.values(), vDim);
+            if (vChunk > 0) {
+                KvRotation.rotate(v, 0, heads * vDim, vChunk);
+            }
             batch.caches()[i].store(block, batch.positions()[i], k, 0, v, 0);
         }
         float[][] attended = new float[n][heads * vDim];
@@ -171,11 +194,16 @@ final class LatentAttention implements Attention {
                 int i = task / heads;
                 int h = task % heads;
                 KvCache cache = batch.caches()[i];
-                attend(batch, q[i], h * keyDim, keyDim, cache.keys(block), h * keyDim, heads * keyDim,
-                        cache.values(block), h * vDim, heads * vDim, vDim,
-                        batch.positions()[i] + 1, attended[i], h * vDim);
+                attend(batch, q[i], h * keyDim, keyDim, cache.keyRows(block), h * keyDim,
+                        cache.valueRows(block), h * vDim, vDim, batch.positions()[i] + 1, attended[i], h * vDim);
             }
         });
+        for (int i = 0; i < n; i++) {
+            int vChunk = KvRotation.valueChunk(batch.caches()[i].types().values(), vDim);
+            if (vChunk > 0) {
+                KvRotation.rotate(attended[i], 0, heads * vDim, vChunk);
+            }
+        }
         return attended;
     }
 
@@ -183,15 +211,16 @@ final class LatentAttention implements Attention {
      * One head of one token in the configured order. With flash attention llama.cpp runs the absorbed layout's
      * values as a view of the cached latent (the first {@code kv_lora_rank} of each row), so K and V are one F16 type.
      */
-    private void attend(ForwardBatch batch, float[] q, int qOff, int dim, float[] keys, int kOff, int kStride,
-                        float[] values, int vOff, int vStride, int vDim, int positions, float[] out, int outOff) {
+    private void attend(ForwardBatch batch, float[] q, int qOff, int dim, KvRows keys, int kOff, KvRows values,
+                        int vOff, int vDim, int positions, float[] out, int outOff) {
         if (order.flash()) {
-            FlashKv kv = FlashKv.f16(keys, kOff, kStride, values, vOff, vStride, vDim);
+            FlashKv kv = TypedFlashKv.of(keys, kOff, values, vOff, vDim);
             FlashAttentionKernel.attend(q, qOff, dim, kv, 0, positions, scale, Float.NEGATIVE_INFINITY,
-                    FlashAttentionKernel.path(batch.size(), positions, true), order.threads(), out, outOff);
+                    FlashAttentionKernel.path(batch.size(), positions, kv.floatRows() != null), order.threads(), out,
+                    outOff);
         } else {
-            AttentionKernel.attend(q, qOff, dim, keys, kOff, kStride, values, vOff, vStride, vDim, positions, scale,
-                    out, outOff);
+            AttentionKernel.attend(q, qOff, dim, keys, kOff, values, vOff, vDim, 0, positions, scale,
+                    Float.NEGATIVE_INFINITY, out, outOff);
         }
     }
 

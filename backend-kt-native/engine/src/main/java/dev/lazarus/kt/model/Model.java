@@ -98,6 +98,44 @@ public final class Model {
         return new KvCache(kvLayout, maxPositions);
     }
 
+    /** A cache of {@code types}; throws {@link IllegalArgumentException} where this model cannot hold them. */
+    public KvCache newCache(int maxPositions, KvCacheTypes types) {
+        checkCacheTypes(types, true);
+        return new KvCache(kvLayout, types, maxPositions);
+    }
+
+    /**
+     * Throws {@link IllegalArgumentException} with llama.cpp's reason where this model cannot use a cache of
+     * {@code types}: a block type whose block size does not divide a head (as llama.cpp checks at context creation),
+     * or a quantised V without {@code flashAttention} (llama.cpp stores V transposed then, which a block type cannot
+     * be; an absorbed MLA block's values are its keys).
+     */
+    public void checkCacheTypes(KvCacheTypes types, boolean flashAttention) {
+        for (TransformerBlock block : blocks) {
+            Attention a = block.attention();
+            int kBlock = types.keys().ggmlType().blockSize();
+            if (a.keyHeadWidth() % kBlock != 0) {
+                throw new IllegalArgumentException("K cache type " + types.keys().settingName() + " with block size "
+                        + kBlock + " does not divide the key head width " + a.keyHeadWidth());
+            }
+            if (a.valueWidth() == 0 && types.keys() != types.values()) {
+                throw new IllegalArgumentException("this model's values are a view of its keys: it does not support "
+                        + "different K (" + types.keys().settingName() + ") and V (" + types.values().settingName()
+                        + ") cache types, as in llama.cpp");
+            }
+            KvCacheType valueType = a.valueWidth() == 0 ? types.keys() : types.values();
+            int vBlock = valueType.ggmlType().blockSize();
+            if (a.valueHeadWidth() % vBlock != 0) {
+                throw new IllegalArgumentException("V cache type " + valueType.settingName() + " with block size "
+                        + vBlock + " does not divide the value head width " + a.valueHeadWidth());
+            }
+            if (valueType.quantized() && !flashAttention) {
+                throw new IllegalArgumentException("a quantized V cache (" + valueType.settingName()
+                        + ") requires flash attention, as in llama.cpp");
+            }
+        }
+    }
+
     /** How often each routed expert was chosen, slots in {@link #expertLayers()} order; null for dense models. */
     public RoutingStats routingStats() {
         return routingStats;

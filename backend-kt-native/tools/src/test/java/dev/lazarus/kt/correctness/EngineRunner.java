@@ -6,6 +6,7 @@ import dev.lazarus.kt.gguf.GgufFile;
 import dev.lazarus.kt.model.AttentionOrder;
 import dev.lazarus.kt.model.ForwardBatch;
 import dev.lazarus.kt.model.KvCache;
+import dev.lazarus.kt.model.KvCacheTypes;
 import dev.lazarus.kt.model.Model;
 import dev.lazarus.kt.placement.ExpertPlacement;
 import dev.lazarus.kt.placement.PlacementConfig;
@@ -33,6 +34,7 @@ final class EngineRunner implements AutoCloseable {
     private final Model model;
     private final Tokenizer tokenizer;
     private final ExpertPlacement placement;
+    private final KvCacheTypes cacheTypes;
 
     EngineRunner(Path gguf, Parallel parallel) {
         this(gguf, parallel, null, AttentionOrder.NON_FLASH);
@@ -47,6 +49,12 @@ final class EngineRunner implements AutoCloseable {
      * rounded in {@code order}.
      */
     EngineRunner(Path gguf, Parallel parallel, PlacementConfig placement, AttentionOrder order) {
+        this(gguf, parallel, placement, order, KvCacheTypes.F16);
+    }
+
+    /** As above, with a KV cache of {@code cacheTypes} (llama-server's {@code -ctk}/{@code -ctv}). */
+    EngineRunner(Path gguf, Parallel parallel, PlacementConfig placement, AttentionOrder order, KvCacheTypes cacheTypes) {
+        this.cacheTypes = cacheTypes;
         this.file = GgufFile.open(gguf);
         try {
             this.model = Model.load(file, parallel, order);
@@ -87,7 +95,7 @@ final class EngineRunner implements AutoCloseable {
      * {@code keep} candidates per step are returned, best first, with log-probabilities of the full softmax.
      */
     Continuation greedy(int[] prompt, int n, Set<Integer> banned, int keep) {
-        KvCache cache = model.newCache(prompt.length + n);
+        KvCache cache = model.newCache(prompt.length + n, cacheTypes);
         cache.ensureCapacity(prompt.length + n);
         int split = model.config().slidingWindow() > 0 && prompt.length > CHECKPOINT_TAIL
                 ? prompt.length - CHECKPOINT_TAIL : 0;
@@ -138,7 +146,7 @@ final class EngineRunner implements AutoCloseable {
 
     /** Every prompt token's final hidden state (after the output norm), the prompt in one batch. */
     float[][] hiddenStates(int[] prompt) {
-        KvCache cache = model.newCache(prompt.length);
+        KvCache cache = model.newCache(prompt.length, cacheTypes);
         cache.ensureCapacity(prompt.length);
         KvCache[] caches = new KvCache[prompt.length];
         Arrays.fill(caches, cache);

@@ -145,14 +145,24 @@ class GreedyParityTest extends EngineParityFixture {
      */
     static void assertGreedyContract(EngineRunner engine, Path model, String what, ParityContract contract,
                                      AttentionMode mode) {
+        assertGreedyContract(engine, model, what, contract, mode, prompt -> true);
+    }
+
+    /**
+     * As above for the prompts {@code which} selects, llama-server started with {@code llamaArgs} added (e.g. its
+     * KV cache types).
+     */
+    static void assertGreedyContract(EngineRunner engine, Path model, String what, ParityContract contract,
+                                     AttentionMode mode, java.util.function.Predicate<Prompt> which,
+                                     String... llamaArgs) {
         List<String> failures = new ArrayList<>();
         List<String> summary = new ArrayList<>();
         String oracle;
-        try (LlamaReference llama = LlamaReference.start(contract.variant(), mode, model)) {
+        try (LlamaReference llama = LlamaReference.start(contract.variant(), mode, model, llamaArgs)) {
             oracle = llama.server().describe();
             ChatTemplate template = ChatTemplate.fromMetadata(engine.file().metadata(), engine.tokenizer());
             List<FidelityPrompt> forced = new ArrayList<>();
-            for (Prompt prompt : ParityPrompts.all(template)) {
+            for (Prompt prompt : ParityPrompts.all(template).stream().filter(which).toList()) {
                 int[] ids = engine.tokenizer().encode(prompt.text(), true, true);
                 if (!contract.exact()) {
                     forced.add(new FidelityPrompt(prompt.name(), ids));
