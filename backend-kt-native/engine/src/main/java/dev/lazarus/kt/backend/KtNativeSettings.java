@@ -1,5 +1,6 @@
 package dev.lazarus.kt.backend;
 
+import dev.lazarus.kt.tensor.KernelConfig;
 import dev.lazarus.backend.api.BackendConfig;
 import dev.lazarus.backend.api.BackendConfigException;
 import dev.lazarus.kt.placement.PlacementConfig;
@@ -16,9 +17,11 @@ import dev.lazarus.kt.placement.PlacementConfig;
  * @param placement      where routed experts live (GPU, RAM copies, the mapped file)
  * @param warmupTokens   tokens generated at load, before the backend says it is ready, so that the JIT has
  *                       compiled the kernels when traffic comes; 0: none
+ * @param kernels        which kernels its matrices take: settings {@code kernels} ({@code auto|native|java}) and
+ *                       {@code ggml-variant} ({@code auto} or a llama.cpp CPU variant whose summation orders to take)
  */
 public record KtNativeSettings(String model, int threads, int contextSize, int maxSequences, int maxQueued,
-                               String modelName, PlacementConfig placement, int warmupTokens) {
+                               String modelName, PlacementConfig placement, int warmupTokens, KernelConfig kernels) {
 
     public static final int DEFAULT_MAX_QUEUED = 64;
 
@@ -39,7 +42,27 @@ public record KtNativeSettings(String model, int threads, int contextSize, int m
         if (warmup < 0) {
             throw new BackendConfigException(config.id(), "warmup-tokens", "setting 'warmup-tokens' must be at least 0, got " + warmup);
         }
-        return new KtNativeSettings(model, threads, context, sequences, queued, name, PlacementConfig.from(config), warmup);
+        return new KtNativeSettings(model, threads, context, sequences, queued, name, PlacementConfig.from(config), warmup,
+                kernels(config));
+    }
+
+    /** The backend's {@link KernelConfig}; without settings, the JVM's defaults ({@link KernelConfig#fromSystemProperties}). */
+    private static KernelConfig kernels(BackendConfig config) {
+        KernelConfig defaults = KernelConfig.fromSystemProperties();
+        String kernels = config.string("kernels", defaults.kernels().name());
+        String variant = config.string("ggml-variant", null);
+        KernelConfig.Choice choice;
+        try {
+            choice = KernelConfig.of(kernels, null).kernels();
+        } catch (IllegalArgumentException e) {
+            throw new BackendConfigException(config.id(), "kernels", "setting 'kernels' must be auto, native or java, got '"
+                    + kernels + "'");
+        }
+        try {
+            return variant == null ? defaults.with(choice) : KernelConfig.of(kernels, variant);
+        } catch (IllegalArgumentException e) {
+            throw new BackendConfigException(config.id(), "ggml-variant", "setting 'ggml-variant': " + e.getMessage());
+        }
     }
 
     private static int positive(BackendConfig config, String key, int def) {

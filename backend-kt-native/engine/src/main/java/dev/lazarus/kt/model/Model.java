@@ -1,5 +1,6 @@
 package dev.lazarus.kt.model;
 
+import dev.lazarus.kt.tensor.KernelConfig;
 import dev.lazarus.kt.gguf.GgufFile;
 import dev.lazarus.kt.parallel.Parallel;
 import dev.lazarus.kt.parallel.PhaseChain;
@@ -62,14 +63,24 @@ public final class Model {
         this.kvLayout = new KvLayout(keys, values);
     }
 
-    /** Assembles the model described by the file's metadata from its tensors. */
+    /** Assembles the model described by the file's metadata from its tensors, with the kernels {@code kernels} picks. */
+    public static Model load(GgufFile file, Parallel parallel, KernelConfig kernels) {
+        return new ModelAssembler(file, parallel, kernels).assemble();
+    }
+
+    /** As {@link #load(GgufFile, Parallel, KernelConfig)} under {@link KernelConfig#fromSystemProperties} (tests, tools). */
     public static Model load(GgufFile file, Parallel parallel) {
-        return new ModelAssembler(file, parallel).assemble();
+        return load(file, parallel, KernelConfig.fromSystemProperties());
     }
 
     /** Every tensor of {@code file}'s forward pass by block, as {@link #load} assembles them, without loading. */
     public static ModelTensors describe(GgufFile file) {
         return ModelAssembler.describe(file, ModelConfig.fromMetadata(file.metadata()));
+    }
+
+    /** The token embedding, as the CPU reads it (rows by id; the output head where tied). */
+    public WeightMatrix embedding() {
+        return embedding;
     }
 
     public ModelConfig config() {

@@ -1,5 +1,7 @@
 package dev.lazarus.kt.model;
 
+import dev.lazarus.kt.tensor.KernelConfig;
+import dev.lazarus.kt.matrix.WeightMatrices;
 import dev.lazarus.kt.gguf.GgufFile;
 import dev.lazarus.kt.gguf.GgufTensorInfo;
 import dev.lazarus.kt.parallel.Parallel;
@@ -25,10 +27,10 @@ final class ModelAssembler {
         throw new IllegalStateException("experts used before the model was assembled");
     });
 
-    ModelAssembler(GgufFile file, Parallel parallel) {
+    ModelAssembler(GgufFile file, Parallel parallel, KernelConfig kernels) {
         this.file = file;
         this.parallel = parallel;
-        this.tensors = new TensorLoader(file);
+        this.tensors = new TensorLoader(file, WeightMatrices.with(kernels));
         this.config = ModelConfig.fromMetadata(file.metadata());
         this.rope = new Rope(config.rope());
     }

@@ -1,5 +1,6 @@
 package dev.lazarus.kt.correctness;
 
+import dev.lazarus.kt.tensor.KernelConfig;
 import dev.lazarus.kt.correctness.Continuation.Candidate;
 import dev.lazarus.kt.fidelity.LogitMath;
 import dev.lazarus.kt.gguf.GgufFile;
@@ -33,15 +34,20 @@ final class EngineRunner implements AutoCloseable {
     private final Tokenizer tokenizer;
     private final ExpertPlacement placement;
 
+    /** Rounding like the variant llama-server is held to ({@link EngineParityFixture#kernels}). */
     EngineRunner(Path gguf, Parallel parallel) {
-        this(gguf, parallel, null);
+        this(gguf, parallel, null, EngineParityFixture.kernels());
     }
 
     /** With the routed experts placed per {@code placement} (null: the model's own expert path, all in place). */
     EngineRunner(Path gguf, Parallel parallel, PlacementConfig placement) {
+        this(gguf, parallel, placement, EngineParityFixture.kernels());
+    }
+
+    EngineRunner(Path gguf, Parallel parallel, PlacementConfig placement, KernelConfig kernels) {
         this.file = GgufFile.open(gguf);
         try {
-            this.model = Model.load(file, parallel);
+            this.model = Model.load(file, parallel, kernels);
             this.tokenizer = Tokenizers.fromMetadata(file.metadata());
             this.placement = placement == null ? null : ExpertPlacement.install(model, gguf.getFileName().toString(), placement, null);
         } catch (RuntimeException | Error e) {
