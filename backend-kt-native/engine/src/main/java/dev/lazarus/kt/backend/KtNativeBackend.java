@@ -94,7 +94,7 @@ public final class KtNativeBackend implements InferenceBackend, ExpertPlacementV
                     return;
                 }
                 LoadedModel model = loader.load(p -> progress = p);
-                // which kernels this engine multiplies with (-Dlazarus.kt.kernels; /v1/models meta "kernels")
+                // which kernels this backend multiplies with (its settings kernels, ggml-variant; /v1/models meta "kernels")
                 String kernels = String.valueOf(model.facts().get("kernels"));
                 String why = kernels.startsWith("java-") ? NativeKernels.unavailableReason() : "";
                 LOG.log(Level.INFO, "kt-native backend " + id + " loaded " + settings.modelName() + ": kernels " + kernels

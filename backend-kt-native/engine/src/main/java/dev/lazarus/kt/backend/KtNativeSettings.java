@@ -1,5 +1,6 @@
 package dev.lazarus.kt.backend;
 
+import dev.lazarus.kt.tensor.KernelConfig;
 import dev.lazarus.backend.api.BackendConfig;
 import dev.lazarus.backend.api.BackendConfigException;
 import dev.lazarus.kt.host.HostCpu;
@@ -25,16 +26,26 @@ import java.util.Locale;
  *                       {@code on}, {@code off}) with its thread count ({@code flash-attention-threads})
  * @param cacheTypes     the KV cache's key and value types ({@code cache-type-k}, {@code cache-type-v}: llama-server's
  *                       {@code -ctk}/{@code -ctv} names, default f16)
+ * @param kernels        which kernels its matrices take: settings {@code kernels} ({@code auto|native|java}) and
+ *                       {@code ggml-variant} ({@code auto} or a llama.cpp CPU variant whose summation orders to take)
  */
 public record KtNativeSettings(String model, int threads, int contextSize, int maxSequences, int maxQueued,
                                String modelName, PlacementConfig placement, int warmupTokens, AttentionOrder attention,
-                               KvCacheTypes cacheTypes) {
+                               KvCacheTypes cacheTypes, KernelConfig kernels) {
 
-    /** With the default F16 KV cache. */
+    /** With the default F16 KV cache and the JVM's default kernels. */
     public KtNativeSettings(String model, int threads, int contextSize, int maxSequences, int maxQueued,
                             String modelName, PlacementConfig placement, int warmupTokens, AttentionOrder attention) {
         this(model, threads, contextSize, maxSequences, maxQueued, modelName, placement, warmupTokens, attention,
-                KvCacheTypes.F16);
+                KvCacheTypes.F16, KernelConfig.fromSystemProperties());
+    }
+
+    /** With the JVM's default kernels. */
+    public KtNativeSettings(String model, int threads, int contextSize, int maxSequences, int maxQueued,
+                            String modelName, PlacementConfig placement, int warmupTokens, AttentionOrder attention,
+                            KvCacheTypes cacheTypes) {
+        this(model, threads, contextSize, maxSequences, maxQueued, modelName, placement, warmupTokens, attention,
+                cacheTypes, KernelConfig.fromSystemProperties());
     }
 
     public static final int DEFAULT_MAX_QUEUED = 64;
@@ -58,7 +69,7 @@ public record KtNativeSettings(String model, int threads, int contextSize, int m
         }
         KvCacheTypes cacheTypes = new KvCacheTypes(cacheType(config, "cache-type-k"), cacheType(config, "cache-type-v"));
         return new KtNativeSettings(model, threads, context, sequences, queued, name, PlacementConfig.from(config), warmup,
-                attention(config), cacheTypes);
+                attention(config), cacheTypes, kernels(config));
     }
 
     private static KvCacheType cacheType(BackendConfig config, String key) {
@@ -87,6 +98,25 @@ public record KtNativeSettings(String model, int threads, int contextSize, int m
             default -> throw new BackendConfigException(config.id(), "flash-attention",
                     "setting 'flash-attention' must be auto, on or off, got '" + mode + "'");
         };
+    }
+
+    /** The backend's {@link KernelConfig}; without settings, the JVM's defaults ({@link KernelConfig#fromSystemProperties}). */
+    private static KernelConfig kernels(BackendConfig config) {
+        KernelConfig defaults = KernelConfig.fromSystemProperties();
+        String kernels = config.string("kernels", defaults.kernels().name());
+        String variant = config.string("ggml-variant", null);
+        KernelConfig.Choice choice;
+        try {
+            choice = KernelConfig.of(kernels, null).kernels();
+        } catch (IllegalArgumentException e) {
+            throw new BackendConfigException(config.id(), "kernels", "setting 'kernels' must be auto, native or java, got '"
+                    + kernels + "'");
+        }
+        try {
+            return variant == null ? defaults.with(choice) : KernelConfig.of(kernels, variant);
+        } catch (IllegalArgumentException e) {
+            throw new BackendConfigException(config.id(), "ggml-variant", "setting 'ggml-variant': " + e.getMessage());
+        }
     }
 
     private static int positive(BackendConfig config, String key, int def) {

@@ -81,7 +81,7 @@ final class ModelLoader {
         try {
             pageIn(file, progress);
             parallel = Parallel.ofThreads(settings.threads());
-            Model model = Model.load(file, parallel, settings.attention());
+            Model model = Model.load(file, parallel, settings.kernels(), settings.attention());
             checkCacheTypes(model);
             // a dense model needs the GPU only for the layer path; a MoE model also for its expert tier
             boolean wantsGpu = !model.expertLayers().isEmpty() || settings.placement().gpuLayers();
@@ -221,7 +221,7 @@ final class ModelLoader {
     }
 
     /** What {@code /v1/models} shows about the model, and where and how it runs (the gateway's start-up line). */
-    private static Map<String, Object> facts(GgufFile file, Model model, DeviceTier gpu, ExpertPlacement placement,
+    private Map<String, Object> facts(GgufFile file, Model model, DeviceTier gpu, ExpertPlacement placement,
                                              AttentionOrder attention, KvCacheTypes cacheTypes) {
         Map<String, Object> facts = new LinkedHashMap<>();
         facts.put("architecture", model.config().architecture().ggufName());
@@ -243,7 +243,7 @@ final class ModelLoader {
         if (gpu != null) {
             facts.put("gpu", gpu.describe());
         }
-        facts.put("kernels", KernelUse.describe(file.tensors()));
+        facts.put("kernels", KernelUse.describe(file.tensors(), settings.kernels()));
         if (placement != null) {
             facts.put("cpu_experts", placement.cpuExperts()); // ram / mmap / ram+mmap / none, as placed at load
         }

@@ -6,7 +6,6 @@ import static java.lang.foreign.ValueLayout.JAVA_INT;
 import dev.lazarus.kt.gguf.GgmlType;
 import dev.lazarus.kt.gguf.GgufFile;
 import dev.lazarus.kt.gguf.GgufTensorInfo;
-import dev.lazarus.kt.matrix.WeightMatrices;
 import dev.lazarus.kt.model.BlockTensors;
 import dev.lazarus.kt.model.ExpertRouter;
 import dev.lazarus.kt.model.ForwardBatch;
@@ -92,7 +91,7 @@ public final class GpuLayerPath implements Model.ForwardPath, AutoCloseable {
         this.experts = c.moe() == null ? 0 : c.moe().expertCount();
         this.ropeDims = c.rope().dimensions();
         this.eps = c.rmsEps();
-        this.embedding = WeightMatrices.of(file, model.tensors().embedding());
+        this.embedding = model.embedding();
         this.vocab = model.vocabSize();
         this.rope = new Rope(c.rope());
         this.routers = new ExpertRouter[blocks];

@@ -1,5 +1,6 @@
 package dev.lazarus.kt.model;
 
+import dev.lazarus.kt.tensor.GgmlOrders;
 import java.util.Arrays;
 
 /**
@@ -23,7 +24,12 @@ public final class KvCache {
         this(layout, KvCacheTypes.F16, maxPositions);
     }
 
+    /** With the host's ggml orders for the dots of quantised rows (tests; a model passes its own). */
     public KvCache(KvLayout layout, KvCacheTypes types, int maxPositions) {
+        this(layout, types, maxPositions, GgmlOrders.forHost());
+    }
+
+    public KvCache(KvLayout layout, KvCacheTypes types, int maxPositions, GgmlOrders orders) {
         this.layout = layout;
         this.types = types;
         this.maxPositions = maxPositions;
@@ -31,9 +37,9 @@ public final class KvCache {
         this.values = new KvRows[layout.blocks()];
         capacity = Math.min(maxPositions, 64);
         for (int b = 0; b < layout.blocks(); b++) {
-            keys[b] = new KvRows(types.keys(), layout.keyWidths()[b], capacity);
+            keys[b] = new KvRows(types.keys(), layout.keyWidths()[b], capacity, orders);
             int vw = layout.valueWidths()[b];
-            values[b] = vw == 0 ? null : new KvRows(types.values(), vw, capacity);
+            values[b] = vw == 0 ? null : new KvRows(types.values(), vw, capacity, orders);
         }
     }
 

@@ -1,5 +1,6 @@
 package dev.lazarus.kt.model;
 
+import dev.lazarus.kt.tensor.GgmlOrders;
 import dev.lazarus.kt.gguf.GgmlCodec;
 import dev.lazarus.kt.tensor.CpuFromFloat;
 import java.lang.foreign.MemorySegment;
@@ -14,18 +15,21 @@ import java.util.Arrays;
 final class KvRows {
 
     private final KvCacheType type;
+    /** The summation orders of the dots over these rows: the model's ggml variant. */
+    private final GgmlOrders orders;
     private final int width;
     private final long rowBytes;
     private float[] floats;
     private byte[] bytes;
     private MemorySegment segment;
 
-    KvRows(KvCacheType type, int width, int capacity) {
+    KvRows(KvCacheType type, int width, int capacity, GgmlOrders orders) {
         if (width % type.ggmlType().blockSize() != 0) {
             throw new IllegalArgumentException("a KV cache row of " + width + " values is not a multiple of the "
                     + type.settingName() + " block size " + type.ggmlType().blockSize());
         }
         this.type = type;
+        this.orders = orders;
         this.width = width;
         this.rowBytes = type.bytesFor(width);
         grow(capacity);
@@ -33,6 +37,10 @@ final class KvRows {
 
     KvCacheType type() {
         return type;
+    }
+
+    GgmlOrders orders() {
+        return orders;
     }
 
     int width() {

@@ -1,5 +1,7 @@
 package dev.lazarus.kt.model;
 
+import dev.lazarus.kt.tensor.GgmlOrders;
+import dev.lazarus.kt.tensor.KernelConfig;
 import dev.lazarus.kt.gguf.GgufFile;
 import dev.lazarus.kt.parallel.Parallel;
 import dev.lazarus.kt.parallel.PhaseChain;
@@ -39,6 +41,8 @@ public final class Model {
         float[][] forward(ForwardBatch batch);
     }
 
+    private GgmlOrders kvOrders = GgmlOrders.forHost();
+
     Model(ModelConfig config, ModelTensors tensors, WeightMatrix embedding, List<TransformerBlock> blocks, float[] outputNorm,
           WeightMatrix output, Rope rope, RoutingStats routingStats, Parallel parallel, List<ExpertLayer> expertLayers,
           ExpertDispatch expertDispatch) {
@@ -62,19 +66,34 @@ public final class Model {
         this.kvLayout = new KvLayout(keys, values);
     }
 
-    /** Assembles the model described by the file's metadata from its tensors. */
+    /** Assembles the model described by the file's metadata from its tensors, with the kernels {@code kernels} picks. */
+    public static Model load(GgufFile file, Parallel parallel, KernelConfig kernels) {
+        return load(file, parallel, kernels, AttentionOrder.NON_FLASH);
+    }
+
+    /** As {@link #load(GgufFile, Parallel, KernelConfig)} under {@link KernelConfig#fromSystemProperties} (tests, tools). */
     public static Model load(GgufFile file, Parallel parallel) {
-        return load(file, parallel, AttentionOrder.NON_FLASH);
+        return load(file, parallel, KernelConfig.fromSystemProperties(), AttentionOrder.NON_FLASH);
     }
 
     /** As {@link #load(GgufFile, Parallel)}, attention rounded in {@code order}. */
     public static Model load(GgufFile file, Parallel parallel, AttentionOrder order) {
-        return new ModelAssembler(file, parallel, order).assemble();
+        return load(file, parallel, KernelConfig.fromSystemProperties(), order);
+    }
+
+    /** The model with the kernels {@code kernels} picks and attention rounded in {@code order}. */
+    public static Model load(GgufFile file, Parallel parallel, KernelConfig kernels, AttentionOrder order) {
+        return new ModelAssembler(file, parallel, kernels, order).assemble();
     }
 
     /** Every tensor of {@code file}'s forward pass by block, as {@link #load} assembles them, without loading. */
     public static ModelTensors describe(GgufFile file) {
         return ModelAssembler.describe(file, ModelConfig.fromMetadata(file.metadata()));
+    }
+
+    /** The token embedding, as the CPU reads it (rows by id; the output head where tied). */
+    public WeightMatrix embedding() {
+        return embedding;
     }
 
     public ModelConfig config() {
@@ -90,18 +109,23 @@ public final class Model {
         return output.rows();
     }
 
+    /** The summation orders of the quantised KV cache rows' dots: those of the kernels the model was loaded with. */
+    void useKvOrders(GgmlOrders orders) {
+        this.kvOrders = orders;
+    }
+
     public KvLayout kvLayout() {
         return kvLayout;
     }
 
     public KvCache newCache(int maxPositions) {
-        return new KvCache(kvLayout, maxPositions);
+        return newCache(maxPositions, KvCacheTypes.F16);
     }
 
     /** A cache of {@code types}; throws {@link IllegalArgumentException} where this model cannot hold them. */
     public KvCache newCache(int maxPositions, KvCacheTypes types) {
         checkCacheTypes(types, true);
-        return new KvCache(kvLayout, types, maxPositions);
+        return new KvCache(kvLayout, types, maxPositions, kvOrders);
     }
 
     /**

@@ -1,5 +1,8 @@
 package dev.lazarus.kt.model;
 
+import dev.lazarus.kt.tensor.GgmlOrders;
+import dev.lazarus.kt.tensor.KernelConfig;
+import dev.lazarus.kt.matrix.WeightMatrices;
 import dev.lazarus.kt.gguf.GgufFile;
 import dev.lazarus.kt.gguf.GgufTensorInfo;
 import dev.lazarus.kt.parallel.Parallel;
@@ -18,6 +21,7 @@ final class ModelAssembler {
     private final GgufFile file;
     private final Parallel parallel;
     private final AttentionOrder order;
+    private final GgmlOrders kvOrders;
     private final TensorLoader tensors;
     private final ModelConfig config;
     private final Rope rope;
@@ -26,11 +30,12 @@ final class ModelAssembler {
         throw new IllegalStateException("experts used before the model was assembled");
     });
 
-    ModelAssembler(GgufFile file, Parallel parallel, AttentionOrder order) {
+    ModelAssembler(GgufFile file, Parallel parallel, KernelConfig kernels, AttentionOrder order) {
         this.file = file;
         this.parallel = parallel;
         this.order = order;
-        this.tensors = new TensorLoader(file);
+        this.kvOrders = kernels.orders();
+        this.tensors = new TensorLoader(file, WeightMatrices.with(kernels));
         this.config = ModelConfig.fromMetadata(file.metadata());
         this.rope = new Rope(config.rope());
     }
@@ -134,8 +139,10 @@ final class ModelAssembler {
                     parallel));
         }
         expertDispatch.use(new CpuExperts(parallel, expertLayers));
-        return new Model(config, described, embedding, blocks, tensors.vector(described.outputNorm()), output, rope,
-                routing, parallel, expertLayers, expertDispatch);
+        Model model = new Model(config, described, embedding, blocks, tensors.vector(described.outputNorm()), output,
+                rope, routing, parallel, expertLayers, expertDispatch);
+        model.useKvOrders(kvOrders);
+        return model;
     }
 
     private Attention attention(BlockTensors block) {

@@ -37,7 +37,7 @@ final class RamTier {
     }
 
     private long bytes(ExpertMatrix m) {
-        return WeightMatrices.copiedExpertBytes(m.type(), m.bytes(), m.rows(), m.cols(), repack);
+        return m.matrices().copiedExpertBytes(m.type(), m.bytes(), m.rows(), m.cols(), repack);
     }
 
     PlacedExpert load(ExpertWeights w) {
@@ -57,7 +57,7 @@ final class RamTier {
     }
 
     private WeightMatrix copy(SegmentAllocator alloc, ExpertMatrix m) {
-        return WeightMatrices.copiedExpert(m.type(), m.data(), m.rows(), m.cols(), repack, alloc);
+        return m.matrices().copiedExpert(m.type(), m.data(), m.rows(), m.cols(), repack, alloc);
     }
 
     /** Allocates from the expert's arena and counts what it hands out: the bytes the admin view reports. */

@@ -68,7 +68,7 @@ class SwiGluTest {
         for (long i = 0; i < (long) rows * cols; i++) {
             data.setAtIndex(ValueLayout.JAVA_FLOAT_UNALIGNED, i, (float) random.nextGaussian() * 0.1f);
         }
-        return WeightMatrices.of(GgmlType.F32, data, rows, cols);
+        return WeightMatrices.defaults().of(GgmlType.F32, data, rows, cols);
     }
 
     private float[][] vectors(int count) {

@@ -16,6 +16,8 @@ import dev.lazarus.kt.quant.q6k.Q6KInt16Kernel;
 import dev.lazarus.kt.quant.q8_0.Q8_0Kernel;
 import dev.lazarus.kt.quant.q8_0.Q8_0NativePacked;
 import dev.lazarus.kt.tensor.NativeKernels.Kernel;
+import dev.lazarus.kt.tensor.GgmlOrders;
+import dev.lazarus.kt.tensor.KernelConfig;
 import dev.lazarus.kt.tensor.NativeKernels;
 import dev.lazarus.kt.tensor.RowKernel;
 
@@ -25,8 +27,8 @@ import dev.lazarus.kt.tensor.RowKernel;
  * such a matrix, so a kernel is chosen by three things:
  *
  * <ul>
- *   <li><b>the host</b>: the native kernels where they are selected ({@code -Dlazarus.kt.kernels},
- *       {@link NativeKernels#selected}) and {@link #nativeRow} has a row for the matrix; else the one Java kernel of
+ *   <li><b>the host</b>: the native kernels where the backend's {@link KernelConfig} selects them and
+ *       {@link #nativeRow} has a row for the matrix; else the one Java kernel of
  *       the type in the same orders ({@link #java}), the portable path and the readable reference;</li>
  *   <li><b>the layout llama-server reads</b>: the types it repacks at load ({@code *_8x8}: Q4_0, Q4_K, Q2_K, IQ4_NL,
  *       MXFP4) are repacked only where the rows are a multiple of 8 and the matrix is not a slice of a 3-D weight;
@@ -67,12 +69,12 @@ record KernelTable(RowKernel single, RowKernel group, RowKernel tiled) {
      */
     record Native(Kernel single, Kernel group, Kernel tiled) {
 
-        KernelTable bind() {
-            return new KernelTable(NativeRowKernel.of(single), bound(group), bound(tiled));
+        KernelTable bind(NativeKernels.Isa isa) {
+            return new KernelTable(NativeRowKernel.of(single, isa), bound(group, isa), bound(tiled, isa));
         }
 
-        private static NativeRowKernel bound(Kernel kernel) {
-            return kernel == null ? null : NativeRowKernel.of(kernel);
+        private static NativeRowKernel bound(Kernel kernel, NativeKernels.Isa isa) {
+            return kernel == null ? null : NativeRowKernel.of(kernel, isa);
         }
     }
 
@@ -80,38 +82,40 @@ record KernelTable(RowKernel single, RowKernel group, RowKernel tiled) {
     private static final RowKernel Q2K_GEMM = new SubBlockKQuantKernel(GgmlType.Q2_K, SubBlockKQuantKernel.Order.REPACKED_GEMM);
 
     /** A dense matrix: batches take llama-server's GEMM order in fours where it has one. */
-    static KernelTable dense(GgmlType type, int rows, int cols) {
-        return select(type, rows, cols, Use.DENSE);
+    static KernelTable dense(GgmlType type, int rows, int cols, KernelConfig config) {
+        return select(type, rows, cols, Use.DENSE, config);
     }
 
     /** A routed expert's matrix: every token of a batch through the one-vector path (no four-row GEMM). */
-    static KernelTable expert(GgmlType type, int rows, int cols) {
-        return select(type, rows, cols, Use.EXPERT);
+    static KernelTable expert(GgmlType type, int rows, int cols, KernelConfig config) {
+        return select(type, rows, cols, Use.EXPERT, config);
     }
 
     /** A slice of a 3-D weight: ggml's vec_dot and tiled orders on ggml's blocks, in Java. */
-    static KernelTable inPlace(GgmlType type) {
-        return java(type, false, Use.SLICE);
+    static KernelTable inPlace(GgmlType type, KernelConfig config) {
+        return java(type, false, Use.SLICE, config.orders());
     }
 
     /** The native kernels where they are selected and have a row for the matrix, else {@link #java}. */
-    static KernelTable select(GgmlType type, int rows, int cols, Use use) {
-        Native n = use != Use.SLICE && NativeKernels.selected() ? nativeRow(type, rows, cols, use) : null;
-        return n != null ? n.bind() : java(type, use != Use.SLICE && rows % 8 == 0, use);
+    static KernelTable select(GgmlType type, int rows, int cols, Use use, KernelConfig config) {
+        NativeKernels.Isa isa = use != Use.SLICE ? config.nativeIsa().orElse(null) : null;
+        Native n = isa != null ? nativeRow(type, rows, cols, use) : null;
+        return n != null ? n.bind(isa) : java(type, use != Use.SLICE && rows % 8 == 0, use, config.orders());
     }
 
-    /** Whether the native kernels are selected and read such a matrix on ggml's blocks. */
-    static boolean nativeCovers(GgmlType type, int rows, int cols) {
-        return NativeKernels.selected() && nativeRow(type, rows, cols, Use.EXPERT) != null;
+    /** Whether {@code config} selects the native kernels and they read such a matrix on ggml's blocks. */
+    static boolean nativeCovers(GgmlType type, int rows, int cols, KernelConfig config) {
+        return config.nativeSelected() && nativeRow(type, rows, cols, Use.EXPERT) != null;
     }
 
     /**
      * The native kernels of a matrix copied at load into a native 16-row layout ({@link #nativeCopy}), or null where
      * they are not selected or make no such copy of it here.
      */
-    static KernelTable copied(GgmlType type, int rows, int cols, Use use) {
-        Native n = NativeKernels.selected() ? nativeCopy(type, rows, cols, use, NativeKernels.best().orElseThrow()) : null;
-        return n == null ? null : n.bind();
+    static KernelTable copied(GgmlType type, int rows, int cols, Use use, KernelConfig config) {
+        NativeKernels.Isa isa = config.nativeIsa().orElse(null);
+        Native n = isa != null ? nativeCopy(type, rows, cols, use, isa) : null;
+        return n == null ? null : n.bind(isa);
     }
 
     /**
@@ -187,13 +191,13 @@ record KernelTable(RowKernel single, RowKernel group, RowKernel tiled) {
      * @param repacked whether llama-server would repack such a matrix (rows a multiple of 8, not a slice): where it
      *                 repacks the type, the repacked orders
      */
-    static KernelTable java(GgmlType type, boolean repacked, Use use) {
+    static KernelTable java(GgmlType type, boolean repacked, Use use, GgmlOrders orders) {
         boolean dense = use == Use.DENSE;
         return switch (type) {
             // ggml's vec_dot, bit for bit (GgmlFloatKernels, FloatKernels); no batch order of their own
             case F32 -> one(GgmlFloatKernels::f32);
             case F16 -> one(GgmlFloatKernels::f16);
-            case BF16 -> one(FloatKernels.bf16Kernel());
+            case BF16 -> one(FloatKernels.bf16Kernel(orders));
             // ggml's lane orders (LegacyQuantKernels); Q8_0 is never repacked on AVX-512
             case Q8_0 -> one(Q8_0Kernel.INSTANCE);
             // q4_0_8x8: one accumulator per row in its GEMV and GEMM alike, so no group kernel

@@ -10,6 +10,7 @@ import dev.lazarus.kt.quant.q4k.Q4KPacked;
 import dev.lazarus.kt.quant.q6k.Q6KPacked;
 import dev.lazarus.kt.quant.q6k.Q6KPackedKernel;
 import dev.lazarus.kt.quant.q8_0.Q8_0NativePacked;
+import dev.lazarus.kt.tensor.KernelConfig;
 import dev.lazarus.kt.tensor.RowGroups;
 import dev.lazarus.kt.tensor.WeightMatrix;
 import java.lang.foreign.MemorySegment;
@@ -18,8 +19,8 @@ import java.util.Arrays;
 
 /**
  * Creates {@link WeightMatrix} views over tensor bytes (nothing is copied) or RAM-tier copies in cheaper layouts, with
- * the kernels {@link KernelTable} picks: the native kernels where they are selected and cover the matrix, else the
- * one Java path of its type. The Java kernels' bit-identical alternatives, kept to measure against, live in the bench
+ * the kernels {@link KernelTable} picks under one backend's {@link KernelConfig}: the native kernels where it selects
+ * them and they cover the matrix, else the one Java path of its type. The Java kernels' bit-identical alternatives, kept to measure against, live in the bench
  * sources (JavaTwins).
  */
 public final class WeightMatrices {
@@ -30,17 +31,34 @@ public final class WeightMatrices {
      */
     private static final int PACKED_GROUP = 2;
 
-    private WeightMatrices() {
+    private final KernelConfig config;
+
+    private WeightMatrices(KernelConfig config) {
+        this.config = config;
+    }
+
+    /** The matrices of a backend whose kernels {@code config} chooses. */
+    public static WeightMatrices with(KernelConfig config) {
+        return new WeightMatrices(config);
+    }
+
+    /** Under {@link KernelConfig#fromSystemProperties}: for tests, benchmarks and tools without a backend's settings. */
+    public static WeightMatrices defaults() {
+        return with(KernelConfig.fromSystemProperties());
+    }
+
+    public KernelConfig config() {
+        return config;
     }
 
     /** A matrix over {@code data} in {@code type}'s layout, with the kernels {@link KernelTable#dense} picks. */
-    public static WeightMatrix of(GgmlType type, MemorySegment data, int rows, int cols) {
-        return matrix(type, data, rows, cols, KernelTable.dense(type, rows, cols));
+    public WeightMatrix of(GgmlType type, MemorySegment data, int rows, int cols) {
+        return matrix(type, data, rows, cols, KernelTable.dense(type, rows, cols, config));
     }
 
     /** A routed expert's matrix, with the kernels {@link KernelTable#expert} picks (mul_mat_id's orders). */
-    public static WeightMatrix expert(GgmlType type, MemorySegment data, int rows, int cols) {
-        return matrix(type, data, rows, cols, KernelTable.expert(type, rows, cols));
+    public WeightMatrix expert(GgmlType type, MemorySegment data, int rows, int cols) {
+        return matrix(type, data, rows, cols, KernelTable.expert(type, rows, cols, config));
     }
 
     private static KernelMatrix matrix(GgmlType type, MemorySegment data, int rows, int cols, KernelTable k) {
@@ -48,8 +66,8 @@ public final class WeightMatrices {
     }
 
     /** Whether the native kernels cover such a matrix: then nothing is repacked (they read ggml's blocks). */
-    private static boolean nativeCovers(GgmlType type, int rows, int cols) {
-        return KernelTable.nativeCovers(type, rows, cols);
+    private boolean nativeCovers(GgmlType type, int rows, int cols) {
+        return KernelTable.nativeCovers(type, rows, cols, config);
     }
 
     /**
@@ -58,9 +76,9 @@ public final class WeightMatrices {
      * Q4_K that llama-server repacks (rows a multiple of 8) into {@link Q4KPacked}'s cheaper layout when {@code repack} (same results bit for bit, in int16 products), Q6_K into {@link Q6KPacked}'s when {@code repack},
      * anything else as a plain copy of its bytes.
      */
-    public static WeightMatrix copiedExpert(GgmlType type, MemorySegment data, int rows, int cols, boolean repack,
+    public WeightMatrix copiedExpert(GgmlType type, MemorySegment data, int rows, int cols, boolean repack,
                                             SegmentAllocator alloc) {
-        return switch (Copy.of(type, rows, cols, repack)) {
+        return switch (copy(type, rows, cols, repack)) {
             case NATIVE_16 -> nativePacked(type, data, rows, cols, alloc, false);
             case Q4K_PACKED -> packedQ4K(data, rows, cols, alloc, PACKED_GROUP);
             case Q6K_PACKED -> packedQ6K(data, rows, cols, alloc, PACKED_GROUP);
@@ -77,8 +95,8 @@ public final class WeightMatrices {
      * {@code storedBytes}: what the RAM tier holds (the packed Q4_K layout is 152 bytes per super-block, 5.6 % more
      * than ggml's 144; the packed Q6_K one 276, 31 % more than 210), so that its budget counts memory, not file bytes.
      */
-    public static long copiedExpertBytes(GgmlType type, long storedBytes, int rows, int cols, boolean repack) {
-        return switch (Copy.of(type, rows, cols, repack)) {
+    public long copiedExpertBytes(GgmlType type, long storedBytes, int rows, int cols, boolean repack) {
+        return switch (copy(type, rows, cols, repack)) {
             case NATIVE_16 -> type == GgmlType.Q8_0 ? Q8_0NativePacked.bytes(rows, cols) : Q4KNativePacked.bytes(rows, cols);
             case Q4K_PACKED -> Q4KPacked.bytes(rows, cols);
             case Q6K_PACKED -> Q6KPacked.bytes(rows, cols);
@@ -95,23 +113,24 @@ public final class WeightMatrices {
         /** Q6_K for the Java {@link Q6KPackedKernel}. */
         Q6K_PACKED,
         /** ggml's blocks as stored: anything else, or any type the native kernels cover, or {@code repack} off. */
-        GGML_BLOCKS;
+        GGML_BLOCKS
+    }
 
-        static Copy of(GgmlType type, int rows, int cols, boolean repack) {
-            if (!repack) {
-                return GGML_BLOCKS;
-            }
-            if (nativePacks(type, rows, cols)) {
-                return NATIVE_16;
-            }
-            if (nativeCovers(type, rows, cols)) {
-                return GGML_BLOCKS;
-            }
-            if (type == GgmlType.Q4_K && rows % 8 == 0 && cols % 256 == 0) {
-                return Q4K_PACKED;
-            }
-            return type == GgmlType.Q6_K ? Q6K_PACKED : GGML_BLOCKS;
+    /** The layout of a RAM-tier copy: the one place that picks it. */
+    private Copy copy(GgmlType type, int rows, int cols, boolean repack) {
+        if (!repack) {
+            return Copy.GGML_BLOCKS;
         }
+        if (nativePacks(type, rows, cols)) {
+            return Copy.NATIVE_16;
+        }
+        if (nativeCovers(type, rows, cols)) {
+            return Copy.GGML_BLOCKS;
+        }
+        if (type == GgmlType.Q4_K && rows % 8 == 0 && cols % 256 == 0) {
+            return Copy.Q4K_PACKED;
+        }
+        return type == GgmlType.Q6_K ? Copy.Q6K_PACKED : Copy.GGML_BLOCKS;
     }
 
     /**
@@ -121,7 +140,7 @@ public final class WeightMatrices {
      * order); any other matrix, and every matrix of the Java kernels (which read Q4_K in place in the same orders),
      * stays a view of {@code data}.
      */
-    public static WeightMatrix repacked(GgmlType type, MemorySegment data, int rows, int cols, SegmentAllocator alloc) {
+    public WeightMatrix repacked(GgmlType type, MemorySegment data, int rows, int cols, SegmentAllocator alloc) {
         if (nativePacks(type, rows, cols)) {
             return nativePacked(type, data, rows, cols, alloc, true);
         }
@@ -129,13 +148,13 @@ public final class WeightMatrices {
     }
 
     /** Whether {@link #repacked} copies {@code m} into a 16-row layout for the native kernels. */
-    public static boolean nativeRepacks(WeightMatrix m) {
+    public boolean nativeRepacks(WeightMatrix m) {
         return nativePacks(m.type(), m.rows(), m.cols());
     }
 
     /** Whether a copied matrix goes into a native 16-row layout: {@link Q4KNativePacked}, {@link Q8_0NativePacked}. */
-    private static boolean nativePacks(GgmlType type, int rows, int cols) {
-        return KernelTable.copied(type, rows, cols, KernelTable.Use.EXPERT) != null;
+    private boolean nativePacks(GgmlType type, int rows, int cols) {
+        return KernelTable.copied(type, rows, cols, KernelTable.Use.EXPERT, config) != null;
     }
 
     /**
@@ -143,9 +162,9 @@ public final class WeightMatrices {
      * GEMV, and ({@code withGemm}, dense matrices) its GEMM for the fours of a batch; Q8_0 into
      * {@link Q8_0NativePacked}'s, one kernel for any batch.
      */
-    private static WeightMatrix nativePacked(GgmlType type, MemorySegment data, int rows, int cols,
+    private WeightMatrix nativePacked(GgmlType type, MemorySegment data, int rows, int cols,
                                              SegmentAllocator alloc, boolean withGemm) {
-        KernelTable k = KernelTable.copied(type, rows, cols, withGemm ? KernelTable.Use.DENSE : KernelTable.Use.EXPERT);
+        KernelTable k = KernelTable.copied(type, rows, cols, withGemm ? KernelTable.Use.DENSE : KernelTable.Use.EXPERT, config);
         if (type == GgmlType.Q8_0) {
             MemorySegment packed = Q8_0NativePacked.pack(data, rows, cols, alloc);
             return new KernelMatrix(GgmlType.Q8_0, packed, rows, cols, Q8_0NativePacked.rowBytes(cols),
@@ -185,7 +204,7 @@ public final class WeightMatrices {
     }
 
     /** A 2-D tensor ({@link #of(GgufFile, GgufTensorInfo)}) through {@link #repacked}. */
-    public static WeightMatrix repacked(GgufFile file, GgufTensorInfo t, SegmentAllocator alloc) {
+    public WeightMatrix repacked(GgufFile file, GgufTensorInfo t, SegmentAllocator alloc) {
         WeightMatrix m = of(file, t);
         return nativePacks(t.type(), m.rows(), m.cols()) ? repacked(t.type(), file.data(t), m.rows(), m.cols(), alloc) : m;
     }
@@ -195,10 +214,10 @@ public final class WeightMatrices {
      * attention head of deepseek2's {@code attn_k_b}/{@code attn_v_b}): never repacked, so Q4_K keeps
      * ggml's in-place vec_dot order.
      */
-    public static WeightMatrix slice3dInPlace(GgufFile file, GgufTensorInfo t, int index) {
+    public WeightMatrix slice3dInPlace(GgufFile file, GgufTensorInfo t, int index) {
         WeightMatrix m = slice3d(file, t, index);
         long bytes = t.type().bytesFor((long) m.rows() * m.cols());
-        return matrix(t.type(), file.data(t).asSlice(bytes * index, bytes), m.rows(), m.cols(), KernelTable.inPlace(t.type()));
+        return matrix(t.type(), file.data(t).asSlice(bytes * index, bytes), m.rows(), m.cols(), KernelTable.inPlace(t.type(), config));
     }
 
     /** The same matrix computed by the plain scalar reference kernels (for tests and benchmarks). */
@@ -207,7 +226,7 @@ public final class WeightMatrices {
     }
 
     /** A 2-D tensor (or a higher-rank one whose extra dimensions are 1). */
-    public static WeightMatrix of(GgufFile file, GgufTensorInfo t) {
+    public WeightMatrix of(GgufFile file, GgufTensorInfo t) {
         if (t.rank() < 2 || t.dim(2) != 1 || t.dim(3) != 1) {
             throw new GgufException(file.path() + ": tensor '" + t.name() + "' " + Arrays.toString(t.shape()) + " is not 2-D");
         }
@@ -215,7 +234,7 @@ public final class WeightMatrices {
     }
 
     /** Matrix {@code index}, an {@link #expert}, of a 3-D tensor of shape [cols, rows, n]. */
-    public static WeightMatrix slice3d(GgufFile file, GgufTensorInfo t, int index) {
+    public WeightMatrix slice3d(GgufFile file, GgufTensorInfo t, int index) {
         if (t.rank() != 3) {
             throw new GgufException(file.path() + ": tensor '" + t.name() + "' " + Arrays.toString(t.shape()) + " is not 3-D");
         }

@@ -50,17 +50,18 @@ public final class Activation {
     private final short[] int16Q6K;
     /**
      * Q8_0/Q8_K for {@link NativeKernels}: the quants as int8, the scales and the 16-value sums in native memory,
-     * allocated where native kernels are {@link NativeKernels#selected} (else on first use) and rewritten by every
-     * {@link #set}; its address in a one-element array, as the native kernels take activations.
+     * allocated when a native kernel first reads this activation and rewritten by every {@link #set} from then on; its
+     * address in a one-element array, as the native kernels take activations.
      */
     private volatile MemorySegment nativeForm;
     private long[] nativeAddress;
     /**
-     * Where native kernels were selected when this activation was made: the instruction set whose C conversion
+     * Once a native kernel has read this activation: the instruction set whose C conversion
      * ({@link NativeKernels#quantize}, bit-identical to the Java one) writes the quants, the Java arrays and
-     * {@link #nativeForm} in one pass; null where the Java conversion runs.
+     * {@link #nativeForm} in one pass from the next {@link #set} on; null while only Java kernels read it. So an
+     * activation converts as the kernels of the matrices it meets need, whatever a backend's {@link KernelConfig}.
      */
-    private NativeKernels.Isa nativeConversion;
+    private volatile NativeKernels.Isa nativeConversion;
     /**
      * Whether {@link #byLane} and the int16 orders are behind the last {@link #set}: they are written on first read
      * (only the Java kernels read them), so an activation that only native kernels read never pays for them.
@@ -81,23 +82,16 @@ public final class Activation {
         this.int16 = new short[type == VecDotType.Q8_K ? capacity : 0];
         this.int16InPlace = new short[type == VecDotType.Q8_K ? capacity : 0];
         this.int16Q6K = new short[type == VecDotType.Q8_K ? capacity : 0];
-        if (quantized() && NativeKernels.selected()) {
-            allocateNative();
-            nativeConversion = NativeKernels.best().orElseThrow();
-        }
     }
 
     private boolean quantized() {
         return type == VecDotType.Q8_0 || type == VecDotType.Q8_K;
     }
 
-    private void allocateNative() {
-        MemorySegment s = NativeKernels.allocateActivation(type, capacity);
-        nativeAddress = new long[] {s.address()};
-        nativeForm = s;
-    }
-
-    /** The address of this activation's native form ({@link #nativeForm}), written now if it had none. */
+    /**
+     * The address of this activation's native form ({@link #nativeForm}), written now if it had none; from the next
+     * {@link #set} on, the native conversion writes it (a native kernel read this activation, so it runs here).
+     */
     public long[] nativeAddresses() {
         if (nativeForm == null) {
             synchronized (this) {
@@ -106,6 +100,7 @@ public final class Activation {
                     NativeKernels.writeActivation(s, capacity, type, values, scales, bsums, length);
                     nativeAddress = new long[] {s.address()};
                     nativeForm = s;
+                    nativeConversion = quantized() ? NativeKernels.best().orElse(null) : null;
                 }
             }
         }

@@ -19,7 +19,6 @@ import java.lang.invoke.MethodHandle;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
-import java.util.Locale;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.Set;
@@ -30,14 +29,10 @@ import java.util.Set;
  * ({@code vpmaddubsw}, {@code vpdpbusd}), which the Vector API lacks, and the Java kernels' float folds, bit for bit;
  * and the activations' conversion to Q8_0 and Q8_K ({@link #quantize}), bit for bit as {@link Activation}'s Java one.
  * One translation unit per instruction set, picked by the CPU's flags ({@link Isa#forHost}); called through FFM
- * with {@link Linker.Option#critical} so that heap arrays pass without copies. {@value #PROPERTY} chooses:
- * {@code auto} (default: native where the library loads and the CPU runs it, for the types of
- * {@code KernelTable#nativeRow}'s rows), {@code java}, {@code native} (as auto, but fails where the library cannot load). Read whenever a matrix is made.
+ * with {@link Linker.Option#critical} so that heap arrays pass without copies. Whether a backend's matrices take them is
+ * its {@link KernelConfig}.
  */
 public final class NativeKernels {
-
-    /** {@code -Dlazarus.kt.kernels=java|native|auto}. */
-    public static final String PROPERTY = "lazarus.kt.kernels";
 
     private static final System.Logger LOG = System.getLogger(NativeKernels.class.getName());
     private static final String RESOURCE = "/native/linux-x86_64/liblazarus-kt.so";
@@ -159,22 +154,6 @@ public final class NativeKernels {
     private NativeKernels() {
     }
 
-    /** Whether matrices made now take native kernels: {@value #PROPERTY} and whether the library loads here. */
-    public static boolean selected() {
-        String setting = System.getProperty(PROPERTY, "auto").trim().toLowerCase(Locale.ROOT);
-        return switch (setting) {
-            case "java" -> false;
-            case "native" -> {
-                if (best().isEmpty()) {
-                    throw new IllegalStateException("-D" + PROPERTY + "=native, but " + unavailableReason());
-                }
-                yield true;
-            }
-            case "auto", "" -> best().isPresent();
-            default -> throw new IllegalArgumentException("-D" + PROPERTY + "=" + setting + ": expected java, native or auto");
-        };
-    }
-
     /** The instruction set native kernels run in here, if the library loaded and the CPU runs one of its units. */
     public static Optional<Isa> best() {
         return Library.LOADED.lookup == null ? Optional.empty() : Isa.forHost();
@@ -188,9 +167,9 @@ public final class NativeKernels {
         return Isa.forHost().isPresent() ? "" : "the CPU has neither AVX2+FMA+F16C nor AVX-512 VNNI";
     }
 
-    /** {@code native-avx512-vnni}: what {@code Kernels#describe} says when {@link #selected}. */
-    public static String describe() {
-        return "native-" + best().orElseThrow().label;
+    /** {@code native-avx512-vnni}: the label of the native kernels on {@code isa}. */
+    public static String describe(Isa isa) {
+        return "native-" + isa.label;
     }
 
     /** The downcall of the library's row kernels on {@code isa} ({@code lz_driver.h}), bound on first use. */

@@ -33,7 +33,7 @@ class BatchedKernelTest {
         int cols = 256 * (1 + rnd.nextInt(3));
         int vectors = rnd.nextBoolean() ? 4 + rnd.nextInt(8) : 33 + rnd.nextInt(40); // 4-11: both sides of the tiled path's threshold
         MemorySegment data = MemorySegment.ofArray(GgmlCodec.encode(type, KernelEquivalenceTest.gaussian(rnd, rows * cols)));
-        WeightMatrix m = WeightMatrices.of(type, data, rows, cols);
+        WeightMatrix m = WeightMatrices.defaults().of(type, data, rows, cols);
         float[][] xs = new float[vectors][];
         for (int b = 0; b < vectors; b++) {
             xs[b] = KernelEquivalenceTest.gaussian(rnd, cols);

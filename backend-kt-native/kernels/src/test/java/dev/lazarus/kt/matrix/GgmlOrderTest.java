@@ -35,7 +35,7 @@ class GgmlOrderTest {
         }
         float[] x = new float[64];
         java.util.Arrays.fill(x, 1f);
-        WeightMatrix m = WeightMatrices.of(type, MemorySegment.ofArray(GgmlCodec.encode(type, w)), 1, 64);
+        WeightMatrix m = WeightMatrices.defaults().of(type, MemorySegment.ofArray(GgmlCodec.encode(type, w)), 1, 64);
         float[] out = new float[1];
         m.matvec(x, out, 0, 1);
         float one = type == GgmlType.F32 ? 1f : 0x1p-11f;

@@ -64,7 +64,7 @@ public class KernelEquivalenceTest {
     }
 
     private static void check(GgmlType type, MemorySegment data, int rows, int cols, Random rnd, long seed) {
-        WeightMatrix vector = WeightMatrices.of(type, data, rows, cols);
+        WeightMatrix vector = WeightMatrices.defaults().of(type, data, rows, cols);
         WeightMatrix scalar = WeightMatrices.scalar(type, data, rows, cols);
         float[][] xs = {gaussian(rnd, cols), gaussian(rnd, cols), gaussian(rnd, cols)};
         float[][] batched = new float[xs.length][rows];

@@ -2,6 +2,7 @@ package dev.lazarus.kt.matrix;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.lazarus.kt.tensor.KernelConfig;
 import dev.lazarus.kt.quant.q4k.Q4KInt16Kernel;
 import dev.lazarus.kt.quant.q6k.Q6KInt16Kernel;
 import dev.lazarus.kt.quant.q8_0.Q8_0Kernel;
@@ -43,7 +44,7 @@ class KernelInliningTest {
         Path out = dir.resolve("workload.out");
         List<String> command = List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
                 "--add-modules=jdk.incubator.vector", "--enable-native-access=ALL-UNNAMED", "-Xbatch",
-                "-D" + NativeKernels.PROPERTY + "=java", // the Java kernels' inlining, whether or not native ones load
+                "-D" + KernelConfig.KERNELS_PROPERTY + "=java", // the Java kernels' inlining, whether or not native ones load
                 "-XX:+UnlockDiagnosticVMOptions", "-XX:+LogCompilation", "-XX:LogFile=" + log,
                 "-cp", System.getProperty("java.class.path"), KernelJitWorkload.class.getName());
         Process p = new ProcessBuilder(command).redirectErrorStream(true).redirectOutput(out.toFile()).start();

@@ -30,16 +30,16 @@ public final class KernelJitWorkload {
             List<WeightMatrix> ms = new ArrayList<>();
             // a Q4_K_M model: Q4_K in place (experts; dense, whose batches take the GEMM order), packed into the RAM
             // tier, repacked dense; Q6_K; then the others
-            ms.add(WeightMatrices.expert(GgmlType.Q4_K, weights(GgmlType.Q4_K, rnd, arena), ROWS, COLS));
-            ms.add(WeightMatrices.of(GgmlType.Q4_K, weights(GgmlType.Q4_K, rnd, arena), ROWS, COLS));
-            ms.add(WeightMatrices.copiedExpert(GgmlType.Q4_K, weights(GgmlType.Q4_K, rnd, arena), ROWS, COLS, true, arena));
-            ms.add(WeightMatrices.repacked(GgmlType.Q4_K, weights(GgmlType.Q4_K, rnd, arena), ROWS, COLS, arena));
-            ms.add(WeightMatrices.of(GgmlType.Q6_K, weights(GgmlType.Q6_K, rnd, arena), ROWS, COLS));
-            ms.add(WeightMatrices.copiedExpert(GgmlType.Q6_K, weights(GgmlType.Q6_K, rnd, arena), ROWS, COLS, true, arena));
-            ms.add(WeightMatrices.of(GgmlType.Q5_K, weights(GgmlType.Q5_K, rnd, arena), ROWS, COLS));
+            ms.add(WeightMatrices.defaults().expert(GgmlType.Q4_K, weights(GgmlType.Q4_K, rnd, arena), ROWS, COLS));
+            ms.add(WeightMatrices.defaults().of(GgmlType.Q4_K, weights(GgmlType.Q4_K, rnd, arena), ROWS, COLS));
+            ms.add(WeightMatrices.defaults().copiedExpert(GgmlType.Q4_K, weights(GgmlType.Q4_K, rnd, arena), ROWS, COLS, true, arena));
+            ms.add(WeightMatrices.defaults().repacked(GgmlType.Q4_K, weights(GgmlType.Q4_K, rnd, arena), ROWS, COLS, arena));
+            ms.add(WeightMatrices.defaults().of(GgmlType.Q6_K, weights(GgmlType.Q6_K, rnd, arena), ROWS, COLS));
+            ms.add(WeightMatrices.defaults().copiedExpert(GgmlType.Q6_K, weights(GgmlType.Q6_K, rnd, arena), ROWS, COLS, true, arena));
+            ms.add(WeightMatrices.defaults().of(GgmlType.Q5_K, weights(GgmlType.Q5_K, rnd, arena), ROWS, COLS));
             for (GgmlType t : List.of(GgmlType.Q8_0, GgmlType.Q4_0, GgmlType.Q4_1, GgmlType.Q5_0, GgmlType.Q5_1,
                     GgmlType.F16, GgmlType.BF16, GgmlType.F32)) {
-                ms.add(WeightMatrices.of(t, weights(t, rnd, arena), ROWS, COLS));
+                ms.add(WeightMatrices.defaults().of(t, weights(t, rnd, arena), ROWS, COLS));
             }
             for (WeightMatrix m : ms) {
                 run(m, rnd, rounds);

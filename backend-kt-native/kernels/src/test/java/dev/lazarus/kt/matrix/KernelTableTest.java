@@ -3,6 +3,8 @@ package dev.lazarus.kt.matrix;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import dev.lazarus.kt.tensor.GgmlOrders;
+import dev.lazarus.kt.tensor.KernelConfig;
 import dev.lazarus.kt.gguf.GgmlType;
 import dev.lazarus.kt.quant.legacy.Q4_0RepackedKernel;
 import dev.lazarus.kt.quant.q4k.Q4KInt16InPlaceKernel;
@@ -39,14 +41,14 @@ class KernelTableTest {
         int types = 0;
         for (GgmlType type : GgmlType.values()) {
             if (!multiplied(type)) {
-                assertThatThrownBy(() -> KernelTable.java(type, false, KernelTable.Use.DENSE)).as("%s", type)
+                assertThatThrownBy(() -> KernelTable.java(type, false, KernelTable.Use.DENSE, GgmlOrders.AVX512_BF16)).as("%s", type)
                         .isInstanceOf(IllegalArgumentException.class);
                 continue;
             }
             types++;
             for (KernelTable.Use use : KernelTable.Use.values()) {
                 for (boolean repacked : new boolean[] {false, true}) {
-                    KernelTable k = KernelTable.java(type, repacked, use);
+                    KernelTable k = KernelTable.java(type, repacked, use, GgmlOrders.AVX512_BF16);
                     String what = "%s %s%s".formatted(type, use, repacked ? " repacked" : "");
                     assertThat(k.single()).as(what).isNotNull();
                     assertThat(k.group() != null).as(what + ": a GEMM for a batch's fours")
@@ -62,22 +64,22 @@ class KernelTableTest {
 
     @Test
     void aSliceOfA3dWeightIsNeverReadInARepackedOrder() {
-        assertThat(KernelTable.inPlace(GgmlType.Q4_K).single()).isSameAs(Q4KQ5KKernel.Q4_K_IN_PLACE);
-        assertThat(KernelTable.inPlace(GgmlType.Q4_K).tiled()).isSameAs(Q4KQ5KKernel.Q4_K_TILED);
-        assertThat(KernelTable.inPlace(GgmlType.Q4_0).single()).isNotSameAs(Q4_0RepackedKernel.INSTANCE);
-        assertThat(KernelTable.select(GgmlType.Q4_K, 64, 256, KernelTable.Use.SLICE).single())
+        assertThat(KernelTable.inPlace(GgmlType.Q4_K, KernelConfig.auto()).single()).isSameAs(Q4KQ5KKernel.Q4_K_IN_PLACE);
+        assertThat(KernelTable.inPlace(GgmlType.Q4_K, KernelConfig.auto()).tiled()).isSameAs(Q4KQ5KKernel.Q4_K_TILED);
+        assertThat(KernelTable.inPlace(GgmlType.Q4_0, KernelConfig.auto()).single()).isNotSameAs(Q4_0RepackedKernel.INSTANCE);
+        assertThat(KernelTable.select(GgmlType.Q4_K, 64, 256, KernelTable.Use.SLICE, KernelConfig.auto()).single())
                 .as("no native kernel and no repacked order for a slice, even with rows a multiple of 8")
                 .isSameAs(Q4KQ5KKernel.Q4_K_IN_PLACE);
     }
 
     @Test
     void javaRowsOfTheRepackedTypesTakeTheRepackedOrders() {
-        assertThat(KernelTable.java(GgmlType.Q4_K, true, KernelTable.Use.DENSE))
+        assertThat(KernelTable.java(GgmlType.Q4_K, true, KernelTable.Use.DENSE, GgmlOrders.AVX512_BF16))
                 .isEqualTo(new KernelTable(Q4KInt16InPlaceKernel.INSTANCE, Q4KInt16InPlaceKernel.GEMM, null));
-        assertThat(KernelTable.java(GgmlType.Q4_K, true, KernelTable.Use.EXPERT))
+        assertThat(KernelTable.java(GgmlType.Q4_K, true, KernelTable.Use.EXPERT, GgmlOrders.AVX512_BF16))
                 .isEqualTo(new KernelTable(Q4KInt16InPlaceKernel.INSTANCE, null, null));
-        assertThat(KernelTable.java(GgmlType.Q4_0, true, KernelTable.Use.DENSE).single()).isSameAs(Q4_0RepackedKernel.INSTANCE);
-        assertThat(KernelTable.java(GgmlType.Q6_K, true, KernelTable.Use.DENSE))
+        assertThat(KernelTable.java(GgmlType.Q4_0, true, KernelTable.Use.DENSE, GgmlOrders.AVX512_BF16).single()).isSameAs(Q4_0RepackedKernel.INSTANCE);
+        assertThat(KernelTable.java(GgmlType.Q6_K, true, KernelTable.Use.DENSE, GgmlOrders.AVX512_BF16))
                 .as("Q6_K is never repacked on x86")
                 .isEqualTo(new KernelTable(Q6KInt16Kernel.INSTANCE, null, Q6KInt16Kernel.TILED));
     }
@@ -105,7 +107,7 @@ class KernelTableTest {
                     if (n == null) {
                         continue;
                     }
-                    KernelTable java = KernelTable.java(type, rows % 8 == 0, use);
+                    KernelTable java = KernelTable.java(type, rows % 8 == 0, use, GgmlOrders.AVX512_BF16);
                     assertThat(n.group() != null).as(what + ": a GEMM").isEqualTo(java.group() != null);
                     assertThat(n.tiled() != null).as(what + ": a tiled kernel").isEqualTo(java.tiled() != null);
                     assertThat(Stream.of(n.single(), n.group(), n.tiled()).filter(Objects::nonNull))

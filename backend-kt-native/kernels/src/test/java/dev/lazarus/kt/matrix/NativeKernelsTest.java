@@ -3,6 +3,7 @@ package dev.lazarus.kt.matrix;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import dev.lazarus.kt.tensor.KernelConfig;
 import dev.lazarus.kt.gguf.GgmlCodec;
 import dev.lazarus.kt.gguf.GgmlType;
 import dev.lazarus.kt.quant.lowbit.SubBlockKQuantKernel;
@@ -109,17 +110,17 @@ public class NativeKernelsTest {
         if (NativeKernels.best().isEmpty()) {
             assertThat(System.getenv("CI")).as("CI builds the native kernels: " + NativeKernels.unavailableReason())
                     .isNotEqualTo("true");
-            assertThat(NativeKernels.selected()).isFalse();
-            assertThat(Kernels.describe()).startsWith("java-vector-");
+            assertThat(KernelConfig.fromSystemProperties().nativeSelected()).isFalse();
+            assertThat(Kernels.describe(KernelConfig.fromSystemProperties())).startsWith("java-vector-");
             return;
         }
-        assertThat(NativeKernels.selected()).isTrue();
-        assertThat(Kernels.describe()).isEqualTo("native-" + NativeKernels.best().orElseThrow().label);
-        assertThat(WeightMatrices.of(GgmlType.Q8_0, MemorySegment.ofArray(new byte[34 * 8]), 8, 32))
+        assertThat(KernelConfig.fromSystemProperties().nativeSelected()).isTrue();
+        assertThat(Kernels.describe(KernelConfig.fromSystemProperties())).isEqualTo("native-" + NativeKernels.best().orElseThrow().label);
+        assertThat(WeightMatrices.defaults().of(GgmlType.Q8_0, MemorySegment.ofArray(new byte[34 * 8]), 8, 32))
                 .extracting("kernel").isInstanceOf(NativeRowKernel.class);
         try (var ignored = withKernels("java")) {
-            assertThat(Kernels.describe()).startsWith("java-vector-");
-            assertThat(WeightMatrices.of(GgmlType.Q8_0, MemorySegment.ofArray(new byte[34 * 8]), 8, 32))
+            assertThat(Kernels.describe(KernelConfig.fromSystemProperties())).startsWith("java-vector-");
+            assertThat(WeightMatrices.defaults().of(GgmlType.Q8_0, MemorySegment.ofArray(new byte[34 * 8]), 8, 32))
                     .extracting("kernel").isSameAs(Q8_0Kernel.INSTANCE);
         }
     }
@@ -160,7 +161,7 @@ public class NativeKernelsTest {
         if (NativeKernels.best().isEmpty()) {
             assertThat(System.getenv("CI")).as(NativeKernels.unavailableReason()).isNotEqualTo("true");
             try (var ignored = withKernels("auto")) {
-                assertThat(NativeKernels.selected()).isFalse();
+                assertThat(KernelConfig.fromSystemProperties().nativeSelected()).isFalse();
             }
             return;
         }
@@ -169,45 +170,45 @@ public class NativeKernelsTest {
         MemorySegment q6k = MemorySegment.ofArray(new byte[210 * rows]);
         MemorySegment q80 = MemorySegment.ofArray(new byte[34 * rows * cols / 32]);
         try (var ignored = withKernels("auto")) {
-            assertThat(WeightMatrices.of(GgmlType.Q4_K, q4k, rows, cols)).extracting("kernel", "groupKernel")
+            assertThat(WeightMatrices.defaults().of(GgmlType.Q4_K, q4k, rows, cols)).extracting("kernel", "groupKernel")
                     .allMatch(k -> k instanceof NativeRowKernel n && !n.packed());
-            assertThat(WeightMatrices.expert(GgmlType.Q4_K, q4k, rows, cols)).extracting("kernel")
+            assertThat(WeightMatrices.defaults().expert(GgmlType.Q4_K, q4k, rows, cols)).extracting("kernel")
                     .matches(k -> ((NativeRowKernel) k).kernel == NativeKernels.Kernel.Q4K_GEMV);
-            WeightMatrix copied = WeightMatrices.copiedExpert(GgmlType.Q4_K, q4k, rows, cols, true, Arena.ofAuto());
+            WeightMatrix copied = WeightMatrices.defaults().copiedExpert(GgmlType.Q4_K, q4k, rows, cols, true, Arena.ofAuto());
             assertThat(copied).extracting("kernel").isInstanceOf(NativeRowKernel.class)
                     .matches(k -> ((NativeRowKernel) k).kernel == NativeKernels.Kernel.Q4K16_GEMV);
-            assertThat(WeightMatrices.copiedExpertBytes(GgmlType.Q4_K, 144L * rows, rows, cols, true))
+            assertThat(WeightMatrices.defaults().copiedExpertBytes(GgmlType.Q4_K, 144L * rows, rows, cols, true))
                     .isEqualTo(Q4KNativePacked.bytes(rows, cols));
-            assertThat(WeightMatrices.repacked(GgmlType.Q4_K, q4k, rows, cols, Arena.ofAuto()))
+            assertThat(WeightMatrices.defaults().repacked(GgmlType.Q4_K, q4k, rows, cols, Arena.ofAuto()))
                     .extracting("kernel", "groupKernel").allMatch(k -> k instanceof NativeRowKernel n && n.packed());
             // rows the 16-row layout does not take: a plain copy, the native kernel on ggml's blocks
-            assertThat(WeightMatrices.copiedExpert(GgmlType.Q4_K, q4k.asSlice(0, 144 * 8), 8, cols, true, Arena.ofAuto()))
+            assertThat(WeightMatrices.defaults().copiedExpert(GgmlType.Q4_K, q4k.asSlice(0, 144 * 8), 8, cols, true, Arena.ofAuto()))
                     .extracting("kernel").matches(k -> ((NativeRowKernel) k).kernel == NativeKernels.Kernel.Q4K_GEMV);
-            assertThat(WeightMatrices.copiedExpertBytes(GgmlType.Q4_K, 144L * 8, 8, cols, true)).isEqualTo(144L * 8);
-            assertThat(WeightMatrices.of(GgmlType.Q8_0, q80, rows, cols)).extracting("kernel")
+            assertThat(WeightMatrices.defaults().copiedExpertBytes(GgmlType.Q4_K, 144L * 8, 8, cols, true)).isEqualTo(144L * 8);
+            assertThat(WeightMatrices.defaults().of(GgmlType.Q8_0, q80, rows, cols)).extracting("kernel")
                     .isInstanceOf(NativeRowKernel.class);
             // Q8_0 copied at load: the 16-row layout where AVX-512 VNNI runs (its vpdpbusd kernel), else ggml's blocks
             NativeKernels.Kernel q80Copied = NativeKernels.best().orElseThrow() == NativeKernels.Isa.AVX512_VNNI
                     ? NativeKernels.Kernel.Q8_0_16 : NativeKernels.Kernel.Q8_0;
-            assertThat(WeightMatrices.copiedExpert(GgmlType.Q8_0, q80, rows, cols, true, Arena.ofAuto()))
+            assertThat(WeightMatrices.defaults().copiedExpert(GgmlType.Q8_0, q80, rows, cols, true, Arena.ofAuto()))
                     .extracting("kernel").matches(k -> ((NativeRowKernel) k).kernel == q80Copied);
-            assertThat(WeightMatrices.repacked(GgmlType.Q8_0, q80, rows, cols, Arena.ofAuto()))
+            assertThat(WeightMatrices.defaults().repacked(GgmlType.Q8_0, q80, rows, cols, Arena.ofAuto()))
                     .extracting("kernel").matches(k -> ((NativeRowKernel) k).kernel == q80Copied);
-            assertThat(WeightMatrices.copiedExpertBytes(GgmlType.Q8_0, 34L * rows * cols / 32, rows, cols, true))
+            assertThat(WeightMatrices.defaults().copiedExpertBytes(GgmlType.Q8_0, 34L * rows * cols / 32, rows, cols, true))
                     .isEqualTo(34L * rows * cols / 32);
-            assertThat(WeightMatrices.copiedExpert(GgmlType.Q8_0, q80.asSlice(0, 34 * 8 * cols / 32), 8, cols, true,
+            assertThat(WeightMatrices.defaults().copiedExpert(GgmlType.Q8_0, q80.asSlice(0, 34 * 8 * cols / 32), 8, cols, true,
                     Arena.ofAuto())).extracting("kernel").matches(k -> ((NativeRowKernel) k).kernel == NativeKernels.Kernel.Q8_0);
-            assertThat(WeightMatrices.of(GgmlType.Q6_K, q6k, rows, cols)).extracting("kernel")
+            assertThat(WeightMatrices.defaults().of(GgmlType.Q6_K, q6k, rows, cols)).extracting("kernel")
                     .isInstanceOf(NativeRowKernel.class);
         }
         try (var ignored = withKernels("java")) {
-            assertThat(WeightMatrices.of(GgmlType.Q4_K, q4k, rows, cols)).extracting("kernel")
+            assertThat(WeightMatrices.defaults().of(GgmlType.Q4_K, q4k, rows, cols)).extracting("kernel")
                     .isSameAs(Q4KInt16InPlaceKernel.INSTANCE);
-            assertThat(WeightMatrices.copiedExpert(GgmlType.Q4_K, q4k, rows, cols, true, Arena.ofAuto()))
+            assertThat(WeightMatrices.defaults().copiedExpert(GgmlType.Q4_K, q4k, rows, cols, true, Arena.ofAuto()))
                     .extracting("kernel").isInstanceOf(Q4KInt16Kernel.class);
-            assertThat(WeightMatrices.copiedExpertBytes(GgmlType.Q4_K, 144L * rows, rows, cols, true))
+            assertThat(WeightMatrices.defaults().copiedExpertBytes(GgmlType.Q4_K, 144L * rows, rows, cols, true))
                     .isEqualTo(Q4KPacked.bytes(rows, cols));
-            assertThat(WeightMatrices.copiedExpert(GgmlType.Q8_0, q80, rows, cols, true, Arena.ofAuto()))
+            assertThat(WeightMatrices.defaults().copiedExpert(GgmlType.Q8_0, q80, rows, cols, true, Arena.ofAuto()))
                     .extracting("kernel").isSameAs(Q8_0Kernel.INSTANCE);
         }
     }
@@ -225,7 +226,7 @@ public class NativeKernelsTest {
         MemorySegment w = MemorySegment.ofArray(new byte[(int) type.bytesFor(16L * cols)]);
         if (NativeKernels.best().isEmpty()) {
             assertThat(System.getenv("CI")).as(NativeKernels.unavailableReason()).isNotEqualTo("true");
-            assertThat(WeightMatrices.of(type, w, 11, cols)).extracting("kernel").isNotInstanceOf(NativeRowKernel.class);
+            assertThat(WeightMatrices.defaults().of(type, w, 11, cols)).extracting("kernel").isNotInstanceOf(NativeRowKernel.class);
             return;
         }
         record Expect(int rows, NativeKernels.Kernel single, NativeKernels.Kernel group, NativeKernels.Kernel tiled) { }
@@ -247,13 +248,13 @@ public class NativeKernelsTest {
         for (Expect e : expected) {
             MemorySegment data = w.asSlice(0, type.bytesFor((long) e.rows() * cols));
             try (var ignored = withKernels("auto")) {
-                WeightMatrix m = WeightMatrices.of(type, data, e.rows(), cols);
+                WeightMatrix m = WeightMatrices.defaults().of(type, data, e.rows(), cols);
                 assertThat(m).as("%s, %d rows", type, e.rows()).extracting(x -> kernelOf(x, "kernel"),
                         x -> kernelOf(x, "groupKernel"), x -> kernelOf(x, "tiledKernel"))
                         .containsExactly(e.single(), e.group(), e.tiled());
             }
             try (var ignored = withKernels("java")) {
-                assertThat(WeightMatrices.of(type, data, e.rows(), cols)).extracting("kernel")
+                assertThat(WeightMatrices.defaults().of(type, data, e.rows(), cols)).extracting("kernel")
                         .isInstanceOfAny(SubBlockKQuantKernel.class, TableBlockKernel.class);
             }
         }
@@ -359,10 +360,10 @@ public class NativeKernelsTest {
 
     private static void matricesAgree(GgmlType type, int rows, int cols, MemorySegment w, long seed, Random rnd) {
         // dense (GEMM groups where llama-server has them), routed experts, and RAM-tier copies
-        List<Supplier<WeightMatrix>> makers = List.of(() -> WeightMatrices.of(type, w, rows, cols),
-                () -> WeightMatrices.expert(type, w, rows, cols),
-                () -> WeightMatrices.copiedExpert(type, w, rows, cols, true, Arena.ofAuto()),
-                () -> WeightMatrices.repacked(type, w, rows, cols, Arena.ofAuto()));
+        List<Supplier<WeightMatrix>> makers = List.of(() -> WeightMatrices.defaults().of(type, w, rows, cols),
+                () -> WeightMatrices.defaults().expert(type, w, rows, cols),
+                () -> WeightMatrices.defaults().copiedExpert(type, w, rows, cols, true, Arena.ofAuto()),
+                () -> WeightMatrices.defaults().repacked(type, w, rows, cols, Arena.ofAuto()));
         for (int m = 0; m < makers.size(); m++) {
             WeightMatrix nat;
             WeightMatrix java;
@@ -473,13 +474,13 @@ public class NativeKernelsTest {
 
     /** {@code -Dlazarus.kt.kernels=setting} until closed. */
     public static AutoCloseable0 withKernels(String setting) {
-        String previous = System.getProperty(NativeKernels.PROPERTY);
-        System.setProperty(NativeKernels.PROPERTY, setting);
+        String previous = System.getProperty(KernelConfig.KERNELS_PROPERTY);
+        System.setProperty(KernelConfig.KERNELS_PROPERTY, setting);
         return () -> {
             if (previous == null) {
-                System.clearProperty(NativeKernels.PROPERTY);
+                System.clearProperty(KernelConfig.KERNELS_PROPERTY);
             } else {
-                System.setProperty(NativeKernels.PROPERTY, previous);
+                System.setProperty(KernelConfig.KERNELS_PROPERTY, previous);
             }
         };
     }

@@ -47,7 +47,7 @@ public class TiledKQuantKernelTest {
         Random rnd = new Random(seed);
         int rows = 8, cols = 512;
         MemorySegment data = MemorySegment.ofArray(GgmlCodec.encode(type, KernelEquivalenceTest.gaussian(rnd, rows * cols)));
-        WeightMatrix m = WeightMatrices.of(type, data, rows, cols);
+        WeightMatrix m = WeightMatrices.defaults().of(type, data, rows, cols);
         WeightMatrix tiled = new KernelMatrix(type, data, rows, cols, (seg, offset, x, n) -> tiledOrder(type, seg, offset, x, n));
         for (int vectors : new int[] {KernelTable.TILED_MIN_BATCH - 1, KernelTable.TILED_MIN_BATCH}) {
             float[][] xs = new float[vectors][];

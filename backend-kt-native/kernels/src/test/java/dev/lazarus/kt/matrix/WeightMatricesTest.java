@@ -42,14 +42,14 @@ class WeightMatricesTest {
         float[] ones = new float[cols];
         java.util.Arrays.fill(ones, 1f);
         try (GgufFile f = GgufFile.open(file)) {
-            WeightMatrix d = WeightMatrices.of(f, f.tensor("dense"));
+            WeightMatrix d = WeightMatrices.defaults().of(f, f.tensor("dense"));
             assertThat(d.rows()).isEqualTo(rows);
             assertThat(d.cols()).isEqualTo(cols);
             float[] out = new float[rows];
             d.matvec(ones, out);
             assertThat(out).containsOnly(32f);
 
-            WeightMatrix e2 = WeightMatrices.slice3d(f, f.tensor("exps"), 2);
+            WeightMatrix e2 = WeightMatrices.defaults().slice3d(f, f.tensor("exps"), 2);
             assertThat(e2.type()).isEqualTo(GgmlType.Q8_0);
             e2.matvec(ones, out);
             // Q8_0 keeps its scale in f16, so the constants come back within f16 precision
@@ -60,9 +60,9 @@ class WeightMatricesTest {
                 assertThat(v).isCloseTo(21f, within(0.02f));
             }
 
-            assertThatThrownBy(() -> WeightMatrices.of(f, f.tensor("exps"))).isInstanceOf(GgufException.class)
+            assertThatThrownBy(() -> WeightMatrices.defaults().of(f, f.tensor("exps"))).isInstanceOf(GgufException.class)
                     .hasMessageContaining("'exps'").hasMessageContaining("not 2-D");
-            assertThatThrownBy(() -> WeightMatrices.slice3d(f, f.tensor("exps"), 4)).isInstanceOf(IndexOutOfBoundsException.class);
+            assertThatThrownBy(() -> WeightMatrices.defaults().slice3d(f, f.tensor("exps"), 4)).isInstanceOf(IndexOutOfBoundsException.class);
         }
     }
 
@@ -70,7 +70,7 @@ class WeightMatricesTest {
     void wholeMatrixHelpersAgreeWithRangeCalls() {
         int rows = 37, cols = 256;
         float[] w = KernelEquivalenceTest.gaussian(new java.util.Random(1), rows * cols);
-        WeightMatrix m = WeightMatrices.of(GgmlType.Q4_K, MemorySegment.ofArray(dev.lazarus.kt.gguf.GgmlCodec.encode(GgmlType.Q4_K, w)), rows, cols);
+        WeightMatrix m = WeightMatrices.defaults().of(GgmlType.Q4_K, MemorySegment.ofArray(dev.lazarus.kt.gguf.GgmlCodec.encode(GgmlType.Q4_K, w)), rows, cols);
         float[] x = KernelEquivalenceTest.gaussian(new java.util.Random(2), cols);
         float[] whole = new float[rows], ranged = new float[rows];
         m.matvec(x, whole);
@@ -85,11 +85,11 @@ class WeightMatricesTest {
     @Test
     void rejectsMismatchedShapesAndActivations() {
         MemorySegment small = MemorySegment.ofArray(new byte[100]);
-        assertThatThrownBy(() -> WeightMatrices.of(GgmlType.Q8_0, small, 4, 32)).hasMessageContaining("needs 136 bytes");
-        assertThatThrownBy(() -> WeightMatrices.of(GgmlType.Q4_K, small, 1, 32)).hasMessageContaining("multiple of 256");
-        WeightMatrix m = WeightMatrices.of(GgmlType.F32, MemorySegment.ofArray(new byte[4 * 32]), 1, 32);
+        assertThatThrownBy(() -> WeightMatrices.defaults().of(GgmlType.Q8_0, small, 4, 32)).hasMessageContaining("needs 136 bytes");
+        assertThatThrownBy(() -> WeightMatrices.defaults().of(GgmlType.Q4_K, small, 1, 32)).hasMessageContaining("multiple of 256");
+        WeightMatrix m = WeightMatrices.defaults().of(GgmlType.F32, MemorySegment.ofArray(new byte[4 * 32]), 1, 32);
         Activation wrong = Activation.allocate(VecDotType.Q8_0, 32).set(new float[32]);
         assertThatThrownBy(() -> m.matvec(wrong, new float[1], 0, 1)).hasMessageContaining("F32 activation");
-        assertThatThrownBy(() -> WeightMatrices.of(GgmlType.TQ1_0, small, 1, 256)).hasMessageContaining("TQ1_0");
+        assertThatThrownBy(() -> WeightMatrices.defaults().of(GgmlType.TQ1_0, small, 1, 256)).hasMessageContaining("TQ1_0");
     }
 }

@@ -53,9 +53,9 @@ public final class ExpertKernelBench {
                 System.setProperty("lazarus.kt.kernels", twin(sets[s]) ? "java" : sets[s]);
                 ms[s][e] = twin(sets[s]) ? JavaTwins.of(sets[s], type, data, rows, cols, Arena.ofAuto()) : switch (how) {
                     // off the heap, as the mapped file is
-                    case "in-place" -> WeightMatrices.of(type, Arena.ofAuto().allocate(data.byteSize(), 64).copyFrom(data), rows, cols);
-                    case "repacked" -> WeightMatrices.repacked(type, data, rows, cols, Arena.ofAuto());
-                    default -> WeightMatrices.copiedExpert(type, data, rows, cols, true, Arena.ofAuto());
+                    case "in-place" -> WeightMatrices.defaults().of(type, Arena.ofAuto().allocate(data.byteSize(), 64).copyFrom(data), rows, cols);
+                    case "repacked" -> WeightMatrices.defaults().repacked(type, data, rows, cols, Arena.ofAuto());
+                    default -> WeightMatrices.defaults().copiedExpert(type, data, rows, cols, true, Arena.ofAuto());
                 };
             }
         }

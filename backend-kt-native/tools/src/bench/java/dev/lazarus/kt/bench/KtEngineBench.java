@@ -1,6 +1,7 @@
 package dev.lazarus.kt.bench;
 
 import dev.lazarus.backend.api.BackendConfig;
+import dev.lazarus.kt.tensor.KernelConfig;
 import dev.lazarus.kt.gguf.GgufFile;
 import dev.lazarus.kt.model.Model;
 import dev.lazarus.kt.parallel.Parallel;
@@ -58,7 +59,7 @@ final class KtEngineBench implements AutoCloseable {
         this.parallel = Parallel.ofThreads(threads);
         java.util.regex.Matcher kernels = java.util.regex.Pattern.compile("-(java|native|auto)$").matcher(experts);
         if (kernels.find()) {
-            System.setProperty(NativeKernels.PROPERTY, kernels.group(1));
+            System.setProperty(KernelConfig.KERNELS_PROPERTY, kernels.group(1));
             experts = experts.substring(0, kernels.start());
         }
         Loaded loaded = load(experts);

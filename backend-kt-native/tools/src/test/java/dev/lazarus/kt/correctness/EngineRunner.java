@@ -1,5 +1,6 @@
 package dev.lazarus.kt.correctness;
 
+import dev.lazarus.kt.tensor.KernelConfig;
 import dev.lazarus.kt.correctness.Continuation.Candidate;
 import dev.lazarus.kt.fidelity.LogitMath;
 import dev.lazarus.kt.gguf.GgufFile;
@@ -36,12 +37,18 @@ final class EngineRunner implements AutoCloseable {
     private final ExpertPlacement placement;
     private final KvCacheTypes cacheTypes;
 
+    /** Rounding like the variant llama-server is held to ({@link EngineParityFixture#kernels}). */
     EngineRunner(Path gguf, Parallel parallel) {
         this(gguf, parallel, null, AttentionOrder.NON_FLASH);
     }
 
     EngineRunner(Path gguf, Parallel parallel, AttentionOrder order) {
         this(gguf, parallel, null, order);
+    }
+
+    /** With the routed experts placed per {@code placement} (null: the model's own expert path, all in place). */
+    EngineRunner(Path gguf, Parallel parallel, PlacementConfig placement, KernelConfig kernels) {
+        this(gguf, parallel, placement, AttentionOrder.NON_FLASH, KvCacheTypes.F16, kernels);
     }
 
     /**
@@ -54,10 +61,15 @@ final class EngineRunner implements AutoCloseable {
 
     /** As above, with a KV cache of {@code cacheTypes} (llama-server's {@code -ctk}/{@code -ctv}). */
     EngineRunner(Path gguf, Parallel parallel, PlacementConfig placement, AttentionOrder order, KvCacheTypes cacheTypes) {
+        this(gguf, parallel, placement, order, cacheTypes, EngineParityFixture.kernels());
+    }
+
+    EngineRunner(Path gguf, Parallel parallel, PlacementConfig placement, AttentionOrder order, KvCacheTypes cacheTypes,
+                 KernelConfig kernels) {
         this.cacheTypes = cacheTypes;
         this.file = GgufFile.open(gguf);
         try {
-            this.model = Model.load(file, parallel, order);
+            this.model = Model.load(file, parallel, kernels, order);
             this.tokenizer = Tokenizers.fromMetadata(file.metadata());
             this.placement = placement == null ? null : ExpertPlacement.install(model, gguf.getFileName().toString(), placement, null);
         } catch (RuntimeException | Error e) {

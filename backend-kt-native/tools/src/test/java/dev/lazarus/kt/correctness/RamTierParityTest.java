@@ -2,6 +2,7 @@ package dev.lazarus.kt.correctness;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.lazarus.kt.tensor.KernelConfig;
 import dev.lazarus.kt.correctness.ParityModels.Format;
 import dev.lazarus.kt.matrix.Kernels;
 import dev.lazarus.kt.placement.ExpertPlacement;
@@ -28,7 +29,7 @@ class RamTierParityTest extends EngineParityFixture {
     @ParameterizedTest(name = "{0} Q4_K_M, every expert packed in RAM, Java kernels")
     @EnumSource(names = {"QWEN3MOE", "DEEPSEEK2", "GLM4MOE", "GPT_OSS"})
     void everyExpertPackedInTheRamTierComputesLlamaServersNumbers(ParityModels arch) {
-        String previous = System.setProperty(NativeKernels.PROPERTY, "java");
+        String previous = System.setProperty(KernelConfig.KERNELS_PROPERTY, "java");
         try {
             everyExpertInRam(arch, AttentionMode.OFF);
         } finally {
@@ -43,7 +44,7 @@ class RamTierParityTest extends EngineParityFixture {
     @ParameterizedTest(name = "{0} Q4_K_M, every expert in RAM, default kernels")
     @EnumSource(names = {"QWEN3MOE", "DEEPSEEK2", "GLM4MOE", "GPT_OSS"})
     void everyExpertInTheRamTierComputesLlamaServersNumbersWithTheDefaultKernels(ParityModels arch) {
-        String previous = System.setProperty(NativeKernels.PROPERTY, "auto");
+        String previous = System.setProperty(KernelConfig.KERNELS_PROPERTY, "auto");
         try {
             everyExpertInRam(arch, AttentionMode.OFF);
         } finally {
@@ -63,7 +64,7 @@ class RamTierParityTest extends EngineParityFixture {
                     .isNotEqualTo("true");
             return;
         }
-        String previous = System.setProperty(NativeKernels.PROPERTY, "native");
+        String previous = System.setProperty(KernelConfig.KERNELS_PROPERTY, "native");
         try {
             everyExpertInRam(arch, AttentionMode.OFF);
         } finally {
@@ -79,7 +80,7 @@ class RamTierParityTest extends EngineParityFixture {
     @ParameterizedTest(name = "{0} Q4_K_M, every expert in RAM, default kernels, -fa on")
     @EnumSource(names = {"DEEPSEEK2", "GPT_OSS"})
     void everyExpertInTheRamTierComputesLlamaServersNumbersWithFlashAttention(ParityModels arch) {
-        String previous = System.setProperty(NativeKernels.PROPERTY, "auto");
+        String previous = System.setProperty(KernelConfig.KERNELS_PROPERTY, "auto");
         try {
             everyExpertInRam(arch, AttentionMode.ON);
         } finally {
@@ -97,7 +98,7 @@ class RamTierParityTest extends EngineParityFixture {
             // more bytes held means packed
             assertThat(placement.heldBytes(Tier.RAM)).as("bytes the RAM tier holds: Q4_K experts packed")
                     .isGreaterThan(placement.catalog().totalBytes());
-            String what = arch.arch() + " Q4_K_M, experts in RAM, " + Kernels.describe() + ", " + mode;
+            String what = arch.arch() + " Q4_K_M, experts in RAM, " + Kernels.describe(KernelConfig.fromSystemProperties()) + ", " + mode;
             HiddenStateParityTest.assertHiddenStateContract(engine, model, what, ParityContract.host(), mode);
             GreedyParityTest.assertGreedyContract(engine, model, what, ParityContract.host(), mode);
         }
@@ -105,9 +106,9 @@ class RamTierParityTest extends EngineParityFixture {
 
     private static void restore(String previous) {
         if (previous == null) {
-            System.clearProperty(NativeKernels.PROPERTY);
+            System.clearProperty(KernelConfig.KERNELS_PROPERTY);
         } else {
-            System.setProperty(NativeKernels.PROPERTY, previous);
+            System.setProperty(KernelConfig.KERNELS_PROPERTY, previous);
         }
     }
 }

@@ -59,9 +59,9 @@ public final class FloatKernels {
         return finish(lanes, w, o, xs, i, n);
     }
 
-    /** The BF16 kernel of the active {@link GgmlOrders}. */
-    public static RowKernel bf16Kernel() {
-        return GgmlOrders.active() == GgmlOrders.AVX512 ? FloatKernels::bf16Avx512 : FloatKernels::bf16;
+    /** The BF16 kernel of {@code orders}. */
+    public static RowKernel bf16Kernel(GgmlOrders orders) {
+        return orders == GgmlOrders.AVX512 ? FloatKernels::bf16Avx512 : FloatKernels::bf16;
     }
 
     static float bf16Avx512(MemorySegment w, long o, Activation x, int n) {

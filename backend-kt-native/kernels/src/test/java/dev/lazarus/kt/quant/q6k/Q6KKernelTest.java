@@ -2,6 +2,7 @@ package dev.lazarus.kt.quant.q6k;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.lazarus.kt.tensor.KernelConfig;
 import dev.lazarus.kt.gguf.GgmlCodec;
 import dev.lazarus.kt.gguf.GgmlType;
 import dev.lazarus.kt.matrix.KernelEquivalenceTest;
@@ -98,14 +99,14 @@ class Q6KKernelTest {
     @EnumSource(Data.class)
     void ramTierPacksQ6KExactly(Data data) {
         // the packed layout is the Java kernels' (where the native kernels load, the RAM tier keeps ggml's blocks)
-        String previous = System.setProperty(NativeKernels.PROPERTY, "java");
+        String previous = System.setProperty(KernelConfig.KERNELS_PROPERTY, "java");
         try {
             ramTierPacksQ6KExactlyForJavaKernels(data);
         } finally {
             if (previous == null) {
-                System.clearProperty(NativeKernels.PROPERTY);
+                System.clearProperty(KernelConfig.KERNELS_PROPERTY);
             } else {
-                System.setProperty(NativeKernels.PROPERTY, previous);
+                System.setProperty(KernelConfig.KERNELS_PROPERTY, previous);
             }
         }
     }
@@ -123,10 +124,10 @@ class Q6KKernelTest {
                 allocated[0] += size;
                 return arena.allocate(size, alignment);
             };
-            WeightMatrix packed = WeightMatrices.copiedExpert(GgmlType.Q6_K, w, rows, cols, true, counting);
-            WeightMatrix inPlace = WeightMatrices.expert(GgmlType.Q6_K, w, rows, cols);
+            WeightMatrix packed = WeightMatrices.defaults().copiedExpert(GgmlType.Q6_K, w, rows, cols, true, counting);
+            WeightMatrix inPlace = WeightMatrices.defaults().expert(GgmlType.Q6_K, w, rows, cols);
             assertThat(allocated[0]).as(where + " bytes held")
-                    .isEqualTo(WeightMatrices.copiedExpertBytes(GgmlType.Q6_K, w.byteSize(), rows, cols, true))
+                    .isEqualTo(WeightMatrices.defaults().copiedExpertBytes(GgmlType.Q6_K, w.byteSize(), rows, cols, true))
                     .isEqualTo((long) rows * (cols / 256) * 276);
             Activation[] xs = new Activation[2 * RowKernel.GROUP + 1];
             for (int i = 0; i < xs.length; i++) {

@@ -70,8 +70,8 @@ public class KernelBenchmark {
         MemorySegment.copy(MemorySegment.ofArray(bytes), 0, data, 0, bytes.length);
         matrix = switch (impl) {
             case "scalar" -> WeightMatrices.scalar(type, data, rows, cols);
-            case "ram" -> WeightMatrices.copiedExpert(type, data, rows, cols, true, arena);
-            default -> WeightMatrices.of(type, data, rows, cols);
+            case "ram" -> WeightMatrices.defaults().copiedExpert(type, data, rows, cols, true, arena);
+            default -> WeightMatrices.defaults().of(type, data, rows, cols);
         };
         x = new float[cols];
         batch = new float[8][cols];

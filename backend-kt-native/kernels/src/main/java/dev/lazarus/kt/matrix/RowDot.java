@@ -1,6 +1,10 @@
-package dev.lazarus.kt.tensor;
+package dev.lazarus.kt.matrix;
 
 import dev.lazarus.kt.gguf.GgmlType;
+import dev.lazarus.kt.tensor.Activation;
+import dev.lazarus.kt.tensor.GgmlOrders;
+import dev.lazarus.kt.tensor.RowKernel;
+import dev.lazarus.kt.tensor.VecDotType;
 import java.lang.foreign.MemorySegment;
 
 /**
@@ -14,14 +18,14 @@ public final class RowDot {
     private final GgmlType type;
     private final RowKernel kernel;
 
-    private RowDot(GgmlType type) {
+    private RowDot(GgmlType type, GgmlOrders orders) {
         this.type = type;
-        this.kernel = KernelTable.inPlace(type).single();
+        this.kernel = KernelTable.java(type, false, KernelTable.Use.SLICE, orders).single();
     }
 
-    /** The vec_dot of {@code type}, in the orders of the {@link GgmlOrders} active now. */
-    public static RowDot of(GgmlType type) {
-        return new RowDot(type);
+    /** The vec_dot of {@code type}, summed in {@code orders} (the model's: its backend's ggml variant). */
+    public static RowDot of(GgmlType type, GgmlOrders orders) {
+        return new RowDot(type, orders);
     }
 
     public GgmlType type() {
