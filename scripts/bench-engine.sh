@@ -2,7 +2,7 @@
 # kt-native engine vs llama.cpp's llama-bench on the same GGUF and thread count, alternated round by
 # round; prints a Markdown table (see docs/benchmarks.md#cpu-decode-and-prefill). Never part of the test suite.
 #
-#   scripts/bench-engine.sh [--models q8_0,q4_k_m|<gguf>,...] [--threads N] [--rounds R]
+#   scripts/bench-engine.sh [--models q8_0,q4_k_m,deepseek32-q8_0,deepseek32-q3_k_m|<gguf>,...] [--threads N] [--rounds R]
 #                           [--prompt 512] [--gen 128] [--work /tmp/lazarus-bench] [--no-llama] [--fork]
 #                           [--warmup-tokens 1024]
 # --fork: each model and expert mode in a JVM of its own (see EngineBenchMain); without it all share one JVM.

@@ -361,6 +361,18 @@ public final class SyntheticModels {
                 Moe.softmax(64, 8, 768), null, 1_000_000f, null, 4096, 1e-6f, false);
     }
 
+    /**
+     * A DeepSeek-V3.2 for the engine benchmark: dim 1024, 4 layers (one dense), 16 MLA heads (q LoRA 384, kv LoRA 256,
+     * heads of 64 + 32), an indexer of 16 heads of 128 keeping the top 256 positions (so a 512-token prompt and its
+     * decode attend sparsely), 32 experts of 512 with 4 used and a shared one: about 190M weights.
+     */
+    public static Spec benchDeepseek32() {
+        Moe moe = new Moe(32, 4, 512, 1, 1, Gating.SIGMOID, true, 2.5f, 0, 0, true);
+        Mla mla = new Mla(384, 256, 64, 32, 64, true, new Indexer(16, 128, 256));
+        return new Spec("bench-deepseek32", "deepseek32", GgmlType.Q8_0, 18, 4, 1024, 16, 16, 0, 2048, moe, mla,
+                10_000f, new Yarn(4f, 1024, 0.1f), 4096, 1e-6f, false);
+    }
+
     /** A preset by its name as {@link SyntheticModelsMain} takes it ({@code tinyLlama}, {@code tiny-llama}, ...). */
     public static Spec preset(String name) {
         return switch (name.replace("-", "").toLowerCase(java.util.Locale.ROOT)) {
@@ -379,10 +391,11 @@ public final class SyntheticModels {
             case "tinyglm4moe" -> tinyGlm4Moe();
             case "tinygptoss" -> tinyGptOss();
             case "benchqwen3moe" -> benchQwen3Moe();
+            case "benchdeepseek32" -> benchDeepseek32();
             case "benchqwen3moeskewed" -> benchQwen3MoeSkewed();
             case "benchqwen3moeflat" -> benchQwen3MoeFlat();
             default -> throw new IllegalArgumentException("unknown preset '" + name
-                    + "' (tinyLlama, tinyLlamaMoe, tinyQwen3, tinyQwen3Moe, tinyDeepseek2, tinyDeepseek32, wideDeepseek32, tinyGlm4Moe, tinyGptOss, wideQwen3Moe, wideDeepseek2, wideLlama, wideGlm4Moe, wideGptOss, benchQwen3Moe, benchQwen3MoeSkewed, benchQwen3MoeFlat)");
+                    + "' (tinyLlama, tinyLlamaMoe, tinyQwen3, tinyQwen3Moe, tinyDeepseek2, tinyDeepseek32, wideDeepseek32, tinyGlm4Moe, tinyGptOss, wideQwen3Moe, wideDeepseek2, wideLlama, wideGlm4Moe, wideGptOss, benchQwen3Moe, benchQwen3MoeSkewed, benchQwen3MoeFlat, benchDeepseek32)");
         };
     }
 
