@@ -364,7 +364,7 @@ public final class SyntheticModels {
     /**
      * A DeepSeek-V3.2 for the engine benchmark: dim 1024, 4 layers (one dense), 16 MLA heads (q LoRA 384, kv LoRA 256,
      * heads of 64 + 32), an indexer of 16 heads of 128 keeping the top 256 positions (so a 512-token prompt and its
-     * decode attend sparsely), 32 experts of 512 with 4 used and a shared one: about 190M weights.
+     * decode attend sparsely), 32 experts of 512 with 4 used and a shared one: 190 MB in Q8_0.
      */
     public static Spec benchDeepseek32() {
         Moe moe = new Moe(32, 4, 512, 1, 1, Gating.SIGMOID, true, 2.5f, 0, 0, true);
