@@ -150,7 +150,7 @@ public final class SyntheticModels {
                     "layers %d dim %d heads %d/%d ffn %d ctx %d", layers, dim, heads, kvHeads, ffn, contextLength);
             require(a.mla() == (mla != null), "%s %s MLA settings", arch, a.mla() ? "needs" : "takes no");
             require(mla == null || (a == ArchitectureTraits.DEEPSEEK32) == (mla.indexer() != null),
-                    "%s %s an indexer", arch, a == ArchitectureTraits.DEEPSEEK32 ? "needs" : "takes no");
+                    "%s %s", arch, a == ArchitectureTraits.DEEPSEEK32 ? "needs an indexer" : "takes no indexer");
             require(!a.requiresMoe() || moe != null, "%s needs experts", arch);
             require(a.allowsMoe() || moe == null, "%s takes no experts", arch);
             require(mla != null || headDim % 2 == 0, "head size %d must be even for RoPE", headDim);
