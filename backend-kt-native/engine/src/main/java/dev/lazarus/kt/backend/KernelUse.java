@@ -2,7 +2,7 @@ package dev.lazarus.kt.backend;
 
 import dev.lazarus.kt.gguf.GgmlType;
 import dev.lazarus.kt.gguf.GgufTensorInfo;
-import dev.lazarus.kt.tensor.Kernels;
+import dev.lazarus.kt.matrix.Kernels;
 import java.util.Comparator;
 import java.util.EnumSet;
 import java.util.List;

@@ -2,7 +2,10 @@ package dev.lazarus.kt.backend;
 
 import dev.lazarus.backend.api.BackendConfig;
 import dev.lazarus.backend.api.BackendConfigException;
+import dev.lazarus.kt.host.HostCpu;
+import dev.lazarus.kt.model.AttentionOrder;
 import dev.lazarus.kt.placement.PlacementConfig;
+import java.util.Locale;
 
 /**
  * The settings of a {@code kt-native} backend.
@@ -16,9 +19,11 @@ import dev.lazarus.kt.placement.PlacementConfig;
  * @param placement      where routed experts live (GPU, RAM copies, the mapped file)
  * @param warmupTokens   tokens generated at load, before the backend says it is ready, so that the JIT has
  *                       compiled the kernels when traffic comes; 0: none
+ * @param attention      the attention order, as llama-server's {@code -fa} ({@code flash-attention}: {@code auto},
+ *                       {@code on}, {@code off}) with its thread count ({@code flash-attention-threads})
  */
 public record KtNativeSettings(String model, int threads, int contextSize, int maxSequences, int maxQueued,
-                               String modelName, PlacementConfig placement, int warmupTokens) {
+                               String modelName, PlacementConfig placement, int warmupTokens, AttentionOrder attention) {
 
     public static final int DEFAULT_MAX_QUEUED = 64;
 
@@ -39,7 +44,26 @@ public record KtNativeSettings(String model, int threads, int contextSize, int m
         if (warmup < 0) {
             throw new BackendConfigException(config.id(), "warmup-tokens", "setting 'warmup-tokens' must be at least 0, got " + warmup);
         }
-        return new KtNativeSettings(model, threads, context, sequences, queued, name, PlacementConfig.from(config), warmup);
+        return new KtNativeSettings(model, threads, context, sequences, queued, name, PlacementConfig.from(config), warmup,
+                attention(config));
+    }
+
+    /**
+     * {@code flash-attention}: {@code off} is llama-server's {@code -fa off}; {@code on} and {@code auto} (the default)
+     * its {@code -fa on}, which is what its {@code auto} picks on a CPU (Debian's b11669 logs "Flash Attention
+     * enabled"). YAML reads a bare on/off as a boolean, so true/false are taken too. {@code flash-attention-threads}:
+     * llama-server's {@code -t}, whose count splits a decode step's attention; default llama-server's own default, the
+     * physical cores.
+     */
+    private static AttentionOrder attention(BackendConfig config) {
+        String mode = config.string("flash-attention", "auto").trim().toLowerCase(Locale.ROOT);
+        int threads = positive(config, "flash-attention-threads", HostCpu.physicalCores());
+        return switch (mode) {
+            case "auto", "on", "true" -> AttentionOrder.flash(threads);
+            case "off", "false" -> AttentionOrder.NON_FLASH;
+            default -> throw new BackendConfigException(config.id(), "flash-attention",
+                    "setting 'flash-attention' must be auto, on or off, got '" + mode + "'");
+        };
     }
 
     private static int positive(BackendConfig config, String key, int def) {

@@ -7,6 +7,7 @@ import dev.lazarus.kt.gguf.GgmlType;
 import dev.lazarus.kt.gguf.GgufFile;
 import dev.lazarus.kt.gguf.GgufTensorInfo;
 import dev.lazarus.kt.gpu.GpuTiers;
+import dev.lazarus.kt.model.AttentionOrder;
 import dev.lazarus.kt.model.Model;
 import dev.lazarus.kt.parallel.Parallel;
 import dev.lazarus.kt.placement.DeviceTier;
@@ -79,7 +80,7 @@ final class ModelLoader {
         try {
             pageIn(file, progress);
             parallel = Parallel.ofThreads(settings.threads());
-            Model model = Model.load(file, parallel);
+            Model model = Model.load(file, parallel, settings.attention());
             // a dense model needs the GPU only for the layer path; a MoE model also for its expert tier
             boolean wantsGpu = !model.expertLayers().isEmpty() || settings.placement().gpuLayers();
             gpu = wantsGpu ? GpuTiers.open(settings.placement()).orElse(null) : null;
@@ -93,10 +94,10 @@ final class ModelLoader {
             InferenceEngine engine = new InferenceEngine(model, new EngineOptions(context, settings.maxSequences(),
                     settings.maxQueued(), defaults.maxBatchTokens(), defaults.prefixCacheEntries()), parallel);
             warmUp(model, engine, placement);
-            LOG.log(Level.INFO, "kt-native backend {0}: {1} ready ({2}, context {3}, {4} threads)",
+            LOG.log(Level.INFO, "kt-native backend {0}: {1} ready ({2}, context {3}, {4} threads, {5})",
                     backendId, settings.modelName(), model.config().architecture().ggufName(), context,
-                    settings.threads());
-            return new LoadedModel(file, parallel, engine, tokenizer, template, facts(file, model, gpu, placement), placement, gpu);
+                    settings.threads(), settings.attention());
+            return new LoadedModel(file, parallel, engine, tokenizer, template, facts(file, model, gpu, placement, settings.attention()), placement, gpu);
         } catch (RuntimeException | Error e) {
             if (placement != null) {
                 placement.close();
@@ -197,7 +198,8 @@ final class ModelLoader {
     }
 
     /** What {@code /v1/models} shows about the model, and where and how it runs (the gateway's start-up line). */
-    private static Map<String, Object> facts(GgufFile file, Model model, DeviceTier gpu, ExpertPlacement placement) {
+    private static Map<String, Object> facts(GgufFile file, Model model, DeviceTier gpu, ExpertPlacement placement,
+                                             AttentionOrder attention) {
         Map<String, Object> facts = new LinkedHashMap<>();
         facts.put("architecture", model.config().architecture().ggufName());
         facts.put("quantization", dominantType(file).name());
@@ -217,6 +219,13 @@ final class ModelLoader {
         facts.put("kernels", KernelUse.describe(file.tensors()));
         if (placement != null) {
             facts.put("cpu_experts", placement.cpuExperts()); // ram / mmap / ram+mmap / none, as placed at load
+        }
+        // as a llamacpp backend names llama-server's: what the decision gate aligns before comparing the two
+        facts.put("flash_attention", attention.flash() ? "on" : "off");
+        facts.put("cache_type_k", "f16");
+        facts.put("cache_type_v", "f16");
+        if (attention.flash()) {
+            facts.put("threads", attention.threads());
         }
         return facts;
     }

@@ -136,12 +136,22 @@ final class AttentionKernel {
 
     /** {@code scores[t]} = {@link #keyDot} of the query with position t's key, for t in [0, positions). */
     static void keyDots(float[] q, int dim, float[] keys, int kOff, int kStride, int positions, float[] scores) {
-        keyDots(q, dim, keys, kOff, kStride, positions, scores, new float[LANES * LANES]);
+        keyDots(q, dim, keys, kOff, kStride, 0, positions, scores, new float[LANES * LANES]);
+    }
+
+    /** As above for t in [from, to) (flash attention's chunks of positions). */
+    static void keyDots(float[] q, int dim, float[] keys, int kOff, int kStride, int from, int to, float[] scores) {
+        keyDots(q, dim, keys, kOff, kStride, from, to, scores, SCRATCH.get().lanes);
     }
 
     private static void keyDots(float[] q, int dim, float[] keys, int kOff, int kStride, int positions,
                                 float[] scores, float[] lanes) {
-        int t = 0;
+        keyDots(q, dim, keys, kOff, kStride, 0, positions, scores, lanes);
+    }
+
+    private static void keyDots(float[] q, int dim, float[] keys, int kOff, int kStride, int from, int positions,
+                                float[] scores, float[] lanes) {
+        int t = from;
         if (dim % 64 == 0) {
             for (; t + LANES <= positions; t += LANES) {
                 keyDots16(q, dim, keys, t * kStride + kOff, kStride, scores, t, lanes);

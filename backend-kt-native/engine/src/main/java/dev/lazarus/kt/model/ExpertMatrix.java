@@ -1,7 +1,7 @@
 package dev.lazarus.kt.model;
 
 import dev.lazarus.kt.gguf.GgmlType;
-import dev.lazarus.kt.tensor.WeightMatrices;
+import dev.lazarus.kt.matrix.WeightMatrices;
 import dev.lazarus.kt.tensor.WeightMatrix;
 import java.lang.foreign.MemorySegment;
 

@@ -35,6 +35,7 @@ final class GroupedQueryAttention implements Attention {
     private final float eps;
     private final Rope rope;
     private final float scale;
+    private final AttentionOrder order;
     private final Parallel parallel;
     /**
      * Activations, Q/K/V and the attended vectors of one call; its output is allocated (the caller keeps it). One slot
@@ -42,7 +43,8 @@ final class GroupedQueryAttention implements Attention {
      */
     private static final Scratch.Slot SCRATCH = Scratch.Slot.retaining(Scratch.RETAINED_BYTES);
 
-    GroupedQueryAttention(int block, ModelConfig config, Weights weights, Rope rope, Parallel parallel) {
+    GroupedQueryAttention(int block, ModelConfig config, Weights weights, Rope rope, AttentionOrder order,
+                          Parallel parallel) {
         this.block = block;
         this.heads = config.headCount();
         this.kvHeads = config.headCountKv();
@@ -61,6 +63,7 @@ final class GroupedQueryAttention implements Attention {
         this.eps = config.rmsEps();
         this.rope = rope;
         this.scale = 1.0f / (float) Math.sqrt(headDim);
+        this.order = order;
         this.parallel = parallel;
     }
 
@@ -186,11 +189,20 @@ final class GroupedQueryAttention implements Attention {
                 KvCache cache = batch.caches()[i];
                 int kvh = h / group;
                 int positions = batch.positions()[i] + 1;
-                AttentionKernel.attend(q[i], h * headDim, headDim,
-                        cache.keys(block), kvh * headDim, keyWidth(),
-                        cache.values(block), kvh * valueDim, valueWidth(), valueDim,
-                        window == 0 ? 0 : Math.max(0, positions - window), positions, scale,
-                        weights.sinks() == null ? Float.NEGATIVE_INFINITY : weights.sinks()[h], attended[i], h * valueDim);
+                int first = window == 0 ? 0 : Math.max(0, positions - window);
+                float sink = weights.sinks() == null ? Float.NEGATIVE_INFINITY : weights.sinks()[h];
+                if (order.flash()) {
+                    FlashKv kv = FlashKv.f16(cache.keys(block), kvh * headDim, keyWidth(),
+                            cache.values(block), kvh * valueDim, valueWidth(), valueDim);
+                    FlashAttentionKernel.attend(q[i], h * headDim, headDim, kv, first, positions, scale, sink,
+                            FlashAttentionKernel.path(batch.size(), positions, kv.floatRows() != null),
+                            order.threads(), attended[i], h * valueDim);
+                } else {
+                    AttentionKernel.attend(q[i], h * headDim, headDim,
+                            cache.keys(block), kvh * headDim, keyWidth(),
+                            cache.values(block), kvh * valueDim, valueWidth(), valueDim,
+                            first, positions, scale, sink, attended[i], h * valueDim);
+                }
             }
         }
     }

@@ -39,17 +39,18 @@ final class LatentAttention implements Attention {
     private final float eps;
     private final Rope rope;
     private final float scale;
+    private final AttentionOrder order;
     private final Parallel parallel;
     /** deepseek32's sparse attention: which cached positions each query attends; null: all (deepseek2). */
     private final LightningIndexer indexer;
 
     LatentAttention(int block, ModelConfig config, QueryWeights query, WeightMatrix kvDown, float[] kvDownNorm,
-                    LatentWeights latent, WeightMatrix output, Rope rope, Parallel parallel) {
-        this(block, config, query, kvDown, kvDownNorm, latent, output, rope, parallel, null);
+                    LatentWeights latent, WeightMatrix output, Rope rope, AttentionOrder order, Parallel parallel) {
+        this(block, config, query, kvDown, kvDownNorm, latent, output, rope, order, parallel, null);
     }
 
     LatentAttention(int block, ModelConfig config, QueryWeights query, WeightMatrix kvDown, float[] kvDownNorm,
-                    LatentWeights latent, WeightMatrix output, Rope rope, Parallel parallel,
+                    LatentWeights latent, WeightMatrix output, Rope rope, AttentionOrder order, Parallel parallel,
                     LightningIndexer indexer) {
         if (indexer != null && !latent.absorbed()) {
             throw new ModelFormatException("sparse attention needs split attn_k_b/attn_v_b");
@@ -66,6 +67,7 @@ final class LatentAttention implements Attention {
         this.eps = config.rmsEps();
         this.rope = rope;
         this.scale = config.rope().mlaScoreScale(mla.keyDim());
+        this.order = order;
         this.parallel = parallel;
     }
 
@@ -162,8 +164,8 @@ final class LatentAttention implements Attention {
                 int h = task % heads;
                 KvCache cache = batch.caches()[i];
                 float[] keys = cache.keys(block);
-                AttentionKernel.attend(fullQ[i], h * width, width, keys, 0, stride, keys, 0, stride, kvLora,
-                        batch.positions()[i] + 1, scale, keep == null ? null : keep[i], latentOut[h][i], 0);
+                attend(batch, fullQ[i], h * width, width, keys, 0, stride, keys, 0, stride, kvLora,
+                        batch.positions()[i] + 1, keep == null ? null : keep[i], latentOut[h][i], 0);
             }
         });
         float[][][] values = new float[heads][n][mla.valueDim()];
@@ -205,12 +207,35 @@ final class LatentAttention implements Attention {
                 int i = task / heads;
                 int h = task % heads;
                 KvCache cache = batch.caches()[i];
-                AttentionKernel.attend(q[i], h * keyDim, keyDim, cache.keys(block), h * keyDim, heads * keyDim,
+                attend(batch, q[i], h * keyDim, keyDim, cache.keys(block), h * keyDim, heads * keyDim,
                         cache.values(block), h * vDim, heads * vDim, vDim,
-                        batch.positions()[i] + 1, scale, attended[i], h * vDim);
+                        batch.positions()[i] + 1, attended[i], h * vDim);
             }
         });
         return attended;
+    }
+
+    /**
+     * One head of one token in the configured order. With flash attention llama.cpp runs the absorbed layout's
+     * values as a view of the cached latent (the first {@code kv_lora_rank} of each row), so K and V are one F16 type.
+     */
+    private void attend(ForwardBatch batch, float[] q, int qOff, int dim, float[] keys, int kOff, int kStride,
+                        float[] values, int vOff, int vStride, int vDim, int positions, float[] out, int outOff) {
+        attend(batch, q, qOff, dim, keys, kOff, kStride, values, vOff, vStride, vDim, positions, null, out, outOff);
+    }
+
+    /** As above, attending only the positions {@code keep} marks (null: all): deepseek32's sparse attention. */
+    private void attend(ForwardBatch batch, float[] q, int qOff, int dim, float[] keys, int kOff, int kStride,
+                        float[] values, int vOff, int vStride, int vDim, int positions, boolean[] keep, float[] out,
+                        int outOff) {
+        if (order.flash()) {
+            FlashKv kv = FlashKv.f16(keys, kOff, kStride, values, vOff, vStride, vDim);
+            FlashAttentionKernel.attend(q, qOff, dim, kv, 0, positions, scale, Float.NEGATIVE_INFINITY, keep,
+                    FlashAttentionKernel.path(batch.size(), positions, true), order.threads(), out, outOff);
+        } else {
+            AttentionKernel.attend(q, qOff, dim, keys, kOff, kStride, values, vOff, vStride, vDim, positions, scale,
+                    keep, out, outOff);
+        }
     }
 
     /** {@code out[h][i] = ws[h] · in[h][i]} for all heads in one parallel pass. */

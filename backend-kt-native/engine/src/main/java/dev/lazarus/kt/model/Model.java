@@ -64,7 +64,12 @@ public final class Model {
 
     /** Assembles the model described by the file's metadata from its tensors. */
     public static Model load(GgufFile file, Parallel parallel) {
-        return new ModelAssembler(file, parallel).assemble();
+        return load(file, parallel, AttentionOrder.NON_FLASH);
+    }
+
+    /** As {@link #load(GgufFile, Parallel)}, attention rounded in {@code order}. */
+    public static Model load(GgufFile file, Parallel parallel, AttentionOrder order) {
+        return new ModelAssembler(file, parallel, order).assemble();
     }
 
     /** Every tensor of {@code file}'s forward pass by block, as {@link #load} assembles them, without loading. */

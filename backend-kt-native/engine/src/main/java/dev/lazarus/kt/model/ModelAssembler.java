@@ -17,6 +17,7 @@ final class ModelAssembler {
 
     private final GgufFile file;
     private final Parallel parallel;
+    private final AttentionOrder order;
     private final TensorLoader tensors;
     private final ModelConfig config;
     private final Rope rope;
@@ -25,9 +26,10 @@ final class ModelAssembler {
         throw new IllegalStateException("experts used before the model was assembled");
     });
 
-    ModelAssembler(GgufFile file, Parallel parallel) {
+    ModelAssembler(GgufFile file, Parallel parallel, AttentionOrder order) {
         this.file = file;
         this.parallel = parallel;
+        this.order = order;
         this.tensors = new TensorLoader(file);
         this.config = ModelConfig.fromMetadata(file.metadata());
         this.rope = new Rope(config.rope());
@@ -154,7 +156,7 @@ final class ModelAssembler {
                     tensors.vector(a.qBias()), tensors.vector(a.kBias()), tensors.vector(a.vBias()),
                     tensors.vector(a.outputBias()), tensors.vector(a.qNorm()), tensors.vector(a.kNorm()),
                     tensors.vector(a.sinks())),
-                    rope, parallel);
+                    rope, order, parallel);
             case BlockTensors.Mla a -> latentAttention(b, a);
         };
     }
@@ -173,7 +175,7 @@ final class ModelAssembler {
                         tensors.vector(a.indexer().kNorm()), tensors.vector(a.indexer().kNormBias()),
                         tensors.matrix(a.indexer().proj())), rope, parallel);
         return new LatentAttention(b, config, query, tensors.matrix(a.kvAMqa()), tensors.vector(a.kvANorm()), latent,
-                tensors.matrix(a.output()), rope, parallel, indexer);
+                tensors.matrix(a.output()), rope, order, parallel, indexer);
     }
 
     private FeedForward experts(int b, BlockTensors.Experts t, RoutingStats routing) {

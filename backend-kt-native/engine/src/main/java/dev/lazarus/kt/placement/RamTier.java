@@ -1,9 +1,9 @@
 package dev.lazarus.kt.placement;
 
+import dev.lazarus.kt.matrix.WeightMatrices;
 import dev.lazarus.kt.model.ExpertMatrix;
 import dev.lazarus.kt.model.ExpertWeights;
 import dev.lazarus.kt.model.SwiGlu;
-import dev.lazarus.kt.tensor.WeightMatrices;
 import dev.lazarus.kt.tensor.WeightMatrix;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;

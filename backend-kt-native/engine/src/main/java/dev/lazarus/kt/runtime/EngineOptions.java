@@ -21,7 +21,11 @@ public record EngineOptions(int contextSize, int maxSequences, int maxQueued, in
         }
     }
 
+    /**
+     * Prompts are fed in llama-server's ubatches (its {@code -ub} default, 512 tokens): flash attention rounds a prompt
+     * token by the size of the batch it ran in (tiled from 64 tokens on), so the same batches give the same numbers.
+     */
     public static EngineOptions defaults(int contextSize, int maxSequences) {
-        return new EngineOptions(contextSize, maxSequences, 64, Math.max(256, maxSequences), Math.max(4, maxSequences));
+        return new EngineOptions(contextSize, maxSequences, 64, Math.max(512, maxSequences), Math.max(4, maxSequences));
     }
 }

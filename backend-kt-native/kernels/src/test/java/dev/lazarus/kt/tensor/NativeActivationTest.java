@@ -5,6 +5,8 @@ import static java.lang.foreign.ValueLayout.JAVA_FLOAT;
 import static java.lang.foreign.ValueLayout.JAVA_INT;
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.lazarus.kt.matrix.KernelEquivalenceTest;
+import dev.lazarus.kt.matrix.NativeKernelsTest;
 import java.lang.foreign.MemorySegment;
 import java.util.ArrayList;
 import java.util.Arrays;

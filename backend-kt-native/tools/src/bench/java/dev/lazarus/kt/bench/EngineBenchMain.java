@@ -26,8 +26,13 @@ import java.util.function.ToDoubleFunction;
  * <pre>
  * scripts/bench-engine.sh [--models q8_0,q4_k_m] [--threads 2] [--rounds 3] [--prompt 512] [--gen 128]
  *                         [--work /tmp/lazarus-bench] [--no-llama] [--experts none,default,mmap,ram,ram-copy (each -java, -native or -auto or not)]
- *                         [--fork] [--warmup-tokens 1024]
+ *                         [--fork] [--warmup-tokens 1024] [--depths 0,8192,32768] [--llama-flags -fa,1]
  * </pre>
+ * {@code --depths}: each prefill and decode also at that many positions already in the context (llama-bench's
+ * {@code -d}: the context is filled untimed before each test; kt-native computes the prefix once per test and reuses it
+ * from its prefix cache, copied before the timed part). {@code --llama-flags}: comma-separated arguments added to every
+ * llama-bench run, e.g. {@code -fa,1} or {@code -fa,1,-ub,2048,-b,2048} (llama.cpp's best flags for the machine; commas
+ * because Maven hands the options over as one space-separated string).
  * Before the measured rounds each engine runs one prefill and {@code --warmup-tokens} decode tokens, not counted:
  * C2 compiles the vector kernels only after ~1000 tokens on 2 cores, and llama-bench warms up before measuring too.
  * {@code --experts} runs one engine per expert tier (see {@link KtEngineBench}), alternated within each round.
@@ -56,6 +61,11 @@ public final class EngineBenchMain {
         int prompt = Integer.parseInt(opt.getOrDefault("prompt", "512"));
         int gen = Integer.parseInt(opt.getOrDefault("gen", "128"));
         int warmup = Integer.parseInt(opt.getOrDefault("warmup-tokens", "1024"));
+        List<Integer> depths = java.util.Arrays.stream(opt.getOrDefault("depths", "0").split(","))
+                .map(String::trim).map(Integer::parseInt).toList();
+        int maxDepth = depths.stream().mapToInt(Integer::intValue).max().orElse(0);
+        List<String> llamaFlags = opt.getOrDefault("llama-flags", "").isBlank() ? List.of()
+                : List.of(opt.get("llama-flags").trim().split(","));
         boolean llama = !opt.containsKey("no-llama");
         Path work = Path.of(opt.getOrDefault("work", "/tmp/lazarus-bench"));
         List<String> models = List.of(opt.getOrDefault("models", "q8_0,q4_k_m").split(","));
@@ -66,7 +76,8 @@ public final class EngineBenchMain {
         System.out.println("- date: " + OffsetDateTime.now().truncatedTo(ChronoUnit.SECONDS));
         System.out.println("- machine: " + Machine.describe());
         System.out.println("- JVM: " + Runtime.version() + ", threads " + threads + ", rounds " + rounds
-                + ", prompt " + prompt + ", gen " + gen + ", warm-up " + warmup + " decode tokens");
+                + ", prompt " + prompt + ", gen " + gen + ", depths " + depths + ", warm-up " + warmup + " decode tokens"
+                + (llamaFlags.isEmpty() ? "" : ", llama-bench flags " + String.join(" ", llamaFlags)));
         System.out.println("- load before: " + Machine.loadAverage());
         MemoryBandwidth.Result bw;
         try (Parallel p = Parallel.ofThreads(threads)) {
@@ -83,47 +94,61 @@ public final class EngineBenchMain {
             try (GgufFile f = GgufFile.open(model)) {
                 weights = ActiveWeights.of(f);
             }
-            Map<String, List<KtEngineBench.Result>> ours = new LinkedHashMap<>();
-            List<LlamaBench.Result> theirs = new ArrayList<>();
+            // keyed by expert mode, then depth
+            Map<String, Map<Integer, List<KtEngineBench.Result>>> ours = new LinkedHashMap<>();
+            Map<Integer, List<LlamaBench.Result>> theirs = new LinkedHashMap<>();
+            depths.forEach(d -> theirs.put(d, new ArrayList<>()));
             List<String> loads = new ArrayList<>();
             List<KtEngineBench> engines = new ArrayList<>();
             try {
                 for (String mode : expertModes) {
-                    KtEngineBench engine = new KtEngineBench(model, threads, prompt, mode);
+                    KtEngineBench engine = new KtEngineBench(model, threads, prompt, maxDepth, mode);
                     engines.add(engine);
                     // warm-up, not counted (llama-bench runs one too): a prefill at the measured prompt size (after a short
                     // one the JIT compiled the batched kernels during the first measured round), then decode until C2 has
                     // compiled the decode path: on 2 cores that takes ~1000 tokens (docs/benchmarks.md#warm-up)
                     engine.run(prompt, Math.min(gen, 64));
                     engine.warmUp(warmup);
-                    ours.put(mode, new ArrayList<>());
+                    Map<Integer, List<KtEngineBench.Result>> byDepth = new LinkedHashMap<>();
+                    depths.forEach(d -> byDepth.put(d, new ArrayList<>()));
+                    ours.put(mode, byDepth);
                 }
                 for (int r = 0; r < rounds; r++) {
                     loads.add(Machine.loadAverage().split(" ")[0]);
                     System.out.printf(Locale.ROOT, "  [%s round %d]", name, r + 1);
-                    for (int i = 0; i < engines.size(); i++) {
-                        KtEngineBench.Result e = engines.get(i).run(prompt, gen);
-                        ours.get(expertModes.get(i)).add(e);
-                        System.out.printf(Locale.ROOT, " kt-native%s pp %.1f tg %.1f tok/s |",
-                                expertModes.size() > 1 ? "[" + expertModes.get(i) + "]" : "", e.prefillTps(), e.decodeTps());
-                    }
-                    if (llama) {
-                        LlamaBench.Result l = LlamaBench.run(model, prompt, gen, threads, 1);
-                        theirs.add(l);
-                        System.out.printf(Locale.ROOT, " llama.cpp pp %.1f tg %.1f tok/s", l.prefillTps(), l.decodeTps());
+                    for (int depth : depths) {
+                        String at = depth > 0 ? " @ d" + depth : "";
+                        for (int i = 0; i < engines.size(); i++) {
+                            KtEngineBench.Result e = engines.get(i).run(prompt, gen, depth);
+                            ours.get(expertModes.get(i)).get(depth).add(e);
+                            System.out.printf(Locale.ROOT, " kt-native%s%s pp %.1f tg %.1f tok/s |",
+                                    expertModes.size() > 1 ? "[" + expertModes.get(i) + "]" : "", at, e.prefillTps(),
+                                    e.decodeTps());
+                        }
+                        if (llama) {
+                            LlamaBench.Result l = LlamaBench.run(model, prompt, gen, depth, threads, 1, llamaFlags);
+                            theirs.get(depth).add(l);
+                            System.out.printf(Locale.ROOT, " llama.cpp%s pp %.1f tg %.1f tok/s |", at, l.prefillTps(),
+                                    l.decodeTps());
+                        }
                     }
                     System.out.println();
                 }
             } finally {
                 engines.forEach(KtEngineBench::close);
             }
-            for (Map.Entry<String, List<KtEngineBench.Result>> e : ours.entrySet()) {
+            for (Map.Entry<String, Map<Integer, List<KtEngineBench.Result>>> e : ours.entrySet()) {
                 boolean tagged = expertModes.size() > 1 || !e.getKey().equals("none");
                 String label = model.getFileName() + (tagged ? " [" + e.getKey() + "]" : "");
-                rows.add(row(label, "decode tg" + gen, e.getValue(), theirs, KtEngineBench.Result::decodeTps,
-                        LlamaBench.Result::decodeTps, weights, bw, loads));
-                rows.add(row(label, "prefill pp" + prompt, e.getValue(), theirs, KtEngineBench.Result::prefillTps,
-                        LlamaBench.Result::prefillTps, null, bw, loads));
+                for (int depth : depths) {
+                    String at = depth > 0 ? " @ d" + depth : "";
+                    List<KtEngineBench.Result> mine = e.getValue().get(depth);
+                    // bandwidth shares only at depth 0: at a depth the KV cache's reads add to the weights'
+                    rows.add(row(label, "decode tg" + gen + at, mine, theirs.get(depth), KtEngineBench.Result::decodeTps,
+                            LlamaBench.Result::decodeTps, depth == 0 ? weights : null, bw, loads));
+                    rows.add(row(label, "prefill pp" + prompt + at, mine, theirs.get(depth),
+                            KtEngineBench.Result::prefillTps, LlamaBench.Result::prefillTps, null, bw, loads));
+                }
             }
             String label = model.getFileName().toString();
             System.out.printf(Locale.ROOT, "  %s: %.1f MB weights, %.1f MB active per token (experts %.1f MB, head %.1f MB)%n",

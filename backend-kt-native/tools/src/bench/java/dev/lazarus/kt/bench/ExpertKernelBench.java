@@ -3,16 +3,16 @@ package dev.lazarus.kt.bench;
 import dev.lazarus.kt.gguf.GgmlCodec;
 import dev.lazarus.kt.gguf.GgmlType;
 import dev.lazarus.kt.gguf.GridQuants;
+import dev.lazarus.kt.matrix.JavaTwins;
+import dev.lazarus.kt.matrix.WeightMatrices;
 import dev.lazarus.kt.tensor.Activation;
-import dev.lazarus.kt.tensor.JavaTwins;
-import dev.lazarus.kt.tensor.WeightMatrices;
 import dev.lazarus.kt.tensor.WeightMatrix;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
-import java.nio.ByteOrder;
 import java.lang.management.ManagementFactory;
 import java.lang.management.ThreadMXBean;
+import java.nio.ByteOrder;
 import java.util.Random;
 
 /**

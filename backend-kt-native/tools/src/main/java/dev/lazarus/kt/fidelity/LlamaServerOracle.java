@@ -64,9 +64,13 @@ public final class LlamaServerOracle implements Oracle {
 
     /** The model file the server reports in {@code /props}, when it reports one. */
     public Optional<String> modelPath() {
-        String props = send(HttpRequest.newBuilder(base.resolve("props")).timeout(Duration.ofSeconds(30)).GET().build());
-        String path = JSON.readTree(props).path("model_path").asString("");
+        String path = props().path("model_path").asString("");
         return path.isEmpty() ? Optional.empty() : Optional.of(path);
+    }
+
+    /** What the server reports of itself in {@code /props}. */
+    public JsonNode props() {
+        return JSON.readTree(send(HttpRequest.newBuilder(base.resolve("props")).timeout(Duration.ofSeconds(30)).GET().build()));
     }
 
     @Override

@@ -3,6 +3,7 @@ package dev.lazarus.kt.correctness;
 import dev.lazarus.kt.correctness.Continuation.Candidate;
 import dev.lazarus.kt.fidelity.LogitMath;
 import dev.lazarus.kt.gguf.GgufFile;
+import dev.lazarus.kt.model.AttentionOrder;
 import dev.lazarus.kt.model.ForwardBatch;
 import dev.lazarus.kt.model.KvCache;
 import dev.lazarus.kt.model.Model;
@@ -34,14 +35,21 @@ final class EngineRunner implements AutoCloseable {
     private final ExpertPlacement placement;
 
     EngineRunner(Path gguf, Parallel parallel) {
-        this(gguf, parallel, null);
+        this(gguf, parallel, null, AttentionOrder.NON_FLASH);
     }
 
-    /** With the routed experts placed per {@code placement} (null: the model's own expert path, all in place). */
-    EngineRunner(Path gguf, Parallel parallel, PlacementConfig placement) {
+    EngineRunner(Path gguf, Parallel parallel, AttentionOrder order) {
+        this(gguf, parallel, null, order);
+    }
+
+    /**
+     * With the routed experts placed per {@code placement} (null: the model's own expert path, all in place), attention
+     * rounded in {@code order}.
+     */
+    EngineRunner(Path gguf, Parallel parallel, PlacementConfig placement, AttentionOrder order) {
         this.file = GgufFile.open(gguf);
         try {
-            this.model = Model.load(file, parallel);
+            this.model = Model.load(file, parallel, order);
             this.tokenizer = Tokenizers.fromMetadata(file.metadata());
             this.placement = placement == null ? null : ExpertPlacement.install(model, gguf.getFileName().toString(), placement, null);
         } catch (RuntimeException | Error e) {

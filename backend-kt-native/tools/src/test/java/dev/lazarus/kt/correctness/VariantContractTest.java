@@ -44,8 +44,8 @@ class VariantContractTest extends EngineParityFixture {
         try (GgmlOrders.Scope orders = GgmlOrders.use(GgmlOrders.forVariant(variant.id()));
              EngineRunner engine = new EngineRunner(model, parallel)) {
             String what = arch.arch() + " " + format;
-            HiddenStateParityTest.assertHiddenStateContract(engine, model, what, contract);
-            GreedyParityTest.assertGreedyContract(engine, model, what, contract);
+            HiddenStateParityTest.assertHiddenStateContract(engine, model, what, contract, AttentionMode.OFF);
+            GreedyParityTest.assertGreedyContract(engine, model, what, contract, AttentionMode.OFF);
         }
     }
 }

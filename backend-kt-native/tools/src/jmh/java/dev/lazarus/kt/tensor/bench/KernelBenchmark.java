@@ -2,8 +2,8 @@ package dev.lazarus.kt.tensor.bench;
 
 import dev.lazarus.kt.gguf.GgmlCodec;
 import dev.lazarus.kt.gguf.GgmlType;
+import dev.lazarus.kt.matrix.WeightMatrices;
 import dev.lazarus.kt.tensor.Activation;
-import dev.lazarus.kt.tensor.WeightMatrices;
 import dev.lazarus.kt.tensor.WeightMatrix;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
