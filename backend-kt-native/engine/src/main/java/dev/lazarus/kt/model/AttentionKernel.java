@@ -100,6 +100,27 @@ final class AttentionKernel {
                        float[] keys, int kOff, int kStride,
                        float[] values, int vOff, int vStride, int vDim,
                        int first, int positions, float scale, float sink, float[] out, int outOff) {
+        attend(q, qOff, dim, keys, kOff, kStride, values, vOff, vStride, vDim, first, positions, scale, sink, null,
+                out, outOff);
+    }
+
+    /**
+     * As the first form, attending only the positions {@code keep} marks (null: all): deepseek32's sparse attention,
+     * whose other positions llama.cpp's mask sets to -inf, so they stay in the row as exact zeros.
+     */
+    static void attend(float[] q, int qOff, int dim,
+                       float[] keys, int kOff, int kStride,
+                       float[] values, int vOff, int vStride, int vDim,
+                       int positions, float scale, boolean[] keep, float[] out, int outOff) {
+        attend(q, qOff, dim, keys, kOff, kStride, values, vOff, vStride, vDim, 0, positions, scale,
+                Float.NEGATIVE_INFINITY, keep, out, outOff);
+    }
+
+    private static void attend(float[] q, int qOff, int dim,
+                               float[] keys, int kOff, int kStride,
+                               float[] values, int vOff, int vStride, int vDim,
+                               int first, int positions, float scale, float sink, boolean[] keep,
+                               float[] out, int outOff) {
         Scratch s = SCRATCH.get();
         float[] qh = s.query = Scratch.atLeast(s.query, dim);
         for (int i = 0; i < dim; i++) {
@@ -108,6 +129,13 @@ final class AttentionKernel {
         float[] scores = s.scores = Scratch.atLeast(s.scores, positions);
         keyDots(qh, dim, keys, kOff, kStride, positions, scores, s.lanes);
         Arrays.fill(scores, 0, first, Float.NEGATIVE_INFINITY);
+        if (keep != null) {
+            for (int t = 0; t < positions; t++) {
+                if (!keep[t]) {
+                    scores[t] = Float.NEGATIVE_INFINITY;
+                }
+            }
+        }
         Numerics.softmax(scores, positions, scale, sink);
         for (int t = 0; t < positions; t++) {
             scores[t] = Numerics.roundToF16(scores[t]);

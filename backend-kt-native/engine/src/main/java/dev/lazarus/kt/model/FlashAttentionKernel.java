@@ -83,6 +83,16 @@ final class FlashAttentionKernel {
      */
     static void attend(float[] q, int qOff, int dim, FlashKv kv, int first, int positions, float scale, float sink,
                        Path path, int threads, float[] out, int outOff) {
+        attend(q, qOff, dim, kv, first, positions, scale, sink, null, path, threads, out, outOff);
+    }
+
+    /**
+     * As above, attending only the positions {@code keep} marks (null: all): deepseek32's sparse attention, whose
+     * other cells llama.cpp's mask sets to -inf, which ggml's flash attention skips (row and split chunks) or weighs
+     * by an exact zero (tiles).
+     */
+    static void attend(float[] q, int qOff, int dim, FlashKv kv, int first, int positions, float scale, float sink,
+                       boolean[] keep, Path path, int threads, float[] out, int outOff) {
         Scratch s = SCRATCH.get();
         int vDim = kv.valueDim();
         float[] acc = s.acc = Scratch.atLeast(s.acc, vDim);
@@ -90,11 +100,11 @@ final class FlashAttentionKernel {
         switch (path) {
             case ROW -> {
                 s.scores = Scratch.atLeast(s.scores, positions);
-                long ms = rowChunk(q, qOff, dim, kv, first, 0, positions, scale, sink, s.scores, acc);
+                long ms = rowChunk(q, qOff, dim, kv, first, 0, positions, scale, sink, keep, s.scores, acc);
                 sum = Float.intBitsToFloat((int) ms);
             }
-            case TILED -> sum = tiled(q, qOff, dim, kv.floatRows(), vDim, first, positions, scale, sink, s, acc);
-            case SPLIT -> sum = split(q, qOff, dim, kv, first, positions, scale, sink, threads, s, acc);
+            case TILED -> sum = tiled(q, qOff, dim, kv.floatRows(), vDim, first, positions, scale, sink, keep, s, acc);
+            case SPLIT -> sum = split(q, qOff, dim, kv, first, positions, scale, sink, keep, threads, s, acc);
             default -> throw new IllegalStateException();
         }
         float inverse = sum == 0 ? 0f : 1f / sum;
@@ -109,7 +119,7 @@ final class FlashAttentionKernel {
      * sink joins only in the chunk from cell 0.
      */
     private static long rowChunk(float[] q, int qOff, int dim, FlashKv kv, int first, int from, int to, float scale,
-                                 float sink, float[] scores, float[] acc) {
+                                 float sink, boolean[] keep, float[] scores, float[] acc) {
         int vDim = kv.valueDim();
         Arrays.fill(acc, 0, vDim, 0f);
         boolean f16 = kv.f16Accumulator();
@@ -119,6 +129,9 @@ final class FlashAttentionKernel {
             kv.keyDots(q, qOff, dim, lo, to, scores);
         }
         for (int t = lo; t < to; t++) {
+            if (keep != null && !keep[t]) {
+                continue; // a -inf mask: ggml's one_chunk skips the cell
+            }
             float score = scores[t] * scale;
             float ms = 1f, vs = 1f;
             if (score > max) {
@@ -168,7 +181,7 @@ final class FlashAttentionKernel {
 
     /** The tiled path for one row: returns the sum, the accumulator in {@code acc}. */
     private static float tiled(float[] q, int qOff, int dim, FlashKv.FloatRows rows, int vDim, int first,
-                               int positions, float scale, float sink, Scratch s, float[] acc) {
+                               int positions, float scale, float sink, boolean[] keep, Scratch s, float[] acc) {
         Arrays.fill(acc, 0, vDim, 0f);
         float[] kq = s.tile;
         float max = Float.NEGATIVE_INFINITY, sum = 0f;
@@ -184,7 +197,7 @@ final class FlashAttentionKernel {
                 kq[t - ic] = fmaChain(q, qOff, rows.keys(), t * rows.kStride() + rows.kOff(), dim);
             }
             for (t = lo; t < hi; t++) {
-                float score = kq[t - ic] * scale;
+                float score = keep != null && !keep[t] ? Float.NEGATIVE_INFINITY : kq[t - ic] * scale;
                 kq[t - ic] = score;
                 tileMax = Math.max(tileMax, score);
             }
@@ -260,7 +273,7 @@ final class FlashAttentionKernel {
 
     /** The split-KV path: one {@link #rowChunk} per thread's chunk of cells, merged in chunk order; returns the sum. */
     private static float split(float[] q, int qOff, int dim, FlashKv kv, int first, int positions, float scale,
-                               float sink, int threads, Scratch s, float[] acc) {
+                               float sink, boolean[] keep, int threads, Scratch s, float[] acc) {
         int vDim = kv.valueDim();
         int cells = paddedCells(positions);
         int chunk = (cells + threads - 1) / threads;
@@ -273,8 +286,8 @@ final class FlashAttentionKernel {
             if (from >= cells) {
                 continue;
             }
-            long ms = rowChunk(q, qOff, dim, kv, first, from, Math.min(from + chunk, positions), scale, sink, scores,
-                    partial);
+            long ms = rowChunk(q, qOff, dim, kv, first, from, Math.min(from + chunk, positions), scale, sink, keep,
+                    scores, partial);
             float chunkMax = Float.intBitsToFloat((int) (ms >>> 32)), chunkSum = Float.intBitsToFloat((int) ms);
             if (chunkSum == 0f) {
                 continue;

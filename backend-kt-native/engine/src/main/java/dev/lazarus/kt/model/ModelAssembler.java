@@ -45,7 +45,7 @@ final class ModelAssembler {
         List<BlockTensors> blocks = new ArrayList<>(config.blockCount());
         for (int b = 0; b < config.blockCount(); b++) {
             blocks.add(new BlockTensors(b, file.tensor(block(b, "attn_norm")),
-                    config.mla() != null ? latentAttention(file, b) : groupedQueryAttention(file, b),
+                    config.mla() != null ? latentAttention(file, config, b) : groupedQueryAttention(file, b),
                     ffnNorm(file, b),
                     hasRoutedExperts(file, config, b) ? null : swiGlu(file, b, ""),
                     hasRoutedExperts(file, config, b) ? experts(file, b) : null));
@@ -79,9 +79,19 @@ final class ModelAssembler {
                 optional(file, block(b, "attn_sinks")));
     }
 
-    private static BlockTensors.Mla latentAttention(GgufFile file, int b) {
+    private static BlockTensors.Mla latentAttention(GgufFile file, ModelConfig config, int b) {
         GgufTensorInfo q = optional(file, block(b, "attn_q"));
         boolean split = file.findTensor(block(b, "attn_k_b")).isPresent();
+        BlockTensors.Indexer indexer = null;
+        if (config.architecture() == Architecture.DEEPSEEK32) {
+            if (config.mla().indexer() == null || !split || q != null) {
+                throw new ModelFormatException("deepseek32 needs the attention.indexer.* keys, attn_q_a/attn_q_b and"
+                        + " split attn_k_b/attn_v_b (as llama.cpp loads it)");
+            }
+            indexer = new BlockTensors.Indexer(file.tensor(block(b, "indexer.attn_q_b")),
+                    file.tensor(block(b, "indexer.attn_k")), file.tensor(block(b, "indexer.k_norm")),
+                    file.tensor(bias(b, "indexer.k_norm")), file.tensor(block(b, "indexer.proj")));
+        }
         return new BlockTensors.Mla(q,
                 q != null ? null : file.tensor(block(b, "attn_q_a")),
                 q != null ? null : file.tensor(block(b, "attn_q_a_norm")),
@@ -90,7 +100,7 @@ final class ModelAssembler {
                 split ? file.tensor(block(b, "attn_k_b")) : null,
                 split ? file.tensor(block(b, "attn_v_b")) : null,
                 split ? null : file.tensor(block(b, "attn_kv_b")),
-                file.tensor(block(b, "attn_output")));
+                file.tensor(block(b, "attn_output")), indexer);
     }
 
     private static BlockTensors.Experts experts(GgufFile file, int b) {
@@ -167,8 +177,12 @@ final class ModelAssembler {
         LatentAttention.LatentWeights latent = a.splitKvB()
                 ? new LatentAttention.LatentWeights(tensors.slices(a.kB(), heads), tensors.slices(a.vB(), heads), null)
                 : new LatentAttention.LatentWeights(null, null, tensors.matrix(a.kvB()));
+        LightningIndexer indexer = a.indexer() == null ? null : new LightningIndexer(config.mla().indexer(),
+                new LightningIndexer.Weights(tensors.matrix(a.indexer().qB()), tensors.matrix(a.indexer().k()),
+                        tensors.vector(a.indexer().kNorm()), tensors.vector(a.indexer().kNormBias()),
+                        tensors.matrix(a.indexer().proj())), rope, parallel);
         return new LatentAttention(b, config, query, tensors.matrix(a.kvAMqa()), tensors.vector(a.kvANorm()), latent,
-                tensors.matrix(a.output()), rope, order, parallel);
+                tensors.matrix(a.output()), rope, order, parallel, indexer);
     }
 
     private FeedForward experts(int b, BlockTensors.Experts t, RoutingStats routing) {

@@ -40,7 +40,9 @@ import java.util.function.ToDoubleFunction;
  * other), so that no configuration's numbers depend on the JIT profiles another left behind; without it they run in
  * sequence in this JVM, as a gateway serving several models would.
  * Models are the synthetic {@code benchQwen3Moe} preset: {@code q8_0} written directly, {@code q4_k_m} (and
- * {@code q2_k}, {@code q3_k_m}, {@code iq4_xs}, {@code iq4_nl}) quantized from an F16 copy with Debian's llama-quantize; any other value is taken as a GGUF path.
+ * {@code q2_k}, {@code q3_k_m}, {@code iq4_xs}, {@code iq4_nl}) quantized from an F16 copy with Debian's llama-quantize; the
+ * same names prefixed {@code deepseek32-} are the {@code benchDeepseek32} preset (sparse attention past 256 positions);
+ * any other value is taken as a GGUF path.
  */
 public final class EngineBenchMain {
 
@@ -248,21 +250,32 @@ public final class EngineBenchMain {
      * {@code iq4_nl}) generated under {@code work} when missing, or a GGUF path.
      */
     private static Path resolve(String name, Path work) {
-        Path q8 = work.resolve("bench-qwen3moe-q8_0.gguf");
-        switch (name.toLowerCase(Locale.ROOT)) {
+        String lower = name.toLowerCase(Locale.ROOT);
+        if (lower.startsWith(DEEPSEEK32)) { // deepseek32-q8_0, deepseek32-q3_k_m, ...: the same from benchDeepseek32
+            return preset(SyntheticModels.benchDeepseek32(), lower.substring(DEEPSEEK32.length()), work);
+        }
+        return preset(SyntheticModels.benchQwen3Moe(), lower, work);
+    }
+
+    /** {@link #resolve}'s prefix for the deepseek32 preset. */
+    private static final String DEEPSEEK32 = "deepseek32-";
+
+    private static Path preset(SyntheticModels.Spec spec, String name, Path work) {
+        Path q8 = work.resolve(spec.name() + "-q8_0.gguf");
+        switch (name) {
             case "q8_0" -> {
                 if (!Files.exists(q8)) {
-                    SyntheticModels.write(SyntheticModels.benchQwen3Moe().withWeightType(GgmlType.Q8_0), q8);
+                    SyntheticModels.write(spec.withWeightType(GgmlType.Q8_0), q8);
                 }
                 return q8;
             }
             case "q4_k_m", "q2_k", "q3_k_m", "iq4_xs", "iq4_nl" -> {
                 // llama-quantize's recipes of that name, from an F16 copy
-                Path quantized = work.resolve("bench-qwen3moe-" + name.toLowerCase(Locale.ROOT) + ".gguf");
+                Path quantized = work.resolve(spec.name() + "-" + name + ".gguf");
                 if (!Files.exists(quantized)) {
-                    Path f16 = work.resolve("bench-qwen3moe-f16.gguf");
+                    Path f16 = work.resolve(spec.name() + "-f16.gguf");
                     if (!Files.exists(f16)) {
-                        SyntheticModels.write(SyntheticModels.benchQwen3Moe().withWeightType(GgmlType.F16), f16);
+                        SyntheticModels.write(spec.withWeightType(GgmlType.F16), f16);
                     }
                     LlamaCpp.quantize(f16, quantized, name.toUpperCase(Locale.ROOT));
                 }
