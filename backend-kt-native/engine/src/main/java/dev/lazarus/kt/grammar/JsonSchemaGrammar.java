@@ -34,15 +34,24 @@ public final class JsonSchemaGrammar {
 
     /** The grammar of documents valid under {@code schema} (maps, lists and scalars as a JSON reader gives them). */
     public static String convert(Object schema) {
+        return convert(schema, "", Map.of());
+    }
+
+    /**
+     * The schema's rules under {@code name} (its own rule is {@code name}, "" meaning {@code root}), with
+     * {@code extraRules} added as the chat formats add theirs.
+     */
+    static String convert(Object schema, String name, Map<String, String> extraRules) {
         JsonSchemaGrammar c = new JsonSchemaGrammar();
         Object copy = SchemaRefs.deepCopy(schema);
         SchemaRefs.resolve(copy, c.refs, c.errors);
-        c.visit(copy, "");
+        c.visit(copy, name);
+        extraRules.forEach(c::addRule);
         if (!c.errors.isEmpty()) {
             throw new GrammarException("JSON schema conversion failed:\n" + String.join("\n", c.errors));
         }
         StringBuilder out = new StringBuilder();
-        c.rules.forEach((name, rule) -> out.append(name).append(" ::= ").append(rule).append('\n'));
+        c.rules.forEach((rule, body) -> out.append(rule).append(" ::= ").append(body).append('\n'));
         return out.toString();
     }
 
