@@ -183,7 +183,7 @@ public final class KtNativeBackend implements InferenceBackend, ExpertPlacementV
         return this.<ChatCompletionChunk>generate(request.model(), "messages", m -> {
             SamplingParams params = SamplingParams.from(request);
             ToolUse tools = ToolUse.of(request);
-            OutputConstraint constraint = OutputConstraint.of(request, tools);
+            OutputConstraint constraint = OutputConstraint.of(request, tools, m.template().format());
             String rendered = renderChat(m, request.messages(), tools.tools(), ChatAnswer.templateKwargs(request, m.template().format()));
             AnswerParser answer = constraint.jsonContent() ? new JsonAnswer()
                     : ChatAnswer.parser(m.template().format(), rendered, tools, request);

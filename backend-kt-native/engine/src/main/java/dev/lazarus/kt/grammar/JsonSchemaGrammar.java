@@ -42,17 +42,29 @@ public final class JsonSchemaGrammar {
      * {@code extraRules} added as the chat formats add theirs.
      */
     static String convert(Object schema, String name, Map<String, String> extraRules) {
+        return build(c -> {
+            c.schema(schema, name);
+            extraRules.forEach(c::addRule);
+        });
+    }
+
+    /** A grammar made of schemas and rules added by {@code body}; all reasons for refusing it at once. */
+    static String build(java.util.function.Consumer<JsonSchemaGrammar> body) {
         JsonSchemaGrammar c = new JsonSchemaGrammar();
-        Object copy = SchemaRefs.deepCopy(schema);
-        SchemaRefs.resolve(copy, c.refs, c.errors);
-        c.visit(copy, name);
-        extraRules.forEach(c::addRule);
+        body.accept(c);
         if (!c.errors.isEmpty()) {
             throw new GrammarException("JSON schema conversion failed:\n" + String.join("\n", c.errors));
         }
         StringBuilder out = new StringBuilder();
-        c.rules.forEach((rule, body) -> out.append(rule).append(" ::= ").append(body).append('\n'));
+        c.rules.forEach((rule, text) -> out.append(rule).append(" ::= ").append(text).append('\n'));
         return out.toString();
+    }
+
+    /** Adds a schema's rules under {@code name}; returns its rule name. */
+    String schema(Object schema, String name) {
+        Object copy = SchemaRefs.deepCopy(schema);
+        SchemaRefs.resolve(copy, refs, errors);
+        return visit(copy, name);
     }
 
     void error(String message) {

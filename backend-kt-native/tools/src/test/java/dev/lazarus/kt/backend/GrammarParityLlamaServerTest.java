@@ -140,6 +140,46 @@ class GrammarParityLlamaServerTest {
         assertThat(failures).isEmpty();
     }
 
+    static final String TOOLS = """
+            [{"type":"function","function":{"name":"get_weather","description":"Weather of a city","parameters":{"type":"object","properties":
+              {"city":{"type":"string","enum":["Paris","Oslo"]},"days":{"type":"integer","minimum":1,"maximum":7}},
+              "required":["city"]}}},
+             {"type":"function","function":{"name":"now","description":"The time","parameters":{"type":"object","properties":{}}}}]""";
+
+    /**
+     * (The tools have descriptions: without one llama-server renders {@code "description": ""} into the prompt and
+     * kt-native renders none, so the prompts would differ.)
+     *
+     * <p>{@code tool_choice: "required"}: free text that never opens a call block, then call blocks whose calls follow
+     * the tools' schemas. Random weights stay in the free text, so this compares the text constraint; that the
+     * grammar forces well-formed calls is {@code ChatGrammarsTest}'s.
+     */
+    @Test
+    void chatWithRequiredTools() throws Exception {
+        List<String> failures = new ArrayList<>();
+        for (String parallel : List.of("true", "false")) {
+            String body = "{\"model\":\"m\",\"messages\":[{\"role\":\"user\",\"content\":\"Weather in Paris?\"}],"
+                    + "\"max_tokens\":40,\"temperature\":0,\"tool_choice\":\"required\",\"parallel_tool_calls\":" + parallel
+                    + ",\"tools\":" + TOOLS + "}";
+            JsonNode response = JSON.readTree(server.post("/v1/chat/completions", body));
+            JsonNode theirs = response.path("choices").get(0);
+            ChatCompletionAggregator aggregator = new ChatCompletionAggregator();
+            backend.chat(JSON.readValue(body, ChatCompletionRequest.class)).collectList().block(Duration.ofMinutes(1))
+                    .forEach(aggregator::add);
+            ChatCompletion.Choice ours = aggregator.result().choices().getFirst();
+            assertThat(aggregator.result().usage().promptTokens()).as("the same prompt")
+                    .isEqualTo(response.path("usage").path("prompt_tokens").asInt());
+            String theirText = theirs.path("message").path("content").asString();
+            if (!theirText.equals(ours.message().text()) || !theirs.path("finish_reason").asString().equals(ours.finishReason())) {
+                failures.add("parallel %s%n kt-native    %s (%s)%n llama-server %s (%s)".formatted(parallel,
+                        JSON.writeValueAsString(ours.message().text()), ours.finishReason(),
+                        JSON.writeValueAsString(theirText), theirs.path("finish_reason").asString()));
+            }
+            assertThat(theirText).isNotEmpty();
+        }
+        assertThat(failures).isEmpty();
+    }
+
     @Test
     void refusesWhatLlamaServerRefuses() {
         List<String> bodies = List.of(
