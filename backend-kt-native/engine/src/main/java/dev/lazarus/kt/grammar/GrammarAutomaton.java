@@ -17,7 +17,7 @@ import java.util.Set;
 final class GrammarAutomaton {
 
     /** No stack survives. */
-    static final GrammarState DEAD = new GrammarState(new Stack[0], -1);
+    static final GrammarState DEAD = new GrammarState(new Stack[0], -1, new int[0]);
     /** Bounds the memory a pathological grammar can take; past it the remembered states are dropped. */
     private static final int MAX_STATES = 50_000;
 
@@ -113,7 +113,7 @@ final class GrammarAutomaton {
         if (states.size() >= MAX_STATES) {
             states.clear(); // states in use stay valid; only the sharing is lost
         }
-        return states.computeIfAbsent(new StateKey(ids), k -> new GrammarState(sorted, states.size()));
+        return states.computeIfAbsent(new StateKey(ids), k -> new GrammarState(sorted, states.size(), grammar.types));
     }
 
     private Stack stack(int pos, Stack parent) {

@@ -18,10 +18,17 @@ final class GrammarState {
     final Map<Integer, GrammarState> other = new HashMap<>();
     /** Tokens allowed here with no UTF-8 character pending, as a bit set; null until computed. */
     long[] mask;
+    /** Some stack is topped by a token element (rare: only grammars with {@code <token>} references). */
+    final boolean tokenTops;
 
-    GrammarState(Stack[] stacks, int id) {
+    GrammarState(Stack[] stacks, int id, int[] types) {
         this.stacks = stacks;
         this.id = id;
+        boolean tokens = false;
+        for (Stack s : stacks) {
+            tokens |= !s.isEmpty() && Element.isToken(types[s.pos]);
+        }
+        this.tokenTops = tokens;
         boolean end = false;
         for (Stack s : stacks) {
             end |= s.isEmpty();

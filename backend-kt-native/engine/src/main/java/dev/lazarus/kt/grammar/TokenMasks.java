@@ -11,8 +11,8 @@ import java.util.List;
  */
 final class TokenMasks {
 
-    /** Remembered masks per grammar; past this many the memory is given back and they are built again. */
-    private static final int MAX_CACHED_MASKS = 256;
+    /** Memory for remembered masks per grammar; past it they are dropped and built again as needed. */
+    private static final long MASK_BUDGET_BYTES = 32L << 20;
 
     private final GrammarAutomaton automaton;
     private final VocabIndex vocab;
@@ -38,7 +38,7 @@ final class TokenMasks {
             long[] mask = new long[(vocab.vocabSize + 63) >>> 6];
             walk(0, state, mask);
             allowEog(state, mask);
-            if (cached.size() >= MAX_CACHED_MASKS) {
+            if ((long) cached.size() * mask.length * Long.BYTES >= MASK_BUDGET_BYTES) {
                 cached.forEach(s -> s.mask = null);
                 cached.clear();
             }
@@ -66,9 +66,11 @@ final class TokenMasks {
         if (at == cps.length) {
             return endsAllowed(state, tail);
         }
-        for (Stack s : state.stacks) {
-            if (!s.isEmpty() && automaton.matchesToken(s.pos, token)) {
-                return true; // a token element decides by id alone, whatever text remains
+        if (state.tokenTops) {
+            for (Stack s : state.stacks) {
+                if (!s.isEmpty() && automaton.matchesToken(s.pos, token)) {
+                    return true; // a token element decides by id alone, whatever text remains
+                }
             }
         }
         GrammarState next = automaton.next(state, cps[at]);
@@ -96,9 +98,11 @@ final class TokenMasks {
                 set(mask, vocab.order[i]);
             }
         }
-        for (Stack s : state.stacks) {
-            if (!s.isEmpty() && Element.isToken(g.types[s.pos])) {
-                tokenElement(node, s.pos, mask);
+        if (state.tokenTops) {
+            for (Stack s : state.stacks) {
+                if (!s.isEmpty() && Element.isToken(g.types[s.pos])) {
+                    tokenElement(node, s.pos, mask);
+                }
             }
         }
         for (int child = vocab.firstChild[node]; child >= 0; child = vocab.nextSibling[child]) {

@@ -79,10 +79,24 @@ public final class Sampler implements TokenSampler {
         return choose(logits);
     }
 
+    /** How many of the best tokens greedy decoding checks one by one before it masks the whole vocabulary. */
+    private static final int GREEDY_CANDIDATES = 32;
+
     /** The next token the grammar allows; {@code logits} are modified. */
     private int sampleConstrained(float[] logits) {
         adjust(logits);
-        float[] adjusted = params.isGreedy() ? logits : logits.clone();
+        if (params.isGreedy()) {
+            // the best allowed token, as masking and taking the argmax would give, mostly without building a mask
+            int n = topK(logits, GREEDY_CANDIDATES);
+            for (int i = 0; i < n; i++) {
+                if (grammar.allows(ids[i])) {
+                    return ids[i];
+                }
+            }
+            grammar.mask(logits);
+            return argmax(logits);
+        }
+        float[] adjusted = logits.clone();
         int token = choose(logits);
         if (grammar.allows(token)) {
             return token;
