@@ -17,7 +17,7 @@ import java.util.Set;
 final class GrammarAutomaton {
 
     /** No stack survives. */
-    static final GrammarState DEAD = new GrammarState(new Stack[0], -1, new int[0]);
+    static final GrammarState DEAD = new GrammarState(new Stack[0], -1, new int[0], new int[0]);
     /** Bounds the memory a pathological grammar can take; past it the remembered states are dropped. */
     private static final int MAX_STATES = 50_000;
 
@@ -57,6 +57,14 @@ final class GrammarAutomaton {
     GrammarState next(GrammarState from, int cp) {
         // the common case without the lock: an ASCII step already taken (a reference read is atomic and the
         // state it points to was fully built before it was stored)
+        if (cp >= 128 && from.uniformAboveAscii) {
+            GrammarState any = from.nonAscii;
+            if (any == null) {
+                any = step(from, cp);
+                from.nonAscii = any;
+            }
+            return any;
+        }
         GrammarState known = cp >= 0 && cp < 128 ? from.ascii[cp] : null;
         return known != null ? known : step(from, cp);
     }
@@ -113,7 +121,7 @@ final class GrammarAutomaton {
         if (states.size() >= MAX_STATES) {
             states.clear(); // states in use stay valid; only the sharing is lost
         }
-        return states.computeIfAbsent(new StateKey(ids), k -> new GrammarState(sorted, states.size(), grammar.types));
+        return states.computeIfAbsent(new StateKey(ids), k -> new GrammarState(sorted, states.size(), grammar.types, grammar.values));
     }
 
     private Stack stack(int pos, Stack parent) {
