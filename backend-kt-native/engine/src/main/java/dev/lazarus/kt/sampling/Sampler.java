@@ -87,10 +87,10 @@ public final class Sampler implements TokenSampler {
         adjust(logits);
         if (params.isGreedy()) {
             // the best allowed token, as masking and taking the argmax would give, mostly without building a mask
-            int n = topK(logits, GREEDY_CANDIDATES);
-            for (int i = 0; i < n; i++) {
-                if (grammar.allows(ids[i])) {
-                    return ids[i];
+            for (long candidate : best(logits, GREEDY_CANDIDATES)) {
+                int id = (int) (0xFFFFFFFFL - (candidate & 0xFFFFFFFFL));
+                if (grammar.allows(id)) {
+                    return id;
                 }
             }
             grammar.mask(logits);
@@ -103,6 +103,26 @@ public final class Sampler implements TokenSampler {
         }
         grammar.mask(adjusted);
         return choose(adjusted);
+    }
+
+    /** The {@code n} best tokens, packed ({@link #pack}), best first: one pass, no boxing. */
+    private static long[] best(float[] logits, int n) {
+        long[] top = new long[Math.min(n, logits.length)];
+        java.util.Arrays.fill(top, Long.MIN_VALUE);
+        long floor = Long.MIN_VALUE;
+        for (int i = 0; i < logits.length; i++) {
+            long p = pack(logits[i], i);
+            if (p > floor) {
+                int at = top.length - 1;
+                while (at > 0 && top[at - 1] < p) {
+                    top[at] = top[at - 1];
+                    at--;
+                }
+                top[at] = p;
+                floor = top[top.length - 1];
+            }
+        }
+        return top;
     }
 
     /** Logit bias, then the penalties: what every choice starts from. */
