@@ -227,7 +227,8 @@ final class LatentAttention implements Attention {
                 int h = task % heads;
                 KvCache cache = batch.caches()[i];
                 attend(batch, q[i], h * keyDim, keyDim, cache.keyRows(block), h * keyDim,
-                        cache.valueRows(block), h * vDim, vDim, batch.positions()[i] + 1, attended[i], h * vDim);
+                        cache.valueRows(block), h * vDim, vDim, batch.positions()[i] + 1, null, attended[i],
+                        h * vDim);
             }
         });
         for (int i = 0; i < n; i++) {
