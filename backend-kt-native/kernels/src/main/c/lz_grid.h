@@ -1,6 +1,6 @@
 /*
  * The grid I-quants (IQ2_XXS, IQ2_XS, IQ2_S, IQ3_XXS, IQ3_S, IQ1_S, IQ1_M) against Q8_K, in
- * dev.lazarus.kt.tensor.SubBlockKQuantKernel's VEC_DOT and TILED orders.
+ * dev.lazarus.kt.quant.lowbit.SubBlockKQuantKernel's VEC_DOT and TILED orders.
  * A super-block is unpacked once into its 256 signed grid values (and IQ1's ±1 shift signs) as GridQuants.codes does,
  * from the codebooks Java hands over (lz_grid_tables.h); the ISA unit's LZ_SB_HALVES then takes them as a layout of
  * its own (LZ_SB_GRID), so every integer is the exact one of the Java kernel and only the folds below round.

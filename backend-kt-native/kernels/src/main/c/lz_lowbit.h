@@ -1,6 +1,6 @@
 /*
  * The float folds of the low-bit types: Q2_K, Q3_K and IQ4_XS rows
- * against Q8_K (dev.lazarus.kt.tensor.SubBlockKQuantKernel) and IQ4_NL and MXFP4 rows against Q8_0
+ * against Q8_K (dev.lazarus.kt.quant.lowbit.SubBlockKQuantKernel) and IQ4_NL and MXFP4 rows against Q8_0
  * (TableBlockKernel), in the orders of those Java kernels, which are llama-server's. The ISA unit defines the exact
  * integers: LZ_SB_HALVES (a super-block's scaled lanes per 128-value half) and LZ_TB_LANES (a block's eight 4-value
  * lanes).

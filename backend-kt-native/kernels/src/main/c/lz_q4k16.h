@@ -1,5 +1,5 @@
 /*
- * Q4_K in the native RAM-tier layout (dev.lazarus.kt.tensor.Q4KNativePacked): rows in groups of 16, the 16 rows'
+ * Q4_K in the native RAM-tier layout (dev.lazarus.kt.quant.q4k.Q4KNativePacked): rows in groups of 16, the 16 rows'
  * super-block b side by side in LZ_Q4K16_BLOCK bytes, so that one pass over 256 activation values serves 16 rows
  * with one 32-bit lane per row, and the scales and mins are unpacked once at load instead of per product:
  *

@@ -1,5 +1,5 @@
 /*
- * Q8_0 in the native 16-row layout (dev.lazarus.kt.tensor.Q8_0NativePacked): rows in groups of 16, the 16 rows'
+ * Q8_0 in the native 16-row layout (dev.lazarus.kt.quant.q8_0.Q8_0NativePacked): rows in groups of 16, the 16 rows'
  * block b (32 values) side by side in LZ_Q8016_BLOCK bytes:
  *
  *   0    16 f16 d (row r at 2r)

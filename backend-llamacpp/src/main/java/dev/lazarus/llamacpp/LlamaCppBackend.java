@@ -28,6 +28,8 @@ import dev.lazarus.backend.api.openai.ChatEvents;
 import dev.lazarus.backend.api.openai.Completion;
 import dev.lazarus.backend.api.openai.CompletionRequest;
 import dev.lazarus.llamacpp.http.LlamaServerClient;
+import dev.lazarus.llamacpp.process.AttentionFlags;
+import dev.lazarus.llamacpp.process.LlamaServerCommand;
 import dev.lazarus.llamacpp.process.LlamaServerSupervisor;
 import dev.lazarus.llamacpp.wire.ServerInfo;
 import dev.lazarus.llamacpp.wire.UpstreamErrors;
@@ -193,9 +195,13 @@ public final class LlamaCppBackend implements InferenceBackend, WholeAnswers, Ch
     private record Described(ServerInfo info, boolean prefills, BackendDescriptor descriptor) {}
 
     private BackendDescriptor describe(ServerInfo known, boolean prefills) {
+        Map<String, Object> facts = new java.util.LinkedHashMap<>(known == null ? Map.of() : known.metadata());
+        if (settings.supervision() != null) {
+            // the server this backend starts: its attention flags are known from the command line
+            facts.putAll(AttentionFlags.of(LlamaServerCommand.build(settings.supervision(), null)));
+        }
         ModelInfo model = new ModelInfo(modelId(known), settings.llamaServer() ? "llama.cpp" : "openai-compatible",
-                known == null ? 0 : known.contextLength(),
-                known == null ? Map.of() : known.metadata());
+                known == null ? 0 : known.contextLength(), facts);
         // llama-server continues a trailing assistant message unless its chat template refuses it.
         return new BackendDescriptor(id, settings.kind(), List.of(model),
                 new BackendCapabilities(true, true, true, prefills, true, settings.jsonEndpoints(),

@@ -19,6 +19,7 @@ import dev.lazarus.kt.fidelity.LlamaServerOracle;
 import dev.lazarus.kt.fidelity.ReportFormat;
 import dev.lazarus.kt.gguf.GgmlType;
 import dev.lazarus.kt.gguf.GgufFile;
+import dev.lazarus.kt.model.AttentionOrder;
 import dev.lazarus.kt.model.Model;
 import dev.lazarus.kt.parallel.Parallel;
 import dev.lazarus.kt.synthetic.SyntheticModels;
@@ -61,7 +62,7 @@ import tools.jackson.databind.node.ObjectNode;
 /**
  * kt-native answers like llama-server through the gateway (issue 11, "Done when"): on generated models of other
  * dimensions than the parity suites' tiny ones ({@code SyntheticModels.wide*}: qwen3moe and deepseek2 in F16, Q8_0 and
- * Q4_K_M, llama in Q8_0), one gateway serves each model under two routes, one to a kt-native backend and one to a real
+ * Q4_K_M, deepseek32 (sparse attention past 24 positions) in Q8_0 and Q4_K_M, llama in Q8_0), one gateway serves each model under two routes, one to a kt-native backend and one to a real
  * llama-server on the same GGUF file (held to this host's reference ggml variant, started as the parity suites start
  * it). Plain prompts through {@code /v1/completions} and one chat turn through {@code /v1/chat/completions} are asked
  * for greedy 64-token answers on both routes, as an OpenAI client asks: {@code temperature 0} and nothing else (both
@@ -122,14 +123,32 @@ class KtNativeGatewayParityTest {
         DEEPSEEK2_F16(SyntheticModels::wideDeepseek2, GgmlType.F16),
         DEEPSEEK2_Q8_0(SyntheticModels::wideDeepseek2, GgmlType.Q8_0),
         DEEPSEEK2_Q4_K_M(SyntheticModels::wideDeepseek2, null),
-        LLAMA_Q8_0(SyntheticModels::wideLlama, GgmlType.Q8_0);
+        DEEPSEEK32_Q8_0(SyntheticModels::wideDeepseek32, GgmlType.Q8_0),
+        DEEPSEEK32_Q4_K_M(SyntheticModels::wideDeepseek32, null),
+        LLAMA_Q8_0(SyntheticModels::wideLlama, GgmlType.Q8_0),
+        // flash attention on both sides (llama-server's default -fa auto turns it on on a CPU): the grouped-query and
+        // the MLA attention once each; the weight format does not change the attention order
+        QWEN3MOE_Q8_0_FA(SyntheticModels::wideQwen3Moe, GgmlType.Q8_0, true),
+        DEEPSEEK2_Q8_0_FA(SyntheticModels::wideDeepseek2, GgmlType.Q8_0, true),
+        DEEPSEEK32_Q8_0_FA(SyntheticModels::wideDeepseek32, GgmlType.Q8_0, true);
 
         private final Supplier<SyntheticModels.Spec> spec;
         private final GgmlType generated;
+        private final boolean flashAttention;
 
         Wide(Supplier<SyntheticModels.Spec> spec, GgmlType generated) {
+            this(spec, generated, false);
+        }
+
+        Wide(Supplier<SyntheticModels.Spec> spec, GgmlType generated, boolean flashAttention) {
             this.spec = spec;
             this.generated = generated;
+            this.flashAttention = flashAttention;
+        }
+
+        /** llama-server's {@code -fa} and kt-native's {@code flash-attention} for this row. */
+        String flashAttention() {
+            return flashAttention ? "on" : "off";
         }
 
         /** The route (and backend id) of one side: {@code wide-qwen3moe-q8-0-kt}. */
@@ -187,7 +206,8 @@ class KtNativeGatewayParityTest {
     static void backends(DynamicPropertyRegistry registry) throws Exception {
         LlamaCpp.require();
         dir = Files.createTempDirectory("lazarus-kt-gateway-parity");
-        for (SyntheticModels.Spec spec : List.of(SyntheticModels.wideQwen3Moe(), SyntheticModels.wideDeepseek2())) {
+        for (SyntheticModels.Spec spec : List.of(SyntheticModels.wideQwen3Moe(), SyntheticModels.wideDeepseek2(),
+                SyntheticModels.wideDeepseek32())) {
             SyntheticModels.write(spec, f32(dir, spec)); // what both Q4_K_M quantizations read
         }
         // writing, quantizing and starting llama-server wait on processes and disk: overlap them
@@ -200,7 +220,7 @@ class KtNativeGatewayParityTest {
                 starting.put(m, pool.submit(() -> {
                     Path file = m.write(dir);
                     files.put(m.route("kt"), file);
-                    return startOracle(file);
+                    return startOracle(file, m.flashAttention());
                 }));
             }
             for (Map.Entry<Wide, Future<LlamaServerProcess>> e : starting.entrySet()) {
@@ -211,38 +231,43 @@ class KtNativeGatewayParityTest {
         int route = 0;
         for (Wide m : oracles.keySet()) {
             RealLlamaServers.backend(registry, backend++, m.route("llama"), oracles.get(m).url().toString());
-            ktNative(registry, backend++, m.route("kt"), files.get(m.route("kt")));
+            ktNative(registry, backend++, m.route("kt"), files.get(m.route("kt")), m.flashAttention());
             RealLlamaServers.route(registry, route++, m.route("llama"), m.route("llama"));
             RealLlamaServers.route(registry, route++, m.route("kt"), m.route("kt"));
         }
         SyntheticModels.Spec twin = SyntheticModels.wideQwen3Moe();
         files.put(STRANGER, SyntheticModels.write(twin.withSeed(twin.seed() + 1).withWeightType(GgmlType.Q8_0),
                 dir.resolve(STRANGER + ".gguf")));
-        ktNative(registry, backend, STRANGER, files.get(STRANGER));
+        ktNative(registry, backend, STRANGER, files.get(STRANGER), Wide.QWEN3MOE_Q8_0.flashAttention());
         RealLlamaServers.route(registry, route, STRANGER, STRANGER);
     }
 
     /**
-     * As the parity suites start it (one thread, flash attention off: kt-native rounds attention like the non-flash
-     * path), with one slot: its answers then do not depend on what other slots hold (see the class comment).
+     * As the parity suites start it (one thread, flash attention {@code fa}: the kt-native backend beside it is set
+     * alike), with one slot: its answers then do not depend on what other slots hold (see the class comment).
      */
-    private static LlamaServerProcess startOracle(Path model) {
+    private static LlamaServerProcess startOracle(Path model, String fa) {
         LlamaServerProcess server = LlamaServerProcess.start(model, "-t", "1", "-c", Integer.toString(CONTEXT),
-                "-fa", "off", "--no-warmup", "-np", "1");
+                "-fa", fa, "--no-warmup", "-np", "1");
         synchronized (servers) {
             servers.add(server);
         }
         return server;
     }
 
-    /** A kt-native backend serving {@code model} under the route name {@code id}. */
-    private static void ktNative(DynamicPropertyRegistry registry, int index, String id, Path model) {
+    /**
+     * A kt-native backend serving {@code model} under the route name {@code id}, flash attention {@code fa} in the order
+     * of llama-server on one thread.
+     */
+    private static void ktNative(DynamicPropertyRegistry registry, int index, String id, Path model, String fa) {
         String prefix = "lazarus.backends[" + index + "].";
         registry.add(prefix + "id", () -> id);
         registry.add(prefix + "kind", () -> "kt-native");
         registry.add(prefix + "settings.model", model::toString);
         registry.add(prefix + "settings.model-name", () -> id);
         registry.add(prefix + "settings.threads", () -> "1");
+        registry.add(prefix + "settings.flash-attention", () -> fa);
+        registry.add(prefix + "settings.flash-attention-threads", () -> "1");
         registry.add(prefix + "settings.context-size", () -> Integer.toString(CONTEXT));
     }
 
@@ -310,7 +335,7 @@ class KtNativeGatewayParityTest {
             assertThat(again.differences()).as("asked again: " + what).isEmpty();
         } else {
             assertThat(compared.stream().flatMap(c -> c.promptDifference().stream()).toList()).as(what).isEmpty();
-            FidelityReport report = fidelity(files.get(model.route("kt")), oracle);
+            FidelityReport report = fidelity(files.get(model.route("kt")), oracle, model.flashAttention);
             System.out.printf("  %s%n", ReportFormat.table(report).replace("\n", "\n  "));
             assertThat(CONTRACT.violations(report.overall())).as(what).isEmpty();
         }
@@ -326,7 +351,7 @@ class KtNativeGatewayParityTest {
                 String.join("\n  ", compared.stream().map(Compared::toString).toList()));
         assertThat(compared).allSatisfy(c -> assertThat(c.differences()).as(c.toString()).isNotEmpty());
         if (!CONTRACT.exact()) {
-            FidelityReport report = fidelity(files.get(STRANGER), oracles.get(model));
+            FidelityReport report = fidelity(files.get(STRANGER), oracles.get(model), false);
             assertThat(CONTRACT.violations(report.overall())).as(ReportFormat.table(report)).isNotEmpty();
         }
     }
@@ -425,9 +450,9 @@ class KtNativeGatewayParityTest {
      * way the kt-native backend makes them (the chat turn through the model's template), stepwise: the contract's
      * bounds were measured so.
      */
-    private static FidelityReport fidelity(Path file, LlamaServerProcess oracle) {
+    private static FidelityReport fidelity(Path file, LlamaServerProcess oracle, boolean flashAttention) {
         try (GgufFile gguf = GgufFile.open(file); Parallel parallel = Parallel.ofThreads(1)) {
-            Model engine = Model.load(gguf, parallel);
+            Model engine = Model.load(gguf, parallel, flashAttention ? AttentionOrder.flash(1) : AttentionOrder.NON_FLASH);
             Tokenizer tokenizer = Tokenizers.fromMetadata(gguf.metadata());
             ChatTemplate template = ChatTemplate.fromMetadata(gguf.metadata(), tokenizer);
             List<FidelityPrompt> prompts = PROMPTS.stream().map(p -> new FidelityPrompt(p.name(), p.chat()

@@ -1,8 +1,9 @@
 package dev.lazarus.kt.backend;
 
+import dev.lazarus.kt.tensor.KernelConfig;
 import dev.lazarus.kt.gguf.GgmlType;
 import dev.lazarus.kt.gguf.GgufTensorInfo;
-import dev.lazarus.kt.tensor.Kernels;
+import dev.lazarus.kt.matrix.Kernels;
 import java.util.Comparator;
 import java.util.EnumSet;
 import java.util.List;
@@ -22,11 +23,11 @@ final class KernelUse {
     }
 
     /** The label for the matrices among {@code tensors} (rank 2, or 3 for stacked experts: one matrix per expert). */
-    static String describe(List<GgufTensorInfo> tensors) {
+    static String describe(List<GgufTensorInfo> tensors, KernelConfig config) {
         Map<String, Set<GgmlType>> typesByKernels = new TreeMap<>(Comparator.reverseOrder()); // "native-…" before "java-…"
         for (GgufTensorInfo t : tensors) {
             if (t.rank() >= 2) {
-                typesByKernels.computeIfAbsent(Kernels.of(t.type(), (int) t.dim(1), (int) t.dim(0)),
+                typesByKernels.computeIfAbsent(Kernels.of(t.type(), (int) t.dim(1), (int) t.dim(0), config),
                         k -> EnumSet.noneOf(GgmlType.class)).add(t.type());
             }
         }

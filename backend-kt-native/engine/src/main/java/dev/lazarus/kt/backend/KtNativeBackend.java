@@ -17,6 +17,10 @@ import dev.lazarus.backend.api.openai.Completion;
 import dev.lazarus.backend.api.openai.CompletionRequest;
 import dev.lazarus.backend.api.openai.Tool;
 import dev.lazarus.kt.chat.AnswerParser;
+import dev.lazarus.kt.chat.JsonAnswer;
+import dev.lazarus.kt.grammar.CompiledGrammar;
+import dev.lazarus.kt.grammar.GrammarCache;
+import dev.lazarus.kt.grammar.GrammarException;
 import dev.lazarus.kt.runtime.SequenceHandle;
 import dev.lazarus.kt.sampling.Sampler;
 import dev.lazarus.kt.sampling.SamplingParams;
@@ -65,6 +69,8 @@ public final class KtNativeBackend implements InferenceBackend, ExpertPlacementV
     private volatile boolean closed;
     /** What the model file needs, from its header (null when it could not be read: loading then says why). */
     private final ModelNeeds needs;
+    /** The model's compiled grammars; made with the first constrained request. */
+    private volatile GrammarCache grammars;
 
     /** Makes the sampler of each request: the engine's {@link Sampler}; tests script the answer instead. */
     @FunctionalInterface
@@ -94,7 +100,7 @@ public final class KtNativeBackend implements InferenceBackend, ExpertPlacementV
                     return;
                 }
                 LoadedModel model = loader.load(p -> progress = p);
-                // which kernels this engine multiplies with (-Dlazarus.kt.kernels; /v1/models meta "kernels")
+                // which kernels this backend multiplies with (its settings kernels, ggml-variant; /v1/models meta "kernels")
                 String kernels = String.valueOf(model.facts().get("kernels"));
                 String why = kernels.startsWith("java-") ? NativeKernels.unavailableReason() : "";
                 LOG.log(Level.INFO, "kt-native backend " + id + " loaded " + settings.modelName() + ": kernels " + kernels
@@ -177,10 +183,12 @@ public final class KtNativeBackend implements InferenceBackend, ExpertPlacementV
         return this.<ChatCompletionChunk>generate(request.model(), "messages", m -> {
             SamplingParams params = SamplingParams.from(request);
             ToolUse tools = ToolUse.of(request);
+            OutputConstraint constraint = OutputConstraint.of(request, tools, m.template().format());
             String rendered = renderChat(m, request.messages(), tools.tools(), ChatAnswer.templateKwargs(request, m.template().format()));
-            AnswerParser answer = ChatAnswer.parser(m.template().format(), rendered, tools, request);
+            AnswerParser answer = constraint.jsonContent() ? new JsonAnswer()
+                    : ChatAnswer.parser(m.template().format(), rendered, tools, request);
             int[] prompt = m.tokenizer().encode(rendered, true, true);
-            return new Job<>(prompt, params, answer == null ? NO_CONTROL_TOKENS
+            return new Job<>(prompt, params, compile(m, constraint), answer == null ? NO_CONTROL_TOKENS
                     : ChatAnswer.shownControlTokens(m.template().format(), m.tokenizer()),
                     sink -> new ChatStream(sink, "chatcmpl-" + UUID.randomUUID(), nowSeconds(), settings.modelName(),
                             new WireLogprobs(m.tokenizer()), answer));
@@ -192,7 +200,8 @@ public final class KtNativeBackend implements InferenceBackend, ExpertPlacementV
         return this.<Completion>generate(request.model(), "prompt", m -> {
             SamplingParams params = SamplingParams.from(request);
             LegacyPrompt prompt = LegacyPrompt.of(request, m.tokenizer());
-            return new Job<>(prompt.tokens(), params, NO_CONTROL_TOKENS, sink -> new CompletionStream(sink, "cmpl-" + UUID.randomUUID(),
+            CompiledGrammar grammar = compile(m, OutputConstraint.of(request));
+            return new Job<>(prompt.tokens(), params, grammar, NO_CONTROL_TOKENS, sink -> new CompletionStream(sink, "cmpl-" + UUID.randomUUID(),
                     nowSeconds(), settings.modelName(), new WireLogprobs(m.tokenizer()), prompt.echo()));
         });
     }
@@ -223,8 +232,29 @@ public final class KtNativeBackend implements InferenceBackend, ExpertPlacementV
      * What to run: the prompt, how to sample, which control tokens the answer writes as text, and how to write
      * the events into the endpoint's stream.
      */
-    private record Job<T>(int[] prompt, SamplingParams params, IntPredicate shownControlTokens,
+    private record Job<T>(int[] prompt, SamplingParams params, CompiledGrammar grammar, IntPredicate shownControlTokens,
                           Function<FluxSink<T>, EndpointStream<T>> stream) {}
+
+    /** The constraint's grammar compiled for the model; null when the output is free. Refused grammars are a 400. */
+    private CompiledGrammar compile(LoadedModel m, OutputConstraint constraint) {
+        if (!constraint.constrained()) {
+            return null;
+        }
+        GrammarCache cache = grammars;
+        if (cache == null) {
+            synchronized (this) {
+                if (grammars == null) {
+                    grammars = new GrammarCache(m.tokenizer());
+                }
+                cache = grammars;
+            }
+        }
+        try {
+            return cache.compile(constraint.gbnf());
+        } catch (GrammarException e) {
+            throw BackendException.invalidRequest(e.getMessage(), constraint.param());
+        }
+    }
 
     /**
      * One generation as a cold stream: the request is validated and tokenised on subscription, the
@@ -236,8 +266,10 @@ public final class KtNativeBackend implements InferenceBackend, ExpertPlacementV
             LoadedModel m = requireReady(model);
             Job<T> job = prepare.apply(m);
             return Flux.create(sink -> {
-                TokenSampler sampler = samplers.create(job.params(), m.tokenizer().vocabSize(),
-                        m.engine().options().contextSize());
+                int vocab = m.tokenizer().vocabSize();
+                int context = m.engine().options().contextSize();
+                TokenSampler sampler = job.grammar() == null ? samplers.create(job.params(), vocab, context)
+                        : new Sampler(job.params(), vocab, context, job.grammar().matcher());
                 SequenceHandle handle = m.engine().submit(job.prompt(), new GenerationListener(m.tokenizer(),
                         sampler, job.params(), job.prompt(), job.shownControlTokens(), job.stream().apply(sink)));
                 sink.onDispose(handle::cancel);

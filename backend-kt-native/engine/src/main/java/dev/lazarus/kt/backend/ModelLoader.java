@@ -7,6 +7,8 @@ import dev.lazarus.kt.gguf.GgmlType;
 import dev.lazarus.kt.gguf.GgufFile;
 import dev.lazarus.kt.gguf.GgufTensorInfo;
 import dev.lazarus.kt.gpu.GpuTiers;
+import dev.lazarus.kt.model.AttentionOrder;
+import dev.lazarus.kt.model.KvCacheTypes;
 import dev.lazarus.kt.model.Model;
 import dev.lazarus.kt.parallel.Parallel;
 import dev.lazarus.kt.placement.DeviceTier;
@@ -79,7 +81,8 @@ final class ModelLoader {
         try {
             pageIn(file, progress);
             parallel = Parallel.ofThreads(settings.threads());
-            Model model = Model.load(file, parallel);
+            Model model = Model.load(file, parallel, settings.kernels(), settings.attention());
+            checkCacheTypes(model);
             // a dense model needs the GPU only for the layer path; a MoE model also for its expert tier
             boolean wantsGpu = !model.expertLayers().isEmpty() || settings.placement().gpuLayers();
             gpu = wantsGpu ? GpuTiers.open(settings.placement()).orElse(null) : null;
@@ -91,12 +94,14 @@ final class ModelLoader {
             int context = settings.contextSize() == 0 ? trained : settings.contextSize();
             EngineOptions defaults = EngineOptions.defaults(context, settings.maxSequences());
             InferenceEngine engine = new InferenceEngine(model, new EngineOptions(context, settings.maxSequences(),
-                    settings.maxQueued(), defaults.maxBatchTokens(), defaults.prefixCacheEntries()), parallel);
+                    settings.maxQueued(), defaults.maxBatchTokens(), defaults.prefixCacheEntries(),
+                    settings.cacheTypes()), parallel);
             warmUp(model, engine, placement);
-            LOG.log(Level.INFO, "kt-native backend {0}: {1} ready ({2}, context {3}, {4} threads)",
+            LOG.log(Level.INFO, "kt-native backend {0}: {1} ready ({2}, context {3}, {4} threads, {5})",
                     backendId, settings.modelName(), model.config().architecture().ggufName(), context,
-                    settings.threads());
-            return new LoadedModel(file, parallel, engine, tokenizer, template, facts(file, model, gpu, placement), placement, gpu);
+                    settings.threads(), settings.attention());
+            return new LoadedModel(file, parallel, engine, tokenizer, template,
+                    facts(file, model, gpu, placement, settings.attention(), settings.cacheTypes()), placement, gpu);
         } catch (RuntimeException | Error e) {
             if (placement != null) {
                 placement.close();
@@ -109,6 +114,25 @@ final class ModelLoader {
             }
             file.close();
             throw e;
+        }
+    }
+
+    /**
+     * Refuses at load, with llama.cpp's reason, a KV cache type this model or path cannot hold: a block size that does
+     * not divide a head, a quantised V without flash attention, any type but F16 on the GPU layer path (its device
+     * cache and kernels are F16 only).
+     */
+    private void checkCacheTypes(Model model) {
+        KvCacheTypes types = settings.cacheTypes();
+        try {
+            model.checkCacheTypes(types, settings.attention().flash());
+        } catch (IllegalArgumentException e) {
+            throw new BackendConfigException(backendId, e.getMessage().startsWith("K ") ? "cache-type-k" : "cache-type-v",
+                    e.getMessage());
+        }
+        if (settings.placement().gpuLayers() && !types.equals(KvCacheTypes.F16)) {
+            throw new BackendConfigException(backendId, "cache-type-k", "gpu-layers: on keeps an F16 KV cache on the "
+                    + "device; cache types other than f16 (here " + types + ") run on the CPU only (gpu-layers: off)");
         }
     }
 
@@ -197,11 +221,16 @@ final class ModelLoader {
     }
 
     /** What {@code /v1/models} shows about the model, and where and how it runs (the gateway's start-up line). */
-    private static Map<String, Object> facts(GgufFile file, Model model, DeviceTier gpu, ExpertPlacement placement) {
+    private Map<String, Object> facts(GgufFile file, Model model, DeviceTier gpu, ExpertPlacement placement,
+                                             AttentionOrder attention, KvCacheTypes cacheTypes) {
         Map<String, Object> facts = new LinkedHashMap<>();
         facts.put("architecture", model.config().architecture().ggufName());
         facts.put("quantization", dominantType(file).name());
         facts.put("trained_context_length", model.config().contextLength());
+        // as a llamacpp backend names llama-server's (-ctk/-ctv): what the decision gate aligns before comparing the two
+        facts.put("cache_type_k", cacheTypes.keys().settingName());
+        facts.put("cache_type_v", cacheTypes.values().settingName());
+        facts.put("kv_bytes_per_token", model.kvLayout().bytesPerPosition(cacheTypes));
         String name = file.string("general.name", "");
         facts.put("general_name", name);
         String description = file.string("general.description", "");
@@ -214,9 +243,14 @@ final class ModelLoader {
         if (gpu != null) {
             facts.put("gpu", gpu.describe());
         }
-        facts.put("kernels", KernelUse.describe(file.tensors()));
+        facts.put("kernels", KernelUse.describe(file.tensors(), settings.kernels()));
         if (placement != null) {
             facts.put("cpu_experts", placement.cpuExperts()); // ram / mmap / ram+mmap / none, as placed at load
+        }
+        // as a llamacpp backend names llama-server's: what the decision gate aligns before comparing the two
+        facts.put("flash_attention", attention.flash() ? "on" : "off");
+        if (attention.flash()) {
+            facts.put("threads", attention.threads());
         }
         return facts;
     }

@@ -8,18 +8,18 @@ import dev.lazarus.kt.chat.ToolCallSyntax;
 import java.util.List;
 
 /**
- * How a chat request uses tools: the tools the chat template shows the model, and how many calls
- * its answer may hold. {@code tool_choice} {@code auto} (the default) renders the tools and parses
- * calls, {@code none} does neither. {@code required} and a named function are refused: llama-server
- * forces them with a grammar, and this engine does not constrain sampling, so it could not keep
- * the promise.
+ * How a chat request uses tools: the tools the chat template shows the model, how many calls its answer may
+ * hold, and whether it must call one. {@code tool_choice} {@code auto} (the default) renders the tools and parses
+ * calls, {@code none} does neither, {@code required} constrains the answer to calls with a grammar (see
+ * {@link OutputConstraint}). A named function is read as llama-server (b11669) reads it: as {@code auto}.
  *
  * @param tools    what the template renders; empty for none
  * @param maxCalls calls parsed from the answer; 0 when it is not parsed at all
+ * @param required the answer must be calls
  */
-record ToolUse(List<Tool> tools, int maxCalls) {
+record ToolUse(List<Tool> tools, int maxCalls, boolean required) {
 
-    static final ToolUse NONE = new ToolUse(List.of(), 0);
+    static final ToolUse NONE = new ToolUse(List.of(), 0, false);
 
     static ToolUse of(ChatCompletionRequest request) {
         List<Tool> tools = request.tools() == null ? List.of() : request.tools();
@@ -30,14 +30,21 @@ record ToolUse(List<Tool> tools, int maxCalls) {
         if (choice instanceof String s && s.equals("none")) {
             return NONE;
         }
-        if (choice != null && !"auto".equals(choice)) {
-            throw BackendException.invalidRequest("tool_choice " + describe(choice) + " is not supported by the"
-                    + " kt-native backend, which does not constrain generation: use 'auto' or 'none'", "tool_choice");
+        boolean required = "required".equals(choice);
+        if (choice instanceof String s && !required && !s.equals("auto")) {
+            throw BackendException.invalidRequest("tool_choice must be 'auto', 'none', 'required' or name a function,"
+                    + " got '" + s + "'", "tool_choice");
+        }
+        if (choice instanceof java.util.Map<?, ?> named) {
+            validateNamed(named, tools);
         }
         if (tools.isEmpty()) {
+            if (required) {
+                throw BackendException.invalidRequest("tool_choice 'required' needs tools", "tool_choice");
+            }
             return NONE;
         }
-        return new ToolUse(tools, Boolean.FALSE.equals(request.parallelToolCalls()) ? 1 : Integer.MAX_VALUE);
+        return new ToolUse(tools, Boolean.FALSE.equals(request.parallelToolCalls()) ? 1 : Integer.MAX_VALUE, required);
     }
 
     /** A parser of calls written in {@code syntax}, or null when the answer's calls are not parsed. */
@@ -58,7 +65,11 @@ record ToolUse(List<Tool> tools, int maxCalls) {
         }
     }
 
-    private static String describe(Object choice) {
-        return choice instanceof String s ? "'" + s + "'" : "naming a function";
+    /** {@code {"type": "function", "function": {"name": ...}}} naming one of the tools. */
+    private static void validateNamed(java.util.Map<?, ?> choice, List<Tool> tools) {
+        Object name = choice.get("function") instanceof java.util.Map<?, ?> f ? f.get("name") : null;
+        if (!(name instanceof String n) || tools.stream().noneMatch(t -> n.equals(t.function().name()))) {
+            throw BackendException.invalidRequest("tool_choice must name one of the tools", "tool_choice");
+        }
     }
 }

@@ -48,6 +48,9 @@ public record ChatFormat(ReasoningSyntax reasoning, ToolCallSyntax toolCalls, bo
     }
 
     static ToolCallSyntax toolCallSyntax(String source) {
+        if (DsmlCalls.writtenBy(source)) {
+            return new DsmlCalls();
+        }
         if (source.contains(DeepSeekCalls.OPEN)) {
             return new DeepSeekCalls();
         }

@@ -78,7 +78,10 @@ public final class ToolCallParser extends StreamingParser {
             }
             int start = calls < maxCalls ? pending.indexOf(open) : -1;
             if (start >= 0) {
-                text(out, pending.substring(0, start));
+                String before = pending.substring(0, start);
+                String separator = syntax.separator();
+                text(out, !separator.isEmpty() && before.endsWith(separator)
+                        ? before.substring(0, before.length() - separator.length()) : before);
                 pending.delete(0, start + open.length());
                 inBlock = true;
                 continue;
@@ -93,7 +96,9 @@ public final class ToolCallParser extends StreamingParser {
 
     /** The tail that may still turn out to be the start of a block, or whitespace after a call. */
     private int heldBack(String open) {
-        int partial = calls < maxCalls ? Markers.partialAtEnd(pending, List.of(open)) : 0;
+        String separator = syntax.separator();
+        int partial = calls < maxCalls
+                ? Markers.partialAtEnd(pending, separator.isEmpty() ? List.of(open) : List.of(open, separator + open)) : 0;
         if (!afterCall && calls == 0) {
             return partial;
         }

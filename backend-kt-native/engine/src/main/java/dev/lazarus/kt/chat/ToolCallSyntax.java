@@ -25,6 +25,14 @@ public interface ToolCallSyntax {
     int closeLength();
 
     /**
+     * Text written before a block that belongs to the block, not to the text before it (DSML's blank line, which
+     * llama-server's parser leaves out of the content); "" for none.
+     */
+    default String separator() {
+        return "";
+    }
+
+    /**
      * The calls a block's body holds, or null when it is not a valid block (it then stays text).
      *
      * @param tools the request's tools, for the parameter types of formats that write arguments as text

@@ -18,7 +18,6 @@ import dev.lazarus.kt.parallel.Parallel;
 import dev.lazarus.kt.placement.ExpertCheckout;
 import dev.lazarus.kt.placement.ExpertPlacement;
 import dev.lazarus.kt.placement.Tier;
-import dev.lazarus.kt.tensor.WeightMatrices;
 import dev.lazarus.kt.tensor.WeightMatrix;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
@@ -92,7 +91,7 @@ public final class GpuLayerPath implements Model.ForwardPath, AutoCloseable {
         this.experts = c.moe() == null ? 0 : c.moe().expertCount();
         this.ropeDims = c.rope().dimensions();
         this.eps = c.rmsEps();
-        this.embedding = WeightMatrices.of(file, model.tensors().embedding());
+        this.embedding = model.embedding();
         this.vocab = model.vocabSize();
         this.rope = new Rope(c.rope());
         this.routers = new ExpertRouter[blocks];

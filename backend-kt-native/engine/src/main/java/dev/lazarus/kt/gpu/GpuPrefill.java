@@ -112,7 +112,7 @@ final class GpuPrefill implements AutoCloseable {
         this.vocab = model.vocabSize();
         this.ropeDims = c.rope().dimensions();
         this.eps = c.rmsEps();
-        this.embedding = dev.lazarus.kt.tensor.WeightMatrices.of(file, model.tensors().embedding());
+        this.embedding = model.embedding();
         this.rope = new Rope(c.rope());
         LayerKernels.Heads h = attention.shape();
         this.qkvWidth = h.qkvWidth();

@@ -84,6 +84,10 @@ final class MlaDeviceAttention implements DeviceAttention {
     /** Why a block's latent attention {@code a} cannot run here (in a model of {@code tensors}), or null. */
     static String unsupported(ModelTensors tensors, BlockTensors.Mla a, ModelConfig c) {
         MlaConfig m = c.mla();
+        if (a.indexer() != null) {
+            // the experts can still take the GPU tier (placement), with attention and the rest on the CPU
+            return "deepseek32's lightning indexer (sparse attention) has no GPU kernels";
+        }
         if (a.splitKvB() != ((BlockTensors.Mla) tensors.block(0).attention()).splitKvB()) {
             return a.kvAMqa().name() + "'s block has another MLA layout than block 0";
         }

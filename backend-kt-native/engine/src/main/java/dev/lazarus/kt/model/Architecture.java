@@ -22,6 +22,11 @@ public enum Architecture {
     /** MLA attention, shared experts, sigmoid group routing; normalisation as the GGUF says. */
     DEEPSEEK2("deepseek2", RopeStyle.NORMAL, false, MoeConfig.Gating.SOFTMAX, 0),
     /**
+     * DeepSeek-V3.2: deepseek2's blocks with DeepSeek Sparse Attention, a lightning indexer per block whose scores
+     * pick the cached positions each query attends ({@link LightningIndexer}).
+     */
+    DEEPSEEK32("deepseek32", RopeStyle.NORMAL, false, MoeConfig.Gating.SOFTMAX, 0),
+    /**
      * GLM-4.5 / 4.6: attention biases, optional QK-norm, partial rope, leading dense blocks, sigmoid routing with
      * a selection bias and a shared expert (deepseek2's routing on ordinary attention); gating sigmoid unless the
      * GGUF says otherwise, as llama.cpp defaults it.
@@ -73,6 +78,11 @@ public enum Architecture {
      */
     int slidingWindowPattern() {
         return slidingWindowPattern;
+    }
+
+    /** deepseek2's multi-head latent attention (and its YaRN score scale): deepseek2 and deepseek32. */
+    boolean latentAttention() {
+        return this == DEEPSEEK2 || this == DEEPSEEK32;
     }
 
     public static Architecture fromGguf(String name) {

@@ -31,4 +31,10 @@ interface Attention {
     default int recurrentWidth() {
         return 0;
     }
+
+    /** Values of one key head in the cache: the width a cache type's block size must divide. */
+    int keyHeadWidth();
+
+    /** Values of one value head (of the keys, where values are a view of them). */
+    int valueHeadWidth();
 }

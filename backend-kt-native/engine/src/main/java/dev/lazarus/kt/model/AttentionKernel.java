@@ -75,6 +75,21 @@ final class AttentionKernel {
     }
 
     /**
+     * As below, with keys and values read from a cache's rows: F16 keys and values here, other types through
+     * {@link TypedKvAttention}.
+     */
+    static void attend(float[] q, int qOff, int dim, KvRows keys, int kOff, KvRows values, int vOff, int vDim,
+                       int first, int positions, float scale, float sink, float[] out, int outOff) {
+        if (keys.type() == KvCacheType.F16 && values.type() == KvCacheType.F16) {
+            attend(q, qOff, dim, keys.floats(), kOff, keys.width(), values.floats(), vOff, values.width(), vDim,
+                    first, positions, scale, sink, out, outOff);
+        } else {
+            TypedKvAttention.attend(q, qOff, dim, keys, kOff, values, vOff, vDim, first, positions, scale, sink, out,
+                    outOff);
+        }
+    }
+
+    /**
      * As above, attending only positions {@code [first, positions)} (a sliding window) and with an attention
      * {@code sink} ({@code -inf}: none; see {@link Numerics#softmax(float[], int, float, float)}). The positions
      * before {@code first} stay in the row as llama.cpp's mask leaves them, at {@code -inf}: the softmax's chunks
@@ -85,6 +100,27 @@ final class AttentionKernel {
                        float[] keys, int kOff, int kStride,
                        float[] values, int vOff, int vStride, int vDim,
                        int first, int positions, float scale, float sink, float[] out, int outOff) {
+        attend(q, qOff, dim, keys, kOff, kStride, values, vOff, vStride, vDim, first, positions, scale, sink, null,
+                out, outOff);
+    }
+
+    /**
+     * As the first form, attending only the positions {@code keep} marks (null: all): deepseek32's sparse attention,
+     * whose other positions llama.cpp's mask sets to -inf, so they stay in the row as exact zeros.
+     */
+    static void attend(float[] q, int qOff, int dim,
+                       float[] keys, int kOff, int kStride,
+                       float[] values, int vOff, int vStride, int vDim,
+                       int positions, float scale, boolean[] keep, float[] out, int outOff) {
+        attend(q, qOff, dim, keys, kOff, kStride, values, vOff, vStride, vDim, 0, positions, scale,
+                Float.NEGATIVE_INFINITY, keep, out, outOff);
+    }
+
+    private static void attend(float[] q, int qOff, int dim,
+                               float[] keys, int kOff, int kStride,
+                               float[] values, int vOff, int vStride, int vDim,
+                               int first, int positions, float scale, float sink, boolean[] keep,
+                               float[] out, int outOff) {
         Scratch s = SCRATCH.get();
         float[] qh = s.query = Scratch.atLeast(s.query, dim);
         for (int i = 0; i < dim; i++) {
@@ -93,6 +129,13 @@ final class AttentionKernel {
         float[] scores = s.scores = Scratch.atLeast(s.scores, positions);
         keyDots(qh, dim, keys, kOff, kStride, positions, scores, s.lanes);
         Arrays.fill(scores, 0, first, Float.NEGATIVE_INFINITY);
+        if (keep != null) {
+            for (int t = 0; t < positions; t++) {
+                if (!keep[t]) {
+                    scores[t] = Float.NEGATIVE_INFINITY;
+                }
+            }
+        }
         Numerics.softmax(scores, positions, scale, sink);
         for (int t = 0; t < positions; t++) {
             scores[t] = Numerics.roundToF16(scores[t]);
@@ -108,12 +151,22 @@ final class AttentionKernel {
 
     /** {@code scores[t]} = {@link #keyDot} of the query with position t's key, for t in [0, positions). */
     static void keyDots(float[] q, int dim, float[] keys, int kOff, int kStride, int positions, float[] scores) {
-        keyDots(q, dim, keys, kOff, kStride, positions, scores, new float[LANES * LANES]);
+        keyDots(q, dim, keys, kOff, kStride, 0, positions, scores, new float[LANES * LANES]);
+    }
+
+    /** As above for t in [from, to) (flash attention's chunks of positions). */
+    static void keyDots(float[] q, int dim, float[] keys, int kOff, int kStride, int from, int to, float[] scores) {
+        keyDots(q, dim, keys, kOff, kStride, from, to, scores, SCRATCH.get().lanes);
     }
 
     private static void keyDots(float[] q, int dim, float[] keys, int kOff, int kStride, int positions,
                                 float[] scores, float[] lanes) {
-        int t = 0;
+        keyDots(q, dim, keys, kOff, kStride, 0, positions, scores, lanes);
+    }
+
+    private static void keyDots(float[] q, int dim, float[] keys, int kOff, int kStride, int from, int positions,
+                                float[] scores, float[] lanes) {
+        int t = from;
         if (dim % 64 == 0) {
             for (; t + LANES <= positions; t += LANES) {
                 keyDots16(q, dim, keys, t * kStride + kOff, kStride, scores, t, lanes);

@@ -39,11 +39,19 @@ public record BlockTensors(int index, GgufTensorInfo attnNorm, AttentionTensors 
 
     /**
      * deepseek2's latent attention. Queries by one {@code q} or by the LoRA {@code qA}, {@code qANorm}, {@code qB};
-     * the latent decompressed by split per-head {@code kB}/{@code vB} or by one fused {@code kvB}.
+     * the latent decompressed by split per-head {@code kB}/{@code vB} or by one fused {@code kvB}; deepseek32's
+     * lightning {@code indexer}, or null.
      */
     public record Mla(GgufTensorInfo q, GgufTensorInfo qA, GgufTensorInfo qANorm, GgufTensorInfo qB,
                       GgufTensorInfo kvAMqa, GgufTensorInfo kvANorm, GgufTensorInfo kB, GgufTensorInfo vB,
-                      GgufTensorInfo kvB, GgufTensorInfo output) implements AttentionTensors {
+                      GgufTensorInfo kvB, GgufTensorInfo output, Indexer indexer) implements AttentionTensors {
+
+        /** Without an indexer (deepseek2). */
+        public Mla(GgufTensorInfo q, GgufTensorInfo qA, GgufTensorInfo qANorm, GgufTensorInfo qB,
+                   GgufTensorInfo kvAMqa, GgufTensorInfo kvANorm, GgufTensorInfo kB, GgufTensorInfo vB,
+                   GgufTensorInfo kvB, GgufTensorInfo output) {
+            this(q, qA, qANorm, qB, kvAMqa, kvANorm, kB, vB, kvB, output, null);
+        }
 
         public boolean queryLora() {
             return q == null;
@@ -62,6 +70,14 @@ public record BlockTensors(int index, GgufTensorInfo attnNorm, AttentionTensors 
     public record DeltaNet(GgufTensorInfo qkv, GgufTensorInfo gate, GgufTensorInfo conv, GgufTensorInfo dtBias,
                            GgufTensorInfo a, GgufTensorInfo beta, GgufTensorInfo alpha, GgufTensorInfo norm,
                            GgufTensorInfo output) implements AttentionTensors {}
+
+    /**
+     * deepseek32's lightning indexer ({@code blk.N.indexer.*}): query heads from the compressed query
+     * ({@code attn_q_b}), one key from the block input ({@code attn_k}) layer-normed with {@code kNorm} and
+     * {@code kNormBias}, and the per-head weights ({@code proj}).
+     */
+    public record Indexer(GgufTensorInfo qB, GgufTensorInfo k, GgufTensorInfo kNorm, GgufTensorInfo kNormBias,
+                          GgufTensorInfo proj) {}
 
     /** A SwiGLU network: {@code gate}, {@code up}: hidden × dim; {@code down}: dim × hidden. */
     public record SwiGluTensors(GgufTensorInfo gate, GgufTensorInfo up, GgufTensorInfo down) {}

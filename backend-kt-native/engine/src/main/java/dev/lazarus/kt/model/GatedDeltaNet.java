@@ -72,6 +72,16 @@ final class GatedDeltaNet implements Attention {
     }
 
     @Override
+    public int keyHeadWidth() {
+        return 0;
+    }
+
+    @Override
+    public int valueHeadWidth() {
+        return 0;
+    }
+
+    @Override
     public int recurrentWidth() {
         return config.stateFloats();
     }

@@ -38,6 +38,7 @@ final class GroupedQueryAttention implements Attention {
     private final float eps;
     private final Rope rope;
     private final float scale;
+    private final AttentionOrder order;
     private final Parallel parallel;
     /**
      * Activations, Q/K/V and the attended vectors of one call; its output is allocated (the caller keeps it). One slot
@@ -45,7 +46,8 @@ final class GroupedQueryAttention implements Attention {
      */
     private static final Scratch.Slot SCRATCH = Scratch.Slot.retaining(Scratch.RETAINED_BYTES);
 
-    GroupedQueryAttention(int block, ModelConfig config, Weights weights, Rope rope, Parallel parallel) {
+    GroupedQueryAttention(int block, ModelConfig config, Weights weights, Rope rope, AttentionOrder order,
+                          Parallel parallel) {
         this.block = block;
         this.heads = config.headCount();
         this.kvHeads = config.headCountKv();
@@ -65,6 +67,7 @@ final class GroupedQueryAttention implements Attention {
         this.eps = config.rmsEps();
         this.rope = rope;
         this.scale = 1.0f / (float) Math.sqrt(headDim);
+        this.order = order;
         this.parallel = parallel;
     }
 
@@ -76,6 +79,16 @@ final class GroupedQueryAttention implements Attention {
     @Override
     public int valueWidth() {
         return kvHeads * valueDim;
+    }
+
+    @Override
+    public int keyHeadWidth() {
+        return headDim;
+    }
+
+    @Override
+    public int valueHeadWidth() {
+        return valueDim;
     }
 
     /**
@@ -134,6 +147,7 @@ final class GroupedQueryAttention implements Attention {
                     yield batch.size() * heads;
                 }
                 default -> {
+                    rotateBack();
                     if (gated) {
                         applyGate();
                     }
@@ -184,6 +198,16 @@ final class GroupedQueryAttention implements Attention {
                     normalizeHeads(k[i], kvHeads, kNorm);
                     rope.apply(q[i], 0, heads, headDim, ropeTables[i]);
                     rope.apply(k[i], 0, kvHeads, headDim, ropeTables[i]);
+                    KvCacheTypes types = batch.caches()[i].types();
+                    int kChunk = KvRotation.keyChunk(types.keys(), headDim);
+                    if (kChunk > 0) {
+                        KvRotation.rotate(q[i], 0, heads * headDim, kChunk);
+                        KvRotation.rotate(k[i], 0, kvHeads * headDim, kChunk);
+                    }
+                    int vChunk = KvRotation.valueChunk(types.values(), valueDim);
+                    if (vChunk > 0) {
+                        KvRotation.rotate(v[i], 0, kvHeads * valueDim, vChunk);
+                    }
                     batch.caches()[i].store(block, batch.positions()[i], k[i], 0, v[i], 0);
                 }
             });
@@ -198,6 +222,16 @@ final class GroupedQueryAttention implements Attention {
                 for (int h = 0; h < heads; h++) {
                     System.arraycopy(joint[i], 2 * h * headDim, q[i], h * headDim, headDim);
                     System.arraycopy(joint[i], (2 * h + 1) * headDim, gate[i], h * headDim, headDim);
+                }
+            }
+        }
+
+        /** The attended vectors of rotated values ({@link KvRotation}) rotated back. */
+        private void rotateBack() {
+            for (int i = 0; i < batch.size(); i++) {
+                int vChunk = KvRotation.valueChunk(batch.caches()[i].types().values(), valueDim);
+                if (vChunk > 0) {
+                    KvRotation.rotate(attended[i], 0, heads * valueDim, vChunk);
                 }
             }
         }
@@ -221,11 +255,19 @@ final class GroupedQueryAttention implements Attention {
                 KvCache cache = batch.caches()[i];
                 int kvh = h / group;
                 int positions = batch.positions()[i] + 1;
-                AttentionKernel.attend(q[i], h * headDim, headDim,
-                        cache.keys(block), kvh * headDim, keyWidth(),
-                        cache.values(block), kvh * valueDim, valueWidth(), valueDim,
-                        window == 0 ? 0 : Math.max(0, positions - window), positions, scale,
-                        weights.sinks() == null ? Float.NEGATIVE_INFINITY : weights.sinks()[h], attended[i], h * valueDim);
+                int first = window == 0 ? 0 : Math.max(0, positions - window);
+                float sink = weights.sinks() == null ? Float.NEGATIVE_INFINITY : weights.sinks()[h];
+                if (order.flash()) {
+                    FlashKv kv = TypedFlashKv.of(cache.keyRows(block), kvh * headDim, cache.valueRows(block),
+                            kvh * valueDim, valueDim);
+                    FlashAttentionKernel.attend(q[i], h * headDim, headDim, kv, first, positions, scale, sink,
+                            FlashAttentionKernel.path(batch.size(), positions, kv.floatRows() != null),
+                            order.threads(), attended[i], h * valueDim);
+                } else {
+                    AttentionKernel.attend(q[i], h * headDim, headDim, cache.keyRows(block), kvh * headDim,
+                            cache.valueRows(block), kvh * valueDim, valueDim, first, positions, scale, sink,
+                            attended[i], h * valueDim);
+                }
             }
         }
     }

@@ -1,40 +1,62 @@
 package dev.lazarus.kt.model;
 
+import dev.lazarus.kt.tensor.GgmlOrders;
 import java.util.Arrays;
 
 /**
- * The attention keys and values of one sequence, position-major per block. Values are rounded to
- * F16 when written (llama-server's default cache type) and held as f32 so the attention loops stay
- * simple; halving the footprint by storing F16 bits is a later optimisation. Grows on demand up to
- * {@code maxPositions}. Not thread-safe: the scheduler owns it; during a forward pass blocks write
- * the batch's positions before any thread reads.
+ * The attention keys and values of one sequence, position-major per block, each stored as its
+ * {@link KvCacheTypes type} ({@link KvRows}): F16 (llama-server's default) held as the floats it rounds to, the
+ * other types as ggml's bytes. Grows on demand up to {@code maxPositions}. Not thread-safe: the scheduler owns it;
+ * during a forward pass blocks write the batch's positions before any thread reads.
  */
 public final class KvCache {
 
     private final KvLayout layout;
+    private final KvCacheTypes types;
     private final int maxPositions;
-    private final float[][] keys;
-    private final float[][] values;
-    /** Per recurrent block the sequence's state after its {@link #length} tokens; null for attention blocks. */
+    private final KvRows[] keys;
+    /** Null where a block's values are a view of its keys (absorbed MLA). */
+    private final KvRows[] values;
+    /**
+     * Per recurrent block the sequence's state after its {@link #length} tokens, always f32 (the cache types apply
+     * to attention rows only); null for attention blocks.
+     */
     private final float[][] recurrent;
     private int capacity;
     private int length;
 
     public KvCache(KvLayout layout, int maxPositions) {
+        this(layout, KvCacheTypes.F16, maxPositions);
+    }
+
+    /** With the host's ggml orders for the dots of quantised rows (tests; a model passes its own). */
+    public KvCache(KvLayout layout, KvCacheTypes types, int maxPositions) {
+        this(layout, types, maxPositions, GgmlOrders.forHost());
+    }
+
+    public KvCache(KvLayout layout, KvCacheTypes types, int maxPositions, GgmlOrders orders) {
         this.layout = layout;
+        this.types = types;
         this.maxPositions = maxPositions;
-        this.keys = new float[layout.blocks()][];
-        this.values = new float[layout.blocks()][];
+        this.keys = new KvRows[layout.blocks()];
+        this.values = new KvRows[layout.blocks()];
         this.recurrent = new float[layout.blocks()][];
+        capacity = Math.min(maxPositions, 64);
         for (int b = 0; b < layout.blocks(); b++) {
-            int w = layout.recurrentWidths()[b];
-            recurrent[b] = w == 0 ? null : new float[w];
+            keys[b] = new KvRows(types.keys(), layout.keyWidths()[b], capacity, orders);
+            int vw = layout.valueWidths()[b];
+            values[b] = vw == 0 ? null : new KvRows(types.values(), vw, capacity, orders);
+            int rw = layout.recurrentWidths()[b];
+            recurrent[b] = rw == 0 ? null : new float[rw];
         }
-        allocate(Math.min(maxPositions, 64));
     }
 
     public int maxPositions() {
         return maxPositions;
+    }
+
+    public KvCacheTypes types() {
+        return types;
     }
 
     /** Positions holding valid keys and values. */
@@ -55,29 +77,40 @@ public final class KvCache {
             throw new KvCacheFullException(positions, maxPositions);
         }
         if (positions > capacity) {
-            allocate(Math.min(maxPositions, Math.max(positions, capacity * 2)));
+            int newCapacity = Math.min(maxPositions, Math.max(positions, capacity * 2));
+            for (int b = 0; b < layout.blocks(); b++) {
+                keys[b].grow(newCapacity);
+                if (values[b] != null) {
+                    values[b].grow(newCapacity);
+                }
+            }
+            capacity = newCapacity;
         }
     }
 
-    private void allocate(int newCapacity) {
-        for (int b = 0; b < layout.blocks(); b++) {
-            keys[b] = grow(keys[b], layout.keyWidths()[b] * newCapacity);
-            int vw = layout.valueWidths()[b];
-            values[b] = vw == 0 ? null : grow(values[b], vw * newCapacity);
-        }
-        capacity = newCapacity;
-    }
-
-    private static float[] grow(float[] old, int size) {
-        return old == null ? new float[size] : Arrays.copyOf(old, size);
-    }
-
+    /** The block's keys as floats: F16 keys only (the layout the GPU layer path and the F16 loops read). */
     public float[] keys(int block) {
+        return floats(keys[block]);
+    }
+
+    /** The block's values as floats, or its keys when values are a view of them (absorbed MLA): F16 only. */
+    public float[] values(int block) {
+        return floats(valueRows(block));
+    }
+
+    private static float[] floats(KvRows rows) {
+        if (rows.floats() == null) {
+            throw new IllegalStateException("a " + rows.type().settingName() + " KV cache is not held as floats");
+        }
+        return rows.floats();
+    }
+
+    KvRows keyRows(int block) {
         return keys[block];
     }
 
-    /** The block's values, or its keys when values are a view of them (absorbed MLA). */
-    public float[] values(int block) {
+    /** The block's values, or its keys when values are a view of them. */
+    KvRows valueRows(int block) {
         return values[block] == null ? keys[block] : values[block];
     }
 
@@ -100,29 +133,22 @@ public final class KvCache {
         return vw == 0 ? layout.keyWidths()[block] : vw;
     }
 
-    /** Stores one position's keys (and values, unless they are a view of keys), rounded to F16. */
+    /** Stores one position's keys (and values, unless they are a view of keys), converted to the cache's types. */
     public void store(int block, int position, float[] k, int kOff, float[] v, int vOff) {
-        int kw = layout.keyWidths()[block];
-        float[] kd = keys[block];
-        for (int i = 0; i < kw; i++) {
-            kd[position * kw + i] = Numerics.roundToF16(k[kOff + i]);
-        }
-        int vw = layout.valueWidths()[block];
-        if (vw > 0) {
-            float[] vd = values[block];
-            for (int i = 0; i < vw; i++) {
-                vd[position * vw + i] = Numerics.roundToF16(v[vOff + i]);
-            }
+        keys[block].store(position, k, kOff);
+        if (values[block] != null) {
+            values[block].store(position, v, vOff);
         }
     }
 
     /**
-     * Copies the first {@code positions} positions of another cache of the same layout (prefix reuse). A recurrent
-     * state is the state after all of the source's positions: such a cache is copied whole or not at all.
+     * Copies the first {@code positions} positions of another cache of the same layout and types (prefix reuse). A
+     * recurrent state is the state after all of the source's positions: such a cache is copied whole or not at all.
      */
     public void copyPrefixFrom(KvCache source, int positions) {
-        if (source.layout != layout && !Arrays.equals(source.layout.keyWidths(), layout.keyWidths())) {
-            throw new IllegalArgumentException("caches of different layouts");
+        if (source.layout != layout && !Arrays.equals(source.layout.keyWidths(), layout.keyWidths())
+                || !source.types.equals(types)) {
+            throw new IllegalArgumentException("caches of different layouts or types");
         }
         if (hasRecurrentState() && positions != source.length) {
             throw new IllegalArgumentException("a recurrent state holds all " + source.length + " positions, not "
@@ -135,23 +161,21 @@ public final class KvCache {
         }
         ensureCapacity(positions);
         for (int b = 0; b < layout.blocks(); b++) {
-            int kw = layout.keyWidths()[b];
-            System.arraycopy(source.keys[b], 0, keys[b], 0, positions * kw);
-            int vw = layout.valueWidths()[b];
-            if (vw > 0) {
-                System.arraycopy(source.values[b], 0, values[b], 0, positions * vw);
+            keys[b].copyFrom(source.keys[b], positions);
+            if (values[b] != null) {
+                values[b].copyFrom(source.values[b], positions);
             }
         }
         length = positions;
     }
 
-    /** Bytes held now (f32 storage). */
+    /** Bytes held now (F16 held as f32, recurrent state f32). */
     public long bytes() {
         long n = 0;
         for (int b = 0; b < layout.blocks(); b++) {
-            n += keys[b].length + (values[b] == null ? 0 : values[b].length)
-                    + (recurrent[b] == null ? 0 : recurrent[b].length);
+            n += keys[b].bytes() + (values[b] == null ? 0 : values[b].bytes())
+                    + (recurrent[b] == null ? 0 : 4L * recurrent[b].length);
         }
-        return 4 * n;
+        return n;
     }
 }

@@ -32,10 +32,15 @@ public record KvLayout(int[] keyWidths, int[] valueWidths, int[] recurrentWidths
 
     /** Bytes one position takes in an F16 cache (what llama-server would allocate). */
     public long f16BytesPerPosition() {
+        return bytesPerPosition(KvCacheTypes.F16);
+    }
+
+    /** Bytes one position (token) takes in a cache of {@code types}, as llama-server allocates them. */
+    public long bytesPerPosition(KvCacheTypes types) {
         long n = 0;
         for (int b = 0; b < keyWidths.length; b++) {
-            n += keyWidths[b] + valueWidths[b];
+            n += types.keys().bytesFor(keyWidths[b]) + types.values().bytesFor(valueWidths[b]);
         }
-        return 2 * n;
+        return n;
     }
 }

@@ -39,10 +39,23 @@ final class LatentAttention implements Attention {
     private final float eps;
     private final Rope rope;
     private final float scale;
+    private final AttentionOrder order;
     private final Parallel parallel;
+    /** deepseek32's sparse attention: which cached positions each query attends; null: all (deepseek2). */
+    private final LightningIndexer indexer;
 
     LatentAttention(int block, ModelConfig config, QueryWeights query, WeightMatrix kvDown, float[] kvDownNorm,
-                    LatentWeights latent, WeightMatrix output, Rope rope, Parallel parallel) {
+                    LatentWeights latent, WeightMatrix output, Rope rope, AttentionOrder order, Parallel parallel) {
+        this(block, config, query, kvDown, kvDownNorm, latent, output, rope, order, parallel, null);
+    }
+
+    LatentAttention(int block, ModelConfig config, QueryWeights query, WeightMatrix kvDown, float[] kvDownNorm,
+                    LatentWeights latent, WeightMatrix output, Rope rope, AttentionOrder order, Parallel parallel,
+                    LightningIndexer indexer) {
+        if (indexer != null && !latent.absorbed()) {
+            throw new ModelFormatException("sparse attention needs split attn_k_b/attn_v_b");
+        }
+        this.indexer = indexer;
         this.block = block;
         this.heads = config.headCount();
         this.mla = config.mla();
@@ -54,12 +67,15 @@ final class LatentAttention implements Attention {
         this.eps = config.rmsEps();
         this.rope = rope;
         this.scale = config.rope().mlaScoreScale(mla.keyDim());
+        this.order = order;
         this.parallel = parallel;
     }
 
     @Override
     public int keyWidth() {
-        return latent.absorbed() ? mla.kvLoraRank() + mla.qkRopeDim() : heads * mla.keyDim();
+        // absorbed: [latent | rotated key | indexer key]
+        return latent.absorbed() ? mla.kvLoraRank() + mla.qkRopeDim() + (indexer == null ? 0 : indexer.keyDim())
+                : heads * mla.keyDim();
     }
 
     @Override
@@ -68,10 +84,22 @@ final class LatentAttention implements Attention {
     }
 
     @Override
+    public int keyHeadWidth() {
+        return latent.absorbed() ? mla.kvLoraRank() + mla.qkRopeDim() : mla.keyDim();
+    }
+
+    @Override
+    public int valueHeadWidth() {
+        return latent.absorbed() ? mla.kvLoraRank() : mla.valueDim();
+    }
+
+    @Override
     public float[][] forward(ForwardBatch batch, float[][] ropeTables, float[][] xn) {
         int n = batch.size();
         int kvLora = mla.kvLoraRank();
-        float[][] q = queries(xn);
+        float[][] qr = query.direct() != null ? null : compressedQueries(xn);
+        float[][] q = qr == null ? Projections.apply(parallel, query.direct(), xn)
+                : Projections.apply(parallel, query.up(), qr);
         float[][] kvpe = Projections.apply(parallel, kvDown, xn);
         for (int i = 0; i < n; i++) {
             for (int h = 0; h < heads; h++) {
@@ -80,30 +108,49 @@ final class LatentAttention implements Attention {
             rope.rotate(kvpe[i], kvLora, ropeTables[i]);
             Numerics.rmsNorm(kvpe[i], 0, kvLora, kvDownNorm, eps, kvpe[i], 0);
         }
-        float[][] attended = latent.absorbed() ? attendAbsorbed(batch, q, kvpe) : attendDecompressed(batch, q, kvpe);
+        float[][] attended;
+        if (latent.absorbed()) {
+            float[][] indexerKeys = indexer == null ? null : indexer.keys(xn, ropeTables);
+            storeAbsorbed(batch, kvpe, indexerKeys);
+            boolean[][] keep = indexer == null ? null : indexer.select(batch, block, kvLora + mla.qkRopeDim(),
+                    keyWidth(), qr, xn, ropeTables);
+            attended = attendAbsorbed(batch, q, keep);
+        } else {
+            attended = attendDecompressed(batch, q, kvpe);
+        }
         return Projections.apply(parallel, output, attended);
     }
 
-    private float[][] queries(float[][] xn) {
-        if (query.direct() != null) {
-            return Projections.apply(parallel, query.direct(), xn);
-        }
+    /** The query LoRA's normalised bottleneck (the queries' and the indexer's input). */
+    private float[][] compressedQueries(float[][] xn) {
         float[][] compressed = Projections.apply(parallel, query.down(), xn);
         for (float[] c : compressed) {
             Numerics.rmsNorm(c, 0, c.length, query.downNorm(), eps, c, 0);
         }
-        return Projections.apply(parallel, query.up(), compressed);
+        return compressed;
     }
 
-    /** Cache row = [latent | rotated key]; queries = [k_b · q_nope | q_pe]; values = the latent. */
-    private float[][] attendAbsorbed(ForwardBatch batch, float[][] q, float[][] kvpe) {
+    /** Every token's cache row, [latent | rotated key], then its indexer key with sparse attention. */
+    private void storeAbsorbed(ForwardBatch batch, float[][] kvpe, float[][] indexerKeys) {
+        for (int i = 0; i < batch.size(); i++) {
+            float[] row = kvpe[i];
+            if (indexerKeys != null) {
+                row = java.util.Arrays.copyOf(kvpe[i], keyWidth());
+                System.arraycopy(indexerKeys[i], 0, row, kvpe[i].length, indexerKeys[i].length);
+            }
+            batch.caches()[i].store(block, batch.positions()[i], row, 0, null, 0);
+        }
+    }
+
+    /**
+     * Queries = [k_b · q_nope | q_pe] against the cached [latent | rotated key]; values = the latent. With
+     * {@code keep} (sparse attention), token i attends only the positions {@code keep[i]} marks (null: all).
+     */
+    private float[][] attendAbsorbed(ForwardBatch batch, float[][] q, boolean[][] keep) {
         int n = batch.size();
         int kvLora = mla.kvLoraRank();
         int rot = mla.qkRopeDim();
         int width = kvLora + rot;
-        for (int i = 0; i < n; i++) {
-            batch.caches()[i].store(block, batch.positions()[i], kvpe[i], 0, null, 0);
-        }
         float[][][] nope = new float[heads][n][mla.qkNopeDim()];
         float[][][] absorbed = new float[heads][n][kvLora];
         for (int h = 0; h < heads; h++) {
@@ -124,10 +171,9 @@ final class LatentAttention implements Attention {
             for (int task = from; task < to; task++) {
                 int i = task / heads;
                 int h = task % heads;
-                KvCache cache = batch.caches()[i];
-                float[] keys = cache.keys(block);
-                AttentionKernel.attend(fullQ[i], h * width, width, keys, 0, width, keys, 0, width, kvLora,
-                        batch.positions()[i] + 1, scale, latentOut[h][i], 0);
+                KvRows keys = batch.caches()[i].keyRows(block);
+                attend(batch, fullQ[i], h * width, width, keys, 0, keys, 0, kvLora, batch.positions()[i] + 1,
+                        keep == null ? null : keep[i], latentOut[h][i], 0);
             }
         });
         float[][][] values = new float[heads][n][mla.valueDim()];
@@ -161,6 +207,17 @@ final class LatentAttention implements Attention {
                 System.arraycopy(kvpe[i], kvLora, k, h * keyDim + nope, mla.qkRopeDim());
                 System.arraycopy(kv[i], h * (nope + vDim) + nope, v, h * vDim, vDim);
             }
+            // plain multi-head attention in llama.cpp's graph: a quantised cache rotates as there (KvRotation)
+            KvCacheTypes types = batch.caches()[i].types();
+            int kChunk = KvRotation.keyChunk(types.keys(), keyDim);
+            if (kChunk > 0) {
+                KvRotation.rotate(q[i], 0, heads * keyDim, kChunk);
+                KvRotation.rotate(k, 0, heads * keyDim, kChunk);
+            }
+            int vChunk = KvRotation.valueChunk(types.values(), vDim);
+            if (vChunk > 0) {
+                KvRotation.rotate(v, 0, heads * vDim, vChunk);
+            }
             batch.caches()[i].store(block, batch.positions()[i], k, 0, v, 0);
         }
         float[][] attended = new float[n][heads * vDim];
@@ -169,12 +226,39 @@ final class LatentAttention implements Attention {
                 int i = task / heads;
                 int h = task % heads;
                 KvCache cache = batch.caches()[i];
-                AttentionKernel.attend(q[i], h * keyDim, keyDim, cache.keys(block), h * keyDim, heads * keyDim,
-                        cache.values(block), h * vDim, heads * vDim, vDim,
-                        batch.positions()[i] + 1, scale, attended[i], h * vDim);
+                attend(batch, q[i], h * keyDim, keyDim, cache.keyRows(block), h * keyDim,
+                        cache.valueRows(block), h * vDim, vDim, batch.positions()[i] + 1, null, attended[i],
+                        h * vDim);
             }
         });
+        for (int i = 0; i < n; i++) {
+            int vChunk = KvRotation.valueChunk(batch.caches()[i].types().values(), vDim);
+            if (vChunk > 0) {
+                KvRotation.rotate(attended[i], 0, heads * vDim, vChunk);
+            }
+        }
         return attended;
+    }
+
+    /**
+     * One head of one token in the configured order. With flash attention llama.cpp runs the absorbed layout's
+     * values as a view of the cached latent (the first {@code kv_lora_rank} of each row), so K and V are one F16 type.
+     */
+    private void attend(ForwardBatch batch, float[] q, int qOff, int dim, KvRows keys, int kOff, KvRows values,
+                        int vOff, int vDim, int positions, boolean[] keep, float[] out, int outOff) {
+        if (order.flash()) {
+            FlashKv kv = TypedFlashKv.of(keys, kOff, values, vOff, vDim);
+            FlashAttentionKernel.attend(q, qOff, dim, kv, 0, positions, scale, Float.NEGATIVE_INFINITY, keep,
+                    FlashAttentionKernel.path(batch.size(), positions, kv.floatRows() != null), order.threads(), out,
+                    outOff);
+        } else if (keep == null) {
+            AttentionKernel.attend(q, qOff, dim, keys, kOff, values, vOff, vDim, 0, positions, scale,
+                    Float.NEGATIVE_INFINITY, out, outOff);
+        } else {
+            // sparse attention (deepseek32) keeps an F16 cache: Model.checkCacheTypes refuses the others
+            AttentionKernel.attend(q, qOff, dim, keys.floats(), kOff, keys.width(), values.floats(), vOff,
+                    values.width(), vDim, positions, scale, keep, out, outOff);
+        }
     }
 
     /** {@code out[h][i] = ws[h] · in[h][i]} for all heads in one parallel pass. */

@@ -8,8 +8,29 @@ package dev.lazarus.kt.model;
  * @param qkNopeDim   per-head query/key dimensions without rope
  * @param qkRopeDim   per-head rotated dimensions (shared by all heads for keys)
  * @param valueDim    per-head value dimensions after decompression
+ * @param indexer     deepseek32's lightning indexer; null without sparse attention
  */
-public record MlaConfig(int qLoraRank, int kvLoraRank, int qkNopeDim, int qkRopeDim, int valueDim) {
+public record MlaConfig(int qLoraRank, int kvLoraRank, int qkNopeDim, int qkRopeDim, int valueDim,
+                        Indexer indexer) {
+
+    /** Without an indexer (deepseek2). */
+    public MlaConfig(int qLoraRank, int kvLoraRank, int qkNopeDim, int qkRopeDim, int valueDim) {
+        this(qLoraRank, kvLoraRank, qkNopeDim, qkRopeDim, valueDim, null);
+    }
+
+    /**
+     * DeepSeek Sparse Attention's lightning indexer: {@code heads} query heads of {@code keyDim} scoring one shared
+     * key per position; each query attends the {@code topK} best-scored positions.
+     */
+    public record Indexer(int heads, int keyDim, int topK) {
+        public Indexer {
+            // the Hadamard rotation llama.cpp applies needs a power of two (its fwht)
+            if (heads <= 0 || topK <= 0 || keyDim < 64 || Integer.bitCount(keyDim) != 1) {
+                throw new ModelFormatException("indexer of " + heads + " heads of " + keyDim + ", top-k " + topK
+                        + ": needs heads, a top-k and a key length that is a power of two from 64");
+            }
+        }
+    }
 
     /** Per-head key size as the attention score sees it before absorption. */
     public int keyDim() {
@@ -26,6 +47,10 @@ public record MlaConfig(int qLoraRank, int kvLoraRank, int qkNopeDim, int qkRope
         int keyLength = md.integer("attention.key_length_mla", md.requireInt("attention.key_length"));
         int valueLength = md.integer("attention.value_length_mla", md.requireInt("attention.value_length"));
         int rope = md.requireInt("rope.dimension_count");
-        return new MlaConfig(md.integer("attention.q_lora_rank", 0), kvLora, keyLength - rope, rope, valueLength);
+        Indexer indexer = md.number("attention.indexer.head_count").isEmpty() ? null
+                : new Indexer(md.requireInt("attention.indexer.head_count"),
+                        md.requireInt("attention.indexer.key_length"), md.requireInt("attention.indexer.top_k"));
+        return new MlaConfig(md.integer("attention.q_lora_rank", 0), kvLora, keyLength - rope, rope, valueLength,
+                indexer);
     }
 }

@@ -1,5 +1,7 @@
 package dev.lazarus.kt.model;
 
+import dev.lazarus.kt.tensor.GgmlOrders;
+import dev.lazarus.kt.tensor.KernelConfig;
 import dev.lazarus.kt.gguf.GgufFile;
 import dev.lazarus.kt.parallel.Parallel;
 import dev.lazarus.kt.parallel.PhaseChain;
@@ -39,6 +41,8 @@ public final class Model {
         float[][] forward(ForwardBatch batch);
     }
 
+    private GgmlOrders kvOrders = GgmlOrders.forHost();
+
     Model(ModelConfig config, ModelTensors tensors, WeightMatrix embedding, List<TransformerBlock> blocks, float[] outputNorm,
           WeightMatrix output, Rope rope, RoutingStats routingStats, Parallel parallel, List<ExpertLayer> expertLayers,
           ExpertDispatch expertDispatch) {
@@ -64,14 +68,34 @@ public final class Model {
         this.kvLayout = new KvLayout(keys, values, recurrent);
     }
 
-    /** Assembles the model described by the file's metadata from its tensors. */
+    /** Assembles the model described by the file's metadata from its tensors, with the kernels {@code kernels} picks. */
+    public static Model load(GgufFile file, Parallel parallel, KernelConfig kernels) {
+        return load(file, parallel, kernels, AttentionOrder.NON_FLASH);
+    }
+
+    /** As {@link #load(GgufFile, Parallel, KernelConfig)} under {@link KernelConfig#fromSystemProperties} (tests, tools). */
     public static Model load(GgufFile file, Parallel parallel) {
-        return new ModelAssembler(file, parallel).assemble();
+        return load(file, parallel, KernelConfig.fromSystemProperties(), AttentionOrder.NON_FLASH);
+    }
+
+    /** As {@link #load(GgufFile, Parallel)}, attention rounded in {@code order}. */
+    public static Model load(GgufFile file, Parallel parallel, AttentionOrder order) {
+        return load(file, parallel, KernelConfig.fromSystemProperties(), order);
+    }
+
+    /** The model with the kernels {@code kernels} picks and attention rounded in {@code order}. */
+    public static Model load(GgufFile file, Parallel parallel, KernelConfig kernels, AttentionOrder order) {
+        return new ModelAssembler(file, parallel, kernels, order).assemble();
     }
 
     /** Every tensor of {@code file}'s forward pass by block, as {@link #load} assembles them, without loading. */
     public static ModelTensors describe(GgufFile file) {
         return ModelAssembler.describe(file, ModelConfig.fromMetadata(file.metadata()));
+    }
+
+    /** The token embedding, as the CPU reads it (rows by id; the output head where tied). */
+    public WeightMatrix embedding() {
+        return embedding;
     }
 
     public ModelConfig config() {
@@ -87,12 +111,69 @@ public final class Model {
         return output.rows();
     }
 
+    /** The summation orders of the quantised KV cache rows' dots: those of the kernels the model was loaded with. */
+    void useKvOrders(GgmlOrders orders) {
+        this.kvOrders = orders;
+    }
+
     public KvLayout kvLayout() {
         return kvLayout;
     }
 
     public KvCache newCache(int maxPositions) {
-        return new KvCache(kvLayout, maxPositions);
+        return newCache(maxPositions, KvCacheTypes.F16);
+    }
+
+    /** A cache of {@code types}; throws {@link IllegalArgumentException} where this model cannot hold them. */
+    public KvCache newCache(int maxPositions, KvCacheTypes types) {
+        checkCacheTypes(types, true);
+        return new KvCache(kvLayout, types, maxPositions, kvOrders);
+    }
+
+    /**
+     * Throws {@link IllegalArgumentException} with llama.cpp's reason where this model cannot use a cache of
+     * {@code types}: a block type whose block size does not divide a head (as llama.cpp checks at context creation),
+     * or a quantised V without {@code flashAttention} (llama.cpp stores V transposed then, which a block type cannot
+     * be; an absorbed MLA block's values are its keys).
+     */
+    public void checkCacheTypes(KvCacheTypes types, boolean flashAttention) {
+        if (config.architecture() == Architecture.DEEPSEEK32 && !types.equals(KvCacheTypes.F16)) {
+            // the indexer's keys share the latent's cache row here (llama.cpp keeps them in a cache of their own)
+            throw new IllegalArgumentException("deepseek32 keeps an f16 KV cache in kt-native (cache types "
+                    + types.keys().settingName() + "/" + types.values().settingName() + " asked)");
+        }
+        if (config.architecture() == Architecture.QWEN35MOE && !types.equals(KvCacheTypes.F16)) {
+            // the full-attention blocks would take them, but no parity against llama-server holds them yet
+            throw new IllegalArgumentException("qwen35moe keeps an f16 KV cache in kt-native (cache types "
+                    + types.keys().settingName() + "/" + types.values().settingName() + " asked; the recurrent "
+                    + "state of its gated DeltaNet blocks is f32 whatever the cache types, as in llama.cpp)");
+        }
+        for (TransformerBlock block : blocks) {
+            Attention a = block.attention();
+            if (a.recurrentWidth() > 0) {
+                continue; // no rows per position: the cache types do not apply
+            }
+            int kBlock = types.keys().ggmlType().blockSize();
+            if (a.keyHeadWidth() % kBlock != 0) {
+                throw new IllegalArgumentException("K cache type " + types.keys().settingName() + " with block size "
+                        + kBlock + " does not divide the key head width " + a.keyHeadWidth());
+            }
+            if (a.valueWidth() == 0 && types.keys() != types.values()) {
+                throw new IllegalArgumentException("this model's values are a view of its keys: it does not support "
+                        + "different K (" + types.keys().settingName() + ") and V (" + types.values().settingName()
+                        + ") cache types, as in llama.cpp");
+            }
+            KvCacheType valueType = a.valueWidth() == 0 ? types.keys() : types.values();
+            int vBlock = valueType.ggmlType().blockSize();
+            if (a.valueHeadWidth() % vBlock != 0) {
+                throw new IllegalArgumentException("V cache type " + valueType.settingName() + " with block size "
+                        + vBlock + " does not divide the value head width " + a.valueHeadWidth());
+            }
+            if (valueType.quantized() && !flashAttention) {
+                throw new IllegalArgumentException("a quantized V cache (" + valueType.settingName()
+                        + ") requires flash attention, as in llama.cpp");
+            }
+        }
     }
 
     /** How often each routed expert was chosen, slots in {@link #expertLayers()} order; null for dense models. */

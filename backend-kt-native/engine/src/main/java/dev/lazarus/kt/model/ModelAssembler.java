@@ -1,5 +1,8 @@
 package dev.lazarus.kt.model;
 
+import dev.lazarus.kt.tensor.GgmlOrders;
+import dev.lazarus.kt.tensor.KernelConfig;
+import dev.lazarus.kt.matrix.WeightMatrices;
 import dev.lazarus.kt.gguf.GgufFile;
 import dev.lazarus.kt.gguf.GgufTensorInfo;
 import dev.lazarus.kt.parallel.Parallel;
@@ -17,6 +20,8 @@ final class ModelAssembler {
 
     private final GgufFile file;
     private final Parallel parallel;
+    private final AttentionOrder order;
+    private final GgmlOrders kvOrders;
     private final TensorLoader tensors;
     private final ModelConfig config;
     private final Rope rope;
@@ -26,10 +31,12 @@ final class ModelAssembler {
         throw new IllegalStateException("experts used before the model was assembled");
     });
 
-    ModelAssembler(GgufFile file, Parallel parallel) {
+    ModelAssembler(GgufFile file, Parallel parallel, KernelConfig kernels, AttentionOrder order) {
         this.file = file;
         this.parallel = parallel;
-        this.tensors = new TensorLoader(file);
+        this.order = order;
+        this.kvOrders = kernels.orders();
+        this.tensors = new TensorLoader(file, WeightMatrices.with(kernels));
         this.config = ModelConfig.fromMetadata(file.metadata());
         this.rope = new Rope(config.rope());
         this.deltaNet = DeltaNetConfig.fromMetadata(Metadata.of(file.metadata()));
@@ -42,7 +49,7 @@ final class ModelAssembler {
         for (int b = 0; b < config.blockCount(); b++) {
             blocks.add(new BlockTensors(b, file.tensor(block(b, "attn_norm")),
                     deltaNet != null && deltaNet.isRecurrent(b) ? deltaNet(file, b)
-                            : config.mla() != null ? latentAttention(file, b) : groupedQueryAttention(file, b),
+                            : config.mla() != null ? latentAttention(file, config, b) : groupedQueryAttention(file, b),
                     ffnNorm(file, b),
                     hasRoutedExperts(file, config, b) ? null : swiGlu(file, b, ""),
                     hasRoutedExperts(file, config, b) ? experts(file, b) : null));
@@ -83,9 +90,19 @@ final class ModelAssembler {
                 file.tensor(block(b, "ssm_out")));
     }
 
-    private static BlockTensors.Mla latentAttention(GgufFile file, int b) {
+    private static BlockTensors.Mla latentAttention(GgufFile file, ModelConfig config, int b) {
         GgufTensorInfo q = optional(file, block(b, "attn_q"));
         boolean split = file.findTensor(block(b, "attn_k_b")).isPresent();
+        BlockTensors.Indexer indexer = null;
+        if (config.architecture() == Architecture.DEEPSEEK32) {
+            if (config.mla().indexer() == null || !split || q != null) {
+                throw new ModelFormatException("deepseek32 needs the attention.indexer.* keys, attn_q_a/attn_q_b and"
+                        + " split attn_k_b/attn_v_b (as llama.cpp loads it)");
+            }
+            indexer = new BlockTensors.Indexer(file.tensor(block(b, "indexer.attn_q_b")),
+                    file.tensor(block(b, "indexer.attn_k")), file.tensor(block(b, "indexer.k_norm")),
+                    file.tensor(bias(b, "indexer.k_norm")), file.tensor(block(b, "indexer.proj")));
+        }
         return new BlockTensors.Mla(q,
                 q != null ? null : file.tensor(block(b, "attn_q_a")),
                 q != null ? null : file.tensor(block(b, "attn_q_a_norm")),
@@ -94,7 +111,7 @@ final class ModelAssembler {
                 split ? file.tensor(block(b, "attn_k_b")) : null,
                 split ? file.tensor(block(b, "attn_v_b")) : null,
                 split ? null : file.tensor(block(b, "attn_kv_b")),
-                file.tensor(block(b, "attn_output")));
+                file.tensor(block(b, "attn_output")), indexer);
     }
 
     private static BlockTensors.Experts experts(GgufFile file, int b) {
@@ -143,8 +160,10 @@ final class ModelAssembler {
                     parallel));
         }
         expertDispatch.use(new CpuExperts(parallel, expertLayers));
-        return new Model(config, described, embedding, blocks, tensors.vector(described.outputNorm()), output, rope,
-                routing, parallel, expertLayers, expertDispatch);
+        Model model = new Model(config, described, embedding, blocks, tensors.vector(described.outputNorm()), output,
+                rope, routing, parallel, expertLayers, expertDispatch);
+        model.useKvOrders(kvOrders);
+        return model;
     }
 
     private Attention attention(BlockTensors block) {
@@ -155,7 +174,7 @@ final class ModelAssembler {
                     tensors.vector(a.qBias()), tensors.vector(a.kBias()), tensors.vector(a.vBias()),
                     tensors.vector(a.outputBias()), tensors.vector(a.qNorm()), tensors.vector(a.kNorm()),
                     tensors.vector(a.sinks())),
-                    rope, parallel);
+                    rope, order, parallel);
             case BlockTensors.Mla a -> latentAttention(b, a);
             case BlockTensors.DeltaNet a -> new GatedDeltaNet(b, deltaNet, new GatedDeltaNet.Weights(
                     tensors.matrix(a.qkv()), tensors.matrix(a.gate()), tensors.vector(a.conv()),
@@ -174,8 +193,12 @@ final class ModelAssembler {
         LatentAttention.LatentWeights latent = a.splitKvB()
                 ? new LatentAttention.LatentWeights(tensors.slices(a.kB(), heads), tensors.slices(a.vB(), heads), null)
                 : new LatentAttention.LatentWeights(null, null, tensors.matrix(a.kvB()));
+        LightningIndexer indexer = a.indexer() == null ? null : new LightningIndexer(config.mla().indexer(),
+                new LightningIndexer.Weights(tensors.matrix(a.indexer().qB()), tensors.matrix(a.indexer().k()),
+                        tensors.vector(a.indexer().kNorm()), tensors.vector(a.indexer().kNormBias()),
+                        tensors.matrix(a.indexer().proj())), rope, parallel);
         return new LatentAttention(b, config, query, tensors.matrix(a.kvAMqa()), tensors.vector(a.kvANorm()), latent,
-                tensors.matrix(a.output()), rope, parallel);
+                tensors.matrix(a.output()), rope, order, parallel, indexer);
     }
 
     private FeedForward experts(int b, BlockTensors.Experts t, RoutingStats routing) {

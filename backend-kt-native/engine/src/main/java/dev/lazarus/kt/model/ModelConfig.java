@@ -8,7 +8,7 @@ import java.util.Map;
  * @param keyLength    per-head key size (GQA), ignored for MLA
  * @param valueLength  per-head value size (GQA), ignored for MLA
  * @param moe          null for dense models
- * @param mla          null unless deepseek2-style latent attention
+ * @param mla          null unless deepseek2-style latent attention (with deepseek32's indexer sizes)
  * @param blockCount   the blocks the forward pass runs: glm4moe's trailing NextN (multi-token prediction) blocks,
  *                     counted in {@code block_count}, are left out as llama.cpp leaves them out
  * @param slidingWindow positions a sliding-window block attends (its own included), 0 when no block slides
@@ -39,7 +39,7 @@ public record ModelConfig(
         int valueLength = md.integer("attention.value_length", keyLength);
         int ffn = md.integer("feed_forward_length", 0);
         int context = md.integer("context_length", 4096);
-        MlaConfig mla = arch == Architecture.DEEPSEEK2 ? MlaConfig.fromMetadata(md) : null;
+        MlaConfig mla = arch.latentAttention() ? MlaConfig.fromMetadata(md) : null;
         int ropeHeadDim = mla != null ? mla.qkRopeDim() : keyLength;
         int blocks = md.requireInt("block_count") - md.integer("nextn_predict_layers", 0);
         int window = arch.slidingWindowPattern() > 0 ? md.integer("attention.sliding_window", 0) : 0;

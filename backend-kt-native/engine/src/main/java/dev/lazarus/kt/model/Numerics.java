@@ -159,4 +159,86 @@ public final class Numerics {
             acc[i] += x[i];
         }
     }
+    /**
+     * ggml's norm op (LayerNorm without its affine part), then {@code * weight + bias} as two more ops: the mean from a
+     * double sum in order, the variance from 16-lane chunks of squared deviations each summed as
+     * {@code _mm512_reduce_add_ps} into a double (then a scalar tail), divided by n in double.
+     */
+    public static void layerNorm(float[] x, int off, int n, float[] weight, float[] bias, float eps, float[] out,
+                                 int outOff) {
+        double total = 0;
+        for (int i = 0; i < n; i++) {
+            total += x[off + i];
+        }
+        float mean = (float) total / n;
+        double squares = 0;
+        float[] lanes = new float[16];
+        int i = 0;
+        for (; i + 15 < n; i += 16) {
+            for (int l = 0; l < 16; l++) {
+                float v = x[off + i + l] - mean;
+                out[outOff + i + l] = v;
+                lanes[l] = v * v;
+            }
+            squares += GgmlSums.reduce16(lanes, 0);
+        }
+        for (; i < n; i++) {
+            float v = x[off + i] - mean;
+            out[outOff + i] = v;
+            squares += v * v;
+        }
+        float variance = (float) (squares / n);
+        float scale = 1.0f / (float) Math.sqrt(variance + eps);
+        for (int j = 0; j < n; j++) {
+            float y = out[outOff + j] * scale * weight[j];
+            out[outOff + j] = y + bias[j];
+        }
+    }
+
+    /**
+     * ggml's fast Walsh-Hadamard transform of {@code n} values in place (a power of two; what its CPU matrix product
+     * does with a Hadamard-hinted source): scaled by {@code 1/sqrtf(n)} first, then butterflies of growing span.
+     */
+    public static void hadamard(float[] x, int off, int n) {
+        float scale = 1.0f / (float) Math.sqrt(n);
+        for (int j = 0; j < n; j++) {
+            x[off + j] *= scale;
+        }
+        for (int len = 1; len < n; len <<= 1) {
+            for (int i = 0; i < n; i += 2 * len) {
+                for (int j = i; j < i + len; j++) {
+                    float u = x[off + j];
+                    float v = x[off + j + len];
+                    x[off + j] = u + v;
+                    x[off + j + len] = u - v;
+                }
+            }
+        }
+    }
+
+    /**
+     * {@code ggml_vec_dot_f32} on AVX-512: four 16-lane fma accumulators over 64-value steps, combined (0+2) + (1+3),
+     * summed as {@link GgmlSums#reduce16}, then the tail one multiply and add at a time.
+     */
+    public static float dotF32(float[] a, int aOff, float[] b, int bOff, int n) {
+        FloatVector s0 = FloatVector.zero(FloatVector.SPECIES_512), s1 = s0, s2 = s0, s3 = s0;
+        int end = n & -64;
+        for (int i = 0; i < end; i += 64) {
+            s0 = FloatVector.fromArray(FloatVector.SPECIES_512, a, aOff + i)
+                    .fma(FloatVector.fromArray(FloatVector.SPECIES_512, b, bOff + i), s0);
+            s1 = FloatVector.fromArray(FloatVector.SPECIES_512, a, aOff + i + 16)
+                    .fma(FloatVector.fromArray(FloatVector.SPECIES_512, b, bOff + i + 16), s1);
+            s2 = FloatVector.fromArray(FloatVector.SPECIES_512, a, aOff + i + 32)
+                    .fma(FloatVector.fromArray(FloatVector.SPECIES_512, b, bOff + i + 32), s2);
+            s3 = FloatVector.fromArray(FloatVector.SPECIES_512, a, aOff + i + 48)
+                    .fma(FloatVector.fromArray(FloatVector.SPECIES_512, b, bOff + i + 48), s3);
+        }
+        float[] lanes = new float[16];
+        s0.add(s2).add(s1.add(s3)).intoArray(lanes, 0);
+        float total = GgmlSums.reduce16(lanes, 0);
+        for (int i = end; i < n; i++) {
+            total += a[aOff + i] * b[bOff + i];
+        }
+        return total;
+    }
 }

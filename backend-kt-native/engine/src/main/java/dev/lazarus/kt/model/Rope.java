@@ -69,8 +69,13 @@ public final class Rope {
 
     /** Rotates the first {@link RopeConfig#dimensions()} values of one head at {@code offset}; the rest pass through. */
     public void rotate(float[] x, int offset, float[] table) {
+        rotate(x, offset, table, config.style());
+    }
+
+    /** As {@link #rotate(float[], int, float[])} in another pairing (deepseek32's indexer: NeoX beside normal MLA). */
+    public void rotate(float[] x, int offset, float[] table, RopeStyle style) {
         int n = config.dimensions();
-        if (config.style() == RopeStyle.NORMAL) {
+        if (style == RopeStyle.NORMAL) {
             for (int i0 = 0; i0 < n; i0 += 2) {
                 float c = table[i0];
                 float s = table[i0 + 1];

@@ -51,7 +51,7 @@ public record RopeConfig(
             if (logMul != 0f) {
                 // deepseek2 keeps mscale == mscale_all_dims so the ratio is 1 (llama.cpp's
                 // TAG_DEEPSEEK2_YARN_LOG_MUL_FIX); the kq scale carries the correction instead.
-                float mscale = arch == Architecture.DEEPSEEK2 && logMul != 1f ? logMul : 1f;
+                float mscale = arch.latentAttention() && logMul != 1f ? logMul : 1f;
                 attnFactor = yarnMscale(scale, mscale) / yarnMscale(scale, logMul);
             } else {
                 attnFactor = yarnMscale(scale, 1f);

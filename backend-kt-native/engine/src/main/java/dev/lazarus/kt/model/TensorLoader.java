@@ -2,7 +2,7 @@ package dev.lazarus.kt.model;
 
 import dev.lazarus.kt.gguf.GgufFile;
 import dev.lazarus.kt.gguf.GgufTensorInfo;
-import dev.lazarus.kt.tensor.WeightMatrices;
+import dev.lazarus.kt.matrix.WeightMatrices;
 import dev.lazarus.kt.tensor.WeightMatrix;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
@@ -16,9 +16,11 @@ final class TensorLoader {
     private static final ValueLayout.OfShort LE_SHORT = ValueLayout.JAVA_SHORT_UNALIGNED.withOrder(ByteOrder.LITTLE_ENDIAN);
 
     private final GgufFile file;
+    private final WeightMatrices matrices;
 
-    TensorLoader(GgufFile file) {
+    TensorLoader(GgufFile file, WeightMatrices matrices) {
         this.file = file;
+        this.matrices = matrices;
     }
 
     static String block(int block, String name) {
@@ -42,7 +44,7 @@ final class TensorLoader {
     }
 
     WeightMatrix embedding(GgufTensorInfo t) {
-        return WeightMatrices.of(file, t);
+        return matrices.of(file, t);
     }
 
 
@@ -53,8 +55,8 @@ final class TensorLoader {
      * instead (expert placement).
      */
     WeightMatrix matrix(GgufTensorInfo t) {
-        WeightMatrix view = WeightMatrices.of(file, t);
-        return WeightMatrices.nativeRepacks(view) ? WeightMatrices.repacked(file, t, Arena.ofAuto()) : view;
+        WeightMatrix view = matrices.of(file, t);
+        return matrices.nativeRepacks(view) ? matrices.repacked(file, t, Arena.ofAuto()) : view;
     }
 
     /** A 1-D tensor (norm weights, biases) as f32 values, whatever its stored type; null for null (absent). */
@@ -87,7 +89,7 @@ final class TensorLoader {
         GgufTensorInfo t = expertTensor(tensor, count);
         WeightMatrix[] out = new WeightMatrix[count];
         for (int e = 0; e < count; e++) {
-            out[e] = WeightMatrices.slice3dInPlace(file, t, e);
+            out[e] = matrices.slice3dInPlace(file, t, e);
         }
         return out;
     }
@@ -101,7 +103,7 @@ final class TensorLoader {
         MemorySegment data = file.data(t);
         ExpertMatrix[] out = new ExpertMatrix[count];
         for (int e = 0; e < count; e++) {
-            out[e] = new ExpertMatrix(t.type(), data.asSlice(bytes * e, bytes), rows, cols);
+            out[e] = new ExpertMatrix(t.type(), data.asSlice(bytes * e, bytes), rows, cols, matrices);
         }
         return out;
     }

@@ -1,9 +1,9 @@
 package dev.lazarus.kt.placement;
 
+import dev.lazarus.kt.matrix.WeightMatrices;
 import dev.lazarus.kt.model.ExpertMatrix;
 import dev.lazarus.kt.model.ExpertWeights;
 import dev.lazarus.kt.model.SwiGlu;
-import dev.lazarus.kt.tensor.WeightMatrices;
 import dev.lazarus.kt.tensor.WeightMatrix;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
@@ -37,7 +37,7 @@ final class RamTier {
     }
 
     private long bytes(ExpertMatrix m) {
-        return WeightMatrices.copiedExpertBytes(m.type(), m.bytes(), m.rows(), m.cols(), repack);
+        return m.matrices().copiedExpertBytes(m.type(), m.bytes(), m.rows(), m.cols(), repack);
     }
 
     PlacedExpert load(ExpertWeights w) {
@@ -57,7 +57,7 @@ final class RamTier {
     }
 
     private WeightMatrix copy(SegmentAllocator alloc, ExpertMatrix m) {
-        return WeightMatrices.copiedExpert(m.type(), m.data(), m.rows(), m.cols(), repack, alloc);
+        return m.matrices().copiedExpert(m.type(), m.data(), m.rows(), m.cols(), repack, alloc);
     }
 
     /** Allocates from the expert's arena and counts what it hands out: the bytes the admin view reports. */

@@ -61,7 +61,7 @@ final class Scheduler {
 
     /** Starts a sequence, seeding its cache from the longest cached prefix of its prompt. */
     void admit(Sequence seq) {
-        KvCache cache = model.newCache(options.contextSize());
+        KvCache cache = model.newCache(options.contextSize(), options.cacheTypes());
         int reused = 0;
         PrefixCache.Hit hit = prefixCache.lookup(seq.prompt());
         if (hit != null && hit.positions() > 0) {

@@ -1,5 +1,6 @@
 package dev.lazarus.kt.sampling;
 
+import dev.lazarus.kt.grammar.GrammarMatcher;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
@@ -13,6 +14,10 @@ import java.util.SplittableRandom;
  * temperature → random draw (or the most likely token when greedy). One per sequence: it owns the
  * sequence's random stream and penalty window, so a fixed seed replays the same choices. Not
  * thread-safe.
+ *
+ * <p>Under a grammar it chooses as llama.cpp's common sampler does: the token chosen without the grammar is kept
+ * when the grammar allows it (the common case costs one check); otherwise the tokens the grammar refuses are
+ * masked and the choice is made again. Greedy decoding so takes the best token the grammar allows.
  */
 public final class Sampler implements TokenSampler {
 
@@ -23,13 +28,20 @@ public final class Sampler implements TokenSampler {
     private final int vocabSize;
     private final SplittableRandom random;
     private final PenaltyWindow window; // null when no penalty is active
+    private final GrammarMatcher grammar; // null when the output is free
     // candidate buffers reused across steps
     private final int[] ids;
     private final float[] values;
 
     /** @param contextSize positions of the sequence: the penalty window when {@code repeat_last_n} is -1 */
     public Sampler(SamplingParams params, int vocabSize, int contextSize) {
+        this(params, vocabSize, contextSize, null);
+    }
+
+    /** @param grammar the grammar the chosen tokens must follow (this sampler moves it along), or null */
+    public Sampler(SamplingParams params, int vocabSize, int contextSize, GrammarMatcher grammar) {
         this.params = params;
+        this.grammar = grammar;
         this.vocabSize = vocabSize;
         this.random = new SplittableRandom(params.seed());
         this.window = params.penalties().active()
@@ -47,7 +59,10 @@ public final class Sampler implements TokenSampler {
     @Override
     public Sampled next(float[] logits) {
         float[] raw = params.logprobs() ? logits.clone() : null;
-        int token = sample(logits);
+        int token = grammar == null ? sample(logits) : sampleConstrained(logits);
+        if (grammar != null) {
+            grammar.accept(token);
+        }
         return new Sampled(token, raw == null ? null : logprobs(raw, token, params.topLogprobs()));
     }
 
@@ -60,6 +75,58 @@ public final class Sampler implements TokenSampler {
 
     /** The next token; {@code logits} are modified. */
     public int sample(float[] logits) {
+        adjust(logits);
+        return choose(logits);
+    }
+
+    /** How many of the best tokens greedy decoding checks one by one before it masks the whole vocabulary. */
+    private static final int GREEDY_CANDIDATES = 32;
+
+    /** The next token the grammar allows; {@code logits} are modified. */
+    private int sampleConstrained(float[] logits) {
+        adjust(logits);
+        if (params.isGreedy()) {
+            // the best allowed token, as masking and taking the argmax would give, mostly without building a mask
+            for (long candidate : best(logits, GREEDY_CANDIDATES)) {
+                int id = (int) (0xFFFFFFFFL - (candidate & 0xFFFFFFFFL));
+                if (grammar.allows(id)) {
+                    return id;
+                }
+            }
+            grammar.mask(logits);
+            return argmax(logits);
+        }
+        float[] adjusted = logits.clone();
+        int token = choose(logits);
+        if (grammar.allows(token)) {
+            return token;
+        }
+        grammar.mask(adjusted);
+        return choose(adjusted);
+    }
+
+    /** The {@code n} best tokens, packed ({@link #pack}), best first: one pass, no boxing. */
+    private static long[] best(float[] logits, int n) {
+        long[] top = new long[Math.min(n, logits.length)];
+        java.util.Arrays.fill(top, Long.MIN_VALUE);
+        long floor = Long.MIN_VALUE;
+        for (int i = 0; i < logits.length; i++) {
+            long p = pack(logits[i], i);
+            if (p > floor) {
+                int at = top.length - 1;
+                while (at > 0 && top[at - 1] < p) {
+                    top[at] = top[at - 1];
+                    at--;
+                }
+                top[at] = p;
+                floor = top[top.length - 1];
+            }
+        }
+        return top;
+    }
+
+    /** Logit bias, then the penalties: what every choice starts from. */
+    private void adjust(float[] logits) {
         if (logits.length != vocabSize) {
             throw new IllegalArgumentException("expected " + vocabSize + " logits, got " + logits.length);
         }
@@ -71,6 +138,9 @@ public final class Sampler implements TokenSampler {
         if (window != null) {
             window.apply(logits, params.penalties());
         }
+    }
+
+    private int choose(float[] logits) {
         if (params.isGreedy()) {
             return argmax(logits);
         }

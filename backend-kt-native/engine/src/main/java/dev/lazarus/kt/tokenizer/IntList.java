@@ -36,6 +36,13 @@ public final class IntList {
         return values[index];
     }
 
+    public void set(int index, int value) {
+        if (index >= size) {
+            throw new IndexOutOfBoundsException(index);
+        }
+        values[index] = value;
+    }
+
     public int size() {
         return size;
     }

@@ -2,6 +2,7 @@ package dev.lazarus.kt.backend;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.lazarus.kt.tensor.KernelConfig;
 import dev.lazarus.kt.gguf.GgmlType;
 import dev.lazarus.kt.gguf.GgufTensorInfo;
 import dev.lazarus.kt.tensor.NativeKernels;
@@ -16,15 +17,15 @@ class KernelUseTest {
     @Test
     void typesNoNativeKernelRunsAreJavaWhereverTheNativeKernelsLoad() {
         String label = KernelUse.describe(List.of(matrix(GgmlType.F16, 256, 64), matrix(GgmlType.F32, 64, 8),
-                vector(GgmlType.F32), experts(GgmlType.F16, 256, 64, 4)));
+                vector(GgmlType.F32), experts(GgmlType.F16, 256, 64, 4)), KernelConfig.auto());
         assertThat(label).matches(JAVA + ": F32,F16");
     }
 
     @Test
     void nativeTypesAreNamedWithTheNativeKernelsWhereTheyLoadAndTheRestWithJavas() {
         String label = KernelUse.describe(List.of(matrix(GgmlType.Q8_0, 256, 64), experts(GgmlType.Q6_K, 256, 64, 4),
-                matrix(GgmlType.Q4_K, 256, 64), matrix(GgmlType.F32, 64, 8), vector(GgmlType.F32)));
-        if (NativeKernels.selected()) { // the host decides: the library built and a CPU that runs one of its units
+                matrix(GgmlType.Q4_K, 256, 64), matrix(GgmlType.F32, 64, 8), vector(GgmlType.F32)), KernelConfig.auto());
+        if (NativeKernels.best().isPresent()) { // the host decides: the library built and a CPU that runs one of its units
             assertThat(label).matches("native-(avx2|avx512-vnni): Q8_0,Q4_K,Q6_K; " + JAVA + ": F32");
         } else {
             assertThat(label).matches(JAVA + ": F32,Q8_0,Q4_K,Q6_K");

@@ -85,5 +85,9 @@ class KtNativeBackendPlacementTest {
         assertThatThrownBy(() -> new KtNativeBackendFactory().create(new BackendConfig("kt", "kt-native",
                 settings("ram-expert-bytes", "lots"))))
                 .isInstanceOf(BackendConfigException.class).hasMessageContaining("ram-expert-bytes");
+        assertThatThrownBy(() -> new KtNativeBackendFactory().create(new BackendConfig("kt", "kt-native",
+                settings("cache-type-k", "q8_k"))))
+                .isInstanceOf(BackendConfigException.class).hasMessageContaining("cache-type-k")
+                .hasMessageContaining("q8_k").hasMessageContaining("iq4_nl");
     }
 }

@@ -58,6 +58,9 @@ class KtNativeBackendTest {
         assertThat(model.id()).isEqualTo("tiny");
         assertThat(model.metadata()).containsEntry("architecture", "qwen3moe")
                 .containsEntry("quantization", "F16").containsEntry("trained_context_length", 2048);
+        assertThat(model.metadata()).as("llama-server's default KV cache, and what a token of it takes")
+                .containsEntry("cache_type_k", "f16").containsEntry("cache_type_v", "f16");
+        assertThat((Long) model.metadata().get("kv_bytes_per_token")).isPositive().isEven();
         assertThat(model.metadata()).as("the embedded default is trained").doesNotContainKey("random_weights");
         assertThat(model.metadata()).as("where and how it runs, for the gateway's start-up line")
                 .containsEntry("device", "cpu");

@@ -17,6 +17,7 @@ class ChatFormatTest {
             "qwen2.5.jinja,     HermesCalls,   none, none",
             "deepseek-v3.jinja, DeepSeekCalls, 0,    0",
             "deepseek-r1.jinja, DeepSeekCalls, 0,    0",
+            "deepseek-v3.2.jinja, DsmlCalls,   0,    0",
             "glm-4.5.jinja,     GlmCalls,      0,    1",
             "llama3.jinja,      Llama3Calls,   none, none",
             "gpt-oss.jinja,     HermesCalls,   none, none"})

@@ -23,6 +23,7 @@ class ToolCallParserTest {
     static final ToolCallSyntax GLM = new GlmCalls();
     static final ToolCallSyntax DEEPSEEK = new DeepSeekCalls();
     static final ToolCallSyntax LLAMA3 = new Llama3Calls();
+    static final ToolCallSyntax DSML = new DsmlCalls();
     static final List<Tool> TOOLS = List.of(new Tool("function", new Tool.Function("get_weather", "Weather",
             Map.of("type", "object", "properties", Map.of("city", Map.of("type", "string"),
                     "days", Map.of("type", "integer"), "zip", Map.of("type", "string"))), null)));
@@ -105,6 +106,27 @@ class ToolCallParserTest {
                 Arguments.of("DeepSeek: broken JSON stays text", DEEPSEEK, 8,
                         "<｜tool▁calls▁begin｜><｜tool▁call▁begin｜>function<｜tool▁sep｜>now\n```json\n{x}\n```<｜tool▁call▁end｜><｜tool▁calls▁end｜>",
                         List.of(new Text("<｜tool▁calls▁begin｜><｜tool▁call▁begin｜>function<｜tool▁sep｜>now\n```json\n{x}\n```<｜tool▁call▁end｜><｜tool▁calls▁end｜>"))),
+                Arguments.of("DSML (DeepSeek-V3.2): two invocations, typed by the string attribute, compact", DSML, 8, """
+                        On it.<｜DSML｜function_calls>
+                        <｜DSML｜invoke name="get_weather">
+                        <｜DSML｜parameter name="city" string="true">Paris, "FR"</｜DSML｜parameter>
+                        <｜DSML｜parameter name="days" string="false">3</｜DSML｜parameter>
+                        <｜DSML｜parameter name="zip" string="true">75001</｜DSML｜parameter>
+                        </｜DSML｜invoke>
+                        <｜DSML｜invoke name="get_weather">
+                        </｜DSML｜invoke>
+                        </｜DSML｜function_calls>""",
+                        List.of(new Text("On it."), new Call("get_weather", "{\"city\":\"Paris, \\\"FR\\\"\",\"days\":3,\"zip\":\"75001\"}"),
+                                new Call("get_weather", "{}"))),
+                Arguments.of("DSML: the blank line before the block is the block's", DSML, 8,
+                        "Let me see.\n\n<｜DSML｜function_calls>\n<｜DSML｜invoke name=\"get_weather\">\n</｜DSML｜invoke>\n</｜DSML｜function_calls>",
+                        List.of(new Text("Let me see."), new Call("get_weather", "{}"))),
+                Arguments.of("DSML: a tool the request did not offer stays text", DSML, 8,
+                        "<｜DSML｜function_calls>\n<｜DSML｜invoke name=\"now\">\n</｜DSML｜invoke>\n</｜DSML｜function_calls>",
+                        List.of(new Text("<｜DSML｜function_calls>\n<｜DSML｜invoke name=\"now\">\n</｜DSML｜invoke>\n</｜DSML｜function_calls>"))),
+                Arguments.of("DSML: a non-string value that is no JSON stays text", DSML, 8,
+                        "<｜DSML｜function_calls><｜DSML｜invoke name=\"get_weather\"><｜DSML｜parameter name=\"days\" string=\"false\">three</｜DSML｜parameter></｜DSML｜invoke></｜DSML｜function_calls>",
+                        List.of(new Text("<｜DSML｜function_calls><｜DSML｜invoke name=\"get_weather\"><｜DSML｜parameter name=\"days\" string=\"false\">three</｜DSML｜parameter></｜DSML｜invoke></｜DSML｜function_calls>"))),
                 Arguments.of("Llama 3: a bare object", LLAMA3, 8, "{\"name\": \"get_weather\", \"parameters\": {\"city\": \"Paris\"}}",
                         List.of(new Call("get_weather", "{\"city\": \"Paris\"}"))),
                 Arguments.of("Llama 3: text, python tag, braces in strings", LLAMA3, 8,

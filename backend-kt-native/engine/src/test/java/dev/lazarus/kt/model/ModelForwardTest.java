@@ -53,15 +53,36 @@ class ModelForwardTest {
     @ParameterizedTest
     @MethodSource("models")
     void chunkedPrefillMatchesTokenByToken(String name) {
+        chunkedPrefillMatchesTokenByToken(name, KvCacheTypes.F16);
+    }
+
+    /** The same with BF16 keys and values: the typed paths of both attention orders (their head widths, 16, bar blocks). */
+    @ParameterizedTest
+    @MethodSource("models")
+    void chunkedPrefillMatchesTokenByTokenWithABf16Cache(String name) {
+        chunkedPrefillMatchesTokenByToken(name, new KvCacheTypes(KvCacheType.BF16, KvCacheType.BF16));
+    }
+
+    @org.junit.jupiter.api.Test
+    void cacheTypesTheModelCannotHoldAreRefusedWithLlamaCppsReason() {
+        Model llama = load("llama-1.gguf");
+        org.assertj.core.api.Assertions.assertThatThrownBy(() -> llama.newCache(8, new KvCacheTypes(KvCacheType.Q8_0,
+                KvCacheType.F16))).hasMessageContaining("block size 32 does not divide the key head width 16");
+        Model mla = load("deepseek2-3-mla.gguf");
+        org.assertj.core.api.Assertions.assertThatThrownBy(() -> mla.checkCacheTypes(new KvCacheTypes(KvCacheType.BF16,
+                KvCacheType.F16), true)).hasMessageContaining("different K (bf16) and V (f16)");
+    }
+
+    private void chunkedPrefillMatchesTokenByToken(String name, KvCacheTypes types) {
         Model model = load(name);
         int[] prompt = {3, 17, 42, 5, 9, 60, 1};
-        KvCache one = model.newCache(TinyModels.CONTEXT);
+        KvCache one = model.newCache(TinyModels.CONTEXT, types);
         float[] stepwise = null;
         for (int p = 0; p < prompt.length; p++) {
             one.ensureCapacity(p + 1);
             stepwise = model.forward(ForwardBatch.single(prompt[p], p, one))[0];
         }
-        KvCache chunk = model.newCache(TinyModels.CONTEXT);
+        KvCache chunk = model.newCache(TinyModels.CONTEXT, types);
         chunk.ensureCapacity(prompt.length);
         KvCache[] caches = new KvCache[prompt.length];
         int[] positions = new int[prompt.length];

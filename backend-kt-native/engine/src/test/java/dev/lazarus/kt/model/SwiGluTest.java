@@ -4,8 +4,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.lazarus.kt.gguf.GgmlType;
+import dev.lazarus.kt.matrix.WeightMatrices;
 import dev.lazarus.kt.parallel.Parallel;
-import dev.lazarus.kt.tensor.WeightMatrices;
 import dev.lazarus.kt.tensor.WeightMatrix;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
@@ -68,7 +68,7 @@ class SwiGluTest {
         for (long i = 0; i < (long) rows * cols; i++) {
             data.setAtIndex(ValueLayout.JAVA_FLOAT_UNALIGNED, i, (float) random.nextGaussian() * 0.1f);
         }
-        return WeightMatrices.of(GgmlType.F32, data, rows, cols);
+        return WeightMatrices.defaults().of(GgmlType.F32, data, rows, cols);
     }
 
     private float[][] vectors(int count) {

@@ -46,6 +46,7 @@ public final class GgmlCodec {
             }
             case Q4_K, Q5_K, Q6_K -> KQuants.encode(type, src, srcOffset, count, dst, dstOffset);
             case Q4_0, Q4_1, Q5_0, Q5_1 -> LegacyQuants.encode(type, src, srcOffset, count, dst, dstOffset);
+            case IQ4_NL -> TableQuants.encodeIq4Nl(src, srcOffset, count, dst, dstOffset);
             default -> throw unsupported(type);
         }
     }
@@ -139,6 +140,6 @@ public final class GgmlCodec {
     }
 
     static GgufException unsupported(GgmlType type) {
-        return new GgufException("type " + type + " cannot be encoded or decoded here (encoded: F32, F16, BF16, Q8_0, Q4_0, Q4_1, Q5_0, Q5_1, Q4_K, Q5_K, Q6_K; decoded also: Q2_K, Q3_K, IQ4_XS, IQ4_NL, MXFP4, IQ1_S, IQ1_M, IQ2_XXS, IQ2_XS, IQ2_S, IQ3_XXS, IQ3_S)");
+        return new GgufException("type " + type + " cannot be encoded or decoded here (encoded: F32, F16, BF16, Q8_0, Q4_0, Q4_1, Q5_0, Q5_1, IQ4_NL, Q4_K, Q5_K, Q6_K; decoded also: Q2_K, Q3_K, IQ4_XS, MXFP4, IQ1_S, IQ1_M, IQ2_XXS, IQ2_XS, IQ2_S, IQ3_XXS, IQ3_S)");
     }
 }

@@ -48,6 +48,68 @@ public final class TableQuants {
         return GgmlCodec.f16(s, blk);
     }
 
+    /**
+     * IQ4_NL as ggml's {@code quantize_row_iq4_nl_ref} (what ggml-cpu's {@code from_float} writes, e.g. into a KV
+     * cache of that type; llama-quantize searches further scales): per block the scale {@code max / -127} picks each
+     * value's nearest table entry, then the least-squares scale of those entries weighted by x² is stored. A block
+     * below 1e-15 in magnitude gets scale 0 (its indices are then left as they are: they multiply a zero scale).
+     */
+    static void encodeIq4Nl(float[] x, int off, int count, MemorySegment dst, long dstOff) {
+        byte[] values = SubBlockQuants.IQ4_NL_VALUES;
+        int[] l = new int[32];
+        for (int b = 0; b < count / 32; b++) {
+            int xo = off + 32 * b;
+            long blk = dstOff + 18L * b;
+            float amax = 0, max = 0;
+            for (int j = 0; j < 32; j++) {
+                float ax = Math.abs(x[xo + j]);
+                if (ax > amax) {
+                    amax = ax;
+                    max = x[xo + j];
+                }
+            }
+            float d = 0;
+            if (amax >= 1e-15f) {
+                float id = 1 / (max / values[0]);
+                float sumqx = 0, sumq2 = 0;
+                for (int j = 0; j < 32; j++) {
+                    float xj = x[xo + j];
+                    l[j] = nearestIndex(values, id * xj);
+                    float q = values[l[j]];
+                    float w = xj * xj;
+                    sumqx += w * q * xj;
+                    sumq2 += w * q * q;
+                }
+                d = sumq2 > 0 ? sumqx / sumq2 : 0f;
+            }
+            dst.set(GgmlCodec.I16, blk, Float.floatToFloat16(d));
+            for (int j = 0; j < 16; j++) {
+                dst.set(ValueLayout.JAVA_BYTE, blk + 2 + j, (byte) (l[j] | l[j + 16] << 4));
+            }
+        }
+    }
+
+    /** ggml's {@code best_index_int8}: the index of the table value nearest {@code x}, the lower one on a tie. */
+    private static int nearestIndex(byte[] values, float x) {
+        int n = values.length;
+        if (x <= values[0]) {
+            return 0;
+        }
+        if (x >= values[n - 1]) {
+            return n - 1;
+        }
+        int ml = 0, mu = n - 1;
+        while (mu - ml > 1) {
+            int mav = (ml + mu) / 2;
+            if (x < values[mav]) {
+                mu = mav;
+            } else {
+                ml = mav;
+            }
+        }
+        return x - values[mu - 1] < values[mu] - x ? mu - 1 : mu;
+    }
+
     /** As ggml's dequantize_row_iq4_nl / _mxfp4: scale times table value. */
     static void decode(GgmlType type, MemorySegment src, long off, float[] dst, int dstOff, int count) {
         int[] q = new int[32];

@@ -28,6 +28,24 @@ public final class HostCpu {
         return MODEL;
     }
 
+    /**
+     * Physical cores as llama.cpp counts them for its default thread count ({@code cpu_get_num_physical_cores}): the
+     * distinct {@code thread_siblings} masks of {@code /sys/devices/system/cpu/cpuN/topology}, N from 0 until one is
+     * missing; where none can be read, the logical processors (halved above 4), as llama.cpp falls back.
+     */
+    public static int physicalCores() {
+        Set<String> siblings = new java.util.HashSet<>();
+        for (int cpu = 0; ; cpu++) {
+            try {
+                siblings.add(Files.readString(Path.of("/sys/devices/system/cpu/cpu" + cpu + "/topology/thread_siblings")).trim());
+            } catch (IOException | SecurityException e) {
+                break;
+            }
+        }
+        int logical = Runtime.getRuntime().availableProcessors();
+        return !siblings.isEmpty() ? siblings.size() : logical <= 4 ? logical : logical / 2;
+    }
+
     private static List<String> read() {
         try {
             return Files.readAllLines(Path.of("/proc/cpuinfo"));

@@ -18,49 +18,50 @@ public final class Activation {
     private final int capacity;
     private int length;
     /** F32/F16/BF16: the (rounded) values; Q8_0/Q8_K: the int8 quants, as floats. */
-    final float[] values;
+    public final float[] values;
     /** Q8_0: f16-rounded scale per 32 values; Q8_K: f32 scale per 256. */
-    final float[] scales;
+    public final float[] scales;
     /** Q8_K: sum of the quants of each 16 values. */
-    final int[] bsums;
+    public final int[] bsums;
     /** Q8_1: d·Σq of each block, rounded to f16 (ggml's {@code s}). */
-    final float[] sums;
+    public final float[] sums;
     /**
      * Q8_0: the quants once more, each block in ggml's lane order (value 4k + j at 8j + k, lane k being
-     * the integer dot of values 4k..4k+3), so that {@link Q8_0Kernel} forms its lanes without shuffles.
+     * the integer dot of values 4k..4k+3), so that {@code Q8_0Kernel} forms its lanes without shuffles.
      */
     private final float[] byLane;
     /**
-     * Q8_K: the quants once more as shorts, each super-block in the order of {@link Q4KPacked.Order#SHORT_LANES}
+     * Q8_K: the quants once more as shorts, each super-block in the order of {@code Q4KPacked.Order#SHORT_LANES}
      * (value {@code 16c + 4p + (t / 8)} of sub-block {@code t mod 8} at {@code 32·(4c + p) + t}), so that
-     * {@link Q4KInt16Kernel} multiplies each nibble plane with one load.
+     * {@code Q4KInt16Kernel} multiplies each nibble plane with one load.
      */
     private final short[] int16;
     /**
      * Q8_K: the quants once more as shorts in the order of ggml's Q4_K quant bytes read as shorts (see
-     * {@link Q4KInt16InPlaceKernel}): value {@code 2·(t mod 16) + p / 2} of sub-block {@code 2·(2v + t / 16) + p mod 2}
+     * {@code Q4KInt16InPlaceKernel}): value {@code 2·(t mod 16) + p / 2} of sub-block {@code 2·(2v + t / 16) + p mod 2}
      * at {@code 128v + 32p + t}.
      */
     private final short[] int16InPlace;
     /**
      * Q8_K: the quants once more as shorts in the order of ggml's Q6_K {@code ql} bytes read as shorts (see
-     * {@link Q6KInt16Kernel}): value {@code 128h + 32·(t / 16 + 2·(p mod 2)) + 2·(t mod 16) + p / 2} at
+     * {@code Q6KInt16Kernel}): value {@code 128h + 32·(t / 16 + 2·(p mod 2)) + 2·(t mod 16) + p / 2} at
      * {@code 128h + 32p + t}.
      */
     private final short[] int16Q6K;
     /**
      * Q8_0/Q8_K for {@link NativeKernels}: the quants as int8, the scales and the 16-value sums in native memory,
-     * allocated where native kernels are {@link NativeKernels#selected} (else on first use) and rewritten by every
-     * {@link #set}; its address in a one-element array, as the native kernels take activations.
+     * allocated when a native kernel first reads this activation and rewritten by every {@link #set} from then on; its
+     * address in a one-element array, as the native kernels take activations.
      */
     private volatile MemorySegment nativeForm;
     private long[] nativeAddress;
     /**
-     * Where native kernels were selected when this activation was made: the instruction set whose C conversion
+     * Once a native kernel has read this activation: the instruction set whose C conversion
      * ({@link NativeKernels#quantize}, bit-identical to the Java one) writes the quants, the Java arrays and
-     * {@link #nativeForm} in one pass; null where the Java conversion runs.
+     * {@link #nativeForm} in one pass from the next {@link #set} on; null while only Java kernels read it. So an
+     * activation converts as the kernels of the matrices it meets need, whatever a backend's {@link KernelConfig}.
      */
-    private NativeKernels.Isa nativeConversion;
+    private volatile NativeKernels.Isa nativeConversion;
     /**
      * Whether {@link #byLane} and the int16 orders are behind the last {@link #set}: they are written on first read
      * (only the Java kernels read them), so an activation that only native kernels read never pays for them.
@@ -81,24 +82,17 @@ public final class Activation {
         this.int16 = new short[type == VecDotType.Q8_K ? capacity : 0];
         this.int16InPlace = new short[type == VecDotType.Q8_K ? capacity : 0];
         this.int16Q6K = new short[type == VecDotType.Q8_K ? capacity : 0];
-        if (quantized() && NativeKernels.selected()) {
-            allocateNative();
-            nativeConversion = NativeKernels.best().orElseThrow();
-        }
     }
 
     private boolean quantized() {
         return type == VecDotType.Q8_0 || type == VecDotType.Q8_K;
     }
 
-    private void allocateNative() {
-        MemorySegment s = NativeKernels.allocateActivation(type, capacity);
-        nativeAddress = new long[] {s.address()};
-        nativeForm = s;
-    }
-
-    /** The address of this activation's native form ({@link #nativeForm}), written now if it had none. */
-    long[] nativeAddresses() {
+    /**
+     * The address of this activation's native form ({@link #nativeForm}), written now if it had none; from the next
+     * {@link #set} on, the native conversion writes it (a native kernel read this activation, so it runs here).
+     */
+    public long[] nativeAddresses() {
         if (nativeForm == null) {
             synchronized (this) {
                 if (nativeForm == null) {
@@ -106,6 +100,7 @@ public final class Activation {
                     NativeKernels.writeActivation(s, capacity, type, values, scales, bsums, length);
                     nativeAddress = new long[] {s.address()};
                     nativeForm = s;
+                    nativeConversion = quantized() ? NativeKernels.best().orElse(null) : null;
                 }
             }
         }
@@ -113,25 +108,25 @@ public final class Activation {
     }
 
     /** {@link #byLane}, written now if behind. */
-    float[] byLane() {
+    public float[] byLane() {
         orders();
         return byLane;
     }
 
     /** {@link #int16}, written now if behind. */
-    short[] int16() {
+    public short[] int16() {
         orders();
         return int16;
     }
 
     /** {@link #int16InPlace}, written now if behind. */
-    short[] int16InPlace() {
+    public short[] int16InPlace() {
         orders();
         return int16InPlace;
     }
 
     /** {@link #int16Q6K}, written now if behind. */
-    short[] int16Q6K() {
+    public short[] int16Q6K() {
         orders();
         return int16Q6K;
     }
@@ -303,7 +298,7 @@ public final class Activation {
      * A Q8_K activation with the given int8 quants (any, -128 included, which quantizing never gives) and scales
      * per 256: for tests of the kernels' integer ranges.
      */
-    static Activation ofQ8K(byte[] quants, float[] superBlockScales) {
+    public static Activation ofQ8K(byte[] quants, float[] superBlockScales) {
         Activation a = new Activation(VecDotType.Q8_K, quants.length);
         a.length = quants.length;
         for (int b = 0; b < quants.length / 256; b++) {

@@ -9,8 +9,8 @@ import java.util.Set;
  * instruction-set level and loads the best the host runs; the AVX-512 variants share every summation order the
  * engine reproduces except the BF16 dot product, which takes {@code vdpbf16ps} where the CPU has AVX512_BF16 (zen4,
  * cooperlake, sapphirerapids) and 16-lane f32 multiply-adds where it does not (skylakex, cascadelake, icelake,
- * cannonlake). Chosen from the host's CPU flags, as ggml chooses; {@value #PROPERTY} names a variant explicitly
- * (for instance {@code zen4} on an Ice Lake machine, to reproduce what an AMD host computes). The AVX2 variants
+ * cannonlake). Chosen from the host's CPU flags, as ggml chooses, or named by a backend's {@code ggml-variant} setting
+ * ({@link KernelConfig}; for instance {@code zen4} on an Ice Lake machine, to reproduce what an AMD host computes). The AVX2 variants
  * (haswell, alderlake) sum 8 lanes: the engine has no such orders and keeps the AVX-512 ones there (docs/fidelity.md).
  */
 public enum GgmlOrders {
@@ -19,23 +19,6 @@ public enum GgmlOrders {
     /** AVX-512 without AVX512_BF16: ggml's skylakex, cascadelake, icelake and cannonlake variants. */
     AVX512;
 
-    /** System property naming the ggml variant to round like: zen4, skylakex, icelake, ... (default: the host's). */
-    public static final String PROPERTY = "lazarus.kt.ggml-variant";
-
-    private static volatile GgmlOrders active = fromSetting(System.getProperty(PROPERTY));
-
-    /** The orders kernels bound from now on take (a model binds its kernels when it loads). */
-    public static GgmlOrders active() {
-        return active;
-    }
-
-    /** Makes {@code orders} active until the returned handle is closed (tests comparing with another variant). */
-    public static Scope use(GgmlOrders orders) {
-        GgmlOrders previous = active;
-        active = orders;
-        return () -> active = previous;
-    }
-
     /** A variant's orders: {@code zen4}, {@code skylakex}, ... */
     public static GgmlOrders forVariant(String variant) {
         return switch (variant.trim().toLowerCase(Locale.ROOT)) {
@@ -43,8 +26,8 @@ public enum GgmlOrders {
             case "skylakex", "cascadelake", "icelake", "cannonlake" -> AVX512;
             // no AVX2 orders: the AVX-512 ones, as on a host without a setting
             case "haswell", "alderlake" -> AVX512_BF16;
-            default -> throw new IllegalArgumentException("unknown ggml CPU variant '" + variant + "' in -D" + PROPERTY
-                    + " (zen4, cooperlake, sapphirerapids, skylakex, cascadelake, icelake, cannonlake, haswell, alderlake)");
+            default -> throw new IllegalArgumentException("unknown ggml CPU variant '" + variant
+                    + "' (zen4, cooperlake, sapphirerapids, skylakex, cascadelake, icelake, cannonlake, haswell, alderlake)");
         };
     }
 
@@ -52,16 +35,5 @@ public enum GgmlOrders {
     public static GgmlOrders forHost() {
         Set<String> flags = HostCpu.flags();
         return flags.contains("avx512f") && !flags.contains("avx512_bf16") ? AVX512 : AVX512_BF16;
-    }
-
-    private static GgmlOrders fromSetting(String setting) {
-        return setting == null || setting.isBlank() || setting.equalsIgnoreCase("auto") ? forHost() : forVariant(setting);
-    }
-
-    /** Restores the orders that were active before {@link #use}. */
-    @FunctionalInterface
-    public interface Scope extends AutoCloseable {
-        @Override
-        void close();
     }
 }

@@ -5,25 +5,25 @@ import java.lang.foreign.ValueLayout;
 import java.nio.ByteOrder;
 
 /** Little-endian unaligned accessors and the k-quant scale unpacking shared by the kernels. */
-final class Layouts {
+public final class Layouts {
 
-    static final ValueLayout.OfFloat F32 = ValueLayout.JAVA_FLOAT_UNALIGNED.withOrder(ByteOrder.LITTLE_ENDIAN);
-    static final ValueLayout.OfShort I16 = ValueLayout.JAVA_SHORT_UNALIGNED.withOrder(ByteOrder.LITTLE_ENDIAN);
-    static final ValueLayout.OfInt I32 = ValueLayout.JAVA_INT_UNALIGNED.withOrder(ByteOrder.LITTLE_ENDIAN);
-    static final ValueLayout.OfLong I64 = ValueLayout.JAVA_LONG_UNALIGNED.withOrder(ByteOrder.LITTLE_ENDIAN);
+    public static final ValueLayout.OfFloat F32 = ValueLayout.JAVA_FLOAT_UNALIGNED.withOrder(ByteOrder.LITTLE_ENDIAN);
+    public static final ValueLayout.OfShort I16 = ValueLayout.JAVA_SHORT_UNALIGNED.withOrder(ByteOrder.LITTLE_ENDIAN);
+    public static final ValueLayout.OfInt I32 = ValueLayout.JAVA_INT_UNALIGNED.withOrder(ByteOrder.LITTLE_ENDIAN);
+    public static final ValueLayout.OfLong I64 = ValueLayout.JAVA_LONG_UNALIGNED.withOrder(ByteOrder.LITTLE_ENDIAN);
 
     private Layouts() {
     }
 
-    static float f16(MemorySegment s, long off) {
+    public static float f16(MemorySegment s, long off) {
         return Float.float16ToFloat(s.get(I16, off));
     }
 
-    static int u8(MemorySegment s, long off) {
+    public static int u8(MemorySegment s, long off) {
         return Byte.toUnsignedInt(s.get(ValueLayout.JAVA_BYTE, off));
     }
 
-    static int i8(MemorySegment s, long off) {
+    public static int i8(MemorySegment s, long off) {
         return s.get(ValueLayout.JAVA_BYTE, off);
     }
 
@@ -32,12 +32,12 @@ final class Layouts {
      * groups 0-3 sit in the low 6 bits of bytes 0-3 (scales) and 4-7 (mins), groups 4-7 in the nibbles of
      * bytes 8-11 with their top two bits in the spare high bits of bytes 0-7 (ggml's get_scale_min_k4).
      */
-    static int kScale(MemorySegment s, long scales, int j) {
+    public static int kScale(MemorySegment s, long scales, int j) {
         return j < 4 ? u8(s, scales + j) & 63 : (u8(s, scales + j + 4) & 0xF) | ((u8(s, scales + j - 4) >> 6) << 4);
     }
 
     /** Min {@code j} (0..7) of a Q4_K/Q5_K block; see {@link #kScale}. */
-    static int kMin(MemorySegment s, long scales, int j) {
+    public static int kMin(MemorySegment s, long scales, int j) {
         return j < 4 ? u8(s, scales + j + 4) & 63 : (u8(s, scales + j + 4) >> 4) | ((u8(s, scales + j) >> 6) << 4);
     }
 
@@ -45,14 +45,14 @@ final class Layouts {
      * The eight 6-bit scales of a Q4_K/Q5_K super-block, one per byte (scale j in byte j), from its 12 scale bytes
      * read as {@code packed} (bytes 0-7) and {@code packedHigh} (bytes 8-11): the bits of {@link #kScale}, eight at once.
      */
-    static long kScales(long packed, int packedHigh) {
+    public static long kScales(long packed, int packedHigh) {
         long low = packed & 0x3F3F3F3FL;
         long high = (packedHigh & 0x0F0F0F0F | ((int) (packed >>> 6) & 0x03030303) << 4) & 0xFFFFFFFFL;
         return low | high << 32;
     }
 
     /** The eight 6-bit mins, one per byte; see {@link #kScales} and {@link #kMin}. */
-    static long kMins(long packed, int packedHigh) {
+    public static long kMins(long packed, int packedHigh) {
         long low = packed >>> 32 & 0x3F3F3F3FL;
         long high = (packedHigh >>> 4 & 0x0F0F0F0F | ((int) (packed >>> 38) & 0x03030303) << 4) & 0xFFFFFFFFL;
         return low | high << 32;

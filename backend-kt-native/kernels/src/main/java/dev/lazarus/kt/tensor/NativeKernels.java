@@ -19,7 +19,6 @@ import java.lang.invoke.MethodHandle;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
-import java.util.Locale;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.Set;
@@ -30,14 +29,10 @@ import java.util.Set;
  * ({@code vpmaddubsw}, {@code vpdpbusd}), which the Vector API lacks, and the Java kernels' float folds, bit for bit;
  * and the activations' conversion to Q8_0 and Q8_K ({@link #quantize}), bit for bit as {@link Activation}'s Java one.
  * One translation unit per instruction set, picked by the CPU's flags ({@link Isa#forHost}); called through FFM
- * with {@link Linker.Option#critical} so that heap arrays pass without copies. {@value #PROPERTY} chooses:
- * {@code auto} (default: native where the library loads and the CPU runs it, for the types of
- * {@link KernelTable#nativeRow}'s rows), {@code java}, {@code native} (as auto, but fails where the library cannot load). Read whenever a matrix is made.
+ * with {@link Linker.Option#critical} so that heap arrays pass without copies. Whether a backend's matrices take them is
+ * its {@link KernelConfig}.
  */
 public final class NativeKernels {
-
-    /** {@code -Dlazarus.kt.kernels=java|native|auto}. */
-    public static final String PROPERTY = "lazarus.kt.kernels";
 
     private static final System.Logger LOG = System.getLogger(NativeKernels.class.getName());
     private static final String RESOURCE = "/native/linux-x86_64/liblazarus-kt.so";
@@ -48,7 +43,7 @@ public final class NativeKernels {
                 Set.of("avx512f", "avx512bw", "avx512vl", "avx512_vnni", "f16c", "fma")),
         AVX2("avx2", "lz_avx2_rows", "lz_avx2_quantize", Set.of("avx2", "fma", "f16c"));
 
-        final String label;
+        public final String label;
         final String symbol;
         /** The activation conversion ({@code lz_quant.h}). */
         final String quantizeSymbol;
@@ -78,25 +73,25 @@ public final class NativeKernels {
     }
 
     /** The kernels of the library, by the ids of {@code lz_driver.h}: a weight layout and a float fold. */
-    enum Kernel {
-        /** ggml's vec_dot_q8_0_q8_0 ({@link Q8_0Kernel}). */
+    public enum Kernel {
+        /** ggml's vec_dot_q8_0_q8_0 ({@code Q8_0Kernel}). */
         Q8_0(VecDotType.Q8_0),
         /** llama-server's repacked Q4_K GEMV ({@code GgmlKQuantKernels.q4kRepacked}). */
         Q4K_GEMV(VecDotType.Q8_K),
         /** Its repacked GEMM ({@code GgmlKQuantKernels.q4kRepackedGemm}). */
         Q4K_GEMM(VecDotType.Q8_K),
-        /** The tiled matmul on Q4_K ({@link Q45KKernel#Q4_K_TILED}). */
+        /** The tiled matmul on Q4_K ({@code Q4KQ5KKernel#Q4_K_TILED}). */
         Q4K_TILED(VecDotType.Q8_K),
         /** vec_dot_q6_K_q8_K ({@code GgmlKQuantKernels.q6k}). */
         Q6K(VecDotType.Q8_K),
-        /** The tiled matmul on Q6_K ({@link Q6KInt16Kernel#TILED}). */
+        /** The tiled matmul on Q6_K ({@code Q6KInt16Kernel#TILED}). */
         Q6K_TILED(VecDotType.Q8_K),
         // the low-bit types (lz_lowbit.h): SubBlockKQuantKernel's orders on Q2_K, Q3_K, IQ4_XS
         Q2K(VecDotType.Q8_K), Q2K_GEMV(VecDotType.Q8_K), Q2K_GEMM(VecDotType.Q8_K), Q2K_TILED(VecDotType.Q8_K),
         Q3K(VecDotType.Q8_K), Q3K_TILED(VecDotType.Q8_K), IQ4XS(VecDotType.Q8_K), IQ4XS_TILED(VecDotType.Q8_K),
         // and TableBlockKernel's on IQ4_NL, MXFP4
         IQ4NL(VecDotType.Q8_0), IQ4NL_REPACKED(VecDotType.Q8_0), MXFP4(VecDotType.Q8_0), MXFP4_REPACKED(VecDotType.Q8_0),
-        /** {@link #Q4K_GEMV}'s order on the RAM tier's 16-row layout ({@link Q4KNativePacked}). */
+        /** {@link #Q4K_GEMV}'s order on the RAM tier's 16-row layout ({@code Q4KNativePacked}). */
         Q4K16_GEMV(VecDotType.Q8_K),
         /** {@link #Q4K_GEMM}'s order on it. */
         Q4K16_GEMM(VecDotType.Q8_K),
@@ -105,10 +100,10 @@ public final class NativeKernels {
         IQ2S(VecDotType.Q8_K), IQ2S_TILED(VecDotType.Q8_K), IQ3XXS(VecDotType.Q8_K), IQ3XXS_TILED(VecDotType.Q8_K),
         IQ3S(VecDotType.Q8_K), IQ3S_TILED(VecDotType.Q8_K), IQ1S(VecDotType.Q8_K), IQ1S_TILED(VecDotType.Q8_K),
         IQ1M(VecDotType.Q8_K), IQ1M_TILED(VecDotType.Q8_K),
-        /** {@link #Q8_0}'s order on the 16-row layout of Q8_0 copied at load ({@link Q8_0NativePacked}). */
+        /** {@link #Q8_0}'s order on the 16-row layout of Q8_0 copied at load ({@code Q8_0NativePacked}). */
         Q8_0_16(VecDotType.Q8_0);
 
-        final VecDotType activation;
+        public final VecDotType activation;
 
         Kernel(VecDotType activation) {
             this.activation = activation;
@@ -116,7 +111,7 @@ public final class NativeKernels {
     }
 
     /** The library as loaded (or why not), once per JVM. */
-    record Library(SymbolLookup lookup, String problem) {
+    public record Library(SymbolLookup lookup, String problem) {
         static final Library LOADED = load();
 
         /**
@@ -125,7 +120,7 @@ public final class NativeKernels {
          * overlay of newer classes on an older payload) would run another kernel, or none, for an id, and a mere
          * lookup would not notice.
          */
-        static Library checked(SymbolLookup lookup) {
+        public static Library checked(SymbolLookup lookup) {
             Kernel[] engine = Kernel.values();
             Optional<MemorySegment> names = lookup.find("lz_kernel_name");
             if (names.isEmpty()) {
@@ -159,22 +154,6 @@ public final class NativeKernels {
     private NativeKernels() {
     }
 
-    /** Whether matrices made now take native kernels: {@value #PROPERTY} and whether the library loads here. */
-    public static boolean selected() {
-        String setting = System.getProperty(PROPERTY, "auto").trim().toLowerCase(Locale.ROOT);
-        return switch (setting) {
-            case "java" -> false;
-            case "native" -> {
-                if (best().isEmpty()) {
-                    throw new IllegalStateException("-D" + PROPERTY + "=native, but " + unavailableReason());
-                }
-                yield true;
-            }
-            case "auto", "" -> best().isPresent();
-            default -> throw new IllegalArgumentException("-D" + PROPERTY + "=" + setting + ": expected java, native or auto");
-        };
-    }
-
     /** The instruction set native kernels run in here, if the library loaded and the CPU runs one of its units. */
     public static Optional<Isa> best() {
         return Library.LOADED.lookup == null ? Optional.empty() : Isa.forHost();
@@ -188,22 +167,13 @@ public final class NativeKernels {
         return Isa.forHost().isPresent() ? "" : "the CPU has neither AVX2+FMA+F16C nor AVX-512 VNNI";
     }
 
-    /** {@code native-avx512-vnni}: what {@link Kernels#describe} says when {@link #selected}. */
-    static String describe() {
-        return "native-" + best().orElseThrow().label;
+    /** {@code native-avx512-vnni}: the label of the native kernels on {@code isa}. */
+    public static String describe(Isa isa) {
+        return "native-" + isa.label;
     }
 
-    /** The kernel for {@code type}'s ggml blocks with the float fold named, on the host's best instruction set. */
-    static NativeRowKernel kernel(Kernel kernel) {
-        return new NativeRowKernel(kernel, handle(best().orElseThrow()));
-    }
-
-    /** The same on a given instruction set (tests run every one the host has). */
-    static NativeRowKernel kernel(Kernel kernel, Isa isa) {
-        return new NativeRowKernel(kernel, handle(isa));
-    }
-
-    private static MethodHandle handle(Isa isa) {
+    /** The downcall of the library's row kernels on {@code isa} ({@code lz_driver.h}), bound on first use. */
+    public static MethodHandle rows(Isa isa) {
         return Handles.HANDLES[isa.ordinal()];
     }
 

@@ -23,7 +23,7 @@ final class Q8KOrders {
     private static final VectorSpecies<Short> S = ShortVector.SPECIES_256;
     private static final int LANES = 16, GROUPS = 256 / LANES;
 
-    /** Where each short of {@link Activation#int16} (the packed Q4_K kernels' {@link Q4KPacked.Order#SHORT_LANES}) takes its quant from. */
+    /** Where each short of {@link Activation#int16} (the packed Q4_K kernels' {@code Q4KPacked.Order#SHORT_LANES}) takes its quant from. */
     static final Q8KOrders SHORT_LANES = new Q8KOrders((c, p, t) -> 32 * (t & 7) + 16 * c + 4 * p + (t >> 3));
     /** ... of {@link Activation#int16InPlace}. */
     static final Q8KOrders IN_PLACE = new Q8KOrders((c, p, t) -> 32 * (2 * (2 * c + (t >> 4)) + (p & 1)) + 2 * (t & 15) + (p >> 1));

@@ -3,7 +3,7 @@ package dev.lazarus.kt.tensor;
 import java.lang.foreign.MemorySegment;
 
 /** One weight type's dot product of a stored row with an activation of the type's {@link VecDotType}. */
-interface RowKernel {
+public interface RowKernel {
 
     /** Activations computed together by {@link #dotVectors4}. */
     int GROUP = 4;

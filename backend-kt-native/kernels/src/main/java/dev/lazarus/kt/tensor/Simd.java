@@ -16,35 +16,35 @@ import jdk.incubator.vector.VectorSpecies;
  * and int species with the same number of lanes, so that one load of packed weights widens to
  * exactly one float vector.
  */
-final class Simd {
+public final class Simd {
 
-    static final VectorSpecies<Float> F = FloatVector.SPECIES_PREFERRED.length() >= 8
+    public static final VectorSpecies<Float> F = FloatVector.SPECIES_PREFERRED.length() >= 8
             ? FloatVector.SPECIES_PREFERRED : FloatVector.SPECIES_256;
-    static final int L = F.length();
-    static final VectorSpecies<Byte> B = VectorSpecies.of(byte.class, VectorShape.forBitSize(L * 8));
-    static final VectorSpecies<Short> S = VectorSpecies.of(short.class, VectorShape.forBitSize(L * 16));
-    static final VectorSpecies<Integer> I = VectorSpecies.of(int.class, F.vectorShape());
-    static final ByteOrder LE = ByteOrder.LITTLE_ENDIAN;
+    public static final int L = F.length();
+    public static final VectorSpecies<Byte> B = VectorSpecies.of(byte.class, VectorShape.forBitSize(L * 8));
+    public static final VectorSpecies<Short> S = VectorSpecies.of(short.class, VectorShape.forBitSize(L * 16));
+    public static final VectorSpecies<Integer> I = VectorSpecies.of(int.class, F.vectorShape());
+    public static final ByteOrder LE = ByteOrder.LITTLE_ENDIAN;
 
     private Simd() {
     }
 
     /** acc + v·s. */
-    static FloatVector fma(FloatVector v, float s, FloatVector acc) {
+    public static FloatVector fma(FloatVector v, float s, FloatVector acc) {
         return v.fma(FloatVector.broadcast(F, s), acc);
     }
 
     /** The L bytes of {@code v}, widened (sign-extended) to floats. */
-    static FloatVector bytesToFloats(ByteVector v) {
+    public static FloatVector bytesToFloats(ByteVector v) {
         return (FloatVector) v.convertShape(VectorOperators.B2F, F, 0);
     }
 
-    static ByteVector bytes(MemorySegment s, long off) {
+    public static ByteVector bytes(MemorySegment s, long off) {
         return ByteVector.fromMemorySegment(B, s, off, LE);
     }
 
     /** L f16 values at {@code off} as floats (finite, subnormal, infinite and NaN alike). */
-    static FloatVector f16s(MemorySegment s, long off) {
+    public static FloatVector f16s(MemorySegment s, long off) {
         IntVector h = (IntVector) ShortVector.fromMemorySegment(S, s, off, LE).convertShape(VectorOperators.S2I, I, 0);
         IntVector sign = h.and(0x8000).lanewise(VectorOperators.LSHL, 16);
         IntVector magnitude = h.and(0x7fff);
@@ -57,7 +57,7 @@ final class Simd {
     }
 
     /** L bf16 values at {@code off} as floats. */
-    static FloatVector bf16s(MemorySegment s, long off) {
+    public static FloatVector bf16s(MemorySegment s, long off) {
         IntVector h = (IntVector) ShortVector.fromMemorySegment(S, s, off, LE).convertShape(VectorOperators.S2I, I, 0);
         return h.lanewise(VectorOperators.LSHL, 16).reinterpretAsFloats();
     }

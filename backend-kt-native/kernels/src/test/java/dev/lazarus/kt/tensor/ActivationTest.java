@@ -3,6 +3,7 @@ package dev.lazarus.kt.tensor;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import dev.lazarus.kt.matrix.KernelEquivalenceTest;
 import org.junit.jupiter.api.Test;
 
 class ActivationTest {

@@ -3,6 +3,7 @@ package dev.lazarus.kt.tensor;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.within;
 
+import dev.lazarus.kt.matrix.KernelEquivalenceTest;
 import java.util.Random;
 import org.junit.jupiter.api.Test;
 

@@ -24,17 +24,17 @@ import java.lang.foreign.MemorySegment;
  * per value would (same total, different f32 roundings). Folded in by {@code fma(d_y·d_w, lane, acc)} and
  * summed by {@link GgmlSums#hsum8}.
  *
- * <p>These are the orders stated one value at a time. The matrices run {@link Q4KRepackedKernel},
- * {@code Q6KKernel} (bench sources) and {@link Q45KKernel} instead, vector forms held bit-identical to {@link #q4kRepacked},
+ * <p>These are the orders stated one value at a time. The matrices run {@code Q4KRepackedKernel},
+ * {@code Q6KKernel} (bench sources) and {@code Q4KQ5KKernel} instead, vector forms held bit-identical to {@link #q4kRepacked},
  * {@link #q4kRepackedGemm}, {@link #q6k}, {@link #q4kInPlace} and {@link #q5kInPlace} by their tests.
- * A batch of 8 or more vectors on a matrix that is not repacked takes {@link Q45KKernel.Order#TILED} instead.
+ * A batch of 8 or more vectors on a matrix that is not repacked takes {@code Q4KQ5KKernel.Order#TILED} instead.
  */
-final class GgmlKQuantKernels {
+public final class GgmlKQuantKernels {
 
     private GgmlKQuantKernels() {
     }
 
-    static float q4kRepacked(MemorySegment w, long o, Activation x, int n) {
+    public static float q4kRepacked(MemorySegment w, long o, Activation x, int n) {
         return q4kRepacked(w, o, x, n, 8);
     }
 
@@ -43,7 +43,7 @@ final class GgmlKQuantKernels {
      * batch in groups of four: the same integer sums, but folded into the accumulators once per pair of
      * 32-value sub-blocks instead of once per super-block.
      */
-    static float q4kRepackedGemm(MemorySegment w, long o, Activation x, int n) {
+    public static float q4kRepackedGemm(MemorySegment w, long o, Activation x, int n) {
         return q4kRepacked(w, o, x, n, 2);
     }
 
@@ -75,7 +75,7 @@ final class GgmlKQuantKernels {
         return acc - accMin;
     }
 
-    static float q6k(MemorySegment w, long o, Activation x, int n) {
+    public static float q6k(MemorySegment w, long o, Activation x, int n) {
         float[] acc = new float[8];
         int[] lanes = new int[8];
         for (int b = 0; b < n / 256; b++) {
@@ -112,7 +112,7 @@ final class GgmlKQuantKernels {
      * (lane i: groups 2i and 2i+1) by {@code fma(-d_y·dmin_w, Σ min·bsum, accMin)}; the result
      * {@code hsum_float_8(acc) + ((m0 + m2) + (m1 + m3))}.
      */
-    static float q4kInPlace(MemorySegment w, long o, Activation x, int n) {
+    public static float q4kInPlace(MemorySegment w, long o, Activation x, int n) {
         float[] acc = new float[8];
         float[] accMin = new float[4];
         int[] lanes = new int[8];
@@ -149,7 +149,7 @@ final class GgmlKQuantKernels {
      * {@link #q4kInPlace} with the fifth bit, the mins summed to one integer per super-block and folded into
      * a scalar by {@code fma(-d_y·dmin_w, Σ, summs)}; the result {@code hsum_float_8(acc) + summs}.
      */
-    static float q5kInPlace(MemorySegment w, long o, Activation x, int n) {
+    public static float q5kInPlace(MemorySegment w, long o, Activation x, int n) {
         float[] acc = new float[8];
         float summs = 0;
         int[] lanes = new int[8];

@@ -10,13 +10,13 @@ import java.util.function.Supplier;
  * {@link RowKernel#dot} of each row, {@link RowKernel#dotRows} over the ranges r..rows (odd and even row counts as r
  * runs) and {@link RowKernel#dotVectors4} at an offset into the activation array. Bit for bit.
  */
-final class RowKernelContract {
+public final class RowKernelContract {
 
     private RowKernelContract() {
     }
 
     /** {@code what}: the seed and data, for the failure message; {@code activations} a fresh activation per call. */
-    static void assertBitIdentical(RowKernel kernel, RowKernel reference, MemorySegment w, long rowBytes, int rows,
+    public static void assertBitIdentical(RowKernel kernel, RowKernel reference, MemorySegment w, long rowBytes, int rows,
                                    int cols, Supplier<Activation> activations, String what) {
         for (int r = 0; r < rows; r++) {
             long offset = r * rowBytes;

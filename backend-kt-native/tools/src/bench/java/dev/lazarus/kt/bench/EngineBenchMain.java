@@ -26,8 +26,13 @@ import java.util.function.ToDoubleFunction;
  * <pre>
  * scripts/bench-engine.sh [--models q8_0,q4_k_m] [--threads 2] [--rounds 3] [--prompt 512] [--gen 128]
  *                         [--work /tmp/lazarus-bench] [--no-llama] [--experts none,default,mmap,ram,ram-copy (each -java, -native or -auto or not)]
- *                         [--fork] [--warmup-tokens 1024]
+ *                         [--fork] [--warmup-tokens 1024] [--depths 0,8192,32768] [--llama-flags -fa,1]
  * </pre>
+ * {@code --depths}: each prefill and decode also at that many positions already in the context (llama-bench's
+ * {@code -d}: the context is filled untimed before each test; kt-native computes the prefix once per test and reuses it
+ * from its prefix cache, copied before the timed part). {@code --llama-flags}: comma-separated arguments added to every
+ * llama-bench run, e.g. {@code -fa,1} or {@code -fa,1,-ub,2048,-b,2048} (llama.cpp's best flags for the machine; commas
+ * because Maven hands the options over as one space-separated string).
  * Before the measured rounds each engine runs one prefill and {@code --warmup-tokens} decode tokens, not counted:
  * C2 compiles the vector kernels only after ~1000 tokens on 2 cores, and llama-bench warms up before measuring too.
  * {@code --experts} runs one engine per expert tier (see {@link KtEngineBench}), alternated within each round.
@@ -35,7 +40,10 @@ import java.util.function.ToDoubleFunction;
  * other), so that no configuration's numbers depend on the JIT profiles another left behind; without it they run in
  * sequence in this JVM, as a gateway serving several models would.
  * Models are the synthetic {@code benchQwen3Moe} preset: {@code q8_0} written directly, {@code q4_k_m} (and
- * {@code q2_k}, {@code q3_k_m}, {@code iq4_xs}, {@code iq4_nl}) quantized from an F16 copy with Debian's llama-quantize; any other value is taken as a GGUF path.
+ * {@code q2_k}, {@code q3_k_m}, {@code iq4_xs}, {@code iq4_nl}) quantized from an F16 copy with Debian's llama-quantize; the
+ * same names prefixed {@code deepseek32-} are the {@code benchDeepseek32} preset (sparse attention past 256 positions),
+ * prefixed {@code qwen35moe-} the {@code benchQwen35Moe} preset (gated DeltaNet blocks);
+ * any other value is taken as a GGUF path.
  */
 public final class EngineBenchMain {
 
@@ -54,6 +62,11 @@ public final class EngineBenchMain {
         int prompt = Integer.parseInt(opt.getOrDefault("prompt", "512"));
         int gen = Integer.parseInt(opt.getOrDefault("gen", "128"));
         int warmup = Integer.parseInt(opt.getOrDefault("warmup-tokens", "1024"));
+        List<Integer> depths = java.util.Arrays.stream(opt.getOrDefault("depths", "0").split(","))
+                .map(String::trim).map(Integer::parseInt).toList();
+        int maxDepth = depths.stream().mapToInt(Integer::intValue).max().orElse(0);
+        List<String> llamaFlags = opt.getOrDefault("llama-flags", "").isBlank() ? List.of()
+                : List.of(opt.get("llama-flags").trim().split(","));
         boolean llama = !opt.containsKey("no-llama");
         Path work = Path.of(opt.getOrDefault("work", "/tmp/lazarus-bench"));
         List<String> models = List.of(opt.getOrDefault("models", "q8_0,q4_k_m").split(","));
@@ -64,7 +77,8 @@ public final class EngineBenchMain {
         System.out.println("- date: " + OffsetDateTime.now().truncatedTo(ChronoUnit.SECONDS));
         System.out.println("- machine: " + Machine.describe());
         System.out.println("- JVM: " + Runtime.version() + ", threads " + threads + ", rounds " + rounds
-                + ", prompt " + prompt + ", gen " + gen + ", warm-up " + warmup + " decode tokens");
+                + ", prompt " + prompt + ", gen " + gen + ", depths " + depths + ", warm-up " + warmup + " decode tokens"
+                + (llamaFlags.isEmpty() ? "" : ", llama-bench flags " + String.join(" ", llamaFlags)));
         System.out.println("- load before: " + Machine.loadAverage());
         MemoryBandwidth.Result bw;
         try (Parallel p = Parallel.ofThreads(threads)) {
@@ -81,47 +95,61 @@ public final class EngineBenchMain {
             try (GgufFile f = GgufFile.open(model)) {
                 weights = ActiveWeights.of(f);
             }
-            Map<String, List<KtEngineBench.Result>> ours = new LinkedHashMap<>();
-            List<LlamaBench.Result> theirs = new ArrayList<>();
+            // keyed by expert mode, then depth
+            Map<String, Map<Integer, List<KtEngineBench.Result>>> ours = new LinkedHashMap<>();
+            Map<Integer, List<LlamaBench.Result>> theirs = new LinkedHashMap<>();
+            depths.forEach(d -> theirs.put(d, new ArrayList<>()));
             List<String> loads = new ArrayList<>();
             List<KtEngineBench> engines = new ArrayList<>();
             try {
                 for (String mode : expertModes) {
-                    KtEngineBench engine = new KtEngineBench(model, threads, prompt, mode);
+                    KtEngineBench engine = new KtEngineBench(model, threads, prompt, maxDepth, mode);
                     engines.add(engine);
                     // warm-up, not counted (llama-bench runs one too): a prefill at the measured prompt size (after a short
                     // one the JIT compiled the batched kernels during the first measured round), then decode until C2 has
                     // compiled the decode path: on 2 cores that takes ~1000 tokens (docs/benchmarks.md#warm-up)
                     engine.run(prompt, Math.min(gen, 64));
                     engine.warmUp(warmup);
-                    ours.put(mode, new ArrayList<>());
+                    Map<Integer, List<KtEngineBench.Result>> byDepth = new LinkedHashMap<>();
+                    depths.forEach(d -> byDepth.put(d, new ArrayList<>()));
+                    ours.put(mode, byDepth);
                 }
                 for (int r = 0; r < rounds; r++) {
                     loads.add(Machine.loadAverage().split(" ")[0]);
                     System.out.printf(Locale.ROOT, "  [%s round %d]", name, r + 1);
-                    for (int i = 0; i < engines.size(); i++) {
-                        KtEngineBench.Result e = engines.get(i).run(prompt, gen);
-                        ours.get(expertModes.get(i)).add(e);
-                        System.out.printf(Locale.ROOT, " kt-native%s pp %.1f tg %.1f tok/s |",
-                                expertModes.size() > 1 ? "[" + expertModes.get(i) + "]" : "", e.prefillTps(), e.decodeTps());
-                    }
-                    if (llama) {
-                        LlamaBench.Result l = LlamaBench.run(model, prompt, gen, threads, 1);
-                        theirs.add(l);
-                        System.out.printf(Locale.ROOT, " llama.cpp pp %.1f tg %.1f tok/s", l.prefillTps(), l.decodeTps());
+                    for (int depth : depths) {
+                        String at = depth > 0 ? " @ d" + depth : "";
+                        for (int i = 0; i < engines.size(); i++) {
+                            KtEngineBench.Result e = engines.get(i).run(prompt, gen, depth);
+                            ours.get(expertModes.get(i)).get(depth).add(e);
+                            System.out.printf(Locale.ROOT, " kt-native%s%s pp %.1f tg %.1f tok/s |",
+                                    expertModes.size() > 1 ? "[" + expertModes.get(i) + "]" : "", at, e.prefillTps(),
+                                    e.decodeTps());
+                        }
+                        if (llama) {
+                            LlamaBench.Result l = LlamaBench.run(model, prompt, gen, depth, threads, 1, llamaFlags);
+                            theirs.get(depth).add(l);
+                            System.out.printf(Locale.ROOT, " llama.cpp%s pp %.1f tg %.1f tok/s |", at, l.prefillTps(),
+                                    l.decodeTps());
+                        }
                     }
                     System.out.println();
                 }
             } finally {
                 engines.forEach(KtEngineBench::close);
             }
-            for (Map.Entry<String, List<KtEngineBench.Result>> e : ours.entrySet()) {
+            for (Map.Entry<String, Map<Integer, List<KtEngineBench.Result>>> e : ours.entrySet()) {
                 boolean tagged = expertModes.size() > 1 || !e.getKey().equals("none");
                 String label = model.getFileName() + (tagged ? " [" + e.getKey() + "]" : "");
-                rows.add(row(label, "decode tg" + gen, e.getValue(), theirs, KtEngineBench.Result::decodeTps,
-                        LlamaBench.Result::decodeTps, weights, bw, loads));
-                rows.add(row(label, "prefill pp" + prompt, e.getValue(), theirs, KtEngineBench.Result::prefillTps,
-                        LlamaBench.Result::prefillTps, null, bw, loads));
+                for (int depth : depths) {
+                    String at = depth > 0 ? " @ d" + depth : "";
+                    List<KtEngineBench.Result> mine = e.getValue().get(depth);
+                    // bandwidth shares only at depth 0: at a depth the KV cache's reads add to the weights'
+                    rows.add(row(label, "decode tg" + gen + at, mine, theirs.get(depth), KtEngineBench.Result::decodeTps,
+                            LlamaBench.Result::decodeTps, depth == 0 ? weights : null, bw, loads));
+                    rows.add(row(label, "prefill pp" + prompt + at, mine, theirs.get(depth),
+                            KtEngineBench.Result::prefillTps, LlamaBench.Result::prefillTps, null, bw, loads));
+                }
             }
             String label = model.getFileName().toString();
             System.out.printf(Locale.ROOT, "  %s: %.1f MB weights, %.1f MB active per token (experts %.1f MB, head %.1f MB)%n",
@@ -219,32 +247,42 @@ public final class EngineBenchMain {
     }
 
     /**
-     * A preset name ({@code q8_0}, {@code qwen35moe-q8_0} for {@link SyntheticModels#benchQwen35Moe()}; llama-quantize's {@code q4_k_m}, {@code q2_k}, {@code q3_k_m}, {@code iq4_xs},
+     * A preset name ({@code q8_0}; llama-quantize's {@code q4_k_m}, {@code q2_k}, {@code q3_k_m}, {@code iq4_xs},
      * {@code iq4_nl}) generated under {@code work} when missing, or a GGUF path.
      */
     private static Path resolve(String name, Path work) {
-        Path q8 = work.resolve("bench-qwen3moe-q8_0.gguf");
-        switch (name.toLowerCase(Locale.ROOT)) {
+        String lower = name.toLowerCase(Locale.ROOT);
+        if (lower.startsWith(DEEPSEEK32)) { // deepseek32-q8_0, deepseek32-q3_k_m, ...: the same from benchDeepseek32
+            return preset(SyntheticModels.benchDeepseek32(), lower.substring(DEEPSEEK32.length()), work);
+        }
+        if (lower.startsWith(QWEN35MOE)) { // qwen35moe-q8_0, ...: the same from benchQwen35Moe
+            return preset(SyntheticModels.benchQwen35Moe(), lower.substring(QWEN35MOE.length()), work);
+        }
+        return preset(SyntheticModels.benchQwen3Moe(), lower, work);
+    }
+
+    /** {@link #resolve}'s prefix for the deepseek32 preset. */
+    private static final String DEEPSEEK32 = "deepseek32-";
+
+    /** {@link #resolve}'s prefix for the qwen35moe preset. */
+    private static final String QWEN35MOE = "qwen35moe-";
+
+    private static Path preset(SyntheticModels.Spec spec, String name, Path work) {
+        Path q8 = work.resolve(spec.name() + "-q8_0.gguf");
+        switch (name) {
             case "q8_0" -> {
                 if (!Files.exists(q8)) {
-                    SyntheticModels.write(SyntheticModels.benchQwen3Moe().withWeightType(GgmlType.Q8_0), q8);
+                    SyntheticModels.write(spec.withWeightType(GgmlType.Q8_0), q8);
                 }
                 return q8;
             }
-            case "qwen35moe-q8_0" -> {
-                Path hybrid = work.resolve("bench-qwen35moe-q8_0.gguf");
-                if (!Files.exists(hybrid)) {
-                    SyntheticModels.write(SyntheticModels.benchQwen35Moe(), hybrid);
-                }
-                return hybrid;
-            }
             case "q4_k_m", "q2_k", "q3_k_m", "iq4_xs", "iq4_nl" -> {
                 // llama-quantize's recipes of that name, from an F16 copy
-                Path quantized = work.resolve("bench-qwen3moe-" + name.toLowerCase(Locale.ROOT) + ".gguf");
+                Path quantized = work.resolve(spec.name() + "-" + name + ".gguf");
                 if (!Files.exists(quantized)) {
-                    Path f16 = work.resolve("bench-qwen3moe-f16.gguf");
+                    Path f16 = work.resolve(spec.name() + "-f16.gguf");
                     if (!Files.exists(f16)) {
-                        SyntheticModels.write(SyntheticModels.benchQwen3Moe().withWeightType(GgmlType.F16), f16);
+                        SyntheticModels.write(spec.withWeightType(GgmlType.F16), f16);
                     }
                     LlamaCpp.quantize(f16, quantized, name.toUpperCase(Locale.ROOT));
                 }

@@ -3,16 +3,16 @@ package dev.lazarus.kt.bench;
 import dev.lazarus.kt.gguf.GgmlCodec;
 import dev.lazarus.kt.gguf.GgmlType;
 import dev.lazarus.kt.gguf.GridQuants;
+import dev.lazarus.kt.matrix.JavaTwins;
+import dev.lazarus.kt.matrix.WeightMatrices;
 import dev.lazarus.kt.tensor.Activation;
-import dev.lazarus.kt.tensor.JavaTwins;
-import dev.lazarus.kt.tensor.WeightMatrices;
 import dev.lazarus.kt.tensor.WeightMatrix;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
-import java.nio.ByteOrder;
 import java.lang.management.ManagementFactory;
 import java.lang.management.ThreadMXBean;
+import java.nio.ByteOrder;
 import java.util.Random;
 
 /**
@@ -53,9 +53,9 @@ public final class ExpertKernelBench {
                 System.setProperty("lazarus.kt.kernels", twin(sets[s]) ? "java" : sets[s]);
                 ms[s][e] = twin(sets[s]) ? JavaTwins.of(sets[s], type, data, rows, cols, Arena.ofAuto()) : switch (how) {
                     // off the heap, as the mapped file is
-                    case "in-place" -> WeightMatrices.of(type, Arena.ofAuto().allocate(data.byteSize(), 64).copyFrom(data), rows, cols);
-                    case "repacked" -> WeightMatrices.repacked(type, data, rows, cols, Arena.ofAuto());
-                    default -> WeightMatrices.copiedExpert(type, data, rows, cols, true, Arena.ofAuto());
+                    case "in-place" -> WeightMatrices.defaults().of(type, Arena.ofAuto().allocate(data.byteSize(), 64).copyFrom(data), rows, cols);
+                    case "repacked" -> WeightMatrices.defaults().repacked(type, data, rows, cols, Arena.ofAuto());
+                    default -> WeightMatrices.defaults().copiedExpert(type, data, rows, cols, true, Arena.ofAuto());
                 };
             }
         }

@@ -1,6 +1,7 @@
 package dev.lazarus.kt.bench;
 
 import dev.lazarus.backend.api.BackendConfig;
+import dev.lazarus.kt.tensor.KernelConfig;
 import dev.lazarus.kt.gguf.GgufFile;
 import dev.lazarus.kt.model.Model;
 import dev.lazarus.kt.parallel.Parallel;
@@ -49,18 +50,25 @@ final class KtEngineBench implements AutoCloseable {
      * kernels in one invocation, each against llama-bench in its own rounds.
      */
     KtEngineBench(Path model, int threads, int maxPrompt, String experts) {
+        this(model, threads, maxPrompt, 0, experts);
+    }
+
+    /** As above, with room for prompts and decodes at up to {@code maxDepth} cached positions. */
+    KtEngineBench(Path model, int threads, int maxPrompt, int maxDepth, String experts) {
         this.file = GgufFile.open(model);
         this.parallel = Parallel.ofThreads(threads);
         java.util.regex.Matcher kernels = java.util.regex.Pattern.compile("-(java|native|auto)$").matcher(experts);
         if (kernels.find()) {
-            System.setProperty(NativeKernels.PROPERTY, kernels.group(1));
+            System.setProperty(KernelConfig.KERNELS_PROPERTY, kernels.group(1));
             experts = experts.substring(0, kernels.start());
         }
         Loaded loaded = load(experts);
         this.placement = loaded.placement();
         this.vocab = loaded.model().vocabSize();
-        int context = maxPrompt + 1024;
-        this.engine = new InferenceEngine(loaded.model(), new EngineOptions(context, 1, 4, maxPrompt, 0), parallel);
+        int context = maxDepth + maxPrompt + 1024;
+        // at a depth the cached prefix is reused (one prefix-cache entry), as llama-bench -d keeps its filled context
+        this.engine = new InferenceEngine(loaded.model(), new EngineOptions(context, 1, 4, maxPrompt, maxDepth > 0 ? 1 : 0),
+                parallel);
     }
 
     /** A model and its expert placement (null: the model's own expert path). */
@@ -93,11 +101,24 @@ final class KtEngineBench implements AutoCloseable {
      * passes' time went ({@link PhaseProfile}).
      */
     Result run(int prompt, int gen) {
+        return run(prompt, gen, 0);
+    }
+
+    /**
+     * As {@link #run(int, int)} with {@code depth} positions already in the cache, as llama-bench's {@code -d}: a
+     * prefix of that many tokens is computed once, not timed, and each measured prompt starts with it (the engine
+     * copies the cached prefix at admission, before the timed part begins).
+     */
+    Result run(int prompt, int gen, int depth) {
+        int[] prefix = randomTokens(depth);
+        if (depth > 0) {
+            generate(prefix, 1);
+        }
         PhaseProfile.reset();
-        double prefill = prefill(prompt);
+        double prefill = prefill(prefix, prompt);
         String prefillProfile = PhaseProfile.report("prefill pp" + prompt + ", per forward pass");
         PhaseProfile.reset();
-        double decode = decode(gen);
+        double decode = decode(prefix, gen);
         if (PhaseProfile.ON) {
             System.out.print(prefillProfile);
             System.out.print(PhaseProfile.report("decode tg" + gen + ", per token"));
@@ -105,22 +126,39 @@ final class KtEngineBench implements AutoCloseable {
         return new Result(prefill, decode);
     }
 
-    private double prefill(int prompt) {
-        Timed timed = generate(prompt, 1);
-        return prompt / seconds(timed.firstNanos - timed.startNanos);
+    private double prefill(int[] prefix, int prompt) {
+        Timed timed = generate(concat(prefix, randomTokens(prompt)), 1);
+        if (timed.reused != prefix.length) {
+            throw new IllegalStateException("expected " + prefix.length + " cached positions, reused " + timed.reused);
+        }
+        return prompt / seconds(timed.firstNanos - timed.admittedNanos);
     }
 
-    private double decode(int gen) {
+    private double decode(int[] prefix, int gen) {
         // the first token comes from the one-token prompt; the rest are the decode steps measured
-        Timed timed = generate(1, gen + 1);
+        Timed timed = generate(concat(prefix, randomTokens(1)), gen + 1);
         return gen / seconds(timed.lastNanos - timed.firstNanos);
     }
 
     private Timed generate(int promptTokens, int tokens) {
-        int[] prompt = new int[promptTokens];
-        for (int i = 0; i < prompt.length; i++) {
-            prompt[i] = random.nextInt(vocab);
+        return generate(randomTokens(promptTokens), tokens);
+    }
+
+    private int[] randomTokens(int n) {
+        int[] tokens = new int[n];
+        for (int i = 0; i < n; i++) {
+            tokens[i] = random.nextInt(vocab);
         }
+        return tokens;
+    }
+
+    private static int[] concat(int[] a, int[] b) {
+        int[] c = java.util.Arrays.copyOf(a, a.length + b.length);
+        System.arraycopy(b, 0, c, a.length, b.length);
+        return c;
+    }
+
+    private Timed generate(int[] prompt, int tokens) {
         Timed timed = new Timed(tokens);
         timed.startNanos = System.nanoTime();
         engine.submit(prompt, timed);
@@ -137,7 +175,8 @@ final class KtEngineBench implements AutoCloseable {
         final CompletableFuture<Void> done = new CompletableFuture<>();
         final int wanted;
         int produced;
-        long startNanos, firstNanos, lastNanos;
+        long startNanos, admittedNanos, firstNanos, lastNanos;
+        int reused;
 
         Timed(int wanted) {
             this.wanted = wanted;
@@ -146,6 +185,12 @@ final class KtEngineBench implements AutoCloseable {
         @Override
         public int select(float[] logits) {
             return Sampler.argmax(logits);
+        }
+
+        @Override
+        public void admitted(int reusedTokens) {
+            admittedNanos = System.nanoTime();
+            reused = reusedTokens;
         }
 
         @Override

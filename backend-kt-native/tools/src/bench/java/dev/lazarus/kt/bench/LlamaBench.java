@@ -18,10 +18,19 @@ final class LlamaBench {
 
     /** One {@code llama-bench -p prompt -n gen -t threads -r reps -o json} run. */
     static Result run(Path model, int prompt, int gen, int threads, int reps) {
-        String out = LlamaCpp.runTool("llama-bench", List.of("-m", model.toAbsolutePath().toString(),
-                "-p", Integer.toString(prompt), "-n", Integer.toString(gen), "-t", Integer.toString(threads),
-                "-r", Integer.toString(reps), "-o", "json"), 1800);
-        return parse(out);
+        return run(model, prompt, gen, 0, threads, reps, List.of());
+    }
+
+    /**
+     * As above at {@code depth} positions of filled context ({@code -d}; llama-bench fills it untimed before each
+     * test), with {@code flags} added (e.g. {@code -fa 1}).
+     */
+    static Result run(Path model, int prompt, int gen, int depth, int threads, int reps, List<String> flags) {
+        List<String> args = new java.util.ArrayList<>(List.of("-m", model.toAbsolutePath().toString(),
+                "-p", Integer.toString(prompt), "-n", Integer.toString(gen), "-d", Integer.toString(depth),
+                "-t", Integer.toString(threads), "-r", Integer.toString(reps), "-o", "json"));
+        args.addAll(flags);
+        return parse(LlamaCpp.runTool("llama-bench", args, 3600));
     }
 
     /** The JSON array llama-bench prints on stdout, found among its log lines (stderr is merged in). */

@@ -26,9 +26,9 @@ public final class ActivationConversionBench {
         }
         ThreadMXBean mx = ManagementFactory.getThreadMXBean();
         for (VecDotType type : new VecDotType[] {VecDotType.Q8_0, VecDotType.Q8_K}) {
-            System.setProperty(NativeKernels.PROPERTY, "native");
+            System.setProperty(KernelConfig.KERNELS_PROPERTY, "native");
             Activation c = Activation.allocate(type, cols);
-            System.setProperty(NativeKernels.PROPERTY, "java");
+            System.setProperty(KernelConfig.KERNELS_PROPERTY, "java");
             Activation j = Activation.allocate(type, cols);
             MemorySegment form = NativeKernels.allocateActivation(type, cols);
             int reps = 200_000 * 1024 / cols;

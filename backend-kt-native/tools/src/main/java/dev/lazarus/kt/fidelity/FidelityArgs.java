@@ -7,7 +7,8 @@ import java.nio.file.Path;
 
 /** The command line of {@link FidelityMain}, checked: every mistake is a {@link UsageException} with one clear line. */
 record FidelityArgs(Path model, URI oracle, Path prompts, FidelityOptions options, boolean raw, boolean json,
-                    int threads, FidelityThresholds thresholds, boolean help) {
+                    int threads, FidelityThresholds thresholds, boolean help, Boolean oracleFlashAttention,
+                    Integer oracleThreads) {
 
     static final String USAGE = """
             usage: fidelity.sh --model X.gguf --oracle http://127.0.0.1:PORT [options]
@@ -24,6 +25,10 @@ record FidelityArgs(Path model, URI oracle, Path prompts, FidelityOptions option
               --free-running      with --one-pass, also run the engine's own greedy continuation to find where it
                                   leaves the oracle's (stepwise forcing reports it anyway)
               --threads N         engine threads (default: all processors)
+              --oracle-fa on|off  the oracle's -fa (its /props does not say; default on: llama-server's -fa auto
+                                  on a CPU); the engine computes attention in the same order
+              --oracle-threads N  the oracle's -t, which splits a flash-attention decode step past 256 cells
+                                  (default: this machine's physical cores, llama-server's default)
               --json              print the report as JSON
               --min-top1 F        exit 1 unless the overall top-1 agreement is at least F (0..1)
               --max-delta X       exit 1 unless the overall max |delta logprob| is at most X
@@ -50,12 +55,14 @@ record FidelityArgs(Path model, URI oracle, Path prompts, FidelityOptions option
         int threads = Runtime.getRuntime().availableProcessors();
         double minTop1 = Double.NaN;
         double maxDelta = Double.NaN;
+        Boolean oracleFa = null;
+        Integer oracleThreads = null;
         for (int i = 0; i < args.length; i++) {
             String arg = args[i];
             switch (arg) {
                 case "--help", "-h" -> {
                     return new FidelityArgs(null, null, null, FidelityOptions.defaults(), false, false, 1,
-                            FidelityThresholds.NONE, true);
+                            FidelityThresholds.NONE, true, null, null);
                 }
                 case "--model" -> model = file(arg, value(args, ++i, arg));
                 case "--oracle" -> oracle = url(value(args, ++i, arg));
@@ -63,6 +70,8 @@ record FidelityArgs(Path model, URI oracle, Path prompts, FidelityOptions option
                 case "--tokens" -> tokens = positive(arg, value(args, ++i, arg));
                 case "--top" -> top = positive(arg, value(args, ++i, arg));
                 case "--threads" -> threads = positive(arg, value(args, ++i, arg));
+                case "--oracle-threads" -> oracleThreads = positive(arg, value(args, ++i, arg));
+                case "--oracle-fa" -> oracleFa = onOrOff(arg, value(args, ++i, arg));
                 case "--min-top1" -> minTop1 = number(arg, value(args, ++i, arg), 0, 1);
                 case "--max-delta" -> maxDelta = number(arg, value(args, ++i, arg), 0, Double.MAX_VALUE);
                 case "--free-running" -> freeRunning = true;
@@ -79,7 +88,15 @@ record FidelityArgs(Path model, URI oracle, Path prompts, FidelityOptions option
             throw new UsageException("--oracle is required");
         }
         return new FidelityArgs(model, oracle, prompts, new FidelityOptions(tokens, top, forcing, freeRunning), raw, json,
-                threads, new FidelityThresholds(minTop1, maxDelta), false);
+                threads, new FidelityThresholds(minTop1, maxDelta), false, oracleFa, oracleThreads);
+    }
+
+    private static boolean onOrOff(String option, String value) throws UsageException {
+        return switch (value) {
+            case "on" -> true;
+            case "off" -> false;
+            default -> throw new UsageException(option + " " + value + ": on or off");
+        };
     }
 
     private static String value(String[] args, int i, String option) throws UsageException {

@@ -3,10 +3,14 @@ package dev.lazarus.kt.fidelity;
 import dev.lazarus.kt.chat.ChatTemplate;
 import dev.lazarus.kt.fidelity.FidelityArgs.UsageException;
 import dev.lazarus.kt.gguf.GgufFile;
+import dev.lazarus.kt.host.HostCpu;
 import dev.lazarus.kt.model.Model;
 import dev.lazarus.kt.parallel.Parallel;
 import dev.lazarus.kt.tokenizer.Tokenizer;
 import dev.lazarus.kt.tokenizer.Tokenizers;
+
+import tools.jackson.databind.JsonNode;
+import tools.jackson.databind.node.MissingNode;
 
 import java.io.PrintStream;
 import java.nio.file.Path;
@@ -45,7 +49,6 @@ public final class FidelityMain {
             return MEASURED;
         }
         try (GgufFile file = GgufFile.open(a.model()); Parallel parallel = Parallel.ofThreads(a.threads())) {
-            Model model = Model.load(file, parallel);
             Tokenizer tokenizer = Tokenizers.fromMetadata(file.metadata());
             ChatTemplate template = a.raw() ? null : ChatTemplate.fromMetadata(file.metadata(), tokenizer);
             List<FidelityPrompt> prompts;
@@ -58,11 +61,18 @@ public final class FidelityMain {
             }
             LlamaServerOracle oracle = new LlamaServerOracle(a.oracle());
             oracle.requireHealthy();
+            OracleSettings settings = OracleSettings.of(props(oracle), a.oracleFlashAttention(), a.oracleThreads(),
+                    HostCpu.physicalCores());
+            err.println("fidelity: the oracle: " + settings);
+            // the engine computes attention in the oracle's order
+            Model model = Model.load(file, parallel, settings.order());
             noteOtherModel(oracle, a.model(), err);
             String name = a.model().getFileName().toString();
             FidelityReport report = Fidelity.measure(new ModelProbe(model), oracle, prompts, a.options(), name,
                     row -> err.printf("fidelity: %s: %d/%d agree, max |Δ| %.2e%n", row.name(), row.agreed(),
                             row.positions(), row.maxDelta()));
+            report = new FidelityReport(report.model(), report.oracle() + " (" + settings + ")", report.options(),
+                    report.prompts());
             out.print(a.json() ? ReportFormat.json(report, a.thresholds()) + "\n" : report.toString());
             return verdict(report, a.thresholds(), err);
         } catch (RuntimeException e) {
@@ -82,6 +92,15 @@ public final class FidelityMain {
         }
         violations.forEach(v -> err.println("fidelity: FAIL: " + v));
         return THRESHOLD_MISSED;
+    }
+
+    /** {@code /props}, or a missing node where the server has none (another server, an older build). */
+    private static JsonNode props(LlamaServerOracle oracle) {
+        try {
+            return oracle.props();
+        } catch (RuntimeException e) {
+            return MissingNode.getInstance();
+        }
     }
 
     /** A different file name is worth a warning, not a refusal: the same GGUF may live at another path there. */

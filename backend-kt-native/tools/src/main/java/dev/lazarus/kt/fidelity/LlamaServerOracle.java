@@ -6,12 +6,16 @@ import tools.jackson.databind.json.JsonMapper;
 import tools.jackson.databind.node.ArrayNode;
 import tools.jackson.databind.node.ObjectNode;
 
+import dev.lazarus.kt.gguf.GgufFile;
+
 import java.io.IOException;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -60,9 +64,13 @@ public final class LlamaServerOracle implements Oracle {
 
     /** The model file the server reports in {@code /props}, when it reports one. */
     public Optional<String> modelPath() {
-        String props = send(HttpRequest.newBuilder(base.resolve("props")).timeout(Duration.ofSeconds(30)).GET().build());
-        String path = JSON.readTree(props).path("model_path").asString("");
+        String path = props().path("model_path").asString("");
         return path.isEmpty() ? Optional.empty() : Optional.of(path);
+    }
+
+    /** What the server reports of itself in {@code /props}. */
+    public JsonNode props() {
+        return JSON.readTree(send(HttpRequest.newBuilder(base.resolve("props")).timeout(Duration.ofSeconds(30)).GET().build()));
     }
 
     @Override
@@ -82,7 +90,39 @@ public final class LlamaServerOracle implements Oracle {
         HttpRequest request = HttpRequest.newBuilder(base.resolve("tokenize")).timeout(Duration.ofSeconds(30))
                 .header("Content-Type", "application/json")
                 .POST(HttpRequest.BodyPublishers.ofString(JSON.writeValueAsString(body))).build();
-        return parsePieces(tokens, send(request));
+        List<byte[]> pieces = parsePieces(tokens, send(request));
+        Set<Integer> control = controlTokens();
+        for (int i = 0; i < tokens.length; i++) {
+            if (control.contains(tokens[i])) {
+                pieces.set(i, new byte[0]);
+            }
+        }
+        return pieces;
+    }
+
+    /**
+     * The model's control tokens ({@code tokenizer.ggml.token_type} 3): {@code /tokenize} shows their text, but a
+     * generation writes none (llama-server detokenizes it without special tokens), so one after a cut-off UTF-8 lead
+     * byte is held back with it. Empty when the server names no model file this process can read.
+     */
+    private Set<Integer> controlTokens() {
+        Path model = modelPath().map(Path::of).filter(Files::isRegularFile).orElse(null);
+        if (model == null) {
+            return Set.of();
+        }
+        try (GgufFile file = GgufFile.open(model)) {
+            if (!file.metadata().containsKey("tokenizer.ggml.token_type")) {
+                return Set.of();
+            }
+            List<Object> types = file.array("tokenizer.ggml.token_type");
+            Set<Integer> control = new TreeSet<>();
+            for (int id = 0; id < types.size(); id++) {
+                if (types.get(id) instanceof Number n && n.intValue() == 3) {
+                    control.add(id);
+                }
+            }
+            return control;
+        }
     }
 
     /** A piece is a string where it is valid UTF-8 and an array of its bytes where not. */

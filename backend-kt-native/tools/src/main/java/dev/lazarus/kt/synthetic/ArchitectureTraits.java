@@ -14,6 +14,8 @@ public enum ArchitectureTraits {
     QWEN3MOE("qwen3moe", true, false, true, true),
     /** DeepSeek V2/V3: multi-head latent attention, shared expert, leading dense layers. */
     DEEPSEEK2("deepseek2", false, true, true, true),
+    /** DeepSeek-V3.2: deepseek2 with the lightning indexer's sparse attention ({@link SyntheticModels.Mla#indexer}). */
+    DEEPSEEK32("deepseek32", false, true, true, true),
     /**
      * GLM-4.5: Q/K/V biases, QK-norm (the 355B model's; the Air has none), partial NeoX rope, leading dense layers,
      * sigmoid routing with {@code exp_probs_b} and a shared expert, the FFN norm named {@code post_attention_norm},
@@ -97,7 +99,7 @@ public enum ArchitectureTraits {
 
     /** Whether routed experts may have deepseek2's extras (leading dense layers, shared experts, sigmoid, bias). */
     boolean allowsDeepseekRouting() {
-        return this == DEEPSEEK2 || this == GLM4MOE;
+        return this == DEEPSEEK2 || this == DEEPSEEK32 || this == GLM4MOE;
     }
 
     public static ArchitectureTraits of(String ggufName) {

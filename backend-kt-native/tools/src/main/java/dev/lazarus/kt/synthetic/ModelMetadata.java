@@ -86,6 +86,11 @@ final class ModelMetadata {
             w.putU32(p + "attention.value_length", mla.kvLoraRank());
             w.putU32(p + "attention.key_length_mla", mla.qkNopeDim() + mla.qkRopeDim());
             w.putU32(p + "attention.value_length_mla", mla.vHeadDim());
+            if (mla.indexer() != null) {
+                w.putU32(p + "attention.indexer.head_count", mla.indexer().heads());
+                w.putU32(p + "attention.indexer.key_length", mla.indexer().headDim());
+                w.putU32(p + "attention.indexer.top_k", mla.indexer().topK());
+            }
         } else {
             w.putU32(p + "attention.head_count_kv", heads);
             w.putU32(p + "attention.key_length", mla.qkNopeDim() + mla.qkRopeDim());

@@ -85,14 +85,38 @@ public final class SyntheticModels {
      * writes {@code attn_k_b}/{@code attn_v_b} with the {@code *_mla} head sizes as current converters do,
      * otherwise the fused {@code attn_kv_b} of older GGUFs.
      */
-    public record Mla(int qLoraRank, int kvLoraRank, int qkNopeDim, int qkRopeDim, int vHeadDim, boolean splitKvB) {
+    public record Mla(int qLoraRank, int kvLoraRank, int qkNopeDim, int qkRopeDim, int vHeadDim, boolean splitKvB,
+                      Indexer indexer) {
         public Mla {
             require(qLoraRank >= 0 && kvLoraRank > 0 && qkNopeDim > 0 && qkRopeDim > 0 && qkRopeDim % 2 == 0 && vHeadDim > 0,
                     "MLA sizes q_lora %d kv_lora %d nope %d rope %d v %d", qLoraRank, kvLoraRank, qkNopeDim, qkRopeDim, vHeadDim);
+            require(indexer == null || (splitKvB && qLoraRank > 0 && indexer.headDim() > qkRopeDim),
+                    "an indexer needs split attn_k_b/attn_v_b, a query LoRA and heads wider than the rope part");
+        }
+
+        /** Without an indexer (deepseek2). */
+        public Mla(int qLoraRank, int kvLoraRank, int qkNopeDim, int qkRopeDim, int vHeadDim, boolean splitKvB) {
+            this(qLoraRank, kvLoraRank, qkNopeDim, qkRopeDim, vHeadDim, splitKvB, null);
         }
 
         public Mla withSplitKvB(boolean split) {
-            return new Mla(qLoraRank, kvLoraRank, qkNopeDim, qkRopeDim, vHeadDim, split);
+            return new Mla(qLoraRank, kvLoraRank, qkNopeDim, qkRopeDim, vHeadDim, split, indexer);
+        }
+
+        public Mla withIndexer(Indexer newIndexer) {
+            return new Mla(qLoraRank, kvLoraRank, qkNopeDim, qkRopeDim, vHeadDim, splitKvB, newIndexer);
+        }
+    }
+
+    /**
+     * deepseek32's lightning indexer: {@code heads} query heads of {@code headDim} (a power of two from 64, for the
+     * Hadamard transform), each query attending the {@code topK} best-scored positions. DeepSeek-V3.2 has 64 heads of
+     * 128 and top-k 2048; test models take a top-k below their prompts' lengths so the selection is exercised.
+     */
+    public record Indexer(int heads, int headDim, int topK) {
+        public Indexer {
+            require(heads > 0 && topK > 0 && headDim >= 64 && Integer.bitCount(headDim) == 1,
+                    "indexer heads %d of %d, top-k %d", heads, headDim, topK);
         }
     }
 
@@ -152,6 +176,8 @@ public final class SyntheticModels {
             require(layers > 0 && dim > 0 && heads > 0 && kvHeads > 0 && heads % kvHeads == 0 && ffn > 0 && contextLength > 0,
                     "layers %d dim %d heads %d/%d ffn %d ctx %d", layers, dim, heads, kvHeads, ffn, contextLength);
             require(a.mla() == (mla != null), "%s %s MLA settings", arch, a.mla() ? "needs" : "takes no");
+            require(mla == null || (a == ArchitectureTraits.DEEPSEEK32) == (mla.indexer() != null),
+                    "%s %s", arch, a == ArchitectureTraits.DEEPSEEK32 ? "needs an indexer" : "takes no indexer");
             require(!a.requiresMoe() || moe != null, "%s needs experts", arch);
             require(a.allowsMoe() || moe == null, "%s takes no experts", arch);
             require(mla != null || headDim % 2 == 0, "head size %d must be even for RoPE", headDim);
@@ -160,6 +186,7 @@ public final class SyntheticModels {
             require(slidingWindow >= 0 && (slidingWindow == 0 || a.has(ArchitectureTraits.Feature.SLIDING_WINDOW)),
                     "%s takes no sliding window %d", arch, slidingWindow);
             // glm4moe takes deepseek2's routing but not its expert groups (GLM-4.5 has one group)
+            // deepseek32 too: llama.cpp reads no expert groups for it
             require(moe == null || moe.groups() == 0 || a == ArchitectureTraits.DEEPSEEK2,
                     "%s has no group-limited routing", arch);
             require(a.has(ArchitectureTraits.Feature.DELTA_NET) == (deltaNet != null), "%s %s DeltaNet settings", arch,
@@ -235,6 +262,29 @@ public final class SyntheticModels {
         Moe moe = new Moe(8, 2, 256, 1, 1, Gating.SIGMOID, true, 2.5f, 4, 2, true);
         Mla mla = new Mla(128, 128, 64, 32, 64, true);
         return new Spec("tiny-deepseek2", "deepseek2", GgmlType.F32, 5, 3, 256, 4, 4, 0, 512, moe, mla,
+                10_000f, new Yarn(4f, 1024, 0.1f), 4096, 1e-6f, false);
+    }
+
+    /**
+     * DeepSeek-V3.2 in miniature: {@link #tinyDeepseek2()}'s blocks (without expert groups, which llama.cpp does not
+     * read for deepseek32) plus a lightning indexer of 8 heads of 64 keeping the top 12 positions, so every prompt
+     * longer than 12 tokens attends sparsely.
+     */
+    public static Spec tinyDeepseek32() {
+        Moe moe = new Moe(8, 2, 256, 1, 1, Gating.SIGMOID, true, 2.5f, 0, 0, true);
+        Mla mla = new Mla(128, 128, 64, 32, 64, true, new Indexer(8, 64, 12));
+        return new Spec("tiny-deepseek32", "deepseek32", GgmlType.F32, 16, 3, 256, 4, 4, 0, 512, moe, mla,
+                10_000f, new Yarn(4f, 1024, 0.1f), 4096, 1e-6f, false);
+    }
+
+    /**
+     * As {@link #wideDeepseek2()} for deepseek32: width 512, 8 heads, an indexer of 16 heads of 128 (DeepSeek-V3.2's
+     * head size) keeping the top 24 positions, 16 experts with 4 used.
+     */
+    public static Spec wideDeepseek32() {
+        Moe moe = new Moe(16, 4, 256, 1, 1, Gating.SIGMOID, true, 2.5f, 0, 0, true);
+        Mla mla = new Mla(256, 256, 64, 32, 64, true, new Indexer(16, 128, 24));
+        return new Spec("wide-deepseek32", "deepseek32", GgmlType.F32, 17, 2, 512, 8, 8, 0, 1024, moe, mla,
                 10_000f, new Yarn(4f, 1024, 0.1f), 4096, 1e-6f, false);
     }
 
@@ -374,6 +424,18 @@ public final class SyntheticModels {
                 Moe.softmax(64, 8, 768), null, 1_000_000f, null, 4096, 1e-6f, false);
     }
 
+    /**
+     * A DeepSeek-V3.2 for the engine benchmark: dim 1024, 4 layers (one dense), 16 MLA heads (q LoRA 384, kv LoRA 256,
+     * heads of 64 + 32), an indexer of 16 heads of 128 keeping the top 256 positions (so a 512-token prompt and its
+     * decode attend sparsely), 32 experts of 512 with 4 used and a shared one: 190 MB in Q8_0.
+     */
+    public static Spec benchDeepseek32() {
+        Moe moe = new Moe(32, 4, 512, 1, 1, Gating.SIGMOID, true, 2.5f, 0, 0, true);
+        Mla mla = new Mla(384, 256, 64, 32, 64, true, new Indexer(16, 128, 256));
+        return new Spec("bench-deepseek32", "deepseek32", GgmlType.Q8_0, 18, 4, 1024, 16, 16, 0, 2048, moe, mla,
+                10_000f, new Yarn(4f, 1024, 0.1f), 4096, 1e-6f, false);
+    }
+
     /** A preset by its name as {@link SyntheticModelsMain} takes it ({@code tinyLlama}, {@code tiny-llama}, ...). */
     public static Spec preset(String name) {
         return switch (name.replace("-", "").toLowerCase(java.util.Locale.ROOT)) {
@@ -384,19 +446,22 @@ public final class SyntheticModels {
             case "tinydeepseek2" -> tinyDeepseek2();
             case "wideqwen3moe" -> wideQwen3Moe();
             case "widedeepseek2" -> wideDeepseek2();
+            case "tinydeepseek32" -> tinyDeepseek32();
+            case "widedeepseek32" -> wideDeepseek32();
             case "widellama" -> wideLlama();
             case "wideglm4moe" -> wideGlm4Moe();
             case "widegptoss" -> wideGptOss();
             case "tinyglm4moe" -> tinyGlm4Moe();
             case "tinygptoss" -> tinyGptOss();
             case "benchqwen3moe" -> benchQwen3Moe();
+            case "benchdeepseek32" -> benchDeepseek32();
             case "benchqwen3moeskewed" -> benchQwen3MoeSkewed();
             case "benchqwen3moeflat" -> benchQwen3MoeFlat();
             case "tinyqwen35moe" -> tinyQwen35Moe();
             case "wideqwen35moe" -> wideQwen35Moe();
             case "benchqwen35moe" -> benchQwen35Moe();
             default -> throw new IllegalArgumentException("unknown preset '" + name
-                    + "' (tinyLlama, tinyLlamaMoe, tinyQwen3, tinyQwen3Moe, tinyDeepseek2, tinyGlm4Moe, tinyGptOss, wideQwen3Moe, wideDeepseek2, wideLlama, wideGlm4Moe, wideGptOss, benchQwen3Moe, benchQwen3MoeSkewed, benchQwen3MoeFlat, tinyQwen35Moe, wideQwen35Moe, benchQwen35Moe)");
+                    + "' (tinyLlama, tinyLlamaMoe, tinyQwen3, tinyQwen3Moe, tinyDeepseek2, tinyDeepseek32, wideDeepseek32, tinyGlm4Moe, tinyGptOss, wideQwen3Moe, wideDeepseek2, wideLlama, wideGlm4Moe, wideGptOss, benchQwen3Moe, benchQwen3MoeSkewed, benchQwen3MoeFlat, benchDeepseek32, tinyQwen35Moe, wideQwen35Moe, benchQwen35Moe)");
         };
     }
 

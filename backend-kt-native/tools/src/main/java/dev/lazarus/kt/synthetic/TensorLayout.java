@@ -166,6 +166,14 @@ final class TensorLayout {
             entries.add(Entry.of(fused, Init.MATRIX, fusedShape));
         }
         add(blk(i, "attn_output"), Init.MATRIX, heads * (long) mla.vHeadDim(), spec.dim());
+        if (mla.indexer() != null) {
+            SyntheticModels.Indexer idx = mla.indexer();
+            add(blk(i, "indexer.attn_q_b"), Init.MATRIX, mla.qLoraRank(), (long) idx.heads() * idx.headDim());
+            add(blk(i, "indexer.attn_k"), Init.MATRIX, spec.dim(), idx.headDim());
+            add(blk(i, "indexer.k_norm"), Init.NORM, idx.headDim());
+            add(bias(i, "indexer.k_norm"), Init.BIAS, idx.headDim());
+            add(blk(i, "indexer.proj"), Init.MATRIX, spec.dim(), idx.heads());
+        }
     }
 
     private void feedForward(int i, String suffix, long width) {

@@ -141,6 +141,29 @@ class ChatFormatLlamaServerTest {
                 new Answer("Let me see." + call, true, NOT_THINKING)));
     }
 
+    static final String DSML_CALL = "<｜DSML｜function_calls>\n<｜DSML｜invoke name=\"get_weather\">\n"
+            + "<｜DSML｜parameter name=\"city\" string=\"true\">Paris</｜DSML｜parameter>\n</｜DSML｜invoke>\n"
+            + "</｜DSML｜function_calls>";
+
+    /**
+     * DeepSeek-V3.2 (deepseek32): its prompt opens {@code <think>} in thinking mode (as R1's, not comparable through a
+     * prefill, see {@link #deepseekV3Tools}); its DSML calls come in the non-thinking mode, whose prompt holds an empty
+     * {@code <think></think>}.
+     */
+    @Test
+    void deepseekV32() {
+        assertSameShapes("deepseek-v3.2.jinja", List.of(
+                Answer.of("Let me think.</think>Hello"),
+                new Answer("Let me think.</think>Hello", false, Map.of("reasoning_format", "none")),
+                new Answer("Hello", false, NOT_THINKING),
+                new Answer(DSML_CALL, true, NOT_THINKING),
+                new Answer("Let me see.\n\n" + DSML_CALL, true, NOT_THINKING),
+                new Answer(DSML_CALL.replace("</｜DSML｜function_calls>", "<｜DSML｜invoke name=\"get_weather\">\n"
+                        + "<｜DSML｜parameter name=\"city\" string=\"true\">Oslo</｜DSML｜parameter>\n"
+                        + "<｜DSML｜parameter name=\"days\" string=\"false\">3</｜DSML｜parameter>\n</｜DSML｜invoke>\n"
+                        + "</｜DSML｜function_calls>"), true, NOT_THINKING)));
+    }
+
     @Test
     void glm45() {
         assertSameShapes("glm-4.5.jinja", List.of(

@@ -1,5 +1,6 @@
 package dev.lazarus.kt.correctness;
 
+import dev.lazarus.kt.tensor.KernelConfig;
 import dev.lazarus.kt.parallel.Parallel;
 import dev.lazarus.kt.tensor.GgmlOrders;
 import dev.lazarus.kt.testsupport.GgmlCpuVariant;
@@ -21,22 +22,23 @@ abstract class EngineParityFixture {
 
     static Parallel parallel;
 
-    /** The engine rounds like the variant llama-server is held to (the host's own, unless pinned). */
-    private static GgmlOrders.Scope orders;
 
     @BeforeAll
     static void needsLlamaCpp() {
         LlamaCpp.require();
         parallel = Parallel.ofThreads(2);
-        orders = GgmlOrders.use(GgmlOrders.forVariant(GgmlCpuVariant.reference().id()));
+    }
+
+    /**
+     * The kernels of the parity tests: the JVM's defaults, rounding like the variant llama-server is held to (the
+     * host's own, unless pinned).
+     */
+    static KernelConfig kernels() {
+        return KernelConfig.fromSystemProperties().with(GgmlOrders.forVariant(GgmlCpuVariant.reference().id()));
     }
 
     @AfterAll
     static void closePool() {
-        if (orders != null) {
-            orders.close();
-            orders = null;
-        }
         if (parallel != null) {
             parallel.close();
             parallel = null;

@@ -1,10 +1,13 @@
 package dev.lazarus.kt.correctness;
 
+import dev.lazarus.kt.tensor.KernelConfig;
 import dev.lazarus.kt.correctness.Continuation.Candidate;
 import dev.lazarus.kt.fidelity.LogitMath;
 import dev.lazarus.kt.gguf.GgufFile;
+import dev.lazarus.kt.model.AttentionOrder;
 import dev.lazarus.kt.model.ForwardBatch;
 import dev.lazarus.kt.model.KvCache;
+import dev.lazarus.kt.model.KvCacheTypes;
 import dev.lazarus.kt.model.Model;
 import dev.lazarus.kt.placement.ExpertPlacement;
 import dev.lazarus.kt.placement.PlacementConfig;
@@ -32,16 +35,41 @@ final class EngineRunner implements AutoCloseable {
     private final Model model;
     private final Tokenizer tokenizer;
     private final ExpertPlacement placement;
+    private final KvCacheTypes cacheTypes;
 
+    /** Rounding like the variant llama-server is held to ({@link EngineParityFixture#kernels}). */
     EngineRunner(Path gguf, Parallel parallel) {
-        this(gguf, parallel, null);
+        this(gguf, parallel, null, AttentionOrder.NON_FLASH);
+    }
+
+    EngineRunner(Path gguf, Parallel parallel, AttentionOrder order) {
+        this(gguf, parallel, null, order);
     }
 
     /** With the routed experts placed per {@code placement} (null: the model's own expert path, all in place). */
-    EngineRunner(Path gguf, Parallel parallel, PlacementConfig placement) {
+    EngineRunner(Path gguf, Parallel parallel, PlacementConfig placement, KernelConfig kernels) {
+        this(gguf, parallel, placement, AttentionOrder.NON_FLASH, KvCacheTypes.F16, kernels);
+    }
+
+    /**
+     * With the routed experts placed per {@code placement} (null: the model's own expert path, all in place), attention
+     * rounded in {@code order}.
+     */
+    EngineRunner(Path gguf, Parallel parallel, PlacementConfig placement, AttentionOrder order) {
+        this(gguf, parallel, placement, order, KvCacheTypes.F16);
+    }
+
+    /** As above, with a KV cache of {@code cacheTypes} (llama-server's {@code -ctk}/{@code -ctv}). */
+    EngineRunner(Path gguf, Parallel parallel, PlacementConfig placement, AttentionOrder order, KvCacheTypes cacheTypes) {
+        this(gguf, parallel, placement, order, cacheTypes, EngineParityFixture.kernels());
+    }
+
+    EngineRunner(Path gguf, Parallel parallel, PlacementConfig placement, AttentionOrder order, KvCacheTypes cacheTypes,
+                 KernelConfig kernels) {
+        this.cacheTypes = cacheTypes;
         this.file = GgufFile.open(gguf);
         try {
-            this.model = Model.load(file, parallel);
+            this.model = Model.load(file, parallel, kernels, order);
             this.tokenizer = Tokenizers.fromMetadata(file.metadata());
             this.placement = placement == null ? null : ExpertPlacement.install(model, gguf.getFileName().toString(), placement, null);
         } catch (RuntimeException | Error e) {
@@ -79,7 +107,7 @@ final class EngineRunner implements AutoCloseable {
      * {@code keep} candidates per step are returned, best first, with log-probabilities of the full softmax.
      */
     Continuation greedy(int[] prompt, int n, Set<Integer> banned, int keep) {
-        KvCache cache = model.newCache(prompt.length + n);
+        KvCache cache = model.newCache(prompt.length + n, cacheTypes);
         cache.ensureCapacity(prompt.length + n);
         int split = (model.config().slidingWindow() > 0 || model.kvLayout().hasRecurrentState())
                 && prompt.length > CHECKPOINT_TAIL
@@ -131,7 +159,7 @@ final class EngineRunner implements AutoCloseable {
 
     /** Every prompt token's final hidden state (after the output norm), the prompt in one batch. */
     float[][] hiddenStates(int[] prompt) {
-        KvCache cache = model.newCache(prompt.length);
+        KvCache cache = model.newCache(prompt.length, cacheTypes);
         cache.ensureCapacity(prompt.length);
         KvCache[] caches = new KvCache[prompt.length];
         Arrays.fill(caches, cache);

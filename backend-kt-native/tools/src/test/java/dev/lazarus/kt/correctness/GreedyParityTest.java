@@ -1,5 +1,7 @@
 package dev.lazarus.kt.correctness;
 
+import static org.assertj.core.api.Assertions.assertThat;
+
 import dev.lazarus.kt.chat.ChatTemplate;
 import dev.lazarus.kt.correctness.Continuation.Candidate;
 import dev.lazarus.kt.correctness.ParityModels.Format;
@@ -12,6 +14,7 @@ import dev.lazarus.kt.fidelity.Forcing;
 import dev.lazarus.kt.fidelity.LlamaServerOracle;
 import dev.lazarus.kt.fidelity.ReportFormat;
 import org.junit.jupiter.api.Tag;
+import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.Arguments;
 import org.junit.jupiter.params.provider.MethodSource;
@@ -22,8 +25,6 @@ import java.util.Arrays;
 import java.util.List;
 import java.util.stream.Stream;
 
-import static org.assertj.core.api.Assertions.assertThat;
-
 /**
  * The engine continues prompts like llama-server: on generated tiny {@code llama}, {@code qwen3moe} and
  * {@code deepseek2} models in F32, F16, Q8_0 and Q4_K_M, greedy 64-token continuations of every
@@ -33,13 +34,13 @@ import static org.assertj.core.api.Assertions.assertThat;
  * <p>Why identity can be asked for. Quantized activations (F16 for F16 weights and for the KV cache, Q8_0/Q8_K
  * for quantized weights) turn any last-bit difference in an f32 value into a whole rounding step once it lands
  * near a rounding boundary, and the difference then cascades; so the engine reproduces the arithmetic of
- * llama-server's CPU backend (Debian's build, zen4 variant, {@code -fa off}) bit for bit: ggml's AVX-512
+ * llama-server's CPU backend (Debian's build, zen4 variant, {@code -fa off} and {@code -fa on}) bit for bit: ggml's AVX-512
  * {@code expf} polynomial in softmax and SiLU and the C library's {@code expf}/{@code cosf}/{@code sinf}/
  * {@code powf} where ggml calls them (glibc's are not correctly rounded), the lane structure and horizontal-sum
  * order of every vec_dot it uses (F32, F16, Q8_0, the legacy 32-value types, Q5_K, Q6_K, in-place Q4_K), the
  * fused multiply-adds GCC makes of the rope rotation, the YaRN angle and the f32 dot tail, and the kernel
  * llama-server picks for each product, which depends on the batch: the repacked Q4_K GEMV, its four-row GEMM
- * for groups of four activation rows, the tiled K-quant matmul ({@code Q45KKernel.Q5_K_TILED}, {@code Q6KInt16Kernel.TILED}) for Q5_K, Q6_K and
+ * for groups of four activation rows, the tiled K-quant matmul ({@code Q4KQ5KKernel.Q5_K_TILED}, {@code Q6KInt16Kernel.TILED}) for Q5_K, Q6_K and
  * unrepacked Q4_K weights once a product has 8 or more rows (per expert for routed experts), and the last
  * block's FFN only for the rows whose logits are wanted ({@code inp_out_ids}). That build has no llamafile
  * tinyBLAS.
@@ -72,23 +73,70 @@ class GreedyParityTest extends EngineParityFixture {
                 .filter(GreedyParityTest::selected);
     }
 
+    /**
+     * The cases run again with {@code -fa on}: every architecture once, in Q8_0, plus the odd-shaped llama (heads of 8:
+     * no 16-lane value rows, so even prompts take flash attention's one-row order) in F32. The attention order does not
+     * depend on the weight type (attention reads f32 activations and the F16 cache in every format); what changes it is
+     * the head shape, grouping, sinks, window and MLA, which one format per architecture covers, at a sixth of the
+     * time of running every format twice.
+     */
+    static Stream<Arguments> flashAttentionModels() {
+        return Stream.of(Arguments.of(ParityModels.LLAMA, Format.Q8_0), Arguments.of(ParityModels.QWEN3MOE, Format.Q8_0),
+                        Arguments.of(ParityModels.DEEPSEEK2, Format.Q8_0), Arguments.of(ParityModels.DEEPSEEK32, Format.Q8_0),
+                        Arguments.of(ParityModels.WIDE_DEEPSEEK32, Format.Q8_0), Arguments.of(ParityModels.GLM4MOE, Format.Q8_0),
+                        Arguments.of(ParityModels.GPT_OSS, Format.Q8_0), Arguments.of(ParityModels.ODD_LLAMA, Format.F32))
+                .filter(GreedyParityTest::selected);
+    }
+
+    /** Every case with {@code -fa off}, {@link #flashAttentionModels()} again with {@code -fa on}. */
+    static Stream<Arguments> cases() {
+        return Stream.concat(models().map(a -> Arguments.of(a.get()[0], a.get()[1], AttentionMode.OFF)),
+                flashAttentionModels().map(a -> Arguments.of(a.get()[0], a.get()[1], AttentionMode.ON)));
+    }
+
     /** Whether {@code -Dparity.only} (a regex over "ARCH FORMAT", default all) selects a case. */
     static boolean selected(Arguments a) {
         return (a.get()[0] + " " + a.get()[1]).matches(System.getProperty("parity.only", ".*"));
     }
 
-    @ParameterizedTest(name = "{0} {1}")
-    @MethodSource("models")
-    void greedyContinuationsMatchLlamaServer(ParityModels arch, Format format) {
+    @ParameterizedTest(name = "{0} {1} {2}")
+    @MethodSource("cases")
+    void greedyContinuationsMatchLlamaServer(ParityModels arch, Format format, AttentionMode mode) {
         Path model = arch.write(format, dir);
-        try (EngineRunner engine = new EngineRunner(model, parallel)) {
-            assertGreedyContinuationsMatch(engine, model, arch + " " + format);
+        try (EngineRunner engine = new EngineRunner(model, parallel, mode.order(1))) {
+            assertGreedyContract(engine, model, arch + " " + format + " " + mode, ParityContract.host(), mode);
+        }
+    }
+
+    /**
+     * Flash attention's split decode order: llama-server on two threads splits a single token's attention across
+     * them once the cells it attends (padded to 256) reach 512, and merges the two chunks; the engine told the same
+     * thread count merges alike. A prompt of about 430 tokens (one ubatch: the tiled order), then 64 decode steps
+     * past 256 cells. {@code --poll 0}: llama-server's second thread sleeps instead of spinning between steps.
+     */
+    @Test
+    void aFlashAttentionDecodeStepSplitAcrossTwoThreadsMatchesLlamaServer() {
+        Path model = ParityModels.LLAMA.write(Format.Q8_0, dir);
+        try (EngineRunner engine = new EngineRunner(model, parallel, AttentionMode.ON.order(2));
+             LlamaReference llama = LlamaReference.start(ParityContract.host().variant(), AttentionMode.ON, model,
+                     "-t", "2", "--poll", "0")) {
+            String text = ParityPrompts.all(ChatTemplate.fromMetadata(engine.file().metadata(), engine.tokenizer()))
+                    .getLast().text();
+            int[] ids = engine.tokenizer().encode(text + " " + text, true, true);
+            assertThat(ids.length).as("prompt tokens: past 256 cells, under 512 (one ubatch)").isBetween(257, 500);
+            LlamaReference.Result reference = llama.greedy(ids, TOKENS, TOP);
+            Continuation ours = engine.greedy(ids, TOKENS, reference.banned(), TOP);
+            List<String> failures = new ArrayList<>();
+            List<String> summary = new ArrayList<>();
+            compare(new Prompt("long x2", text), ours, reference.continuation(), failures, summary);
+            System.out.printf("LLAMA Q8_0 -fa on -t 2: %s%n", summary);
+            assertThat(failures).isEmpty();
         }
     }
 
     /** Every prompt's greedy continuation by {@code engine} against llama-server's on {@code model}, per this host's contract. */
     static void assertGreedyContinuationsMatch(EngineRunner engine, Path model, String what) {
-        assertGreedyContract(engine, model, what, ParityContract.host());
+        assertGreedyContract(engine, model, what, ParityContract.host(), AttentionMode.OFF);
     }
 
     /**
@@ -96,15 +144,26 @@ class GreedyParityTest extends EngineParityFixture {
      * to {@code contract}'s variant: identical tokens and logprobs within {@link #TOLERANCE} where the contract is
      * exact, else the teacher-forced agreement within its measured bounds.
      */
-    static void assertGreedyContract(EngineRunner engine, Path model, String what, ParityContract contract) {
+    static void assertGreedyContract(EngineRunner engine, Path model, String what, ParityContract contract,
+                                     AttentionMode mode) {
+        assertGreedyContract(engine, model, what, contract, mode, prompt -> true);
+    }
+
+    /**
+     * As above for the prompts {@code which} selects, llama-server started with {@code llamaArgs} added (e.g. its
+     * KV cache types).
+     */
+    static void assertGreedyContract(EngineRunner engine, Path model, String what, ParityContract contract,
+                                     AttentionMode mode, java.util.function.Predicate<Prompt> which,
+                                     String... llamaArgs) {
         List<String> failures = new ArrayList<>();
         List<String> summary = new ArrayList<>();
         String oracle;
-        try (LlamaReference llama = LlamaReference.start(contract.variant(), model)) {
+        try (LlamaReference llama = LlamaReference.start(contract.variant(), mode, model, llamaArgs)) {
             oracle = llama.server().describe();
             ChatTemplate template = ChatTemplate.fromMetadata(engine.file().metadata(), engine.tokenizer());
             List<FidelityPrompt> forced = new ArrayList<>();
-            for (Prompt prompt : ParityPrompts.all(template)) {
+            for (Prompt prompt : ParityPrompts.all(template).stream().filter(which).toList()) {
                 int[] ids = engine.tokenizer().encode(prompt.text(), true, true);
                 if (!contract.exact()) {
                     forced.add(new FidelityPrompt(prompt.name(), ids));

@@ -35,39 +35,39 @@ class HiddenStateParityTest extends EngineParityFixture {
      * The same architectures and formats as {@link GreedyParityTest} ({@code -Dparity.only} narrows both), plus one
      * model each (to keep CI short) of llama-quantize's Q5_K_M on deepseek2 (Q5_K in every matrix kind: attention,
      * MLA heads sliced in place, shared and routed experts), and of BF16 and llama-quantize's Q4_0 (repacked by
-     * llama-server), Q4_1, Q5_0 and Q5_1 on llama (the legacy types' vector kernels).
+     * llama-server), Q4_1, Q5_0 and Q5_1 on llama (the legacy types' vector kernels); all with {@code -fa off}, and
+     * {@link GreedyParityTest#flashAttentionModels()} again with {@code -fa on}.
      */
     static Stream<Arguments> models() {
         Stream<Arguments> more = Stream.of(Arguments.of(ParityModels.DEEPSEEK2, Format.Q5_K_M),
                 Arguments.of(ParityModels.LLAMA, Format.BF16), Arguments.of(ParityModels.LLAMA, Format.Q4_0),
                 Arguments.of(ParityModels.LLAMA, Format.Q4_1), Arguments.of(ParityModels.LLAMA, Format.Q5_0),
                 Arguments.of(ParityModels.LLAMA, Format.Q5_1));
-        return Stream.concat(GreedyParityTest.models(), more.filter(GreedyParityTest::selected));
+        return Stream.concat(
+                Stream.concat(GreedyParityTest.models(), more.filter(GreedyParityTest::selected))
+                        .map(a -> Arguments.of(a.get()[0], a.get()[1], AttentionMode.OFF)),
+                GreedyParityTest.flashAttentionModels().map(a -> Arguments.of(a.get()[0], a.get()[1], AttentionMode.ON)));
     }
 
-    @ParameterizedTest(name = "{0} {1}")
+    @ParameterizedTest(name = "{0} {1} {2}")
     @MethodSource("models")
-    void everyPromptTokensFinalHiddenStateIsLlamaServers(ParityModels arch, Format format) {
+    void everyPromptTokensFinalHiddenStateIsLlamaServers(ParityModels arch, Format format, AttentionMode mode) {
         Path model = arch.write(format, dir);
-        try (EngineRunner engine = new EngineRunner(model, parallel)) {
-            assertHiddenStatesMatch(engine, model, arch + " " + format);
+        try (EngineRunner engine = new EngineRunner(model, parallel, mode.order(1))) {
+            assertHiddenStateContract(engine, model, arch + " " + format + " " + mode, ParityContract.host(), mode);
         }
-    }
-
-    /** Every prompt's final hidden states by {@code engine} against llama-server's on {@code model}, per this host's contract. */
-    static void assertHiddenStatesMatch(EngineRunner engine, Path model, String what) {
-        assertHiddenStateContract(engine, model, what, ParityContract.host());
     }
 
     /**
      * Every prompt's final hidden states by {@code engine} against llama-server's on {@code model}, llama-server held
      * to {@code contract}'s variant: bit for bit where the contract is exact, else within its relative L2 bound.
      */
-    static void assertHiddenStateContract(EngineRunner engine, Path model, String what, ParityContract contract) {
+    static void assertHiddenStateContract(EngineRunner engine, Path model, String what, ParityContract contract,
+                                          AttentionMode mode) {
         List<String> failures = new ArrayList<>();
         List<Double> distances = new ArrayList<>();
         String reference;
-        try (LlamaServerProcess llama = LlamaServerProcess.start(contract.variant(), model, "-t", "1", "-c", "1024", "-fa", "off",
+        try (LlamaServerProcess llama = LlamaServerProcess.start(contract.variant(), model, "-t", "1", "-c", "1024", "-fa", mode.flag(),
                 "--no-warmup", "--embeddings", "--pooling", "none")) {
             reference = llama.describe();
             ChatTemplate template = ChatTemplate.fromMetadata(engine.file().metadata(), engine.tokenizer());

@@ -8,6 +8,7 @@ import dev.lazarus.kt.correctness.ParityPrompts.Prompt;
 import dev.lazarus.kt.gguf.GgufFile;
 import dev.lazarus.kt.gguf.GgufTensorInfo;
 import dev.lazarus.kt.synthetic.SyntheticModels;
+import dev.lazarus.kt.testsupport.GgmlCpuVariant;
 import dev.lazarus.kt.testsupport.LlamaCpp;
 import dev.lazarus.kt.testsupport.LlamaServerProcess;
 import java.io.IOException;
@@ -20,15 +21,16 @@ import java.util.Arrays;
 import java.util.List;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.Tag;
-import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.Arguments;
+import org.junit.jupiter.params.provider.EnumSource;
 import org.junit.jupiter.params.provider.MethodSource;
 import tools.jackson.databind.JsonNode;
 
 /**
  * qwen35moe (gated DeltaNet blocks between output-gated full attention, a gated shared expert) against
- * llama-server b11669 on the generated {@link SyntheticModels#tinyQwen35Moe()} in F32.
+ * llama-server b11669 on the generated {@link SyntheticModels#tinyQwen35Moe()} in F32, in both attention orders
+ * ({@code -fa off} and {@code -fa on} against the engine's {@link AttentionMode#order matching order}).
  *
  * <p>What holds, measured: greedy 64-token continuations identical on every {@link ParityPrompts prompt}, the
  * reported top-5 log-probabilities within {@link #LOGPROB_TOLERANCE}, and every prompt token's final hidden state
@@ -50,7 +52,7 @@ class HybridParityTest extends EngineParityFixture {
     static final double MAX_REL_L2 = 3e-4;
 
     static Stream<Arguments> models() {
-        return Stream.of(Arguments.of("tiny", "F32"));
+        return Stream.of(Arguments.of("tiny", "F32", AttentionMode.OFF), Arguments.of("tiny", "F32", AttentionMode.ON));
     }
 
     private static Path model(String shape, String format) {
@@ -66,14 +68,14 @@ class HybridParityTest extends EngineParityFixture {
         return Files.isRegularFile(target) ? target : LlamaCpp.quantize(f32, target, format);
     }
 
-    @ParameterizedTest(name = "{0} {1}")
+    @ParameterizedTest(name = "{0} {1} -fa {2}")
     @MethodSource("models")
-    void greedyContinuationsAndHiddenStatesFollowLlamaServer(String shape, String format) {
+    void greedyContinuationsAndHiddenStatesFollowLlamaServer(String shape, String format, AttentionMode mode) {
         Path model = model(shape, format);
         List<String> failures = new ArrayList<>();
-        try (EngineRunner engine = new EngineRunner(model, parallel)) {
+        try (EngineRunner engine = new EngineRunner(model, parallel, mode.order(1))) {
             List<Prompt> prompts = ParityPrompts.all(ChatTemplate.fromMetadata(engine.file().metadata(), engine.tokenizer()));
-            try (LlamaReference llama = LlamaReference.start(model)) {
+            try (LlamaReference llama = LlamaReference.start(GgmlCpuVariant.reference(), mode, model)) {
                 for (Prompt prompt : prompts) {
                     int[] ids = engine.tokenizer().encode(prompt.text(), true, true);
                     LlamaReference.Result reference = llama.greedy(ids, TOKENS, 5);
@@ -88,7 +90,7 @@ class HybridParityTest extends EngineParityFixture {
                     }
                 }
             }
-            try (LlamaServerProcess llama = embeddings(model)) {
+            try (LlamaServerProcess llama = embeddings(model, mode)) {
                 for (Prompt prompt : prompts) {
                     int[] ids = engine.tokenizer().encode(prompt.text(), true, true);
                     JsonNode rows = hidden(llama, ids);
@@ -103,15 +105,20 @@ class HybridParityTest extends EngineParityFixture {
                 }
             }
         }
-        assertThat(failures).as("qwen35moe %s %s against llama-server", shape, format).isEmpty();
+        assertThat(failures).as("qwen35moe %s %s -fa %s against llama-server", shape, format, mode.flag()).isEmpty();
     }
 
-    @Test
-    void withoutTheDeltaNetOutputTheHiddenStatesAreBitIdentical() throws IOException {
-        Path model = SyntheticModels.write(SyntheticModels.tinyQwen35Moe(), dir.resolve("no-ssm-out.gguf"));
-        zero(model, ".ssm_out.weight");
+    @ParameterizedTest(name = "-fa {0}")
+    @EnumSource(AttentionMode.class)
+    void withoutTheDeltaNetOutputTheHiddenStatesAreBitIdentical(AttentionMode mode) throws IOException {
+        Path model = dir.resolve("no-ssm-out.gguf");
+        if (!Files.isRegularFile(model)) {
+            SyntheticModels.write(SyntheticModels.tinyQwen35Moe(), model);
+            zero(model, ".ssm_out.weight");
+        }
         List<String> failures = new ArrayList<>();
-        try (EngineRunner engine = new EngineRunner(model, parallel); LlamaServerProcess llama = embeddings(model)) {
+        try (EngineRunner engine = new EngineRunner(model, parallel, mode.order(1));
+             LlamaServerProcess llama = embeddings(model, mode)) {
             for (Prompt prompt : ParityPrompts.all(ChatTemplate.fromMetadata(engine.file().metadata(), engine.tokenizer()))) {
                 int[] ids = engine.tokenizer().encode(prompt.text(), true, true);
                 JsonNode rows = hidden(llama, ids);
@@ -127,11 +134,11 @@ class HybridParityTest extends EngineParityFixture {
                 }
             }
         }
-        assertThat(failures).isEmpty();
+        assertThat(failures).as("-fa %s", mode.flag()).isEmpty();
     }
 
-    private static LlamaServerProcess embeddings(Path model) {
-        return LlamaServerProcess.start(model, "-t", "1", "-c", "1024", "-fa", "off", "--no-warmup", "--embeddings",
+    private static LlamaServerProcess embeddings(Path model, AttentionMode mode) {
+        return LlamaServerProcess.start(model, "-t", "1", "-c", "1024", "-fa", mode.flag(), "--no-warmup", "--embeddings",
                 "--pooling", "none");
     }
 

@@ -16,8 +16,9 @@ import java.util.Set;
 import java.util.TreeSet;
 
 /**
- * llama-server as the reference for greedy continuations. Started with {@code -fa off} (the engine rounds
- * attention like llama.cpp's non-flash CPU path) and the default F16 KV cache, one thread (the tiny models
+ * llama-server as the reference for greedy continuations. Started with {@code -fa off} unless an
+ * {@link AttentionMode} says otherwise (the engine rounds attention in either order) and the default F16 KV cache,
+ * one thread (the tiny models
  * gain nothing from more, and a busy-waiting second thread on a shared 2-core CI runner makes each step
  * ~50x slower).
  */
@@ -37,7 +38,12 @@ final class LlamaReference implements AutoCloseable {
 
     /** With ggml held to {@code variant}. */
     static LlamaReference start(GgmlCpuVariant variant, Path model, String... extra) {
-        List<String> args = new ArrayList<>(List.of("-t", "1", "-c", "1024", "-fa", "off", "--no-warmup"));
+        return start(variant, AttentionMode.OFF, model, extra);
+    }
+
+    /** With ggml held to {@code variant} and flash attention as {@code mode} says. */
+    static LlamaReference start(GgmlCpuVariant variant, AttentionMode mode, Path model, String... extra) {
+        List<String> args = new ArrayList<>(List.of("-t", "1", "-c", "1024", "-fa", mode.flag(), "--no-warmup"));
         args.addAll(List.of(extra));
         return new LlamaReference(LlamaServerProcess.start(variant, model, args.toArray(String[]::new)));
     }

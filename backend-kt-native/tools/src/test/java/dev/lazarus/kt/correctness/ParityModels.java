@@ -26,6 +26,8 @@ enum ParityModels {
     LLAMA("llama", SyntheticModels::tinyLlama, Format.GREEDY),
     QWEN3MOE("qwen3moe", SyntheticModels::tinyQwen3Moe, Format.GREEDY),
     DEEPSEEK2("deepseek2", SyntheticModels::tinyDeepseek2, Format.GREEDY),
+    /** Sparse attention from the 13th position on: the prompts and continuations are longer than its indexer's top-k. */
+    DEEPSEEK32("deepseek32", SyntheticModels::tinyDeepseek32, Format.GREEDY),
     GLM4MOE("glm4moe", SyntheticModels::tinyGlm4Moe, Format.GREEDY),
     GPT_OSS("gpt-oss", SyntheticModels::tinyGptOss, Format.GREEDY),
     /** Other dimensions than the tiny shapes (see {@link SyntheticModels#wideQwen3Moe()}), in the formats users run. */
@@ -40,7 +42,9 @@ enum ParityModels {
      */
     ODD_LLAMA("llama", SyntheticModels::oddLlama, SpmVocab::llama2c512, List.of(Format.F32, Format.Q8_0)),
     WIDE_QWEN3MOE("qwen3moe", SyntheticModels::wideQwen3Moe, Format.LOW_BIT),
-    WIDE_DEEPSEEK2("deepseek2", SyntheticModels::wideDeepseek2, Format.LOW_BIT);
+    WIDE_DEEPSEEK2("deepseek2", SyntheticModels::wideDeepseek2, Format.LOW_BIT),
+    /** The operators' DeepSeek-V3.2 runs Q3_K_M; an indexer head of 128 as the real one. */
+    WIDE_DEEPSEEK32("deepseek32", SyntheticModels::wideDeepseek32, List.of(Format.Q8_0, Format.Q4_K_M, Format.Q3_K_M));
 
     /**
      * The weight formats compared; those without a generated type are llama-quantize's recipes of that name.

@@ -1,5 +1,6 @@
 package dev.lazarus.kt.correctness;
 
+import dev.lazarus.kt.tensor.KernelConfig;
 import dev.lazarus.kt.correctness.ParityModels.Format;
 import dev.lazarus.kt.tensor.GgmlOrders;
 import dev.lazarus.kt.testsupport.GgmlCpuVariant;
@@ -41,11 +42,11 @@ class VariantContractTest extends EngineParityFixture {
     void theEngineKeepsItsContractWithEveryVariantThisHostRuns(GgmlCpuVariant variant, ParityModels arch, Format format) {
         Path model = arch.write(format, dir);
         ParityContract contract = ParityContract.of(variant);
-        try (GgmlOrders.Scope orders = GgmlOrders.use(GgmlOrders.forVariant(variant.id()));
-             EngineRunner engine = new EngineRunner(model, parallel)) {
+        KernelConfig kernels = KernelConfig.fromSystemProperties().with(GgmlOrders.forVariant(variant.id()));
+        try (EngineRunner engine = new EngineRunner(model, parallel, null, kernels)) {
             String what = arch.arch() + " " + format;
-            HiddenStateParityTest.assertHiddenStateContract(engine, model, what, contract);
-            GreedyParityTest.assertGreedyContract(engine, model, what, contract);
+            HiddenStateParityTest.assertHiddenStateContract(engine, model, what, contract, AttentionMode.OFF);
+            GreedyParityTest.assertGreedyContract(engine, model, what, contract, AttentionMode.OFF);
         }
     }
 }

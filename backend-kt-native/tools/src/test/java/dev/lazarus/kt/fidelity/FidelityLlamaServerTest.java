@@ -1,17 +1,23 @@
 package dev.lazarus.kt.fidelity;
 
+import static org.assertj.core.api.Assertions.assertThat;
+
 import dev.lazarus.kt.chat.ChatTemplate;
 import dev.lazarus.kt.correctness.ParityContract;
 import dev.lazarus.kt.gguf.GgmlType;
 import dev.lazarus.kt.gguf.GgufFile;
 import dev.lazarus.kt.model.Model;
-import dev.lazarus.kt.synthetic.SyntheticModels;
-import dev.lazarus.kt.synthetic.SyntheticModels.Spec;
 import dev.lazarus.kt.parallel.Parallel;
+import dev.lazarus.kt.synthetic.SyntheticModels.Spec;
+import dev.lazarus.kt.synthetic.SyntheticModels;
 import dev.lazarus.kt.testsupport.LlamaCpp;
 import dev.lazarus.kt.testsupport.LlamaServerProcess;
 import dev.lazarus.kt.tokenizer.Tokenizer;
 import dev.lazarus.kt.tokenizer.Tokenizers;
+import java.io.ByteArrayOutputStream;
+import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Tag;
@@ -19,14 +25,6 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import tools.jackson.databind.JsonNode;
 import tools.jackson.databind.json.JsonMapper;
-
-import java.io.ByteArrayOutputStream;
-import java.io.PrintStream;
-import java.nio.charset.StandardCharsets;
-import java.nio.file.Path;
-
-
-import static org.assertj.core.api.Assertions.assertThat;
 
 /**
  * The metric against a real llama-server (Debian's, from the project's chroot) on a generated qwen3moe Q8_0 model:
@@ -136,7 +134,8 @@ class FidelityLlamaServerTest {
     @Test
     void theCommandPassesTheSameModelAndFailsAnother() {
         // bounds the same model meets on this host: identity where the engine reproduces the reference variant
-        String[] thresholds = {"--oracle", server.url().toString(), "--tokens", "16", "--threads", "2",
+        String[] thresholds = {"--oracle", server.url().toString(), "--oracle-fa", "off", "--oracle-threads", "1",
+                "--tokens", "16", "--threads", "2",
                 "--min-top1", CONTRACT.exact() ? "0.99" : Double.toString(CONTRACT.minTop1()),
                 "--max-delta", CONTRACT.exact() ? "1e-3" : Double.toString(CONTRACT.maxDelta())};
 
@@ -145,6 +144,9 @@ class FidelityLlamaServerTest {
         JsonNode json = JsonMapper.builder().build().readTree(same.out);
         assertThat(json.path("overall").path("top1Agreement").asDouble()).isGreaterThanOrEqualTo(CONTRACT.exact() ? 1.0 : CONTRACT.minTop1());
         assertThat(json.path("thresholds").path("passed").asBoolean()).isTrue();
+        // the report names the oracle's settings: /props' build and context, the attention flags as stated
+        assertThat(json.path("oracle").asString()).contains("b11669", "n_ctx 1024 per slot", "-fa off -t 1",
+                "as stated");
 
         Run other = Run.of(concat(thresholds, "--model", otherModel.toString()));
         assertThat(other.code).as(other.err).isEqualTo(FidelityMain.THRESHOLD_MISSED);

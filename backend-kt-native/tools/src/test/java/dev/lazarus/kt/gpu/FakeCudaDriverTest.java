@@ -171,6 +171,20 @@ class FakeCudaDriverTest {
     }
 
     /**
+     * deepseek32, whose lightning indexer keeps the layer path off the GPU: its routed experts on the GPU tier, the
+     * rest (sparse attention included) on the CPU, compute the CPU's logits.
+     */
+    @Test
+    void deepseek32sExpertsOnTheTierBesideItsLayersOnTheCpuComputeTheCpuLogits() throws Throwable {
+        Path kernels = Files.writeString(dir.resolve("experts.ptx"), "// fake module: the fake driver ignores it\n");
+        GpuParityCheck.Result r = GpuParityCheck.run(GpuParityCheck.tinyModel(SyntheticModels.tinyDeepseek32(), dir),
+                kernels, 0.5, 16);
+        assertThat(r.gpuExperts()).isPositive();
+        assertThat(r.maxAbsDiff()).as(r.toString()).isLessThanOrEqualTo(GpuParityCheck.TOLERANCE);
+        assertThat(liveAllocations()).as("device and pinned buffers left after close").isZero();
+    }
+
+    /**
      * The GPU layer path (attention, norms, router, head on the "GPU", experts split by placement: routed on the
      * device, all of them there at 1.0, none at 0.0) against the CPU path: same greedy tokens, logits within the
      * layer tolerance, and everything freed.

@@ -64,6 +64,14 @@ class GpuLayerPathSupportTest {
     }
 
     @Test
+    void refusesDeepseek32WhoseIndexerHasNoDeviceKernels() {
+        // deepseek2's Q8_0 latent attention runs there; the lightning indexer does not (its experts may still go to the
+        // GPU tier, attention and the rest stay on the CPU)
+        assertThat(unsupported(SyntheticModels.tinyDeepseek32().withWeightType(GgmlType.Q8_0)))
+                .isEqualTo("deepseek32's lightning indexer (sparse attention) has no GPU kernels");
+    }
+
+    @Test
     void withoutACudaTierTheLayersStayOnTheCpu() {
         try (GgufFile file = GgufFile.open(GpuParityCheck.tinyModel(dir)); Parallel parallel = Parallel.ofThreads(1)) {
             Model model = Model.load(file, parallel);

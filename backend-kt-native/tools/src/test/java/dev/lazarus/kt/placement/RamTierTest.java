@@ -3,6 +3,7 @@ package dev.lazarus.kt.placement;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.lazarus.backend.api.ExpertPlacementView.TierStats;
+import dev.lazarus.kt.tensor.KernelConfig;
 import dev.lazarus.kt.gguf.GgmlCodec;
 import dev.lazarus.kt.gguf.GgmlType;
 import dev.lazarus.kt.gguf.GgufFile;
@@ -24,7 +25,7 @@ class RamTierTest {
     /** ggml's Q4_K super-block against the packed one ({@code Q4KPacked}), and the packed Q6_K one ({@code Q6KPacked}). */
     static final long Q4K_BLOCK = 144, PACKED_Q6K_BLOCK = 276;
     /** The packed Q4_K super-block: the Java kernels' ({@code Q4KPacked}) or, where they load, the native 16-row one. */
-    static final long PACKED_BLOCK = NativeKernels.selected() ? 148 : 152;
+    static final long PACKED_BLOCK = KernelConfig.fromSystemProperties().nativeSelected() ? 148 : 152;
 
     @TempDir
     Path dir;
@@ -56,7 +57,7 @@ class RamTierTest {
         long packedQ4k = 256L * PACKED_BLOCK; // 256 rows of one super-block each
         // Q6_K is repacked only where the Java kernels run it; where the native kernels load (and cover Q6_K) the
         // copy keeps ggml's blocks (NativeKernels' selection table)
-        long q6k = NativeKernels.selected() ? w.down().bytes() : 255L * PACKED_Q6K_BLOCK;
+        long q6k = KernelConfig.fromSystemProperties().nativeSelected() ? w.down().bytes() : 255L * PACKED_Q6K_BLOCK;
         long expected = 2 * packedQ4k + q6k;
         assertThat(w.gate().bytes()).isEqualTo(256L * Q4K_BLOCK);
 

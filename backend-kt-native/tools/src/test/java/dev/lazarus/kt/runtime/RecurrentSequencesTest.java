@@ -1,8 +1,12 @@
 package dev.lazarus.kt.runtime;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.lazarus.kt.gguf.GgufFile;
+import dev.lazarus.kt.model.KvCache;
+import dev.lazarus.kt.model.KvCacheType;
+import dev.lazarus.kt.model.KvCacheTypes;
 import dev.lazarus.kt.model.Model;
 import dev.lazarus.kt.parallel.Parallel;
 import dev.lazarus.kt.synthetic.SyntheticModels;
@@ -114,5 +118,17 @@ class RecurrentSequencesTest {
             assertThat(handle.reusedPromptTokens()).isZero();
             assertThat(other.tokenArray()).containsExactly(cold(second, 6));
         }
+    }
+
+    @Test
+    void quantizedCacheTypesAreRefusedAtLoadAndTheStateStaysF32() {
+        // the recurrent state is f32 whatever the cache types; only f16 attention rows are held to llama-server here
+        assertThatThrownBy(() -> model.checkCacheTypes(new KvCacheTypes(KvCacheType.Q8_0, KvCacheType.Q8_0), true))
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("qwen35moe keeps an f16 KV cache")
+                .hasMessageContaining("q8_0/q8_0");
+        KvCache cache = model.newCache(64, KvCacheTypes.F16);
+        assertThat(cache.hasRecurrentState()).isTrue();
+        assertThat(cache.bytes()).isGreaterThan(4L * cache.recurrent(0).length);
     }
 }

@@ -169,6 +169,12 @@ class SyntheticModelsTest {
         assertThatThrownBy(() -> new Moe(8, 2, 256, 0, 0, SyntheticModels.Gating.SIGMOID, true, 1f, 3, 1, false))
                 .hasMessageContaining("expert groups");
         assertThatThrownBy(() -> SyntheticModels.preset("nope")).hasMessageContaining("tinyQwen3Moe");
+        Spec deepseek32 = SyntheticModels.tinyDeepseek32();
+        assertThatThrownBy(() -> deepseek32.withMla(deepseek32.mla().withIndexer(null)))
+                .hasMessageContaining("deepseek32 needs an indexer");
+        assertThatThrownBy(() -> SyntheticModels.tinyDeepseek2().withMla(deepseek32.mla()))
+                .hasMessageContaining("deepseek2 takes no indexer");
+        assertThatThrownBy(() -> new SyntheticModels.Indexer(8, 96, 12)).hasMessageContaining("indexer heads");
         assertThatThrownBy(() -> new Spec("x", "qwen3", GgmlType.F32, 1, 2, 256, 4, 2, 64, 512, null, null,
                 1e6f, null, 1024, 1e-6f, false, 0, 16)).hasMessageContaining("qwen3 takes no sliding window");
         assertThatThrownBy(() -> new Spec("x", "glm4moe", GgmlType.F32, 1, 2, 256, 4, 2, 64, 512,

@@ -46,7 +46,8 @@ public final class AgreementProbe {
     /** Never throws: what keeps it from measuring is the reason of a result that is not measured. */
     public OracleAgreement measure(RouteTarget candidate, RouteTarget oracle, List<String> prompts,
             Map<String, Object> extra, Runnable onCall) {
-        Optional<String> unscorable = unscorable(candidate, "candidate").or(() -> unscorable(oracle, "oracle"));
+        Optional<String> unscorable = unscorable(candidate, "candidate").or(() -> unscorable(oracle, "oracle"))
+                .or(() -> misaligned(candidate, oracle));
         if (unscorable.isPresent()) {
             return OracleAgreement.notMeasured(unscorable.get());
         }
@@ -74,6 +75,36 @@ public final class AgreementProbe {
                     + "' cannot continue an assistant message (assistant prefill)");
         }
         return Optional.empty();
+    }
+
+    /**
+     * Settings that change the arithmetic of attention, as each backend states them in its model metadata
+     * ({@code flash_attention}, {@code cache_type_k}, {@code cache_type_v}: a kt-native backend always, a llamacpp
+     * backend for the llama-server it starts; llama-server's {@code /props} does not report them). Where both state
+     * one and they differ, the probe cannot align them (a backend's settings are fixed at load) and does not measure:
+     * the agreement would count the other attention order or cache rounding as disagreement. Unstated: compared as
+     * they come.
+     */
+    static Optional<String> misaligned(RouteTarget candidate, RouteTarget oracle) {
+        Map<String, Object> theirs = attentionFacts(oracle), ours = attentionFacts(candidate);
+        List<String> differences = new ArrayList<>();
+        for (String key : List.of("flash_attention", "cache_type_k", "cache_type_v")) {
+            Object o = theirs.get(key), c = ours.get(key);
+            if (o != null && c != null && !String.valueOf(o).equalsIgnoreCase(String.valueOf(c))) {
+                differences.add(key + " " + c + " on the candidate, " + o + " on the oracle");
+            }
+        }
+        return differences.isEmpty() ? Optional.empty() : Optional.of("the candidate '" + candidate.backendId()
+                + "' and the oracle '" + oracle.backendId() + "' compute attention differently ("
+                + String.join(", ", differences) + "): set the candidate like the oracle; their agreement would "
+                + "measure that difference, not the candidate");
+    }
+
+    private static Map<String, Object> attentionFacts(RouteTarget target) {
+        return target.backend().describe().models().stream()
+                .filter(m -> m.id().equals(target.backendModel())).findFirst()
+                .or(() -> target.backend().describe().models().stream().findFirst())
+                .map(m -> m.metadata() == null ? Map.<String, Object>of() : m.metadata()).orElse(Map.of());
     }
 
     /** One prompt's walk along the oracle's greedy path. */

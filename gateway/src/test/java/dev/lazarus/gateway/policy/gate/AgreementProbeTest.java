@@ -38,6 +38,24 @@ class AgreementProbeTest {
         assertThat(calls).hasValue(2 * 48); // one call of each per position
     }
 
+    /** A candidate computing attention in another order than the oracle: said, not scored as disagreement. */
+    @Test
+    void anotherAttentionOrderOrCacheTypeIsAReasonNotADisagreement() {
+        oracle.stating(Map.of("flash_attention", "on", "cache_type_k", "f16", "cache_type_v", "f16"));
+        OracleAgreement a = measure(ToyModelBackend.of("twin", 1).stating(Map.of("flash_attention", "off",
+                "cache_type_k", "f16", "cache_type_v", "q8_0")));
+
+        assertThat(a.measured()).isFalse();
+        assertThat(a.reason()).contains("'twin'", "'oracle'", "flash_attention off on the candidate, on on the oracle",
+                "cache_type_v q8_0 on the candidate, f16 on the oracle").doesNotContain("cache_type_k");
+        assertThat(calls).as("nothing asked").hasValue(0);
+
+        // stated alike, or left unstated by one side (a llama-server someone else started): measured
+        assertThat(measure(ToyModelBackend.of("twin", 1).stating(Map.of("flash_attention", "ON"))).measured()).isTrue();
+        oracle.stating(Map.of());
+        assertThat(measure(ToyModelBackend.of("twin", 1).stating(Map.of("flash_attention", "off"))).measured()).isTrue();
+    }
+
     @Test
     void anotherModelDivergesAndItsAgreementShowsIt() {
         OracleAgreement a = measure(ToyModelBackend.of("stranger", 2));

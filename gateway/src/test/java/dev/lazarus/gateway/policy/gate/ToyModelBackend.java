@@ -60,6 +60,8 @@ final class ToyModelBackend implements InferenceBackend {
     private final BackendCapabilities capabilities;
     private final Mode mode;
     final AtomicInteger calls = new AtomicInteger();
+    /** What its model metadata states (attention settings, as kt-native and llamacpp backends state them). */
+    private java.util.Map<String, Object> facts = java.util.Map.of();
 
     ToyModelBackend(String id, long seed, Style style, BackendCapabilities capabilities, Mode mode) {
         this.id = id;
@@ -78,9 +80,15 @@ final class ToyModelBackend implements InferenceBackend {
         return id;
     }
 
+    /** This backend, its model metadata stating {@code facts}. */
+    ToyModelBackend stating(java.util.Map<String, Object> facts) {
+        this.facts = java.util.Map.copyOf(facts);
+        return this;
+    }
+
     @Override
     public BackendDescriptor describe() {
-        return new BackendDescriptor(id, "toy", List.of(ModelInfo.of("toy", "tests")), capabilities);
+        return new BackendDescriptor(id, "toy", List.of(new ModelInfo("toy", "tests", 0, facts)), capabilities);
     }
 
     @Override

@@ -2,8 +2,8 @@ package dev.lazarus.kt.tensor.bench;
 
 import dev.lazarus.kt.gguf.GgmlCodec;
 import dev.lazarus.kt.gguf.GgmlType;
+import dev.lazarus.kt.matrix.WeightMatrices;
 import dev.lazarus.kt.tensor.Activation;
-import dev.lazarus.kt.tensor.WeightMatrices;
 import dev.lazarus.kt.tensor.WeightMatrix;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
@@ -70,8 +70,8 @@ public class KernelBenchmark {
         MemorySegment.copy(MemorySegment.ofArray(bytes), 0, data, 0, bytes.length);
         matrix = switch (impl) {
             case "scalar" -> WeightMatrices.scalar(type, data, rows, cols);
-            case "ram" -> WeightMatrices.copiedExpert(type, data, rows, cols, true, arena);
-            default -> WeightMatrices.of(type, data, rows, cols);
+            case "ram" -> WeightMatrices.defaults().copiedExpert(type, data, rows, cols, true, arena);
+            default -> WeightMatrices.defaults().of(type, data, rows, cols);
         };
         x = new float[cols];
         batch = new float[8][cols];

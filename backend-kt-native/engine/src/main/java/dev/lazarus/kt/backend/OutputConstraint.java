@@ -1,0 +1,116 @@
+package dev.lazarus.kt.backend;
+
+import dev.lazarus.backend.api.BackendException;
+import dev.lazarus.backend.api.openai.ChatCompletionRequest;
+import dev.lazarus.backend.api.openai.CompletionRequest;
+import dev.lazarus.backend.api.openai.ResponseFormat;
+import dev.lazarus.kt.chat.ChatFormat;
+import dev.lazarus.kt.grammar.ChatGrammars;
+import dev.lazarus.kt.grammar.GrammarException;
+import dev.lazarus.kt.grammar.JsonSchemaGrammar;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * What a request constrains its output to, read as llama-server reads it: a GBNF {@code grammar}, a
+ * {@code json_schema}, or (chat) a {@code response_format} of type {@code json_object} or {@code json_schema}.
+ * A schema becomes GBNF here; a refused one is a 400 naming the field, with the converter's reason. A chat
+ * request with {@code tool_choice: "required"} is constrained to the calls of the template's format.
+ *
+ * @param gbnf        the grammar the sampler follows; null when the output is free
+ * @param jsonContent the chat answer's content is the JSON value inside the grammar's fence and whitespace
+ * @param param       the request field the constraint came from, for errors about it
+ */
+record OutputConstraint(String gbnf, boolean jsonContent, String param) {
+
+    private static final String HERMES_OPEN = "<tool_call>";
+    static final OutputConstraint NONE = new OutputConstraint(null, false, null);
+
+    static OutputConstraint of(ChatCompletionRequest r, ToolUse tools, ChatFormat chat) {
+        Object schema = r.extra().get("json_schema");
+        String grammar = grammarField(r.extra());
+        if (schema != null && grammar != null) {
+            throw BackendException.invalidRequest("Cannot use both json_schema and grammar", "grammar");
+        }
+        String param = "json_schema";
+        ResponseFormat format = r.responseFormat();
+        if (format != null && format.type() != null) {
+            switch (format.type()) {
+                case "text" -> { }
+                case "json_object" -> {
+                    schema = Map.of();
+                    param = "response_format";
+                }
+                case "json_schema" -> {
+                    Object inner = format.jsonSchema() == null ? null : format.jsonSchema().get("schema");
+                    schema = inner == null ? Map.of() : inner;
+                    param = "response_format";
+                }
+                default -> throw BackendException.invalidRequest("response_format type must be one of \"text\" or"
+                        + " \"json_object\", but got: " + format.type(), "response_format");
+            }
+        }
+        if ((schema != null || grammar != null) && !tools.tools().isEmpty()) {
+            throw BackendException.invalidRequest("Cannot use custom grammar constraints with tools.",
+                    grammar != null ? "grammar" : param);
+        }
+        if (grammar != null) {
+            return new OutputConstraint(grammar, false, "grammar");
+        }
+        if (tools.required()) {
+            return requiredCalls(tools, chat);
+        }
+        if (schema == null) {
+            return NONE;
+        }
+        return new OutputConstraint(convert(schema, true, param), true, param);
+    }
+
+    /** {@code /v1/completions}: {@code grammar}, else {@code json_schema}; {@code response_format} is not read there. */
+    static OutputConstraint of(CompletionRequest r) {
+        String grammar = grammarField(r.extra());
+        if (grammar != null) {
+            return new OutputConstraint(grammar, false, "grammar");
+        }
+        Object schema = r.extra().get("json_schema");
+        return schema == null ? NONE : new OutputConstraint(convert(schema, false, "json_schema"), false, "json_schema");
+    }
+
+    private static OutputConstraint requiredCalls(ToolUse tools, ChatFormat format) {
+        if (format.harmony() || format.reasoning() != null || !HERMES_OPEN.equals(format.toolCalls().open())) {
+            throw BackendException.invalidRequest("tool_choice 'required' is supported by the kt-native backend for"
+                    + " templates that write Hermes <tool_call> blocks without a reasoning block (Qwen2.5, ChatML); this model's template"
+                    + " does otherwise", "tool_choice");
+        }
+        List<ChatGrammars.ToolSpec> specs = tools.tools().stream()
+                .map(t -> new ChatGrammars.ToolSpec(t.function().name(), t.function().parameters())).toList();
+        try {
+            return new OutputConstraint(ChatGrammars.hermesRequired(specs, tools.maxCalls() > 1), false, "tools");
+        } catch (GrammarException e) {
+            throw BackendException.invalidRequest(e.getMessage(), "tools");
+        }
+    }
+
+    boolean constrained() {
+        return gbnf != null;
+    }
+
+    private static String grammarField(Map<String, Object> extra) {
+        Object g = extra.get("grammar");
+        if (g == null || (g instanceof String s && s.isEmpty())) {
+            return null;
+        }
+        if (!(g instanceof String s)) {
+            throw BackendException.invalidRequest("grammar must be a string of GBNF", "grammar");
+        }
+        return s;
+    }
+
+    private static String convert(Object schema, boolean chat, String param) {
+        try {
+            return chat ? ChatGrammars.responseFormat(schema) : JsonSchemaGrammar.convert(schema);
+        } catch (GrammarException e) {
+            throw BackendException.invalidRequest("\"json_schema\": " + e.getMessage(), param);
+        }
+    }
+}

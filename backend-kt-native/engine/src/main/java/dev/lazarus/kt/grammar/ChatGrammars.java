@@ -1,0 +1,57 @@
+package dev.lazarus.kt.grammar;
+
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * The grammars llama-server (b11669) builds for chat answers of a template without reasoning, after its generation
+ * prompt (which it feeds to the grammar first, so these rules start where the answer starts).
+ */
+public final class ChatGrammars {
+
+    /** What opens a Hermes call block: text before the calls may be anything but this. */
+    static final String HERMES_OPEN = "<tool_call>\n";
+
+    private ChatGrammars() {}
+
+    /** A tool the model may call: its name and the JSON schema of its arguments (null: any object). */
+    public record ToolSpec(String name, Object parameters) {}
+
+    /**
+     * A {@code response_format} (or {@code json_schema}) answer: the value, optionally in a json code fence, with
+     * whitespace around it.
+     */
+    public static String responseFormat(Object schema) {
+        Map<String, String> extra = new LinkedHashMap<>();
+        extra.put("response-format", "response-format-schema");
+        extra.put("root", "space space (\"```json\" space response-format space \"```\" | space response-format space)");
+        return JsonSchemaGrammar.convert(schema, "response-format-schema", extra);
+    }
+
+    /**
+     * {@code tool_choice: "required"} in the Hermes format (Qwen, ChatML templates): any text without a call
+     * opening, then one or more {@code <tool_call>} blocks, each holding one call ({@code parallel} false) or
+     * several separated by commas, each call {@code {"name": ..., "arguments": ...}} with the tool's schema.
+     */
+    public static String hermesRequired(List<ToolSpec> tools, boolean parallel) {
+        return JsonSchemaGrammar.build(c -> {
+            List<String> calls = new ArrayList<>();
+            for (int i = 0; i < tools.size(); i++) {
+                ToolSpec t = tools.get(i);
+                String args = c.schema(t.parameters() == null ? Map.of("type", "object") : t.parameters(),
+                        "tool-" + i + "-schema");
+                calls.add(c.addRule("tool-" + i, "\"{\" space \"\\\"name\\\"\" space \":\" space (\"\\\"\" "
+                        + SchemaRules.literal(t.name()) + " \"\\\"\") space \",\" space \"\\\"arguments\\\"\" space \":\""
+                        + " space " + args + " space \"}\""));
+            }
+            String any = "(" + String.join(" | ", calls) + ")";
+            c.addRule("tool-call", "\"<tool_call>\\n\" space " + any + (parallel ? " (space \",\" space " + any + ")*" : "")
+                    + " space \"</tool_call>\"");
+            c.addRule("tool-calls", "(tool-call space)+");
+            String until = Until.rules(c, "until", HERMES_OPEN);
+            c.addRule("root", "space " + until + "? tool-calls");
+        });
+    }
+}

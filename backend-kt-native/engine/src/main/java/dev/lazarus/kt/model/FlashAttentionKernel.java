@@ -1,0 +1,359 @@
+package dev.lazarus.kt.model;
+
+import dev.lazarus.kt.tensor.GgmlSums;
+import java.util.Arrays;
+import jdk.incubator.vector.FloatVector;
+import jdk.incubator.vector.IntVector;
+import jdk.incubator.vector.VectorOperators;
+import jdk.incubator.vector.VectorSpecies;
+
+/**
+ * Attention of one query row, rounded exactly like ggml's CPU {@code flash_attn_ext} (llama-server {@code -fa on}).
+ * ggml takes one of three orders, by the shape of the step ({@link #path}):
+ * <ul>
+ *   <li>{@link Path#ROW} ({@code one_chunk}): the query converted for K's {@code vec_dot} and scored position by
+ *       position; an online softmax with the C library's {@code expf}: on a new maximum the accumulator is rescaled
+ *       by {@code expf(old - new)}, else the position weighs {@code expf(s - max)}; the sum {@code S = fma(S, ms, vs)};
+ *       V added per position ({@link FlashKv#addValue}: F16 V accumulates in F16, every step rounded); the sink
+ *       joins last ({@code S·ms + 1} unfused), then one multiply by {@code 1/S}.</li>
+ *   <li>{@link Path#TILED} (prompt batches of 64 tokens or more, K and V both F16): tiles of 64 positions from 0;
+ *       the query stays F32 and each score is one sequential fma chain over the dimension (ggml's {@code simd_gemm});
+ *       per tile the maximum, {@code expf(old - new)} rescaling the F32 accumulator and the F32 sum, then
+ *       {@code ggml_vec_soft_max_f32}'s 16-lane exponentials summed in double into the float sum, and V added by an
+ *       fma per position in F32; the sink joins by {@code fma(S, ms, vs)}.</li>
+ *   <li>{@link Path#SPLIT} (one decode token against 512 or more cache cells, K and V both F16): the cells split in
+ *       one chunk per llama-server thread, each a {@link Path#ROW} (the sink in the first), then merged in chunk
+ *       order: {@code acc = fma(acc, expf(M - M'), chunk · expf(M_c - M'))}, the sum likewise.</li>
+ * </ul>
+ * Masked positions (the future, outside a sliding window, the cache's padding to a multiple of 256 cells) are
+ * skipped or weigh exact zeros, so only the tile and chunk boundaries, which start at cell 0, show through.
+ */
+final class FlashAttentionKernel {
+
+    /** ggml's orders; see the class comment. */
+    enum Path { ROW, TILED, SPLIT }
+
+    /** {@code GGML_FA_TILE_Q} and {@code GGML_FA_TILE_KV}. */
+    static final int TILE = 64;
+    /** llama.cpp pads the cells an ubatch attends to a multiple of this. */
+    static final int CELL_PADDING = 256;
+    /** Cells from which a single-token step splits the cache across threads. */
+    static final int SPLIT_MIN_CELLS = 512;
+
+    private static final int LANES = 16;
+    private static final VectorSpecies<Float> S16 = FloatVector.SPECIES_512;
+    private static final VectorSpecies<Integer> I16 = IntVector.SPECIES_512;
+
+    private static final ThreadLocal<Scratch> SCRATCH = ThreadLocal.withInitial(Scratch::new);
+
+    private static final class Scratch {
+        float[] query = new float[0], scores = new float[0], acc = new float[0], partial = new float[0];
+        final float[] tile = new float[TILE];
+
+        static float[] atLeast(float[] a, int n) {
+            return a.length >= n ? a : new float[Math.max(n, 2 * a.length)];
+        }
+    }
+
+    private FlashAttentionKernel() {}
+
+    /**
+     * The order ggml takes for a row of an ubatch of {@code ubatchTokens} tokens attending up to {@code positions}
+     * cells (its own included): {@code ggml_compute_forward_flash_attn_ext_f16}'s choice, with F16 or F32 K and V of
+     * one type as {@code floatRows}. Debian's llama-server takes the tiled order for any value width (measured with
+     * heads of 8; later ggml sources also ask for a multiple of the vector width).
+     */
+    static Path path(int ubatchTokens, int positions, boolean floatRows) {
+        if (floatRows && ubatchTokens == 1 && paddedCells(positions) >= SPLIT_MIN_CELLS) {
+            return Path.SPLIT;
+        }
+        return floatRows && ubatchTokens >= TILE ? Path.TILED : Path.ROW;
+    }
+
+    /** The cells llama.cpp's graph attends for a sequence of {@code positions}: padded to 256. */
+    static int paddedCells(int positions) {
+        return Math.max(CELL_PADDING, (positions + CELL_PADDING - 1) / CELL_PADDING * CELL_PADDING);
+    }
+
+    /**
+     * Attention of the query at {@code q[qOff..qOff+dim)} over positions [first, positions) of {@code kv} (earlier
+     * ones outside a sliding window), with an attention {@code sink} ({@code -inf}: none), into
+     * {@code out[outOff..outOff+valueDim)}. {@code threads}: llama-server's thread count, which sets the chunks of
+     * {@link Path#SPLIT}.
+     */
+    static void attend(float[] q, int qOff, int dim, FlashKv kv, int first, int positions, float scale, float sink,
+                       Path path, int threads, float[] out, int outOff) {
+        attend(q, qOff, dim, kv, first, positions, scale, sink, null, path, threads, out, outOff);
+    }
+
+    /**
+     * As above, attending only the positions {@code keep} marks (null: all): deepseek32's sparse attention, whose
+     * other cells llama.cpp's mask sets to -inf, which ggml's flash attention skips (row and split chunks) or weighs
+     * by an exact zero (tiles).
+     */
+    static void attend(float[] q, int qOff, int dim, FlashKv kv, int first, int positions, float scale, float sink,
+                       boolean[] keep, Path path, int threads, float[] out, int outOff) {
+        Scratch s = SCRATCH.get();
+        int vDim = kv.valueDim();
+        float[] acc = s.acc = Scratch.atLeast(s.acc, vDim);
+        float sum;
+        switch (path) {
+            case ROW -> {
+                s.scores = Scratch.atLeast(s.scores, positions);
+                long ms = rowChunk(q, qOff, dim, kv, first, 0, positions, scale, sink, keep, s.scores, acc);
+                sum = Float.intBitsToFloat((int) ms);
+            }
+            case TILED -> sum = tiled(q, qOff, dim, kv.floatRows(), vDim, first, positions, scale, sink, keep, s, acc);
+            case SPLIT -> sum = split(q, qOff, dim, kv, first, positions, scale, sink, keep, threads, s, acc);
+            default -> throw new IllegalStateException();
+        }
+        float inverse = sum == 0 ? 0f : 1f / sum;
+        for (int d = 0; d < vDim; d++) {
+            out[outOff + d] = acc[d] * inverse;
+        }
+    }
+
+    /**
+     * ggml's {@code one_chunk} over cells [from, to) (positions before {@code first} masked), leaving the F32
+     * accumulator in {@code acc}: returns the maximum (high 32 bits) and the sum (low 32 bits) as float bits. The
+     * sink joins only in the chunk from cell 0.
+     */
+    private static long rowChunk(float[] q, int qOff, int dim, FlashKv kv, int first, int from, int to, float scale,
+                                 float sink, boolean[] keep, float[] scores, float[] acc) {
+        int vDim = kv.valueDim();
+        Arrays.fill(acc, 0, vDim, 0f);
+        boolean f16 = kv.f16Accumulator();
+        float max = Float.NEGATIVE_INFINITY, sum = 0f;
+        int lo = Math.max(first, from);
+        if (lo < to) {
+            kv.keyDots(q, qOff, dim, lo, to, scores);
+        }
+        for (int t = lo; t < to; t++) {
+            if (keep != null && !keep[t]) {
+                continue; // a -inf mask: ggml's one_chunk skips the cell
+            }
+            float score = scores[t] * scale;
+            float ms = 1f, vs = 1f;
+            if (score > max) {
+                float old = max;
+                max = score;
+                ms = Libm.exp(old - max);
+                scaleAccumulator(acc, vDim, ms, f16);
+            } else {
+                vs = Libm.exp(score - max);
+            }
+            kv.addValue(t, vs, acc);
+            sum = Math.fma(sum, ms, vs);
+        }
+        if (sink != Float.NEGATIVE_INFINITY && from == 0) {
+            if (sink > max) {
+                float ms = Libm.exp(max - sink);
+                max = sink;
+                scaleAccumulator(acc, vDim, ms, false);
+                sum = sum * ms + 1f;
+            } else {
+                sum += Libm.exp(sink - max);
+            }
+        }
+        return ((long) Float.floatToRawIntBits(max) << 32) | (Float.floatToRawIntBits(sum) & 0xFFFFFFFFL);
+    }
+
+    /** ggml_vec_scale_f16 (every value rounded to F16) or ggml_vec_scale_f32. */
+    private static void scaleAccumulator(float[] acc, int n, float v, boolean f16) {
+        if (f16) {
+            int d = 0;
+            for (; d + LANES <= n; d += LANES) {
+                roundToF16(FloatVector.fromArray(S16, acc, d).mul(v)).intoArray(acc, d);
+            }
+            for (; d < n; d++) {
+                acc[d] = Numerics.roundToF16(acc[d] * v);
+            }
+        } else {
+            int d = 0;
+            for (; d + LANES <= n; d += LANES) {
+                FloatVector.fromArray(S16, acc, d).mul(v).intoArray(acc, d);
+            }
+            for (; d < n; d++) {
+                acc[d] *= v;
+            }
+        }
+    }
+
+    /** The tiled path for one row: returns the sum, the accumulator in {@code acc}. */
+    private static float tiled(float[] q, int qOff, int dim, FlashKv.FloatRows rows, int vDim, int first,
+                               int positions, float scale, float sink, boolean[] keep, Scratch s, float[] acc) {
+        Arrays.fill(acc, 0, vDim, 0f);
+        float[] kq = s.tile;
+        float max = Float.NEGATIVE_INFINITY, sum = 0f;
+        for (int ic = (first / TILE) * TILE; ic < positions; ic += TILE) {
+            int lo = Math.max(first, ic), hi = Math.min(ic + TILE, positions);
+            Arrays.fill(kq, Float.NEGATIVE_INFINITY);
+            float tileMax = Float.NEGATIVE_INFINITY;
+            int t = lo;
+            for (; t + CHAINS <= hi; t += CHAINS) {
+                fmaChains(q, qOff, rows.keys(), t * rows.kStride() + rows.kOff(), rows.kStride(), dim, kq, t - ic);
+            }
+            for (; t < hi; t++) {
+                kq[t - ic] = fmaChain(q, qOff, rows.keys(), t * rows.kStride() + rows.kOff(), dim);
+            }
+            for (t = lo; t < hi; t++) {
+                float score = keep != null && !keep[t] ? Float.NEGATIVE_INFINITY : kq[t - ic] * scale;
+                kq[t - ic] = score;
+                tileMax = Math.max(tileMax, score);
+            }
+            if (tileMax == Float.NEGATIVE_INFINITY) {
+                continue;
+            }
+            float newMax = Math.max(max, tileMax);
+            if (newMax > max) {
+                float ms = Libm.exp(max - newMax);
+                scaleAccumulator(acc, vDim, ms, false);
+                sum *= ms;
+            }
+            max = newMax;
+            double tileSum = 0;
+            for (int c = 0; c < TILE; c += LANES) {
+                GgmlExp.vexpMinus16(kq, c, newMax);
+                tileSum += GgmlSums.reduce16(kq, c);
+            }
+            sum = (float) (sum + tileSum);
+            for (t = lo; t < hi; t++) {
+                madF32(acc, rows.values(), t * rows.vStride() + rows.vOff(), vDim, kq[t - ic]);
+            }
+        }
+        if (sink != Float.NEGATIVE_INFINITY) {
+            if (sink > max) {
+                float ms = Libm.exp(max - sink);
+                scaleAccumulator(acc, vDim, ms, false);
+                sum = Math.fma(sum, ms, 1f);
+            } else {
+                sum = Math.fma(sum, 1f, Libm.exp(sink - max));
+            }
+        }
+        return sum;
+    }
+
+    /** Keys scored at once by {@link #fmaChains}: independent chains that the CPU overlaps. */
+    private static final int CHAINS = 8;
+
+    /** {@link #fmaChain} of {@link #CHAINS} consecutive keys (from {@code kOff}, every {@code kStride}) into {@code out[at..]}. */
+    private static void fmaChains(float[] q, int qOff, float[] k, int kOff, int kStride, int dim, float[] out, int at) {
+        float a0 = 0f, a1 = 0f, a2 = 0f, a3 = 0f, a4 = 0f, a5 = 0f, a6 = 0f, a7 = 0f;
+        int k0 = kOff, k1 = k0 + kStride, k2 = k1 + kStride, k3 = k2 + kStride, k4 = k3 + kStride, k5 = k4 + kStride,
+                k6 = k5 + kStride, k7 = k6 + kStride;
+        for (int i = 0; i < dim; i++) {
+            float qi = q[qOff + i];
+            a0 = Math.fma(qi, k[k0 + i], a0);
+            a1 = Math.fma(qi, k[k1 + i], a1);
+            a2 = Math.fma(qi, k[k2 + i], a2);
+            a3 = Math.fma(qi, k[k3 + i], a3);
+            a4 = Math.fma(qi, k[k4 + i], a4);
+            a5 = Math.fma(qi, k[k5 + i], a5);
+            a6 = Math.fma(qi, k[k6 + i], a6);
+            a7 = Math.fma(qi, k[k7 + i], a7);
+        }
+        out[at] = a0;
+        out[at + 1] = a1;
+        out[at + 2] = a2;
+        out[at + 3] = a3;
+        out[at + 4] = a4;
+        out[at + 5] = a5;
+        out[at + 6] = a6;
+        out[at + 7] = a7;
+    }
+
+    /** simd_gemm's product of one query row with one key: a single fma chain from 0 in dimension order. */
+    private static float fmaChain(float[] q, int qOff, float[] k, int kOff, int dim) {
+        float acc = 0f;
+        for (int i = 0; i < dim; i++) {
+            acc = Math.fma(q[qOff + i], k[kOff + i], acc);
+        }
+        return acc;
+    }
+
+    /** The split-KV path: one {@link #rowChunk} per thread's chunk of cells, merged in chunk order; returns the sum. */
+    private static float split(float[] q, int qOff, int dim, FlashKv kv, int first, int positions, float scale,
+                               float sink, boolean[] keep, int threads, Scratch s, float[] acc) {
+        int vDim = kv.valueDim();
+        int cells = paddedCells(positions);
+        int chunk = (cells + threads - 1) / threads;
+        float[] partial = s.partial = Scratch.atLeast(s.partial, vDim);
+        float[] scores = s.scores = Scratch.atLeast(s.scores, positions);
+        Arrays.fill(acc, 0, vDim, 0f);
+        float max = Float.NEGATIVE_INFINITY, sum = 0f;
+        for (int c = 0; c < threads; c++) {
+            int from = c * chunk;
+            if (from >= cells) {
+                continue;
+            }
+            long ms = rowChunk(q, qOff, dim, kv, first, from, Math.min(from + chunk, positions), scale, sink, keep,
+                    scores, partial);
+            float chunkMax = Float.intBitsToFloat((int) (ms >>> 32)), chunkSum = Float.intBitsToFloat((int) ms);
+            if (chunkSum == 0f) {
+                continue;
+            }
+            float newMax = Math.max(max, chunkMax);
+            float scaleOld = Libm.exp(max - newMax), scaleNew = Libm.exp(chunkMax - newMax);
+            for (int d = 0; d < vDim; d++) {
+                acc[d] = Math.fma(acc[d], scaleOld, partial[d] * scaleNew);
+            }
+            sum = Math.fma(sum, scaleOld, chunkSum * scaleNew);
+            max = newMax;
+        }
+        return sum;
+    }
+
+    /** ggml_vec_dot_f16 of the query rounded to F16 with F16 keys at [from, to). */
+    static void f16KeyDots(float[] q, int qOff, int dim, FlashKv.FloatRows rows, int from, int to, float[] scores) {
+        Scratch s = SCRATCH.get();
+        float[] qh = s.query = Scratch.atLeast(s.query, dim);
+        for (int i = 0; i < dim; i++) {
+            qh[i] = Numerics.roundToF16(q[qOff + i]);
+        }
+        AttentionKernel.keyDots(qh, dim, rows.keys(), rows.kOff(), rows.kStride(), from, to, scores);
+    }
+
+    /** ggml_vec_mad_f16: {@code acc[d] = f16(fma(v[d], w, acc[d]))}. */
+    static void madF16(float[] acc, float[] v, int vOff, int n, float w) {
+        FloatVector wv = FloatVector.broadcast(S16, w);
+        int d = 0;
+        for (; d + LANES <= n; d += LANES) {
+            roundToF16(FloatVector.fromArray(S16, v, vOff + d).fma(wv, FloatVector.fromArray(S16, acc, d)))
+                    .intoArray(acc, d);
+        }
+        for (; d < n; d++) {
+            acc[d] = Numerics.roundToF16(Math.fma(v[vOff + d], w, acc[d]));
+        }
+    }
+
+    /**
+     * {@link Numerics#roundToF16} in 16 lanes (the accumulator of the one-row order rounds at every step): F16's
+     * normal range keeps 11 significant bits, rounded to nearest even on the bits (a carry moves into the exponent as
+     * it should); below 2^-14 its subnormals are multiples of 2^-24, which adding and taking away 0.5 rounds to (the
+     * ulp of 0.5 is 2^-24, ties to even); past 65504 it is infinite. Finite inputs (FlashAttentionKernelTest holds it to
+     * the scalar conversion).
+     */
+    static FloatVector roundToF16(FloatVector x) {
+        IntVector bits = x.reinterpretAsInts();
+        FloatVector normal = bits.add(bits.lanewise(VectorOperators.LSHR, 13).and(1)).add(0xFFF).and(0xFFFFE000)
+                .reinterpretAsFloats();
+        FloatVector magnitude = x.abs();
+        IntVector sign = bits.and(0x80000000);
+        FloatVector subnormal = magnitude.add(0.5f).sub(0.5f).reinterpretAsInts().or(sign).reinterpretAsFloats();
+        FloatVector infinite = IntVector.broadcast(I16, 0x7F800000).or(sign).reinterpretAsFloats();
+        return normal.blend(subnormal, magnitude.compare(VectorOperators.LT, 0x1p-14f))
+                .blend(infinite, normal.abs().compare(VectorOperators.GT, 65504f));
+    }
+
+    /** ggml_vec_mad_f32 (and simd_gemm's column update): {@code acc[d] = fma(v[d], w, acc[d])}. */
+    static void madF32(float[] acc, float[] v, int vOff, int n, float w) {
+        int d = 0;
+        for (; d + LANES <= n; d += LANES) {
+            FloatVector.fromArray(S16, v, vOff + d).fma(FloatVector.broadcast(S16, w), FloatVector.fromArray(S16, acc, d))
+                    .intoArray(acc, d);
+        }
+        for (; d < n; d++) {
+            acc[d] = Math.fma(v[vOff + d], w, acc[d]);
+        }
+    }
+}

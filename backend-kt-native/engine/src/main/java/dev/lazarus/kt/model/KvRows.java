@@ -1,0 +1,112 @@
+package dev.lazarus.kt.model;
+
+import dev.lazarus.kt.tensor.GgmlOrders;
+import dev.lazarus.kt.gguf.GgmlCodec;
+import dev.lazarus.kt.tensor.CpuFromFloat;
+import java.lang.foreign.MemorySegment;
+import java.util.Arrays;
+
+/**
+ * One block's keys or values in a KV cache: position-major rows of {@link #width} values of one
+ * {@link KvCacheType}. F16 rows are held as the floats they round to (the attention loops read them directly);
+ * every other type as ggml's bytes, {@link #rowBytes} a row, read in place by the type's kernels. Grows on demand
+ * ({@link #grow}); not thread-safe, as {@link KvCache}.
+ */
+final class KvRows {
+
+    private final KvCacheType type;
+    /** The summation orders of the dots over these rows: the model's ggml variant. */
+    private final GgmlOrders orders;
+    private final int width;
+    private final long rowBytes;
+    private float[] floats;
+    private byte[] bytes;
+    private MemorySegment segment;
+
+    KvRows(KvCacheType type, int width, int capacity, GgmlOrders orders) {
+        if (width % type.ggmlType().blockSize() != 0) {
+            throw new IllegalArgumentException("a KV cache row of " + width + " values is not a multiple of the "
+                    + type.settingName() + " block size " + type.ggmlType().blockSize());
+        }
+        this.type = type;
+        this.orders = orders;
+        this.width = width;
+        this.rowBytes = type.bytesFor(width);
+        grow(capacity);
+    }
+
+    KvCacheType type() {
+        return type;
+    }
+
+    GgmlOrders orders() {
+        return orders;
+    }
+
+    int width() {
+        return width;
+    }
+
+    long rowBytes() {
+        return rowBytes;
+    }
+
+    /** F16 rows as floats; null for other types. */
+    float[] floats() {
+        return floats;
+    }
+
+    /** Other types' rows as ggml's bytes; null for F16. */
+    MemorySegment segment() {
+        return segment;
+    }
+
+    /** The byte offset of value {@code column} of position {@code position}'s row (column a block start). */
+    long byteOffset(int position, int column) {
+        return position * rowBytes + type.bytesFor(column);
+    }
+
+    void grow(int capacity) {
+        if (type == KvCacheType.F16) {
+            floats = floats == null ? new float[width * capacity] : Arrays.copyOf(floats, width * capacity);
+        } else {
+            int size = Math.toIntExact(rowBytes * capacity);
+            bytes = bytes == null ? new byte[size] : Arrays.copyOf(bytes, size);
+            segment = MemorySegment.ofArray(bytes);
+        }
+    }
+
+    /** Stores one position's row from {@code src[off..off+width)}, converted as ggml's set_rows converts it. */
+    void store(int position, float[] src, int off) {
+        if (floats != null) {
+            for (int i = 0; i < width; i++) {
+                floats[position * width + i] = Numerics.roundToF16(src[off + i]);
+            }
+        } else {
+            CpuFromFloat.write(type.ggmlType(), src, off, width, segment, position * rowBytes);
+        }
+    }
+
+    /** Values {@code [column, column+count)} of position {@code position} as floats (ggml's to_float), into dst. */
+    void read(int position, int column, int count, float[] dst, int dstOff) {
+        if (floats != null) {
+            System.arraycopy(floats, position * width + column, dst, dstOff, count);
+        } else {
+            GgmlCodec.decode(type.ggmlType(), segment, byteOffset(position, column), dst, dstOff, count);
+        }
+    }
+
+    /** Copies the first {@code positions} rows of {@code source} (same type and width). */
+    void copyFrom(KvRows source, int positions) {
+        if (floats != null) {
+            System.arraycopy(source.floats, 0, floats, 0, positions * width);
+        } else {
+            System.arraycopy(source.bytes, 0, bytes, 0, Math.toIntExact(positions * rowBytes));
+        }
+    }
+
+    /** Bytes held now. */
+    long bytes() {
+        return floats != null ? 4L * floats.length : bytes.length;
+    }
+}

@@ -1,0 +1,167 @@
+package dev.lazarus.kt.model;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.lazarus.kt.model.FlashAttentionKernel.Path;
+import java.util.Random;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
+import org.junit.jupiter.params.provider.EnumSource;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The flash-attention orders against one-step-at-a-time statements of ggml's {@code one_chunk}, and the properties
+ * of its three paths the parity suites rely on (GreedyParityTest, HiddenStateParityTest hold them against
+ * llama-server {@code -fa on}).
+ */
+class FlashAttentionKernelTest {
+
+    @ParameterizedTest
+    @CsvSource({"64, 1", "64, 17", "128, 70", "8, 33", "160, 40"})
+    void theRowOrderIsGgmlsOneChunkStepForStep(int dim, int positions) {
+        long seed = System.nanoTime();
+        Random rnd = new Random(seed);
+        float[] q = gaussians(rnd, dim, 1f);
+        float[] keys = f16s(rnd, positions * dim);
+        float[] values = f16s(rnd, positions * dim);
+        float[] out = attend(q, keys, values, dim, 0, positions, Float.NEGATIVE_INFINITY, Path.ROW, 1);
+        assertThat(out).as("seed=%dL", seed).isEqualTo(oneChunk(q, keys, values, dim, positions));
+    }
+
+    @ParameterizedTest
+    @EnumSource(Path.class)
+    void positionsBeforeASlidingWindowDoNotMatterAndASinkLowersTheOutput(Path path) {
+        long seed = System.nanoTime();
+        Random rnd = new Random(seed);
+        int dim = 64, positions = 300, first = 200;
+        float[] q = gaussians(rnd, dim, 1f);
+        float[] keys = f16s(rnd, positions * dim);
+        float[] values = f16s(rnd, positions * dim);
+        float[] windowed = attend(q, keys, values, dim, first, positions, Float.NEGATIVE_INFINITY, path, 2);
+        float[] otherKeys = keys.clone(), otherValues = values.clone();
+        for (int i = 0; i < first * dim; i++) {
+            otherKeys[i] = -otherKeys[i];
+            otherValues[i] = 7f;
+        }
+        assertThat(attend(q, otherKeys, otherValues, dim, first, positions, Float.NEGATIVE_INFINITY, path, 2))
+                .as("seed=%dL", seed).isEqualTo(windowed);
+        float[] ones = new float[positions * dim];
+        java.util.Arrays.fill(ones, 1f);
+        float withoutSink = attend(q, keys, ones, dim, first, positions, Float.NEGATIVE_INFINITY, path, 2)[0];
+        float withSink = attend(q, keys, ones, dim, first, positions, 3f, path, 2)[0];
+        assertThat(withoutSink).as("seed=%dL", seed).isCloseTo(1f, org.assertj.core.api.Assertions.within(2e-3f));
+        assertThat(withSink).as("seed=%dL", seed).isLessThan(withoutSink);
+    }
+
+    @Test
+    void aSplitOnOneThreadIsTheRowOrderAndOnTwoItIsAnother() {
+        long seed = System.nanoTime();
+        Random rnd = new Random(seed);
+        int dim = 64, positions = 400;
+        float[] q = gaussians(rnd, dim, 3f);
+        float[] keys = f16s(rnd, positions * dim);
+        float[] values = f16s(rnd, positions * dim);
+        float[] row = attend(q, keys, values, dim, 0, positions, 0.5f, Path.ROW, 1);
+        assertThat(attend(q, keys, values, dim, 0, positions, 0.5f, Path.SPLIT, 1)).as("seed=%dL", seed).isEqualTo(row);
+        // two chunks of 256 cells: the F16 accumulator restarts at cell 256, the merge rounds once more
+        assertThat(attend(q, keys, values, dim, 0, positions, 0.5f, Path.SPLIT, 2)).as("seed=%dL", seed).isNotEqualTo(row);
+        // and the tiled F32 order differs from both
+        assertThat(attend(q, keys, values, dim, 0, positions, 0.5f, Path.TILED, 1)).as("seed=%dL", seed).isNotEqualTo(row);
+    }
+
+    @Test
+    void sixteenLanesRoundToF16AsTheScalarConversionDoes() {
+        long seed = System.nanoTime();
+        Random rnd = new Random(seed);
+        float[] x = new float[16 * 4096];
+        for (int i = 0; i < x.length; i++) {
+            // every magnitude from F16's subnormals to past its largest value, ties included
+            x[i] = switch (i % 4) {
+                case 0 -> (float) (rnd.nextGaussian() * Math.pow(2, rnd.nextInt(44) - 28));
+                case 1 -> Float.float16ToFloat((short) rnd.nextInt(0x7C00)) * (rnd.nextBoolean() ? 1 : -1);
+                case 2 -> Float.float16ToFloat((short) rnd.nextInt(0x7C00)) * (1 + rnd.nextFloat() * 0x1p-10f);
+                default -> (Float.float16ToFloat((short) rnd.nextInt(0x7BFF)) + Float.float16ToFloat((short) (rnd.nextInt(0x7BFF) + 1))) / 2;
+            };
+        }
+        x[0] = 65504f;
+        x[1] = 65519.99f;
+        x[2] = 65520f;
+        x[3] = -0f;
+        x[4] = 0x1p-25f;
+        x[5] = 0x1.8p-24f;
+        x[6] = 0x1.ffcp-15f;
+        float[] rounded = new float[x.length];
+        for (int i = 0; i < x.length; i += 16) {
+            FlashAttentionKernel.roundToF16(jdk.incubator.vector.FloatVector.fromArray(jdk.incubator.vector.FloatVector.SPECIES_512, x, i))
+                    .intoArray(rounded, i);
+        }
+        for (int i = 0; i < x.length; i++) {
+            assertThat(Float.floatToRawIntBits(rounded[i])).as("seed=%dL x=%s", seed, x[i])
+                    .isEqualTo(Float.floatToRawIntBits(Numerics.roundToF16(x[i])));
+        }
+    }
+
+    @Test
+    void ggmlPicksItsOrderByTheUbatchAndTheCells() {
+        assertThat(FlashAttentionKernel.path(1, 256, true)).isEqualTo(Path.ROW);
+        assertThat(FlashAttentionKernel.path(1, 257, true)).as("512 cells").isEqualTo(Path.SPLIT);
+        assertThat(FlashAttentionKernel.path(1, 257, false)).as("a quantized cache").isEqualTo(Path.ROW);
+        assertThat(FlashAttentionKernel.path(63, 300, true)).isEqualTo(Path.ROW);
+        assertThat(FlashAttentionKernel.path(64, 64, true)).isEqualTo(Path.TILED);
+        assertThat(FlashAttentionKernel.path(64, 64, false)).isEqualTo(Path.ROW);
+    }
+
+    private static float[] attend(float[] q, float[] keys, float[] values, int dim, int first, int positions,
+                                  float sink, Path path, int threads) {
+        float[] out = new float[dim];
+        FlashAttentionKernel.attend(q, 0, dim, FlashKv.f16(keys, 0, dim, values, 0, dim, dim), first, positions,
+                0.125f, sink, path, threads, out, 0);
+        return out;
+    }
+
+    /** ggml's one_chunk for F16 K and V, one operation at a time. */
+    private static float[] oneChunk(float[] q, float[] keys, float[] values, int dim, int positions) {
+        float[] qh = new float[dim];
+        for (int i = 0; i < dim; i++) {
+            qh[i] = Numerics.roundToF16(q[i]);
+        }
+        float[] acc = new float[dim];
+        float max = Float.NEGATIVE_INFINITY, sum = 0;
+        for (int t = 0; t < positions; t++) {
+            float s = AttentionKernel.keyDot(qh, keys, t * dim, dim) * 0.125f;
+            float ms = 1, vs = 1;
+            if (s > max) {
+                ms = Libm.exp(max - s);
+                max = s;
+                for (int d = 0; d < dim; d++) {
+                    acc[d] = Numerics.roundToF16(acc[d] * ms);
+                }
+            } else {
+                vs = Libm.exp(s - max);
+            }
+            for (int d = 0; d < dim; d++) {
+                acc[d] = Numerics.roundToF16(Math.fma(values[t * dim + d], vs, acc[d]));
+            }
+            sum = Math.fma(sum, ms, vs);
+        }
+        float inverse = 1f / sum;
+        for (int d = 0; d < dim; d++) {
+            acc[d] *= inverse;
+        }
+        return acc;
+    }
+
+    private static float[] gaussians(Random rnd, int n, float scale) {
+        float[] v = new float[n];
+        for (int i = 0; i < n; i++) {
+            v[i] = (float) rnd.nextGaussian() * scale;
+        }
+        return v;
+    }
+
+    private static float[] f16s(Random rnd, int n) {
+        float[] v = gaussians(rnd, n, 1f);
+        Numerics.roundToF16(v, 0, n);
+        return v;
+    }
+}

@@ -1,0 +1,250 @@
+package dev.lazarus.kt.bench;
+
+import dev.lazarus.kt.gguf.GgmlType;
+import dev.lazarus.kt.gguf.GgufFile;
+import dev.lazarus.kt.grammar.ChatGrammars;
+import dev.lazarus.kt.grammar.CompiledGrammar;
+import dev.lazarus.kt.grammar.GrammarCache;
+import dev.lazarus.kt.model.Model;
+import dev.lazarus.kt.parallel.Parallel;
+import dev.lazarus.kt.runtime.EndReason;
+import dev.lazarus.kt.runtime.EngineOptions;
+import dev.lazarus.kt.runtime.InferenceEngine;
+import dev.lazarus.kt.runtime.SequenceListener;
+import dev.lazarus.kt.sampling.Sampler;
+import dev.lazarus.kt.sampling.SamplingParams;
+import dev.lazarus.kt.synthetic.SyntheticModels;
+import dev.lazarus.kt.tokenizer.TokenType;
+import dev.lazarus.kt.tokenizer.Tokenizer;
+import dev.lazarus.kt.tokenizer.Tokenizers;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.OptionalInt;
+import java.util.SplittableRandom;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * Decode under a JSON schema against free decode, alternated round by round on one engine: greedy tokens from the
+ * engine's sampler with and without the schema's grammar (random weights: the grammar masks nearly every step, the
+ * worst case). Then the masking alone on a 150,000-token vocabulary (the generated models' vocabulary is small):
+ * microseconds per step along the same grammar with random logits, and the decode ratio it implies at the measured
+ * decode speed.
+ *
+ * <pre>{@code
+ * ./mvnw -q -pl backend-kt-native/tools -am -Pbench verify -DskipTests \
+ *     -Dbench.main=dev.lazarus.kt.bench.GrammarDecodeBench -Dbench.args="--rounds 5 --tokens 128 --threads 2"
+ * }</pre>
+ */
+public final class GrammarDecodeBench {
+
+    static final Map<String, Object> SCHEMA = Map.of("type", "object", "properties", Map.of(
+            "items", Map.of("type", "array", "items", Map.of("type", "object", "properties", Map.of(
+                    "name", Map.of("type", "string"), "qty", Map.of("type", "integer"),
+                    "tags", Map.of("type", "array", "items", Map.of("enum", List.of("new", "used")))),
+                    "required", List.of("name", "qty"))),
+            "note", Map.of("type", "string")), "required", List.of("items"));
+
+    public static void main(String[] args) throws Exception {
+        int rounds = intArg(args, "--rounds", 5);
+        int tokens = intArg(args, "--tokens", 128);
+        int threads = intArg(args, "--threads", 2);
+        Path dir = Files.createTempDirectory("lazarus-grammar-bench");
+        Path model = SyntheticModels.write(SyntheticModels.wideQwen3Moe().withWeightType(GgmlType.Q8_0),
+                dir.resolve("wide-qwen3moe-q8_0.gguf"));
+        try (GgufFile file = GgufFile.open(model); Parallel parallel = Parallel.ofThreads(threads)) {
+            Tokenizer tokenizer = Tokenizers.fromMetadata(file.metadata());
+            Model m = Model.load(file, parallel);
+            InferenceEngine engine = new InferenceEngine(m, new EngineOptions(2048, 1, 4, 512, 0), parallel);
+            CompiledGrammar grammar = new GrammarCache(tokenizer).compile(ChatGrammars.responseFormat(SCHEMA));
+            int vocab = tokenizer.vocabSize();
+            decode(engine, vocab, null, tokens); // warm-up, both paths
+            decode(engine, vocab, grammar, tokens);
+            double free = 0;
+            double constrained = 0;
+            for (int r = 0; r < rounds; r++) {
+                double f = decode(engine, vocab, null, tokens);
+                double c = decode(engine, vocab, grammar, tokens);
+                System.out.printf("round %d: free %.1f tok/s, json schema %.1f tok/s (%.2fx)%n", r + 1, f, c, c / f);
+                free += f / rounds;
+                constrained += c / rounds;
+            }
+            System.out.printf("decode, %s (vocabulary %d), %d threads: free %.1f tok/s, json schema %.1f tok/s: %.2fx%n",
+                    model.getFileName(), vocab, threads, free, constrained, constrained / free);
+            double maskMicros = maskOnLargeVocabulary(150_000, 2000);
+            double stepMicros = 1e6 / free;
+            System.out.printf("masking on a 150,000-token vocabulary: %.1f us per step; at %.0f us per decode step: %.2fx%n",
+                    maskMicros, stepMicros, stepMicros / (stepMicros + maskMicros));
+            engine.close();
+        }
+    }
+
+    /** Tokens per second of one greedy generation after a one-token prompt. */
+    static double decode(InferenceEngine engine, int vocab, CompiledGrammar grammar, int tokens) {
+        Sampler sampler = new Sampler(SamplingParams.greedy(tokens), vocab, 2048, grammar == null ? null : grammar.matcher());
+        Timed timed = new Timed(sampler, tokens);
+        engine.submit(new int[] {1}, timed);
+        timed.done.orTimeout(10, TimeUnit.MINUTES).join();
+        return (timed.produced - 1) / ((timed.lastNanos - timed.firstNanos) / 1e9);
+    }
+
+    /** Mean microseconds of one constrained greedy step (mask and accept) along the schema with random logits. */
+    static double maskOnLargeVocabulary(int size, int steps) {
+        FakeVocab vocab = FakeVocab.random(size, new SplittableRandom(11));
+        CompiledGrammar grammar = new GrammarCache(vocab).compile(ChatGrammars.responseFormat(SCHEMA));
+        SplittableRandom random = new SplittableRandom(5);
+        float[] logits = new float[size];
+        long nanos = 0;
+        int done = 0;
+        while (done < steps) {
+            Sampler sampler = new Sampler(SamplingParams.greedy(steps), size, 1 << 20, grammar.matcher());
+            for (int i = 0; i < 200 && done < steps; i++, done++) {
+                for (int t = 0; t < size; t++) {
+                    logits[t] = (float) random.nextGaussian();
+                }
+                long start = System.nanoTime();
+                int token = sampler.next(logits).token();
+                nanos += System.nanoTime() - start;
+                if (vocab.isEog(token)) {
+                    break;
+                }
+            }
+        }
+        return nanos / 1e3 / steps;
+    }
+
+    private static int intArg(String[] args, String name, int def) {
+        for (int i = 0; i + 1 < args.length; i++) {
+            if (args[i].equals(name)) {
+                return Integer.parseInt(args[i + 1]);
+            }
+        }
+        return def;
+    }
+
+    private static final class Timed implements SequenceListener {
+        final CompletableFuture<Void> done = new CompletableFuture<>();
+        final Sampler sampler;
+        final int wanted;
+        int produced;
+        long firstNanos;
+        long lastNanos;
+
+        Timed(Sampler sampler, int wanted) {
+            this.sampler = sampler;
+            this.wanted = wanted;
+        }
+
+        @Override
+        public int select(float[] logits) {
+            return sampler.next(logits).token();
+        }
+
+        @Override
+        public boolean accept(int token) {
+            long now = System.nanoTime();
+            if (produced++ == 0) {
+                firstNanos = now;
+            }
+            lastNanos = now;
+            return produced < wanted;
+        }
+
+        @Override
+        public void ended(EndReason reason) {
+            done.complete(null);
+        }
+
+        @Override
+        public void failed(Throwable error) {
+            done.completeExceptionally(error);
+        }
+    }
+
+    /** A large vocabulary of word pieces, punctuation runs, digits, non-ASCII text and byte tokens; the last is EOS. */
+    private record FakeVocab(List<byte[]> pieces) implements Tokenizer {
+
+        static FakeVocab random(int size, SplittableRandom r) {
+            List<byte[]> out = new ArrayList<>(size);
+            for (int b = 0; b < 256; b++) {
+                out.add(new byte[] {(byte) b});
+            }
+            String punctuation = " \n\t{}[]\":,.-_!?()'";
+            String letters = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789";
+            while (out.size() < size - 1) {
+                StringBuilder s = new StringBuilder();
+                int kind = r.nextInt(10);
+                int len = 1 + r.nextInt(kind < 7 ? 9 : 4);
+                for (int i = 0; i < len; i++) {
+                    s.append(switch (kind) {
+                        case 7 -> punctuation.charAt(r.nextInt(punctuation.length()));
+                        case 8 -> (char) (0x4E00 + r.nextInt(2000));
+                        default -> i == 0 && r.nextBoolean() ? ' ' : letters.charAt(r.nextInt(letters.length()));
+                    });
+                }
+                out.add(s.toString().getBytes(StandardCharsets.UTF_8));
+            }
+            out.add("<eos>".getBytes(StandardCharsets.UTF_8));
+            return new FakeVocab(out);
+        }
+
+        @Override
+        public int[] encode(String text, boolean addSpecial, boolean parseSpecial) {
+            throw new UnsupportedOperationException();
+        }
+
+        @Override
+        public String decode(int[] ids, boolean renderSpecial) {
+            throw new UnsupportedOperationException();
+        }
+
+        @Override
+        public byte[] tokenBytes(int id, boolean renderSpecial) {
+            return pieces.get(id);
+        }
+
+        @Override
+        public String piece(int id) {
+            return new String(pieces.get(id), StandardCharsets.UTF_8);
+        }
+
+        @Override
+        public OptionalInt tokenId(String piece) {
+            return OptionalInt.empty();
+        }
+
+        @Override
+        public TokenType tokenType(int id) {
+            return TokenType.NORMAL;
+        }
+
+        @Override
+        public int vocabSize() {
+            return pieces.size();
+        }
+
+        @Override
+        public int bos() {
+            return -1;
+        }
+
+        @Override
+        public int eos() {
+            return pieces.size() - 1;
+        }
+
+        @Override
+        public boolean addsBos() {
+            return false;
+        }
+
+        @Override
+        public boolean isEog(int id) {
+            return id == pieces.size() - 1;
+        }
+    }
+}
