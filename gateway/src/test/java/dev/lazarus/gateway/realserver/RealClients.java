@@ -98,6 +98,8 @@ final class RealClients {
                         Map.entry("ANTHROPIC_MODEL", model),
                         Map.entry("ANTHROPIC_SMALL_FAST_MODEL", model),
                         Map.entry("ANTHROPIC_DEFAULT_HAIKU_MODEL", model),
+                        // its own 10-minute request timeout, for a long prompt's prefill on a slow machine
+                        Map.entry("API_TIMEOUT_MS", String.valueOf(timeout.toMillis())),
                         Map.entry("DISABLE_TELEMETRY", "1"),
                         Map.entry("DISABLE_ERROR_REPORTING", "1"),
                         Map.entry("DISABLE_AUTOUPDATER", "1"),

@@ -10,6 +10,8 @@ import dev.lazarus.gateway.api.OpenAiController;
 import dev.lazarus.gateway.api.RequestReader;
 import dev.lazarus.gateway.api.RequestValidator;
 import dev.lazarus.gateway.api.ResponseWriter;
+import dev.lazarus.gateway.config.LazarusProperties;
+import dev.lazarus.gateway.config.LazarusProperties.ResponseModel;
 import dev.lazarus.gateway.routing.ApiEndpoint;
 import dev.lazarus.gateway.routing.ProtocolPiece;
 import dev.lazarus.gateway.routing.Router;
@@ -59,9 +61,12 @@ public class ResponsesController {
     private final ResponseObjects objects;
     private final JsonMapper json;
     private final int maxOutputTokens;
+    private final ResponseModel responseModel;
 
     public ResponsesController(RequestReader reader, RequestValidator validator, Router router, ResponseWriter writer,
-            ErrorMapper errors, ResponseStore store, ResponsesProperties properties, JsonMapper json) {
+            ErrorMapper errors, ResponseStore store, ResponsesProperties properties, LazarusProperties lazarus,
+            JsonMapper json) {
+        this.responseModel = lazarus.routing().responseModel();
         this.reader = reader;
         this.validator = validator;
         this.router = router;
@@ -108,7 +113,16 @@ public class ResponsesController {
             }
         };
         boolean streamed = request.get("stream") instanceof JsonNode s && s.isBoolean() && s.booleanValue();
+        boolean[] answered = {false};
+        String requested = chat.model();
         Flux<ProtocolPiece> pieces = router.protocol(ApiEndpoint.RESPONSES, body, chat, streamed)
+                .doOnNext(piece -> {
+                    // The response names the model that answered (response-model: served), known with its first piece.
+                    if (!answered[0] && responseModel == ResponseModel.SERVED) {
+                        answered[0] = true;
+                        start.put("model", served.currentModel(requested));
+                    }
+                })
                 .contextWrite(served::into);
         // Stored before the client hears of the end, so that its next request can continue it.
         Function<ObjectNode, Mono<Void>> keep = finished -> stored ? offLoop(() -> {
