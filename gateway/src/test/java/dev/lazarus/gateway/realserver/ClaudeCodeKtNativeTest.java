@@ -28,15 +28,15 @@ class ClaudeCodeKtNativeTest {
         registry.add("lazarus.backends[0].kind", () -> "kt-native");
         registry.add("lazarus.backends[0].settings.model", () -> "classpath:models/lazarus-tiny-moe.gguf");
         registry.add("lazarus.backends[0].settings.context-size", () -> "65536");
-        registry.add("lazarus.backends[0].settings.max-sequences", () -> "2");
+        registry.add("lazarus.backends[0].settings.max-sequences", () -> "1");
         registry.add("lazarus.models[0].name", () -> "lazarus-tiny-moe");
         registry.add("lazarus.models[0].backends[0]", () -> "embedded");
         registry.add("lazarus.security.api-keys[0]", () -> KEY);
         registry.add("lazarus.messages.max-tokens", () -> String.valueOf(CAP));
         // A prompt of tens of thousands of tokens before its first token, on a shared two-core machine.
-        registry.add("lazarus.resilience.attempt.first-token-timeout", () -> "6m");
-        registry.add("lazarus.resilience.breaker.slow-time-to-first-token", () -> "10m");
-        registry.add("lazarus.routing.overall-timeout", () -> "10m");
+        registry.add("lazarus.resilience.attempt.first-token-timeout", () -> "15m");
+        registry.add("lazarus.resilience.breaker.slow-time-to-first-token", () -> "20m");
+        registry.add("lazarus.routing.overall-timeout", () -> "20m");
     }
 
     @LocalServerPort
@@ -45,7 +45,7 @@ class ClaudeCodeKtNativeTest {
     @Test
     void claudeCodeCompletesATurn() throws Exception {
         JsonNode result = RealClients.claudeTurn("http://127.0.0.1:" + port, "lazarus-tiny-moe", KEY,
-                Duration.ofMinutes(9));
+                Duration.ofMinutes(18));
         assertThat(result.at("/usage/output_tokens").asInt()).as("the gateway's cap").isBetween(1, CAP);
     }
 }
