@@ -105,7 +105,8 @@ public final class Router {
      * streamed or not as it asks), their answer passed through; when every one of them failed before answering, the
      * rest of the plan serves {@code chat}, the request translated onto chat completions, as {@link #chat} does (a
      * native backend among them is translated for too, so that a stream cut there resumes on any of them). A
-     * native stream cut mid-answer is not resumed. A null {@code body} (a request no server but the gateway can
+     * native stream cut mid-answer is resumed as a translated one, on the backends after it ({@link ProtocolContinuation}).
+     * A null {@code body} (a request no server but the gateway can
      * serve as it is) is served translated throughout.
      */
     public Flux<ProtocolPiece> protocol(ApiEndpoint endpoint, Map<String, Object> body, ChatCompletionRequest chat,
@@ -124,8 +125,10 @@ public final class Router {
             Flux<ProtocolPiece> answer = loop.run(route.name(), translated, chunks, chat).map(ProtocolPiece.Chunk::new);
             if (natives > 0) {
                 List<RouteTarget> head = plan.subList(0, natives);
+                ProtocolContinuation cut = new ProtocolContinuation(chat, plan,
+                        (next, continuation) -> loop.resumeRun(route.name(), next, chunks, continuation));
                 Flux<ProtocolPiece> passed = stream
-                        ? loop.run(route.name(), head, Endpoint.protocolEvents(endpoint), body).cast(ProtocolPiece.class)
+                        ? loop.run(route.name(), head, Endpoint.protocolEvents(endpoint), body).contextWrite(cut::into)
                         : loop.run(route.name(), head, Endpoint.protocolAnswer(endpoint), body).map(ProtocolPiece.Whole::new);
                 Flux<ProtocolPiece> rest = answer;
                 answer = translated.isEmpty() ? passed : passed.onErrorResume(AllBackendsFailedException.class,
