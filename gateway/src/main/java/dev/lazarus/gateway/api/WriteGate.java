@@ -24,8 +24,7 @@ import reactor.netty.Connection;
  * <p>The next element is asked for only on the connection's event loop, once the one before was written
  * there: asked from another thread (a source that emits on another loop, as a translated stream
  * subscribed off the loop does), the writability seen would not yet count the write the writer had only
- * queued, and the source could be read ahead of a stalled client without bound. The source is subscribed
- * on the connection's loop, so that an upstream client picks its connection there and emits there too.
+ * queued, and the source could be read ahead of a stalled client without bound.
  */
 final class WriteGate<T> extends FluxOperator<T, T> {
 
@@ -56,12 +55,7 @@ final class WriteGate<T> extends FluxOperator<T, T> {
 
     @Override
     public void subscribe(CoreSubscriber<? super T> actual) {
-        Gate<T> gate = new Gate<>(actual, channel);
-        if (channel.eventLoop().inEventLoop()) {
-            source.subscribe(gate);
-        } else {
-            channel.eventLoop().execute(() -> source.subscribe(gate));
-        }
+        source.subscribe(new Gate<>(actual, channel));
     }
 
     private static final class Gate<T> implements CoreSubscriber<T>, Subscription {
