@@ -72,6 +72,7 @@ public final class Router {
      * {@link #chatEvents events}; any other is streamed upstream and put together by the caller.
      */
     public Answer<ChatEvents, ChatCompletionChunk> chatAnswer(ChatCompletionRequest request) {
+        request = withDefaultLimit(request);
         if (request.isStream()) {
             return new Answer.Streamed<>(chatEvents(request));
         }
@@ -112,6 +113,7 @@ public final class Router {
     public Flux<ProtocolPiece> protocol(ApiEndpoint endpoint, Map<String, Object> body, ChatCompletionRequest chat,
             boolean stream) {
         String model = chat.model();
+        ChatCompletionRequest limited = withDefaultLimit(chat);
         return Flux.defer(() -> {
             ModelRoute route = routes.find(model).orElseThrow(() -> modelNotFound(model));
             Endpoint<ChatCompletionRequest, ChatCompletionChunk> chunks = Endpoint.CHAT.serving(endpoint);
@@ -122,7 +124,7 @@ public final class Router {
                 natives++;
             }
             List<RouteTarget> translated = plan.subList(natives, plan.size());
-            Flux<ProtocolPiece> answer = loop.run(route.name(), translated, chunks, chat).map(ProtocolPiece.Chunk::new);
+            Flux<ProtocolPiece> answer = loop.run(route.name(), translated, chunks, limited).map(ProtocolPiece.Chunk::new);
             if (natives > 0) {
                 List<RouteTarget> head = plan.subList(0, natives);
                 ProtocolContinuation cut = new ProtocolContinuation(chat, plan,
@@ -137,6 +139,15 @@ public final class Router {
             }
             return bounded(route, answer, model);
         });
+    }
+
+    /** {@code request} with its model's {@link ModelRoute#defaultMaxTokens} where it sets no output limit itself. */
+    private ChatCompletionRequest withDefaultLimit(ChatCompletionRequest request) {
+        if (request.maxTokens() != null || request.maxCompletionTokens() != null) {
+            return request;
+        }
+        Integer limit = routes.find(request.model()).map(ModelRoute::defaultMaxTokens).orElse(null);
+        return limit == null ? request : request.toBuilder().maxTokens(limit).build();
     }
 
     private static <E> List<E> concat(List<E> first, List<E> then) {

@@ -16,6 +16,8 @@ import dev.lazarus.gateway.routing.ApiEndpoint;
 import dev.lazarus.gateway.routing.ProtocolPiece;
 import dev.lazarus.gateway.routing.Router;
 import dev.lazarus.gateway.routing.ServedBy;
+import io.netty.util.concurrent.EventExecutor;
+import io.netty.util.internal.ThreadExecutorMap;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
@@ -82,8 +84,18 @@ public class ResponsesController {
 
     @PostMapping(PATH)
     public Mono<Void> create(ServerWebExchange exchange) {
-        return reader.read(exchange.getRequest(), ObjectNode.class)
-                .flatMap(request -> offLoop(() -> prior(request)).flatMap(prior -> create(exchange, request, prior)));
+        return reader.read(exchange.getRequest(), ObjectNode.class).flatMap(request -> {
+            if (ResponsesRequestTranslator.string(request, "previous_response_id") == null) {
+                return create(exchange, request, List.of());
+            }
+            // Back on the connection's event loop after the store: an answer streamed from there is read by an
+            // upstream client of that loop, which the writer's backpressure holds (from another thread it read ahead
+            // of a stalled client by megabytes).
+            EventExecutor loop = ThreadExecutorMap.currentExecutor();
+            Mono<List<JsonNode>> prior = offLoop(() -> prior(request));
+            return (loop == null ? prior : prior.publishOn(Schedulers.fromExecutor(loop)))
+                    .flatMap(conversation -> create(exchange, request, conversation));
+        });
     }
 
     private Mono<Void> create(ServerWebExchange exchange, ObjectNode request, List<JsonNode> prior) {
