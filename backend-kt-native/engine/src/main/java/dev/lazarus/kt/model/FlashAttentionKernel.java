@@ -44,24 +44,11 @@ final class FlashAttentionKernel {
     private static final VectorSpecies<Float> S16 = FloatVector.SPECIES_512;
     private static final VectorSpecies<Integer> I16 = IntVector.SPECIES_512;
 
-    static final ThreadLocal<Scratch> SCRATCH = ThreadLocal.withInitial(Scratch::new);
+    private static final ThreadLocal<Scratch> SCRATCH = ThreadLocal.withInitial(Scratch::new);
 
-    static final class Scratch {
+    private static final class Scratch {
         float[] query = new float[0], scores = new float[0], acc = new float[0], partial = new float[0];
         final float[] tile = new float[TILE];
-        /** {@code j · kStride} for the lanes of {@link #tileScores}, kept for the last stride. */
-        final int[] rowStarts = new int[LANES];
-        int rowStride = -1;
-
-        int[] rowStarts(int kStride) {
-            if (rowStride != kStride) {
-                for (int j = 0; j < LANES; j++) {
-                    rowStarts[j] = j * kStride;
-                }
-                rowStride = kStride;
-            }
-            return rowStarts;
-        }
 
         static float[] atLeast(float[] a, int n) {
             return a.length >= n ? a : new float[Math.max(n, 2 * a.length)];
@@ -189,7 +176,7 @@ final class FlashAttentionKernel {
             int lo = Math.max(first, ic), hi = Math.min(ic + TILE, positions);
             Arrays.fill(kq, Float.NEGATIVE_INFINITY);
             float tileMax = Float.NEGATIVE_INFINITY;
-            tileScores(q, qOff, dim, rows.keys(), rows.kOff(), rows.kStride(), lo, hi, kq, ic, s);
+            tileScores(q, qOff, dim, rows.keys(), rows.kOff(), rows.kStride(), lo, hi, kq, ic);
             for (int t = lo; t < hi; t++) {
                 float score = kq[t - ic] * scale;
                 kq[t - ic] = score;
@@ -229,29 +216,52 @@ final class FlashAttentionKernel {
 
     /**
      * simd_gemm's scores of keys [lo, hi) into {@code out[t - at]}: each {@code K_t · q} one fma chain from 0 in
-     * dimension order (FlashAttentionKernelTest states it one key at a time). Sixteen keys at once, one per lane: lane
-     * j gathers dimension i of key t + j, so every lane runs its key's chain in the same order.
+     * dimension order (FlashAttentionKernelTest states it one key at a time). Eight keys at a time, so that the CPU
+     * overlaps eight independent chains; sixteen keys in the lanes of a gather measured no faster on Zen (the gathers
+     * cost what the scalar chains do).
      */
     static void tileScores(float[] q, int qOff, int dim, float[] k, int kOff, int kStride, int lo, int hi,
-                           float[] out, int at, Scratch s) {
-        int[] rowStarts = s.rowStarts(kStride);
+                           float[] out, int at) {
         int t = lo;
-        for (; t + LANES <= hi; t += LANES) {
-            int base = t * kStride + kOff;
-            FloatVector acc = FloatVector.zero(S16);
-            for (int i = 0; i < dim; i++) {
-                acc = FloatVector.fromArray(S16, k, base + i, rowStarts, 0).fma(FloatVector.broadcast(S16, q[qOff + i]), acc);
-            }
-            acc.intoArray(out, t - at);
+        for (; t + CHAINS <= hi; t += CHAINS) {
+            fmaChains(q, qOff, k, t * kStride + kOff, kStride, dim, out, t - at);
         }
         for (; t < hi; t++) {
             int base = t * kStride + kOff;
             float acc = 0f;
             for (int i = 0; i < dim; i++) {
-                acc = Math.fma(k[base + i], q[qOff + i], acc);
+                acc = Math.fma(q[qOff + i], k[base + i], acc);
             }
             out[t - at] = acc;
         }
+    }
+
+    private static final int CHAINS = 8;
+
+    /** Eight consecutive keys' chains (from {@code kOff}, every {@code kStride}) into {@code out[at..]}. */
+    private static void fmaChains(float[] q, int qOff, float[] k, int kOff, int kStride, int dim, float[] out, int at) {
+        float a0 = 0f, a1 = 0f, a2 = 0f, a3 = 0f, a4 = 0f, a5 = 0f, a6 = 0f, a7 = 0f;
+        int k0 = kOff, k1 = k0 + kStride, k2 = k1 + kStride, k3 = k2 + kStride, k4 = k3 + kStride, k5 = k4 + kStride,
+                k6 = k5 + kStride, k7 = k6 + kStride;
+        for (int i = 0; i < dim; i++) {
+            float qi = q[qOff + i];
+            a0 = Math.fma(qi, k[k0 + i], a0);
+            a1 = Math.fma(qi, k[k1 + i], a1);
+            a2 = Math.fma(qi, k[k2 + i], a2);
+            a3 = Math.fma(qi, k[k3 + i], a3);
+            a4 = Math.fma(qi, k[k4 + i], a4);
+            a5 = Math.fma(qi, k[k5 + i], a5);
+            a6 = Math.fma(qi, k[k6 + i], a6);
+            a7 = Math.fma(qi, k[k7 + i], a7);
+        }
+        out[at] = a0;
+        out[at + 1] = a1;
+        out[at + 2] = a2;
+        out[at + 3] = a3;
+        out[at + 4] = a4;
+        out[at + 5] = a5;
+        out[at + 6] = a6;
+        out[at + 7] = a7;
     }
 
     /** The split-KV path: one {@link #rowChunk} per thread's chunk of cells, merged in chunk order; returns the sum. */

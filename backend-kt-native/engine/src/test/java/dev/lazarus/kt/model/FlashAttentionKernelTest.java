@@ -61,8 +61,7 @@ class FlashAttentionKernelTest {
         float[] q = gaussians(rnd, dim + 5, 1f);
         float[] keys = f16s(rnd, hi * stride + 7);
         float[] scores = new float[FlashAttentionKernel.TILE];
-        FlashAttentionKernel.tileScores(q, 5, dim, keys, 7, stride, lo, hi, scores, 0,
-                FlashAttentionKernel.SCRATCH.get());
+        FlashAttentionKernel.tileScores(q, 5, dim, keys, 7, stride, lo, hi, scores, 0);
         for (int t = lo; t < hi; t++) {
             assertThat(Float.floatToRawIntBits(scores[t])).as("seed=%dL key %d", seed, t)
                     .isEqualTo(Float.floatToRawIntBits(fmaChain(q, 5, keys, t * stride + 7, dim)));
