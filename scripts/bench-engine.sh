@@ -5,6 +5,7 @@
 #   scripts/bench-engine.sh [--models q8_0,q4_k_m,deepseek32-q8_0,deepseek32-q3_k_m|<gguf>,...] [--threads N] [--rounds R]
 #                           [--prompt 512] [--gen 128] [--work /tmp/lazarus-bench] [--no-llama] [--fork]
 #                           [--warmup-tokens 1024] [--depths 0,8192,32768] [--llama-flags -fa,1,-ub,2048]
+#                           [--attention nonflash,flash]
 # --depths: prefill and decode also at that many positions of filled context (llama-bench -d).
 # --fork: each model and expert mode in a JVM of its own (see EngineBenchMain); without it all share one JVM.
 #

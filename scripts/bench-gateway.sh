@@ -5,13 +5,15 @@
 #   scripts/bench-gateway.sh [--rounds 3] [--duration 10] [--warmup 30] [--connections 32] [--threads 2]
 #                            [--requests 50] [--rate 200] [--rate-duration 10] [--port 18500] [--targets direct,hop,gateway]
 #                            [--jar gateway/target/gateway-*.jar] [--baseline-jar OTHER.jar]
-#                            [--jfr nonstream|stream] [--jfr-duration 20] [--gateway-opts '-Xmx256m'] [--keep]
+#                            [--jfr nonstream|stream|stream1w] [--jfr-duration 20] [--gateway-opts '-Xmx256m'] [--keep]
 #                            [--baseline-gateway-opts '-XX:+UseSerialGC -Xmx96m'] [--api-key KEY]
 #                            [--backend-setting 'reuse-stream-connections: true' ...]
 #                            [--baseline-backend-setting 'reuse-stream-connections: false' ...] [--nice -5]
 #
 # - upstream: nginx + njs (scripts/bench-gateway/fake-openai.js) on 127.0.0.1:PORT, a canned ~690-byte
-#   chat.completion, or for "stream": true a 20-chunk event stream, one write per event;
+#   chat.completion, or for "stream": true a 20-chunk event stream, one write per event as llama-server writes
+#   (mode "stream"), or the whole stream in one write (mode "stream1w", asked by an extra request field the
+#   gateway passes on untouched);
 # - hop: nginx, 1 worker, keep-alive upstream pool, proxy_buffering off, on PORT+1;
 # - gateway: the jar with one llamacpp-kind backend pointing at the upstream (max-connections 64, policy
 #   store blank), on PORT+2; with --baseline-jar a second gateway from that jar on PORT+3 ("baseline"),
@@ -72,7 +74,8 @@ while [[ $# -gt 0 ]]; do
     *) echo "unknown option $1" >&2; exit 2 ;;
   esac
 done
-[[ -z "$jfr" || "$jfr" == nonstream || "$jfr" == stream ]] || { echo "--jfr takes nonstream or stream" >&2; exit 2; }
+[[ -z "$jfr" || "$jfr" == nonstream || "$jfr" == stream || "$jfr" == stream1w ]] \
+  || { echo "--jfr takes nonstream, stream or stream1w" >&2; exit 2; }
 [[ -n "$baseline_jar" ]] && targets="$targets,baseline"
 
 # ---- tools -------------------------------------------------------------------------------------------
@@ -251,7 +254,9 @@ auth=()
 [[ -z "$api_key" ]] || auth=(-H "Authorization: Bearer $api_key")
 body_nonstream='{"model":"bench-model","messages":[{"role":"user","content":"Say hello, word by word."}],"max_tokens":64}'
 body_stream='{"model":"bench-model","messages":[{"role":"user","content":"Say hello, word by word."}],"max_tokens":64,"stream":true}'
-for mode in nonstream stream; do
+body_stream1w='{"model":"bench-model","messages":[{"role":"user","content":"Say hello, word by word."}],"max_tokens":64,"stream":true,"bench_one_write":true}'
+modes="nonstream stream stream1w"
+for mode in $modes; do
   body_var="body_$mode"
   printf '%s' "${!body_var}" >"$work/$mode.json"
   cat >"$work/$mode.lua" <<EOF
@@ -287,8 +292,10 @@ done
 for t in "${target_list[@]}"; do
   out=$(curl -sS -H 'Content-Type: application/json' "${auth[@]}" --data-binary @"$work/nonstream.json" "${url[$t]}/v1/chat/completions")
   [[ $out == *'"chat.completion"'* ]] || { echo "$t: unexpected non-stream answer: $out" >&2; exit 1; }
-  out=$(curl -sS -H 'Content-Type: application/json' "${auth[@]}" --data-binary @"$work/stream.json" "${url[$t]}/v1/chat/completions")
-  [[ $out == *'[DONE]'* && $(grep -c '^data: {' <<<"$out") -ge 20 ]] || { echo "$t: unexpected stream: $out" >&2; exit 1; }
+  for mode in stream stream1w; do
+    out=$(curl -sS -H 'Content-Type: application/json' "${auth[@]}" --data-binary @"$work/$mode.json" "${url[$t]}/v1/chat/completions")
+    [[ $out == *'[DONE]'* && $(grep -c '^data: {' <<<"$out") -ge 20 ]] || { echo "$t: unexpected $mode: $out" >&2; exit 1; }
+  done
 done
 
 cpu_ticks() { # pids... → utime + stime, summed
@@ -356,12 +363,12 @@ echo "work: $work; jar: $jar${baseline_jar:+; baseline: $baseline_jar}; $(nproc)
 for t in "${target_list[@]}"; do
   [[ $t == direct || $t == hop ]] && continue
   echo "warm-up: $t, ${warmup} s per mode" >&2
-  for mode in nonstream stream; do closed "$t" "$mode" "$warmup" >/dev/null; done
+  for mode in $modes; do closed "$t" "$mode" "$warmup" >/dev/null; done
 done
 results="$work/results.tsv"
 : >"$results"
 for ((r = 1; r <= rounds; r++)); do
-  for mode in nonstream stream; do
+  for mode in $modes; do
     for t in "${target_list[@]}"; do
       line=$(closed "$t" "$mode" "$duration")
       echo "round $r $mode $t: req/s p50 p99 own-µs/req upstream-µs/req RSS errors = $line (load $(cut -d' ' -f1 /proc/loadavg))" >&2
@@ -383,7 +390,7 @@ done
 
 # ---- summary: medians over the rounds; ratios to the hop; added latency against direct, per round -----------
 summary() {
-  awk -F'\t' -v targets="$targets" '
+  awk -F'\t' -v targets="$targets" -v modes="$modes" '
     function median(list,   n, a, i, j, t) {
       n = split(list, a, " ")
       for (i = 2; i <= n; i++) for (j = i; j > 1 && a[j - 1] + 0 > a[j] + 0; j--) { t = a[j]; a[j] = a[j - 1]; a[j - 1] = t }
@@ -400,8 +407,9 @@ summary() {
       nt = split(targets, tl, ",")
       print "| mode | target | req/s | p50 ms | p99 ms | CPU µs/req | CPU vs hop | upstream CPU µs/req | req/s vs hop | RSS MB | unloaded p50 TTFB / total ms | added p50 TTFB / total ms |"
       print "|---|---|---|---|---|---|---|---|---|---|---|---|"
-      for (m = 1; m <= 2; m++) {
-        mode = m == 1 ? "nonstream" : "stream"
+      nm = split(modes, ml, " ")
+      for (m = 1; m <= nm; m++) {
+        mode = ml[m]
         hk = mode SUBSEP "hop"; hcpu = (hk in cpu) ? median(cpu[hk]) : 0; hrps = (hk in rps) ? median(rps[hk]) : 0
         for (i = 1; i <= nt; i++) {
           t = tl[i]; k = mode SUBSEP t

@@ -1,6 +1,6 @@
 // A fake OpenAI-compatible upstream for scripts/bench-gateway.sh (nginx + njs): a canned
 // chat.completion of about 690 bytes, or, for "stream": true, a 20-chunk event stream (one write per
-// event), a usage chunk when stream_options.include_usage asks for it, then [DONE]. Also the GETs a
+// event as llama-server writes, or all in one write when the request has "bench_one_write": true), a usage chunk when stream_options.include_usage asks for it, then [DONE]. Also the GETs a
 // llamacpp-kind backend makes (/health, /v1/models, /props, /slots).
 
 var ID = 'chatcmpl-B9MHDbslfkBeAs8l4bebGdFOJ6PeG';
@@ -62,13 +62,16 @@ function completions(r) {
     r.headersOut['Content-Type'] = 'text/event-stream';
     r.headersOut['Cache-Control'] = 'no-cache';
     r.sendHeader();
+    var tail = (/"include_usage"\s*:\s*true/.test(body) ? USAGE_EVENT : '') + DONE;
+    if (/"bench_one_write"\s*:\s*true/.test(body)) {
+        r.send(EVENTS.join('') + tail);
+        r.finish();
+        return;
+    }
     for (var i = 0; i < EVENTS.length; i++) {
         r.send(EVENTS[i]);
     }
-    if (/"include_usage"\s*:\s*true/.test(body)) {
-        r.send(USAGE_EVENT);
-    }
-    r.send(DONE);
+    r.send(tail);
     r.finish();
 }
 

@@ -76,6 +76,7 @@ public final class LlamaCppBackend implements InferenceBackend, WholeAnswers, Ch
     /** Everything llama-server says passes it before it is logged, reported or shown. */
     private final Redactor redactor;
     private final AssistantPrefill prefill;
+    private final ProtocolProbe protocols;
     private final AtomicReference<ServerInfo> info = new AtomicReference<>();
     private volatile Described described;
     /**
@@ -98,7 +99,7 @@ public final class LlamaCppBackend implements InferenceBackend, WholeAnswers, Ch
     /** The client's request passed on to the server's own endpoint, its events as they came. */
     @Override
     public Flux<List<ProtocolEvent>> protocolEvents(ChatProtocol protocol, Map<String, Object> request) {
-        if (settings.protocols().get(protocol) != ProtocolMode.NATIVE) {
+        if (protocols.modes().get(protocol) != ProtocolMode.NATIVE) {
             return Flux.error(notNative(protocol));
         }
         return client.events(protocol.path(), request);
@@ -107,7 +108,7 @@ public final class LlamaCppBackend implements InferenceBackend, WholeAnswers, Ch
     /** The client's request passed on to the server's own endpoint, its answer as the server gave it. */
     @Override
     public Mono<Map<String, Object>> protocolAnswer(ChatProtocol protocol, Map<String, Object> request) {
-        if (settings.protocols().get(protocol) != ProtocolMode.NATIVE) {
+        if (protocols.modes().get(protocol) != ProtocolMode.NATIVE) {
             return Mono.error(notNative(protocol));
         }
         return client.whole(protocol.path(), request).map(answer -> client.json().convertValue(answer, JSON_OBJECT));
@@ -132,6 +133,7 @@ public final class LlamaCppBackend implements InferenceBackend, WholeAnswers, Ch
         this.settings = settings;
         this.redactor = redactor.with(settings.apiKey() == null ? List.of() : List.of(settings.apiKey()));
         this.prefill = new AssistantPrefill(id, settings.assistantPrefill());
+        this.protocols = new ProtocolProbe(id, settings.protocols(), settings.probedProtocols());
         // An error object or a trimmed chunk lacks "created"; that is no reason to fail the parse.
         JsonMapper json = JsonMapper.builder().disable(DeserializationFeature.FAIL_ON_NULL_FOR_PRIMITIVES).build();
         this.client = new LlamaServerClient(id, settings.client(), json, new UpstreamErrors(json, clock, this.redactor,
@@ -182,19 +184,21 @@ public final class LlamaCppBackend implements InferenceBackend, WholeAnswers, Ch
     public BackendDescriptor describe() {
         ServerInfo known = info.get();
         boolean prefills = prefill.supported();
+        Map<ChatProtocol, ProtocolMode> modes = protocols.modes();
         Described last = described;
-        if (last != null && last.info() == known && last.prefills() == prefills) {
+        if (last != null && last.info() == known && last.prefills() == prefills && last.modes() == modes) {
             return last.descriptor(); // asked on every request's routing: built again only when what it says changed
         }
-        BackendDescriptor descriptor = describe(known, prefills);
-        described = new Described(known, prefills, descriptor);
+        BackendDescriptor descriptor = describe(known, prefills, modes);
+        described = new Described(known, prefills, modes, descriptor);
         return descriptor;
     }
 
     /** The descriptor last built, and what it was built from. */
-    private record Described(ServerInfo info, boolean prefills, BackendDescriptor descriptor) {}
+    private record Described(ServerInfo info, boolean prefills, Map<ChatProtocol, ProtocolMode> modes,
+                             BackendDescriptor descriptor) {}
 
-    private BackendDescriptor describe(ServerInfo known, boolean prefills) {
+    private BackendDescriptor describe(ServerInfo known, boolean prefills, Map<ChatProtocol, ProtocolMode> modes) {
         Map<String, Object> facts = new java.util.LinkedHashMap<>(known == null ? Map.of() : known.metadata());
         if (settings.supervision() != null) {
             // the server this backend starts: its attention flags are known from the command line
@@ -204,8 +208,7 @@ public final class LlamaCppBackend implements InferenceBackend, WholeAnswers, Ch
                 known == null ? 0 : known.contextLength(), facts);
         // llama-server continues a trailing assistant message unless its chat template refuses it.
         return new BackendDescriptor(id, settings.kind(), List.of(model),
-                new BackendCapabilities(true, true, true, prefills, true, settings.jsonEndpoints(),
-                        settings.protocols()));
+                new BackendCapabilities(true, true, true, prefills, true, settings.jsonEndpoints(), modes));
     }
 
     /** The model's name for token-exact continuation ({@link ModelIdentity}), once known; never for kind openai. */
@@ -429,6 +432,7 @@ public final class LlamaCppBackend implements InferenceBackend, WholeAnswers, Ch
 
     /** Reads /props and /v1/models in the background; describe() shows them once they came. */
     private void learnServerInfo() {
+        protocols.probe(client).subscribe();
         if (!settings.llamaServer()) {
             // Other servers have no /props: what /v1/models lists is all there is to learn.
             client.get("/v1/models").filter(LlamaServerClient.Answer::ok)

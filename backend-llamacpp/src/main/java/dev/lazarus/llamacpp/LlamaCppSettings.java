@@ -47,7 +47,9 @@ import java.util.Set;
  *                          all four for llama-server (embeddings and rerank answer only when it was started with
  *                          {@code --embeddings}/{@code --reranking}), embeddings for other servers
  * @param protocols         how each {@link ChatProtocol} is served ({@code messages}, {@code responses}: {@code native},
- *                          {@code translate} (the default) or {@code off})
+ *                          {@code translate} (the default), {@code off}, or {@code auto}: translated until a probe
+ *                          finds the server's own endpoint)
+ * @param probedProtocols   the protocols set to {@code auto} ({@link ProtocolProbe})
  */
 public record LlamaCppSettings(
         String kind,
@@ -66,7 +68,8 @@ public record LlamaCppSettings(
         String modelIdentity,
         Supervision supervision,
         Set<JsonEndpoint> jsonEndpoints,
-        Map<ChatProtocol, ProtocolMode> protocols) {
+        Map<ChatProtocol, ProtocolMode> protocols,
+        Set<ChatProtocol> probedProtocols) {
 
     /** The kind of any OpenAI-compatible server that is not llama-server. */
     public static final String OPENAI = "openai";
@@ -116,7 +119,8 @@ public record LlamaCppSettings(
                 openAi ? ModelIdentity.NONE : config.string("model-identity", ModelIdentity.AUTO).strip(),
                 supervision,
                 jsonEndpoints(config, openAi),
-                protocols(config));
+                protocols(config),
+                probed(config));
     }
 
     /** Whether this is a llama-server, with its own endpoints ({@code /props}, {@code /slots}). */
@@ -173,14 +177,29 @@ public record LlamaCppSettings(
         for (ChatProtocol protocol : ChatProtocol.values()) {
             String key = protocol.name().toLowerCase(Locale.ROOT);
             String value = config.string(key, "translate").strip();
+            if (value.equalsIgnoreCase("auto")) {
+                modes.put(protocol, ProtocolMode.TRANSLATE); // until the probe finds the server's own endpoint
+                continue;
+            }
             try {
                 modes.put(protocol, ProtocolMode.valueOf(value.toUpperCase(Locale.ROOT)));
             } catch (IllegalArgumentException e) {
                 throw new BackendConfigException(config.id(), key, "setting '" + key
-                        + "' takes native, translate or off, got '" + value + "'");
+                        + "' takes native, translate, off or auto, got '" + value + "'");
             }
         }
         return modes;
+    }
+
+    /** The protocols whose setting is {@code auto}. */
+    private static Set<ChatProtocol> probed(BackendConfig config) {
+        Set<ChatProtocol> probed = EnumSet.noneOf(ChatProtocol.class);
+        for (ChatProtocol protocol : ChatProtocol.values()) {
+            if (config.string(protocol.name().toLowerCase(Locale.ROOT), "translate").strip().equalsIgnoreCase("auto")) {
+                probed.add(protocol);
+            }
+        }
+        return probed;
     }
 
     private static Supervision supervision(BackendConfig config) {

@@ -48,8 +48,14 @@ class LlamaCppSettingsTest {
         assertThatThrownBy(() -> LlamaCppSettings.from(config(Map.of("url", "http://127.0.0.1:8081",
                 "messages", "sometimes"))))
                 .isInstanceOf(BackendConfigException.class)
-                .hasMessageContaining("'messages'").hasMessageContaining("native, translate or off")
+                .hasMessageContaining("'messages'").hasMessageContaining("native, translate, off or auto")
                 .hasMessageContaining("'sometimes'");
+        LlamaCppSettings probed = LlamaCppSettings.from(config(Map.of("url", "http://127.0.0.1:8081",
+                "messages", "auto")));
+        assertThat(probed.protocols()).as("translated until probed").containsEntry(ChatProtocol.MESSAGES,
+                ProtocolMode.TRANSLATE);
+        assertThat(probed.probedProtocols()).containsExactly(ChatProtocol.MESSAGES);
+        assertThat(plain.probedProtocols()).isEmpty();
     }
 
     @Test

@@ -464,6 +464,28 @@ public final class LlamaServerClient implements AutoCloseable {
                 .onErrorMap(errors::fromThrowable);
     }
 
+    /**
+     * POSTs {@code body} within the health timeout for its status: whether the server serves {@code path} at all.
+     * HTTP errors are answers, transport failures are errors.
+     */
+    public Mono<Answer> probe(String path, Object body) {
+        return Mono.defer(() -> {
+                    byte[] payload = json.writeValueAsBytes(body);
+                    return freshProbes.post()
+                            .uri(address.path(path))
+                            .send((req, out) -> {
+                                req.header(HttpHeaderNames.CONTENT_TYPE, HttpHeaderValues.APPLICATION_JSON)
+                                        .header(HttpHeaderNames.CONTENT_LENGTH, Integer.toString(payload.length));
+                                return out.sendByteArray(Mono.just(payload));
+                            })
+                            .responseSingle((res, content) -> content.asString(StandardCharsets.UTF_8).defaultIfEmpty("")
+                                    .map(text -> new Answer(res.status().code(), text)));
+                })
+                .timeout(settings.healthTimeout(), Mono.error(() -> BackendException.timeout(
+                        settings.serverName() + " did not answer POST " + path + " within " + settings.healthTimeout())))
+                .onErrorMap(errors::fromThrowable);
+    }
+
     /** GETs a small answer within the health timeout; HTTP errors are answers, transport failures are errors. */
     public Mono<Answer> get(String path) {
         return Mono.defer(() -> {

@@ -19,7 +19,7 @@ import tools.jackson.databind.json.JsonMapper;
 
 /** The HTTP layer's collaborators, built from the typed configuration. */
 @Configuration(proxyBeanMethods = false)
-@EnableConfigurationProperties(ConnectionProperties.class)
+@EnableConfigurationProperties({ConnectionProperties.class, KeyLimitsProperties.class})
 class ApiConfiguration {
 
     @Bean
@@ -78,7 +78,7 @@ class ApiConfiguration {
     }
 
     @Bean
-    ApiKeyFilter apiKeyFilter(LazarusProperties properties) {
-        return new ApiKeyFilter(properties.security().apiKeys());
+    ApiKeyFilter apiKeyFilter(LazarusProperties properties, KeyLimitsProperties keyLimits) {
+        return new ApiKeyFilter(properties.security().apiKeys(), new KeyLimits(keyLimits));
     }
 }

@@ -14,7 +14,8 @@ import reactor.core.publisher.Mono;
 /**
  * Requires {@code Authorization: Bearer <key>} (or the key in {@code x-api-key}, as Anthropic's clients send it) on
  * {@code /v1/**} and every other client endpoint ({@link #guardedPaths}) when keys are configured; other paths
- * (actuator health, metrics) stay open. How paths and keys are compared: {@link BearerTokens}.
+ * (actuator health, metrics) stay open. How paths and keys are compared: {@link BearerTokens}. A request with an
+ * accepted key goes on within that key's limits ({@link KeyLimits}).
  */
 public final class ApiKeyFilter implements WebFilter, Ordered {
 
@@ -25,9 +26,15 @@ public final class ApiKeyFilter implements WebFilter, Ordered {
     static final String API_KEY_HEADER = "x-api-key";
 
     private final BearerTokens keys;
+    private final KeyLimits limits;
 
     public ApiKeyFilter(List<String> apiKeys) {
+        this(apiKeys, KeyLimits.NONE);
+    }
+
+    ApiKeyFilter(List<String> apiKeys, KeyLimits limits) {
         this.keys = new BearerTokens(guardedPaths(), apiKeys);
+        this.limits = limits;
     }
 
     /** {@code /v1/**} and the client endpoints outside it ({@code /tokenize}, {@code /rerank}, ...). */
@@ -55,7 +62,7 @@ public final class ApiKeyFilter implements WebFilter, Ordered {
         if (!keys.accepts(presented)) {
             return Mono.error(unauthorized("Incorrect API key provided."));
         }
-        return chain.filter(exchange);
+        return limits.admit(presented, () -> chain.filter(exchange));
     }
 
     @Override

@@ -5,6 +5,7 @@ import io.netty.buffer.Unpooled;
 import io.netty.channel.ChannelDuplexHandler;
 import io.netty.channel.ChannelFutureListener;
 import io.netty.channel.ChannelHandlerContext;
+import io.netty.channel.ChannelOutboundBuffer;
 import io.netty.channel.ChannelInboundHandlerAdapter;
 import io.netty.channel.ChannelPromise;
 import io.netty.channel.WriteBufferWaterMark;
@@ -116,6 +117,19 @@ final class ConnectionGuard {
     private final long shortest;
 
     private static final long NO_DEADLINE = Long.MIN_VALUE;
+
+    /**
+     * Reactor Netty's writer hands the connection at most 128 messages not yet sent, and queues the rest
+     * itself, where the connection's writability does not see them: a stream of small events (a Messages
+     * {@code text_delta} is ~300 bytes) would keep the connection writable under its byte mark while the
+     * writer's queue grew, and the stalled client would never be cut. So the connection also counts as
+     * unwritable while this many messages wait to be sent, until half of them went.
+     */
+    static final int UNSENT_HIGH = 64;
+    private static final int UNSENT_LOW = UNSENT_HIGH / 2;
+    /** The index of the unsent-messages flag among the connection's user-defined writability flags. */
+    private static final int UNSENT_FLAG = 1;
+    private int unsent;
 
     private ConnectionGuard(Settings settings) {
         this.settings = settings;
@@ -321,7 +335,41 @@ final class ConnectionGuard {
                     enter(Phase.IDLE);
                 }
             }
+            // a response's body goes out as ByteBufs (Reactor Netty's writer) or as HttpContents
+            if ((msg instanceof ByteBuf || msg instanceof HttpContent) && !promise.isVoid()) {
+                super.write(ctx, msg, counted(ctx, promise));
+                return;
+            }
             super.write(ctx, msg, promise);
+        }
+
+        /**
+         * A promise for one message, kept among the unsent until it went, then passed on to the writer's own (which
+         * takes no other listener).
+         */
+        private ChannelPromise counted(ChannelHandlerContext ctx, ChannelPromise promise) {
+            if (++unsent == UNSENT_HIGH) {
+                unsentWritability(ctx, false);
+            }
+            ChannelPromise counted = ctx.newPromise();
+            counted.addListener(sent -> {
+                if (--unsent == UNSENT_LOW) {
+                    unsentWritability(ctx, true);
+                }
+                if (sent.isSuccess()) {
+                    promise.trySuccess();
+                } else {
+                    promise.tryFailure(sent.cause());
+                }
+            });
+            return counted;
+        }
+
+        private static void unsentWritability(ChannelHandlerContext ctx, boolean writable) {
+            ChannelOutboundBuffer outbound = ctx.channel().unsafe().outboundBuffer();
+            if (outbound != null) {
+                outbound.setUserDefinedWritability(UNSENT_FLAG, writable);
+            }
         }
     }
 }

@@ -20,6 +20,11 @@ import reactor.netty.Connection;
  * reading let the gateway read megabytes of its upstream into memory. With the gate the upstream is read
  * no faster than the client drains: what a stalled stream holds is its write buffer and one element.
  * The connection's guard ({@link ConnectionGuard}) reports when it becomes writable again.
+ *
+ * <p>The next element is asked for only on the connection's event loop, once the one before was written
+ * there: asked from another thread (a source that emits on another loop, as a translated stream
+ * subscribed off the loop does), the writability seen would not yet count the write the writer had only
+ * queued, and the source could be read ahead of a stalled client without bound.
  */
 final class WriteGate<T> extends FluxOperator<T, T> {
 
@@ -66,6 +71,8 @@ final class WriteGate<T> extends FluxOperator<T, T> {
         private volatile boolean asked;
         private volatile boolean done;
         private final Runnable onWritable = this::drain;
+        /** Run on the loop behind the write of the element that came: the next may be asked for. */
+        private final Runnable written = this::written;
 
         Gate(CoreSubscriber<? super T> actual, Channel channel) {
             this.actual = actual;
@@ -88,7 +95,6 @@ final class WriteGate<T> extends FluxOperator<T, T> {
 
         @Override
         public void onNext(T value) {
-            asked = false;
             if (demand != Long.MAX_VALUE) {
                 DEMAND.decrementAndGet(this);
             }
@@ -96,10 +102,15 @@ final class WriteGate<T> extends FluxOperator<T, T> {
             // Behind the write it handed on: off the connection's event loop the writer queues it there, and
             // only once written does the connection's writability count it.
             if (channel.eventLoop().inEventLoop()) {
-                drain();
+                written();
             } else {
-                channel.eventLoop().execute(onWritable);
+                channel.eventLoop().execute(written);
             }
+        }
+
+        private void written() {
+            asked = false;
+            drain();
         }
 
         @Override

@@ -61,7 +61,8 @@ public class GatewayConfiguration {
                                 .toList(),
                         model.ownedBy(),
                         model.overallTimeout() != null ? model.overallTimeout() : properties.routing().overallTimeout(),
-                        model.midStream()))
+                        model.midStream(),
+                        model.defaultMaxTokens()))
                 .toList();
         return new RouteTable(routes);
     }

@@ -65,13 +65,17 @@ public record LazarusProperties(
      * @param midStream       what a client gets when its stream's backend fails after the first
      *                        token: {@code resume} on the next backend or an {@code error} event;
      *                        overrides {@code lazarus.resilience.mid-stream}
+     * @param defaultMaxTokens the {@code max_tokens} a chat request (or a Responses request translated onto chat) gets
+     *                         when it sets no limit of its own; unset: none (the backend's own, often "until the
+     *                         context is full")
      */
     public record Model(
             @NotBlank String name,
             @NotEmpty List<@NotBlank String> backends,
             @DefaultValue("lazarus") String ownedBy,
             Duration overallTimeout,
-            MidStreamMode midStream) {}
+            MidStreamMode midStream,
+            @Min(1) Integer defaultMaxTokens) {}
 
     /**
      * @param apiKeys accepted bearer tokens for {@code /v1/**} and the client endpoints outside it ({@code /tokenize},

@@ -179,21 +179,34 @@ public interface ChunkInspector<T> {
         }
     }
 
-    /** A natively served stream's events (Messages, Responses), read for the output and usage the router's reader found. */
-    PassedOn<ProtocolPiece.Events> PROTOCOL_EVENTS = new PassedOn<>() {
+    /**
+     * A natively served stream's events (Messages, Responses), read for the output and usage the router's reader
+     * found; their text is kept for a resume, which goes on as chat (never editing these).
+     */
+    PassedOn<ProtocolPiece> PROTOCOL_EVENTS = new PassedOn<>() {
         @Override
-        public boolean generated(ProtocolPiece.Events piece) {
-            return piece.generated() > 0;
+        public String text(ProtocolPiece piece) {
+            return piece instanceof ProtocolPiece.Events events ? events.text() : null;
         }
 
         @Override
-        public int tokens(ProtocolPiece.Events piece) {
-            return piece.generated();
+        public boolean structuredOutput(ProtocolPiece piece) {
+            return piece instanceof ProtocolPiece.Events events && events.structured();
         }
 
         @Override
-        public Usage usage(ProtocolPiece.Events piece) {
-            return piece.usage();
+        public boolean generated(ProtocolPiece piece) {
+            return tokens(piece) > 0;
+        }
+
+        @Override
+        public int tokens(ProtocolPiece piece) {
+            return piece instanceof ProtocolPiece.Events events ? events.generated() : 0;
+        }
+
+        @Override
+        public Usage usage(ProtocolPiece piece) {
+            return piece instanceof ProtocolPiece.Events events ? events.usage() : null;
         }
     };
 

@@ -45,7 +45,7 @@ interface Continuation<R, T> {
             case COMPLETION -> COMPLETION;
             // Nothing of a whole answer reaches the client before its end: a failed call is made again elsewhere.
             case WHOLE, JSON -> throw new IllegalArgumentException("a whole answer is never continued");
-            case PROTOCOL_EVENTS -> throw new IllegalArgumentException("a native stream is never continued");
+            case PROTOCOL_EVENTS -> throw new IllegalArgumentException("a native stream goes on as chat (ProtocolContinuation)");
         };
         return c;
     }

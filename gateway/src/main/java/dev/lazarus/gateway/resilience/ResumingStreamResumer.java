@@ -8,6 +8,8 @@ import dev.lazarus.gateway.routing.CallKind;
 import dev.lazarus.gateway.routing.Endpoint;
 import dev.lazarus.gateway.routing.MidStreamFailure;
 import dev.lazarus.gateway.routing.MidStreamMode;
+import dev.lazarus.gateway.routing.ProtocolContinuation;
+import dev.lazarus.gateway.routing.ProtocolPiece;
 import dev.lazarus.gateway.routing.RouteTarget;
 import dev.lazarus.gateway.routing.RoutingListener;
 import dev.lazarus.gateway.routing.StreamResumer;
@@ -15,6 +17,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.function.BiFunction;
 import java.util.function.Function;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -30,11 +33,12 @@ import reactor.core.publisher.SynchronousSink;
  * into the client's stream: no second role announcement, usage of the whole answer (the original
  * prompt and every completion token). The response's id, creation time and model are the gateway's
  * own, set downstream, so the client sees one answer. A further failure of the continuation is
- * resumed the same way. A remaining backend that fails before its first chunk, or refuses the prefix
+ * resumed the same way. A natively served Messages or Responses stream goes on as its request translated onto
+ * chat completions ({@link ProtocolContinuation}), on the backends after the one that failed. A remaining backend that fails before its first chunk, or refuses the prefix
  * with a 400 (a chat template without prefill), hands on to the next. When the client has received
  * no text yet, the request goes on unchanged: the answer starts again on the next backend. Not
  * resumed (an error event naming the original failure ends the stream instead): models in
- * {@code error} mode, answers that were streaming tool calls or reasoning, requests that cannot take
+ * {@code error} mode, answers that were streaming tool calls or reasoning (natively or not), requests that cannot take
  * a text prefix, and when no remaining backend can continue.
  */
 public final class ResumingStreamResumer implements StreamResumer {
@@ -51,12 +55,8 @@ public final class ResumingStreamResumer implements StreamResumer {
 
     @Override
     public <R, T> Flux<T> resume(MidStreamFailure<R, T> failure) {
-        String from = failure.failed().backendId();
         if (modes.apply(failure.model()) != MidStreamMode.RESUME) {
             return refuse(failure, "the model's mid-stream mode is error");
-        }
-        if (failure.endpoint().kind() == CallKind.PROTOCOL_EVENTS) {
-            return refuse(failure, "the answer was passed through natively");
         }
         if (!(failure.cause() instanceof InterruptedStreamException interrupted)) {
             return refuse(failure, "nothing recorded of the interrupted answer");
@@ -65,22 +65,42 @@ public final class ResumingStreamResumer implements StreamResumer {
         if (transcript.structured()) {
             return refuse(failure, "the answer was streaming tool calls or reasoning");
         }
-        Endpoint<R, T> endpoint = failure.endpoint();
+        if (failure.endpoint().kind() == CallKind.PROTOCOL_EVENTS) {
+            // A protocol server cannot be told to go on from text; the same request translated onto chat can.
+            return Flux.deferContextual(context -> {
+                ProtocolContinuation cut = ProtocolContinuation.in(context);
+                if (cut == null) {
+                    return refuse(failure, "the answer was passed through natively");
+                }
+                @SuppressWarnings("unchecked") // the protocol's pieces: the native events, then these chunks
+                Flux<T> pieces = (Flux<T>) continueAfter(failure, transcript, Endpoint.CHAT, cut.chat(),
+                        cut.after(failure.failed()), cut.run()).map(ProtocolPiece.Chunk::new);
+                return pieces;
+            });
+        }
+        return continueAfter(failure, transcript, failure.endpoint(), failure.request(), failure.remaining(),
+                failure::continueOn);
+    }
+
+    /** The answer of {@code request} continued after {@code transcript} on the first of {@code remaining} that can. */
+    private <R, T> Flux<T> continueAfter(MidStreamFailure<?, ?> failure, Transcript transcript, Endpoint<R, T> endpoint,
+            R request, List<RouteTarget> remaining, BiFunction<List<RouteTarget>, R, Flux<T>> run) {
+        String from = failure.failed().backendId();
         Continuation<R, T> continuation = Continuation.of(endpoint);
         ChunkInspector<T> inspector = ChunkInspector.of(endpoint);
-        Integer limit = continuation.maxTokens(failure.request());
+        Integer limit = continuation.maxTokens(request);
         if (limit != null && limit - transcript.tokens() <= 0) {
             // It failed between its last allowed token and its finish: only the end is missing.
             return Flux.fromIterable(continuation.endAtLimit(transcript.promptTokens(), transcript.tokens()));
         }
         // With no text relayed yet (a role announcement at most) the request goes on as it is: the
         // answer starts again, and needs no prefill unless the request itself ends in one.
-        R next = transcript.text().isEmpty() ? failure.request() : continuation.after(failure.request(), transcript);
+        R next = transcript.text().isEmpty() ? request : continuation.after(request, transcript);
         if (next == null) {
             return refuse(failure, "the request cannot be continued from text");
         }
         boolean prefix = continuation.endsWithPrefix(next);
-        List<RouteTarget> plan = failure.remaining().stream()
+        List<RouteTarget> plan = remaining.stream()
                 .filter(target -> canContinue(endpoint, prefix, target.backend().describe().capabilities()))
                 .toList();
         if (plan.isEmpty()) {
@@ -94,8 +114,8 @@ public final class ResumingStreamResumer implements StreamResumer {
         boolean[] relayed = {false};
         // Where the interrupted backend told the answer's token ids, a backend of the same model may go on
         // from them exactly; a continuation of a continuation never sees an older, shorter prefix.
-        Optional<TokenPrefix> tokens = next == failure.request() ? Optional.empty() : transcript.tokenPrefix();
-        return failure.continueOn(plan, next)
+        Optional<TokenPrefix> tokens = next == request ? Optional.empty() : transcript.tokenPrefix();
+        return run.apply(plan, next)
                 .contextWrite(context -> CallContext.withTokenPrefix(context, tokens))
                 .handle((T chunk, SynchronousSink<T> sink) -> {
                     relayed[0] = true;
@@ -137,7 +157,7 @@ public final class ResumingStreamResumer implements StreamResumer {
         return new Usage(prompt, completion, prompt + completion, promptDetails, continuation.completionTokensDetails());
     }
 
-    private <R, T> Flux<T> refuse(MidStreamFailure<R, T> failure, String why) {
+    private <T> Flux<T> refuse(MidStreamFailure<?, ?> failure, String why) {
         log.warn("model '{}': backend '{}' failed mid-stream ({}: {}); not resumed: {}", failure.model(),
                 failure.failed().backendId(), failure.cause().kind(), failure.cause().getMessage(), why);
         listener.notResumed(failure.model(), failure.failed().backendId(), failure.cause(), why);

@@ -6,7 +6,6 @@ import dev.lazarus.backend.api.CallContext;
 import dev.lazarus.backend.api.GeneratedTokens;
 import dev.lazarus.gateway.routing.Attempt;
 import dev.lazarus.gateway.routing.BackendCallDecorator;
-import dev.lazarus.gateway.routing.CallKind;
 import dev.lazarus.gateway.routing.CallLayer;
 import dev.lazarus.gateway.routing.MidStreamMode;
 import java.util.Optional;
@@ -37,9 +36,7 @@ public final class TranscriptDecorator implements BackendCallDecorator {
     @Override
     public <T> Flux<T> decorate(Attempt<T> attempt, Flux<T> call) {
         // A whole answer is never resumed: a failed call is made again on the next backend.
-        // Nor is a natively served protocol stream: nothing of it is recorded.
-        if (modes.apply(attempt.model()) != MidStreamMode.RESUME || attempt.endpoint().whole()
-                || attempt.endpoint().kind() == CallKind.PROTOCOL_EVENTS) {
+        if (modes.apply(attempt.model()) != MidStreamMode.RESUME || attempt.endpoint().whole()) {
             return call;
         }
         ChunkInspector<T> inspector = ChunkInspector.of(attempt.endpoint());

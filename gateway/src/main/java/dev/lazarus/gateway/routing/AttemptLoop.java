@@ -52,7 +52,7 @@ public final class AttemptLoop {
     }
 
     /** A continuation after a mid-stream failure: same loop, but its first chunk is not the request's. */
-    private <R, T> Flux<T> resumeRun(String model, List<RouteTarget> plan, Endpoint<R, T> endpoint, R request) {
+    <R, T> Flux<T> resumeRun(String model, List<RouteTarget> plan, Endpoint<R, T> endpoint, R request) {
         return Flux.defer(() -> attempt(model, plan, 0, endpoint, request, List.of(), null));
     }
 

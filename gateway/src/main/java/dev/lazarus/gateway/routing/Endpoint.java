@@ -106,17 +106,18 @@ public record Endpoint<R, T>(
      * client's request, its {@code model} the backend's own; the server's events read for usage and their end
      * ({@link ProtocolStreamReader}).
      */
-    public static Endpoint<Map<String, Object>, ProtocolPiece.Events> protocolEvents(ApiEndpoint api) {
+    public static Endpoint<Map<String, Object>, ProtocolPiece> protocolEvents(ApiEndpoint api) {
         ChatProtocol protocol = Objects.requireNonNull(api.protocol(), () -> api + " is no protocol endpoint");
         return new Endpoint<>(api, CallKind.PROTOCOL_EVENTS,
                 (backend, request) -> Flux.defer(() -> {
                     ProtocolStreamReader reader = new ProtocolStreamReader(protocol);
                     return ((NativeProtocols) backend).protocolEvents(protocol, request)
-                            .map(reader::read)
+                            .<ProtocolPiece>map(reader::read)
                             .concatWith(Flux.defer(reader::end));
                 }),
                 Endpoint::withModel,
-                ProtocolPiece.Events::usage);
+                // a resumed stream's chat chunks come after the attempt's decorators, which see events only
+                piece -> piece instanceof ProtocolPiece.Events events ? events.usage() : null);
     }
 
     /** A non-streamed request of {@code api}'s protocol to a backend that serves it natively: one JSON answer. */

@@ -13,12 +13,18 @@ import java.util.Objects;
  * @param overallTimeout the longest one request for this model may take
  * @param midStream      what a client gets when its stream's backend fails after the first token;
  *                       null: the gateway's default
+ * @param defaultMaxTokens the output limit of a chat request that sets none; null: none
  */
 public record ModelRoute(String name, List<RouteTarget> targets, String ownedBy, Duration overallTimeout,
-        MidStreamMode midStream) {
+        MidStreamMode midStream, Integer defaultMaxTokens) {
 
     public ModelRoute(String name, List<RouteTarget> targets, String ownedBy, Duration overallTimeout) {
         this(name, targets, ownedBy, overallTimeout, null);
+    }
+
+    public ModelRoute(String name, List<RouteTarget> targets, String ownedBy, Duration overallTimeout,
+            MidStreamMode midStream) {
+        this(name, targets, ownedBy, overallTimeout, midStream, null);
     }
 
     public ModelRoute {

@@ -12,9 +12,10 @@ import tools.jackson.core.type.TypeReference;
 import tools.jackson.databind.json.JsonMapper;
 
 /**
- * Reads a natively served stream's events for what the gateway meters and judges, by their names: the deltas
- * (generated output), the few events that carry usage (parsed; the rest pass unread), and the protocol's last event,
- * without which the stream was cut. One per call.
+ * Reads a natively served stream's events for what the gateway meters, judges and would resume from, by their
+ * names: the deltas (generated output; a text delta's text, kept for a resume), the few events that carry usage or
+ * open a block or item (parsed; the rest pass unread), and the protocol's last event, without which the stream was
+ * cut. One per call.
  */
 final class ProtocolStreamReader {
 
@@ -33,12 +34,25 @@ final class ProtocolStreamReader {
     ProtocolPiece.Events read(List<ProtocolEvent> events) {
         Usage usage = null;
         int generated = 0;
+        StringBuilder text = new StringBuilder();
+        boolean structured = false;
         for (ProtocolEvent event : events) {
             String name = event.name();
             switch (protocol) {
                 case MESSAGES -> {
                     switch (name) {
-                        case "content_block_delta" -> generated++;
+                        case "content_block_delta" -> {
+                            generated++;
+                            if (data(event).get("delta") instanceof Map<?, ?> delta) {
+                                if ("text_delta".equals(delta.get("type")) && delta.get("text") instanceof String t) {
+                                    text.append(t);
+                                } else {
+                                    structured = true;
+                                }
+                            }
+                        }
+                        case "content_block_start" -> structured |= data(event).get("content_block") instanceof Map<?, ?> b
+                                && !"text".equals(b.get("type"));
                         case "message_start" -> usage = messageUsage(event, "message");
                         case "message_delta" -> usage = messageUsage(event, null);
                         case "message_stop" -> ended = true;
@@ -46,8 +60,17 @@ final class ProtocolStreamReader {
                     }
                 }
                 case RESPONSES -> {
-                    if (name.startsWith("response.") && name.endsWith(".delta")) {
+                    if (name.equals("response.output_text.delta")) {
                         generated++;
+                        if (data(event).get("delta") instanceof String t) {
+                            text.append(t);
+                        }
+                    } else if (name.startsWith("response.") && name.endsWith(".delta")) {
+                        generated++;
+                        structured = true; // reasoning, function call arguments
+                    } else if (name.equals("response.output_item.added")) {
+                        structured |= data(event).get("item") instanceof Map<?, ?> item
+                                && !"message".equals(item.get("type"));
                     } else if (name.equals("response.completed") || name.equals("response.incomplete")
                             || name.equals("response.failed")) {
                         ended = true;
@@ -59,7 +82,7 @@ final class ProtocolStreamReader {
                 }
             }
         }
-        return new ProtocolPiece.Events(events, usage, generated);
+        return new ProtocolPiece.Events(events, usage, generated, text.toString(), structured);
     }
 
     /** Nothing more, or the error of a stream that ended before its protocol's last event. */

@@ -72,6 +72,7 @@ public final class Router {
      * {@link #chatEvents events}; any other is streamed upstream and put together by the caller.
      */
     public Answer<ChatEvents, ChatCompletionChunk> chatAnswer(ChatCompletionRequest request) {
+        request = withDefaultLimit(request);
         if (request.isStream()) {
             return new Answer.Streamed<>(chatEvents(request));
         }
@@ -105,12 +106,14 @@ public final class Router {
      * streamed or not as it asks), their answer passed through; when every one of them failed before answering, the
      * rest of the plan serves {@code chat}, the request translated onto chat completions, as {@link #chat} does (a
      * native backend among them is translated for too, so that a stream cut there resumes on any of them). A
-     * native stream cut mid-answer is not resumed. A null {@code body} (a request no server but the gateway can
+     * native stream cut mid-answer is resumed as a translated one, on the backends after it ({@link ProtocolContinuation}).
+     * A null {@code body} (a request no server but the gateway can
      * serve as it is) is served translated throughout.
      */
     public Flux<ProtocolPiece> protocol(ApiEndpoint endpoint, Map<String, Object> body, ChatCompletionRequest chat,
             boolean stream) {
         String model = chat.model();
+        ChatCompletionRequest limited = withDefaultLimit(chat);
         return Flux.defer(() -> {
             ModelRoute route = routes.find(model).orElseThrow(() -> modelNotFound(model));
             Endpoint<ChatCompletionRequest, ChatCompletionChunk> chunks = Endpoint.CHAT.serving(endpoint);
@@ -121,11 +124,13 @@ public final class Router {
                 natives++;
             }
             List<RouteTarget> translated = plan.subList(natives, plan.size());
-            Flux<ProtocolPiece> answer = loop.run(route.name(), translated, chunks, chat).map(ProtocolPiece.Chunk::new);
+            Flux<ProtocolPiece> answer = loop.run(route.name(), translated, chunks, limited).map(ProtocolPiece.Chunk::new);
             if (natives > 0) {
                 List<RouteTarget> head = plan.subList(0, natives);
+                ProtocolContinuation cut = new ProtocolContinuation(chat, plan,
+                        (next, continuation) -> loop.resumeRun(route.name(), next, chunks, continuation));
                 Flux<ProtocolPiece> passed = stream
-                        ? loop.run(route.name(), head, Endpoint.protocolEvents(endpoint), body).cast(ProtocolPiece.class)
+                        ? loop.run(route.name(), head, Endpoint.protocolEvents(endpoint), body).contextWrite(cut::into)
                         : loop.run(route.name(), head, Endpoint.protocolAnswer(endpoint), body).map(ProtocolPiece.Whole::new);
                 Flux<ProtocolPiece> rest = answer;
                 answer = translated.isEmpty() ? passed : passed.onErrorResume(AllBackendsFailedException.class,
@@ -134,6 +139,15 @@ public final class Router {
             }
             return bounded(route, answer, model);
         });
+    }
+
+    /** {@code request} with its model's {@link ModelRoute#defaultMaxTokens} where it sets no output limit itself. */
+    private ChatCompletionRequest withDefaultLimit(ChatCompletionRequest request) {
+        if (request.maxTokens() != null || request.maxCompletionTokens() != null) {
+            return request;
+        }
+        Integer limit = routes.find(request.model()).map(ModelRoute::defaultMaxTokens).orElse(null);
+        return limit == null ? request : request.toBuilder().maxTokens(limit).build();
     }
 
     private static <E> List<E> concat(List<E> first, List<E> then) {

@@ -155,27 +155,7 @@ class AnthropicClientsRealServerTest {
     /** Claude Code as users run it, pointed at the gateway, without network: one turn, answered. */
     @Test
     void claudeCodeCompletesATurn() throws IOException {
-        Path home = Files.createTempDirectory("claude-home");
-        RealClients.Run run = RealClients.run(List.of(RealClients.bin("claude").toString(), "-p",
-                        "Say hello.", "--output-format", "json"),
-                Map.ofEntries(Map.entry("HOME", home.toString()),
-                        Map.entry("ANTHROPIC_BASE_URL", gateway()),
-                        Map.entry("ANTHROPIC_API_KEY", KEY),
-                        Map.entry("ANTHROPIC_MODEL", "tiny"),
-                        Map.entry("ANTHROPIC_SMALL_FAST_MODEL", "tiny"),
-                        Map.entry("ANTHROPIC_DEFAULT_HAIKU_MODEL", "tiny"),
-                        Map.entry("DISABLE_TELEMETRY", "1"),
-                        Map.entry("DISABLE_ERROR_REPORTING", "1"),
-                        Map.entry("DISABLE_AUTOUPDATER", "1"),
-                        Map.entry("CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC", "1")),
-                home, Duration.ofMinutes(8));
-        JsonNode result = JSON.readTree(run.stdout());
-        assertThat(result.get("type").asString()).as(run.stdout() + run.stderr()).isEqualTo("result");
-        assertThat(result.get("is_error").asBoolean()).as(run.stdout()).isFalse();
-        assertThat(result.get("subtype").asString()).isEqualTo("success");
-        assertThat(result.at("/usage/input_tokens").asInt() + result.at("/usage/cache_read_input_tokens").asInt())
-                .as("Claude Code's whole prompt reached the model").isGreaterThan(10_000);
-        assertThat(run.exitCode()).isZero();
+        RealClients.claudeTurn(gateway(), "tiny", KEY, Duration.ofMinutes(8));
     }
 
     private static void assertMessage(JsonNode message) {

@@ -73,7 +73,7 @@ class MessagesSigkillResumeRealServerTest {
 
     @Test
     void everyMessagesStreamCompletesAsOneWhenTheServingLlamaServerIsKilled() throws Exception {
-        String expected = uninterrupted();
+        String expected = continuesAsGreedy() ? uninterrupted() : null;
         CountDownLatch firstTokens = new CountDownLatch(STREAMS);
         AtomicBoolean killed = new AtomicBoolean();
         List<Future<Stream>> futures = new ArrayList<>();
@@ -152,9 +152,18 @@ class MessagesSigkillResumeRealServerTest {
         StringBuilder text = new StringBuilder();
         events.stream().filter(e -> e.at("/delta/type").asString("").equals("text_delta"))
                 .forEach(e -> text.append(e.at("/delta/text").asString()));
+        if (expected == null) {
+            assertThat(text.length()).as("the answer went on after the kill").isGreaterThan(24);
+            return;
+        }
         assertThat(text.length()).as("as long as an answer").isGreaterThan(expected.length() / 4);
         assertThat(expected).as("the answer's start as an uninterrupted greedy run gives it")
                 .startsWith(text.substring(0, Math.min(text.length(), 24)));
+    }
+
+    /** Whether a resumed answer goes on as an uninterrupted greedy run of the chat endpoint gives it. */
+    boolean continuesAsGreedy() {
+        return true;
     }
 
     /** The answer the survivor gives the same request, start to finish. */

@@ -26,8 +26,8 @@ import tools.jackson.databind.node.ObjectNode;
  * answer, streamed or not, is llama-server's own but for the gateway's {@code id} (and the usage's split between
  * cached and new prompt tokens, which depends on the server's cache); a native backend that dies before answering
  * hands the request to a translating one; {@code messages: off} leaves a backend out of the route, and a model with
- * no backend left answers 400 naming the model and the path; a native stream cut mid-answer ends with an
- * {@code error} event.
+ * no backend left answers 400 naming the model and the path; a native stream cut mid-answer goes on, translated,
+ * on the next backend as one message.
  */
 @Tag("llama-server")
 @SpringBootTest(webEnvironment = SpringBootTest.WebEnvironment.RANDOM_PORT)
@@ -146,17 +146,39 @@ class NativeMessagesRealServerTest {
         }
     }
 
+    /**
+     * Cut after its second text delta, the native stream goes on as chat on the next backend (the same server,
+     * translated): the client sees one message, the cut one's blocks extended, and the text greedy decoding gives.
+     */
     @Test
-    void aNativeStreamCutMidAnswerEndsWithAnErrorEvent() throws Exception {
+    void aNativeStreamCutMidAnswerGoesOnAsOneMessage() throws Exception {
+        int cutsBefore = cutter.cuts.get();
         HttpResponse<String> through = post(port(), "tiny-cut", true);
         assertThat(through.headers().firstValue("X-Lazarus-Backend")).contains("cut");
         List<JsonNode> events = events(through.body());
-        assertThat(events.stream().map(e -> e.get("event").asString()).toList())
-                .startsWith("message_start", "content_block_start", "content_block_delta")
-                .doesNotContain("message_stop");
-        assertThat(events.getLast().get("event").asString()).isEqualTo("error");
-        assertThat(events.getLast().at("/data/type").asString()).isEqualTo("error");
-        assertThat(cutter.cuts.get()).isPositive();
+        List<String> names = events.stream().map(e -> e.get("event").asString()).toList();
+        assertThat(cutter.cuts.get()).isGreaterThan(cutsBefore);
+        assertThat(names).as(through.body()).doesNotContain("error")
+                .startsWith("message_start", "content_block_start", "content_block_delta", "content_block_delta")
+                .endsWith("content_block_stop", "message_delta", "message_stop");
+        assertThat(names.stream().filter("message_start"::equals)).hasSize(1);
+        assertThat(names.stream().filter("content_block_start"::equals)).as("one text block").hasSize(1);
+        assertThat(events.stream().filter(e -> e.get("event").asString().startsWith("content_block_"))
+                .map(e -> e.at("/data/index").asInt()).distinct()).containsExactly(0);
+        JsonNode delta = events.get(names.size() - 2);
+        assertThat(delta.at("/data/delta/stop_reason").asString()).isIn("end_turn", "max_tokens");
+        assertThat(delta.at("/data/usage/output_tokens").asInt()).as("the whole answer's").isBetween(3, 8);
+
+        StringBuilder text = new StringBuilder();
+        events.stream().filter(e -> e.at("/data/delta/type").asString("").equals("text_delta"))
+                .forEach(e -> text.append(e.at("/data/delta/text").asString()));
+        StringBuilder whole = new StringBuilder();
+        events(post(port(), "tiny-native", true).body()).stream()
+                .filter(e -> e.at("/data/delta/type").asString("").equals("text_delta"))
+                .forEach(e -> whole.append(e.at("/data/delta/text").asString()));
+        String cutPart = events.get(2).at("/data/delta/text").asString() + events.get(3).at("/data/delta/text").asString();
+        assertThat(text.length()).as("went on after the cut").isGreaterThan(cutPart.length());
+        assertThat(whole.toString()).as("greedy decoding, cut or not").startsWith(cutPart);
     }
 
     private String port() {

@@ -83,7 +83,7 @@ class NativeResponsesRealServerTest {
         JsonNode ours = JSON.readTree(through.body());
         JsonNode theirs = JSON.readTree(post(server.url().toString(), "tiny-native", false).body());
         assertThat(ours.get("id").asString()).startsWith("resp_").isNotEqualTo(theirs.get("id").asString());
-        assertThat(ours.get("model").asString()).isEqualTo("tiny-native");
+        assertThat(ours.get("model").asString()).as("the model that answered").isNotBlank();
         assertThat(comparable(ours)).isEqualTo(comparable(theirs));
         assertThat(ours.at("/usage/input_tokens")).isEqualTo(theirs.at("/usage/input_tokens"));
         JsonNode kept = JSON.readTree(http.send(HttpRequest.newBuilder(URI.create(gateway() + "/v1/responses/"

@@ -14,6 +14,8 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Assumptions;
+import tools.jackson.databind.JsonNode;
+import tools.jackson.databind.json.JsonMapper;
 
 /**
  * The real clients the API tests drive, as installed by {@code scripts/node-clients/setup.sh} (the {@code openai},
@@ -81,6 +83,36 @@ final class RealClients {
                 Map.of("CODEX_HOME", home.toString(), "LAZARUS_API_KEY", key), work, timeout);
         assertThat(log).as(log).contains("provider: lazarus").contains("\ncodex\n").doesNotContain("ERROR");
         return log;
+    }
+
+    /**
+     * One {@code claude -p} turn through the gateway at {@code gateway} ({@code ANTHROPIC_BASE_URL}) as users run
+     * it, in a fresh home and without other traffic; fails unless it succeeds. Returns its JSON result.
+     */
+    static JsonNode claudeTurn(String gateway, String model, String key, Duration timeout) throws IOException {
+        Path home = Files.createTempDirectory("lazarus-claude-home");
+        Run run = run(List.of(bin("claude").toString(), "-p", "Say hello.", "--output-format", "json"),
+                Map.ofEntries(Map.entry("HOME", home.toString()),
+                        Map.entry("ANTHROPIC_BASE_URL", gateway),
+                        Map.entry("ANTHROPIC_API_KEY", key),
+                        Map.entry("ANTHROPIC_MODEL", model),
+                        Map.entry("ANTHROPIC_SMALL_FAST_MODEL", model),
+                        Map.entry("ANTHROPIC_DEFAULT_HAIKU_MODEL", model),
+                        // its own 10-minute request timeout, for a long prompt's prefill on a slow machine
+                        Map.entry("API_TIMEOUT_MS", String.valueOf(timeout.toMillis())),
+                        Map.entry("DISABLE_TELEMETRY", "1"),
+                        Map.entry("DISABLE_ERROR_REPORTING", "1"),
+                        Map.entry("DISABLE_AUTOUPDATER", "1"),
+                        Map.entry("CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC", "1")),
+                home, timeout);
+        JsonNode result = JsonMapper.builder().build().readTree(run.stdout());
+        assertThat(result.get("type").asString()).as(run.stdout() + run.stderr()).isEqualTo("result");
+        assertThat(result.get("is_error").asBoolean()).as(run.stdout()).isFalse();
+        assertThat(result.get("subtype").asString()).isEqualTo("success");
+        assertThat(result.at("/usage/input_tokens").asInt() + result.at("/usage/cache_read_input_tokens").asInt())
+                .as("Claude Code's whole prompt reached the model").isGreaterThan(10_000);
+        assertThat(run.exitCode()).isZero();
+        return result;
     }
 
     /** Runs a command to completion (killed at {@code timeout}, which fails the test), its output captured. */

@@ -55,6 +55,11 @@ class ResponsesResumeRealServerTest {
     @LocalServerPort
     int port;
 
+    /** Whether the killed backend passes its server's own Responses stream through. */
+    boolean passedThrough() {
+        return false;
+    }
+
     @Test
     void aKilledBackendsStreamGoesOnAsOneResponse() throws Exception {
         String body = """
@@ -85,7 +90,12 @@ class ResponsesResumeRealServerTest {
                 .doesNotContain("response.failed", "error");
         assertThat(types.getLast()).isIn("response.completed", "response.incomplete");
         for (int i = 0; i < events.size(); i++) {
-            assertThat(events.get(i).get("sequence_number").asInt()).isEqualTo(i);
+            JsonNode number = events.get(i).get("sequence_number");
+            if (number == null && passedThrough()) {
+                continue; // llama-server's own events carry none; the gateway's after the resume go on from their count
+            }
+            assertThat(number).as("event %d", i).isNotNull();
+            assertThat(number.asInt()).isEqualTo(i);
         }
         StringBuilder deltas = new StringBuilder();
         events.stream().filter(e -> e.get("type").asString().equals("response.output_text.delta"))

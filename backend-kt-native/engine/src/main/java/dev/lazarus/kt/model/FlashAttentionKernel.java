@@ -189,14 +189,8 @@ final class FlashAttentionKernel {
             int lo = Math.max(first, ic), hi = Math.min(ic + TILE, positions);
             Arrays.fill(kq, Float.NEGATIVE_INFINITY);
             float tileMax = Float.NEGATIVE_INFINITY;
-            int t = lo;
-            for (; t + CHAINS <= hi; t += CHAINS) {
-                fmaChains(q, qOff, rows.keys(), t * rows.kStride() + rows.kOff(), rows.kStride(), dim, kq, t - ic);
-            }
-            for (; t < hi; t++) {
-                kq[t - ic] = fmaChain(q, qOff, rows.keys(), t * rows.kStride() + rows.kOff(), dim);
-            }
-            for (t = lo; t < hi; t++) {
+            tileScores(q, qOff, dim, rows.keys(), rows.kOff(), rows.kStride(), lo, hi, kq, ic);
+            for (int t = lo; t < hi; t++) {
                 float score = keep != null && !keep[t] ? Float.NEGATIVE_INFINITY : kq[t - ic] * scale;
                 kq[t - ic] = score;
                 tileMax = Math.max(tileMax, score);
@@ -217,7 +211,7 @@ final class FlashAttentionKernel {
                 tileSum += GgmlSums.reduce16(kq, c);
             }
             sum = (float) (sum + tileSum);
-            for (t = lo; t < hi; t++) {
+            for (int t = lo; t < hi; t++) {
                 madF32(acc, rows.values(), t * rows.vStride() + rows.vOff(), vDim, kq[t - ic]);
             }
         }
@@ -233,10 +227,31 @@ final class FlashAttentionKernel {
         return sum;
     }
 
-    /** Keys scored at once by {@link #fmaChains}: independent chains that the CPU overlaps. */
+    /**
+     * simd_gemm's scores of keys [lo, hi) into {@code out[t - at]}: each {@code K_t · q} one fma chain from 0 in
+     * dimension order (FlashAttentionKernelTest states it one key at a time). Eight keys at a time, so that the CPU
+     * overlaps eight independent chains; sixteen keys in the lanes of a gather measured no faster on Zen (the gathers
+     * cost what the scalar chains do).
+     */
+    static void tileScores(float[] q, int qOff, int dim, float[] k, int kOff, int kStride, int lo, int hi,
+                           float[] out, int at) {
+        int t = lo;
+        for (; t + CHAINS <= hi; t += CHAINS) {
+            fmaChains(q, qOff, k, t * kStride + kOff, kStride, dim, out, t - at);
+        }
+        for (; t < hi; t++) {
+            int base = t * kStride + kOff;
+            float acc = 0f;
+            for (int i = 0; i < dim; i++) {
+                acc = Math.fma(q[qOff + i], k[base + i], acc);
+            }
+            out[t - at] = acc;
+        }
+    }
+
     private static final int CHAINS = 8;
 
-    /** {@link #fmaChain} of {@link #CHAINS} consecutive keys (from {@code kOff}, every {@code kStride}) into {@code out[at..]}. */
+    /** Eight consecutive keys' chains (from {@code kOff}, every {@code kStride}) into {@code out[at..]}. */
     private static void fmaChains(float[] q, int qOff, float[] k, int kOff, int kStride, int dim, float[] out, int at) {
         float a0 = 0f, a1 = 0f, a2 = 0f, a3 = 0f, a4 = 0f, a5 = 0f, a6 = 0f, a7 = 0f;
         int k0 = kOff, k1 = k0 + kStride, k2 = k1 + kStride, k3 = k2 + kStride, k4 = k3 + kStride, k5 = k4 + kStride,
@@ -260,15 +275,6 @@ final class FlashAttentionKernel {
         out[at + 5] = a5;
         out[at + 6] = a6;
         out[at + 7] = a7;
-    }
-
-    /** simd_gemm's product of one query row with one key: a single fma chain from 0 in dimension order. */
-    private static float fmaChain(float[] q, int qOff, float[] k, int kOff, int dim) {
-        float acc = 0f;
-        for (int i = 0; i < dim; i++) {
-            acc = Math.fma(q[qOff + i], k[kOff + i], acc);
-        }
-        return acc;
     }
 
     /** The split-KV path: one {@link #rowChunk} per thread's chunk of cells, merged in chunk order; returns the sum. */

@@ -53,6 +53,30 @@ class FlashAttentionKernelTest {
         assertThat(withSink).as("seed=%dL", seed).isLessThan(withoutSink);
     }
 
+    @ParameterizedTest
+    @CsvSource({"64, 64, 0, 64", "128, 200, 3, 60", "80, 150, 17, 33", "8, 40, 0, 15"})
+    void theTiledScoresAreOneFmaChainPerKeyInDimensionOrder(int dim, int stride, int lo, int hi) {
+        long seed = System.nanoTime();
+        Random rnd = new Random(seed);
+        float[] q = gaussians(rnd, dim + 5, 1f);
+        float[] keys = f16s(rnd, hi * stride + 7);
+        float[] scores = new float[FlashAttentionKernel.TILE];
+        FlashAttentionKernel.tileScores(q, 5, dim, keys, 7, stride, lo, hi, scores, 0);
+        for (int t = lo; t < hi; t++) {
+            assertThat(Float.floatToRawIntBits(scores[t])).as("seed=%dL key %d", seed, t)
+                    .isEqualTo(Float.floatToRawIntBits(fmaChain(q, 5, keys, t * stride + 7, dim)));
+        }
+    }
+
+    /** simd_gemm's product of one query row with one key, as ggml runs it: one fma chain from 0 in dimension order. */
+    private static float fmaChain(float[] q, int qOff, float[] k, int kOff, int dim) {
+        float acc = 0f;
+        for (int i = 0; i < dim; i++) {
+            acc = Math.fma(q[qOff + i], k[kOff + i], acc);
+        }
+        return acc;
+    }
+
     @Test
     void aSplitOnOneThreadIsTheRowOrderAndOnTwoItIsAnother() {
         long seed = System.nanoTime();

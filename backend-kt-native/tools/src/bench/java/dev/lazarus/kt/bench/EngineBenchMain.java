@@ -2,6 +2,7 @@ package dev.lazarus.kt.bench;
 
 import dev.lazarus.kt.gguf.GgmlType;
 import dev.lazarus.kt.gguf.GgufFile;
+import dev.lazarus.kt.model.AttentionOrder;
 import dev.lazarus.kt.parallel.Parallel;
 import dev.lazarus.kt.synthetic.SyntheticModels;
 import dev.lazarus.kt.testsupport.LlamaCpp;
@@ -27,6 +28,7 @@ import java.util.function.ToDoubleFunction;
  * scripts/bench-engine.sh [--models q8_0,q4_k_m] [--threads 2] [--rounds 3] [--prompt 512] [--gen 128]
  *                         [--work /tmp/lazarus-bench] [--no-llama] [--experts none,default,mmap,ram,ram-copy (each -java, -native or -auto or not)]
  *                         [--fork] [--warmup-tokens 1024] [--depths 0,8192,32768] [--llama-flags -fa,1]
+ *                         [--attention nonflash,flash]
  * </pre>
  * {@code --depths}: each prefill and decode also at that many positions already in the context (llama-bench's
  * {@code -d}: the context is filled untimed before each test; kt-native computes the prefix once per test and reuses it
@@ -36,6 +38,8 @@ import java.util.function.ToDoubleFunction;
  * Before the measured rounds each engine runs one prefill and {@code --warmup-tokens} decode tokens, not counted:
  * C2 compiles the vector kernels only after ~1000 tokens on 2 cores, and llama-bench warms up before measuring too.
  * {@code --experts} runs one engine per expert tier (see {@link KtEngineBench}), alternated within each round.
+ * {@code --attention} likewise one engine per attention order: {@code nonflash} (llama-server {@code -fa off}, the
+ * default here) or {@code flash} ({@code -fa on} with {@code --threads}, the backend's default).
  * {@code --fork} runs each model and expert mode in a JVM of its own (same JVM options and class path, one after the
  * other), so that no configuration's numbers depend on the JIT profiles another left behind; without it they run in
  * sequence in this JVM, as a gateway serving several models would.
@@ -70,7 +74,14 @@ public final class EngineBenchMain {
         boolean llama = !opt.containsKey("no-llama");
         Path work = Path.of(opt.getOrDefault("work", "/tmp/lazarus-bench"));
         List<String> models = List.of(opt.getOrDefault("models", "q8_0,q4_k_m").split(","));
-        List<String> expertModes = List.of(opt.getOrDefault("experts", "none").split(","));
+        List<String> attentions = List.of(opt.getOrDefault("attention", "nonflash").split(","));
+        // one engine per expert mode and attention order, alternated within each round
+        List<String> expertModes = new ArrayList<>();
+        for (String experts : opt.getOrDefault("experts", "none").split(",")) {
+            for (String attention : attentions) {
+                expertModes.add(attentions.size() > 1 || !attention.equals("nonflash") ? experts + "/" + attention : experts);
+            }
+        }
 
         System.out.println("# kt-native vs llama.cpp");
         System.out.println();
@@ -103,7 +114,9 @@ public final class EngineBenchMain {
             List<KtEngineBench> engines = new ArrayList<>();
             try {
                 for (String mode : expertModes) {
-                    KtEngineBench engine = new KtEngineBench(model, threads, prompt, maxDepth, mode);
+                    String[] variant = mode.split("/");
+                    KtEngineBench engine = new KtEngineBench(model, threads, prompt, maxDepth, variant[0],
+                            attentionOrder(variant.length > 1 ? variant[1] : "nonflash", threads));
                     engines.add(engine);
                     // warm-up, not counted (llama-bench runs one too): a prefill at the measured prompt size (after a short
                     // one the JIT compiled the batched kernels during the first measured round), then decode until C2 has
@@ -162,6 +175,14 @@ public final class EngineBenchMain {
         rows.forEach(System.out::println);
         System.out.println();
         System.out.println("- load after: " + Machine.loadAverage());
+    }
+
+    private static AttentionOrder attentionOrder(String name, int threads) {
+        return switch (name) {
+            case "nonflash" -> AttentionOrder.NON_FLASH;
+            case "flash" -> AttentionOrder.flash(threads);
+            default -> throw new IllegalArgumentException("--attention: flash or nonflash, got '" + name + "'");
+        };
     }
 
     /**

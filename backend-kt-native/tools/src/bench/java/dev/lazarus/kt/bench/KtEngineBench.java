@@ -3,6 +3,7 @@ package dev.lazarus.kt.bench;
 import dev.lazarus.backend.api.BackendConfig;
 import dev.lazarus.kt.tensor.KernelConfig;
 import dev.lazarus.kt.gguf.GgufFile;
+import dev.lazarus.kt.model.AttentionOrder;
 import dev.lazarus.kt.model.Model;
 import dev.lazarus.kt.parallel.Parallel;
 import dev.lazarus.kt.parallel.PhaseProfile;
@@ -50,11 +51,11 @@ final class KtEngineBench implements AutoCloseable {
      * kernels in one invocation, each against llama-bench in its own rounds.
      */
     KtEngineBench(Path model, int threads, int maxPrompt, String experts) {
-        this(model, threads, maxPrompt, 0, experts);
+        this(model, threads, maxPrompt, 0, experts, AttentionOrder.NON_FLASH);
     }
 
-    /** As above, with room for prompts and decodes at up to {@code maxDepth} cached positions. */
-    KtEngineBench(Path model, int threads, int maxPrompt, int maxDepth, String experts) {
+    /** As above, with room for prompts and decodes at up to {@code maxDepth} cached positions, in {@code order}. */
+    KtEngineBench(Path model, int threads, int maxPrompt, int maxDepth, String experts, AttentionOrder order) {
         this.file = GgufFile.open(model);
         this.parallel = Parallel.ofThreads(threads);
         java.util.regex.Matcher kernels = java.util.regex.Pattern.compile("-(java|native|auto)$").matcher(experts);
@@ -62,7 +63,7 @@ final class KtEngineBench implements AutoCloseable {
             System.setProperty(KernelConfig.KERNELS_PROPERTY, kernels.group(1));
             experts = experts.substring(0, kernels.start());
         }
-        Loaded loaded = load(experts);
+        Loaded loaded = load(experts, order);
         this.placement = loaded.placement();
         this.vocab = loaded.model().vocabSize();
         int context = maxDepth + maxPrompt + 1024;
@@ -74,8 +75,8 @@ final class KtEngineBench implements AutoCloseable {
     /** A model and its expert placement (null: the model's own expert path). */
     private record Loaded(Model model, ExpertPlacement placement) {}
 
-    private Loaded load(String experts) {
-        Model m = Model.load(file, parallel);
+    private Loaded load(String experts, AttentionOrder order) {
+        Model m = Model.load(file, parallel, order);
         return new Loaded(m, switch (experts) {
             case "none" -> null;
             case "mmap" -> ExpertPlacement.install(m, "bench", PlacementConfig.cpuOnly(), null);

@@ -29,6 +29,11 @@ public final class MessageAnswerTranslator {
     }
 
     public Map<String, Object> toMessage(String id, String model, ChatCompletion answer) {
+        return toMessage(id, model, answer, false);
+    }
+
+    /** @param capped whether the gateway's cap lowered the client's {@code max_tokens} ({@link MessagesProperties}) */
+    public Map<String, Object> toMessage(String id, String model, ChatCompletion answer, boolean capped) {
         ChatCompletion.Choice choice = answer.choices() == null || answer.choices().isEmpty() ? null
                 : answer.choices().getFirst();
         ChatMessage message = choice == null ? null : choice.message();
@@ -52,7 +57,7 @@ public final class MessageAnswerTranslator {
             }
         }
         Map<String, Object> out = envelope(id, model, content);
-        out.put("stop_reason", stopReason(choice == null ? null : choice.finishReason(), calls));
+        out.put("stop_reason", stopReason(choice == null ? null : choice.finishReason(), calls, capped));
         out.put("stop_sequence", null);
         out.put("usage", usage(answer.usage()));
         return out;
@@ -90,9 +95,11 @@ public final class MessageAnswerTranslator {
     /**
      * Anthropic's stop reason for a chat finish reason: a length cut is {@code max_tokens}, tool calls are
      * {@code tool_use} (whatever the server said: some say {@code stop} after calls), anything else the end of a turn.
+     * A length cut by the gateway's cap, below the client's {@code max_tokens}, ends the turn as the server's whole
+     * answer: the client's limit was not reached (and agents fail a turn that reports it).
      */
-    static String stopReason(String finishReason, boolean toolCalls) {
-        if ("length".equals(finishReason)) {
+    static String stopReason(String finishReason, boolean toolCalls, boolean capped) {
+        if ("length".equals(finishReason) && !capped) {
             return "max_tokens";
         }
         return toolCalls || "tool_calls".equals(finishReason) ? "tool_use" : "end_turn";

@@ -41,11 +41,13 @@ public final class MessagesController {
     private final MessagesEventWriter events;
     private final ResponseModel responseModel;
     private final NativeIdentity identity;
+    private final MessagesCap cap;
 
     public MessagesController(RequestReader reader, MessagesRequestTranslator requests, MessageAnswerTranslator answers,
             Router router, ResponseWriter writer, MessagesEventWriter events, ResponseModel responseModel,
-            NativeIdentity identity) {
+            NativeIdentity identity, MessagesCap cap) {
         this.identity = identity;
+        this.cap = cap;
         this.reader = reader;
         this.requests = requests;
         this.answers = answers;
@@ -58,8 +60,11 @@ public final class MessagesController {
     @SuppressWarnings("unchecked")
     public Mono<Void> messages(ServerWebExchange exchange) {
         return reader.read(exchange.getRequest(), Map.class).flatMap(read -> {
-            Map<String, Object> body = (Map<String, Object>) read;
-            ChatCompletionRequest chat = requests.toChat(body);
+            Map<String, Object> asked = (Map<String, Object>) read;
+            ChatCompletionRequest request = requests.toChat(asked);
+            boolean capped = cap.lowers(request);
+            Map<String, Object> body = capped ? cap.lower(asked) : asked;
+            ChatCompletionRequest chat = capped ? cap.lower(request) : request;
             ServedBy served = new ServedBy();
             Runnable header = servedByHeader(exchange.getResponse(), served);
             String id = MessageAnswerTranslator.messageId();
@@ -68,18 +73,23 @@ public final class MessagesController {
             Flux<ProtocolPiece> pieces = router.protocol(ApiEndpoint.MESSAGES, body, chat, stream)
                     .contextWrite(served::into);
             if (stream) {
-                return events.write(exchange.getResponse(), pieces, () -> new MessagesStreamTranslator(id, model.get()),
-                        event -> event.name().equals("message_start")
-                                ? identity.event(event, "message", id, model.get()) : event,
+                return events.write(exchange.getResponse(), pieces,
+                        () -> new MessagesStreamTranslator(id, model.get(), capped),
+                        event -> switch (event.name()) {
+                            case "message_start" -> identity.event(event, "message", id, model.get());
+                            case "message_delta" -> capped ? cap.endTurn(event) : event;
+                            default -> event;
+                        },
                         header, exchange.getRequest());
             }
             Mono<Map<String, Object>> message = pieces.collectList().map(answer -> {
                 if (answer.size() == 1 && answer.getFirst() instanceof ProtocolPiece.Whole whole) {
-                    return identity.answer(whole.answer(), id, model.get());
+                    Map<String, Object> own = identity.answer(whole.answer(), id, model.get());
+                    return capped ? cap.endTurn(own) : own;
                 }
                 ChatCompletionAggregator aggregator = new ChatCompletionAggregator();
                 answer.forEach(piece -> aggregator.add(((ProtocolPiece.Chunk) piece).chunk()));
-                return answers.toMessage(id, model.get(), aggregator.result());
+                return answers.toMessage(id, model.get(), aggregator.result(), capped);
             });
             return writer.json(exchange.getResponse(), message, header);
         });

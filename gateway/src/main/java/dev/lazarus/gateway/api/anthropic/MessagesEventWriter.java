@@ -43,20 +43,30 @@ public final class MessagesEventWriter {
             ServerHttpRequest request) {
         Flux<List<? extends NamedEvent>> groups = Flux.defer(() -> {
             MessagesStreamTranslator translator = translators.get();
-            boolean[] passed = {false}; // native events went out: the server's own end closes the stream
+            // Native events that went out: unless a cut stream goes on as chat, the server's own end closes it.
+            List<ProtocolEvent> passed = new ArrayList<>();
+            boolean[] translated = {false};
             return pieces.<List<? extends NamedEvent>>handle((piece, sink) -> {
                         switch (piece) {
-                            case ProtocolPiece.Chunk(ChatCompletionChunk chunk) -> sink.next(translator.onChunk(chunk));
+                            case ProtocolPiece.Chunk(ChatCompletionChunk chunk) -> {
+                                if (!translated[0] && !passed.isEmpty()) {
+                                    translator.resumeAfter(passed);
+                                }
+                                translated[0] = true;
+                                sink.next(translator.onChunk(chunk));
+                            }
                             case ProtocolPiece.Events relayed -> {
-                                passed[0] = true;
+                                // what a resume goes on from: the message and its blocks, not their deltas
+                                relayed.events().stream().filter(e -> !e.name().equals("content_block_delta"))
+                                        .forEach(passed::add);
                                 sink.next(passedOn(relayed.events(), identity));
                             }
                             case ProtocolPiece.Whole whole ->
                                     sink.error(new IllegalStateException("a whole answer in a stream"));
                         }
                     })
-                    .concatWith(Mono.fromSupplier(() -> passed[0] ? List.of() : translator.finish()))
-                    .onErrorResume(error -> translator.started() || passed[0]
+                    .concatWith(Mono.fromSupplier(() -> translated[0] || passed.isEmpty() ? translator.finish() : List.of()))
+                    .onErrorResume(error -> translator.started() || !passed.isEmpty()
                             ? Mono.just(List.of(errorEvent(error, request))) : Flux.error(error));
         });
         return events.writeGroups(response, groups, headers);

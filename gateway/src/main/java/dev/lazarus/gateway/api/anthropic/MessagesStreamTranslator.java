@@ -1,5 +1,6 @@
 package dev.lazarus.gateway.api.anthropic;
 
+import dev.lazarus.backend.api.ProtocolEvent;
 import dev.lazarus.backend.api.openai.ChatCompletionChunk;
 import dev.lazarus.backend.api.openai.ToolCall;
 import dev.lazarus.backend.api.openai.Usage;
@@ -7,6 +8,8 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import tools.jackson.core.type.TypeReference;
+import tools.jackson.databind.json.JsonMapper;
 
 /**
  * One chat chunk stream as one Messages event stream, in Anthropic's order: {@code message_start} and a
@@ -19,10 +22,14 @@ import java.util.Map;
  */
 public final class MessagesStreamTranslator {
 
+    private static final JsonMapper JSON = JsonMapper.builder().build();
+    private static final TypeReference<Map<String, Object>> OBJECT = new TypeReference<>() {};
+
     private enum Block { NONE, THINKING, TEXT, TOOL_USE }
 
     private final String id;
     private final String model;
+    private final boolean capped;
     private boolean started;
     private Block open = Block.NONE;
     private int index = -1;
@@ -32,8 +39,14 @@ public final class MessagesStreamTranslator {
     private Usage usage;
 
     public MessagesStreamTranslator(String id, String model) {
+        this(id, model, false);
+    }
+
+    /** @param capped whether the gateway's cap lowered the client's {@code max_tokens} ({@link MessagesProperties}) */
+    public MessagesStreamTranslator(String id, String model, boolean capped) {
         this.id = id;
         this.model = model;
+        this.capped = capped;
     }
 
     /** The events one chat chunk becomes (none for a chunk that adds nothing). */
@@ -79,7 +92,7 @@ public final class MessagesStreamTranslator {
         start(events);
         close(events);
         Map<String, Object> delta = new LinkedHashMap<>();
-        delta.put("stop_reason", MessageAnswerTranslator.stopReason(finishReason, toolCalls));
+        delta.put("stop_reason", MessageAnswerTranslator.stopReason(finishReason, toolCalls, capped));
         delta.put("stop_sequence", null);
         Map<String, Object> data = data("message_delta");
         data.put("delta", delta);
@@ -87,6 +100,27 @@ public final class MessagesStreamTranslator {
         events.add(new MessagesEvent("message_delta", data));
         events.add(new MessagesEvent("message_stop", data("message_stop")));
         return events;
+    }
+
+    /**
+     * Goes on from a native stream's events, cut mid-answer and resumed as chat: the message and its blocks are the
+     * ones those events opened (a text answer's: one resumed with tool calls or reasoning is not), so the chunks after
+     * them extend the same message.
+     */
+    public void resumeAfter(List<ProtocolEvent> passed) {
+        for (ProtocolEvent event : passed) {
+            switch (event.name()) {
+                case "message_start" -> started = true;
+                case "content_block_start" -> {
+                    Map<String, Object> data = JSON.readValue(event.data(), OBJECT);
+                    index = data.get("index") instanceof Number n ? n.intValue() : index + 1;
+                    open = data.get("content_block") instanceof Map<?, ?> block && "text".equals(block.get("type"))
+                            ? Block.TEXT : Block.THINKING;
+                }
+                case "content_block_stop" -> open = Block.NONE;
+                default -> { }
+            }
+        }
     }
 
     /** Whether {@code message_start} went out: after it a failure can only be an {@code error} event. */

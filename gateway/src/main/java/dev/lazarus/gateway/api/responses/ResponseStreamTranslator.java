@@ -130,6 +130,47 @@ final class ResponseStreamTranslator {
         return started;
     }
 
+    /**
+     * Goes on from a native stream's events, cut mid-answer and resumed as chat: its output items (a text answer's:
+     * one resumed with reasoning or tool calls is not), the open one with its text so far, and its sequence numbers,
+     * so that the chunks after them extend the same response.
+     *
+     * @param passed the output item events passed on
+     * @param count  how many events were passed on in all: the next sequence number where they carried none
+     */
+    void resumeAfter(List<ObjectNode> passed, int count) {
+        started = true;
+        sequence = Math.max(sequence, count);
+        for (ObjectNode event : passed) {
+            sequence = Math.max(sequence, event.path("sequence_number").asInt(-1) + 1);
+            switch (event.path("type").asString("")) {
+                case "response.output_item.added" -> {
+                    ObjectNode item = ((ObjectNode) event.get("item")).deepCopy();
+                    Kind kind = switch (item.path("type").asString("")) {
+                        case "message" -> Kind.MESSAGE;
+                        case "function_call" -> Kind.FUNCTION_CALL;
+                        default -> Kind.REASONING;
+                    };
+                    open = new Open(kind, item, output.size());
+                    output.add(item);
+                }
+                case "response.output_text.delta" -> {
+                    if (open != null) {
+                        open.text.append(event.path("delta").asString(""));
+                    }
+                }
+                case "response.output_item.done" -> {
+                    int index = event.path("output_index").asInt(output.size() - 1);
+                    if (index >= 0 && index < output.size() && event.get("item") instanceof ObjectNode item) {
+                        output.set(index, item.deepCopy());
+                    }
+                    open = null;
+                }
+                default -> { }
+            }
+        }
+    }
+
     /** The finished response ({@link #complete} or {@link #fail} was called). */
     ObjectNode response() {
         if (result == null) {

@@ -10,10 +10,14 @@ import dev.lazarus.gateway.api.OpenAiController;
 import dev.lazarus.gateway.api.RequestReader;
 import dev.lazarus.gateway.api.RequestValidator;
 import dev.lazarus.gateway.api.ResponseWriter;
+import dev.lazarus.gateway.config.LazarusProperties;
+import dev.lazarus.gateway.config.LazarusProperties.ResponseModel;
 import dev.lazarus.gateway.routing.ApiEndpoint;
 import dev.lazarus.gateway.routing.ProtocolPiece;
 import dev.lazarus.gateway.routing.Router;
 import dev.lazarus.gateway.routing.ServedBy;
+import io.netty.util.concurrent.EventExecutor;
+import io.netty.util.internal.ThreadExecutorMap;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
@@ -59,9 +63,12 @@ public class ResponsesController {
     private final ResponseObjects objects;
     private final JsonMapper json;
     private final int maxOutputTokens;
+    private final ResponseModel responseModel;
 
     public ResponsesController(RequestReader reader, RequestValidator validator, Router router, ResponseWriter writer,
-            ErrorMapper errors, ResponseStore store, ResponsesProperties properties, JsonMapper json) {
+            ErrorMapper errors, ResponseStore store, ResponsesProperties properties, LazarusProperties lazarus,
+            JsonMapper json) {
+        this.responseModel = lazarus.routing().responseModel();
         this.reader = reader;
         this.validator = validator;
         this.router = router;
@@ -77,8 +84,18 @@ public class ResponsesController {
 
     @PostMapping(PATH)
     public Mono<Void> create(ServerWebExchange exchange) {
-        return reader.read(exchange.getRequest(), ObjectNode.class)
-                .flatMap(request -> offLoop(() -> prior(request)).flatMap(prior -> create(exchange, request, prior)));
+        return reader.read(exchange.getRequest(), ObjectNode.class).flatMap(request -> {
+            if (ResponsesRequestTranslator.string(request, "previous_response_id") == null) {
+                return create(exchange, request, List.of());
+            }
+            // Back on the connection's event loop after the store: an answer streamed from there is read by an
+            // upstream client of that loop, which the writer's backpressure holds (from another thread it read ahead
+            // of a stalled client by megabytes).
+            EventExecutor loop = ThreadExecutorMap.currentExecutor();
+            Mono<List<JsonNode>> prior = offLoop(() -> prior(request));
+            return (loop == null ? prior : prior.publishOn(Schedulers.fromExecutor(loop)))
+                    .flatMap(conversation -> create(exchange, request, conversation));
+        });
     }
 
     private Mono<Void> create(ServerWebExchange exchange, ObjectNode request, List<JsonNode> prior) {
@@ -108,7 +125,16 @@ public class ResponsesController {
             }
         };
         boolean streamed = request.get("stream") instanceof JsonNode s && s.isBoolean() && s.booleanValue();
+        boolean[] answered = {false};
+        String requested = chat.model();
         Flux<ProtocolPiece> pieces = router.protocol(ApiEndpoint.RESPONSES, body, chat, streamed)
+                .doOnNext(piece -> {
+                    // The response names the model that answered (response-model: served), known with its first piece.
+                    if (!answered[0] && responseModel == ResponseModel.SERVED) {
+                        answered[0] = true;
+                        start.put("model", served.currentModel(requested));
+                    }
+                })
                 .contextWrite(served::into);
         // Stored before the client hears of the end, so that its next request can continue it.
         Function<ObjectNode, Mono<Void>> keep = finished -> stored ? offLoop(() -> {
@@ -120,7 +146,10 @@ public class ResponsesController {
             // One group a piece: the events a chunk (or a native server's read) became go out in one buffer. One
             // piece asked for at a time (prefetch 1): the writer asks no faster than the client drains.
             Flux<List<NamedEventWriter.Event>> answer = pieces.concatMap(piece -> switch (piece) {
-                        case ProtocolPiece.Chunk(ChatCompletionChunk chunk) -> Mono.just(named(stream.onChunk(chunk)));
+                        case ProtocolPiece.Chunk(ChatCompletionChunk chunk) -> {
+                            passed.resumeInto(stream); // a native stream cut mid-answer goes on as chat
+                            yield Mono.just(named(stream.onChunk(chunk)));
+                        }
                         case ProtocolPiece.Events relayed -> {
                             List<NamedEventWriter.Event> out = passed.read(relayed.events());
                             ObjectNode finished = passed.takeFinished();
@@ -130,7 +159,7 @@ public class ResponsesController {
                                 Mono.<List<NamedEventWriter.Event>>error(new IllegalStateException("a whole answer in a stream"));
                     }, 1)
                     .concatWith(Mono.defer(() -> {
-                        if (passed.started()) {
+                        if (passed.started() && !passed.resumed()) {
                             return Mono.empty(); // the server's own last event has gone
                         }
                         List<ObjectNode> end = stream.complete();
@@ -142,7 +171,7 @@ public class ResponsesController {
                         }
                         ApiError failure = errors.map(error, exchange.getRequest());
                         String code = failure.detail().code() != null ? failure.detail().code() : "server_error";
-                        if (passed.started()) {
+                        if (passed.started() && !passed.resumed()) {
                             return Mono.just(List.of(passed.error(code, failure.detail().message())));
                         }
                         return Mono.just(named(stream.fail(code, failure.detail().message())));
@@ -180,7 +209,11 @@ public class ResponsesController {
     private final class NativeResponseEvents {
         private final ObjectNode start;
         private boolean started;
+        private boolean resumed;
+        private int count;
         private ObjectNode finished;
+        /** The output item events passed on: what a resume goes on from. */
+        private final List<ProtocolEvent> items = new ArrayList<>();
 
         NativeResponseEvents(ObjectNode start) {
             this.start = start;
@@ -188,10 +221,14 @@ public class ResponsesController {
 
         List<NamedEventWriter.Event> read(List<ProtocolEvent> events) {
             started = true;
+            count += events.size();
             List<NamedEventWriter.Event> out = new ArrayList<>(events.size());
             for (ProtocolEvent event : events) {
                 String name = event.name();
                 if (!name.startsWith("response.") || name.indexOf('.') != name.lastIndexOf('.')) {
+                    if (name.startsWith("response.output_item.") || name.equals("response.output_text.delta")) {
+                        items.add(event);
+                    }
                     out.add(new NamedEventWriter.Event(name, event.data()));
                     continue;
                 }
@@ -211,6 +248,19 @@ public class ResponsesController {
 
         boolean started() {
             return started;
+        }
+
+        /** Whether the stream, cut after these events, went on as chat. */
+        boolean resumed() {
+            return resumed;
+        }
+
+        /** Before the first chunk of a resumed stream: the translator goes on from these events. */
+        void resumeInto(ResponseStreamTranslator stream) {
+            if (started && !resumed) {
+                resumed = true;
+                stream.resumeAfter(items.stream().map(event -> (ObjectNode) json.readTree(event.data())).toList(), count);
+            }
         }
 
         /** The response its last event carried, once, when it came. */

@@ -132,4 +132,20 @@ class MessagesStreamTranslatorTest {
                 Usage.of(1, 1), null));
         assertThat(plain).containsEntry("stop_reason", "end_turn");
     }
+
+    /** The client's own limit reached is max_tokens; the gateway's cap below it ends the turn (lazarus.messages.max-tokens). */
+    @Test
+    void aLengthStopIsTheEndOfTheTurnWhenTheGatewaysCapEndedIt() {
+        for (boolean capped : new boolean[] {false, true}) {
+            MessagesStreamTranslator translator = new MessagesStreamTranslator("msg_4", "m", capped);
+            translator.onChunk(delta(Delta.content("Hi"), "length"));
+            Map<String, Object> delta = map(translator.finish().stream()
+                    .filter(e -> e.name().equals("message_delta")).findFirst().orElseThrow().data().get("delta"));
+            assertThat(delta.get("stop_reason")).isEqualTo(capped ? "end_turn" : "max_tokens");
+            Map<String, Object> whole = new MessageAnswerTranslator(JsonMapper.builder().build()).toMessage("msg_5", "m",
+                    new ChatCompletion("c", ChatCompletion.OBJECT, 1, "m", null, List.of(new ChatCompletion.Choice(0,
+                            ChatMessage.assistant("Hi"), null, "length")), Usage.of(1, 1), null), capped);
+            assertThat(whole.get("stop_reason")).isEqualTo(capped ? "end_turn" : "max_tokens");
+        }
+    }
 }

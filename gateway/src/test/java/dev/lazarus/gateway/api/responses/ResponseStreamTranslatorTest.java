@@ -147,4 +147,30 @@ class ResponseStreamTranslatorTest {
         assertThat(failed.at("/response/error/code").stringValue()).isEqualTo("server_error");
         assertThat(failed.at("/response/output/0/type").stringValue()).isEqualTo("message");
     }
+
+    /** A native stream cut after its first text delta goes on as chat: the same item, text and sequence. */
+    @Test
+    void aCutNativeStreamGoesOnInItsOwnItem() {
+        ResponseStreamTranslator translator = translator("{\"model\":\"m\",\"input\":\"x\"}");
+        List<ObjectNode> passed = List.of(
+                (ObjectNode) JSON.readTree("{\"type\":\"response.output_item.added\",\"sequence_number\":2,"
+                        + "\"output_index\":0,\"item\":{\"id\":\"msg_native\",\"type\":\"message\","
+                        + "\"status\":\"in_progress\",\"role\":\"assistant\",\"content\":[]}}"),
+                (ObjectNode) JSON.readTree("{\"type\":\"response.output_text.delta\",\"sequence_number\":4,"
+                        + "\"item_id\":\"msg_native\",\"output_index\":0,\"content_index\":0,\"delta\":\"Hel\"}"));
+        translator.resumeAfter(passed, 5);
+        List<ObjectNode> events = run(translator, chunk(Delta.content("lo"), null), chunk(Delta.content(""), "stop"));
+        assertThat(events).extracting(e -> e.get("type").stringValue()).containsExactly(
+                "response.output_text.delta", "response.output_text.done", "response.content_part.done",
+                "response.output_item.done", "response.completed");
+        for (int i = 0; i < events.size(); i++) {
+            assertThat(events.get(i).get("sequence_number").asInt()).isEqualTo(5 + i);
+        }
+        assertThat(events.getFirst().get("item_id").asString()).isEqualTo("msg_native");
+        assertThat(events.get(1).get("text").asString()).isEqualTo("Hello");
+        JsonNode response = events.getLast().get("response");
+        assertThat(response.get("output")).hasSize(1);
+        assertThat(response.at("/output/0/id").asString()).isEqualTo("msg_native");
+        assertThat(response.at("/output/0/content/0/text").asString()).isEqualTo("Hello");
+    }
 }

@@ -43,7 +43,7 @@ class ResponsesEndpointTest extends GatewayTestSupport {
         assertThat(response.get("id").asString()).startsWith("resp_");
         assertThat(response.get("object").asString()).isEqualTo("response");
         assertThat(response.get("status").asString()).isEqualTo("completed");
-        assertThat(response.get("model").asString()).isEqualTo("test-model");
+        assertThat(response.get("model").asString()).as("the model that answered, as chat says").isEqualTo("scripted");
         assertThat(response.get("created_at").asLong()).isGreaterThan(1_700_000_000L);
         assertThat(response.at("/metadata/k").asString()).isEqualTo("v");
         assertThat(response.at("/output/0/type").asString()).isEqualTo("message");
@@ -55,6 +55,16 @@ class ResponsesEndpointTest extends GatewayTestSupport {
         assertThat(meters.find("lazarus.completion.tokens").tag("endpoint", "responses").counter())
                 .as("metered as the Responses endpoint").isNotNull()
                 .satisfies(counter -> assertThat(counter.count()).isPositive());
+    }
+
+    /** {@code response-model: served} (the default): the response names the model that answered, streamed or not. */
+    @Test
+    void theResponseNamesTheModelThatAnswered() {
+        assertThat(create("{\"model\": \"mapped-model\", \"input\": \"hi\"}").get("model").asString())
+                .isEqualTo("inner-name");
+        List<JsonNode> events = stream("{\"model\": \"mapped-model\", \"input\": \"hi\", \"stream\": true}");
+        assertThat(events.getFirst().at("/response/model").asString()).isEqualTo("inner-name");
+        assertThat(events.getLast().at("/response/model").asString()).isEqualTo("inner-name");
     }
 
     @Test
