@@ -68,14 +68,16 @@ final class DeviceWeights implements AutoCloseable {
     /** Why the model of {@code tensors} cannot run on the GPU layer path, or null when it can. */
     static String unsupported(ModelTensors tensors, ModelConfig config) {
         Architecture arch = config.architecture();
-        if (arch == Architecture.GLM4MOE || arch == Architecture.GPT_OSS) {
-            // their attention biases, post-attention norm, sinks, windows and expert biases have no device kernels
+        if (arch == Architecture.GLM4MOE || arch == Architecture.GPT_OSS || arch == Architecture.QWEN35MOE) {
+            // their attention biases, post-attention norm, sinks, windows and expert biases have no device kernels,
+            // nor qwen35moe's DeltaNet blocks, output gate and gated shared expert
             return arch.ggufName() + " blocks have no GPU layer path yet";
         }
         for (BlockTensors b : tensors.blocks()) {
             String why = switch (b.attention()) {
                 case BlockTensors.Mla mla -> MlaDeviceAttention.unsupported(tensors, mla, config);
                 case BlockTensors.Gqa gqa -> GqaDeviceAttention.unsupported(gqa);
+                case BlockTensors.DeltaNet d -> "gated DeltaNet blocks have no GPU kernels";
             };
             if (why != null) {
                 return why;

@@ -13,6 +13,12 @@ public enum Architecture {
     LLAMA("llama", RopeStyle.NORMAL, true, MoeConfig.Gating.SOFTMAX, 0),
     QWEN3("qwen3", RopeStyle.NEOX, true, MoeConfig.Gating.SOFTMAX, 0),
     QWEN3MOE("qwen3moe", RopeStyle.NEOX, true, MoeConfig.Gating.SOFTMAX, 0),
+    /**
+     * Qwen3.5/3.6 MoE: gated DeltaNet blocks ({@link DeltaNetConfig}) with every n-th block full attention whose
+     * queries carry a per-head output gate, experts with a sigmoid-gated shared expert. Its multi-section rope
+     * (IMROPE) gives every section a text token's one position, which is NeoX rope over {@code rope.dimension_count}.
+     */
+    QWEN35MOE("qwen35moe", RopeStyle.NEOX, true, MoeConfig.Gating.SOFTMAX, 0),
     /** MLA attention, shared experts, sigmoid group routing; normalisation as the GGUF says. */
     DEEPSEEK2("deepseek2", RopeStyle.NORMAL, false, MoeConfig.Gating.SOFTMAX, 0),
     /**

@@ -27,6 +27,11 @@ interface Attention {
 
     int valueWidth();
 
+    /** Floats of state this attention keeps per sequence whatever its length (a recurrent block's); 0 for most. */
+    default int recurrentWidth() {
+        return 0;
+    }
+
     /** Values of one key head in the cache: the width a cache type's block size must divide. */
     int keyHeadWidth();
 

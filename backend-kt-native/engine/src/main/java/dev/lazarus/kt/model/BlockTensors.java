@@ -10,7 +10,7 @@ import dev.lazarus.kt.gguf.GgufTensorInfo;
  *
  * @param index    the block's number ({@code blk.N})
  * @param attnNorm the norm before attention
- * @param attention grouped-query ({@link Gqa}) or latent ({@link Mla}) attention
+ * @param attention grouped-query ({@link Gqa}), latent ({@link Mla}) or gated DeltaNet ({@link DeltaNet}) attention
  * @param ffnNorm  the norm before the feed-forward half ({@code ffn_norm} or {@code post_attention_norm})
  * @param dense    the dense SwiGLU FFN; null in a routed-experts block
  * @param experts  the routed experts; null in a dense block
@@ -30,7 +30,7 @@ public record BlockTensors(int index, GgufTensorInfo attnNorm, AttentionTensors 
     }
 
     /** Which attention a block has, with its weights. */
-    public sealed interface AttentionTensors permits Gqa, Mla {}
+    public sealed interface AttentionTensors permits Gqa, Mla, DeltaNet {}
 
     /** Grouped-query attention: q, k, v, output; optional biases, QK-norm weights and sinks (gpt-oss). */
     public record Gqa(GgufTensorInfo q, GgufTensorInfo k, GgufTensorInfo v, GgufTensorInfo output,
@@ -63,6 +63,15 @@ public record BlockTensors(int index, GgufTensorInfo attnNorm, AttentionTensors 
     }
 
     /**
+     * qwen35moe's linear attention: the joint query/key/value projection {@code qkv} and the output gate {@code gate}
+     * (z), the causal convolution {@code conv} ({@code [kernel, channels]}), the decay's bias {@code dtBias} and
+     * factor {@code a} ({@code -exp(A_log)}), the projections of beta and alpha, the per-head norm and the output.
+     */
+    public record DeltaNet(GgufTensorInfo qkv, GgufTensorInfo gate, GgufTensorInfo conv, GgufTensorInfo dtBias,
+                           GgufTensorInfo a, GgufTensorInfo beta, GgufTensorInfo alpha, GgufTensorInfo norm,
+                           GgufTensorInfo output) implements AttentionTensors {}
+
+    /**
      * deepseek32's lightning indexer ({@code blk.N.indexer.*}): query heads from the compressed query
      * ({@code attn_q_b}), one key from the block input ({@code attn_k}) layer-normed with {@code kNorm} and
      * {@code kNormBias}, and the per-head weights ({@code proj}).
@@ -76,9 +85,9 @@ public record BlockTensors(int index, GgufTensorInfo attnNorm, AttentionTensors 
     /**
      * Routed experts: the router and its optional logit bias (gpt-oss) and selection bias ({@code exp_probs_b},
      * deepseek2/glm4moe), the experts' 3-D gate/up/down tensors and their optional per-expert biases (gpt-oss),
-     * and the shared expert or null.
+     * and the shared expert or null, with its optional sigmoid gate ({@code ffn_gate_inp_shexp}, qwen35moe).
      */
     public record Experts(GgufTensorInfo router, GgufTensorInfo routerBias, GgufTensorInfo selectionBias,
                           SwiGluTensors routed, GgufTensorInfo gateBias, GgufTensorInfo upBias,
-                          GgufTensorInfo downBias, SwiGluTensors shared) {}
+                          GgufTensorInfo downBias, SwiGluTensors shared, GgufTensorInfo sharedGate) {}
 }

@@ -7,7 +7,9 @@ import dev.lazarus.kt.tensor.WeightMatrix;
 /**
  * Multi-head attention with grouped key/value heads (llama, qwen3, qwen3moe, glm4moe, gpt-oss), optionally with
  * biases on the projections (glm4moe: Q, K, V; gpt-oss: all four), per-head RMS norms on queries and keys before
- * rope (qwen3's QK-norm), attention sinks (gpt-oss) and a sliding window (gpt-oss's even blocks).
+ * rope (qwen3's QK-norm), attention sinks (gpt-oss), a sliding window (gpt-oss's even blocks) and an output gate
+ * (qwen35moe: {@code attn_q} has twice the rows, each head's queries followed by its gate, and the attended vectors
+ * are multiplied by the gate's sigmoid before the output projection).
  */
 final class GroupedQueryAttention implements Attention {
 
@@ -30,6 +32,7 @@ final class GroupedQueryAttention implements Attention {
     private final Weights weights;
     private final float[] qNorm;
     private final float[] kNorm;
+    private final boolean gated;
     /** Positions a query attends, its own included; 0: all. */
     private final int window;
     private final float eps;
@@ -55,6 +58,7 @@ final class GroupedQueryAttention implements Attention {
         this.weights = weights;
         this.qNorm = weights.qNorm();
         this.kNorm = weights.kNorm();
+        this.gated = weights.q().rows() == 2 * heads * headDim;
         this.window = config.isSlidingWindowBlock(block) ? config.slidingWindow() : 0;
         if (weights.sinks() != null && weights.sinks().length != heads) {
             throw new ModelFormatException("attn_sinks of block " + block + " has " + weights.sinks().length
@@ -119,6 +123,7 @@ final class GroupedQueryAttention implements Attention {
         private final Scratch stepScratch;
         private Projections qkvRows;
         private float[][] q;
+        private float[][] gate;
         private Projections out;
 
         Step(ForwardBatch batch, float[][] ropeTables, float[][] xn, Scratch scratch) {
@@ -143,6 +148,9 @@ final class GroupedQueryAttention implements Attention {
                 }
                 default -> {
                     rotateBack();
+                    if (gated) {
+                        applyGate();
+                    }
                     // open() runs on one thread while the others wait for the phase: the scratch is never lent concurrently
                     out = new Projections(parallel, new WeightMatrix[] {output}, attended, stepScratch, false);
                     yield out.rows();
@@ -180,6 +188,9 @@ final class GroupedQueryAttention implements Attention {
             addBias(q, weights.qBias());
             addBias(k, weights.kBias());
             addBias(v, weights.vBias());
+            if (gated) {
+                splitGate();
+            }
             // per token; a prompt's tokens on the pool, where the threads waiting for the next phase help
             parallel.forTokens(batch.size(), (from, to) -> {
                 for (int i = from; i < to; i++) {
@@ -202,6 +213,19 @@ final class GroupedQueryAttention implements Attention {
             });
         }
 
+        /** Each head's queries and gate out of the joint projection. */
+        private void splitGate() {
+            float[][] joint = q;
+            q = new float[joint.length][heads * headDim];
+            gate = new float[joint.length][heads * headDim];
+            for (int i = 0; i < joint.length; i++) {
+                for (int h = 0; h < heads; h++) {
+                    System.arraycopy(joint[i], 2 * h * headDim, q[i], h * headDim, headDim);
+                    System.arraycopy(joint[i], (2 * h + 1) * headDim, gate[i], h * headDim, headDim);
+                }
+            }
+        }
+
         /** The attended vectors of rotated values ({@link KvRotation}) rotated back. */
         private void rotateBack() {
             for (int i = 0; i < batch.size(); i++) {
@@ -210,6 +234,17 @@ final class GroupedQueryAttention implements Attention {
                     KvRotation.rotate(attended[i], 0, heads * valueDim, vChunk);
                 }
             }
+        }
+
+        /** The attended vectors times the sigmoid of the gate (ggml's sigmoid, then the multiply). */
+        private void applyGate() {
+            parallel.forTokens(batch.size(), (from, to) -> {
+                for (int i = from; i < to; i++) {
+                    for (int d = 0; d < heads * valueDim; d++) {
+                        attended[i][d] *= Numerics.sigmoid(gate[i][d]);
+                    }
+                }
+            });
         }
 
         private void attend(int from, int to) {

@@ -17,6 +17,11 @@ public final class KvCache {
     private final KvRows[] keys;
     /** Null where a block's values are a view of its keys (absorbed MLA). */
     private final KvRows[] values;
+    /**
+     * Per recurrent block the sequence's state after its {@link #length} tokens, always f32 (the cache types apply
+     * to attention rows only); null for attention blocks.
+     */
+    private final float[][] recurrent;
     private int capacity;
     private int length;
 
@@ -35,11 +40,14 @@ public final class KvCache {
         this.maxPositions = maxPositions;
         this.keys = new KvRows[layout.blocks()];
         this.values = new KvRows[layout.blocks()];
+        this.recurrent = new float[layout.blocks()][];
         capacity = Math.min(maxPositions, 64);
         for (int b = 0; b < layout.blocks(); b++) {
             keys[b] = new KvRows(types.keys(), layout.keyWidths()[b], capacity, orders);
             int vw = layout.valueWidths()[b];
             values[b] = vw == 0 ? null : new KvRows(types.values(), vw, capacity, orders);
+            int rw = layout.recurrentWidths()[b];
+            recurrent[b] = rw == 0 ? null : new float[rw];
         }
     }
 
@@ -106,6 +114,16 @@ public final class KvCache {
         return values[block] == null ? keys[block] : values[block];
     }
 
+    /** The block's recurrent state (updated in place by the forward pass); null for attention blocks. */
+    public float[] recurrent(int block) {
+        return recurrent[block];
+    }
+
+    /** Whether this cache holds recurrent state, which serves a longer prompt only as a whole ({@link #copyPrefixFrom}). */
+    public boolean hasRecurrentState() {
+        return layout.hasRecurrentState();
+    }
+
     public int keyWidth(int block) {
         return layout.keyWidths()[block];
     }
@@ -123,11 +141,23 @@ public final class KvCache {
         }
     }
 
-    /** Copies the first {@code positions} positions of another cache of the same layout and types (prefix reuse). */
+    /**
+     * Copies the first {@code positions} positions of another cache of the same layout and types (prefix reuse). A
+     * recurrent state is the state after all of the source's positions: such a cache is copied whole or not at all.
+     */
     public void copyPrefixFrom(KvCache source, int positions) {
         if (source.layout != layout && !Arrays.equals(source.layout.keyWidths(), layout.keyWidths())
                 || !source.types.equals(types)) {
             throw new IllegalArgumentException("caches of different layouts or types");
+        }
+        if (hasRecurrentState() && positions != source.length) {
+            throw new IllegalArgumentException("a recurrent state holds all " + source.length + " positions, not "
+                    + positions);
+        }
+        for (int b = 0; b < layout.blocks(); b++) {
+            if (recurrent[b] != null) {
+                System.arraycopy(source.recurrent[b], 0, recurrent[b], 0, recurrent[b].length);
+            }
         }
         ensureCapacity(positions);
         for (int b = 0; b < layout.blocks(); b++) {
@@ -139,11 +169,12 @@ public final class KvCache {
         length = positions;
     }
 
-    /** Bytes held now (F16 held as f32). */
+    /** Bytes held now (F16 held as f32, recurrent state f32). */
     public long bytes() {
         long n = 0;
         for (int b = 0; b < layout.blocks(); b++) {
-            n += keys[b].bytes() + (values[b] == null ? 0 : values[b].bytes());
+            n += keys[b].bytes() + (values[b] == null ? 0 : values[b].bytes())
+                    + (recurrent[b] == null ? 0 : 4L * recurrent[b].length);
         }
         return n;
     }

@@ -59,11 +59,13 @@ public final class Model {
         this.expertDispatch = expertDispatch;
         int[] keys = new int[blocks.size()];
         int[] values = new int[blocks.size()];
+        int[] recurrent = new int[blocks.size()];
         for (int b = 0; b < blocks.size(); b++) {
             keys[b] = blocks.get(b).attention().keyWidth();
             values[b] = blocks.get(b).attention().valueWidth();
+            recurrent[b] = blocks.get(b).attention().recurrentWidth();
         }
-        this.kvLayout = new KvLayout(keys, values);
+        this.kvLayout = new KvLayout(keys, values, recurrent);
     }
 
     /** Assembles the model described by the file's metadata from its tensors, with the kernels {@code kernels} picks. */
@@ -140,8 +142,17 @@ public final class Model {
             throw new IllegalArgumentException("deepseek32 keeps an f16 KV cache in kt-native (cache types "
                     + types.keys().settingName() + "/" + types.values().settingName() + " asked)");
         }
+        if (config.architecture() == Architecture.QWEN35MOE && !types.equals(KvCacheTypes.F16)) {
+            // the full-attention blocks would take them, but no parity against llama-server holds them yet
+            throw new IllegalArgumentException("qwen35moe keeps an f16 KV cache in kt-native (cache types "
+                    + types.keys().settingName() + "/" + types.values().settingName() + " asked; the recurrent "
+                    + "state of its gated DeltaNet blocks is f32 whatever the cache types, as in llama.cpp)");
+        }
         for (TransformerBlock block : blocks) {
             Attention a = block.attention();
+            if (a.recurrentWidth() > 0) {
+                continue; // no rows per position: the cache types do not apply
+            }
             int kBlock = types.keys().ggmlType().blockSize();
             if (a.keyHeadWidth() % kBlock != 0) {
                 throw new IllegalArgumentException("K cache type " + types.keys().settingName() + " with block size "

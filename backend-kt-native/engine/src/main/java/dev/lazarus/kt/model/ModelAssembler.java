@@ -25,6 +25,7 @@ final class ModelAssembler {
     private final TensorLoader tensors;
     private final ModelConfig config;
     private final Rope rope;
+    private final DeltaNetConfig deltaNet;
     private final List<ExpertLayer> expertLayers = new ArrayList<>();
     private final ExpertDispatch expertDispatch = new ExpertDispatch((layer, experts, inputs) -> {
         throw new IllegalStateException("experts used before the model was assembled");
@@ -38,14 +39,17 @@ final class ModelAssembler {
         this.tensors = new TensorLoader(file, WeightMatrices.with(kernels));
         this.config = ModelConfig.fromMetadata(file.metadata());
         this.rope = new Rope(config.rope());
+        this.deltaNet = DeltaNetConfig.fromMetadata(Metadata.of(file.metadata()));
     }
 
     /** Every tensor of {@code file}'s forward pass, by block (see {@link BlockTensors}). */
     static ModelTensors describe(GgufFile file, ModelConfig config) {
         List<BlockTensors> blocks = new ArrayList<>(config.blockCount());
+        DeltaNetConfig deltaNet = DeltaNetConfig.fromMetadata(Metadata.of(file.metadata()));
         for (int b = 0; b < config.blockCount(); b++) {
             blocks.add(new BlockTensors(b, file.tensor(block(b, "attn_norm")),
-                    config.mla() != null ? latentAttention(file, config, b) : groupedQueryAttention(file, b),
+                    deltaNet != null && deltaNet.isRecurrent(b) ? deltaNet(file, b)
+                            : config.mla() != null ? latentAttention(file, config, b) : groupedQueryAttention(file, b),
                     ffnNorm(file, b),
                     hasRoutedExperts(file, config, b) ? null : swiGlu(file, b, ""),
                     hasRoutedExperts(file, config, b) ? experts(file, b) : null));
@@ -79,6 +83,13 @@ final class ModelAssembler {
                 optional(file, block(b, "attn_sinks")));
     }
 
+    private static BlockTensors.DeltaNet deltaNet(GgufFile file, int b) {
+        return new BlockTensors.DeltaNet(file.tensor(block(b, "attn_qkv")), file.tensor(block(b, "attn_gate")),
+                file.tensor(block(b, "ssm_conv1d")), file.tensor(bias(b, "ssm_dt")), file.tensor("blk." + b + ".ssm_a"),
+                file.tensor(block(b, "ssm_beta")), file.tensor(block(b, "ssm_alpha")), file.tensor(block(b, "ssm_norm")),
+                file.tensor(block(b, "ssm_out")));
+    }
+
     private static BlockTensors.Mla latentAttention(GgufFile file, ModelConfig config, int b) {
         GgufTensorInfo q = optional(file, block(b, "attn_q"));
         boolean split = file.findTensor(block(b, "attn_k_b")).isPresent();
@@ -109,7 +120,7 @@ final class ModelAssembler {
         return new BlockTensors.Experts(file.tensor(block(b, "ffn_gate_inp")), optional(file, bias(b, "ffn_gate_inp")),
                 optional(file, bias(b, "exp_probs_b")), swiGlu(file, b, "_exps"),
                 optional(file, bias(b, "ffn_gate_exps")), optional(file, bias(b, "ffn_up_exps")),
-                optional(file, bias(b, "ffn_down_exps")), shared);
+                optional(file, bias(b, "ffn_down_exps")), shared, optional(file, block(b, "ffn_gate_inp_shexp")));
     }
 
     private static BlockTensors.SwiGluTensors swiGlu(GgufFile file, int b, String suffix) {
@@ -165,6 +176,11 @@ final class ModelAssembler {
                     tensors.vector(a.sinks())),
                     rope, order, parallel);
             case BlockTensors.Mla a -> latentAttention(b, a);
+            case BlockTensors.DeltaNet a -> new GatedDeltaNet(b, deltaNet, new GatedDeltaNet.Weights(
+                    tensors.matrix(a.qkv()), tensors.matrix(a.gate()), tensors.vector(a.conv()),
+                    tensors.vector(a.dtBias()), tensors.vector(a.a()), tensors.matrix(a.beta()),
+                    tensors.matrix(a.alpha()), tensors.vector(a.norm()), tensors.matrix(a.output())),
+                    config.rmsEps(), parallel);
         };
     }
 
@@ -206,7 +222,7 @@ final class ModelAssembler {
         FeedForward shared = t.shared() == null ? null : dense(t.shared());
         ExpertRouter router = new ExpertRouter(moe, tensors.vector(t.routerBias()), tensors.vector(t.selectionBias()));
         return new MoeFeedForward(tensors.matrix(t.router()), router, b, n,
-                expertDispatch, shared, parallel, routing, slot);
+                expertDispatch, shared, tensors.vector(t.sharedGate()), parallel, routing, slot);
     }
 
     /** A {@code [rows, experts]} bias tensor ({@code blk.N.ffn_up_exps.bias}, gpt-oss) split by expert; null if absent. */

@@ -18,6 +18,8 @@ final class MoeFeedForward implements FeedForward {
     private final int expertCount;
     private final ExpertDispatch experts;
     private final FeedForward shared;
+    /** The shared expert's gate ({@code ffn_gate_inp_shexp}): its output times sigmoid(gate · x); null: ungated. */
+    private final float[] sharedGate;
     private final Parallel parallel;
     private final RoutingStats routing;
     private final int slot;
@@ -26,13 +28,14 @@ final class MoeFeedForward implements FeedForward {
 
     /** {@code slot}: this block's position among the MoE blocks, where its routing is counted in {@code routing}. */
     MoeFeedForward(WeightMatrix gateInput, ExpertRouter router, int layer, int expertCount, ExpertDispatch experts,
-                   FeedForward shared, Parallel parallel, RoutingStats routing, int slot) {
+                   FeedForward shared, float[] sharedGate, Parallel parallel, RoutingStats routing, int slot) {
         this.gateInput = gateInput;
         this.router = router;
         this.layer = layer;
         this.expertCount = expertCount;
         this.experts = experts;
         this.shared = shared;
+        this.sharedGate = sharedGate;
         this.parallel = parallel;
         this.routing = routing;
         this.slot = slot;
@@ -152,6 +155,13 @@ final class MoeFeedForward implements FeedForward {
                 for (int i = from; i < to; i++) {
                     result[i] = weightedSum(routes[i], rowOf[i], jobOfExpert, out);
                     if (s != null) {
+                        if (sharedGate != null) {
+                            // ggml_mul_mat of the f32 gate row (ggml_vec_dot_f32), sigmoid, then the broadcast multiply
+                            float g = Numerics.sigmoid(GgmlVec.dot(sharedGate, 0, xn[i], 0, sharedGate.length));
+                            for (int d = 0; d < s[i].length; d++) {
+                                s[i][d] *= g;
+                            }
+                        }
                         Numerics.addInPlace(result[i], s[i]);
                     }
                 }

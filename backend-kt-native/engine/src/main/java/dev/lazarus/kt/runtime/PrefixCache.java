@@ -8,6 +8,8 @@ import java.util.Map;
 /**
  * Caches of finished sequences, kept so a new prompt that starts with the same tokens (the same
  * system prompt, the previous turns of a chat) copies those positions instead of recomputing them.
+ * A cache with recurrent state (gated DeltaNet blocks) is a checkpoint of its sequence's end: it serves
+ * only prompts that extend all of its tokens (a chat's next turn, a resumed stream).
  * Least recently used entries go first. Used by the scheduler thread only.
  */
 final class PrefixCache {
@@ -35,6 +37,12 @@ final class PrefixCache {
         int bestLength = 0;
         for (Map.Entry<Long, Entry> e : entries.entrySet()) {
             int n = commonPrefix(e.getValue().tokens(), prompt);
+            if (e.getValue().cache().hasRecurrentState()
+                    && (n != e.getValue().tokens().length || n >= prompt.length)) {
+                // a recurrent state is the state after all of the entry's tokens: usable only whole, and only
+                // when at least one prompt token remains to compute
+                continue;
+            }
             if (n > bestLength) {
                 best = e.getValue();
                 bestKey = e.getKey();
@@ -52,13 +60,16 @@ final class PrefixCache {
         if (capacity == 0 || tokens.length == 0) {
             return;
         }
-        // A cache whose tokens another entry already extends adds nothing.
+        // A cache whose tokens another entry already extends adds nothing, unless its state is recurrent: then
+        // each entry serves only its own end, and only an equal one is redundant.
+        boolean whole = cache.hasRecurrentState();
         for (Iterator<Entry> it = entries.values().iterator(); it.hasNext(); ) {
             Entry e = it.next();
-            if (commonPrefix(e.tokens(), tokens) == tokens.length) {
+            int common = commonPrefix(e.tokens(), tokens);
+            if (common == tokens.length && (!whole || e.tokens().length == tokens.length)) {
                 return;
             }
-            if (commonPrefix(e.tokens(), tokens) == e.tokens().length) {
+            if (common == e.tokens().length && (!whole || e.tokens().length == tokens.length)) {
                 it.remove();
             }
         }

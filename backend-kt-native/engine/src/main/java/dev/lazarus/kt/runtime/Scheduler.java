@@ -36,7 +36,7 @@ final class Scheduler {
 
     Scheduler(Model model, EngineOptions options, Parallel parallel) {
         this.model = model;
-        this.checkpointsPrompts = model.config().slidingWindow() > 0;
+        this.checkpointsPrompts = model.config().slidingWindow() > 0 || model.kvLayout().hasRecurrentState();
         this.options = options;
         this.parallel = parallel;
         this.prefixCache = new PrefixCache(options.prefixCacheEntries());

@@ -11,6 +11,7 @@ import dev.lazarus.backend.api.openai.ChatCompletionRequest;
 import dev.lazarus.backend.api.openai.ChatMessage;
 import dev.lazarus.kt.gguf.GgmlType;
 import dev.lazarus.kt.gguf.GgufWriter;
+import org.assertj.core.api.InstanceOfAssertFactories;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
@@ -76,6 +77,13 @@ class KtNativePreflightTest {
                     .doesNotContain("tensor types"));
             assertThat(awaitNotLoading(backend).detail()).startsWith("unsupported architecture: minimax-m2");
         }
+    }
+
+    @Test
+    void qwen35moeIsAcceptedAndQwen3nextIsNamed() {
+        assertThat(ModelNeeds.of(model("qwen35moe", GgmlType.Q8_0)).refusal()).isEmpty();
+        assertThat(ModelNeeds.of(model("qwen3next", GgmlType.Q8_0)).refusal()).get(InstanceOfAssertFactories.STRING)
+                .startsWith("unsupported architecture: qwen3next (supported: ").contains("qwen35moe");
     }
 
     @Test

@@ -45,7 +45,8 @@ import java.util.function.ToDoubleFunction;
  * sequence in this JVM, as a gateway serving several models would.
  * Models are the synthetic {@code benchQwen3Moe} preset: {@code q8_0} written directly, {@code q4_k_m} (and
  * {@code q2_k}, {@code q3_k_m}, {@code iq4_xs}, {@code iq4_nl}) quantized from an F16 copy with Debian's llama-quantize; the
- * same names prefixed {@code deepseek32-} are the {@code benchDeepseek32} preset (sparse attention past 256 positions);
+ * same names prefixed {@code deepseek32-} are the {@code benchDeepseek32} preset (sparse attention past 256 positions),
+ * prefixed {@code qwen35moe-} the {@code benchQwen35Moe} preset (gated DeltaNet blocks);
  * any other value is taken as a GGUF path.
  */
 public final class EngineBenchMain {
@@ -275,11 +276,17 @@ public final class EngineBenchMain {
         if (lower.startsWith(DEEPSEEK32)) { // deepseek32-q8_0, deepseek32-q3_k_m, ...: the same from benchDeepseek32
             return preset(SyntheticModels.benchDeepseek32(), lower.substring(DEEPSEEK32.length()), work);
         }
+        if (lower.startsWith(QWEN35MOE)) { // qwen35moe-q8_0, ...: the same from benchQwen35Moe
+            return preset(SyntheticModels.benchQwen35Moe(), lower.substring(QWEN35MOE.length()), work);
+        }
         return preset(SyntheticModels.benchQwen3Moe(), lower, work);
     }
 
     /** {@link #resolve}'s prefix for the deepseek32 preset. */
     private static final String DEEPSEEK32 = "deepseek32-";
+
+    /** {@link #resolve}'s prefix for the qwen35moe preset. */
+    private static final String QWEN35MOE = "qwen35moe-";
 
     private static Path preset(SyntheticModels.Spec spec, String name, Path work) {
         Path q8 = work.resolve(spec.name() + "-q8_0.gguf");

@@ -27,7 +27,13 @@ public enum ArchitectureTraits {
      * a biased router whose top-k logits are softmaxed, biased experts with the clamped SwiGLU.
      */
     GPT_OSS("gpt-oss", false, false, true, true, Feature.QKV_BIAS, Feature.OUTPUT_BIAS, Feature.SINKS,
-            Feature.POST_ATTENTION_NORM, Feature.EXPERT_BIASES, Feature.SLIDING_WINDOW);
+            Feature.POST_ATTENTION_NORM, Feature.EXPERT_BIASES, Feature.SLIDING_WINDOW),
+    /**
+     * Qwen3.5/3.6 MoE: gated DeltaNet blocks between full-attention ones (every {@code fullAttentionInterval}-th),
+     * whose QK-normed queries carry a per-head output gate; {@code post_attention_norm}; softmax experts and a
+     * shared expert gated by {@code ffn_gate_inp_shexp}.
+     */
+    QWEN35MOE("qwen35moe", true, false, true, true, Feature.POST_ATTENTION_NORM, Feature.DELTA_NET);
 
     /** Tensors and keys beyond the common block that some architectures have. */
     public enum Feature {
@@ -44,7 +50,9 @@ public enum ArchitectureTraits {
         /** {@code attention.sliding_window} on llama.cpp's pattern of the architecture. */
         SLIDING_WINDOW,
         /** One trailing NextN block ({@code nextn_predict_layers} 1, {@code blk.N.nextn.*}). */
-        NEXTN_BLOCK
+        NEXTN_BLOCK,
+        /** Gated DeltaNet blocks ({@code ssm.*}), output-gated queries, a gated shared expert (needs {@code deltaNet}). */
+        DELTA_NET
     }
 
     private final String ggufName;

@@ -1,10 +1,12 @@
 package dev.lazarus.kt.synthetic;
 
 import dev.lazarus.kt.gguf.GgmlType;
+import dev.lazarus.kt.gguf.GgufValueType;
 import dev.lazarus.kt.gguf.GgufWriter;
 import dev.lazarus.kt.synthetic.SyntheticModels.Mla;
 import dev.lazarus.kt.synthetic.SyntheticModels.Moe;
 import dev.lazarus.kt.synthetic.SyntheticModels.Spec;
+import java.util.List;
 
 /** The GGUF metadata of a synthetic model: general.*, the architecture's hyper-parameters, the vocabulary. */
 final class ModelMetadata {
@@ -48,6 +50,9 @@ final class ModelMetadata {
             w.putU32(p + "rope.dimension_count", spec.ropeDims() > 0 ? spec.ropeDims() : spec.headDim());
         } else {
             writeMla(p, spec.heads(), spec.mla(), w);
+        }
+        if (spec.deltaNet() != null) {
+            writeDeltaNet(p, spec, w);
         }
         if (spec.slidingWindow() > 0) {
             w.putU32(p + "attention.sliding_window", spec.slidingWindow());
@@ -93,6 +98,20 @@ final class ModelMetadata {
         }
     }
 
+    /** qwen35moe's linear-attention keys, and the rope sections its IMROPE reads (text uses one position for all). */
+    private static void writeDeltaNet(String p, Spec spec, GgufWriter w) {
+        SyntheticModels.DeltaNet d = spec.deltaNet();
+        w.putU32(p + "ssm.conv_kernel", d.convKernel());
+        w.putU32(p + "ssm.state_size", d.stateSize());
+        w.putU32(p + "ssm.group_count", d.keyHeads());
+        w.putU32(p + "ssm.time_step_rank", d.valueHeads());
+        w.putU32(p + "ssm.inner_size", d.valueHeads() * d.stateSize());
+        w.putU32(p + "full_attention_interval", d.fullAttentionInterval());
+        int pairs = (spec.ropeDims() > 0 ? spec.ropeDims() : spec.headDim()) / 2;
+        int t = Math.round(pairs * 11 / 32f);
+        w.putArray(p + "rope.dimension_sections", GgufValueType.INT32, List.of(t, t, pairs - 2 * t, 0));
+    }
+
     private static void writeMoe(String p, ArchitectureTraits arch, Moe moe, GgufWriter w) {
         w.putU32(p + "expert_count", moe.experts());
         w.putU32(p + "expert_used_count", moe.used());
@@ -100,6 +119,9 @@ final class ModelMetadata {
             return; // Mixtral experts are sized by feed_forward_length and always softmax + renormalise
         }
         w.putU32(p + "expert_feed_forward_length", moe.expertFfn());
+        if (arch == ArchitectureTraits.QWEN35MOE && moe.shared() > 0) {
+            w.putU32(p + "expert_shared_feed_forward_length", moe.shared() * moe.expertFfn());
+        }
         if (!arch.allowsDeepseekRouting()) {
             return; // qwen3moe: softmax + renormalise, gpt-oss: softmax of the top-k logits, fixed in llama.cpp's graph
         }

@@ -18,6 +18,7 @@ import java.util.SplittableRandom;
  *   <li>router: 2/sqrt(dim), so expert choices are rarely near-ties that rounding could flip;</li>
  *   <li>norm weights: 1 +- 0.2, so an engine that forgets to apply them is caught;</li>
  *   <li>biases ({@code exp_probs_b}, projection and expert biases): +- 0.1, enough to change some expert choices;</li>
+ *   <li>a DeltaNet's {@code ssm_a}: -1 +- 0.5 (a decay of the state by about half per token);</li>
  *   <li>attention sinks: standard deviation 1, near the scale of the attention logits, so the sink takes a visible
  *       share of the softmax without swamping it.</li>
  * </ul>
@@ -44,7 +45,8 @@ final class RandomWeights {
     }
 
     GgmlType typeOf(Entry t) {
-        if (t.shape().length == 1 || t.init() == TensorLayout.Init.ROUTER || t.init() == TensorLayout.Init.BIAS) {
+        if (t.shape().length == 1 || t.init() == TensorLayout.Init.ROUTER || t.init() == TensorLayout.Init.BIAS
+                || t.init() == TensorLayout.Init.CONV) {
             return GgmlType.F32;
         }
         return t.shape()[0] % weightType.blockSize() == 0 ? weightType : GgmlType.F16;
@@ -57,7 +59,7 @@ final class RandomWeights {
         }
         float[] v = new float[Math.toIntExact(n)];
         SplittableRandom random = new SplittableRandom(streamSeed(t.source()));
-        double centre = t.init() == TensorLayout.Init.NORM ? 1.0 : 0.0;
+        double centre = t.init() == TensorLayout.Init.NORM ? 1.0 : t.init() == TensorLayout.Init.DECAY ? -1.0 : 0.0;
         // A uniform variable on [-a, a) has standard deviation a/sqrt(3).
         double halfWidth = Math.sqrt(3.0) * std(t);
         for (int i = 0; i < v.length; i++) {
@@ -70,7 +72,8 @@ final class RandomWeights {
         double fanIn = t.fanIn();
         return switch (t.init()) {
             case EMBEDDING -> 1.0;
-            case MATRIX -> 1.0 / Math.sqrt(fanIn);
+            case MATRIX, CONV -> 1.0 / Math.sqrt(fanIn);
+            case DECAY -> 0.5 / Math.sqrt(3.0);
             case OUTPUT -> 3.0 / Math.sqrt(fanIn);
             case ROUTER -> 2.0 / Math.sqrt(fanIn);
             case NORM -> 0.2 / Math.sqrt(3.0);

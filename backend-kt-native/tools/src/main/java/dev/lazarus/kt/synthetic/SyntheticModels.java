@@ -120,6 +120,24 @@ public final class SyntheticModels {
         }
     }
 
+    /**
+     * The gated DeltaNet blocks of qwen35moe: {@code keyHeads} query/key heads and {@code valueHeads} value heads of
+     * {@code stateSize}, a convolution of {@code convKernel} taps; every {@code fullAttentionInterval}-th block
+     * (1-based) is full attention.
+     */
+    public record DeltaNet(int keyHeads, int valueHeads, int stateSize, int convKernel, int fullAttentionInterval) {
+        public DeltaNet {
+            require(keyHeads > 0 && valueHeads % keyHeads == 0 && stateSize > 0 && convKernel > 1
+                    && fullAttentionInterval > 0, "DeltaNet heads %d/%d of %d, kernel %d, interval %d", keyHeads,
+                    valueHeads, stateSize, convKernel, fullAttentionInterval);
+        }
+
+        /** llama.cpp's layout from {@code full_attention_interval}. */
+        public boolean isRecurrent(int layer) {
+            return (layer + 1) % fullAttentionInterval != 0;
+        }
+    }
+
     /** YaRN context extension: {@code factor} times the original context, attention scaled by {@code logMultiplier}. */
     public record Yarn(float factor, int originalContext, float logMultiplier) {
     }
@@ -132,7 +150,16 @@ public final class SyntheticModels {
      */
     public record Spec(String name, String arch, GgmlType weightType, long seed, int layers, int dim, int heads,
                        int kvHeads, int headDim, int ffn, Moe moe, Mla mla, float ropeTheta, Yarn yarn,
-                       int contextLength, float rmsEps, boolean tiedEmbeddings, int ropeDims, int slidingWindow) {
+                       int contextLength, float rmsEps, boolean tiedEmbeddings, int ropeDims, int slidingWindow,
+                       DeltaNet deltaNet) {
+
+        /** No gated DeltaNet blocks. */
+        public Spec(String name, String arch, GgmlType weightType, long seed, int layers, int dim, int heads,
+                    int kvHeads, int headDim, int ffn, Moe moe, Mla mla, float ropeTheta, Yarn yarn,
+                    int contextLength, float rmsEps, boolean tiedEmbeddings, int ropeDims, int slidingWindow) {
+            this(name, arch, weightType, seed, layers, dim, heads, kvHeads, headDim, ffn, moe, mla, ropeTheta, yarn,
+                    contextLength, rmsEps, tiedEmbeddings, ropeDims, slidingWindow, null);
+        }
 
         /** Full-width RoPE, no sliding window. */
         public Spec(String name, String arch, GgmlType weightType, long seed, int layers, int dim, int heads,
@@ -162,8 +189,10 @@ public final class SyntheticModels {
             // deepseek32 too: llama.cpp reads no expert groups for it
             require(moe == null || moe.groups() == 0 || a == ArchitectureTraits.DEEPSEEK2,
                     "%s has no group-limited routing", arch);
+            require(a.has(ArchitectureTraits.Feature.DELTA_NET) == (deltaNet != null), "%s %s DeltaNet settings", arch,
+                    deltaNet == null ? "needs" : "takes no");
             require(moe == null || a.allowsDeepseekRouting()
-                    || (moe.shared() == 0 && moe.leadingDense() == 0 && moe.groups() == 0 && !moe.probsBias()
+                    || ((moe.shared() == 0 || a == ArchitectureTraits.QWEN35MOE) && moe.leadingDense() == 0 && moe.groups() == 0 && !moe.probsBias()
                         && moe.gating() == Gating.SOFTMAX), "%s supports only plain softmax experts", arch);
             require(moe == null || moe.leadingDense() < layers, "all %d layers are dense", layers);
             // llama's Mixtral experts are sized by feed_forward_length: there is no separate expert width.
@@ -177,27 +206,27 @@ public final class SyntheticModels {
 
         public Spec withWeightType(GgmlType type) {
             return new Spec(name, arch, type, seed, layers, dim, heads, kvHeads, headDim, ffn, moe, mla, ropeTheta, yarn,
-                    contextLength, rmsEps, tiedEmbeddings, ropeDims, slidingWindow);
+                    contextLength, rmsEps, tiedEmbeddings, ropeDims, slidingWindow, deltaNet);
         }
 
         public Spec withSeed(long newSeed) {
             return new Spec(name, arch, weightType, newSeed, layers, dim, heads, kvHeads, headDim, ffn, moe, mla, ropeTheta,
-                    yarn, contextLength, rmsEps, tiedEmbeddings, ropeDims, slidingWindow);
+                    yarn, contextLength, rmsEps, tiedEmbeddings, ropeDims, slidingWindow, deltaNet);
         }
 
         public Spec withName(String newName) {
             return new Spec(newName, arch, weightType, seed, layers, dim, heads, kvHeads, headDim, ffn, moe, mla, ropeTheta,
-                    yarn, contextLength, rmsEps, tiedEmbeddings, ropeDims, slidingWindow);
+                    yarn, contextLength, rmsEps, tiedEmbeddings, ropeDims, slidingWindow, deltaNet);
         }
 
         public Spec withMla(Mla newMla) {
             return new Spec(name, arch, weightType, seed, layers, dim, heads, kvHeads, headDim, ffn, moe, newMla, ropeTheta,
-                    yarn, contextLength, rmsEps, tiedEmbeddings, ropeDims, slidingWindow);
+                    yarn, contextLength, rmsEps, tiedEmbeddings, ropeDims, slidingWindow, deltaNet);
         }
 
         public Spec withTiedEmbeddings(boolean tied) {
             return new Spec(name, arch, weightType, seed, layers, dim, heads, kvHeads, headDim, ffn, moe, mla, ropeTheta,
-                    yarn, contextLength, rmsEps, tied, ropeDims, slidingWindow);
+                    yarn, contextLength, rmsEps, tied, ropeDims, slidingWindow, deltaNet);
         }
 
         /** Number of weights, all tensors counted. */
@@ -330,6 +359,40 @@ public final class SyntheticModels {
                 Moe.softmax(16, 4, 512), null, 150_000f, new Yarn(4f, 1024, 0f), 4096, 1e-5f, false, 0, 32);
     }
 
+    /**
+     * Qwen3.5-35B-A3B in miniature: 4 blocks, every second one full attention (the real model's interval is 4),
+     * DeltaNet with 2 query/key heads shared by 4 value heads of 64 and a 4-tap convolution; full attention with 4
+     * output-gated heads of 64 on 2 KV heads, rope over a quarter of each head (the real partial rotary factor);
+     * 8 experts with 2 used and a gated shared expert.
+     */
+    public static Spec tinyQwen35Moe() {
+        return new Spec("tiny-qwen35moe", "qwen35moe", GgmlType.F32, 16, 4, 256, 4, 2, 64, 256,
+                new Moe(8, 2, 256, 1, 0, Gating.SOFTMAX, true, 1f, 0, 0, false), null, 10_000_000f, null, 4096,
+                1e-6f, false, 16, 0, new DeltaNet(2, 4, 64, 4, 2));
+    }
+
+    /**
+     * As {@link #tinyQwen35Moe()} in other shapes: width 512, 3 DeltaNet blocks to a full-attention one (the real
+     * interval of 4), value heads of 128 (the real size) four to a key head, attention heads of 128, 16 experts with
+     * 4 used, a shared expert twice an expert's width.
+     */
+    public static Spec wideQwen35Moe() {
+        return new Spec("wide-qwen35moe", "qwen35moe", GgmlType.F32, 17, 4, 512, 4, 2, 128, 256,
+                new Moe(16, 4, 256, 2, 0, Gating.SOFTMAX, true, 1f, 0, 0, false), null, 10_000_000f, null, 4096,
+                1e-6f, false, 32, 0, new DeltaNet(1, 4, 128, 4, 4));
+    }
+
+    /**
+     * {@link #benchQwen3Moe()}'s width, experts and weight type as qwen35moe: 4 blocks, three gated DeltaNet (4
+     * query/key heads, 8 value heads of 128, as Qwen3.5-35B-A3B's heads) and one full attention (8 heads of 128 on 2
+     * KV heads, rope over 32), 32 experts of 512 with 4 used and a shared expert of 512.
+     */
+    public static Spec benchQwen35Moe() {
+        return new Spec("bench-qwen35moe", "qwen35moe", GgmlType.Q8_0, 18, 4, 1024, 8, 2, 128, 512,
+                new Moe(32, 4, 512, 1, 0, Gating.SOFTMAX, true, 1f, 0, 0, false), null, 10_000_000f, null, 4096,
+                1e-6f, false, 32, 0, new DeltaNet(4, 8, 128, 4, 4));
+    }
+
     /** A Qwen3-MoE big enough to measure kernels rather than overhead: about 214M weights, 32 experts, 4 used. */
     public static Spec benchQwen3Moe() {
         return new Spec("bench-qwen3moe", "qwen3moe", GgmlType.Q8_0, 6, 4, 1024, 16, 4, 64, 2048,
@@ -394,8 +457,11 @@ public final class SyntheticModels {
             case "benchdeepseek32" -> benchDeepseek32();
             case "benchqwen3moeskewed" -> benchQwen3MoeSkewed();
             case "benchqwen3moeflat" -> benchQwen3MoeFlat();
+            case "tinyqwen35moe" -> tinyQwen35Moe();
+            case "wideqwen35moe" -> wideQwen35Moe();
+            case "benchqwen35moe" -> benchQwen35Moe();
             default -> throw new IllegalArgumentException("unknown preset '" + name
-                    + "' (tinyLlama, tinyLlamaMoe, tinyQwen3, tinyQwen3Moe, tinyDeepseek2, tinyDeepseek32, wideDeepseek32, tinyGlm4Moe, tinyGptOss, wideQwen3Moe, wideDeepseek2, wideLlama, wideGlm4Moe, wideGptOss, benchQwen3Moe, benchQwen3MoeSkewed, benchQwen3MoeFlat, benchDeepseek32)");
+                    + "' (tinyLlama, tinyLlamaMoe, tinyQwen3, tinyQwen3Moe, tinyDeepseek2, tinyDeepseek32, wideDeepseek32, tinyGlm4Moe, tinyGptOss, wideQwen3Moe, wideDeepseek2, wideLlama, wideGlm4Moe, wideGptOss, benchQwen3Moe, benchQwen3MoeSkewed, benchQwen3MoeFlat, benchDeepseek32, tinyQwen35Moe, wideQwen35Moe, benchQwen35Moe)");
         };
     }
 

@@ -20,7 +20,11 @@ final class TensorLayout {
 
     /** How a tensor's random values are drawn; see {@link RandomWeights}. */
     enum Init {
-        EMBEDDING, MATRIX, OUTPUT, ROUTER, NORM, BIAS, SINK
+        EMBEDDING, MATRIX, OUTPUT, ROUTER, NORM, BIAS, SINK,
+        /** A DeltaNet's convolution taps: scaled as a matrix, kept F32 (ggml's ssm_conv takes nothing else). */
+        CONV,
+        /** A DeltaNet's {@code ssm_a} ({@code -exp(A_log)}): negative, so the state decays. */
+        DECAY
     }
 
     /**
@@ -68,7 +72,9 @@ final class TensorLayout {
 
     private void block(int i) {
         add(blk(i, "attn_norm"), Init.NORM, spec.dim());
-        if (spec.mla() != null) {
+        if (spec.deltaNet() != null && spec.deltaNet().isRecurrent(i)) {
+            deltaNet(i, spec.deltaNet());
+        } else if (spec.mla() != null) {
             latentAttention(i, spec.mla());
         } else {
             groupedQueryAttention(i);
@@ -96,9 +102,26 @@ final class TensorLayout {
         add(blk(i, "nextn.shared_head_norm"), Init.NORM, spec.dim());
     }
 
+    /** qwen35moe's linear attention block, shaped as llama.cpp's loader creates it. */
+    private void deltaNet(int i, SyntheticModels.DeltaNet d) {
+        long keyDim = (long) d.keyHeads() * d.stateSize();
+        long valueDim = (long) d.valueHeads() * d.stateSize();
+        add(blk(i, "attn_qkv"), Init.MATRIX, spec.dim(), 2 * keyDim + valueDim);
+        add(blk(i, "attn_gate"), Init.MATRIX, spec.dim(), valueDim);
+        add(blk(i, "ssm_conv1d"), Init.CONV, d.convKernel(), 2 * keyDim + valueDim);
+        add(bias(i, "ssm_dt"), Init.BIAS, d.valueHeads());
+        add("blk." + i + ".ssm_a", Init.DECAY, d.valueHeads());
+        add(blk(i, "ssm_beta"), Init.MATRIX, spec.dim(), d.valueHeads());
+        add(blk(i, "ssm_alpha"), Init.MATRIX, spec.dim(), d.valueHeads());
+        add(blk(i, "ssm_norm"), Init.NORM, d.stateSize());
+        add(blk(i, "ssm_out"), Init.MATRIX, valueDim, spec.dim());
+    }
+
     private void groupedQueryAttention(int i) {
         int hd = spec.headDim();
-        add(blk(i, "attn_q"), Init.MATRIX, spec.dim(), (long) spec.heads() * hd);
+        // qwen35moe's queries carry a gate per head: twice the rows
+        int perHead = spec.architecture().has(Feature.DELTA_NET) ? 2 * hd : hd;
+        add(blk(i, "attn_q"), Init.MATRIX, spec.dim(), (long) spec.heads() * perHead);
         add(blk(i, "attn_k"), Init.MATRIX, spec.dim(), (long) spec.kvHeads() * hd);
         add(blk(i, "attn_v"), Init.MATRIX, spec.dim(), (long) spec.kvHeads() * hd);
         add(blk(i, "attn_output"), Init.MATRIX, (long) spec.heads() * hd, spec.dim());
@@ -178,6 +201,9 @@ final class TensorLayout {
         }
         if (moe.shared() > 0) {
             feedForward(i, "_shexp", (long) moe.expertFfn() * moe.shared());
+            if (spec.architecture().has(Feature.DELTA_NET)) {
+                add(blk(i, "ffn_gate_inp_shexp"), Init.MATRIX, spec.dim());
+            }
         }
     }
 

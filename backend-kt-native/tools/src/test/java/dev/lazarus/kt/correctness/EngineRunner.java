@@ -109,7 +109,8 @@ final class EngineRunner implements AutoCloseable {
     Continuation greedy(int[] prompt, int n, Set<Integer> banned, int keep) {
         KvCache cache = model.newCache(prompt.length + n, cacheTypes);
         cache.ensureCapacity(prompt.length + n);
-        int split = model.config().slidingWindow() > 0 && prompt.length > CHECKPOINT_TAIL
+        int split = (model.config().slidingWindow() > 0 || model.kvLayout().hasRecurrentState())
+                && prompt.length > CHECKPOINT_TAIL
                 ? prompt.length - CHECKPOINT_TAIL : 0;
         if (split > 0) {
             prefill(prompt, 0, split, cache);

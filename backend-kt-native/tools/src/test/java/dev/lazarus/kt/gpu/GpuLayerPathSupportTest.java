@@ -58,6 +58,12 @@ class GpuLayerPathSupportTest {
     }
 
     @Test
+    void refusesQwen35MoeWhoseDeltaNetBlocksHaveNoDeviceKernels() {
+        assertThat(unsupported(SyntheticModels.tinyQwen35Moe().withWeightType(GgmlType.Q8_0)))
+                .isEqualTo("qwen35moe blocks have no GPU layer path yet");
+    }
+
+    @Test
     void refusesDeepseek32WhoseIndexerHasNoDeviceKernels() {
         // deepseek2's Q8_0 latent attention runs there; the lightning indexer does not (its experts may still go to the
         // GPU tier, attention and the rest stay on the CPU)

@@ -16,7 +16,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * The scheduler feeds a sliding-window model's prompt in the batches llama-server uses (everything but the last
+ * The scheduler feeds a sliding-window or hybrid (recurrent) model's prompt in the batches llama-server uses (everything but the last
  * {@link Scheduler#CHECKPOINT_TAIL} tokens, then those), other models' prompts in one: the batch sizes pick the
  * kernels, so this is what keeps a served gpt-oss K-quant model's numbers llama-server's.
  */
@@ -79,6 +79,12 @@ class PromptCheckpointTest {
         assertThat(batches(SyntheticModels.tinyGptOss(), 70)).containsExactly(64, 2, 4, 1, 1);
         // a prompt of at most 4 tokens is one batch, as llama-server makes no checkpoint inside it
         assertThat(batches(SyntheticModels.tinyGptOss(), 4)).containsExactly(4, 1, 1);
+    }
+
+    @Test
+    void aHybridModelsLastFourPromptTokensRunAsAStepOfTheirOwn() throws Exception {
+        // llama-server checkpoints a recurrent state where it would a sliding window's cache
+        assertThat(batches(SyntheticModels.tinyQwen35Moe(), 10)).containsExactly(6, 4, 1, 1);
     }
 
     @Test
