@@ -76,7 +76,8 @@ class PenaltyParityTest {
             template = ChatTemplate.fromMetadata(file.metadata(), tokenizer);
         }
         backend = ((KtNativeBackend) new KtNativeBackendFactory().create(new BackendConfig("kt", "kt-native",
-                Map.of("model", model.toString(), "threads", 1, "context-size", 1024, "model-name", "m"))))
+                Map.of("model", model.toString(), "threads", 1, "context-size", 1024, "model-name", "m",
+                        "flash-attention", "off"))))
                 .awaitReady(Duration.ofMinutes(1));
         llama = LlamaReference.start(model);
     }
