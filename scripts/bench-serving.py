@@ -2,7 +2,7 @@
 """kt-native against llama-server as agents use them: several concurrent streams with long prompts, and the
 same long prefix sent again. Both engines run the same GGUF behind one gateway (the same proxy hop), as models
 `kt` (kind kt-native) and `ls` (kind llamacpp, a llama-server this script starts from the project's chroot).
-Never part of the test suite. Prints Markdown tables (docs/benchmarks.md#serving-concurrency-and-prefix-reuse).
+Never part of the test suite. Prints Markdown tables (docs/benchmarks.md#at-depth-and-under-concurrency-agent-workloads).
 
   scripts/bench-serving.py --model GGUF [--jar gateway/target/gateway-*.jar] [--threads N] [--rounds 2]
                            [--concurrency 1,4,8] [--prompt 1024] [--gen 64] [--context 16384]
