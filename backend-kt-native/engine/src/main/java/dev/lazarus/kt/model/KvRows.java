@@ -1,5 +1,6 @@
 package dev.lazarus.kt.model;
 
+import dev.lazarus.kt.matrix.RowDot;
 import dev.lazarus.kt.tensor.GgmlOrders;
 import dev.lazarus.kt.gguf.GgmlCodec;
 import dev.lazarus.kt.tensor.CpuFromFloat;
@@ -15,8 +16,8 @@ import java.util.Arrays;
 final class KvRows {
 
     private final KvCacheType type;
-    /** The summation orders of the dots over these rows: the model's ggml variant. */
-    private final GgmlOrders orders;
+    /** ggml's vec_dot of this type over these rows, in the model's ggml orders; made once, not per attended head. */
+    private final RowDot dot;
     private final int width;
     private final long rowBytes;
     private float[] floats;
@@ -29,7 +30,7 @@ final class KvRows {
                     + type.settingName() + " block size " + type.ggmlType().blockSize());
         }
         this.type = type;
-        this.orders = orders;
+        this.dot = RowDot.of(type.ggmlType(), orders);
         this.width = width;
         this.rowBytes = type.bytesFor(width);
         grow(capacity);
@@ -39,8 +40,8 @@ final class KvRows {
         return type;
     }
 
-    GgmlOrders orders() {
-        return orders;
+    RowDot dot() {
+        return dot;
     }
 
     int width() {

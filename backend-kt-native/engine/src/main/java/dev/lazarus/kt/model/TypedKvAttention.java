@@ -85,7 +85,7 @@ final class TypedKvAttention {
             AttentionKernel.keyDots(qh, dim, keys.floats(), kOff, keys.width(), from, to, scores);
             return;
         }
-        RowDot dot = RowDot.of(keys.type().ggmlType(), keys.orders());
+        RowDot dot = keys.dot();
         float[] qs = s.query = Scratch.atLeast(s.query, dim);
         System.arraycopy(q, qOff, qs, 0, dim);
         Activation x = s.activation(dot.vecDotType(), dim).set(qs, dim);
@@ -113,7 +113,7 @@ final class TypedKvAttention {
         }
         float[] column = s.column = Scratch.atLeast(s.column, padded);
         Arrays.fill(column, positions, padded, 0f);
-        RowDot dot = RowDot.of(KvCacheType.BF16.ggmlType(), values.orders());
+        RowDot dot = values.dot();
         Activation x = s.activation(VecDotType.BF16, padded);
         MemorySegment rows = values.segment();
         for (int d = 0; d < vDim; d++) {
