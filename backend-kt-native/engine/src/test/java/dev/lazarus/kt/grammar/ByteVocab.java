@@ -6,16 +6,16 @@ import java.nio.charset.StandardCharsets;
 import java.util.List;
 import java.util.OptionalInt;
 
-/** A vocabulary of given byte strings, the last token the end of generation (test helper). */
-final class ByteVocab implements Tokenizer {
+/** A vocabulary of given byte strings, the last token the end of generation (test helper; also the grammar bench's). */
+public final class ByteVocab implements Tokenizer {
 
     private final List<byte[]> tokens;
 
-    ByteVocab(List<byte[]> tokens) {
+    public ByteVocab(List<byte[]> tokens) {
         this.tokens = tokens;
     }
 
-    static ByteVocab of(Object... pieces) {
+    public static ByteVocab of(Object... pieces) {
         return new ByteVocab(java.util.Arrays.stream(pieces)
                 .map(p -> p instanceof byte[] b ? b : ((String) p).getBytes(StandardCharsets.UTF_8)).toList());
     }

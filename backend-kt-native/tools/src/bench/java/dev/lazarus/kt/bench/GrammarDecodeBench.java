@@ -2,6 +2,7 @@ package dev.lazarus.kt.bench;
 
 import dev.lazarus.kt.gguf.GgmlType;
 import dev.lazarus.kt.gguf.GgufFile;
+import dev.lazarus.kt.grammar.ByteVocab;
 import dev.lazarus.kt.grammar.ChatGrammars;
 import dev.lazarus.kt.grammar.CompiledGrammar;
 import dev.lazarus.kt.grammar.GrammarCache;
@@ -14,7 +15,6 @@ import dev.lazarus.kt.runtime.SequenceListener;
 import dev.lazarus.kt.sampling.Sampler;
 import dev.lazarus.kt.sampling.SamplingParams;
 import dev.lazarus.kt.synthetic.SyntheticModels;
-import dev.lazarus.kt.tokenizer.TokenType;
 import dev.lazarus.kt.tokenizer.Tokenizer;
 import dev.lazarus.kt.tokenizer.Tokenizers;
 import java.nio.charset.StandardCharsets;
@@ -23,7 +23,6 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
-import java.util.OptionalInt;
 import java.util.SplittableRandom;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
@@ -94,7 +93,7 @@ public final class GrammarDecodeBench {
 
     /** Mean microseconds of one constrained greedy step (mask and accept) along the schema with random logits. */
     static double maskOnLargeVocabulary(int size, int steps) {
-        FakeVocab vocab = FakeVocab.random(size, new SplittableRandom(11));
+        ByteVocab vocab = randomVocab(size, new SplittableRandom(11));
         CompiledGrammar grammar = new GrammarCache(vocab).compile(ChatGrammars.responseFormat(SCHEMA));
         SplittableRandom random = new SplittableRandom(5);
         float[] logits = new float[size];
@@ -166,85 +165,27 @@ public final class GrammarDecodeBench {
     }
 
     /** A large vocabulary of word pieces, punctuation runs, digits, non-ASCII text and byte tokens; the last is EOS. */
-    private record FakeVocab(List<byte[]> pieces) implements Tokenizer {
-
-        static FakeVocab random(int size, SplittableRandom r) {
-            List<byte[]> out = new ArrayList<>(size);
-            for (int b = 0; b < 256; b++) {
-                out.add(new byte[] {(byte) b});
+    private static ByteVocab randomVocab(int size, SplittableRandom r) {
+        List<byte[]> out = new ArrayList<>(size);
+        for (int b = 0; b < 256; b++) {
+            out.add(new byte[] {(byte) b});
+        }
+        String punctuation = " \n\t{}[]\":,.-_!?()'";
+        String letters = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789";
+        while (out.size() < size - 1) {
+            StringBuilder s = new StringBuilder();
+            int kind = r.nextInt(10);
+            int len = 1 + r.nextInt(kind < 7 ? 9 : 4);
+            for (int i = 0; i < len; i++) {
+                s.append(switch (kind) {
+                    case 7 -> punctuation.charAt(r.nextInt(punctuation.length()));
+                    case 8 -> (char) (0x4E00 + r.nextInt(2000));
+                    default -> i == 0 && r.nextBoolean() ? ' ' : letters.charAt(r.nextInt(letters.length()));
+                });
             }
-            String punctuation = " \n\t{}[]\":,.-_!?()'";
-            String letters = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789";
-            while (out.size() < size - 1) {
-                StringBuilder s = new StringBuilder();
-                int kind = r.nextInt(10);
-                int len = 1 + r.nextInt(kind < 7 ? 9 : 4);
-                for (int i = 0; i < len; i++) {
-                    s.append(switch (kind) {
-                        case 7 -> punctuation.charAt(r.nextInt(punctuation.length()));
-                        case 8 -> (char) (0x4E00 + r.nextInt(2000));
-                        default -> i == 0 && r.nextBoolean() ? ' ' : letters.charAt(r.nextInt(letters.length()));
-                    });
-                }
-                out.add(s.toString().getBytes(StandardCharsets.UTF_8));
-            }
-            out.add("<eos>".getBytes(StandardCharsets.UTF_8));
-            return new FakeVocab(out);
+            out.add(s.toString().getBytes(StandardCharsets.UTF_8));
         }
-
-        @Override
-        public int[] encode(String text, boolean addSpecial, boolean parseSpecial) {
-            throw new UnsupportedOperationException();
-        }
-
-        @Override
-        public String decode(int[] ids, boolean renderSpecial) {
-            throw new UnsupportedOperationException();
-        }
-
-        @Override
-        public byte[] tokenBytes(int id, boolean renderSpecial) {
-            return pieces.get(id);
-        }
-
-        @Override
-        public String piece(int id) {
-            return new String(pieces.get(id), StandardCharsets.UTF_8);
-        }
-
-        @Override
-        public OptionalInt tokenId(String piece) {
-            return OptionalInt.empty();
-        }
-
-        @Override
-        public TokenType tokenType(int id) {
-            return TokenType.NORMAL;
-        }
-
-        @Override
-        public int vocabSize() {
-            return pieces.size();
-        }
-
-        @Override
-        public int bos() {
-            return -1;
-        }
-
-        @Override
-        public int eos() {
-            return pieces.size() - 1;
-        }
-
-        @Override
-        public boolean addsBos() {
-            return false;
-        }
-
-        @Override
-        public boolean isEog(int id) {
-            return id == pieces.size() - 1;
-        }
+        out.add("<eos>".getBytes(StandardCharsets.UTF_8));
+        return new ByteVocab(out);
     }
 }
