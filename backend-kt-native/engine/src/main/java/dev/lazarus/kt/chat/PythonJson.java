@@ -9,7 +9,7 @@ import java.util.Map;
  * separators on one line, {@code ","} plus newline and indentation when {@code indent} is given,
  * non-ASCII characters as they are, keys in insertion order.
  */
-final class PythonJson {
+public final class PythonJson {
 
     private PythonJson() {}
 
@@ -80,6 +80,14 @@ final class PythonJson {
             return (long) d + ".0";
         }
         return Double.toString(d);
+    }
+
+    /**
+     * {@code s} as a JSON string the way Python's {@code json.dumps(ensure_ascii=False)} and llama.cpp's JSON library
+     * both write it: the short escapes, other control characters as four-digit unicode escapes, the rest as it is.
+     */
+    public static void quote(String s, StringBuilder out) {
+        string(out, s);
     }
 
     private static void string(StringBuilder out, String s) {

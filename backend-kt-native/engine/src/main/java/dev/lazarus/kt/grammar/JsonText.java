@@ -1,5 +1,6 @@
 package dev.lazarus.kt.grammar;
 
+import dev.lazarus.kt.chat.PythonJson;
 import java.math.BigDecimal;
 import java.util.List;
 import java.util.Map;
@@ -53,27 +54,7 @@ final class JsonText {
     }
 
     static void string(String s, StringBuilder out) {
-        out.append('"');
-        for (int i = 0; i < s.length(); i++) {
-            char c = s.charAt(i);
-            switch (c) {
-                case '"' -> out.append("\\\"");
-                case '\\' -> out.append("\\\\");
-                case '\b' -> out.append("\\b");
-                case '\f' -> out.append("\\f");
-                case '\n' -> out.append("\\n");
-                case '\r' -> out.append("\\r");
-                case '\t' -> out.append("\\t");
-                default -> {
-                    if (c < 0x20) {
-                        out.append(String.format("\\u%04x", (int) c));
-                    } else {
-                        out.append(c);
-                    }
-                }
-            }
-        }
-        out.append('"');
+        PythonJson.quote(s, out);
     }
 
     /** The shortest digits that read back as {@code d}, placed as llama.cpp's JSON library places them. */
