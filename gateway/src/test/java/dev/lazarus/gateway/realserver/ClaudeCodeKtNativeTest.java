@@ -2,8 +2,13 @@ package dev.lazarus.gateway.realserver;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.lazarus.gateway.resilience.HealthMonitor;
+import dev.lazarus.gateway.routing.BackendRegistry;
 import java.time.Duration;
+import java.util.List;
+import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.springframework.beans.factory.annotation.Autowired;
 import org.springframework.boot.test.context.SpringBootTest;
 import org.springframework.boot.test.web.server.LocalServerPort;
 import org.springframework.test.context.DynamicPropertyRegistry;
@@ -41,6 +46,17 @@ class ClaudeCodeKtNativeTest {
 
     @LocalServerPort
     int port;
+
+    @Autowired
+    BackendRegistry backends;
+
+    @Autowired
+    HealthMonitor monitor;
+
+    @BeforeEach
+    void modelLoaded() throws InterruptedException {
+        BackendsUp.await(backends, monitor, Duration.ofMinutes(2), List.of("embedded"));
+    }
 
     @Test
     void claudeCodeCompletesATurn() throws Exception {

@@ -3,8 +3,6 @@ package dev.lazarus.gateway.realserver;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
-import dev.lazarus.backend.api.BackendHealth;
-import dev.lazarus.backend.api.InferenceBackend;
 import dev.lazarus.gateway.resilience.HealthMonitor;
 import dev.lazarus.gateway.routing.BackendRegistry;
 import dev.lazarus.kt.chat.ChatTemplate;
@@ -31,7 +29,6 @@ import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
-import java.time.Instant;
 import java.util.ArrayList;
 import java.util.EnumMap;
 import java.util.List;
@@ -304,17 +301,7 @@ class KtNativeGatewayParityTest {
         List<String> ids = new ArrayList<>();
         oracles.keySet().forEach(m -> ids.add(m.route("kt")));
         ids.add(STRANGER);
-        for (String id : ids) {
-            InferenceBackend backend = backends.find(id).orElseThrow();
-            Instant deadline = Instant.now().plus(Duration.ofSeconds(120));
-            while (backend.health().block().status() != BackendHealth.Status.UP) {
-                assertThat(Instant.now()).as(id + " loads its model: " + backend.health().block()).isBefore(deadline);
-                Thread.sleep(20);
-            }
-        }
-        // The router goes by the health monitor's last check, which may predate the load by a poll interval (a
-        // request in that window was answered 503 in CI): check every backend now.
-        monitor.refresh().block(Duration.ofSeconds(30));
+        BackendsUp.await(backends, monitor, Duration.ofSeconds(120), ids);
         loaded = true;
     }
 

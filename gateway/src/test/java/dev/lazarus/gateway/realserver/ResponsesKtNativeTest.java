@@ -2,16 +2,20 @@ package dev.lazarus.gateway.realserver;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.lazarus.gateway.resilience.HealthMonitor;
+import dev.lazarus.gateway.routing.BackendRegistry;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
+import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
-import java.nio.file.Path;
 import java.util.Map;
+import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.springframework.beans.factory.annotation.Autowired;
 import org.springframework.boot.test.context.SpringBootTest;
 import org.springframework.boot.test.web.server.LocalServerPort;
 import org.springframework.test.context.DynamicPropertyRegistry;
@@ -48,6 +52,17 @@ class ResponsesKtNativeTest {
 
     @LocalServerPort
     int port;
+
+    @Autowired
+    BackendRegistry backends;
+
+    @Autowired
+    HealthMonitor monitor;
+
+    @BeforeEach
+    void modelLoaded() throws InterruptedException {
+        BackendsUp.await(backends, monitor, Duration.ofMinutes(2), List.of("embedded"));
+    }
 
     private String baseUrl() {
         return "http://127.0.0.1:" + port + "/v1";

@@ -56,6 +56,7 @@ class ResponsesRealClientsTest {
         RealLlamaServers.backend(registry, 0, "llama", server.url().toString());
         // A 15k-token prompt's first token on a shared two-core machine.
         registry.add("lazarus.backends[0].settings.first-token-timeout", () -> "3m");
+        registry.add("lazarus.resilience.attempt.first-token-timeout", () -> "3m");
         RealLlamaServers.route(registry, 0, "tiny", "llama");
         registry.add("lazarus.security.api-keys[0]", () -> KEY);
         registry.add("lazarus.resilience.breaker.slow-time-to-first-token", () -> "5m");
