@@ -16,7 +16,8 @@ public enum Architecture {
     /**
      * Qwen3.5/3.6 MoE: gated DeltaNet blocks ({@link DeltaNetConfig}) with every n-th block full attention whose
      * queries carry a per-head output gate, experts with a sigmoid-gated shared expert. Its multi-section rope
-     * (IMROPE) gives every section a text token's one position, which is NeoX rope over {@code rope.dimension_count}.
+     * (IMROPE) is NeoX rope over {@code rope.dimension_count} for a text token, except the pairs of the extra
+     * section, whose position is 0 ({@link RopeConfig#extraSection}).
      */
     QWEN35MOE("qwen35moe", RopeStyle.NEOX, true, MoeConfig.Gating.SOFTMAX, 0),
     /** MLA attention, shared experts, sigmoid group routing; normalisation as the GGUF says. */

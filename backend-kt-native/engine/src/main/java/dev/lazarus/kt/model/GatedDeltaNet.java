@@ -32,6 +32,9 @@ final class GatedDeltaNet implements Attention {
     private final int taps;
     private final int convFloats;
     private final float scale;
+    /** The rms norm's epsilon and the scale that make it the L2 norm of a {@code state}-wide head. */
+    private final float l2Eps;
+    private final float l2Scale;
 
     GatedDeltaNet(int block, DeltaNetConfig config, Weights weights, float eps, Parallel parallel) {
         this.block = block;
@@ -44,6 +47,8 @@ final class GatedDeltaNet implements Attention {
         this.taps = config.convKernel();
         this.convFloats = channels * (taps - 1);
         this.scale = 1.0f / (float) Math.sqrt(state);
+        this.l2Eps = eps / state;
+        this.l2Scale = 1.0f / (float) Math.sqrt((float) state);
         requireLength("ssm_conv1d", weights.conv(), channels * taps);
         requireLength("ssm_dt", weights.dtBias(), config.valueHeads());
         requireLength("ssm_a", weights.a(), config.valueHeads());
@@ -215,7 +220,8 @@ final class GatedDeltaNet implements Attention {
 
         /**
          * ggml_ssm_conv over [kept inputs | this batch's inputs] per channel: each output the sum over the kernel's
-         * taps in order, accumulated by fused multiply-adds as GCC compiles ops.cpp; then the last inputs kept.
+         * taps in order, every product rounded before it is added (build 11669's CPU variants compile this loop
+         * without fused multiply-adds); then the last inputs kept.
          */
         private void convolve(float[] st, int[] tokens, float[][] qkv) {
             int kept = taps - 1;
@@ -229,7 +235,7 @@ final class GatedDeltaNet implements Attention {
                         for (int k = 0; k < taps; k++) {
                             int at = j + k - kept; // <0: a kept input
                             float x = at < 0 ? st[c * kept + kept + at] : qkv[tokens[at]][c];
-                            sum = Math.fma(x, w[c * taps + k], sum);
+                            sum += x * w[c * taps + k];
                         }
                         y[c] = sum;
                     }
@@ -287,16 +293,15 @@ final class GatedDeltaNet implements Attention {
         }
     }
 
-    /** ggml_l2_norm of one row: the sum of the f32 squares in double, then {@code x / max(sqrtf(sum), eps)}. */
+    /**
+     * The L2 norm of one row as build 11669's graph computes it: not ggml_l2_norm but {@code ggml_rms_norm} with
+     * {@code eps / n}, then {@code ggml_scale} by {@code 1 / sqrtf(n)}: the f32 squares summed in double, their
+     * mean rounded to f32, {@code x * (1 / sqrtf(mean + eps / n))}, then the second multiply.
+     */
     private void l2Normalize(float[] x, int off, int n) {
-        double sum = 0;
+        Numerics.rmsNorm(x, off, n, null, l2Eps, x, off);
         for (int i = 0; i < n; i++) {
-            float v = x[off + i];
-            sum += (double) (v * v);
-        }
-        float s = 1.0f / Math.max((float) Math.sqrt((float) sum), eps);
-        for (int i = 0; i < n; i++) {
-            x[off + i] *= s;
+            x[off + i] *= l2Scale;
         }
     }
 

@@ -38,13 +38,14 @@ public final class Rope {
         float theta = position;
         float freqScale = config.freqScale();
         for (int i0 = 0; i0 < n; i0 += 2) {
-            float thetaInterp = freqScale * theta;
+            float t = config.extraSection(i0 / 2) ? 0f : theta;
+            float thetaInterp = freqScale * t;
             float angle = thetaInterp;
             float mscale = config.attnFactor();
             if (config.extFactor() != 0f) {
                 float rampMix = ramp(i0) * config.extFactor();
                 // ggml-cpu's rope_yarn, with the multiply-adds GCC fuses in llama-server's build
-                angle = Math.fma(thetaInterp, 1 - rampMix, theta * rampMix);
+                angle = Math.fma(thetaInterp, 1 - rampMix, t * rampMix);
                 mscale *= Math.fma(0.1f, Libm.log(1.0f / freqScale), 1.0f);
             }
             // the C library's cosf/sinf, as ggml calls them: not correctly rounded, unlike Math's (see Libm)

@@ -1,5 +1,7 @@
 package dev.lazarus.kt.model;
 
+import java.util.List;
+
 /**
  * Rotary position embedding parameters, resolved the way llama.cpp resolves its context
  * parameters from the GGUF: frequency scale from the scaling factor, YaRN extrapolation on only
@@ -11,6 +13,8 @@ package dev.lazarus.kt.model;
  * @param attnFactor         magnitude passed to the rope kernel
  * @param originalContext    context length the ramp is computed against
  * @param yarnLogMultiplier  deepseek2's {@code mscale_all_dims} (the GGUF value / 0.1), 0 when absent
+ * @param imropeSections     qwen35moe's interleaved multi-section rope ({@code rope.dimension_sections}: time,
+ *                           height, width, extra), null for a single-position rope
  */
 public record RopeConfig(
         RopeStyle style,
@@ -22,11 +26,12 @@ public record RopeConfig(
         float betaFast,
         float betaSlow,
         int originalContext,
-        float yarnLogMultiplier) {
+        float yarnLogMultiplier,
+        int[] imropeSections) {
 
     /** Plain RoPE without scaling; handy for tests. */
     public static RopeConfig plain(RopeStyle style, int dimensions, float freqBase, int context) {
-        return new RopeConfig(style, dimensions, freqBase, 1f, 0f, 1f, 32f, 1f, context, 0f);
+        return new RopeConfig(style, dimensions, freqBase, 1f, 0f, 1f, 32f, 1f, context, 0f, null);
     }
 
     static RopeConfig fromMetadata(Metadata md, Architecture arch, int headDim, int contextLength) {
@@ -59,8 +64,38 @@ public record RopeConfig(
             attnFactor *= 1f / (1f + 0.1f * (float) Math.log(scale));
         }
         attnFactor *= md.real("rope.scaling.attn_factor", 1f);
+        int[] sections = arch == Architecture.QWEN35MOE ? sections(md) : null;
         return new RopeConfig(arch.ropeStyle(), dims, base, freqScale, extFactor, attnFactor, betaFast, betaSlow,
-                originalContext, logMul);
+                originalContext, logMul, sections);
+    }
+
+    private static int[] sections(Metadata md) {
+        if (!(md.raw(md.key("rope.dimension_sections")).orElse(null) instanceof List<?> list) || list.size() < 4) {
+            throw new ModelFormatException("qwen35moe needs rope.dimension_sections (4 sections)");
+        }
+        int[] s = new int[4];
+        for (int i = 0; i < 4; i++) {
+            s[i] = ((Number) list.get(i)).intValue();
+        }
+        if (s[0] < 0 || s[1] < 0 || s[2] < 0 || s[3] < 0 || s[0] + s[1] + s[2] + s[3] == 0) {
+            throw new ModelFormatException("rope.dimension_sections " + List.of(s[0], s[1], s[2], s[3]));
+        }
+        return s;
+    }
+
+    /**
+     * Whether IMROPE gives rotary pair {@code pair} the extra section's position, which is 0 for a text token
+     * (llama.cpp's graph input fills time, height and width with the token's position and the extra one with 0), so
+     * that pair is not rotated; ggml's mrope cache picks the section per pair as below.
+     */
+    boolean extraSection(int pair) {
+        if (imropeSections == null) {
+            return false;
+        }
+        int[] s = imropeSections;
+        int sector = pair % (s[0] + s[1] + s[2] + s[3]);
+        return !(sector % 3 == 1 && sector < 3 * s[1]) && !(sector % 3 == 2 && sector < 3 * s[2])
+                && !(sector % 3 == 0 && sector < 3 * s[0]);
     }
 
     private static float yarnMscale(float scale, float mscale) {

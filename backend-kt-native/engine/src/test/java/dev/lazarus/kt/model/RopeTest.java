@@ -98,4 +98,31 @@ class RopeTest {
         assertThat(Float.floatToRawIntBits((float) Math.sin(angle))).as("the correctly rounded sine").isEqualTo(0x3e974920);
         assertThat(table[18]).isEqualTo(Libm.cos(angle));
     }
+
+    @Test
+    void imropeLeavesTheExtraSectionsPairsOfATextTokenUnrotated() {
+        // 16 pairs in sections [6, 6, 4, 0]: time takes sectors 0,3,..,15, height 1,4,..,16, width 2,5,8,11 (below
+        // 3 * 4); sector 14 falls to the extra section, whose position is 0 for text
+        RopeConfig plain = RopeConfig.plain(RopeStyle.NEOX, 32, 10_000_000f, 4096);
+        RopeConfig imrope = new RopeConfig(RopeStyle.NEOX, 32, 10_000_000f, 1f, 0f, 1f, 32f, 1f, 4096, 0f,
+                new int[] {6, 6, 4, 0});
+        float[] neox = new Rope(plain).table(100);
+        float[] sections = new Rope(imrope).table(100);
+        for (int pair = 0; pair < 16; pair++) {
+            if (pair == 14) {
+                assertThat(imrope.extraSection(pair)).isTrue();
+                assertThat(new float[] {sections[2 * pair], sections[2 * pair + 1]}).containsExactly(1f, 0f);
+            } else {
+                assertThat(imrope.extraSection(pair)).as("pair %d", pair).isFalse();
+                assertThat(new float[] {sections[2 * pair], sections[2 * pair + 1]}).as("pair %d", pair)
+                        .containsExactly(neox[2 * pair], neox[2 * pair + 1]);
+            }
+        }
+        // Qwen3.5's own sections cover every pair of its 64 rotated dimensions
+        RopeConfig real = new RopeConfig(RopeStyle.NEOX, 64, 10_000_000f, 1f, 0f, 1f, 32f, 1f, 4096, 0f,
+                new int[] {11, 11, 10, 0});
+        for (int pair = 0; pair < 32; pair++) {
+            assertThat(real.extraSection(pair)).as("pair %d", pair).isFalse();
+        }
+    }
 }

@@ -30,6 +30,8 @@ enum ParityModels {
     DEEPSEEK32("deepseek32", SyntheticModels::tinyDeepseek32, Format.GREEDY),
     GLM4MOE("glm4moe", SyntheticModels::tinyGlm4Moe, Format.GREEDY),
     GPT_OSS("gpt-oss", SyntheticModels::tinyGptOss, Format.GREEDY),
+    /** Gated DeltaNet blocks (recurrent state per sequence) between output-gated full attention. */
+    QWEN35MOE("qwen35moe", SyntheticModels::tinyQwen35Moe, Format.GREEDY),
     /** Other dimensions than the tiny shapes (see {@link SyntheticModels#wideQwen3Moe()}), in the formats users run. */
     WIDE_GLM4MOE("glm4moe", SyntheticModels::wideGlm4Moe, List.of(Format.Q8_0, Format.Q4_K_M)),
     WIDE_GPT_OSS("gpt-oss", SyntheticModels::wideGptOss, List.of(Format.Q8_0, Format.Q4_K_M, Format.MXFP4_MOE)),
@@ -44,7 +46,9 @@ enum ParityModels {
     WIDE_QWEN3MOE("qwen3moe", SyntheticModels::wideQwen3Moe, Format.LOW_BIT),
     WIDE_DEEPSEEK2("deepseek2", SyntheticModels::wideDeepseek2, Format.LOW_BIT),
     /** The operators' DeepSeek-V3.2 runs Q3_K_M; an indexer head of 128 as the real one. */
-    WIDE_DEEPSEEK32("deepseek32", SyntheticModels::wideDeepseek32, List.of(Format.Q8_0, Format.Q4_K_M, Format.Q3_K_M));
+    WIDE_DEEPSEEK32("deepseek32", SyntheticModels::wideDeepseek32, List.of(Format.Q8_0, Format.Q4_K_M, Format.Q3_K_M)),
+    /** The real value head size (128), four value heads to a key head, a DeltaNet-to-attention interval of 4. */
+    WIDE_QWEN35MOE("qwen35moe", SyntheticModels::wideQwen35Moe, List.of(Format.Q8_0, Format.Q4_K_M));
 
     /**
      * The weight formats compared; those without a generated type are llama-quantize's recipes of that name.
