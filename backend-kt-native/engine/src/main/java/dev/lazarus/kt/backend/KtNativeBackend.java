@@ -69,7 +69,7 @@ public final class KtNativeBackend implements InferenceBackend, ExpertPlacementV
     private volatile boolean closed;
     /** What the model file needs, from its header (null when it could not be read: loading then says why). */
     private final ModelNeeds needs;
-    /** The model's compiled grammars; made with the first constrained request. */
+    /** The model's compiled grammars; set before the model is ready, its vocabulary index built right after. */
     private volatile GrammarCache grammars;
 
     /** Makes the sampler of each request: the engine's {@link Sampler}; tests script the answer instead. */
@@ -105,9 +105,13 @@ public final class KtNativeBackend implements InferenceBackend, ExpertPlacementV
                 String why = kernels.startsWith("java-") ? NativeKernels.unavailableReason() : "";
                 LOG.log(Level.INFO, "kt-native backend " + id + " loaded " + settings.modelName() + ": kernels " + kernels
                         + (why.isEmpty() ? "" : " (native kernels unavailable: " + why + ")"));
+                grammars = new GrammarCache(model.tokenizer());
                 if (!loaded.complete(model) || closed) {
                     model.close();
+                    return;
                 }
+                // while the model already serves: the first constrained request then finds the index ready
+                grammars.prepare();
             } catch (RuntimeException | Error e) {
                 LOG.log(Level.ERROR, "kt-native backend " + id + " failed to load " + settings.model(), e);
                 loaded.completeExceptionally(e);
@@ -188,7 +192,7 @@ public final class KtNativeBackend implements InferenceBackend, ExpertPlacementV
             AnswerParser answer = constraint.jsonContent() ? new JsonAnswer()
                     : ChatAnswer.parser(m.template().format(), rendered, tools, request);
             int[] prompt = m.tokenizer().encode(rendered, true, true);
-            return new Job<>(prompt, params, compile(m, constraint), answer == null ? NO_CONTROL_TOKENS
+            return new Job<>(prompt, params, compile(constraint), answer == null ? NO_CONTROL_TOKENS
                     : ChatAnswer.shownControlTokens(m.template().format(), m.tokenizer()),
                     sink -> new ChatStream(sink, "chatcmpl-" + UUID.randomUUID(), nowSeconds(), settings.modelName(),
                             new WireLogprobs(m.tokenizer()), answer));
@@ -200,7 +204,7 @@ public final class KtNativeBackend implements InferenceBackend, ExpertPlacementV
         return this.<Completion>generate(request.model(), "prompt", m -> {
             SamplingParams params = SamplingParams.from(request);
             LegacyPrompt prompt = LegacyPrompt.of(request, m.tokenizer());
-            CompiledGrammar grammar = compile(m, OutputConstraint.of(request));
+            CompiledGrammar grammar = compile(OutputConstraint.of(request));
             return new Job<>(prompt.tokens(), params, grammar, NO_CONTROL_TOKENS, sink -> new CompletionStream(sink, "cmpl-" + UUID.randomUUID(),
                     nowSeconds(), settings.modelName(), new WireLogprobs(m.tokenizer()), prompt.echo()));
         });
@@ -236,21 +240,12 @@ public final class KtNativeBackend implements InferenceBackend, ExpertPlacementV
                           Function<FluxSink<T>, EndpointStream<T>> stream) {}
 
     /** The constraint's grammar compiled for the model; null when the output is free. Refused grammars are a 400. */
-    private CompiledGrammar compile(LoadedModel m, OutputConstraint constraint) {
+    private CompiledGrammar compile(OutputConstraint constraint) {
         if (!constraint.constrained()) {
             return null;
         }
-        GrammarCache cache = grammars;
-        if (cache == null) {
-            synchronized (this) {
-                if (grammars == null) {
-                    grammars = new GrammarCache(m.tokenizer());
-                }
-                cache = grammars;
-            }
-        }
         try {
-            return cache.compile(constraint.gbnf());
+            return grammars.compile(constraint.gbnf());
         } catch (GrammarException e) {
             throw BackendException.invalidRequest(e.getMessage(), constraint.param());
         }

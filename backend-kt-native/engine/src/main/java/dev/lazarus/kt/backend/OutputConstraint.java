@@ -24,6 +24,8 @@ import java.util.Map;
 record OutputConstraint(String gbnf, boolean jsonContent, String param) {
 
     private static final String HERMES_OPEN = "<tool_call>";
+    /** Llama 3.x calls are bare JSON objects. */
+    private static final String LLAMA3_OPEN = "{";
     static final OutputConstraint NONE = new OutputConstraint(null, false, null);
 
     static OutputConstraint of(ChatCompletionRequest r, ToolUse tools, ChatFormat chat) {
@@ -77,15 +79,18 @@ record OutputConstraint(String gbnf, boolean jsonContent, String param) {
     }
 
     private static OutputConstraint requiredCalls(ToolUse tools, ChatFormat format) {
-        if (format.harmony() || format.reasoning() != null || !HERMES_OPEN.equals(format.toolCalls().open())) {
+        String open = format.toolCalls().open();
+        if (format.harmony() || format.reasoning() != null || !(HERMES_OPEN.equals(open) || LLAMA3_OPEN.equals(open))) {
             throw BackendException.invalidRequest("tool_choice 'required' is supported by the kt-native backend for"
-                    + " templates that write Hermes <tool_call> blocks without a reasoning block (Qwen2.5, ChatML); this model's template"
-                    + " does otherwise", "tool_choice");
+                    + " templates without a reasoning block that write Hermes <tool_call> blocks (Qwen2.5, ChatML) or"
+                    + " Llama 3.x JSON calls; this model's template does otherwise", "tool_choice");
         }
         List<ChatGrammars.ToolSpec> specs = tools.tools().stream()
                 .map(t -> new ChatGrammars.ToolSpec(t.function().name(), t.function().parameters())).toList();
         try {
-            return new OutputConstraint(ChatGrammars.hermesRequired(specs, tools.maxCalls() > 1), false, "tools");
+            boolean parallel = tools.maxCalls() > 1;
+            return new OutputConstraint(LLAMA3_OPEN.equals(open) ? ChatGrammars.llama3Required(specs, parallel)
+                    : ChatGrammars.hermesRequired(specs, parallel), false, "tools");
         } catch (GrammarException e) {
             throw BackendException.invalidRequest(e.getMessage(), "tools");
         }

@@ -31,6 +31,32 @@ public final class ChatGrammars {
     }
 
     /**
+     * {@code tool_choice: "required"} in the Llama 3.1-3.3 format: any text without an opening brace, then a call
+     * object {@code {"name": ..., "parameters": ...}} (optionally {@code "type": "function"} first) with the tool's
+     * schema; with {@code parallel}, more calls after commas.
+     */
+    public static String llama3Required(List<ToolSpec> tools, boolean parallel) {
+        return JsonSchemaGrammar.build(c -> {
+            List<String> calls = new ArrayList<>();
+            for (int i = 0; i < tools.size(); i++) {
+                ToolSpec t = tools.get(i);
+                calls.add(c.addRule("tool-" + i, "\"{\" space (\"\\\"type\\\"\" space \":\" space \"\\\"function\\\"\" space"
+                        + " \",\" space)? \"\\\"name\\\"\" space \":\" space (\"\\\"\" " + SchemaRules.literal(t.name())
+                        + " \"\\\"\") space \",\" space \"\\\"parameters\\\"\" space \":\" space " + arguments(c, t, i)
+                        + " space \"}\""));
+            }
+            String any = "(" + String.join(" | ", calls) + ")";
+            c.addRule("tool-call", "\"\" space " + any + (parallel ? " (space \",\" space " + any + ")*" : "") + " space \"\"");
+            String until = Until.rules(c, "until", "{");
+            c.addRule("root", "space " + until + "? tool-call");
+        });
+    }
+
+    private static String arguments(JsonSchemaGrammar c, ToolSpec t, int i) {
+        return c.schema(t.parameters() == null ? Map.of("type", "object") : t.parameters(), "tool-" + i + "-schema");
+    }
+
+    /**
      * {@code tool_choice: "required"} in the Hermes format (Qwen, ChatML templates): any text without a call
      * opening, then one or more {@code <tool_call>} blocks, each holding one call ({@code parallel} false) or
      * several separated by commas, each call {@code {"name": ..., "arguments": ...}} with the tool's schema.
@@ -40,8 +66,7 @@ public final class ChatGrammars {
             List<String> calls = new ArrayList<>();
             for (int i = 0; i < tools.size(); i++) {
                 ToolSpec t = tools.get(i);
-                String args = c.schema(t.parameters() == null ? Map.of("type", "object") : t.parameters(),
-                        "tool-" + i + "-schema");
+                String args = arguments(c, t, i);
                 calls.add(c.addRule("tool-" + i, "\"{\" space \"\\\"name\\\"\" space \":\" space (\"\\\"\" "
                         + SchemaRules.literal(t.name()) + " \"\\\"\") space \",\" space \"\\\"arguments\\\"\" space \":\""
                         + " space " + args + " space \"}\""));

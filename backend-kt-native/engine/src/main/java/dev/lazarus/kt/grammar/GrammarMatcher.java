@@ -25,22 +25,45 @@ public final class GrammarMatcher {
         return grammar.masks.allows(state, pending, token);
     }
 
+    /** Whether the allowed set here is already known, so {@link #mask} and {@link #bestAllowed} build nothing. */
+    public boolean maskKnown() {
+        return pending == Utf8Decode.NONE && state.mask != null;
+    }
+
     /** Sets the logits of every token the grammar does not allow to -infinity. */
     public void mask(float[] logits) {
         long[] allowed = grammar.masks.allowed(state, pending);
         for (int word = 0; word < allowed.length; word++) {
-            long bits = allowed[word];
-            if (bits == -1L) {
-                continue;
-            }
+            long refused = ~allowed[word];
             int base = word << 6;
-            int end = Math.min(64, logits.length - base);
-            for (int b = 0; b < end; b++) {
-                if ((bits & (1L << b)) == 0) {
-                    logits[base + b] = Float.NEGATIVE_INFINITY;
-                }
+            while (refused != 0 && base + Long.numberOfTrailingZeros(refused) < logits.length) {
+                logits[base + Long.numberOfTrailingZeros(refused)] = Float.NEGATIVE_INFINITY;
+                refused &= refused - 1;
             }
         }
+    }
+
+    /**
+     * The allowed token with the highest logit, the lowest id among equals: what masking and then taking the
+     * argmax gives, reading only the allowed tokens' logits. Token 0 when none is allowed.
+     */
+    public int bestAllowed(float[] logits) {
+        long[] allowed = grammar.masks.allowed(state, pending);
+        int best = -1;
+        float bestLogit = Float.NEGATIVE_INFINITY;
+        for (int word = 0; word < allowed.length; word++) {
+            long bits = allowed[word];
+            int base = word << 6;
+            while (bits != 0) {
+                int id = base + Long.numberOfTrailingZeros(bits);
+                if (best < 0 || logits[id] > bestLogit) {
+                    best = id;
+                    bestLogit = logits[id];
+                }
+                bits &= bits - 1;
+            }
+        }
+        return Math.max(best, 0);
     }
 
     /** Whether the grammar is complete here (an end-of-generation token would be allowed). */

@@ -16,8 +16,8 @@ final class GrammarState {
     /** The next state per ASCII code point; null until looked up ({@link GrammarAutomaton#DEAD} when none). */
     final GrammarState[] ascii = new GrammarState[128];
     final Map<Integer, GrammarState> other = new HashMap<>();
-    /** Tokens allowed here with no UTF-8 character pending, as a bit set; null until computed. */
-    long[] mask;
+    /** Tokens allowed here with no UTF-8 character pending, as a bit set; null until computed (or dropped). */
+    volatile long[] mask;
     /** Some stack is topped by a token element (rare: only grammars with {@code <token>} references). */
     final boolean tokenTops;
     /** Every class on top treats all non-ASCII code points alike, so one step serves them all ({@link #nonAscii}). */

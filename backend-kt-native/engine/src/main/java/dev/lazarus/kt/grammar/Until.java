@@ -41,7 +41,7 @@ final class Until {
                 }
             }
             rule.append(" | ").append(charClass(seen.toString(), true)).append(' ').append(names[0]);
-            c.addRule(names[k], rule.toString());
+            c.addRule(names[k], rule.toString().strip()); // "| ...": the empty alternative first, as llama-server writes it
         }
         return names[0];
     }

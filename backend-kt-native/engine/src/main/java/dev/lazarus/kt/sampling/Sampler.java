@@ -2,10 +2,8 @@ package dev.lazarus.kt.sampling;
 
 import dev.lazarus.kt.grammar.GrammarMatcher;
 import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
-import java.util.PriorityQueue;
 import java.util.SplittableRandom;
 
 /**
@@ -79,50 +77,35 @@ public final class Sampler implements TokenSampler {
         return choose(logits);
     }
 
-    /** How many of the best tokens greedy decoding checks one by one before it masks the whole vocabulary. */
+    /** How many of the best tokens greedy decoding checks one by one before it builds the grammar's mask. */
     private static final int GREEDY_CANDIDATES = 32;
 
     /** The next token the grammar allows; {@code logits} are modified. */
     private int sampleConstrained(float[] logits) {
         adjust(logits);
         if (params.isGreedy()) {
-            // the best allowed token, as masking and taking the argmax would give, mostly without building a mask
-            for (long candidate : best(logits, GREEDY_CANDIDATES)) {
-                int id = (int) (0xFFFFFFFFL - (candidate & 0xFFFFFFFFL));
-                if (grammar.allows(id)) {
-                    return id;
+            // the best allowed token, as masking and taking the argmax would give: mostly the argmax itself
+            int best = argmax(logits);
+            if (grammar.allows(best)) {
+                return best;
+            }
+            if (!grammar.maskKnown()) {
+                // a state not met before: the next few best tokens may spare building its mask
+                for (long candidate : BestTokens.of(logits, GREEDY_CANDIDATES)) {
+                    int id = BestTokens.id(candidate);
+                    if (grammar.allows(id)) {
+                        return id;
+                    }
                 }
             }
-            grammar.mask(logits);
-            return argmax(logits);
+            return grammar.bestAllowed(logits);
         }
-        float[] adjusted = logits.clone();
-        int token = choose(logits);
+        int token = choose(logits); // reads the logits, leaves them as they are
         if (grammar.allows(token)) {
             return token;
         }
-        grammar.mask(adjusted);
-        return choose(adjusted);
-    }
-
-    /** The {@code n} best tokens, packed ({@link #pack}), best first: one pass, no boxing. */
-    private static long[] best(float[] logits, int n) {
-        long[] top = new long[Math.min(n, logits.length)];
-        java.util.Arrays.fill(top, Long.MIN_VALUE);
-        long floor = Long.MIN_VALUE;
-        for (int i = 0; i < logits.length; i++) {
-            long p = pack(logits[i], i);
-            if (p > floor) {
-                int at = top.length - 1;
-                while (at > 0 && top[at - 1] < p) {
-                    top[at] = top[at - 1];
-                    at--;
-                }
-                top[at] = p;
-                floor = top[top.length - 1];
-            }
-        }
-        return top;
+        grammar.mask(logits);
+        return choose(logits);
     }
 
     /** Logit bias, then the penalties: what every choice starts from. */
@@ -163,45 +146,13 @@ public final class Sampler implements TokenSampler {
 
     /** Fills the candidate buffers with the k best tokens (all when k is 0), sorted by logit, best first. */
     private int topK(float[] logits, int k) {
-        int n = k <= 0 || k >= vocabSize ? vocabSize : k;
-        if (n == vocabSize) {
-            long[] packed = new long[vocabSize];
-            for (int i = 0; i < vocabSize; i++) {
-                packed[i] = pack(logits[i], i);
-            }
-            Arrays.sort(packed);
-            for (int i = 0; i < vocabSize; i++) {
-                unpack(packed[vocabSize - 1 - i], i, logits);
-            }
-            return n;
+        long[] best = BestTokens.of(logits, k <= 0 ? vocabSize : k);
+        for (int i = 0; i < best.length; i++) {
+            int id = BestTokens.id(best[i]);
+            ids[i] = id;
+            values[i] = logits[id];
         }
-        PriorityQueue<Long> heap = new PriorityQueue<>(n);
-        for (int i = 0; i < vocabSize; i++) {
-            long p = pack(logits[i], i);
-            if (heap.size() < n) {
-                heap.add(p);
-            } else if (p > heap.peek()) {
-                heap.poll();
-                heap.add(p);
-            }
-        }
-        for (int i = n - 1; i >= 0; i--) {
-            unpack(heap.poll(), i, logits);
-        }
-        return n;
-    }
-
-    /** Orders by logit, then by lower token id first (a total order, so results do not depend on sort stability). */
-    private static long pack(float logit, int id) {
-        int bits = Float.floatToIntBits(logit);
-        int ordered = bits >= 0 ? bits : bits ^ 0x7FFFFFFF;
-        return ((long) ordered << 32) | (0xFFFFFFFFL - id);
-    }
-
-    private void unpack(long packed, int slot, float[] logits) {
-        int id = (int) (0xFFFFFFFFL - (packed & 0xFFFFFFFFL));
-        ids[slot] = id;
-        values[slot] = logits[id];
+        return best.length;
     }
 
     /** Keeps the smallest prefix whose probability reaches p (at least one token). */
@@ -276,19 +227,8 @@ public final class Sampler implements TokenSampler {
         double logZ = max + Math.log(sum);
         List<TokenLogprobs.Alternative> alternatives = new ArrayList<>(top);
         if (top > 0) {
-            PriorityQueue<Long> heap = new PriorityQueue<>(top);
-            for (int i = 0; i < rawLogits.length; i++) {
-                long p = pack(rawLogits[i], i);
-                if (heap.size() < top) {
-                    heap.add(p);
-                } else if (p > heap.peek()) {
-                    heap.poll();
-                    heap.add(p);
-                }
-            }
-            long[] best = heap.stream().mapToLong(Long::longValue).sorted().toArray();
-            for (int i = best.length - 1; i >= 0; i--) {
-                int id = (int) (0xFFFFFFFFL - (best[i] & 0xFFFFFFFFL));
+            for (long best : BestTokens.of(rawLogits, top)) {
+                int id = BestTokens.id(best);
                 alternatives.add(new TokenLogprobs.Alternative(id, (float) (rawLogits[id] - logZ)));
             }
         }

@@ -43,6 +43,26 @@ class ChatGrammarsTest {
     }
 
     @Test
+    void llama3RequiredCallsHaveLlamaServersRulesAndAllowOnlyCallObjects() {
+        assertThat(ChatGrammars.llama3Required(TOOLS, false)).contains(
+                "tool-0 ::= \"{\" space (\"\\\"type\\\"\" space \":\" space \"\\\"function\\\"\" space \",\" space)?"
+                        + " \"\\\"name\\\"\" space \":\" space (\"\\\"\" \"get_weather\" \"\\\"\") space \",\" space"
+                        + " \"\\\"parameters\\\"\" space \":\" space tool-0-schema space \"}\"\n",
+                "tool-call ::= \"\" space (tool-0 | tool-1) space \"\"\n",
+                "until ::= | [^{] until\n");
+        assertThat(ChatGrammars.llama3Required(TOOLS, true)).contains(
+                "tool-call ::= \"\" space (tool-0 | tool-1) (space \",\" space (tool-0 | tool-1))* space \"\"\n");
+        Grammar g = Grammar.parse(ChatGrammars.llama3Required(TOOLS, false));
+        String call = "{\"name\": \"get_weather\", \"parameters\": {\"city\": \"Oslo\"}}";
+        assertThat(TextMatch.matches(g, call)).isTrue();
+        assertThat(TextMatch.matches(g, "Sure: {\"type\": \"function\", \"name\": \"now\", \"parameters\": {}}")).isTrue();
+        assertThat(TextMatch.matches(g, "no call at all")).isFalse();
+        assertThat(TextMatch.matches(g, call.replace("parameters", "arguments"))).isFalse();
+        assertThat(TextMatch.matches(g, call + ", " + call)).isFalse();
+        assertThat(TextMatch.matches(Grammar.parse(ChatGrammars.llama3Required(TOOLS, true)), call + ", " + call)).isTrue();
+    }
+
+    @Test
     void responseFormatAllowsTheValueFencedOrNot() {
         Grammar g = Grammar.parse(ChatGrammars.responseFormat(WEATHER));
         assertThat(TextMatch.matches(g, " {\"city\": \"Paris\"} ")).isTrue();

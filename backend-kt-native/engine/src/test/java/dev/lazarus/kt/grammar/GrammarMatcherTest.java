@@ -88,6 +88,12 @@ class GrammarMatcherTest {
                     }
                 }
                 assertThat(mask).isEqualTo(oneByOne);
+                float[] logits = new float[v.vocabSize()];
+                for (int t = 0; t < logits.length; t++) {
+                    logits[t] = random.nextInt(3) - 1; // ties: the lowest allowed id among the best wins
+                }
+                int best = mask.stream().reduce((a, b) -> logits[b] > logits[a] ? b : a).orElse(0);
+                assertThat(m.bestAllowed(logits)).isEqualTo(best);
                 checked++;
                 if (mask.isEmpty()) {
                     break; // this small vocabulary cannot continue (e.g. no hex digit after \\u)

@@ -6,17 +6,20 @@ import dev.lazarus.kt.grammar.ByteVocab;
 import dev.lazarus.kt.grammar.ChatGrammars;
 import dev.lazarus.kt.grammar.CompiledGrammar;
 import dev.lazarus.kt.grammar.GrammarCache;
+import dev.lazarus.kt.grammar.VocabIndex;
 import dev.lazarus.kt.model.Model;
 import dev.lazarus.kt.parallel.Parallel;
 import dev.lazarus.kt.runtime.EndReason;
 import dev.lazarus.kt.runtime.EngineOptions;
 import dev.lazarus.kt.runtime.InferenceEngine;
 import dev.lazarus.kt.runtime.SequenceListener;
+import dev.lazarus.kt.sampling.Penalties;
 import dev.lazarus.kt.sampling.Sampler;
 import dev.lazarus.kt.sampling.SamplingParams;
 import dev.lazarus.kt.synthetic.SyntheticModels;
 import dev.lazarus.kt.tokenizer.Tokenizer;
 import dev.lazarus.kt.tokenizer.Tokenizers;
+import java.lang.management.ManagementFactory;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -30,9 +33,9 @@ import java.util.concurrent.TimeUnit;
 /**
  * Decode under a JSON schema against free decode, alternated round by round on one engine: greedy tokens from the
  * engine's sampler with and without the schema's grammar (random weights: the grammar masks nearly every step, the
- * worst case). Then the masking alone on a 150,000-token vocabulary (the generated models' vocabulary is small):
- * microseconds per step along the same grammar with random logits, and the decode ratio it implies at the measured
- * decode speed.
+ * worst case). Then on a 150,000-token vocabulary (the generated models' vocabulary is small): the vocabulary
+ * index's build, and the sampler's step with and without the schema (greedy and sampled) along the same grammar
+ * with random logits, and the decode ratio the difference implies at the measured decode speed.
  *
  * <pre>{@code
  * ./mvnw -q -pl backend-kt-native/tools -am -Pbench verify -DskipTests \
@@ -74,10 +77,8 @@ public final class GrammarDecodeBench {
             }
             System.out.printf("decode, %s (vocabulary %d), %d threads: free %.1f tok/s, json schema %.1f tok/s: %.2fx%n",
                     model.getFileName(), vocab, threads, free, constrained, constrained / free);
-            double maskMicros = maskOnLargeVocabulary(150_000, 2000);
             double stepMicros = 1e6 / free;
-            System.out.printf("masking on a 150,000-token vocabulary: %.1f us per step; at %.0f us per decode step: %.2fx%n",
-                    maskMicros, stepMicros, stepMicros / (stepMicros + maskMicros));
+            largeVocabulary(150_000, 2000, stepMicros);
             engine.close();
         }
     }
@@ -91,29 +92,59 @@ public final class GrammarDecodeBench {
         return (timed.produced - 1) / ((timed.lastNanos - timed.firstNanos) / 1e9);
     }
 
-    /** Mean microseconds of one constrained greedy step (mask and accept) along the schema with random logits. */
-    static double maskOnLargeVocabulary(int size, int steps) {
+    /**
+     * On a generated vocabulary of {@code size} tokens: the index build, then the sampler's step with and without
+     * the schema, greedy and sampled, in thread CPU time (a shared machine's load does not inflate it), and the
+     * decode ratio the difference implies at {@code stepMicros} per decode step.
+     */
+    static void largeVocabulary(int size, int steps, double stepMicros) {
         ByteVocab vocab = randomVocab(size, new SplittableRandom(11));
+        long start = cpuNanos();
+        VocabIndex.of(vocab);
+        System.out.printf("vocabulary index of %,d tokens: %.0f ms CPU%n", size, (cpuNanos() - start) / 1e6);
         CompiledGrammar grammar = new GrammarCache(vocab).compile(ChatGrammars.responseFormat(SCHEMA));
+        SamplingParams sampled = new SamplingParams(0.8f, 40, 0.95f, 0.05f, 1, Penalties.NONE, Map.of(), false, 0,
+                steps, List.of());
+        for (SamplingParams params : List.of(SamplingParams.greedy(steps), sampled)) {
+            double freeStep = samplerStep(vocab, null, params, steps);
+            double constrainedStep = samplerStep(vocab, grammar, params, steps);
+            // a decode step on this vocabulary: the forward pass measured above plus the free sampler's step
+            double base = stepMicros + freeStep;
+            System.out.printf("%s sampler step on %,d tokens: free %.0f us, json schema %.0f us CPU;"
+                    + " at %.0f us per decode step: %.2fx%n", params.isGreedy() ? "greedy" : "top-k 40, temperature 0.8",
+                    size, freeStep, constrainedStep, stepMicros, base / (stepMicros + constrainedStep));
+        }
+    }
+
+    /** Mean CPU microseconds of one sampler step (with the grammar: mask and accept) along the schema, random logits. */
+    private static double samplerStep(ByteVocab vocab, CompiledGrammar grammar, SamplingParams params, int steps) {
+        int size = vocab.vocabSize();
         SplittableRandom random = new SplittableRandom(5);
         float[] logits = new float[size];
         long nanos = 0;
-        int done = 0;
-        while (done < steps) {
-            Sampler sampler = new Sampler(SamplingParams.greedy(steps), size, 1 << 20, grammar.matcher());
-            for (int i = 0; i < 200 && done < steps; i++, done++) {
-                for (int t = 0; t < size; t++) {
-                    logits[t] = (float) random.nextGaussian();
-                }
-                long start = System.nanoTime();
-                int token = sampler.next(logits).token();
-                nanos += System.nanoTime() - start;
-                if (vocab.isEog(token)) {
-                    break;
+        for (int pass = 0; pass < 2; pass++) { // the first pass warms up
+            nanos = 0;
+            int done = 0;
+            while (done < steps) {
+                Sampler sampler = new Sampler(params, size, 1 << 20, grammar == null ? null : grammar.matcher());
+                for (int i = 0; i < 200 && done < steps; i++, done++) {
+                    for (int t = 0; t < size; t++) {
+                        logits[t] = (float) random.nextGaussian();
+                    }
+                    long start = cpuNanos();
+                    int token = sampler.next(logits).token();
+                    nanos += cpuNanos() - start;
+                    if (vocab.isEog(token)) {
+                        break;
+                    }
                 }
             }
         }
         return nanos / 1e3 / steps;
+    }
+
+    private static long cpuNanos() {
+        return ManagementFactory.getThreadMXBean().getCurrentThreadCpuTime();
     }
 
     private static int intArg(String[] args, String name, int def) {
