@@ -2,6 +2,7 @@ package dev.lazarus.kt.gpu;
 
 import dev.lazarus.kt.gguf.GgmlType;
 import dev.lazarus.kt.gguf.GgufFile;
+import dev.lazarus.kt.model.AttentionOrder;
 import dev.lazarus.kt.model.Model;
 import dev.lazarus.kt.parallel.Parallel;
 import dev.lazarus.kt.placement.DeviceTier;
@@ -24,6 +25,14 @@ import java.util.List;
  * {@code GpuParityCheck <kernels.ptx> [model.gguf]} (default: tinyQwen3Moe in Q8_0), exit 1 on a mismatch.
  */
 public final class GpuParityCheck {
+
+    /**
+     * The CPU path's attention order, for the reference and the CPU-side attention of the experts-only runs: llama-server
+     * {@code -fa off} by default, {@code -Dlazarus.kt.gpu-check.attention=flash} for its default {@code -fa on} (one
+     * thread), so the GPU layer path is measured against either contract.
+     */
+    private static final AttentionOrder ORDER = "flash".equals(System.getProperty("lazarus.kt.gpu-check.attention"))
+            ? AttentionOrder.flash(1) : AttentionOrder.NON_FLASH;
 
     /**
      * Largest |logit difference| accepted. Both paths quantize activations to Q8_0 the same way and sum
@@ -144,9 +153,9 @@ public final class GpuParityCheck {
     public static Result run(Path model, Path kernels, double gpuShare, int steps, boolean layers) {
         try (GgufFile file = GgufFile.open(model); Parallel parallel = Parallel.ofThreads(
                 Math.max(1, Runtime.getRuntime().availableProcessors() / 2))) {
-            List<float[]> expected = GreedyDecoder.run(Model.load(file, parallel), PROMPT, steps, null);
+            List<float[]> expected = GreedyDecoder.run(Model.load(file, parallel, ORDER), PROMPT, steps, null);
             int[] tokens = GreedyDecoder.tokens(expected, PROMPT.length);
-            Model onGpu = Model.load(file, parallel);
+            Model onGpu = Model.load(file, parallel, ORDER);
             PlacementConfig config = PlacementConfig.cpuOnly()
                     .withGpu(GpuMode.ON, new TierBudget.Ratio(gpuShare), kernels).withGpuLayers(layers);
             // a dense model has no placement (null, which try-with-resources skips)
@@ -175,11 +184,11 @@ public final class GpuParityCheck {
                                     boolean staged) {
         try (GgufFile file = GgufFile.open(model); Parallel parallel = Parallel.ofThreads(
                 Math.max(1, Runtime.getRuntime().availableProcessors() / 2))) {
-            Model onCpu = Model.load(file, parallel);
+            Model onCpu = Model.load(file, parallel, ORDER);
             int[] prompt = new java.util.Random(7).ints(promptLength, 1, Math.min(onCpu.vocabSize(), 1000)).toArray();
             List<float[]> expected = GreedyDecoder.run(onCpu, prompt, steps, null);
             int[] tokens = GreedyDecoder.tokens(expected, prompt.length);
-            Model onGpu = Model.load(file, parallel);
+            Model onGpu = Model.load(file, parallel, ORDER);
             PlacementConfig config = PlacementConfig.cpuOnly()
                     .withGpu(GpuMode.ON, new TierBudget.Ratio(gpuShare), kernels).withGpuLayers(true);
             String before = System.getProperty(GpuPrefill.STAGE_PROPERTY);
@@ -294,6 +303,7 @@ public final class GpuParityCheck {
             System.exit(2);
         }
         Path kernels = Path.of(args[0]);
+        System.out.println("CPU reference: " + ORDER);
         Path dir = Files.createTempDirectory("gpu-parity");
         boolean ok;
         if (args.length == 2) {
