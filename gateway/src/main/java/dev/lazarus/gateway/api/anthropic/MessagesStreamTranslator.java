@@ -123,6 +123,20 @@ public final class MessagesStreamTranslator {
         }
     }
 
+    /**
+     * What a tick while the answer is awaited becomes: the message's start (and a {@code ping}) the first time, so
+     * that the client has the response before the backend has read the prompt; a {@code ping} after it.
+     */
+    public List<MessagesEvent> keepAlive() {
+        List<MessagesEvent> events = new ArrayList<>(2);
+        if (started) {
+            events.add(new MessagesEvent("ping", data("ping")));
+        } else {
+            start(events);
+        }
+        return events;
+    }
+
     /** Whether {@code message_start} went out: after it a failure can only be an {@code error} event. */
     public boolean started() {
         return started;

@@ -4,8 +4,10 @@ import dev.lazarus.backend.api.ProtocolEvent;
 import dev.lazarus.backend.api.openai.ChatCompletionChunk;
 import dev.lazarus.backend.api.openai.ChatCompletionRequest;
 import dev.lazarus.gateway.api.ApiError;
+import dev.lazarus.gateway.api.Awaited;
 import dev.lazarus.gateway.api.ErrorMapper;
 import dev.lazarus.gateway.api.NamedEventWriter;
+import dev.lazarus.gateway.api.NamedEventWriter.NamedEvent;
 import dev.lazarus.gateway.api.OpenAiController;
 import dev.lazarus.gateway.api.RequestReader;
 import dev.lazarus.gateway.api.RequestValidator;
@@ -18,6 +20,7 @@ import dev.lazarus.gateway.routing.Router;
 import dev.lazarus.gateway.routing.ServedBy;
 import io.netty.util.concurrent.EventExecutor;
 import io.netty.util.internal.ThreadExecutorMap;
+import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
@@ -63,6 +66,7 @@ public class ResponsesController {
     private final ResponseObjects objects;
     private final JsonMapper json;
     private final int maxOutputTokens;
+    private final Duration keepAliveInterval;
     private final ResponseModel responseModel;
 
     public ResponsesController(RequestReader reader, RequestValidator validator, Router router, ResponseWriter writer,
@@ -80,6 +84,7 @@ public class ResponsesController {
         this.objects = new ResponseObjects(json);
         this.json = json;
         this.maxOutputTokens = properties.maxOutputTokens();
+        this.keepAliveInterval = properties.keepAliveInterval();
     }
 
     @PostMapping(PATH)
@@ -144,19 +149,26 @@ public class ResponsesController {
         if (streamed) {
             NativeResponseEvents passed = new NativeResponseEvents(start);
             // One group a piece: the events a chunk (or a native server's read) became go out in one buffer. One
-            // piece asked for at a time (prefetch 1): the writer asks no faster than the client drains.
-            Flux<List<NamedEventWriter.Event>> answer = pieces.concatMap(piece -> switch (piece) {
-                        case ProtocolPiece.Chunk(ChatCompletionChunk chunk) -> {
-                            passed.resumeInto(stream); // a native stream cut mid-answer goes on as chat
-                            yield Mono.just(named(stream.onChunk(chunk)));
+            // piece asked for at a time (prefetch 1): the writer asks no faster than the client drains. While the
+            // backend reads the prompt, the response opens after an interval and a comment keeps it alive.
+            Flux<List<? extends NamedEvent>> answer = Awaited.ticking(pieces, keepAliveInterval).concatMap(awaited -> {
+                        if (!(awaited instanceof Awaited.Piece<ProtocolPiece>(ProtocolPiece piece))) {
+                            return Mono.just(stream.started() || passed.started()
+                                    ? List.of(NamedEventWriter.KEEP_ALIVE) : named(stream.open()));
                         }
-                        case ProtocolPiece.Events relayed -> {
-                            List<NamedEventWriter.Event> out = passed.read(relayed.events());
-                            ObjectNode finished = passed.takeFinished();
-                            yield finished != null ? keep.apply(finished).thenReturn(out) : Mono.just(out);
-                        }
-                        case ProtocolPiece.Whole whole ->
-                                Mono.<List<NamedEventWriter.Event>>error(new IllegalStateException("a whole answer in a stream"));
+                        return switch (piece) {
+                            case ProtocolPiece.Chunk(ChatCompletionChunk chunk) -> {
+                                passed.resumeInto(stream); // a native stream cut mid-answer goes on as chat
+                                yield Mono.just(named(stream.onChunk(chunk)));
+                            }
+                            case ProtocolPiece.Events relayed -> {
+                                List<NamedEventWriter.Event> out = passed.read(relayed.events(), stream.started());
+                                ObjectNode finished = passed.takeFinished();
+                                yield finished != null ? keep.apply(finished).thenReturn(out) : Mono.just(out);
+                            }
+                            case ProtocolPiece.Whole whole -> Mono.<List<NamedEventWriter.Event>>error(
+                                    new IllegalStateException("a whole answer in a stream"));
+                        };
                     }, 1)
                     .concatWith(Mono.defer(() -> {
                         if (passed.started() && !passed.resumed()) {
@@ -205,10 +217,13 @@ public class ResponsesController {
     /**
      * The events of a backend that serves Responses natively, passed on with the gateway's response id and model in
      * the {@code response} of each {@code response.*} lifecycle event; the finished response kept for the store.
+     * Where the gateway opened the response while the server read the prompt, the server's own opening events are
+     * left out (its {@code sequence_number}s go on from them as the gateway's did).
      */
     private final class NativeResponseEvents {
         private final ObjectNode start;
         private boolean started;
+        private boolean openedBefore;
         private boolean resumed;
         private int count;
         private ObjectNode finished;
@@ -219,12 +234,19 @@ public class ResponsesController {
             this.start = start;
         }
 
-        List<NamedEventWriter.Event> read(List<ProtocolEvent> events) {
-            started = true;
+        /** @param opened whether the response had been opened before the server's first events */
+        List<NamedEventWriter.Event> read(List<ProtocolEvent> events, boolean opened) {
+            if (!started) {
+                started = true;
+                openedBefore = opened;
+            }
             count += events.size();
             List<NamedEventWriter.Event> out = new ArrayList<>(events.size());
             for (ProtocolEvent event : events) {
                 String name = event.name();
+                if (openedBefore && (name.equals("response.created") || name.equals("response.in_progress"))) {
+                    continue;
+                }
                 if (!name.startsWith("response.") || name.indexOf('.') != name.lastIndexOf('.')) {
                     if (name.startsWith("response.output_item.") || name.equals("response.output_text.delta")) {
                         items.add(event);
