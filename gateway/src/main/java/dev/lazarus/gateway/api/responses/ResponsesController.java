@@ -41,6 +41,7 @@ import reactor.core.scheduler.Schedulers;
 import tools.jackson.core.type.TypeReference;
 import tools.jackson.databind.JsonNode;
 import tools.jackson.databind.json.JsonMapper;
+import tools.jackson.databind.node.ArrayNode;
 import tools.jackson.databind.node.ObjectNode;
 
 /**
@@ -90,14 +91,18 @@ public class ResponsesController {
     @PostMapping(PATH)
     public Mono<Void> create(ServerWebExchange exchange) {
         return reader.read(exchange.getRequest(), ObjectNode.class).flatMap(request -> {
-            if (ResponsesRequestTranslator.string(request, "previous_response_id") == null) {
+            if (ResponsesRequestTranslator.string(request, "previous_response_id") == null && !references(request)) {
                 return create(exchange, request, List.of());
             }
             // Back on the connection's event loop after the store: an answer streamed from there is read by an
             // upstream client of that loop, which the writer's backpressure holds (from another thread it read ahead
             // of a stalled client by megabytes).
             EventExecutor loop = ThreadExecutorMap.currentExecutor();
-            Mono<List<JsonNode>> prior = offLoop(() -> prior(request));
+            Mono<List<JsonNode>> prior = offLoop(() -> {
+                List<JsonNode> conversation = prior(request);
+                resolveReferences(request, conversation);
+                return conversation;
+            });
             return (loop == null ? prior : prior.publishOn(Schedulers.fromExecutor(loop)))
                     .flatMap(conversation -> create(exchange, request, conversation));
         });
@@ -371,6 +376,55 @@ public class ResponsesController {
         return store.get(previous).orElseThrow(() -> new ApiError(HttpStatus.NOT_FOUND, "invalid_request_error",
                 "previous_response_not_found", "previous_response_id",
                 "Previous response with id '" + previous + "' not found.")).conversation();
+    }
+
+    /** Whether the request's input names stored items ({@code item_reference}). */
+    private static boolean references(ObjectNode request) {
+        if (request.get("input") instanceof ArrayNode input) {
+            for (JsonNode item : input) {
+                if (isReference(item)) {
+                    return true;
+                }
+            }
+        }
+        return false;
+    }
+
+    /** Whether the item is an {@code item_reference} (an item of another type, or none, is the translator's to check). */
+    private static boolean isReference(JsonNode item) {
+        return item instanceof ObjectNode object && object.get("type") instanceof JsonNode type && type.isString()
+                && type.stringValue().equals("item_reference");
+    }
+
+    /**
+     * Each {@code item_reference} of the input replaced by the item it names: one of the conversation
+     * {@code previous_response_id} continues, else one of any kept response's input or output; an id none holds is a
+     * 404, as OpenAI answers it.
+     */
+    private void resolveReferences(ObjectNode request, List<JsonNode> conversation) {
+        if (!(request.get("input") instanceof ArrayNode input)) {
+            return;
+        }
+        for (int i = 0; i < input.size(); i++) {
+            if (!isReference(input.get(i))) {
+                continue;
+            }
+            String param = "input[" + i + "].id";
+            JsonNode named = input.get(i).get("id");
+            if (named != null && !named.isNull() && !named.isString()) {
+                throw ApiError.invalidType(param, "expected a string");
+            }
+            String id = named == null || named.isNull() ? "" : named.stringValue();
+            if (id.isEmpty()) {
+                throw ApiError.invalidRequest("Missing required parameter: '" + param + "'.", param);
+            }
+            JsonNode referenced = conversation.stream().filter(c -> StoredResponse.hasId(c, id)).findFirst()
+                    .<JsonNode>map(JsonNode::deepCopy)
+                    .or(() -> store.item(id).map(ObjectNode::deepCopy))
+                    .orElseThrow(() -> new ApiError(HttpStatus.NOT_FOUND, "invalid_request_error", "not_found", param,
+                            "Item with id '" + id + "' not found."));
+            input.set(i, referenced);
+        }
     }
 
     private StoredResponse find(String id) {
