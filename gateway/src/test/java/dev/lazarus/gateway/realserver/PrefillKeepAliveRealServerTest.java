@@ -170,6 +170,49 @@ class PrefillKeepAliveRealServerTest {
         assertThat(outputText(stream.events)).isEqualTo(direct);
     }
 
+    /**
+     * The vendors' SDKs read such streams as they read their vendors': {@code @anthropic-ai/sdk}'s message (passed
+     * through from llama-server) has the text and the prompt's usage (told in {@code message_delta}); the
+     * {@code openai} SDK's event stream (translated) has the response's text and its end.
+     */
+    @Test
+    void theSdksReadAStreamBegunWhileTheServerReadThePrompt() throws Exception {
+        String messageText = text(post(server.url() + "/v1/messages", MESSAGE.formatted("any")).events);
+        String responseText = outputText(post(server.url() + "/v1/responses", RESPONSE.formatted("any")).events);
+        slow.holdMillis.set(HOLD_MS);
+        String script = """
+                const path = require('node:path');
+                const Anthropic = require(path.join(process.env.LAZARUS_NODE_CLIENTS, 'node_modules/@anthropic-ai/sdk')).default;
+                const OpenAI = require(path.join(process.env.LAZARUS_NODE_CLIENTS, 'node_modules/openai')).default;
+                (async () => {
+                  const anthropic = new Anthropic({ baseURL: process.argv[1], apiKey: 'none', maxRetries: 0 });
+                  const message = await anthropic.messages.stream({ model: 'tiny-slow-native', max_tokens: 8,
+                    temperature: 0, messages: [{ role: 'user', content: 'Name a river.' }] }).finalMessage();
+                  const openai = new OpenAI({ baseURL: process.argv[1] + '/v1', apiKey: 'none', maxRetries: 0 });
+                  const events = await openai.responses.create({ model: 'tiny-slow-xlate', max_output_tokens: 8,
+                    temperature: 0, store: false, input: 'Name a river.', stream: true });
+                  let output = '', last = null;
+                  for await (const event of events) {
+                    if (event.type === 'response.output_text.delta') output += event.delta;
+                    last = event.type;
+                  }
+                  console.log('RESULT ' + JSON.stringify({ text: message.content[0].text, usage: message.usage,
+                    output, last }));
+                })().catch((e) => { console.log(e.stack); process.exit(1); });
+                """;
+        String log = RealClients.runToSuccess(List.of("node", "-e", script, gateway()),
+                java.util.Map.of("LAZARUS_NODE_CLIENTS", RealClients.nodeClients().toString()), RealClients.repoRoot(),
+                Duration.ofMinutes(2));
+        JsonNode result = JSON.readTree(log.substring(log.indexOf("RESULT ") + "RESULT ".length()).lines().findFirst()
+                .orElseThrow());
+        assertThat(result.get("text").asString()).as(log).isEqualTo(messageText);
+        assertThat(result.at("/usage/input_tokens").asInt() + result.at("/usage/cache_read_input_tokens").asInt())
+                .as(log).isPositive();
+        assertThat(result.at("/usage/output_tokens").asInt()).isPositive();
+        assertThat(result.get("output").asString()).isEqualTo(responseText);
+        assertThat(result.get("last").asString()).isIn("response.completed", "response.incomplete");
+    }
+
     private String gateway() {
         return "http://127.0.0.1:" + port;
     }
