@@ -29,6 +29,26 @@ public final class NamedEventWriter {
     /** One event. */
     public record Event(String name, Object data) implements NamedEvent {}
 
+    /**
+     * An SSE comment ({@code : keep-alive}), which every client's event parser skips: it keeps a stream alive that
+     * has nothing to tell yet, in a protocol without an event for it.
+     */
+    public static final NamedEvent KEEP_ALIVE = new Comment();
+
+    private record Comment() implements NamedEvent {
+        @Override
+        public String name() {
+            return "";
+        }
+
+        @Override
+        public Object data() {
+            return null;
+        }
+    }
+
+    private static final byte[] KEEP_ALIVE_BYTES = ": keep-alive\n\n".getBytes(StandardCharsets.US_ASCII);
+
     private static final byte[] EVENT = "event: ".getBytes(StandardCharsets.US_ASCII);
     private static final byte[] DATA = "\ndata: ".getBytes(StandardCharsets.US_ASCII);
     private static final byte[] END = "\n\n".getBytes(StandardCharsets.US_ASCII);
@@ -79,6 +99,10 @@ public final class NamedEventWriter {
     private DataBuffer write(DataBufferFactory buffers, List<? extends NamedEvent> events) {
         DataBuffer buffer = buffers.allocateBuffer(256 * events.size());
         for (NamedEvent event : events) {
+            if (event instanceof Comment) {
+                buffer.write(KEEP_ALIVE_BYTES);
+                continue;
+            }
             buffer.write(EVENT);
             buffer.write(event.name().getBytes(StandardCharsets.UTF_8));
             buffer.write(DATA);

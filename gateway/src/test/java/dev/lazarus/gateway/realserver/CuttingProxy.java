@@ -8,9 +8,12 @@ import java.net.InetAddress;
 import java.net.ServerSocket;
 import java.net.Socket;
 import java.net.URI;
+import java.nio.charset.StandardCharsets;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
 
 /**
  * A TCP proxy on loopback in front of a real server that cuts a streamed answer at a chosen event:
@@ -18,6 +21,9 @@ import java.util.concurrent.atomic.AtomicInteger;
  * (each ends in a blank line, {@code \n\n}; HTTP's own line ends are {@code \r\n}), then closes both
  * connections, as a server that dies between two tokens would. Answers with fewer events (health
  * checks, {@code /props}) pass whole. The cut lands on the same event on any machine, however fast.
+ * With {@link #holdMillis} it holds a {@code POST}'s answer back that long before its first byte, as a server
+ * still reading a long prompt does, and with {@link #dropAfterHold} it then closes both connections without
+ * an answer, as a server that dies while reading the prompt does.
  */
 final class CuttingProxy implements AutoCloseable {
 
@@ -28,6 +34,12 @@ final class CuttingProxy implements AutoCloseable {
     final AtomicInteger cutAfter = new AtomicInteger();
     /** Answers cut so far. */
     final AtomicInteger cuts = new AtomicInteger();
+    /** How long a POST's answer is held back before its first byte; 0: not at all. */
+    final AtomicLong holdMillis = new AtomicLong();
+    /** Whether a held POST is then dropped without an answer. */
+    final AtomicBoolean dropAfterHold = new AtomicBoolean();
+    /** POSTs dropped so far. */
+    final AtomicInteger drops = new AtomicInteger();
 
     CuttingProxy(URI target) {
         try {
@@ -58,7 +70,8 @@ final class CuttingProxy implements AutoCloseable {
         try (client; Socket server = new Socket(InetAddress.getLoopbackAddress(), targetPort)) {
             InputStream request = client.getInputStream();
             OutputStream upstream = server.getOutputStream();
-            threads.submit(() -> copy(request, upstream, server));
+            AtomicBoolean posted = new AtomicBoolean();
+            threads.submit(() -> copy(request, upstream, server, posted));
             int limit = cutAfter.get();
             InputStream in = server.getInputStream();
             OutputStream out = client.getOutputStream();
@@ -66,6 +79,14 @@ final class CuttingProxy implements AutoCloseable {
             int events = 0;
             byte previous = 0;
             for (int n; (n = in.read(buffer)) > 0; ) {
+                long hold = posted.getAndSet(false) ? holdMillis.get() : 0;
+                if (hold > 0) {
+                    Thread.sleep(hold);
+                    if (dropAfterHold.get()) {
+                        drops.incrementAndGet();
+                        return;
+                    }
+                }
                 int end = n;
                 for (int i = 0; i < n && limit > 0; i++) {
                     if (buffer[i] == '\n' && previous == '\n' && ++events == limit) {
@@ -83,12 +104,22 @@ final class CuttingProxy implements AutoCloseable {
             }
         } catch (IOException ignored) {
             // either side went away: so does the other
+        } catch (InterruptedException closing) {
+            Thread.currentThread().interrupt();
         }
     }
 
-    private static void copy(InputStream in, OutputStream out, Socket server) {
+    /** The client's requests to the server, {@code posted} set before a POST goes on (a connection carries several). */
+    private static void copy(InputStream in, OutputStream out, Socket server, AtomicBoolean posted) {
         try {
-            in.transferTo(out);
+            byte[] buffer = new byte[8192];
+            for (int n; (n = in.read(buffer)) > 0; ) {
+                if (new String(buffer, 0, n, StandardCharsets.ISO_8859_1).startsWith("POST ")) {
+                    posted.set(true);
+                }
+                out.write(buffer, 0, n);
+                out.flush();
+            }
             server.shutdownOutput();
         } catch (IOException ignored) {
             // the relay closed the sockets

@@ -63,7 +63,7 @@ final class ChatStream extends EndpointStream<ChatCompletionChunk> {
     }
 
     @Override
-    void writeFinish(FinishReason reason) {
+    void writeFinish(FinishReason reason, String stopSequence) {
         String wireReason = reason.wireName();
         if (answer != null) {
             write(answer.finish());
@@ -71,7 +71,10 @@ final class ChatStream extends EndpointStream<ChatCompletionChunk> {
                 wireReason = "tool_calls";
             }
         }
-        send(chunk(new ChatCompletionChunk.Delta(null, null, null, null), takeLogprobs(), wireReason));
+        ChatCompletionChunk finish = chunk(new ChatCompletionChunk.Delta(null, null, null, null), takeLogprobs(), wireReason);
+        // Which stop string ended the answer, under llama-server's name for it: Anthropic's Messages tells it.
+        send(stopSequence == null ? finish : new ChatCompletionChunk(finish.id(), finish.object(), finish.created(),
+                finish.model(), null, finish.choices(), null, Map.of(STOPPING_WORD, stopSequence)));
     }
 
     private void write(List<AnswerPiece> pieces) {
@@ -114,6 +117,9 @@ final class ChatStream extends EndpointStream<ChatCompletionChunk> {
     private static String newCallId() {
         return "call_" + UUID.randomUUID().toString().replace("-", "").substring(0, 24);
     }
+
+    /** The finish chunk's field naming the stop string that ended the answer. */
+    static final String STOPPING_WORD = "stopping_word";
 
     private ChatCompletionChunk chunk(ChatCompletionChunk.Delta delta, Logprobs logprobs, String finishReason) {
         return ChatCompletionChunk.of(id, created, model,

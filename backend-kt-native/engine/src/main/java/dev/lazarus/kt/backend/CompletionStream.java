@@ -40,7 +40,7 @@ final class CompletionStream extends EndpointStream<Completion> {
     }
 
     @Override
-    void writeFinish(FinishReason reason) {
+    void writeFinish(FinishReason reason, String stopSequence) {
         send(chunk(new Completion.Choice(0, "", null, reason.wireName())));
     }
 

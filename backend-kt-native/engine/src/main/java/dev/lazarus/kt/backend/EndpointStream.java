@@ -28,8 +28,8 @@ abstract class EndpointStream<T> implements GenerationEvents {
     /** Writes new text, usually as one chunk; a stream that parses the text may hold some of it back. */
     abstract void writeText(String text, List<PendingLogprobs.Scored> logprobs);
 
-    /** Writes what is still held back, then the chunk with the finish reason. */
-    abstract void writeFinish(FinishReason reason);
+    /** Writes what is still held back, then the chunk with the finish reason (and the stop string that ended it, or null). */
+    abstract void writeFinish(FinishReason reason, String stopSequence);
 
     /** The last chunk: no choices, the usage, and llama-server style {@code timings} counts. */
     abstract T usageChunk(Usage usage, Map<String, Object> timings);
@@ -41,9 +41,9 @@ abstract class EndpointStream<T> implements GenerationEvents {
     }
 
     @Override
-    public final void finish(FinishReason reason, Usage usage, int reusedPromptTokens) {
+    public final void finish(FinishReason reason, String stopSequence, Usage usage, int reusedPromptTokens) {
         open();
-        writeFinish(reason);
+        writeFinish(reason, stopSequence);
         // cache_n: prompt tokens whose keys and values came from the prefix cache (as llama-server reports it)
         sink.next(usageChunk(usage, Map.of("prompt_n", usage.promptTokens() - reusedPromptTokens,
                 "cache_n", reusedPromptTokens, "predicted_n", usage.completionTokens())));

@@ -19,9 +19,10 @@ interface GenerationEvents {
     /**
      * The end.
      *
+     * @param stopSequence       the request's stop string that ended the answer, or null
      * @param reusedPromptTokens prompt tokens served from the prefix cache instead of computed
      */
-    void finish(FinishReason reason, Usage usage, int reusedPromptTokens);
+    void finish(FinishReason reason, String stopSequence, Usage usage, int reusedPromptTokens);
 
     void error(Throwable error);
 }

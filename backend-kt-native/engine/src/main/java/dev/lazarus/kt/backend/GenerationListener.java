@@ -82,7 +82,7 @@ final class GenerationListener implements SequenceListener {
 
     private void finish(String rest) {
         emit(rest, true);
-        events.finish(generation.finishReason(), generation.usage(), reusedPromptTokens);
+        events.finish(generation.finishReason(), generation.stopSequence(), generation.usage(), reusedPromptTokens);
     }
 
     private void emit(String text, boolean last) {

@@ -88,6 +88,11 @@ public final class Generation {
         return finishReason;
     }
 
+    /** The stop string that ended the generation, or null (none did). */
+    public String stopSequence() {
+        return stops.matched();
+    }
+
     /** The tokens generated so far. */
     public IntList tokens() {
         return tokens;

@@ -12,6 +12,7 @@ public final class StopMatcher {
     private final List<String> stops;
     private final StringBuilder held = new StringBuilder();
     private boolean stopped;
+    private String matched;
 
     public StopMatcher(List<String> stops) {
         this.stops = List.copyOf(stops);
@@ -41,6 +42,11 @@ public final class StopMatcher {
         return stopped;
     }
 
+    /** The stop string that was seen (the earliest in the text; of two there, the first listed), or null. */
+    public String matched() {
+        return matched;
+    }
+
     /** The held-back text, for when generation ends without a stop string (it was no stop after all). */
     public String flush() {
         String out = held.toString();
@@ -54,6 +60,7 @@ public final class StopMatcher {
             int at = held.indexOf(stop);
             if (at >= 0 && (best < 0 || at < best)) {
                 best = at;
+                matched = stop;
             }
         }
         return best;

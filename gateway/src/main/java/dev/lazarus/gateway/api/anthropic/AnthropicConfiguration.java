@@ -21,7 +21,7 @@ class AnthropicConfiguration {
     MessagesController messagesController(RequestReader reader, JsonMapper json, Router router, ResponseWriter writer,
             ErrorMapper errors, LazarusProperties properties, MessagesProperties messages) {
         return new MessagesController(reader, new MessagesRequestTranslator(json), new MessageAnswerTranslator(json),
-                router, writer, new MessagesEventWriter(json, errors), properties.routing().responseModel(),
+                router, writer, new MessagesEventWriter(json, errors, messages.pingInterval()), properties.routing().responseModel(),
                 new NativeIdentity(json), new MessagesCap(messages, json));
     }
 

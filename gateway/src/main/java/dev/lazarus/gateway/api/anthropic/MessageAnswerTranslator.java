@@ -1,6 +1,7 @@
 package dev.lazarus.gateway.api.anthropic;
 
 import dev.lazarus.backend.api.openai.ChatCompletion;
+import dev.lazarus.backend.api.openai.ChatCompletionChunk;
 import dev.lazarus.backend.api.openai.ChatMessage;
 import dev.lazarus.backend.api.openai.ToolCall;
 import dev.lazarus.backend.api.openai.Usage;
@@ -29,11 +30,15 @@ public final class MessageAnswerTranslator {
     }
 
     public Map<String, Object> toMessage(String id, String model, ChatCompletion answer) {
-        return toMessage(id, model, answer, false);
+        return toMessage(id, model, answer, false, null);
     }
 
-    /** @param capped whether the gateway's cap lowered the client's {@code max_tokens} ({@link MessagesProperties}) */
-    public Map<String, Object> toMessage(String id, String model, ChatCompletion answer, boolean capped) {
+    /**
+     * @param capped       whether the gateway's cap lowered the client's {@code max_tokens} ({@link MessagesProperties})
+     * @param stopSequence the request's stop sequence that ended the answer, where its server told it, else null
+     */
+    public Map<String, Object> toMessage(String id, String model, ChatCompletion answer, boolean capped,
+            String stopSequence) {
         ChatCompletion.Choice choice = answer.choices() == null || answer.choices().isEmpty() ? null
                 : answer.choices().getFirst();
         ChatMessage message = choice == null ? null : choice.message();
@@ -57,8 +62,10 @@ public final class MessageAnswerTranslator {
             }
         }
         Map<String, Object> out = envelope(id, model, content);
-        out.put("stop_reason", stopReason(choice == null ? null : choice.finishReason(), calls, capped));
-        out.put("stop_sequence", null);
+        String finishReason = choice == null ? null : choice.finishReason();
+        String stop = stoppedBy(finishReason, calls, stopSequence);
+        out.put("stop_reason", stop != null ? "stop_sequence" : stopReason(finishReason, calls, capped));
+        out.put("stop_sequence", stop);
         out.put("usage", usage(answer.usage()));
         return out;
     }
@@ -103,6 +110,39 @@ public final class MessageAnswerTranslator {
             return "max_tokens";
         }
         return toolCalls || "tool_calls".equals(finishReason) ? "tool_use" : "end_turn";
+    }
+
+    /**
+     * The chat chunk field in which a server names the stop string that ended its answer (llama-server's name for it
+     * in its own completions; kt-native sets it on its finish chunk). llama-server's chat completions do not tell it.
+     */
+    static final String STOPPING_WORD = "stopping_word";
+
+    /** The stop string a chunk says ended the answer, or null. */
+    static String stoppingWord(ChatCompletionChunk chunk) {
+        return chunk.extra() != null && chunk.extra().get(STOPPING_WORD) instanceof String word && !word.isEmpty()
+                ? word : null;
+    }
+
+    /** The stop sequence that ended a chat answer, where it ended on one (not on tool calls), else null. */
+    static String stoppedBy(String finishReason, boolean toolCalls, String stopSequence) {
+        return stopSequence != null && "stop".equals(finishReason) && !toolCalls ? stopSequence : null;
+    }
+
+    /**
+     * A native answer's or {@code message_delta}'s stop as Anthropic tells it: a server that names the stop sequence
+     * that ended the answer but calls it {@code end_turn} (llama-server b11669) ended on {@code stop_sequence}.
+     *
+     * @param stop the object holding {@code stop_reason} and {@code stop_sequence} (the message, or the delta)
+     * @return whether it was changed
+     */
+    static boolean stopSequenceReason(Map<String, Object> stop) {
+        if (stop.get("stop_sequence") instanceof String sequence && !sequence.isEmpty()
+                && "end_turn".equals(stop.get("stop_reason"))) {
+            stop.put("stop_reason", "stop_sequence");
+            return true;
+        }
+        return false;
     }
 
     /**

@@ -48,17 +48,26 @@ final class MessagesCap {
         return message;
     }
 
-    /** A native {@code message_delta}'s {@code max_tokens} stop as {@code end_turn}; other events as they are. */
+    /**
+     * A native {@code message_delta}'s stop reason as the translated one tells it: a {@code max_tokens} stop of the
+     * cap ({@code capped}) as {@code end_turn}, a stop on a stop sequence as {@code stop_sequence}
+     * ({@link MessageAnswerTranslator#stopSequenceReason}); other events as they are.
+     */
     @SuppressWarnings("unchecked")
-    ProtocolEvent endTurn(ProtocolEvent event) {
+    ProtocolEvent stopReason(ProtocolEvent event, boolean capped) {
         if (!event.name().equals("message_delta")) {
             return event;
         }
         Map<String, Object> data = json.readValue(event.data(), OBJECT);
-        if (!(data.get("delta") instanceof Map<?, ?> delta) || !"max_tokens".equals(delta.get("stop_reason"))) {
+        if (!(data.get("delta") instanceof Map<?, ?> read)) {
             return event;
         }
-        ((Map<String, Object>) delta).put("stop_reason", "end_turn");
-        return new ProtocolEvent(event.name(), json.writeValueAsBytes(data));
+        Map<String, Object> delta = (Map<String, Object>) read;
+        boolean changed = MessageAnswerTranslator.stopSequenceReason(delta);
+        if (capped && "max_tokens".equals(delta.get("stop_reason"))) {
+            delta.put("stop_reason", "end_turn");
+            changed = true;
+        }
+        return changed ? new ProtocolEvent(event.name(), json.writeValueAsBytes(data)) : event;
     }
 }

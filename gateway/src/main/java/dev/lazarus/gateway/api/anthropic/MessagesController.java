@@ -77,7 +77,7 @@ public final class MessagesController {
                         () -> new MessagesStreamTranslator(id, model.get(), capped),
                         event -> switch (event.name()) {
                             case "message_start" -> identity.event(event, "message", id, model.get());
-                            case "message_delta" -> capped ? cap.endTurn(event) : event;
+                            case "message_delta" -> cap.stopReason(event, capped);
                             default -> event;
                         },
                         header, exchange.getRequest());
@@ -85,11 +85,18 @@ public final class MessagesController {
             Mono<Map<String, Object>> message = pieces.collectList().map(answer -> {
                 if (answer.size() == 1 && answer.getFirst() instanceof ProtocolPiece.Whole whole) {
                     Map<String, Object> own = identity.answer(whole.answer(), id, model.get());
+                    MessageAnswerTranslator.stopSequenceReason(own);
                     return capped ? cap.endTurn(own) : own;
                 }
                 ChatCompletionAggregator aggregator = new ChatCompletionAggregator();
-                answer.forEach(piece -> aggregator.add(((ProtocolPiece.Chunk) piece).chunk()));
-                return answers.toMessage(id, model.get(), aggregator.result(), capped);
+                String stopSequence = null;
+                for (ProtocolPiece piece : answer) {
+                    ChatCompletionChunk chunk = ((ProtocolPiece.Chunk) piece).chunk();
+                    aggregator.add(chunk);
+                    String word = MessageAnswerTranslator.stoppingWord(chunk);
+                    stopSequence = word != null ? word : stopSequence;
+                }
+                return answers.toMessage(id, model.get(), aggregator.result(), capped, stopSequence);
             });
             return writer.json(exchange.getResponse(), message, header);
         });

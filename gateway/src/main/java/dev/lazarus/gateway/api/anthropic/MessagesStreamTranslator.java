@@ -36,6 +36,7 @@ public final class MessagesStreamTranslator {
     private int toolCallIndex = -1;
     private boolean toolCalls;
     private String finishReason;
+    private String stopSequence;
     private Usage usage;
 
     public MessagesStreamTranslator(String id, String model) {
@@ -55,6 +56,10 @@ public final class MessagesStreamTranslator {
         start(events);
         if (chunk.usage() != null) {
             usage = chunk.usage();
+        }
+        String stoppedOn = MessageAnswerTranslator.stoppingWord(chunk);
+        if (stoppedOn != null) {
+            stopSequence = stoppedOn;
         }
         if (chunk.choices() == null) {
             return events;
@@ -92,8 +97,10 @@ public final class MessagesStreamTranslator {
         start(events);
         close(events);
         Map<String, Object> delta = new LinkedHashMap<>();
-        delta.put("stop_reason", MessageAnswerTranslator.stopReason(finishReason, toolCalls, capped));
-        delta.put("stop_sequence", null);
+        String stop = MessageAnswerTranslator.stoppedBy(finishReason, toolCalls, stopSequence);
+        delta.put("stop_reason", stop != null ? "stop_sequence"
+                : MessageAnswerTranslator.stopReason(finishReason, toolCalls, capped));
+        delta.put("stop_sequence", stop);
         Map<String, Object> data = data("message_delta");
         data.put("delta", delta);
         data.put("usage", MessageAnswerTranslator.usage(usage));
@@ -121,6 +128,20 @@ public final class MessagesStreamTranslator {
                 default -> { }
             }
         }
+    }
+
+    /**
+     * What a tick while the answer is awaited becomes: the message's start (and a {@code ping}) the first time, so
+     * that the client has the response before the backend has read the prompt; a {@code ping} after it.
+     */
+    public List<MessagesEvent> keepAlive() {
+        List<MessagesEvent> events = new ArrayList<>(2);
+        if (started) {
+            events.add(new MessagesEvent("ping", data("ping")));
+        } else {
+            start(events);
+        }
+        return events;
     }
 
     /** Whether {@code message_start} went out: after it a failure can only be an {@code error} event. */

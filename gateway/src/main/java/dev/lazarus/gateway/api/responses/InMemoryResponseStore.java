@@ -7,6 +7,7 @@ import java.util.Iterator;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.Optional;
+import tools.jackson.databind.node.ObjectNode;
 
 /**
  * Responses kept in this gateway's memory: at most {@code maxEntries} (the oldest go first), each for
@@ -53,6 +54,18 @@ final class InMemoryResponseStore implements ResponseStore {
     public synchronized boolean delete(String id) {
         evictExpired();
         return entries.remove(id) != null;
+    }
+
+    @Override
+    public synchronized Optional<ObjectNode> item(String itemId) {
+        evictExpired();
+        for (Entry entry : entries.sequencedValues().reversed()) {
+            Optional<ObjectNode> item = entry.response().item(itemId);
+            if (item.isPresent()) {
+                return item;
+            }
+        }
+        return Optional.empty();
     }
 
     private void evictExpired() {

@@ -95,19 +95,39 @@ final class PostgresResponseStore implements ResponseStore, AutoCloseable {
             select.setString(1, id);
             select.setTimestamp(2, Timestamp.from(clock.instant()));
             try (ResultSet row = select.executeQuery()) {
-                if (!row.next()) {
-                    return Optional.empty();
-                }
-                JsonNode doc = json.readTree(row.getString(1));
-                List<JsonNode> context = new ArrayList<>();
-                doc.get("context").forEach(context::add);
-                List<ObjectNode> input = new ArrayList<>();
-                doc.get("input").forEach(item -> input.add((ObjectNode) item));
-                return Optional.of(new StoredResponse((ObjectNode) doc.get("response"), context, input));
+                return row.next() ? Optional.of(stored(row.getString(1))) : Optional.empty();
             }
         } catch (SQLException e) {
             throw new IllegalStateException("the response store could not read response " + id, e);
         }
+    }
+
+    @Override
+    public Optional<ObjectNode> item(String itemId) {
+        // the documents whose input or output holds an item with that id (jsonb containment)
+        String withId = json.createArrayNode().add(json.createObjectNode().put("id", itemId)).toString();
+        try (Connection c = pool.getConnection();
+                PreparedStatement select = c.prepareStatement("SELECT doc::text FROM stored_response WHERE expires_at > ?"
+                        + " AND (doc->'input' @> ?::jsonb OR doc->'response'->'output' @> ?::jsonb)"
+                        + " ORDER BY stored_at DESC, id DESC LIMIT 1")) {
+            select.setTimestamp(1, Timestamp.from(clock.instant()));
+            select.setString(2, withId);
+            select.setString(3, withId);
+            try (ResultSet row = select.executeQuery()) {
+                return row.next() ? stored(row.getString(1)).item(itemId) : Optional.empty();
+            }
+        } catch (SQLException e) {
+            throw new IllegalStateException("the response store could not look up item " + itemId, e);
+        }
+    }
+
+    private StoredResponse stored(String text) {
+        JsonNode doc = json.readTree(text);
+        List<JsonNode> context = new ArrayList<>();
+        doc.get("context").forEach(context::add);
+        List<ObjectNode> input = new ArrayList<>();
+        doc.get("input").forEach(item -> input.add((ObjectNode) item));
+        return new StoredResponse((ObjectNode) doc.get("response"), context, input);
     }
 
     @Override

@@ -58,12 +58,7 @@ final class ResponseStreamTranslator {
 
     /** The events one chat chunk adds (the first chunk also opens the response). */
     List<ObjectNode> onChunk(ChatCompletionChunk chunk) {
-        List<ObjectNode> events = new ArrayList<>();
-        if (!started) {
-            started = true;
-            events.add(lifecycle("response.created", start));
-            events.add(lifecycle("response.in_progress", start));
-        }
+        List<ObjectNode> events = open();
         if (chunk.usage() != null) {
             usage = chunk.usage();
         }
@@ -95,13 +90,7 @@ final class ResponseStreamTranslator {
 
     /** The events that end the response once the chat stream ended. */
     List<ObjectNode> complete() {
-        List<ObjectNode> events = new ArrayList<>();
-        if (!started) {
-            // A backend that ended without a chunk: the response still opens and closes.
-            started = true;
-            events.add(lifecycle("response.created", start));
-            events.add(lifecycle("response.in_progress", start));
-        }
+        List<ObjectNode> events = open(); // a backend that ended without a chunk: the response still opens and closes
         close(events);
         // Cut by the client's own max_output_tokens: incomplete, as OpenAI says it. A length stop the client
         // set no limit for is the server's cap (llama-server's --n-predict): the answer is what the server
@@ -117,6 +106,20 @@ final class ResponseStreamTranslator {
         }
         result = objects.finish(start, cut ? "incomplete" : "completed", reason, output, usage);
         events.add(lifecycle(cut ? "response.incomplete" : "response.completed", result));
+        return events;
+    }
+
+    /**
+     * The events that open the response ({@code response.created}, {@code response.in_progress}) unless they went
+     * out already: with the first chunk, or before it, while the backend reads the prompt.
+     */
+    List<ObjectNode> open() {
+        List<ObjectNode> events = new ArrayList<>();
+        if (!started) {
+            started = true;
+            events.add(lifecycle("response.created", start));
+            events.add(lifecycle("response.in_progress", start));
+        }
         return events;
     }
 

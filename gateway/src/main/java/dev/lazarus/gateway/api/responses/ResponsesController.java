@@ -4,8 +4,10 @@ import dev.lazarus.backend.api.ProtocolEvent;
 import dev.lazarus.backend.api.openai.ChatCompletionChunk;
 import dev.lazarus.backend.api.openai.ChatCompletionRequest;
 import dev.lazarus.gateway.api.ApiError;
+import dev.lazarus.gateway.api.Awaited;
 import dev.lazarus.gateway.api.ErrorMapper;
 import dev.lazarus.gateway.api.NamedEventWriter;
+import dev.lazarus.gateway.api.NamedEventWriter.NamedEvent;
 import dev.lazarus.gateway.api.OpenAiController;
 import dev.lazarus.gateway.api.RequestReader;
 import dev.lazarus.gateway.api.RequestValidator;
@@ -18,6 +20,7 @@ import dev.lazarus.gateway.routing.Router;
 import dev.lazarus.gateway.routing.ServedBy;
 import io.netty.util.concurrent.EventExecutor;
 import io.netty.util.internal.ThreadExecutorMap;
+import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
@@ -38,6 +41,7 @@ import reactor.core.scheduler.Schedulers;
 import tools.jackson.core.type.TypeReference;
 import tools.jackson.databind.JsonNode;
 import tools.jackson.databind.json.JsonMapper;
+import tools.jackson.databind.node.ArrayNode;
 import tools.jackson.databind.node.ObjectNode;
 
 /**
@@ -63,6 +67,7 @@ public class ResponsesController {
     private final ResponseObjects objects;
     private final JsonMapper json;
     private final int maxOutputTokens;
+    private final Duration keepAliveInterval;
     private final ResponseModel responseModel;
 
     public ResponsesController(RequestReader reader, RequestValidator validator, Router router, ResponseWriter writer,
@@ -80,19 +85,24 @@ public class ResponsesController {
         this.objects = new ResponseObjects(json);
         this.json = json;
         this.maxOutputTokens = properties.maxOutputTokens();
+        this.keepAliveInterval = properties.keepAliveInterval();
     }
 
     @PostMapping(PATH)
     public Mono<Void> create(ServerWebExchange exchange) {
         return reader.read(exchange.getRequest(), ObjectNode.class).flatMap(request -> {
-            if (ResponsesRequestTranslator.string(request, "previous_response_id") == null) {
+            if (ResponsesRequestTranslator.string(request, "previous_response_id") == null && !references(request)) {
                 return create(exchange, request, List.of());
             }
             // Back on the connection's event loop after the store: an answer streamed from there is read by an
             // upstream client of that loop, which the writer's backpressure holds (from another thread it read ahead
             // of a stalled client by megabytes).
             EventExecutor loop = ThreadExecutorMap.currentExecutor();
-            Mono<List<JsonNode>> prior = offLoop(() -> prior(request));
+            Mono<List<JsonNode>> prior = offLoop(() -> {
+                List<JsonNode> conversation = prior(request);
+                resolveReferences(request, conversation);
+                return conversation;
+            });
             return (loop == null ? prior : prior.publishOn(Schedulers.fromExecutor(loop)))
                     .flatMap(conversation -> create(exchange, request, conversation));
         });
@@ -144,19 +154,26 @@ public class ResponsesController {
         if (streamed) {
             NativeResponseEvents passed = new NativeResponseEvents(start);
             // One group a piece: the events a chunk (or a native server's read) became go out in one buffer. One
-            // piece asked for at a time (prefetch 1): the writer asks no faster than the client drains.
-            Flux<List<NamedEventWriter.Event>> answer = pieces.concatMap(piece -> switch (piece) {
-                        case ProtocolPiece.Chunk(ChatCompletionChunk chunk) -> {
-                            passed.resumeInto(stream); // a native stream cut mid-answer goes on as chat
-                            yield Mono.just(named(stream.onChunk(chunk)));
+            // piece asked for at a time (prefetch 1): the writer asks no faster than the client drains. While the
+            // backend reads the prompt, the response opens after an interval and a comment keeps it alive.
+            Flux<List<? extends NamedEvent>> answer = Awaited.ticking(pieces, keepAliveInterval).concatMap(awaited -> {
+                        if (!(awaited instanceof Awaited.Piece<ProtocolPiece>(ProtocolPiece piece))) {
+                            return Mono.just(stream.started() || passed.started()
+                                    ? List.of(NamedEventWriter.KEEP_ALIVE) : named(stream.open()));
                         }
-                        case ProtocolPiece.Events relayed -> {
-                            List<NamedEventWriter.Event> out = passed.read(relayed.events());
-                            ObjectNode finished = passed.takeFinished();
-                            yield finished != null ? keep.apply(finished).thenReturn(out) : Mono.just(out);
-                        }
-                        case ProtocolPiece.Whole whole ->
-                                Mono.<List<NamedEventWriter.Event>>error(new IllegalStateException("a whole answer in a stream"));
+                        return switch (piece) {
+                            case ProtocolPiece.Chunk(ChatCompletionChunk chunk) -> {
+                                passed.resumeInto(stream); // a native stream cut mid-answer goes on as chat
+                                yield Mono.just(named(stream.onChunk(chunk)));
+                            }
+                            case ProtocolPiece.Events relayed -> {
+                                List<NamedEventWriter.Event> out = passed.read(relayed.events(), stream.started());
+                                ObjectNode finished = passed.takeFinished();
+                                yield finished != null ? keep.apply(finished).thenReturn(out) : Mono.just(out);
+                            }
+                            case ProtocolPiece.Whole whole -> Mono.<List<NamedEventWriter.Event>>error(
+                                    new IllegalStateException("a whole answer in a stream"));
+                        };
                     }, 1)
                     .concatWith(Mono.defer(() -> {
                         if (passed.started() && !passed.resumed()) {
@@ -205,10 +222,13 @@ public class ResponsesController {
     /**
      * The events of a backend that serves Responses natively, passed on with the gateway's response id and model in
      * the {@code response} of each {@code response.*} lifecycle event; the finished response kept for the store.
+     * Where the gateway opened the response while the server read the prompt, the server's own opening events are
+     * left out (its {@code sequence_number}s go on from them as the gateway's did).
      */
     private final class NativeResponseEvents {
         private final ObjectNode start;
         private boolean started;
+        private boolean openedBefore;
         private boolean resumed;
         private int count;
         private ObjectNode finished;
@@ -219,12 +239,19 @@ public class ResponsesController {
             this.start = start;
         }
 
-        List<NamedEventWriter.Event> read(List<ProtocolEvent> events) {
-            started = true;
+        /** @param opened whether the response had been opened before the server's first events */
+        List<NamedEventWriter.Event> read(List<ProtocolEvent> events, boolean opened) {
+            if (!started) {
+                started = true;
+                openedBefore = opened;
+            }
             count += events.size();
             List<NamedEventWriter.Event> out = new ArrayList<>(events.size());
             for (ProtocolEvent event : events) {
                 String name = event.name();
+                if (openedBefore && (name.equals("response.created") || name.equals("response.in_progress"))) {
+                    continue;
+                }
                 if (!name.startsWith("response.") || name.indexOf('.') != name.lastIndexOf('.')) {
                     if (name.startsWith("response.output_item.") || name.equals("response.output_text.delta")) {
                         items.add(event);
@@ -349,6 +376,55 @@ public class ResponsesController {
         return store.get(previous).orElseThrow(() -> new ApiError(HttpStatus.NOT_FOUND, "invalid_request_error",
                 "previous_response_not_found", "previous_response_id",
                 "Previous response with id '" + previous + "' not found.")).conversation();
+    }
+
+    /** Whether the request's input names stored items ({@code item_reference}). */
+    private static boolean references(ObjectNode request) {
+        if (request.get("input") instanceof ArrayNode input) {
+            for (JsonNode item : input) {
+                if (isReference(item)) {
+                    return true;
+                }
+            }
+        }
+        return false;
+    }
+
+    /** Whether the item is an {@code item_reference} (an item of another type, or none, is the translator's to check). */
+    private static boolean isReference(JsonNode item) {
+        return item instanceof ObjectNode object && object.get("type") instanceof JsonNode type && type.isString()
+                && type.stringValue().equals("item_reference");
+    }
+
+    /**
+     * Each {@code item_reference} of the input replaced by the item it names: one of the conversation
+     * {@code previous_response_id} continues, else one of any kept response's input or output; an id none holds is a
+     * 404, as OpenAI answers it.
+     */
+    private void resolveReferences(ObjectNode request, List<JsonNode> conversation) {
+        if (!(request.get("input") instanceof ArrayNode input)) {
+            return;
+        }
+        for (int i = 0; i < input.size(); i++) {
+            if (!isReference(input.get(i))) {
+                continue;
+            }
+            String param = "input[" + i + "].id";
+            JsonNode named = input.get(i).get("id");
+            if (named != null && !named.isNull() && !named.isString()) {
+                throw ApiError.invalidType(param, "expected a string");
+            }
+            String id = named == null || named.isNull() ? "" : named.stringValue();
+            if (id.isEmpty()) {
+                throw ApiError.invalidRequest("Missing required parameter: '" + param + "'.", param);
+            }
+            JsonNode referenced = conversation.stream().filter(c -> StoredResponse.hasId(c, id)).findFirst()
+                    .<JsonNode>map(JsonNode::deepCopy)
+                    .or(() -> store.item(id).map(ObjectNode::deepCopy))
+                    .orElseThrow(() -> new ApiError(HttpStatus.NOT_FOUND, "invalid_request_error", "not_found", param,
+                            "Item with id '" + id + "' not found."));
+            input.set(i, referenced);
+        }
     }
 
     private StoredResponse find(String id) {

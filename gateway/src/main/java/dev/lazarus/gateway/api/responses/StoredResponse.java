@@ -2,6 +2,7 @@ package dev.lazarus.gateway.api.responses;
 
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Optional;
 import tools.jackson.databind.JsonNode;
 import tools.jackson.databind.node.ObjectNode;
 
@@ -16,6 +17,25 @@ public record StoredResponse(ObjectNode response, List<JsonNode> context, List<O
 
     public String id() {
         return response.get("id").stringValue();
+    }
+
+    /** Its input or output item with that id, if it has one. */
+    public Optional<ObjectNode> item(String itemId) {
+        for (ObjectNode item : input) {
+            if (hasId(item, itemId)) {
+                return Optional.of(item);
+            }
+        }
+        for (JsonNode item : response.path("output")) {
+            if (item instanceof ObjectNode output && hasId(output, itemId)) {
+                return Optional.of(output);
+            }
+        }
+        return Optional.empty();
+    }
+
+    static boolean hasId(JsonNode item, String id) {
+        return item.get("id") instanceof JsonNode own && own.isString() && own.stringValue().equals(id);
     }
 
     /** The conversation a request naming this response continues: its context, input and output. */

@@ -144,7 +144,7 @@ class MessagesStreamTranslatorTest {
             assertThat(delta.get("stop_reason")).isEqualTo(capped ? "end_turn" : "max_tokens");
             Map<String, Object> whole = new MessageAnswerTranslator(JsonMapper.builder().build()).toMessage("msg_5", "m",
                     new ChatCompletion("c", ChatCompletion.OBJECT, 1, "m", null, List.of(new ChatCompletion.Choice(0,
-                            ChatMessage.assistant("Hi"), null, "length")), Usage.of(1, 1), null), capped);
+                            ChatMessage.assistant("Hi"), null, "length")), Usage.of(1, 1), null), capped, null);
             assertThat(whole.get("stop_reason")).isEqualTo(capped ? "end_turn" : "max_tokens");
         }
     }

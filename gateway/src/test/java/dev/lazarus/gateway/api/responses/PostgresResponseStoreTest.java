@@ -66,6 +66,11 @@ class PostgresResponseStoreTest {
         return new StoredResponse(response, List.of(context), List.of(input));
     }
 
+    private static StoredResponse withOutputId(StoredResponse stored, String id) {
+        ((ObjectNode) stored.response().get("output").get(0)).put("id", id);
+        return stored;
+    }
+
     @Test
     void replicasShareStoredResponsesBesideThePolicyStore() {
         String url = server.createDatabase("responses_shared");
@@ -78,6 +83,10 @@ class PostgresResponseStoreTest {
             assertThat(seen.conversation()).extracting(n -> n.get("content").isString()
                     ? n.get("content").asString() : n.at("/content/0/text").asString())
                     .containsExactly("Zero", "One", "Two");
+            assertThat(b.item("msg_1")).as("an input item, by its id").contains(response("resp_1").input().getFirst());
+            a.put(withOutputId(response("resp_2"), "msg_2"));
+            assertThat(b.item("msg_2").orElseThrow().at("/content/0/text").asString()).as("an output item").isEqualTo("Two");
+            assertThat(b.item("msg_nope")).isEmpty();
             assertThat(b.delete("resp_1")).isTrue();
             assertThat(a.get("resp_1")).isEmpty();
             assertThat(a.delete("resp_1")).isFalse();

@@ -148,6 +148,39 @@ class ResponsesEndpointTest extends GatewayTestSupport {
     }
 
     @Test
+    void anItemReferenceIsTheStoredItemItNamesAndAnUnknownOneIsA404() {
+        JsonNode first = create("{\"model\": \"test-model\", \"input\": \"One\"}");
+        String output = first.at("/output/0/id").asString();
+        String[] input = new String[1];
+        client.get().uri("/v1/responses/" + first.get("id").asString() + "/input_items")
+                .header("Authorization", "Bearer " + API_KEY).exchange().expectStatus().isOk().expectBody()
+                .jsonPath("$.data[0].id").value(v -> input[0] = (String) v);
+        JsonNode second = create("{\"model\": \"test-model\", \"input\": [{\"type\": \"item_reference\", \"id\": \""
+                + input[0] + "\"}, {\"type\": \"item_reference\", \"id\": \"" + output + "\"}, "
+                + "{\"role\": \"user\", \"content\": \"Two\"}]}");
+        assertThat(second.get("status").asString()).isEqualTo("completed");
+        assertThat(backend("alpha").lastChat().messages())
+                .containsExactly(ChatMessage.user("One"), ChatMessage.assistant("Hello, world"), ChatMessage.user("Two"));
+        client.get().uri("/v1/responses/" + second.get("id").asString() + "/input_items?order=asc")
+                .header("Authorization", "Bearer " + API_KEY).exchange().expectStatus().isOk().expectBody()
+                .jsonPath("$.data.length()").isEqualTo(3)
+                .jsonPath("$.data[0].id").isEqualTo(input[0])
+                .jsonPath("$.data[1].id").isEqualTo(output)
+                .jsonPath("$.data[1].role").isEqualTo("assistant");
+
+        post("/v1/responses", "{\"model\": \"test-model\", \"input\": [{\"role\": \"user\", \"content\": \"hi\"}, "
+                + "{\"type\": \"item_reference\", \"id\": \"msg_nope\"}]}")
+                .expectStatus().isNotFound().expectBody()
+                .jsonPath("$.error.type").isEqualTo("invalid_request_error")
+                .jsonPath("$.error.param").isEqualTo("input[1].id")
+                .jsonPath("$.error.message").isEqualTo("Item with id 'msg_nope' not found.");
+        post("/v1/responses", "{\"model\": \"test-model\", \"input\": [{\"type\": \"item_reference\"}]}")
+                .expectStatus().isBadRequest().expectBody()
+                .jsonPath("$.error.type").isEqualTo("invalid_request_error")
+                .jsonPath("$.error.param").isEqualTo("input[0].id");
+    }
+
+    @Test
     void storeFalseKeepsNothingAndAnUnknownPreviousResponseIsA404() {
         String id = create("{\"model\": \"test-model\", \"input\": \"hi\", \"store\": false}").get("id").asString();
         client.get().uri("/v1/responses/" + id).header("Authorization", "Bearer " + API_KEY).exchange()
