@@ -42,13 +42,15 @@ final class FlashAttentionKernel {
 
     private static final int LANES = 16;
     private static final VectorSpecies<Float> S16 = FloatVector.SPECIES_512;
-    private static final VectorSpecies<Integer> I16 = IntVector.SPECIES_512;
 
     private static final ThreadLocal<Scratch> SCRATCH = ThreadLocal.withInitial(Scratch::new);
     private static final ThreadLocal<FlashTiles.Rows> ONE_ROW = ThreadLocal.withInitial(FlashTiles.Rows::new);
 
     private static final class Scratch {
         float[] query = new float[0], scores = new float[0], acc = new float[0], partial = new float[0];
+        /** One row chunk's kept positions with their rescale ({@code ms}) and weight ({@code vs}). */
+        int[] kept = new int[0];
+        float[] rescale = new float[0], weight = new float[0];
 
         static float[] atLeast(float[] a, int n) {
             return a.length >= n ? a : new float[Math.max(n, 2 * a.length)];
@@ -128,12 +130,22 @@ final class FlashAttentionKernel {
                                  float sink, boolean[] keep, float[] scores, float[] acc) {
         int vDim = kv.valueDim();
         Arrays.fill(acc, 0, vDim, 0f);
-        boolean f16 = kv.f16Accumulator();
         float max = Float.NEGATIVE_INFINITY, sum = 0f;
         int lo = Math.max(first, from);
         if (lo < to) {
             kv.keyDots(q, qOff, dim, lo, to, scores);
         }
+        // the online softmax's scalars first, position by position; then V in one pass (FlashKv#addValues)
+        Scratch s = SCRATCH.get();
+        if (s.kept.length < to - lo) {
+            int n = Math.max(to - lo, 2 * s.kept.length);
+            s.kept = new int[n];
+            s.rescale = new float[n];
+            s.weight = new float[n];
+        }
+        int[] kept = s.kept;
+        float[] rescale = s.rescale, weight = s.weight;
+        int n = 0;
         for (int t = lo; t < to; t++) {
             if (keep != null && !keep[t]) {
                 continue; // a -inf mask: ggml's one_chunk skips the cell
@@ -144,13 +156,15 @@ final class FlashAttentionKernel {
                 float old = max;
                 max = score;
                 ms = Libm.exp(old - max);
-                scaleAccumulator(acc, vDim, ms, f16);
             } else {
                 vs = Libm.exp(score - max);
             }
-            kv.addValue(t, vs, acc);
+            kept[n] = t;
+            rescale[n] = ms;
+            weight[n++] = vs;
             sum = Math.fma(sum, ms, vs);
         }
+        kv.addValues(kept, rescale, weight, n, acc);
         if (sink != Float.NEGATIVE_INFINITY && from == 0) {
             if (sink > max) {
                 float ms = Libm.exp(max - sink);
@@ -165,7 +179,7 @@ final class FlashAttentionKernel {
     }
 
     /** ggml_vec_scale_f16 (every value rounded to F16) or ggml_vec_scale_f32. */
-    private static void scaleAccumulator(float[] acc, int n, float v, boolean f16) {
+    static void scaleAccumulator(float[] acc, int n, float v, boolean f16) {
         if (f16) {
             int d = 0;
             for (; d + LANES <= n; d += LANES) {
@@ -241,22 +255,49 @@ final class FlashAttentionKernel {
     }
 
     /**
-     * {@link Numerics#roundToF16} in 16 lanes (the accumulator of the one-row order rounds at every step): F16's
-     * normal range keeps 11 significant bits, rounded to nearest even on the bits (a carry moves into the exponent as
-     * it should); below 2^-14 its subnormals are multiples of 2^-24, which adding and taking away 0.5 rounds to (the
-     * ulp of 0.5 is 2^-24, ties to even); past 65504 it is infinite. Finite inputs (FlashAttentionKernelTest holds it to
-     * the scalar conversion).
+     * {@link Numerics#roundToF16} in 16 lanes (the accumulator of the one-row order rounds at every step): the
+     * magnitude plus and minus {@code c = 2^(e+13)}, e its exponent clamped to F16's -14..16, rounds it to F16's
+     * spacing in its binade (2^(e-10); 2^-24 below 2^-14), to nearest even, in one float addition; past 65504 it is
+     * infinite; the sign goes back last, so a value that rounds to zero keeps it. FlashAttentionKernelTest holds it
+     * to the scalar conversion.
      */
     static FloatVector roundToF16(FloatVector x) {
         IntVector bits = x.reinterpretAsInts();
-        FloatVector normal = bits.add(bits.lanewise(VectorOperators.LSHR, 13).and(1)).add(0xFFF).and(0xFFFFE000)
+        FloatVector c = bits.and(0x7F800000).max((127 - 14) << 23).min((127 + 16) << 23).add(13 << 23)
                 .reinterpretAsFloats();
-        FloatVector magnitude = x.abs();
-        IntVector sign = bits.and(0x80000000);
-        FloatVector subnormal = magnitude.add(0.5f).sub(0.5f).reinterpretAsInts().or(sign).reinterpretAsFloats();
-        FloatVector infinite = IntVector.broadcast(I16, 0x7F800000).or(sign).reinterpretAsFloats();
-        return normal.blend(subnormal, magnitude.compare(VectorOperators.LT, 0x1p-14f))
-                .blend(infinite, normal.abs().compare(VectorOperators.GT, 65504f));
+        FloatVector r = x.abs().add(c).sub(c);
+        r = r.blend(Float.POSITIVE_INFINITY, r.compare(VectorOperators.GT, 65504f));
+        return r.reinterpretAsInts().or(bits.and(0x80000000)).reinterpretAsFloats();
+    }
+
+    /**
+     * ggml_vec_mad_f16 over the kept positions of a row chunk, with the accumulator in registers across them: per
+     * position {@code acc = f16(acc · ms)} where a new maximum rescaled it ({@code ms != 1}; a scale by 1 changes no
+     * F16 value), then {@code acc[d] = f16(fma(V_t[d], vs, acc[d]))}.
+     */
+    static void madF16(float[] acc, float[] v, int vOff, int vStride, int n, int[] kept, float[] rescale,
+                       float[] weight, int count) {
+        int d = 0;
+        for (; d + LANES <= n; d += LANES) {
+            FloatVector a = FloatVector.fromArray(S16, acc, d);
+            for (int k = 0; k < count; k++) {
+                if (rescale[k] != 1f) {
+                    a = roundToF16(a.mul(rescale[k]));
+                }
+                a = roundToF16(FloatVector.fromArray(S16, v, kept[k] * vStride + vOff + d).fma(FloatVector.broadcast(S16, weight[k]), a));
+            }
+            a.intoArray(acc, d);
+        }
+        for (; d < n; d++) {
+            float a = acc[d];
+            for (int k = 0; k < count; k++) {
+                if (rescale[k] != 1f) {
+                    a = Numerics.roundToF16(a * rescale[k]);
+                }
+                a = Numerics.roundToF16(Math.fma(v[kept[k] * vStride + vOff + d], weight[k], a));
+            }
+            acc[d] = a;
+        }
     }
 
     /** ggml_vec_mad_f32 (and simd_gemm's column update): {@code acc[d] = fma(v[d], w, acc[d])}. */
