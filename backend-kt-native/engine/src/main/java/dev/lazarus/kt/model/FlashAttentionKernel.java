@@ -1,6 +1,5 @@
 package dev.lazarus.kt.model;
 
-import dev.lazarus.kt.tensor.GgmlSums;
 import java.util.Arrays;
 import jdk.incubator.vector.FloatVector;
 import jdk.incubator.vector.IntVector;
@@ -16,7 +15,8 @@ import jdk.incubator.vector.VectorSpecies;
  *       by {@code expf(old - new)}, else the position weighs {@code expf(s - max)}; the sum {@code S = fma(S, ms, vs)};
  *       V added per position ({@link FlashKv#addValue}: F16 V accumulates in F16, every step rounded); the sink
  *       joins last ({@code S·ms + 1} unfused), then one multiply by {@code 1/S}.</li>
- *   <li>{@link Path#TILED} (prompt batches of 64 tokens or more, K and V both F16): tiles of 64 positions from 0;
+ *   <li>{@link Path#TILED} (prompt batches of 64 tokens or more, K and V both F16; {@link FlashTiles}, which also
+ *       takes a block of rows at once): tiles of 64 positions from 0;
  *       the query stays F32 and each score is one sequential fma chain over the dimension (ggml's {@code simd_gemm});
  *       per tile the maximum, {@code expf(old - new)} rescaling the F32 accumulator and the F32 sum, then
  *       {@code ggml_vec_soft_max_f32}'s 16-lane exponentials summed in double into the float sum, and V added by an
@@ -42,13 +42,15 @@ final class FlashAttentionKernel {
 
     private static final int LANES = 16;
     private static final VectorSpecies<Float> S16 = FloatVector.SPECIES_512;
-    private static final VectorSpecies<Integer> I16 = IntVector.SPECIES_512;
 
     private static final ThreadLocal<Scratch> SCRATCH = ThreadLocal.withInitial(Scratch::new);
+    private static final ThreadLocal<FlashTiles.Rows> ONE_ROW = ThreadLocal.withInitial(FlashTiles.Rows::new);
 
     private static final class Scratch {
         float[] query = new float[0], scores = new float[0], acc = new float[0], partial = new float[0];
-        final float[] tile = new float[TILE];
+        /** One row chunk's kept positions with their rescale ({@code ms}) and weight ({@code vs}). */
+        int[] kept = new int[0];
+        float[] rescale = new float[0], weight = new float[0];
 
         static float[] atLeast(float[] a, int n) {
             return a.length >= n ? a : new float[Math.max(n, 2 * a.length)];
@@ -93,6 +95,13 @@ final class FlashAttentionKernel {
      */
     static void attend(float[] q, int qOff, int dim, FlashKv kv, int first, int positions, float scale, float sink,
                        boolean[] keep, Path path, int threads, float[] out, int outOff) {
+        if (path == Path.TILED) {
+            FlashTiles.Rows rows = ONE_ROW.get();
+            rows.clear();
+            rows.add(q, qOff, first, positions, keep, sink, out, outOff);
+            FlashTiles.attend(kv.floatRows(), dim, kv.valueDim(), scale, rows);
+            return;
+        }
         Scratch s = SCRATCH.get();
         int vDim = kv.valueDim();
         float[] acc = s.acc = Scratch.atLeast(s.acc, vDim);
@@ -103,7 +112,6 @@ final class FlashAttentionKernel {
                 long ms = rowChunk(q, qOff, dim, kv, first, 0, positions, scale, sink, keep, s.scores, acc);
                 sum = Float.intBitsToFloat((int) ms);
             }
-            case TILED -> sum = tiled(q, qOff, dim, kv.floatRows(), vDim, first, positions, scale, sink, keep, s, acc);
             case SPLIT -> sum = split(q, qOff, dim, kv, first, positions, scale, sink, keep, threads, s, acc);
             default -> throw new IllegalStateException();
         }
@@ -122,12 +130,22 @@ final class FlashAttentionKernel {
                                  float sink, boolean[] keep, float[] scores, float[] acc) {
         int vDim = kv.valueDim();
         Arrays.fill(acc, 0, vDim, 0f);
-        boolean f16 = kv.f16Accumulator();
         float max = Float.NEGATIVE_INFINITY, sum = 0f;
         int lo = Math.max(first, from);
         if (lo < to) {
             kv.keyDots(q, qOff, dim, lo, to, scores);
         }
+        // the online softmax's scalars first, position by position; then V in one pass (FlashKv#addValues)
+        Scratch s = SCRATCH.get();
+        if (s.kept.length < to - lo) {
+            int n = Math.max(to - lo, 2 * s.kept.length);
+            s.kept = new int[n];
+            s.rescale = new float[n];
+            s.weight = new float[n];
+        }
+        int[] kept = s.kept;
+        float[] rescale = s.rescale, weight = s.weight;
+        int n = 0;
         for (int t = lo; t < to; t++) {
             if (keep != null && !keep[t]) {
                 continue; // a -inf mask: ggml's one_chunk skips the cell
@@ -138,13 +156,15 @@ final class FlashAttentionKernel {
                 float old = max;
                 max = score;
                 ms = Libm.exp(old - max);
-                scaleAccumulator(acc, vDim, ms, f16);
             } else {
                 vs = Libm.exp(score - max);
             }
-            kv.addValue(t, vs, acc);
+            kept[n] = t;
+            rescale[n] = ms;
+            weight[n++] = vs;
             sum = Math.fma(sum, ms, vs);
         }
+        kv.addValues(kept, rescale, weight, n, acc);
         if (sink != Float.NEGATIVE_INFINITY && from == 0) {
             if (sink > max) {
                 float ms = Libm.exp(max - sink);
@@ -159,7 +179,7 @@ final class FlashAttentionKernel {
     }
 
     /** ggml_vec_scale_f16 (every value rounded to F16) or ggml_vec_scale_f32. */
-    private static void scaleAccumulator(float[] acc, int n, float v, boolean f16) {
+    static void scaleAccumulator(float[] acc, int n, float v, boolean f16) {
         if (f16) {
             int d = 0;
             for (; d + LANES <= n; d += LANES) {
@@ -177,104 +197,6 @@ final class FlashAttentionKernel {
                 acc[d] *= v;
             }
         }
-    }
-
-    /** The tiled path for one row: returns the sum, the accumulator in {@code acc}. */
-    private static float tiled(float[] q, int qOff, int dim, FlashKv.FloatRows rows, int vDim, int first,
-                               int positions, float scale, float sink, boolean[] keep, Scratch s, float[] acc) {
-        Arrays.fill(acc, 0, vDim, 0f);
-        float[] kq = s.tile;
-        float max = Float.NEGATIVE_INFINITY, sum = 0f;
-        for (int ic = (first / TILE) * TILE; ic < positions; ic += TILE) {
-            int lo = Math.max(first, ic), hi = Math.min(ic + TILE, positions);
-            Arrays.fill(kq, Float.NEGATIVE_INFINITY);
-            float tileMax = Float.NEGATIVE_INFINITY;
-            tileScores(q, qOff, dim, rows.keys(), rows.kOff(), rows.kStride(), lo, hi, kq, ic);
-            for (int t = lo; t < hi; t++) {
-                float score = keep != null && !keep[t] ? Float.NEGATIVE_INFINITY : kq[t - ic] * scale;
-                kq[t - ic] = score;
-                tileMax = Math.max(tileMax, score);
-            }
-            if (tileMax == Float.NEGATIVE_INFINITY) {
-                continue;
-            }
-            float newMax = Math.max(max, tileMax);
-            if (newMax > max) {
-                float ms = Libm.exp(max - newMax);
-                scaleAccumulator(acc, vDim, ms, false);
-                sum *= ms;
-            }
-            max = newMax;
-            double tileSum = 0;
-            for (int c = 0; c < TILE; c += LANES) {
-                GgmlExp.vexpMinus16(kq, c, newMax);
-                tileSum += GgmlSums.reduce16(kq, c);
-            }
-            sum = (float) (sum + tileSum);
-            for (int t = lo; t < hi; t++) {
-                madF32(acc, rows.values(), t * rows.vStride() + rows.vOff(), vDim, kq[t - ic]);
-            }
-        }
-        if (sink != Float.NEGATIVE_INFINITY) {
-            if (sink > max) {
-                float ms = Libm.exp(max - sink);
-                scaleAccumulator(acc, vDim, ms, false);
-                sum = Math.fma(sum, ms, 1f);
-            } else {
-                sum = Math.fma(sum, 1f, Libm.exp(sink - max));
-            }
-        }
-        return sum;
-    }
-
-    /**
-     * simd_gemm's scores of keys [lo, hi) into {@code out[t - at]}: each {@code K_t · q} one fma chain from 0 in
-     * dimension order (FlashAttentionKernelTest states it one key at a time). Eight keys at a time, so that the CPU
-     * overlaps eight independent chains; sixteen keys in the lanes of a gather measured no faster on Zen (the gathers
-     * cost what the scalar chains do).
-     */
-    static void tileScores(float[] q, int qOff, int dim, float[] k, int kOff, int kStride, int lo, int hi,
-                           float[] out, int at) {
-        int t = lo;
-        for (; t + CHAINS <= hi; t += CHAINS) {
-            fmaChains(q, qOff, k, t * kStride + kOff, kStride, dim, out, t - at);
-        }
-        for (; t < hi; t++) {
-            int base = t * kStride + kOff;
-            float acc = 0f;
-            for (int i = 0; i < dim; i++) {
-                acc = Math.fma(q[qOff + i], k[base + i], acc);
-            }
-            out[t - at] = acc;
-        }
-    }
-
-    private static final int CHAINS = 8;
-
-    /** Eight consecutive keys' chains (from {@code kOff}, every {@code kStride}) into {@code out[at..]}. */
-    private static void fmaChains(float[] q, int qOff, float[] k, int kOff, int kStride, int dim, float[] out, int at) {
-        float a0 = 0f, a1 = 0f, a2 = 0f, a3 = 0f, a4 = 0f, a5 = 0f, a6 = 0f, a7 = 0f;
-        int k0 = kOff, k1 = k0 + kStride, k2 = k1 + kStride, k3 = k2 + kStride, k4 = k3 + kStride, k5 = k4 + kStride,
-                k6 = k5 + kStride, k7 = k6 + kStride;
-        for (int i = 0; i < dim; i++) {
-            float qi = q[qOff + i];
-            a0 = Math.fma(qi, k[k0 + i], a0);
-            a1 = Math.fma(qi, k[k1 + i], a1);
-            a2 = Math.fma(qi, k[k2 + i], a2);
-            a3 = Math.fma(qi, k[k3 + i], a3);
-            a4 = Math.fma(qi, k[k4 + i], a4);
-            a5 = Math.fma(qi, k[k5 + i], a5);
-            a6 = Math.fma(qi, k[k6 + i], a6);
-            a7 = Math.fma(qi, k[k7 + i], a7);
-        }
-        out[at] = a0;
-        out[at + 1] = a1;
-        out[at + 2] = a2;
-        out[at + 3] = a3;
-        out[at + 4] = a4;
-        out[at + 5] = a5;
-        out[at + 6] = a6;
-        out[at + 7] = a7;
     }
 
     /** The split-KV path: one {@link #rowChunk} per thread's chunk of cells, merged in chunk order; returns the sum. */
@@ -333,22 +255,49 @@ final class FlashAttentionKernel {
     }
 
     /**
-     * {@link Numerics#roundToF16} in 16 lanes (the accumulator of the one-row order rounds at every step): F16's
-     * normal range keeps 11 significant bits, rounded to nearest even on the bits (a carry moves into the exponent as
-     * it should); below 2^-14 its subnormals are multiples of 2^-24, which adding and taking away 0.5 rounds to (the
-     * ulp of 0.5 is 2^-24, ties to even); past 65504 it is infinite. Finite inputs (FlashAttentionKernelTest holds it to
-     * the scalar conversion).
+     * {@link Numerics#roundToF16} in 16 lanes (the accumulator of the one-row order rounds at every step): the
+     * magnitude plus and minus {@code c = 2^(e+13)}, e its exponent clamped to F16's -14..16, rounds it to F16's
+     * spacing in its binade (2^(e-10); 2^-24 below 2^-14), to nearest even, in one float addition; past 65504 it is
+     * infinite; the sign goes back last, so a value that rounds to zero keeps it. FlashAttentionKernelTest holds it
+     * to the scalar conversion.
      */
     static FloatVector roundToF16(FloatVector x) {
         IntVector bits = x.reinterpretAsInts();
-        FloatVector normal = bits.add(bits.lanewise(VectorOperators.LSHR, 13).and(1)).add(0xFFF).and(0xFFFFE000)
+        FloatVector c = bits.and(0x7F800000).max((127 - 14) << 23).min((127 + 16) << 23).add(13 << 23)
                 .reinterpretAsFloats();
-        FloatVector magnitude = x.abs();
-        IntVector sign = bits.and(0x80000000);
-        FloatVector subnormal = magnitude.add(0.5f).sub(0.5f).reinterpretAsInts().or(sign).reinterpretAsFloats();
-        FloatVector infinite = IntVector.broadcast(I16, 0x7F800000).or(sign).reinterpretAsFloats();
-        return normal.blend(subnormal, magnitude.compare(VectorOperators.LT, 0x1p-14f))
-                .blend(infinite, normal.abs().compare(VectorOperators.GT, 65504f));
+        FloatVector r = x.abs().add(c).sub(c);
+        r = r.blend(Float.POSITIVE_INFINITY, r.compare(VectorOperators.GT, 65504f));
+        return r.reinterpretAsInts().or(bits.and(0x80000000)).reinterpretAsFloats();
+    }
+
+    /**
+     * ggml_vec_mad_f16 over the kept positions of a row chunk, with the accumulator in registers across them: per
+     * position {@code acc = f16(acc · ms)} where a new maximum rescaled it ({@code ms != 1}; a scale by 1 changes no
+     * F16 value), then {@code acc[d] = f16(fma(V_t[d], vs, acc[d]))}.
+     */
+    static void madF16(float[] acc, float[] v, int vOff, int vStride, int n, int[] kept, float[] rescale,
+                       float[] weight, int count) {
+        int d = 0;
+        for (; d + LANES <= n; d += LANES) {
+            FloatVector a = FloatVector.fromArray(S16, acc, d);
+            for (int k = 0; k < count; k++) {
+                if (rescale[k] != 1f) {
+                    a = roundToF16(a.mul(rescale[k]));
+                }
+                a = roundToF16(FloatVector.fromArray(S16, v, kept[k] * vStride + vOff + d).fma(FloatVector.broadcast(S16, weight[k]), a));
+            }
+            a.intoArray(acc, d);
+        }
+        for (; d < n; d++) {
+            float a = acc[d];
+            for (int k = 0; k < count; k++) {
+                if (rescale[k] != 1f) {
+                    a = Numerics.roundToF16(a * rescale[k]);
+                }
+                a = Numerics.roundToF16(Math.fma(v[kept[k] * vStride + vOff + d], weight[k], a));
+            }
+            acc[d] = a;
+        }
     }
 
     /** ggml_vec_mad_f32 (and simd_gemm's column update): {@code acc[d] = fma(v[d], w, acc[d])}. */

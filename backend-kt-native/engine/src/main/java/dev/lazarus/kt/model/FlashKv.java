@@ -25,6 +25,20 @@ interface FlashKv {
     void addValue(int t, float w, float[] acc);
 
     /**
+     * The V part of a row chunk of ggml's one_chunk: for each {@code k < count}, the accumulator rescaled by
+     * {@code rescale[k]} where that is not 1 (a new maximum: ggml_vec_scale in the accumulator's type), then
+     * position {@code kept[k]}'s value added with weight {@code weight[k]} ({@link #addValue}).
+     */
+    default void addValues(int[] kept, float[] rescale, float[] weight, int count, float[] acc) {
+        for (int k = 0; k < count; k++) {
+            if (rescale[k] != 1f) {
+                FlashAttentionKernel.scaleAccumulator(acc, valueDim(), rescale[k], f16Accumulator());
+            }
+            addValue(kept[k], weight[k], acc);
+        }
+    }
+
+    /**
      * The keys and values as floats when ggml's tiled (prompt) and split-KV (decode) paths take them: K and V of one
      * type, F16 or F32. Null for every other cache type, which ggml computes in the one-row order only.
      */
@@ -54,6 +68,12 @@ interface FlashKv {
         @Override
         public void addValue(int t, float w, float[] acc) {
             FlashAttentionKernel.madF16(acc, rows.values(), t * rows.vStride() + rows.vOff(), valueDim, w);
+        }
+
+        @Override
+        public void addValues(int[] kept, float[] rescale, float[] weight, int count, float[] acc) {
+            FlashAttentionKernel.madF16(acc, rows.values(), rows.vOff(), rows.vStride(), valueDim, kept, rescale,
+                    weight, count);
         }
 
         @Override

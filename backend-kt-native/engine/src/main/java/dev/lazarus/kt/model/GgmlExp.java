@@ -2,6 +2,7 @@ package dev.lazarus.kt.model;
 
 import jdk.incubator.vector.FloatVector;
 import jdk.incubator.vector.IntVector;
+import jdk.incubator.vector.VectorMask;
 import jdk.incubator.vector.VectorOperators;
 import jdk.incubator.vector.VectorSpecies;
 
@@ -42,19 +43,27 @@ final class GgmlExp {
     }
 
     /**
-     * {@code x[c..c+16) = vexp(x - max)}: {@link #vexp} in 16 lanes, the same operations lane-wise, where every
-     * lane's power of two {@code n} is a normal float (-126..127: then {@code j · 2^n}, rounded once, is what
-     * {@link Math#scalb} gives), and lane by lane otherwise (a lane that underflows or saturates: a probability
-     * below 1e-38 in a softmax).
+     * {@code x[c..c+16) = vexp(x - max)}: {@link #vexp} in 16 lanes, the same operations lane-wise. A lane whose
+     * power of two {@code n} is a normal float (-126..127) gives {@code j · 2^n} rounded once, as {@link Math#scalb};
+     * a lane past ggml's saturation ({@code |n| > 192}, a masked -inf among them) gives 0 or infinity; only lanes
+     * between (a subnormal result: a probability below 1e-38 in a softmax) or NaN go one by one.
      */
     static void vexpMinus16(float[] x, int c, float max) {
         FloatVector v = FloatVector.fromArray(S16, x, c).sub(max);
         FloatVector n = v.fma(0x1.715476p+0f, SHIFT).sub(SHIFT);
-        if (!n.compare(VectorOperators.GE, -126f).and(n.compare(VectorOperators.LE, 127f)).allTrue()) {
-            for (int l = 0; l < LANES; l++) {
-                x[c + l] = vexp(x[c + l] - max);
+        VectorMask<Float> normal = n.compare(VectorOperators.GE, -126f).and(n.compare(VectorOperators.LE, 127f));
+        VectorMask<Float> low = null, high = null;
+        if (!normal.allTrue()) {
+            low = n.compare(VectorOperators.LT, -192f);
+            high = n.compare(VectorOperators.GT, 192f);
+            if (!normal.or(low).or(high).allTrue()) {
+                for (int l = 0; l < LANES; l++) {
+                    x[c + l] = vexp(x[c + l] - max);
+                }
+                return;
             }
-            return;
+            v = v.blend(0f, normal.not());
+            n = n.blend(0f, normal.not());
         }
         FloatVector minusN = n.neg();
         FloatVector b = minusN.fma(FloatVector.broadcast(S16, 0x1.7f7d1cp-20f), minusN.fma(FloatVector.broadcast(S16, 0x1.62e4p-1f), v));
@@ -63,7 +72,11 @@ final class GgmlExp {
                 .fma(u, b.fma(0x1.ffffecp-1f, 1.0f));
         FloatVector twoToN = ((IntVector) n.convert(VectorOperators.F2I, 0)).add(127)
                 .lanewise(VectorOperators.LSHL, 23).reinterpretAsFloats();
-        j.mul(twoToN).intoArray(x, c);
+        FloatVector result = j.mul(twoToN);
+        if (low != null) {
+            result = result.blend(0f, low).blend(Float.POSITIVE_INFINITY, high);
+        }
+        result.intoArray(x, c);
     }
 
     /** The C library's expf (the scalar tail of ggml's loops). */

@@ -45,6 +45,9 @@ final class GroupedQueryAttention implements Attention {
      * for every block, whose calls come one after the other: a prompt's buffers are kept for the next block and prompt.
      */
     private static final Scratch.Slot SCRATCH = Scratch.Slot.retaining(Scratch.RETAINED_BYTES);
+    /** Tokens per task of flash attention's tiled order (with every query head of one KV head). */
+    private static final int TILE_BLOCK = 32;
+    private static final ThreadLocal<FlashTiles.Rows> TILE_ROWS = ThreadLocal.withInitial(FlashTiles.Rows::new);
 
     GroupedQueryAttention(int block, ModelConfig config, Weights weights, Rope rope, AttentionOrder order,
                           Parallel parallel) {
@@ -125,6 +128,8 @@ final class GroupedQueryAttention implements Attention {
         private float[][] q;
         private float[][] gate;
         private Projections out;
+        /** Whether phase 1 runs flash attention's tiled order by blocks ({@link #attendTiled}). */
+        private boolean tiled;
 
         Step(ForwardBatch batch, float[][] ropeTables, float[][] xn, Scratch scratch) {
             this.batch = batch;
@@ -144,7 +149,8 @@ final class GroupedQueryAttention implements Attention {
                 }
                 case 1 -> {
                     storeKeysAndValues();
-                    yield batch.size() * heads;
+                    tiled = order.flash() && batch.size() >= FlashAttentionKernel.TILE;
+                    yield tiled ? (batch.size() + TILE_BLOCK - 1) / TILE_BLOCK * kvHeads : batch.size() * heads;
                 }
                 default -> {
                     rotateBack();
@@ -162,7 +168,13 @@ final class GroupedQueryAttention implements Attention {
         public void run(int phase, int from, int to) {
             switch (phase) {
                 case 0 -> qkvRows.run(from, to);
-                case 1 -> attend(from, to);
+                case 1 -> {
+                    if (tiled) {
+                        attendTiled(from, to);
+                    } else {
+                        attend(from, to);
+                    }
+                }
                 default -> out.run(from, to);
             }
         }
@@ -248,25 +260,67 @@ final class GroupedQueryAttention implements Attention {
         }
 
         private void attend(int from, int to) {
-            int group = heads / kvHeads;
             for (int task = from; task < to; task++) {
-                int i = task / heads;
-                int h = task % heads;
-                KvCache cache = batch.caches()[i];
-                int kvh = h / group;
-                int positions = batch.positions()[i] + 1;
-                int first = window == 0 ? 0 : Math.max(0, positions - window);
-                float sink = weights.sinks() == null ? Float.NEGATIVE_INFINITY : weights.sinks()[h];
-                if (order.flash()) {
+                attendHead(task / heads, task % heads);
+            }
+        }
+
+        /** Token i's head h in the configured order. */
+        private void attendHead(int i, int h) {
+            KvCache cache = batch.caches()[i];
+            int kvh = h / (heads / kvHeads);
+            int positions = batch.positions()[i] + 1;
+            int first = window == 0 ? 0 : Math.max(0, positions - window);
+            float sink = weights.sinks() == null ? Float.NEGATIVE_INFINITY : weights.sinks()[h];
+            if (order.flash()) {
+                FlashKv kv = TypedFlashKv.of(cache.keyRows(block), kvh * headDim, cache.valueRows(block),
+                        kvh * valueDim, valueDim);
+                FlashAttentionKernel.attend(q[i], h * headDim, headDim, kv, first, positions, scale, sink,
+                        FlashAttentionKernel.path(batch.size(), positions, kv.floatRows() != null),
+                        order.threads(), attended[i], h * valueDim);
+            } else {
+                AttentionKernel.attend(q[i], h * headDim, headDim, cache.keyRows(block), kvh * headDim,
+                        cache.valueRows(block), kvh * valueDim, valueDim, first, positions, scale, sink,
+                        attended[i], h * valueDim);
+            }
+        }
+
+        /**
+         * Flash attention's tiled order by blocks: task = (block of {@link #TILE_BLOCK} tokens, KV head), every
+         * query head of the group and every token of one sequence in one {@link FlashTiles} call, which packs each
+         * tile of keys once for all of them.
+         */
+        private void attendTiled(int from, int to) {
+            int group = heads / kvHeads;
+            FlashTiles.Rows rows = TILE_ROWS.get();
+            for (int task = from; task < to; task++) {
+                int kvh = task % kvHeads;
+                int lo = task / kvHeads * TILE_BLOCK, hi = Math.min(lo + TILE_BLOCK, batch.size());
+                for (int i = lo; i < hi; ) {
+                    KvCache cache = batch.caches()[i];
+                    int j = i;
+                    while (j < hi && batch.caches()[j] == cache) {
+                        j++;
+                    }
                     FlashKv kv = TypedFlashKv.of(cache.keyRows(block), kvh * headDim, cache.valueRows(block),
                             kvh * valueDim, valueDim);
-                    FlashAttentionKernel.attend(q[i], h * headDim, headDim, kv, first, positions, scale, sink,
-                            FlashAttentionKernel.path(batch.size(), positions, kv.floatRows() != null),
-                            order.threads(), attended[i], h * valueDim);
-                } else {
-                    AttentionKernel.attend(q[i], h * headDim, headDim, cache.keyRows(block), kvh * headDim,
-                            cache.valueRows(block), kvh * valueDim, valueDim, first, positions, scale, sink,
-                            attended[i], h * valueDim);
+                    rows.clear();
+                    for (int t = i; t < j; t++) {
+                        for (int h = kvh * group; h < (kvh + 1) * group; h++) {
+                            if (kv.floatRows() == null) {
+                                attendHead(t, h);
+                                continue;
+                            }
+                            int positions = batch.positions()[t] + 1;
+                            int first = window == 0 ? 0 : Math.max(0, positions - window);
+                            float sink = weights.sinks() == null ? Float.NEGATIVE_INFINITY : weights.sinks()[h];
+                            rows.add(q[t], h * headDim, first, positions, null, sink, attended[t], h * valueDim);
+                        }
+                    }
+                    if (rows.count > 0) {
+                        FlashTiles.attend(kv.floatRows(), headDim, valueDim, scale, rows);
+                    }
+                    i = j;
                 }
             }
         }

@@ -54,18 +54,92 @@ class FlashAttentionKernelTest {
     }
 
     @ParameterizedTest
-    @CsvSource({"64, 64, 0, 64", "128, 200, 3, 60", "80, 150, 17, 33", "8, 40, 0, 15"})
-    void theTiledScoresAreOneFmaChainPerKeyInDimensionOrder(int dim, int stride, int lo, int hi) {
+    @CsvSource({"64, 64, 0", "128, 128, 0", "72, 40, 70", "8, 8, 0", "80, 96, 33"})
+    void aBlockOfTiledRowsIsGgmlsTiledOrderRowByRow(int dim, int vDim, int window) {
         long seed = System.nanoTime();
         Random rnd = new Random(seed);
-        float[] q = gaussians(rnd, dim + 5, 1f);
-        float[] keys = f16s(rnd, hi * stride + 7);
-        float[] scores = new float[FlashAttentionKernel.TILE];
-        FlashAttentionKernel.tileScores(q, 5, dim, keys, 7, stride, lo, hi, scores, 0);
-        for (int t = lo; t < hi; t++) {
-            assertThat(Float.floatToRawIntBits(scores[t])).as("seed=%dL key %d", seed, t)
-                    .isEqualTo(Float.floatToRawIntBits(fmaChain(q, 5, keys, t * stride + 7, dim)));
+        int kStride = dim + 3, vStride = vDim + 5, cells = 300;
+        float[] keys = f16s(rnd, cells * kStride), values = f16s(rnd, cells * vStride);
+        FlashKv.FloatRows kv = new FlashKv.FloatRows(keys, 2, kStride, values, 4, vStride);
+        // nine rows (four, four and one through the kernels): three tokens of three heads, one with a sink
+        int[] positions = {130, 131, 300, 1, 64, 65, 129, 200, 7};
+        FlashTiles.Rows rows = new FlashTiles.Rows();
+        float[][] qs = new float[positions.length][], outs = new float[positions.length][];
+        for (int r = 0; r < positions.length; r++) {
+            qs[r] = gaussians(rnd, dim + 1, 2f);
+            outs[r] = new float[vDim + 2];
+            int first = window == 0 ? 0 : Math.max(0, positions[r] - window);
+            rows.add(qs[r], 1, first, positions[r], null, r == 4 ? 1.5f : Float.NEGATIVE_INFINITY, outs[r], 2);
         }
+        FlashTiles.attend(kv, dim, vDim, 0.125f, rows);
+        for (int r = 0; r < positions.length; r++) {
+            float[] expected = tiledRow(qs[r], 1, dim, vDim, kv, rows.first[r], positions[r], 0.125f, rows.sink[r]);
+            for (int d = 0; d < vDim; d++) {
+                assertThat(Float.floatToRawIntBits(outs[r][2 + d])).as("seed=%dL row %d value %d", seed, r, d)
+                        .isEqualTo(Float.floatToRawIntBits(expected[d]));
+            }
+        }
+    }
+
+    /**
+     * ggml's flash_attn_ext_tiled for one query row, one operation at a time: each score one fma chain from 0 in
+     * dimension order (simd_gemm), scaled; per tile of 64 positions the maximum, the rescale by expf(old - new),
+     * ggml_v_expf over the tile summed 16 lanes at a time in double; V added by an fma per position in order.
+     */
+    private static float[] tiledRow(float[] q, int qOff, int dim, int vDim, FlashKv.FloatRows kv, int first,
+                                    int positions, float scale, float sink) {
+        float[] acc = new float[vDim], kq = new float[FlashAttentionKernel.TILE];
+        float max = Float.NEGATIVE_INFINITY, sum = 0f;
+        for (int ic = first / 64 * 64; ic < positions; ic += 64) {
+            int lo = Math.max(first, ic), hi = Math.min(ic + 64, positions);
+            java.util.Arrays.fill(kq, Float.NEGATIVE_INFINITY);
+            for (int t = lo; t < hi; t++) {
+                kq[t - ic] = fmaChain(q, qOff, kv.keys(), t * kv.kStride() + kv.kOff(), dim) * scale;
+            }
+            float tileMax = Float.NEGATIVE_INFINITY;
+            for (float x : kq) {
+                tileMax = Math.max(tileMax, x);
+            }
+            float newMax = Math.max(max, tileMax);
+            if (newMax > max) {
+                float ms = Libm.exp(max - newMax);
+                for (int d = 0; d < vDim; d++) {
+                    acc[d] *= ms;
+                }
+                sum *= ms;
+            }
+            max = newMax;
+            double tileSum = 0;
+            for (int c = 0; c < 64; c += 16) {
+                float[] e = new float[16];
+                for (int l = 0; l < 16; l++) {
+                    kq[c + l] = e[l] = GgmlExp.vexp(kq[c + l] - newMax);
+                }
+                tileSum += dev.lazarus.kt.tensor.GgmlSums.reduce16(e, 0);
+            }
+            sum = (float) (sum + tileSum);
+            for (int t = lo; t < hi; t++) {
+                for (int d = 0; d < vDim; d++) {
+                    acc[d] = Math.fma(kv.values()[t * kv.vStride() + kv.vOff() + d], kq[t - ic], acc[d]);
+                }
+            }
+        }
+        if (sink != Float.NEGATIVE_INFINITY) {
+            if (sink > max) {
+                float ms = Libm.exp(max - sink);
+                for (int d = 0; d < vDim; d++) {
+                    acc[d] *= ms;
+                }
+                sum = Math.fma(sum, ms, 1f);
+            } else {
+                sum = Math.fma(sum, 1f, Libm.exp(sink - max));
+            }
+        }
+        float inverse = sum == 0 ? 0f : 1f / sum;
+        for (int d = 0; d < vDim; d++) {
+            acc[d] *= inverse;
+        }
+        return acc;
     }
 
     /** simd_gemm's product of one query row with one key, as ggml runs it: one fma chain from 0 in dimension order. */
