@@ -76,7 +76,12 @@ while [[ $# -gt 0 ]]; do
 done
 [[ -z "$jfr" || "$jfr" == nonstream || "$jfr" == stream || "$jfr" == stream1w ]] \
   || { echo "--jfr takes nonstream, stream or stream1w" >&2; exit 2; }
-[[ -n "$baseline_jar" ]] && targets="$targets,baseline"
+# The baseline is measured when a jar is given for it, whether or not --targets names it (and then once).
+if [[ -n "$baseline_jar" ]]; then
+  [[ ,$targets, == *,baseline,* ]] || targets="$targets,baseline"
+elif [[ ,$targets, == *,baseline,* ]]; then
+  echo "--targets names baseline: give its jar with --baseline-jar" >&2; exit 2
+fi
 
 # ---- tools -------------------------------------------------------------------------------------------
 nginx_bin=/usr/sbin/nginx

@@ -105,6 +105,26 @@ class RedactorTest {
         assertThat(shared.redactor().redact(KEY + " own-upstream-key-1")).isEqualTo("*** ***");
     }
 
+    /**
+     * Issue 35: a key split across two texts redacted apart (two reads of an upstream's body, two log lines): at every
+     * split, each side's piece of the key is masked once it is {@value Redactor#MIN_FRAGMENT} characters or longer, so
+     * what either side shows is a piece shorter than that, never enough to rebuild the key.
+     */
+    @Test
+    void aKeySplitAcrossTwoTextsShowsNoPieceOfMinFragmentOrMoreOnEitherSide() {
+        String key = "sk-lazarus-gw-9f3b2c7d1e5a4b6c";
+        Redactor r = Redactor.of(List.of(key));
+        for (int at = 1; at < key.length(); at++) {
+            String head = r.redact("data: {\"error\":{\"message\":\"Incorrect API key provided: " + key.substring(0, at));
+            String tail = r.redact(key.substring(at) + "\"}}\n\n");
+            String shownHead = head.endsWith(Redactor.MASK) ? "" : key.substring(0, at);
+            String shownTail = tail.startsWith(Redactor.MASK) ? "" : key.substring(at);
+            assertThat(shownHead.length()).as("split at %d: %s", at, head).isLessThan(Redactor.MIN_FRAGMENT);
+            assertThat(shownTail.length()).as("split at %d: %s", at, tail).isLessThan(Redactor.MIN_FRAGMENT);
+            assertThat(head + tail).doesNotContain(key);
+        }
+    }
+
     /** Issue 35: a known key base64- or URL-encoded, at any alignment, and other vendors' key shapes. */
     @org.junit.jupiter.api.Test
     void encodedFormsOfAKeyAndOtherVendorsShapesAreMasked() {

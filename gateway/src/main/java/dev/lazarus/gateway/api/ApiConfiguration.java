@@ -79,6 +79,7 @@ class ApiConfiguration {
 
     @Bean
     ApiKeyFilter apiKeyFilter(LazarusProperties properties, KeyLimitsProperties keyLimits) {
-        return new ApiKeyFilter(properties.security().apiKeys(), new KeyLimits(keyLimits));
+        return new ApiKeyFilter(properties.security().apiKeys(),
+                KeyLimits.of(keyLimits, properties.security().apiKeys()));
     }
 }

@@ -10,7 +10,8 @@ import org.springframework.context.annotation.Configuration;
 
 /**
  * Masks the gateway's secrets in actuator dumps ({@code /actuator/env}, {@code /actuator/configprops})
- * even when an operator turns value display on. By name: the {@code /v1} API keys, the admin token, the
+ * even when an operator turns value display on. By name: the {@code /v1} API keys (also as a key's own limits name them,
+ * {@code lazarus.key-limits.keys[n].key}), the admin token, the
  * shared policy store's password ({@code lazarus.policy.postgres.password}) and a backend's credential settings ({@code lazarus.backends[n].settings.api-key}, {@code *-token},
  * {@code *-password}, {@code *-secret}); Spring's own patterns do not cover "api-keys" lists or
  * free-form backend settings. By value, through the {@link Redactor}: a secret also shows under names
@@ -39,6 +40,7 @@ class SecretsSanitizer {
         return key -> {
             String k = key.toLowerCase(Locale.ROOT).replaceAll("[^a-z]", "");
             return k.startsWith("lazarussecurityapikeys")
+                    || k.startsWith("lazaruskeylimitskeys") && k.endsWith("key")
                     || k.equals("lazarusadmintoken")
                     || k.equals("lazarusmetricstoken")
                     || k.equals("lazaruspolicypostgrespassword")

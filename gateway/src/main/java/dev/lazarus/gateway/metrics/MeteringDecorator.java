@@ -6,6 +6,7 @@ import dev.lazarus.gateway.resilience.GenerationClock;
 import dev.lazarus.gateway.routing.Attempt;
 import dev.lazarus.gateway.routing.BackendCallDecorator;
 import dev.lazarus.gateway.routing.CallLayer;
+import dev.lazarus.gateway.routing.UsageCharge;
 import io.github.resilience4j.circuitbreaker.CallNotPermittedException;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.DistributionSummary;
@@ -26,7 +27,8 @@ import reactor.core.publisher.SignalType;
  * generated token ({@code lazarus.backend.ttft}, a histogram), the gap between tokens
  * ({@code lazarus.backend.inter.token}), generation speed of finished calls
  * ({@code lazarus.backend.generation.speed}, tok/s) and prompt and completion tokens as the
- * backends report them. Meters are registered once per key; per chunk only primitive recordings.
+ * backends report them. Meters are registered once per key; per chunk only primitive recordings. A call's tokens
+ * are also charged where the request's context says ({@link UsageCharge}: its API key's tokens per minute).
  */
 public final class MeteringDecorator implements BackendCallDecorator {
 
@@ -48,19 +50,21 @@ public final class MeteringDecorator implements BackendCallDecorator {
                 this::register);
         ChunkInspector<T> inspector = ChunkInspector.of(attempt.endpoint());
         // One operator per call (tap: a listener per subscription), not a defer and three peeks.
-        return call.tap(() -> new MeteredCall<>(m, inspector));
+        return call.tap(context -> new MeteredCall<>(m, inspector, UsageCharge.of(context)));
     }
 
     /** One call's meters: time to first token and between tokens as chunks pass, the rest at its end. */
     private final class MeteredCall<T> extends DefaultSignalListener<T> {
         private final Meters m;
         private final ChunkInspector<T> inspector;
+        private final UsageCharge charge;
         private final GenerationClock clock = new GenerationClock();
         private String outcome = "success";
 
-        MeteredCall(Meters m, ChunkInspector<T> inspector) {
+        MeteredCall(Meters m, ChunkInspector<T> inspector, UsageCharge charge) {
             this.m = m;
             this.inspector = inspector;
+            this.charge = charge;
         }
 
         @Override
@@ -87,6 +91,7 @@ public final class MeteringDecorator implements BackendCallDecorator {
                 m.promptTokens.increment(clock.promptTokens());
             }
             m.completionTokens.increment(clock.completionTokens());
+            charge.charge(Math.max(0, clock.promptTokens()) + (long) clock.completionTokens());
             double speed = clock.tokensPerSecond();
             if (signal == SignalType.ON_COMPLETE && !Double.isNaN(speed)) {
                 m.speed.record(speed);

@@ -66,6 +66,14 @@ public final class HealthMonitor implements SmartLifecycle {
         return result == null || result.isUp();
     }
 
+    /**
+     * Checks backend {@code id} now, within the health timeout (the result recorded as a round's is); whether it is
+     * up. An id no backend has: true.
+     */
+    public Mono<Boolean> checkNow(String id) {
+        return backends.find(id).map(backend -> check(backend).map(HealthResult::isUp)).orElse(Mono.just(true));
+    }
+
     /** Checks every backend now, in parallel; completes when all answered or timed out. */
     public Mono<Void> refresh() {
         return Flux.fromIterable(backends.all()).flatMap(this::check).then();

@@ -59,8 +59,8 @@ public class ResilienceConfiguration {
     }
 
     @Bean
-    FirstTokenTimeoutDecorator firstTokenTimeoutDecorator(AttemptProperties properties) {
-        return new FirstTokenTimeoutDecorator(properties);
+    FirstTokenTimeoutDecorator firstTokenTimeoutDecorator(AttemptProperties properties, HealthMonitor health) {
+        return new FirstTokenTimeoutDecorator(properties, health::checkNow);
     }
 
     @Bean

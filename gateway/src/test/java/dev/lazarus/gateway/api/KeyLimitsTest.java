@@ -21,14 +21,17 @@ import tools.jackson.databind.JsonNode;
 import tools.jackson.databind.json.JsonMapper;
 
 /**
- * Issue 35 item 4, per-key limits: a key past its requests per minute or its requests under way gets OpenAI's 429
- * with {@code Retry-After}, while another key is served; a request under way frees its place when it ends; a request
+ * Issue 35 item 4, per-key limits: a key past its requests per minute, its tokens per minute (a key of its own
+ * limits) or its requests under way gets OpenAI's 429 with {@code Retry-After}, while another key is served; a request under way frees its place when it ends; a request
  * with no output limit gets its model's default. A real local upstream that streams as many tokens as it is asked
  * for (its default: millions), raw HTTP on sockets.
  */
 @SpringBootTest(webEnvironment = SpringBootTest.WebEnvironment.RANDOM_PORT, properties = {
         "lazarus.security.api-keys[0]=key-a", "lazarus.security.api-keys[1]=key-b", "lazarus.security.api-keys[2]=key-c", "lazarus.health.interval=1h",
-        "lazarus.key-limits.requests-per-minute=3", "lazarus.key-limits.concurrent-requests=1"})
+        "lazarus.security.api-keys[3]=key-d", "lazarus.security.api-keys[4]=key-e",
+        "lazarus.key-limits.requests-per-minute=3", "lazarus.key-limits.concurrent-requests=1",
+        "lazarus.key-limits.keys[0].name=metered", "lazarus.key-limits.keys[0].key=key-d",
+        "lazarus.key-limits.keys[0].requests-per-minute=10", "lazarus.key-limits.keys[0].tokens-per-minute=20"})
 @ActiveProfiles("test")
 @Timeout(value = 90, unit = TimeUnit.SECONDS)
 class KeyLimitsTest {
@@ -70,6 +73,24 @@ class KeyLimitsTest {
         long retryAfter = Long.parseLong(header(refused, "Retry-After"));
         assertThat(retryAfter).isBetween(1L, 60L);
         assertThat(exchange("key-a", 3)).startsWith("HTTP/1.1 200");
+    }
+
+    @Test
+    void aKeyWhoseAnswersCountedItsTokensPerMinuteGets429UntilItsWindowRenewsAndAnotherKeyIsServed() throws Exception {
+        // its own limit: 20 tokens a minute; the upstream reports no usage, so each streamed chunk counts one
+        assertThat(exchange("key-d", 15)).startsWith("HTTP/1.1 200").endsWith("data: [DONE]\n\n");
+        assertThat(exchange("key-d", 15)).startsWith("HTTP/1.1 200").endsWith("data: [DONE]\n\n");
+        String refused = exchange("key-d", 1);
+        assertThat(refused).startsWith("HTTP/1.1 429");
+        JsonNode error = json.readTree(refused.substring(refused.indexOf("\r\n\r\n") + 4)).get("error");
+        assertThat(error.get("type").asString()).isEqualTo("tokens");
+        assertThat(error.get("code").asString()).isEqualTo("rate_limit_exceeded");
+        assertThat(error.get("message").asString()).contains("tokens per minute", "limit 20, used 30")
+                .doesNotContain("key-d");
+        assertThat(Long.parseLong(header(refused, "Retry-After"))).isBetween(1L, 60L);
+        // a refused request is not charged, and other keys (no token limit by default) are served
+        assertThat(exchange("key-d", 1)).startsWith("HTTP/1.1 429");
+        assertThat(exchange("key-e", 30)).startsWith("HTTP/1.1 200");
     }
 
     @Test

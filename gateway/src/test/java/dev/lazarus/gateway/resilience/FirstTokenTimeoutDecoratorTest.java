@@ -108,4 +108,37 @@ class FirstTokenTimeoutDecoratorTest {
                 .expectErrorMatches(e -> isTimeout(e, "backend 'b' did not answer within PT1M"))
                 .verify(Duration.ofSeconds(5));
     }
+    @Test
+    void aWholeAnswerWhoseBackendDoesNotAnswerItsHealthCheckEndsAtTheFirstTokenLimit() {
+        AtomicBoolean cancelled = new AtomicBoolean();
+        FirstTokenTimeoutDecorator checked = withHealth(id -> Mono.delay(Duration.ofSeconds(1)).thenReturn(false));
+        Attempt<WholeAnswer> whole = new Attempt<>("m", target, Endpoint.CHAT_WHOLE, 0, List.of());
+        StepVerifier.withVirtualTime(() -> checked.decorate(whole,
+                        Flux.<WholeAnswer>never().doOnCancel(() -> cancelled.set(true))))
+                .expectSubscription()
+                .expectNoEvent(LIMIT.plusSeconds(1).minusMillis(1))
+                .thenAwait(Duration.ofMillis(1))
+                .expectErrorMatches(e -> isTimeout(e,
+                        "backend 'b' sent nothing within PT2S and did not answer its health check"))
+                .verify(Duration.ofSeconds(5));
+        assertThat(cancelled).isTrue();
+    }
+
+    @Test
+    void aWholeAnswerWhoseBackendIsUpIsWaitedForUntilTheAnswerLimit() {
+        FirstTokenTimeoutDecorator checked = withHealth(id -> Mono.just(true));
+        Attempt<WholeAnswer> whole = new Attempt<>("m", target, Endpoint.CHAT_WHOLE, 0, List.of());
+        StepVerifier.withVirtualTime(() -> checked.decorate(whole, Flux.<WholeAnswer>never()))
+                .expectSubscription()
+                .expectNoEvent(ANSWER_LIMIT.minusMillis(1))
+                .thenAwait(Duration.ofMillis(1))
+                .expectErrorMatches(e -> isTimeout(e, "backend 'b' did not answer within PT1M"))
+                .verify(Duration.ofSeconds(5));
+    }
+
+    private static FirstTokenTimeoutDecorator withHealth(java.util.function.Function<String, Mono<Boolean>> alive) {
+        return new FirstTokenTimeoutDecorator(new AttemptProperties(
+                Duration.ofSeconds(30), 0, Duration.ZERO, Duration.ZERO, Set.of(),
+                Map.of("b", new AttemptProperties.Override(LIMIT, null, null, null, null)), ANSWER_LIMIT), alive);
+    }
 }
