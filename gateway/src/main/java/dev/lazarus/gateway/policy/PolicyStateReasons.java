@@ -5,6 +5,7 @@ import dev.lazarus.gateway.routing.Endpoint;
 import dev.lazarus.gateway.routing.LeftOutByPolicy;
 import dev.lazarus.gateway.routing.ModelRoute;
 import dev.lazarus.gateway.routing.RouteFilter;
+import dev.lazarus.gateway.routing.RouteLayer;
 import dev.lazarus.gateway.routing.RouteTarget;
 import java.util.List;
 import java.util.Locale;
@@ -25,6 +26,11 @@ final class PolicyStateReasons implements RouteFilter {
     @Override
     public List<RouteTarget> filter(ModelRoute route, Endpoint<?, ?> endpoint, List<RouteTarget> planned) {
         return planned;
+    }
+
+    @Override
+    public RouteLayer layer() {
+        return RouteLayer.POLICY_REASONS;
     }
 
     @Override
