@@ -1,6 +1,7 @@
-package dev.lazarus.gateway.policy;
+package dev.lazarus.gateway.policy.wiring;
 
 import dev.lazarus.backend.api.BackendException;
+import dev.lazarus.gateway.policy.PolicyEngine;
 import dev.lazarus.gateway.routing.Endpoint;
 import dev.lazarus.gateway.routing.LeftOutByPolicy;
 import dev.lazarus.gateway.routing.ModelRoute;
