@@ -245,6 +245,7 @@ public final class Q4KInt16InPlaceKernel implements RowKernel {
         for (; r + 1 < rowEnd; r += 2) {
             long o = r * rowBytes;
             float accA = 0, accB = 0, minA = 0, minB = 0;
+            short[] xq = x.form(ACTIVATION_ORDER); // the activation in this kernel's order
             for (int b = 0; b < n / 256; b++) {
                 long blkA = o + BLOCK_BYTES * b, blkB = blkA + rowBytes;
                 long packedA = w.get(Layouts.I64, blkA + 4), packedB = w.get(Layouts.I64, blkB + 4);
@@ -253,7 +254,7 @@ public final class Q4KInt16InPlaceKernel implements RowKernel {
                 headerWords[1] = Layouts.kScales(packedB, packedHighB);
                 headerWords[2] = Layouts.kMins(packedA, packedHighA);
                 headerWords[3] = Layouts.kMins(packedB, packedHighB);
-                superBlock2(w, blkA + 16, blkB + 16, headerWords, x.form(ACTIVATION_ORDER), x.bsums, 256 * b, sums);
+                superBlock2(w, blkA + 16, blkB + 16, headerWords, xq, x.bsums, 256 * b, sums);
                 float dy = x.scales[b];
                 accA = Math.fma((float) sums[0], Layouts.f16(w, blkA) * dy, accA);
                 accB = Math.fma((float) sums[8], Layouts.f16(w, blkB) * dy, accB);

@@ -75,9 +75,10 @@ public final class Q4KInt16Kernel implements RowKernel {
         int row = groups.row(o, Q), step = groups.stride(row);
         long g = groups.block(row, 0);
         float acc = 0, accMin = 0;
+        short[] xq = x.form(ACTIVATION_ORDER); // the activation in this kernel's order
         for (int b = 0; b < n / 256; b++, g += step) {
             long h = headers + g * H;
-            int isum = superBlock(w, g * Q, w.get(Layouts.I64, h), x.form(ACTIVATION_ORDER), 256 * b);
+            int isum = superBlock(w, g * Q, w.get(Layouts.I64, h), xq, 256 * b);
             float dy = x.scales[b];
             acc = Math.fma((float) isum, w.get(Layouts.F32, h + 16) * dy, acc);
             accMin = Math.fma((float) minSum(w.get(Layouts.I64, h + 8), x.bsums, b), w.get(Layouts.F32, h + 20) * dy, accMin);
@@ -132,13 +133,14 @@ public final class Q4KInt16Kernel implements RowKernel {
     private void pairs(MemorySegment w, long gA, long gB, int step, Activation x, int n, float[] out, int r, int[] sums,
                        long[] headerWords) {
         float accA = 0, accB = 0, minA = 0, minB = 0;
+        short[] xq = x.form(ACTIVATION_ORDER); // the activation in this kernel's order
         for (int b = 0; b < n / 256; b++, gA += step, gB += step) {
             long hA = headers + gA * H, hB = headers + gB * H;
             headerWords[0] = w.get(Layouts.I64, hA);
             headerWords[1] = w.get(Layouts.I64, hB);
             headerWords[2] = w.get(Layouts.I64, hA + 8);
             headerWords[3] = w.get(Layouts.I64, hB + 8);
-            superBlock2(w, gA * Q, gB * Q, headerWords, x.form(ACTIVATION_ORDER), x.bsums, 256 * b, sums);
+            superBlock2(w, gA * Q, gB * Q, headerWords, xq, x.bsums, 256 * b, sums);
             float dy = x.scales[b];
             accA = Math.fma((float) sums[0], w.get(Layouts.F32, hA + 16) * dy, accA);
             accB = Math.fma((float) sums[8], w.get(Layouts.F32, hB + 16) * dy, accB);

@@ -101,9 +101,10 @@ public final class Q6KInt16Kernel implements RowKernel {
         }
         int[] lanes = new int[LANES];
         float[] acc = new float[LANES];
+        short[] xq = x.form(ACTIVATION_ORDER); // the activation in this kernel's order
         for (int b = 0; b < n / 256; b++) {
             long blk = o + BLOCK_BYTES * b;
-            superBlock(w, blk, x.form(ACTIVATION_ORDER), x.bsums, 256 * b, lanes, 0);
+            superBlock(w, blk, xq, x.bsums, 256 * b, lanes, 0);
             float d = x.scales[b] * Layouts.f16(w, blk + 208);
             FloatVector.broadcast(F, d).fma((FloatVector) IntVector.fromArray(I, lanes, 0).convert(VectorOperators.I2F, 0),
                     FloatVector.fromArray(F, acc, 0)).intoArray(acc, 0);
@@ -123,10 +124,11 @@ public final class Q6KInt16Kernel implements RowKernel {
         for (; r + 1 < rowEnd; r += 2) {
             java.util.Arrays.fill(acc, 0f);
             long o = r * rowBytes;
+            short[] xq = x.form(ACTIVATION_ORDER); // the activation in this kernel's order
             for (int b = 0; b < n / 256; b++) {
                 long blkA = o + BLOCK_BYTES * b, blkB = blkA + rowBytes;
                 float dy = x.scales[b];
-                superBlock2(w, blkA, blkB, x.form(ACTIVATION_ORDER), x.bsums, 256 * b,
+                superBlock2(w, blkA, blkB, xq, x.bsums, 256 * b,
                         dy * Layouts.f16(w, blkA + 208), dy * Layouts.f16(w, blkB + 208), acc);
             }
             out[r] = lanesSum(acc, 0);
