@@ -65,8 +65,6 @@ import tools.jackson.databind.json.JsonMapper;
  */
 public final class LlamaCppBackend implements InferenceBackend, WholeAnswers, ChatEventStreams, NativeProtocols {
 
-    public static final String KIND = "llamacpp";
-
     private static final Logger log = LoggerFactory.getLogger(LlamaCppBackend.class);
 
     private final String id;

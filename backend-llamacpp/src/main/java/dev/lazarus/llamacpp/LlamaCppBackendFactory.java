@@ -9,7 +9,7 @@ public final class LlamaCppBackendFactory implements BackendFactory {
 
     @Override
     public String kind() {
-        return LlamaCppBackend.KIND;
+        return LlamaCppSettings.LLAMACPP;
     }
 
     @Override

@@ -71,6 +71,8 @@ public record LlamaCppSettings(
         Map<ChatProtocol, ProtocolMode> protocols,
         Set<ChatProtocol> probedProtocols) {
 
+    /** The kind of a llama-server. */
+    public static final String LLAMACPP = "llamacpp";
     /** The kind of any OpenAI-compatible server that is not llama-server. */
     public static final String OPENAI = "openai";
 
@@ -98,7 +100,7 @@ public record LlamaCppSettings(
                     "setting 'health-path' must start with '/', got '" + healthPath + "'");
         }
         return new LlamaCppSettings(
-                openAi ? OPENAI : LlamaCppBackend.KIND,
+                openAi ? OPENAI : LLAMACPP,
                 healthPath,
                 url,
                 blankToNull(config.string("model-name", null)),

@@ -55,7 +55,7 @@ class AdminRoutesController {
         this.routes = routes;
         this.overrides = overrides;
         this.planner = planner;
-        this.filters = filters.orderedStream().toList();
+        this.filters = RouteFilter.inOrder(filters.stream().toList());
         this.backends = backends;
         this.requests = requests;
     }

@@ -69,7 +69,7 @@ public class GatewayConfiguration {
 
     /**
      * The route planner bean when one is declared (the rollback policy's), else the configured
-     * order; then every {@link RouteFilter} bean in order; every {@link BackendCallDecorator} bean at its
+     * order; then every {@link RouteFilter} bean at its {@link dev.lazarus.gateway.routing.RouteLayer layer}; every {@link BackendCallDecorator} bean at its
      * {@link dev.lazarus.gateway.routing.CallLayer layer}. Providers rather than
      * {@code @ConditionalOnMissingBean} defaults, which would depend on the order in which
      * configuration classes are read.
@@ -78,7 +78,7 @@ public class GatewayConfiguration {
     Router router(RouteTable routes, ObjectProvider<RoutePlanner> planner, ObjectProvider<RouteFilter> filters,
             ObjectProvider<StreamResumer> resumer, ObjectProvider<BackendCallDecorator> decorators,
             ObjectProvider<RoutingListener> listeners, Redactor redactor) {
-        List<RouteFilter> ordered = filters.orderedStream().toList();
+        List<RouteFilter> ordered = RouteFilter.inOrder(filters.stream().toList());
         RoutePlanner planned = planner.getIfUnique(RoutePlanner::configuredOrder).filteredBy(ordered);
         List<RoutingListener> all = listeners.orderedStream().toList();
         AttemptLoop loop = new AttemptLoop(BackendCallDecorator.chain(decorators.stream().toList()),

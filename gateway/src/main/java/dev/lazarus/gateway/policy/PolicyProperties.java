@@ -1,6 +1,5 @@
 package dev.lazarus.gateway.policy;
 
-import dev.lazarus.gateway.policy.preflight.KtMethod;
 import jakarta.validation.Valid;
 import jakarta.validation.constraints.AssertTrue;
 import jakarta.validation.constraints.DecimalMax;
@@ -19,7 +18,7 @@ import org.springframework.validation.annotation.Validated;
 
 /**
  * The rollback policy, under {@code lazarus.policy.*}. Defaults are the operators' runbook values
- * (ARCHITECTURE.md, "The rollback policy").
+ * (docs/architecture.md, "The rollback policy").
  *
  * @param store       where states, overrides and the audit journal live: {@code embedded} (one file, one
  *                    gateway) or {@code postgres} (one database shared by several replicas)

@@ -5,6 +5,7 @@ import dev.lazarus.backend.api.BackendException;
 import dev.lazarus.gateway.routing.Endpoint;
 import dev.lazarus.gateway.routing.ModelRoute;
 import dev.lazarus.gateway.routing.RouteFilter;
+import dev.lazarus.gateway.routing.RouteLayer;
 import dev.lazarus.gateway.routing.RouteTarget;
 import java.util.List;
 
@@ -31,6 +32,11 @@ public final class AvailabilityRouteFilter implements RouteFilter {
             }
         }
         return planned;
+    }
+
+    @Override
+    public RouteLayer layer() {
+        return RouteLayer.AVAILABILITY;
     }
 
     /** An open breaker says when it will let a probe through: the client's Retry-After is that time. */

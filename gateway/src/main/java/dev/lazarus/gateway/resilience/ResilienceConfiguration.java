@@ -13,7 +13,6 @@ import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.context.properties.EnableConfigurationProperties;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
-import org.springframework.core.annotation.Order;
 
 /**
  * The runtime protections, plugged into the routing seams: breakers and transcripts as backend
@@ -24,8 +23,6 @@ import org.springframework.core.annotation.Order;
 @Configuration(proxyBeanMethods = false)
 @EnableConfigurationProperties({ResilienceProperties.class, HealthProperties.class, AttemptProperties.class})
 public class ResilienceConfiguration {
-
-    public static final int AVAILABILITY_FILTER_ORDER = 100;
 
     @Bean
     BackendBreakers backendBreakers(CircuitBreakerRegistry registry, BackendRegistry backends,
@@ -69,7 +66,6 @@ public class ResilienceConfiguration {
     }
 
     @Bean
-    @Order(AVAILABILITY_FILTER_ORDER)
     AvailabilityRouteFilter availabilityRouteFilter(BackendAvailability availability) {
         return new AvailabilityRouteFilter(availability);
     }

@@ -18,12 +18,12 @@ public interface RoutePlanner {
         return (route, endpoint) -> route.targets();
     }
 
-    /** This planner, then each filter in order on what the previous step left. */
+    /** This planner, then each filter ({@link RouteFilter#inOrder}) on what the previous step left. */
     default RoutePlanner filteredBy(List<? extends RouteFilter> filters) {
         if (filters.isEmpty()) {
             return this;
         }
-        List<RouteFilter> copy = List.copyOf(filters);
+        List<RouteFilter> copy = RouteFilter.inOrder(filters);
         return (route, endpoint) -> {
             List<RouteTarget> planned = plan(route, endpoint);
             for (RouteFilter filter : copy) {

@@ -37,12 +37,15 @@ public final class Router {
         this(routes, planner, loop, List.of());
     }
 
-    /** @param reasons the filters the planner applies, asked why they left a backend out ({@link RouteFilter#leftOut}) */
+    /**
+     * @param reasons the filters the planner applies, asked in {@link RouteLayer} order why they left a backend out
+     *                ({@link RouteFilter#leftOut})
+     */
     public Router(RouteTable routes, RoutePlanner planner, AttemptLoop loop, List<? extends RouteFilter> reasons) {
         this.routes = routes;
         this.planner = planner;
         this.loop = loop;
-        this.reasons = List.copyOf(reasons);
+        this.reasons = RouteFilter.inOrder(reasons);
     }
 
     public RouteTable routes() {

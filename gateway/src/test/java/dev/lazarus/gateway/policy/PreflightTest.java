@@ -4,7 +4,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.lazarus.gateway.policy.preflight.HardwareProbe;
 import dev.lazarus.gateway.policy.preflight.HardwareProfile;
-import dev.lazarus.gateway.policy.preflight.KtMethod;
 import dev.lazarus.gateway.policy.preflight.Preflight;
 import java.io.IOException;
 import java.net.URISyntaxException;

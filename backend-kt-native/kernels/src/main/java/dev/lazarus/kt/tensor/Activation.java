@@ -26,28 +26,12 @@ public final class Activation {
     /** Q8_1: d·Σq of each block, rounded to f16 (ggml's {@code s}). */
     public final float[] sums;
     /**
-     * Q8_0: the quants once more, each block in ggml's lane order (value 4k + j at 8j + k, lane k being
-     * the integer dot of values 4k..4k+3), so that {@code Q8_0Kernel} forms its lanes without shuffles.
+     * The kernels' own copies of the quants ({@link ActivationForm}), indexed by {@link ActivationForm#id}: allocated
+     * on the first read of a form, reused across {@link #set}s, rewritten on the first read after each.
      */
-    private final float[] byLane;
-    /**
-     * Q8_K: the quants once more as shorts, each super-block in the order of {@code Q4KPacked.Order#SHORT_LANES}
-     * (value {@code 16c + 4p + (t / 8)} of sub-block {@code t mod 8} at {@code 32·(4c + p) + t}), so that
-     * {@code Q4KInt16Kernel} multiplies each nibble plane with one load.
-     */
-    private final short[] int16;
-    /**
-     * Q8_K: the quants once more as shorts in the order of ggml's Q4_K quant bytes read as shorts (see
-     * {@code Q4KInt16InPlaceKernel}): value {@code 2·(t mod 16) + p / 2} of sub-block {@code 2·(2v + t / 16) + p mod 2}
-     * at {@code 128v + 32p + t}.
-     */
-    private final short[] int16InPlace;
-    /**
-     * Q8_K: the quants once more as shorts in the order of ggml's Q6_K {@code ql} bytes read as shorts (see
-     * {@code Q6KInt16Kernel}): value {@code 128h + 32·(t / 16 + 2·(p mod 2)) + 2·(t mod 16) + p / 2} at
-     * {@code 128h + 32p + t}.
-     */
-    private final short[] int16Q6K;
+    private volatile FormCopy[] forms = new FormCopy[0];
+    /** Counts {@link #set}s: a form's copy is current while it was written at this count. */
+    private volatile long generation;
     /**
      * Q8_0/Q8_K for {@link NativeKernels}: the quants as int8, the scales and the 16-value sums in native memory,
      * allocated when a native kernel first reads this activation and rewritten by every {@link #set} from then on; its
@@ -62,11 +46,15 @@ public final class Activation {
      * activation converts as the kernels of the matrices it meets need, whatever a backend's {@link KernelConfig}.
      */
     private volatile NativeKernels.Isa nativeConversion;
-    /**
-     * Whether {@link #byLane} and the int16 orders are behind the last {@link #set}: they are written on first read
-     * (only the Java kernels read them), so an activation that only native kernels read never pays for them.
-     */
-    private volatile boolean ordersStale;
+    /** A form's copy and the {@link #generation} it was last written at. */
+    private static final class FormCopy {
+        final Object copy;
+        volatile long writtenAt = -1;
+
+        FormCopy(Object copy) {
+            this.copy = copy;
+        }
+    }
 
     private Activation(VecDotType type, int capacity) {
         if (capacity % type.blockSize() != 0) {
@@ -78,10 +66,6 @@ public final class Activation {
         this.scales = new float[capacity / type.blockSize()];
         this.bsums = new int[type == VecDotType.Q8_K ? capacity / 16 : 0];
         this.sums = new float[type == VecDotType.Q8_1 ? capacity / 32 : 0];
-        this.byLane = new float[type == VecDotType.Q8_0 ? capacity : 0];
-        this.int16 = new short[type == VecDotType.Q8_K ? capacity : 0];
-        this.int16InPlace = new short[type == VecDotType.Q8_K ? capacity : 0];
-        this.int16Q6K = new short[type == VecDotType.Q8_K ? capacity : 0];
     }
 
     private boolean quantized() {
@@ -107,51 +91,51 @@ public final class Activation {
         return nativeAddress;
     }
 
-    /** {@link #byLane}, written now if behind. */
-    public float[] byLane() {
-        orders();
-        return byLane;
-    }
-
-    /** {@link #int16}, written now if behind. */
-    public short[] int16() {
-        orders();
-        return int16;
-    }
-
-    /** {@link #int16InPlace}, written now if behind. */
-    public short[] int16InPlace() {
-        orders();
-        return int16InPlace;
-    }
-
-    /** {@link #int16Q6K}, written now if behind. */
-    public short[] int16Q6K() {
-        orders();
-        return int16Q6K;
+    /**
+     * This activation's quants in {@code form}, written now if behind the last {@link #set}. Allocates only on a
+     * form's first read: every later call, across sets, reuses its copy.
+     *
+     * @throws IllegalArgumentException if the form is one of another vec-dot type
+     */
+    @SuppressWarnings("unchecked")
+    public <T> T form(ActivationForm<T> form) {
+        FormCopy[] fs = forms;
+        int id = form.id;
+        if (id < fs.length) {
+            FormCopy f = fs[id];
+            if (f != null && f.writtenAt == generation) {
+                return (T) f.copy;
+            }
+        }
+        return written(form);
     }
 
     /**
-     * Writes the lane orders of the quants once after each {@link #set}, on the first kernel thread that reads them
-     * (the others wait for it: a set activation is read, never written, by the threads of a product).
+     * Writes {@code form} once after each {@link #set}, on the first kernel thread that reads it (the others wait for
+     * it: a set activation is read, never written, by the threads of a product).
      */
-    private void orders() {
-        if (ordersStale) {
-            synchronized (this) {
-                if (ordersStale) {
-                    for (int b = 0; b < length / type.blockSize(); b++) {
-                        if (type == VecDotType.Q8_0) {
-                            for (int i = 0; i < 32; i++) {
-                                byLane[32 * b + 8 * (i & 3) + (i >> 2)] = values[32 * b + i];
-                            }
-                        } else {
-                            int16Lanes(b);
-                        }
-                    }
-                    ordersStale = false;
-                }
-            }
+    @SuppressWarnings("unchecked")
+    private synchronized <T> T written(ActivationForm<T> form) {
+        if (form.type() != type) {
+            throw new IllegalArgumentException("a " + form.type() + " form of a " + type + " activation");
         }
+        FormCopy[] fs = forms;
+        FormCopy f = form.id < fs.length ? fs[form.id] : null;
+        if (f == null) {
+            f = new FormCopy(form.allocate(capacity));
+            fs = Arrays.copyOf(fs, Math.max(fs.length, form.id + 1));
+            fs[form.id] = f;
+            forms = fs;
+        }
+        long g = generation;
+        if (f.writtenAt != g) {
+            T copy = (T) f.copy;
+            for (int b = 0; b < length / type.blockSize(); b++) {
+                form.write(this, b, copy);
+            }
+            f.writtenAt = g;
+        }
+        return (T) f.copy;
     }
 
     public static Activation allocate(VecDotType type, int capacity) {
@@ -180,7 +164,7 @@ public final class Activation {
         if (nativeConversion != null) {
             Objects.checkFromToIndex(0, n, x.length);
             NativeKernels.quantize(nativeConversion, type, x, n, nativeForm, values, scales, bsums);
-            ordersStale = true;
+            generation++;
             return this;
         }
         switch (type) {
@@ -211,7 +195,7 @@ public final class Activation {
                 }
             }
         }
-        ordersStale = quantized();
+        generation++;
         MemorySegment s = nativeForm;
         if (s != null) {
             NativeKernels.writeActivation(s, capacity, type, values, scales, bsums, n);
@@ -274,24 +258,16 @@ public final class Activation {
         return sum;
     }
 
-    /** As ggml's quantize_row_q8_K ({@link Q8KQuantizer}); the int16 orders follow on first read ({@link #orders}). */
+    /** As ggml's quantize_row_q8_K ({@link Q8KQuantizer}); the kernels' forms follow on first read ({@link #form}). */
     private void quantizeQ8_K(float[] x, int b) {
         int o = 256 * b;
         if (Q8KQuantizer.quantize(x, o, values, bsums, scales)) {
             return;
         }
-        // zero quants: their int16 orders (written from the values by orders()) are zeros too
+        // zero quants: their forms (written from the values on first read) are zeros too
         scales[b] = 0;
         Arrays.fill(values, o, o + 256, 0f);
         Arrays.fill(bsums, 16 * b, 16 * b + 16, 0);
-    }
-
-    /** {@link #int16}, {@link #int16InPlace} and {@link #int16Q6K} of super-block b from its quants in {@link #values}. */
-    private void int16Lanes(int b) {
-        int o = 256 * b;
-        Q8KOrders.SHORT_LANES.write(values, o, int16);
-        Q8KOrders.IN_PLACE.write(values, o, int16InPlace);
-        Q8KOrders.Q6K.write(values, o, int16Q6K);
     }
 
     /**
@@ -308,7 +284,7 @@ public final class Activation {
                 a.bsums[i / 16] += quants[i];
             }
         }
-        a.ordersStale = true;
+        a.generation++;
         if (a.nativeForm != null) {
             NativeKernels.writeActivation(a.nativeForm, a.capacity, a.type, a.values, a.scales, a.bsums, a.length);
         }

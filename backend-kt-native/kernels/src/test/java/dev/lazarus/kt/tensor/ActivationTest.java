@@ -45,28 +45,52 @@ class ActivationTest {
         assertThat(a.bsums[1]).isEqualTo(-10 * (0 + 1 + 2 + 3 + 4 + 5 + 6 + 7 + 8 + 9 + 10 + 11 - 4 - 3 - 2 - 1));
     }
 
+    /** A kernel's form as the quant packages define theirs: each block's values in reverse. */
+    private static ActivationForm<float[]> reversed(VecDotType type) {
+        return new ActivationForm<>(type) {
+            @Override
+            protected float[] allocate(int capacity) {
+                return new float[capacity];
+            }
+
+            @Override
+            protected void write(Activation x, int b, float[] into) {
+                int size = type.blockSize(), o = size * b;
+                for (int i = 0; i < size; i++) {
+                    into[o + i] = x.values[o + size - 1 - i];
+                }
+            }
+        };
+    }
+
     /**
-     * The int16 and lane orders are written on first read after each set (only the Java kernels read them): a re-set
-     * activation, read or not in between, gives the orders of its new values, a zero block's orders are zeros.
+     * A kernel's form is written on first read after each set: a re-set activation, read or not in between, gives the
+     * form of its new values, a zero block's form is zeros; its copy is allocated once and reused across sets.
      */
     @Test
-    void laneOrdersFollowTheLastSet() {
+    void formsFollowTheLastSetInOneCopy() {
         java.util.Random rnd = new java.util.Random(7);
         float[] x1 = KernelEquivalenceTest.gaussian(rnd, 512), x2 = KernelEquivalenceTest.gaussian(rnd, 512);
         java.util.Arrays.fill(x2, 256, 512, 0f);
+        ActivationForm<float[]> q8k = reversed(VecDotType.Q8_K), q80 = reversed(VecDotType.Q8_0);
         Activation fresh = Activation.allocate(VecDotType.Q8_K, 512).set(x2);
         Activation reused = Activation.allocate(VecDotType.Q8_K, 512).set(x1);
-        assertThat(reused.int16()).isNotEqualTo(fresh.int16());
+        float[] copy = reused.form(q8k);
+        assertThat(copy).isNotEqualTo(fresh.form(q8k)).startsWith(reused.values[255], reused.values[254]);
         reused.set(x1).set(x2);
-        assertThat(reused.int16()).isEqualTo(fresh.int16());
-        assertThat(reused.int16InPlace()).isEqualTo(fresh.int16InPlace());
-        assertThat(reused.int16Q6K()).isEqualTo(fresh.int16Q6K());
-        assertThat(java.util.Arrays.copyOfRange(reused.int16Q6K(), 256, 512)).containsOnly((short) 0);
-        Activation q80 = Activation.allocate(VecDotType.Q8_0, 64).set(java.util.Arrays.copyOf(x1, 64));
-        float[] before = q80.byLane().clone();
-        q80.set(java.util.Arrays.copyOf(x2, 64));
-        assertThat(q80.byLane()).isNotEqualTo(before)
-                .isEqualTo(Activation.allocate(VecDotType.Q8_0, 64).set(java.util.Arrays.copyOf(x2, 64)).byLane());
+        assertThat(reused.form(q8k)).isSameAs(copy).isEqualTo(fresh.form(q8k));
+        assertThat(java.util.Arrays.copyOfRange(copy, 256, 512)).containsOnly(0f);
+        Activation a80 = Activation.allocate(VecDotType.Q8_0, 64).set(java.util.Arrays.copyOf(x1, 64));
+        float[] before = a80.form(q80).clone();
+        a80.set(java.util.Arrays.copyOf(x2, 64));
+        assertThat(a80.form(q80)).isNotEqualTo(before)
+                .isEqualTo(Activation.allocate(VecDotType.Q8_0, 64).set(java.util.Arrays.copyOf(x2, 64)).form(q80));
+    }
+
+    @Test
+    void rejectsAFormOfAnotherType() {
+        assertThatThrownBy(() -> Activation.allocate(VecDotType.Q8_0, 32).form(reversed(VecDotType.Q8_K)))
+                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("Q8_K");
     }
 
     @Test

@@ -19,7 +19,7 @@ import java.util.Map;
  */
 public final class BenchmarkRunner {
 
-    /** The decision gate's fixed prompts (ARCHITECTURE.md, "Benchmark protocol"). */
+    /** The decision gate's fixed prompts (docs/configuration.md, "Decision gate"). */
     public static final List<String> PROMPTS = List.of(
             "Explain quantum entanglement in simple terms.",
             "Write a Python function to find prime numbers.",

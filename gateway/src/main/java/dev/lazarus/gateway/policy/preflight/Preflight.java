@@ -1,5 +1,6 @@
 package dev.lazarus.gateway.policy.preflight;
 
+import dev.lazarus.gateway.policy.KtMethod;
 import dev.lazarus.gateway.policy.PreflightCheck;
 import java.util.LinkedHashMap;
 import java.util.List;

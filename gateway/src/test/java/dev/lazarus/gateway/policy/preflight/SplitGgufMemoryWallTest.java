@@ -3,6 +3,7 @@ package dev.lazarus.gateway.policy.preflight;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.lazarus.backend.api.BackendConfig;
+import dev.lazarus.gateway.policy.KtMethod;
 import dev.lazarus.backend.api.BackendFactories;
 import dev.lazarus.backend.api.InferenceBackend;
 import dev.lazarus.gateway.policy.PreflightCheck;

@@ -11,6 +11,7 @@ import static dev.lazarus.kt.tensor.Lanes16.I_UPPER_HALF;
 import dev.lazarus.kt.tensor.Activation;
 import dev.lazarus.kt.tensor.Lanes16;
 import dev.lazarus.kt.tensor.Layouts;
+import dev.lazarus.kt.tensor.Q8KShortOrder;
 import dev.lazarus.kt.tensor.RowKernel;
 import dev.lazarus.kt.tensor.Simd;
 import java.lang.foreign.MemorySegment;
@@ -33,7 +34,7 @@ import jdk.incubator.vector.VectorSpecies;
  * {@code 2m + 1} (m = t mod 16) of the sub-block pair {@code 2v + t / 16}, nibble p being value
  * {@code 2m + p / 2} of the pair's sub-block {@code p mod 2}. So a lane of an even plane (0, 2) always holds one
  * sub-block, and of an odd plane its neighbour: four short accumulators per row (vector × even/odd plane), two
- * products per lane, against {@link Activation#int16InPlace} (the quants in this order). Two neighbouring short
+ * products per lane, against {@link #ACTIVATION_ORDER} (the quants in this order). Two neighbouring short
  * lanes belong to the same sub-block, so each accumulator is summed pairwise into int lanes (shift, add, shift),
  * the lanes 0-7 holding one sub-block and 8-15 the next but one, and multiplied by their scales.
  *
@@ -43,6 +44,13 @@ import jdk.incubator.vector.VectorSpecies;
  * as its repacked GEMM does (dense matrices, activation rows in groups of four).
  */
 public final class Q4KInt16InPlaceKernel implements RowKernel {
+
+    /**
+     * The Q8_K quants in the order of ggml's Q4_K quant bytes read as shorts: value {@code 2·(t mod 16) + p / 2} of
+     * sub-block {@code 2·(2c + t / 16) + p mod 2} at {@code 128c + 32p + t}.
+     */
+    static final Q8KShortOrder ACTIVATION_ORDER =
+            new Q8KShortOrder((c, p, t) -> 32 * (2 * (2 * c + (t >> 4)) + (p & 1)) + 2 * (t & 15) + (p >> 1));
 
     /** llama-server's repacked GEMV order (decode; four activations of a routed expert read in place). */
     public static final Q4KInt16InPlaceKernel INSTANCE = new Q4KInt16InPlaceKernel(false);
@@ -153,7 +161,7 @@ public final class Q4KInt16InPlaceKernel implements RowKernel {
         ShortVector e0, o0, e1, o1;
         IntVector i;
         // neighbouring shorts summed into int lanes, ((x << 16) + x) >> 16, and scaled
-        ys = x0.int16InPlace();
+        ys = x0.form(ACTIVATION_ORDER);
         e0 = p00.mul(ShortVector.fromArray(S, ys, at)).add(p02.mul(ShortVector.fromArray(S, ys, at + 64)));
         o0 = p01.mul(ShortVector.fromArray(S, ys, at + 32)).add(p03.mul(ShortVector.fromArray(S, ys, at + 96)));
         e1 = p10.mul(ShortVector.fromArray(S, ys, at + 128)).add(p12.mul(ShortVector.fromArray(S, ys, at + 192)));
@@ -166,7 +174,7 @@ public final class Q4KInt16InPlaceKernel implements RowKernel {
         IntVector s23x0 = i.lanewise(VectorOperators.LSHL, 16).add(i).lanewise(VectorOperators.ASHR, 16).mul(sc46);
         i = o1.reinterpretAsInts();
         s23x0 = s23x0.add(i.lanewise(VectorOperators.LSHL, 16).add(i).lanewise(VectorOperators.ASHR, 16).mul(sc57));
-        ys = x1.int16InPlace();
+        ys = x1.form(ACTIVATION_ORDER);
         e0 = p00.mul(ShortVector.fromArray(S, ys, at)).add(p02.mul(ShortVector.fromArray(S, ys, at + 64)));
         o0 = p01.mul(ShortVector.fromArray(S, ys, at + 32)).add(p03.mul(ShortVector.fromArray(S, ys, at + 96)));
         e1 = p10.mul(ShortVector.fromArray(S, ys, at + 128)).add(p12.mul(ShortVector.fromArray(S, ys, at + 192)));
@@ -179,7 +187,7 @@ public final class Q4KInt16InPlaceKernel implements RowKernel {
         IntVector s23x1 = i.lanewise(VectorOperators.LSHL, 16).add(i).lanewise(VectorOperators.ASHR, 16).mul(sc46);
         i = o1.reinterpretAsInts();
         s23x1 = s23x1.add(i.lanewise(VectorOperators.LSHL, 16).add(i).lanewise(VectorOperators.ASHR, 16).mul(sc57));
-        ys = x2.int16InPlace();
+        ys = x2.form(ACTIVATION_ORDER);
         e0 = p00.mul(ShortVector.fromArray(S, ys, at)).add(p02.mul(ShortVector.fromArray(S, ys, at + 64)));
         o0 = p01.mul(ShortVector.fromArray(S, ys, at + 32)).add(p03.mul(ShortVector.fromArray(S, ys, at + 96)));
         e1 = p10.mul(ShortVector.fromArray(S, ys, at + 128)).add(p12.mul(ShortVector.fromArray(S, ys, at + 192)));
@@ -192,7 +200,7 @@ public final class Q4KInt16InPlaceKernel implements RowKernel {
         IntVector s23x2 = i.lanewise(VectorOperators.LSHL, 16).add(i).lanewise(VectorOperators.ASHR, 16).mul(sc46);
         i = o1.reinterpretAsInts();
         s23x2 = s23x2.add(i.lanewise(VectorOperators.LSHL, 16).add(i).lanewise(VectorOperators.ASHR, 16).mul(sc57));
-        ys = x3.int16InPlace();
+        ys = x3.form(ACTIVATION_ORDER);
         e0 = p00.mul(ShortVector.fromArray(S, ys, at)).add(p02.mul(ShortVector.fromArray(S, ys, at + 64)));
         o0 = p01.mul(ShortVector.fromArray(S, ys, at + 32)).add(p03.mul(ShortVector.fromArray(S, ys, at + 96)));
         e1 = p10.mul(ShortVector.fromArray(S, ys, at + 128)).add(p12.mul(ShortVector.fromArray(S, ys, at + 192)));
@@ -237,6 +245,7 @@ public final class Q4KInt16InPlaceKernel implements RowKernel {
         for (; r + 1 < rowEnd; r += 2) {
             long o = r * rowBytes;
             float accA = 0, accB = 0, minA = 0, minB = 0;
+            short[] xq = x.form(ACTIVATION_ORDER); // the activation in this kernel's order
             for (int b = 0; b < n / 256; b++) {
                 long blkA = o + BLOCK_BYTES * b, blkB = blkA + rowBytes;
                 long packedA = w.get(Layouts.I64, blkA + 4), packedB = w.get(Layouts.I64, blkB + 4);
@@ -245,7 +254,7 @@ public final class Q4KInt16InPlaceKernel implements RowKernel {
                 headerWords[1] = Layouts.kScales(packedB, packedHighB);
                 headerWords[2] = Layouts.kMins(packedA, packedHighA);
                 headerWords[3] = Layouts.kMins(packedB, packedHighB);
-                superBlock2(w, blkA + 16, blkB + 16, headerWords, x.int16InPlace(), x.bsums, 256 * b, sums);
+                superBlock2(w, blkA + 16, blkB + 16, headerWords, xq, x.bsums, 256 * b, sums);
                 float dy = x.scales[b];
                 accA = Math.fma((float) sums[0], Layouts.f16(w, blkA) * dy, accA);
                 accB = Math.fma((float) sums[8], Layouts.f16(w, blkB) * dy, accB);

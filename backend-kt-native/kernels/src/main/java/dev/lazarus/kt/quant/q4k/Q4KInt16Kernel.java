@@ -11,6 +11,7 @@ import static dev.lazarus.kt.tensor.Lanes16.I_UPPER_HALF;
 import dev.lazarus.kt.tensor.Activation;
 import dev.lazarus.kt.tensor.Lanes16;
 import dev.lazarus.kt.tensor.Layouts;
+import dev.lazarus.kt.tensor.Q8KShortOrder;
 import dev.lazarus.kt.tensor.RowGroups;
 import dev.lazarus.kt.tensor.RowKernel;
 import dev.lazarus.kt.tensor.Simd;
@@ -30,7 +31,7 @@ import jdk.incubator.vector.VectorSpecies;
  * <p>The Vector API has no int8 dot product, but {@code q·y} (q 0..15, y an int8 Q8_K quant) fits in 16 bits
  * ({@code |q·y| ≤ 1920}) and eight of them still do ({@code ≤ 15360}). Every lane of a super-block's quants holds
  * one sub-block (lane mod 8), so a row's 32-lane short accumulator takes one multiply and one add per 32 values,
- * each lane summing its eight products exactly, against the activation's {@link Activation#int16} copy in the
+ * each lane summing its eight products exactly, against the activation's {@link #ACTIVATION_ORDER} copy in the
  * same order. Per super-block the accumulator is widened to int once, multiplied by the lane's sub-block scale
  * and reduced; nibble planes are taken out with a shift and a mask (none for the lowest, no mask for the top).
  * The float folds ({@code d·dy}, {@code dmin·dy}) are those of the GEMV order.
@@ -40,6 +41,12 @@ import jdk.incubator.vector.VectorSpecies;
  * headers ({@link RowGroups}: rows interleaved in pairs, which {@link #dotRows} reads as one stream).
  */
 public final class Q4KInt16Kernel implements RowKernel {
+
+    /**
+     * The Q8_K quants in the order of {@link Q4KPacked.Order#SHORT_LANES}: value {@code 16c + 4p + (t / 8)} of
+     * sub-block {@code t mod 8} at {@code 32·(4c + p) + t}, so that each nibble plane multiplies with one load.
+     */
+    static final Q8KShortOrder ACTIVATION_ORDER = new Q8KShortOrder((c, p, t) -> 32 * (t & 7) + 16 * c + 4 * p + (t >> 3));
 
     private static final VectorSpecies<Short> S = ShortVector.SPECIES_512;
     private static final VectorSpecies<Integer> I = IntVector.SPECIES_512;
@@ -68,9 +75,10 @@ public final class Q4KInt16Kernel implements RowKernel {
         int row = groups.row(o, Q), step = groups.stride(row);
         long g = groups.block(row, 0);
         float acc = 0, accMin = 0;
+        short[] xq = x.form(ACTIVATION_ORDER); // the activation in this kernel's order
         for (int b = 0; b < n / 256; b++, g += step) {
             long h = headers + g * H;
-            int isum = superBlock(w, g * Q, w.get(Layouts.I64, h), x.int16(), 256 * b);
+            int isum = superBlock(w, g * Q, w.get(Layouts.I64, h), xq, 256 * b);
             float dy = x.scales[b];
             acc = Math.fma((float) isum, w.get(Layouts.F32, h + 16) * dy, acc);
             accMin = Math.fma((float) minSum(w.get(Layouts.I64, h + 8), x.bsums, b), w.get(Layouts.F32, h + 20) * dy, accMin);
@@ -125,13 +133,14 @@ public final class Q4KInt16Kernel implements RowKernel {
     private void pairs(MemorySegment w, long gA, long gB, int step, Activation x, int n, float[] out, int r, int[] sums,
                        long[] headerWords) {
         float accA = 0, accB = 0, minA = 0, minB = 0;
+        short[] xq = x.form(ACTIVATION_ORDER); // the activation in this kernel's order
         for (int b = 0; b < n / 256; b++, gA += step, gB += step) {
             long hA = headers + gA * H, hB = headers + gB * H;
             headerWords[0] = w.get(Layouts.I64, hA);
             headerWords[1] = w.get(Layouts.I64, hB);
             headerWords[2] = w.get(Layouts.I64, hA + 8);
             headerWords[3] = w.get(Layouts.I64, hB + 8);
-            superBlock2(w, gA * Q, gB * Q, headerWords, x.int16(), x.bsums, 256 * b, sums);
+            superBlock2(w, gA * Q, gB * Q, headerWords, xq, x.bsums, 256 * b, sums);
             float dy = x.scales[b];
             accA = Math.fma((float) sums[0], w.get(Layouts.F32, hA + 16) * dy, accA);
             accB = Math.fma((float) sums[8], w.get(Layouts.F32, hB + 16) * dy, accB);
@@ -237,7 +246,7 @@ public final class Q4KInt16Kernel implements RowKernel {
      */
     private static void superBlock4(MemorySegment w, long q, long scales, long mins, Activation x0, Activation x1,
                                     Activation x2, Activation x3, int at, int[] sums) {
-        short[] y0 = x0.int16(), y1 = x1.int16(), y2 = x2.int16(), y3 = x3.int16();
+        short[] y0 = x0.form(ACTIVATION_ORDER), y1 = x1.form(ACTIVATION_ORDER), y2 = x2.form(ACTIVATION_ORDER), y3 = x3.form(ACTIVATION_ORDER);
         ShortVector v0 = ShortVector.fromMemorySegment(S, w, q, Simd.LE), v1 = ShortVector.fromMemorySegment(S, w, q + 64, Simd.LE);
         ShortVector p0 = v0.and(NIBBLE), p1 = v0.lanewise(VectorOperators.LSHR, 4).and(NIBBLE);
         ShortVector p2 = v0.lanewise(VectorOperators.LSHR, 8).and(NIBBLE), p3 = v0.lanewise(VectorOperators.LSHR, 12);

@@ -11,6 +11,7 @@ import dev.lazarus.kt.tensor.Activation;
 import dev.lazarus.kt.tensor.GgmlSums;
 import dev.lazarus.kt.tensor.Lanes16;
 import dev.lazarus.kt.tensor.Layouts;
+import dev.lazarus.kt.tensor.Q8KShortOrder;
 import dev.lazarus.kt.tensor.RowKernel;
 import dev.lazarus.kt.tensor.Simd;
 import java.lang.foreign.MemorySegment;
@@ -38,7 +39,7 @@ import jdk.incubator.vector.VectorSpecies;
  * of one sub-block: exactly a piece of ggml's lane k), multiplied by the sub-block scale and accumulated. The -32
  * offset comes off through the activation's 16-value sums as in ggml; the float steps are ggml's:
  * {@code fma(d_y·d_w, (float) lane, acc)} per super-block and lane, then {@link GgmlSums#hsum8}. The activation comes
- * in {@link Activation#int16Q6K}, the quants in this order.
+ * in {@link #ACTIVATION_ORDER}, the quants in this order.
  *
  * <p>Written for C2 as {@code Q6KKernel} (bench sources) is: one method per super-block, no vector crosses a call (a single row's
  * integer lanes go through a small int array to the float fold), scratch allocated once per row range. Decode takes
@@ -52,6 +53,13 @@ import jdk.incubator.vector.VectorSpecies;
  * simply reduced.
  */
 public final class Q6KInt16Kernel implements RowKernel {
+
+    /**
+     * The Q8_K quants in the order of ggml's Q6_K {@code ql} bytes read as shorts (which {@link Q6KPacked} keeps):
+     * value {@code 128c + 32·(t / 16 + 2·(p mod 2)) + 2·(t mod 16) + p / 2} at {@code 128c + 32p + t}.
+     */
+    static final Q8KShortOrder ACTIVATION_ORDER =
+            new Q8KShortOrder((c, p, t) -> 128 * c + 32 * ((t >> 4) + 2 * (p & 1)) + 2 * (t & 15) + (p >> 1));
 
     /** llama-server's {@code vec_dot_q6_K_q8_K} order (decode, batches of fewer than eight vectors). */
     public static final Q6KInt16Kernel INSTANCE = new Q6KInt16Kernel(false);
@@ -93,9 +101,10 @@ public final class Q6KInt16Kernel implements RowKernel {
         }
         int[] lanes = new int[LANES];
         float[] acc = new float[LANES];
+        short[] xq = x.form(ACTIVATION_ORDER); // the activation in this kernel's order
         for (int b = 0; b < n / 256; b++) {
             long blk = o + BLOCK_BYTES * b;
-            superBlock(w, blk, x.int16Q6K(), x.bsums, 256 * b, lanes, 0);
+            superBlock(w, blk, xq, x.bsums, 256 * b, lanes, 0);
             float d = x.scales[b] * Layouts.f16(w, blk + 208);
             FloatVector.broadcast(F, d).fma((FloatVector) IntVector.fromArray(I, lanes, 0).convert(VectorOperators.I2F, 0),
                     FloatVector.fromArray(F, acc, 0)).intoArray(acc, 0);
@@ -115,10 +124,11 @@ public final class Q6KInt16Kernel implements RowKernel {
         for (; r + 1 < rowEnd; r += 2) {
             java.util.Arrays.fill(acc, 0f);
             long o = r * rowBytes;
+            short[] xq = x.form(ACTIVATION_ORDER); // the activation in this kernel's order
             for (int b = 0; b < n / 256; b++) {
                 long blkA = o + BLOCK_BYTES * b, blkB = blkA + rowBytes;
                 float dy = x.scales[b];
-                superBlock2(w, blkA, blkB, x.int16Q6K(), x.bsums, 256 * b,
+                superBlock2(w, blkA, blkB, xq, x.bsums, 256 * b,
                         dy * Layouts.f16(w, blkA + 208), dy * Layouts.f16(w, blkB + 208), acc);
             }
             out[r] = lanesSum(acc, 0);
@@ -202,7 +212,7 @@ public final class Q6KInt16Kernel implements RowKernel {
         ShortVector q13 = ql.lanewise(VectorOperators.LSHR, 12).or(hb.lanewise(VectorOperators.LSHR, 8).and(HIGH_BITS));
         for (int a = 0; a < GROUP; a++) {
             Activation x = a == 0 ? x0 : a == 1 ? x1 : a == 2 ? x2 : x3;
-            short[] ys = x.int16Q6K();
+            short[] ys = x.form(ACTIVATION_ORDER);
             ShortVector e0 = q00.mul(ShortVector.fromArray(S, ys, at)).add(q02.mul(ShortVector.fromArray(S, ys, at + 64)));
             ShortVector o0 = q01.mul(ShortVector.fromArray(S, ys, at + 32)).add(q03.mul(ShortVector.fromArray(S, ys, at + 96)));
             ShortVector e1 = q10.mul(ShortVector.fromArray(S, ys, at + 128)).add(q12.mul(ShortVector.fromArray(S, ys, at + 192)));
@@ -260,7 +270,7 @@ public final class Q6KInt16Kernel implements RowKernel {
         // loop on the kernel alone, under 1 % of a prefill: not worth four copies.)
         for (int a = 0; a < 4; a++) {
             Activation x = a == 0 ? x0 : a == 1 ? x1 : a == 2 ? x2 : x3;
-            short[] ys = x.int16Q6K();
+            short[] ys = x.form(ACTIVATION_ORDER);
             ShortVector e0 = q00.mul(ShortVector.fromArray(S, ys, at)).add(q02.mul(ShortVector.fromArray(S, ys, at + 64)));
             ShortVector o0 = q01.mul(ShortVector.fromArray(S, ys, at + 32)).add(q03.mul(ShortVector.fromArray(S, ys, at + 96)));
             ShortVector e1 = q10.mul(ShortVector.fromArray(S, ys, at + 128)).add(q12.mul(ShortVector.fromArray(S, ys, at + 192)));

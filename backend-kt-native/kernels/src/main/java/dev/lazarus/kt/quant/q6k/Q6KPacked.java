@@ -2,7 +2,6 @@ package dev.lazarus.kt.quant.q6k;
 
 import dev.lazarus.kt.gguf.GgmlCodec;
 import dev.lazarus.kt.gguf.GgmlType;
-import dev.lazarus.kt.tensor.Activation;
 import dev.lazarus.kt.tensor.Layouts;
 import dev.lazarus.kt.tensor.RowGroups;
 import java.lang.foreign.MemorySegment;
@@ -17,7 +16,7 @@ import java.lang.foreign.ValueLayout;
  * <ul>
  *   <li><b>codes</b> first, 256 bytes per 256-value super-block (super-block b of row r at {@code 256·g},
  *       g = {@code groups.block(r, b)}: rows in interleaved pairs by default, see {@link RowGroups}), in the order
- *       of {@link Activation#int16Q6K}: byte {@code 128h + 32p + t} holds value
+ *       of {@link Q6KInt16Kernel#ACTIVATION_ORDER}: byte {@code 128h + 32p + t} holds value
  *       {@code 128h + 32·(t / 16 + 2·(p mod 2)) + 2·(t mod 16) + p / 2} (the code ggml's in-place kernel
  *       assembles for lane t of nibble plane p of half h, see {@link Q6KInt16Kernel}). With the matrix 64-byte
  *       aligned, every 32-byte run is;</li>

@@ -73,9 +73,10 @@ public final class Q6KPackedKernel implements RowKernel {
         float[] acc = new float[Q6KInt16Kernel.LANES];
         int row = groups.row(o, C), step = groups.stride(row);
         long g = groups.block(row, 0);
+        short[] xq = x.form(Q6KInt16Kernel.ACTIVATION_ORDER); // the activation in this kernel's order
         for (int b = 0; b < n / 256; b++, g += step) {
             long h = headers + g * H;
-            superBlock(w, g * C, h, x.int16Q6K(), x.bsums, 256 * b, lanes);
+            superBlock(w, g * C, h, xq, x.bsums, 256 * b, lanes);
             float d = x.scales[b] * w.get(Layouts.F32, h + 16);
             FloatVector.broadcast(F, d).fma((FloatVector) IntVector.fromArray(I, lanes, 0).convert(VectorOperators.I2F, 0),
                     FloatVector.fromArray(F, acc, 0)).intoArray(acc, 0);
@@ -104,10 +105,11 @@ public final class Q6KPackedKernel implements RowKernel {
             int step = groups.stride(r);
             // side by side in groups of two or more, a row apart in groups of one
             long gA = groups.block(r, 0), gB = groups.block(r + 1, 0);
+            short[] xq = x.form(Q6KInt16Kernel.ACTIVATION_ORDER); // the activation in this kernel's order
             for (int b = 0; b < n / 256; b++, gA += step, gB += step) {
                 long hA = headers + gA * H, hB = headers + gB * H;
                 float dy = x.scales[b];
-                superBlock2(w, gA * C, gB * C, hA, hB, x.int16Q6K(), x.bsums, 256 * b,
+                superBlock2(w, gA * C, gB * C, hA, hB, xq, x.bsums, 256 * b,
                         dy * w.get(Layouts.F32, hA + 16), dy * w.get(Layouts.F32, hB + 16), acc);
             }
             out[r] = Q6KInt16Kernel.lanesSum(acc, 0);
@@ -173,7 +175,7 @@ public final class Q6KPackedKernel implements RowKernel {
         ShortVector q13 = (ShortVector) ByteVector.fromMemorySegment(B32, w, q + 224, Simd.LE).convertShape(VectorOperators.B2S, S, 0);
         for (int a = 0; a < GROUP; a++) {
             Activation x = a == 0 ? x0 : a == 1 ? x1 : a == 2 ? x2 : x3;
-            short[] ys = x.int16Q6K();
+            short[] ys = x.form(Q6KInt16Kernel.ACTIVATION_ORDER);
             ShortVector e0 = q00.mul(ShortVector.fromArray(S, ys, at)).add(q02.mul(ShortVector.fromArray(S, ys, at + 64)));
             ShortVector o0 = q01.mul(ShortVector.fromArray(S, ys, at + 32)).add(q03.mul(ShortVector.fromArray(S, ys, at + 96)));
             ShortVector e1 = q10.mul(ShortVector.fromArray(S, ys, at + 128)).add(q12.mul(ShortVector.fromArray(S, ys, at + 192)));

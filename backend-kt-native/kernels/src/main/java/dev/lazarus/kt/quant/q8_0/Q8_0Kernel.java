@@ -5,10 +5,12 @@ import static jdk.incubator.vector.VectorOperators.I2F;
 import static jdk.incubator.vector.VectorOperators.LSHL;
 
 import dev.lazarus.kt.tensor.Activation;
+import dev.lazarus.kt.tensor.ActivationForm;
 import dev.lazarus.kt.tensor.GgmlSums;
 import dev.lazarus.kt.tensor.Layouts;
 import dev.lazarus.kt.tensor.RowKernel;
 import dev.lazarus.kt.tensor.Simd;
+import dev.lazarus.kt.tensor.VecDotType;
 import java.lang.foreign.MemorySegment;
 import jdk.incubator.vector.FloatVector;
 import jdk.incubator.vector.IntVector;
@@ -19,7 +21,7 @@ import jdk.incubator.vector.VectorSpecies;
  * time), vectorized without changing a single rounding. Lane k of a block is the integer dot of values
  * 4k..4k+3: read as little-endian ints, the block's 32 quants are exactly those eight groups of four, one
  * per int lane, so shifting out byte j of every lane gives value 4k + j in lane k; the activation keeps its
- * quants in the same order ({@link Activation#byLane}). Products and their four-term sums are exact in f32
+ * quants in the same order ({@link #ACTIVATION_ORDER}). Products and their four-term sums are exact in f32
  * (|Σ| ≤ 4·128·127 &lt; 2^24), so only the float steps must keep ggml's order, and they do: one
  * {@code fma(d_w·d_x, lane, acc)} per block and lane, {@link GgmlSums#hsum8} at the end.
  *
@@ -39,6 +41,21 @@ public final class Q8_0Kernel implements RowKernel {
 
     public static final Q8_0Kernel INSTANCE = new Q8_0Kernel();
 
+    /** The Q8_0 quants, each block in ggml's lane order: value {@code 4k + j} at {@code 8j + k}. */
+    static final ActivationForm<float[]> ACTIVATION_ORDER = new ActivationForm<>(VecDotType.Q8_0) {
+        @Override
+        protected float[] allocate(int capacity) {
+            return new float[capacity];
+        }
+
+        @Override
+        protected void write(Activation x, int b, float[] into) {
+            for (int i = 0; i < 32; i++) {
+                into[32 * b + 8 * (i & 3) + (i >> 2)] = x.values[32 * b + i];
+            }
+        }
+    };
+
     private static final VectorSpecies<Integer> I8 = IntVector.SPECIES_256;
     private static final VectorSpecies<Float> F8 = FloatVector.SPECIES_256;
 
@@ -47,7 +64,7 @@ public final class Q8_0Kernel implements RowKernel {
 
     @Override
     public float dot(MemorySegment w, long o, Activation x, int n) {
-        float[] xs = x.byLane();
+        float[] xs = x.form(ACTIVATION_ORDER);
         FloatVector acc = FloatVector.zero(F8);
         for (int b = 0; b < n / 32; b++) {
             long blk = o + 34L * b;
@@ -83,7 +100,7 @@ public final class Q8_0Kernel implements RowKernel {
     /** outX[row], outY[row] = {@link #dot} of the row at {@code o} with x and with y: its steps, twice. */
     private static void pair(MemorySegment w, long o, Activation x, Activation y, int n, float[] outX, float[] outY,
                              int row) {
-        float[] xs = x.byLane(), ys = y.byLane();
+        float[] xs = x.form(ACTIVATION_ORDER), ys = y.form(ACTIVATION_ORDER);
         FloatVector accX = FloatVector.zero(F8), accY = accX;
         for (int b = 0; b < n / 32; b++) {
             long blk = o + 34L * b;

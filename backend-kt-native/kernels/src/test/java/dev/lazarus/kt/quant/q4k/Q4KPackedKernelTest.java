@@ -1,5 +1,7 @@
 package dev.lazarus.kt.quant.q4k;
 
+import dev.lazarus.kt.tensor.Q8KShortOrderTest;
+import org.junit.jupiter.api.Test;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.within;
 
@@ -184,5 +186,14 @@ class Q4KPackedKernelTest {
             }
         }
         return bytes;
+    }
+
+    /** The two Q4_K activation orders as the kernels document them (spot checks), each written as defined. */
+    @Test
+    void activationOrdersAreTheKernelsLayouts() {
+        assertThat(Q4KInt16Kernel.ACTIVATION_ORDER.from(32 * (4 * 1 + 2) + 13)).isEqualTo(32 * 5 + 16 + 8 + 1);
+        assertThat(Q4KInt16InPlaceKernel.ACTIVATION_ORDER.from(128 + 32 * 3 + 17)).isEqualTo(32 * (2 * 3 + 1) + 2 + 1);
+        Q8KShortOrderTest.assertWrittenAsDefined(Q4KInt16Kernel.ACTIVATION_ORDER, System.nanoTime());
+        Q8KShortOrderTest.assertWrittenAsDefined(Q4KInt16InPlaceKernel.ACTIVATION_ORDER, System.nanoTime());
     }
 }

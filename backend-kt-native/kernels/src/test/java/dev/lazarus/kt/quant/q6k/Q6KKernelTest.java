@@ -1,5 +1,7 @@
 package dev.lazarus.kt.quant.q6k;
 
+import dev.lazarus.kt.tensor.Q8KShortOrderTest;
+import org.junit.jupiter.api.Test;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.lazarus.kt.tensor.KernelConfig;
@@ -194,5 +196,12 @@ class Q6KKernelTest {
             scales[b] = (float) Math.abs(rnd.nextGaussian()) * 0.01f;
         }
         return Activation.ofQ8K(quants, scales);
+    }
+
+    /** The Q6_K activation order as the kernels document it (a spot check), written as defined. */
+    @Test
+    void activationOrderIsTheKernelsLayout() {
+        assertThat(Q6KInt16Kernel.ACTIVATION_ORDER.from(128 + 32 * 1 + 20)).isEqualTo(128 + 32 * 3 + 8);
+        Q8KShortOrderTest.assertWrittenAsDefined(Q6KInt16Kernel.ACTIVATION_ORDER, System.nanoTime());
     }
 }

@@ -1,5 +1,6 @@
 package dev.lazarus.kt.quant.q8_0;
 
+import org.junit.jupiter.api.Test;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.lazarus.kt.gguf.GgmlCodec;
@@ -55,6 +56,22 @@ class Q8_0KernelTest {
                 String where = "seed=%dL row %d of %d×%d, vector %d".formatted(seed, r, rows, cols, i);
                 assertThat(Q8_0Kernel.INSTANCE.dot(w, offset, xs[i], cols)).as(where).isEqualTo(expected);
                 assertThat(batched[i][r]).as(where + " batched").isEqualTo(expected);
+            }
+        }
+    }
+
+    /** Lane k of each block's eight holds values 4k..4k+3: value 4k + j at 8j + k. */
+    @Test
+    void activationOrderIsGgmlsLaneOrder() {
+        float[] x = new float[64];
+        for (int i = 0; i < 64; i++) {
+            x[i] = i - 32;
+        }
+        Activation a = Activation.allocate(VecDotType.Q8_0, 64).set(x);
+        float[] byLane = a.form(Q8_0Kernel.ACTIVATION_ORDER);
+        for (int b = 0; b < 2; b++) {
+            for (int i = 0; i < 32; i++) {
+                assertThat(byLane[32 * b + 8 * (i % 4) + i / 4]).as("block %d value %d", b, i).isEqualTo(a.values[32 * b + i]);
             }
         }
     }

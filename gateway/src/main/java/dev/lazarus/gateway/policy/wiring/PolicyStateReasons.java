@@ -1,10 +1,12 @@
-package dev.lazarus.gateway.policy;
+package dev.lazarus.gateway.policy.wiring;
 
 import dev.lazarus.backend.api.BackendException;
+import dev.lazarus.gateway.policy.PolicyEngine;
 import dev.lazarus.gateway.routing.Endpoint;
 import dev.lazarus.gateway.routing.LeftOutByPolicy;
 import dev.lazarus.gateway.routing.ModelRoute;
 import dev.lazarus.gateway.routing.RouteFilter;
+import dev.lazarus.gateway.routing.RouteLayer;
 import dev.lazarus.gateway.routing.RouteTarget;
 import java.util.List;
 import java.util.Locale;
@@ -25,6 +27,11 @@ final class PolicyStateReasons implements RouteFilter {
     @Override
     public List<RouteTarget> filter(ModelRoute route, Endpoint<?, ?> endpoint, List<RouteTarget> planned) {
         return planned;
+    }
+
+    @Override
+    public RouteLayer layer() {
+        return RouteLayer.POLICY_REASONS;
     }
 
     @Override

@@ -1,12 +1,12 @@
-package dev.lazarus.gateway.policy.preflight;
+package dev.lazarus.gateway.policy;
 
 import java.util.List;
 import java.util.Set;
 import java.util.stream.Collectors;
 
 /**
- * How a candidate runs its weights, and the CPU features that needs (the method matrix in
- * ARCHITECTURE.md, as operators found it for KTransformers' {@code --kt-method}). Each method
+ * How a candidate runs its weights, and the CPU features that needs (the method matrix as operators found it
+ * for KTransformers' {@code --kt-method}). Each method
  * lists alternatives: it runs when every flag of at least one alternative is present.
  */
 public enum KtMethod {

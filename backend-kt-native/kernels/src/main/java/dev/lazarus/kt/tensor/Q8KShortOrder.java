@@ -8,49 +8,46 @@ import jdk.incubator.vector.VectorOperators;
 import jdk.incubator.vector.VectorSpecies;
 
 /**
- * The int16 copies of a Q8_K super-block's quants in the orders the int16 kernels read (see
- * {@link Activation}'s {@code int16}, {@code int16InPlace} and {@code int16Q6K}). Each is a permutation of the
- * 256 quants, written 16 shorts at a time: where those 16 come from at most two of the block's 16 groups of 16
- * (the in-place Q4_K and the Q6_K orders: the even or odd values of two neighbouring groups), by ONE two-table
- * select of the groups' int vectors; otherwise (the packed Q4_K order: two values from each of eight groups) by
- * a gather. Gathers for all three were about three quarters of converting an activation, on the thread the
- * other waits for.
+ * A Q8_K activation's quants as shorts in a permutation of each super-block that an int16 kernel reads (the quant
+ * packages define theirs: {@code quant.q4k.Q4KForms}, {@code quant.q6k.Q6KForms}), written 16 shorts at a time:
+ * where those 16 come from at most two of the block's 16 groups of 16 (the even or odd values of two neighbouring
+ * groups), by ONE two-table select of the groups' int vectors; otherwise (two values from each of eight groups) by a
+ * gather. Gathers for all orders were about three quarters of converting an activation, on the thread the other waits for.
  */
-final class Q8KOrders {
+public final class Q8KShortOrder extends ActivationForm<short[]> {
 
     private static final VectorSpecies<Float> F = FloatVector.SPECIES_512;
     private static final VectorSpecies<Integer> I = IntVector.SPECIES_512;
     private static final VectorSpecies<Short> S = ShortVector.SPECIES_256;
     private static final int LANES = 16, GROUPS = 256 / LANES;
 
-    /** Where each short of {@link Activation#int16} (the packed Q4_K kernels' {@code Q4KPacked.Order#SHORT_LANES}) takes its quant from. */
-    static final Q8KOrders SHORT_LANES = new Q8KOrders((c, p, t) -> 32 * (t & 7) + 16 * c + 4 * p + (t >> 3));
-    /** ... of {@link Activation#int16InPlace}. */
-    static final Q8KOrders IN_PLACE = new Q8KOrders((c, p, t) -> 32 * (2 * (2 * c + (t >> 4)) + (p & 1)) + 2 * (t & 15) + (p >> 1));
-    /** ... of {@link Activation#int16Q6K}. */
-    static final Q8KOrders Q6K = new Q8KOrders((c, p, t) -> 128 * c + 32 * ((t >> 4) + 2 * (p & 1)) + 2 * (t & 15) + (p >> 1));
-
+    /** Where the shorts of a super-block take their quants from. */
     @FunctionalInterface
-    private interface Source {
-        /** The quant that short {@code t} of the 32 at {@code 128c + 32p} takes. */
+    public interface Source {
+        /** The quant (0..255) that short {@code t} of the 32 at {@code 128c + 32p} takes (c 0..1, p 0..3, t 0..31). */
         int of(int c, int p, int t);
     }
 
     /** {@code from[i]}: the quant short i takes. */
-    final int[] from = new int[256];
+    private final int[] from = new int[256];
     /** Whether every 16 shorts come from at most two groups (else all are gathered). */
     private final boolean bySelect;
     /** Per 16 shorts: the two groups they come from; the select's lane indices into the two. */
     private final int[] first = new int[GROUPS], second = new int[GROUPS];
     private final int[] select = new int[256];
 
-    private Q8KOrders(Source source) {
+    /** @throws IllegalArgumentException if {@code source} is no permutation of the 256 quants */
+    public Q8KShortOrder(Source source) {
+        super(VecDotType.Q8_K);
         for (int c = 0; c < 2; c++) {
             for (int p = 0; p < 4; p++) {
                 for (int t = 0; t < 32; t++) {
                     from[128 * c + 32 * p + t] = source.of(c, p, t);
                 }
             }
+        }
+        if (Arrays.stream(from).distinct().filter(q -> q >= 0 && q < 256).count() != 256) {
+            throw new IllegalArgumentException("not a permutation of a super-block's 256 quants");
         }
         boolean selectable = true;
         for (int k = 0; k < GROUPS; k++) {
@@ -67,6 +64,21 @@ final class Q8KOrders {
             }
         }
         bySelect = selectable;
+    }
+
+    /** The quant that short {@code i} (0..255) of each super-block takes. */
+    public int from(int i) {
+        return from[i];
+    }
+
+    @Override
+    protected short[] allocate(int capacity) {
+        return new short[capacity];
+    }
+
+    @Override
+    protected void write(Activation x, int b, short[] into) {
+        write(x.values, 256 * b, into);
     }
 
     /**
