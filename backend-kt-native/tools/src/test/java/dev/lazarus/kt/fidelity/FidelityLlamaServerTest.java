@@ -188,6 +188,15 @@ class FidelityLlamaServerTest {
             JsonNode json = JsonMapper.builder().build().readTree(run.out());
             assertThat(json.path("model").asString()).isEqualTo("qwen3moe-q8_0.gguf (KV cache K q8_0, V f16)");
             assertThat(json.path("oracle").asString()).contains("-ctk q8_0 -ctv f16 (cache types as stated)");
+
+            // left at the default (f16), the engine's cache rounds otherwise than the oracle's: measurably further off
+            Run unstated = Run.of("--model", oracleModel.toString(), "--oracle", q8.url().toString(), "--oracle-fa",
+                    "off", "--oracle-threads", "1", "--tokens", "16", "--threads", "2", "--json");
+            assertThat(unstated.code()).as(unstated.err()).isEqualTo(FidelityMain.MEASURED);
+            JsonNode off = JsonMapper.builder().build().readTree(unstated.out());
+            assertThat(off.path("model").asString()).isEqualTo("qwen3moe-q8_0.gguf (KV cache K f16, V f16)");
+            assertThat(off.path("overall").path("maxDelta").asDouble())
+                    .isGreaterThan(10 * json.path("overall").path("maxDelta").asDouble());
         }
     }
 
