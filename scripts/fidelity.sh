@@ -5,7 +5,7 @@
 #
 #   scripts/fidelity.sh --model X.gguf --oracle http://127.0.0.1:PORT [--prompts FILE] [--tokens 64] [--json]
 #                       [--min-top1 0.99] [--max-delta X] [--raw] [--one-pass] [--free-running] [--threads N]
-#                       [--oracle-fa on|off] [--oracle-threads N]
+#                       [--oracle-fa on|off] [--oracle-threads N] [--oracle-ctk T] [--oracle-ctv T]
 #
 # Exit: 0 measured (and thresholds met), 1 a threshold missed, 2 bad arguments, 3 the measurement failed.
 # Builds the engine with Maven first (MAVEN_ARGS adds options, e.g. -o); extra JVM options: FIDELITY_JVM_ARGS

@@ -39,6 +39,7 @@ import java.util.OptionalLong;
 import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.Function;
 import java.util.function.IntPredicate;
 import reactor.core.publisher.Flux;
@@ -67,6 +68,7 @@ public final class KtNativeBackend implements InferenceBackend, ExpertPlacementV
     /** When loading started ({@link System#nanoTime()}): the ETA health reports is the pace since then. */
     private final long loadStart = System.nanoTime();
     private volatile boolean closed;
+    private final AtomicBoolean released = new AtomicBoolean();
     /** What the model file needs, from its header (null when it could not be read: loading then says why). */
     private final ModelNeeds needs;
     /** The model's compiled grammars; set before the model is ready, its vocabulary index built right after. */
@@ -107,7 +109,7 @@ public final class KtNativeBackend implements InferenceBackend, ExpertPlacementV
                         + (why.isEmpty() ? "" : " (native kernels unavailable: " + why + ")"));
                 grammars = new GrammarCache(model.tokenizer());
                 if (!loaded.complete(model) || closed) {
-                    model.close();
+                    release(model);
                     return;
                 }
                 // while the model already serves: the first constrained request then finds the index ready
@@ -333,6 +335,13 @@ public final class KtNativeBackend implements InferenceBackend, ExpertPlacementV
         closed = true;
         LoadedModel m = ready();
         if (m != null) {
+            release(m);
+        }
+    }
+
+    /** Closes the model once: a close() just after loading completes races the loader thread, which closes it too. */
+    private void release(LoadedModel m) {
+        if (released.compareAndSet(false, true)) {
             m.close();
         }
     }

@@ -231,6 +231,8 @@ final class ModelLoader {
         facts.put("cache_type_k", cacheTypes.keys().settingName());
         facts.put("cache_type_v", cacheTypes.values().settingName());
         facts.put("kv_bytes_per_token", model.kvLayout().bytesPerPosition(cacheTypes));
+        // with the context (the model's context length): what the cache may grow to, for the preflight's memory wall
+        facts.put("max_sequences", settings.maxSequences());
         String name = file.string("general.name", "");
         facts.put("general_name", name);
         String description = file.string("general.description", "");

@@ -1,5 +1,6 @@
 package dev.lazarus.kt.fidelity;
 
+import dev.lazarus.kt.model.KvCacheType;
 import java.net.URI;
 import java.net.URISyntaxException;
 import java.nio.file.Files;
@@ -8,7 +9,7 @@ import java.nio.file.Path;
 /** The command line of {@link FidelityMain}, checked: every mistake is a {@link UsageException} with one clear line. */
 record FidelityArgs(Path model, URI oracle, Path prompts, FidelityOptions options, boolean raw, boolean json,
                     int threads, FidelityThresholds thresholds, boolean help, Boolean oracleFlashAttention,
-                    Integer oracleThreads) {
+                    Integer oracleThreads, KvCacheType oracleCacheK, KvCacheType oracleCacheV) {
 
     static final String USAGE = """
             usage: fidelity.sh --model X.gguf --oracle http://127.0.0.1:PORT [options]
@@ -29,6 +30,8 @@ record FidelityArgs(Path model, URI oracle, Path prompts, FidelityOptions option
                                   on a CPU); the engine computes attention in the same order
               --oracle-threads N  the oracle's -t, which splits a flash-attention decode step past 256 cells
                                   (default: this machine's physical cores, llama-server's default)
+              --oracle-ctk T      the oracle's -ctk, --oracle-ctv T its -ctv (/props does not say; default f16):
+                                  the engine's KV cache takes the same types, or the agreement is not measured
               --json              print the report as JSON
               --min-top1 F        exit 1 unless the overall top-1 agreement is at least F (0..1)
               --max-delta X       exit 1 unless the overall max |delta logprob| is at most X
@@ -57,12 +60,14 @@ record FidelityArgs(Path model, URI oracle, Path prompts, FidelityOptions option
         double maxDelta = Double.NaN;
         Boolean oracleFa = null;
         Integer oracleThreads = null;
+        KvCacheType oracleCacheK = null;
+        KvCacheType oracleCacheV = null;
         for (int i = 0; i < args.length; i++) {
             String arg = args[i];
             switch (arg) {
                 case "--help", "-h" -> {
                     return new FidelityArgs(null, null, null, FidelityOptions.defaults(), false, false, 1,
-                            FidelityThresholds.NONE, true, null, null);
+                            FidelityThresholds.NONE, true, null, null, null, null);
                 }
                 case "--model" -> model = file(arg, value(args, ++i, arg));
                 case "--oracle" -> oracle = url(value(args, ++i, arg));
@@ -72,6 +77,8 @@ record FidelityArgs(Path model, URI oracle, Path prompts, FidelityOptions option
                 case "--threads" -> threads = positive(arg, value(args, ++i, arg));
                 case "--oracle-threads" -> oracleThreads = positive(arg, value(args, ++i, arg));
                 case "--oracle-fa" -> oracleFa = onOrOff(arg, value(args, ++i, arg));
+                case "--oracle-ctk" -> oracleCacheK = cacheType(arg, value(args, ++i, arg));
+                case "--oracle-ctv" -> oracleCacheV = cacheType(arg, value(args, ++i, arg));
                 case "--min-top1" -> minTop1 = number(arg, value(args, ++i, arg), 0, 1);
                 case "--max-delta" -> maxDelta = number(arg, value(args, ++i, arg), 0, Double.MAX_VALUE);
                 case "--free-running" -> freeRunning = true;
@@ -88,7 +95,8 @@ record FidelityArgs(Path model, URI oracle, Path prompts, FidelityOptions option
             throw new UsageException("--oracle is required");
         }
         return new FidelityArgs(model, oracle, prompts, new FidelityOptions(tokens, top, forcing, freeRunning), raw, json,
-                threads, new FidelityThresholds(minTop1, maxDelta), false, oracleFa, oracleThreads);
+                threads, new FidelityThresholds(minTop1, maxDelta), false, oracleFa, oracleThreads,
+                oracleCacheK, oracleCacheV);
     }
 
     private static boolean onOrOff(String option, String value) throws UsageException {
@@ -97,6 +105,14 @@ record FidelityArgs(Path model, URI oracle, Path prompts, FidelityOptions option
             case "off" -> false;
             default -> throw new UsageException(option + " " + value + ": on or off");
         };
+    }
+
+    private static KvCacheType cacheType(String option, String value) throws UsageException {
+        try {
+            return KvCacheType.parse(value);
+        } catch (IllegalArgumentException e) {
+            throw new UsageException(option + " " + value + ": one of " + KvCacheType.names());
+        }
     }
 
     private static String value(String[] args, int i, String option) throws UsageException {

@@ -62,13 +62,21 @@ public final class FidelityMain {
             LlamaServerOracle oracle = new LlamaServerOracle(a.oracle());
             oracle.requireHealthy();
             OracleSettings settings = OracleSettings.of(props(oracle), a.oracleFlashAttention(), a.oracleThreads(),
-                    HostCpu.physicalCores());
+                    HostCpu.physicalCores(), a.oracleCacheK(), a.oracleCacheV());
             err.println("fidelity: the oracle: " + settings);
-            // the engine computes attention in the oracle's order
+            // the engine computes attention in the oracle's order, its KV cache of the oracle's types
             Model model = Model.load(file, parallel, settings.order());
+            try {
+                model.checkCacheTypes(settings.cacheTypes(), settings.flashAttention());
+            } catch (IllegalArgumentException e) {
+                err.println("fidelity: not measured: the engine cannot run the oracle's KV cache (" + settings.cacheTypes()
+                        + ", -fa " + (settings.flashAttention() ? "on" : "off") + "): " + e.getMessage()
+                        + "; the agreement would measure the other cache rounding, not the engine");
+                return FAILED;
+            }
             noteOtherModel(oracle, a.model(), err);
-            String name = a.model().getFileName().toString();
-            FidelityReport report = Fidelity.measure(new ModelProbe(model), oracle, prompts, a.options(), name,
+            String name = a.model().getFileName().toString() + " (KV cache " + settings.cacheTypes() + ")";
+            FidelityReport report = Fidelity.measure(new ModelProbe(model, settings.cacheTypes()), oracle, prompts, a.options(), name,
                     row -> err.printf("fidelity: %s: %d/%d agree, max |Δ| %.2e%n", row.name(), row.agreed(),
                             row.positions(), row.maxDelta()));
             report = new FidelityReport(report.model(), report.oracle() + " (" + settings + ")", report.options(),

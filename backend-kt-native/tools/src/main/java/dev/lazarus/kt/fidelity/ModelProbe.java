@@ -2,6 +2,7 @@ package dev.lazarus.kt.fidelity;
 
 import dev.lazarus.kt.model.ForwardBatch;
 import dev.lazarus.kt.model.KvCache;
+import dev.lazarus.kt.model.KvCacheTypes;
 import dev.lazarus.kt.model.Model;
 
 import java.util.Arrays;
@@ -15,9 +16,16 @@ import java.util.stream.IntStream;
 public final class ModelProbe implements EngineProbe {
 
     private final Model model;
+    private final KvCacheTypes cacheTypes;
 
     public ModelProbe(Model model) {
+        this(model, KvCacheTypes.F16);
+    }
+
+    /** The engine with a KV cache of {@code cacheTypes} (the model must hold them: {@link Model#checkCacheTypes}). */
+    public ModelProbe(Model model, KvCacheTypes cacheTypes) {
         this.model = model;
+        this.cacheTypes = cacheTypes;
     }
 
     @Override
@@ -82,7 +90,7 @@ public final class ModelProbe implements EngineProbe {
     }
 
     private KvCache cacheFor(int positions) {
-        KvCache cache = model.newCache(positions);
+        KvCache cache = model.newCache(positions, cacheTypes);
         cache.ensureCapacity(positions);
         return cache;
     }

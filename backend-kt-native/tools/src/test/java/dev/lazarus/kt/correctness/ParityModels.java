@@ -26,6 +26,12 @@ enum ParityModels {
     LLAMA("llama", SyntheticModels::tinyLlama, Format.GREEDY),
     QWEN3MOE("qwen3moe", SyntheticModels::tinyQwen3Moe, Format.GREEDY),
     DEEPSEEK2("deepseek2", SyntheticModels::tinyDeepseek2, Format.GREEDY),
+    /**
+     * deepseek2 as older converters wrote it: the fused {@code attn_kv_b} without the {@code *_mla} head sizes, which
+     * llama.cpp runs as decompressed multi-head attention (per-head keys and values in the cache); one format, the
+     * layout being what it adds.
+     */
+    DEEPSEEK2_KV_B("deepseek2", ParityModels::fusedKvBDeepseek2, List.of(Format.Q8_0)),
     /** Sparse attention from the 13th position on: the prompts and continuations are longer than its indexer's top-k. */
     DEEPSEEK32("deepseek32", SyntheticModels::tinyDeepseek32, Format.GREEDY),
     GLM4MOE("glm4moe", SyntheticModels::tinyGlm4Moe, Format.GREEDY),
@@ -103,6 +109,11 @@ enum ParityModels {
         this.preset = preset;
         this.vocab = vocab;
         this.greedyFormats = greedyFormats;
+    }
+
+    private static Spec fusedKvBDeepseek2() {
+        Spec split = SyntheticModels.tinyDeepseek2();
+        return split.withName("tiny-deepseek2-kv-b").withMla(split.mla().withSplitKvB(false));
     }
 
     String arch() {

@@ -146,13 +146,58 @@ class FidelityLlamaServerTest {
         assertThat(json.path("thresholds").path("passed").asBoolean()).isTrue();
         // the report names the oracle's settings: /props' build and context, the attention flags as stated
         assertThat(json.path("oracle").asString()).contains("b11669", "n_ctx 1024 per slot", "-fa off -t 1",
-                "as stated");
+                "as stated", "-ctk f16 -ctv f16 (cache types not reported by /props: as stated, else f16)");
+        assertThat(json.path("model").asString()).isEqualTo("qwen3moe-q8_0.gguf (KV cache K f16, V f16)");
 
         Run other = Run.of(concat(thresholds, "--model", otherModel.toString()));
         assertThat(other.code).as(other.err).isEqualTo(FidelityMain.THRESHOLD_MISSED);
         assertThat(other.out).contains("overall");
         assertThat(other.err).contains("fidelity: FAIL: top-1 agreement", "fidelity: FAIL: max |Δ logprob|",
                 "the oracle serves qwen3moe-q8_0.gguf, not qwen3moe-other-q8_0.gguf");
+    }
+
+    /**
+     * Cache types the engine cannot run as stated (a quantised V without flash attention, which llama-server refuses
+     * too) are not measured: scoring the engine's F16 cache against them would measure the cache rounding.
+     */
+    @Test
+    void cacheTypesTheEngineCannotRunAreNotMeasured() {
+        Run run = Run.of("--model", oracleModel.toString(), "--oracle", server.url().toString(), "--oracle-fa", "off",
+                "--oracle-threads", "1", "--oracle-ctk", "q8_0", "--oracle-ctv", "q8_0", "--tokens", "4",
+                "--threads", "2");
+
+        assertThat(run.code()).as(run.err()).isEqualTo(FidelityMain.FAILED);
+        assertThat(run.err()).contains("-ctk q8_0 -ctv q8_0 (cache types as stated)",
+                "fidelity: not measured: the engine cannot run the oracle's KV cache (K q8_0, V q8_0, -fa off)",
+                "a quantized V cache (q8_0) requires flash attention");
+        assertThat(run.out()).isEmpty();
+    }
+
+    /** An oracle started with {@code -ctk q8_0}: the engine's cache takes the stated type and agrees with it. */
+    @Test
+    void theEnginesCacheTakesTheOraclesStatedTypes() {
+        try (LlamaServerProcess q8 = LlamaServerProcess.start(oracleModel, "-t", "1", "-c", "1024", "-fa", "off",
+                "-ctk", "q8_0", "--no-warmup")) {
+            Run run = Run.of("--model", oracleModel.toString(), "--oracle", q8.url().toString(), "--oracle-fa", "off",
+                    "--oracle-threads", "1", "--oracle-ctk", "q8_0", "--oracle-ctv", "f16", "--tokens", "16",
+                    "--threads", "2", "--json",
+                    "--min-top1", CONTRACT.exact() ? "1" : Double.toString(CONTRACT.minTop1()),
+                    "--max-delta", CONTRACT.exact() ? "1e-3" : Double.toString(CONTRACT.maxDelta()));
+
+            assertThat(run.code()).as(run.err()).isEqualTo(FidelityMain.MEASURED);
+            JsonNode json = JsonMapper.builder().build().readTree(run.out());
+            assertThat(json.path("model").asString()).isEqualTo("qwen3moe-q8_0.gguf (KV cache K q8_0, V f16)");
+            assertThat(json.path("oracle").asString()).contains("-ctk q8_0 -ctv f16 (cache types as stated)");
+
+            // left at the default (f16), the engine's cache rounds otherwise than the oracle's: measurably further off
+            Run unstated = Run.of("--model", oracleModel.toString(), "--oracle", q8.url().toString(), "--oracle-fa",
+                    "off", "--oracle-threads", "1", "--tokens", "16", "--threads", "2", "--json");
+            assertThat(unstated.code()).as(unstated.err()).isEqualTo(FidelityMain.MEASURED);
+            JsonNode off = JsonMapper.builder().build().readTree(unstated.out());
+            assertThat(off.path("model").asString()).isEqualTo("qwen3moe-q8_0.gguf (KV cache K f16, V f16)");
+            assertThat(off.path("overall").path("maxDelta").asDouble())
+                    .isGreaterThan(10 * json.path("overall").path("maxDelta").asDouble());
+        }
     }
 
     private static String[] concat(String[] a, String... b) {

@@ -38,6 +38,8 @@ class FidelityMainTest {
             "--model MODEL --oracle http://h:1 --max-delta -1 | --max-delta -1: not a number within [0.0, ∞]",
             "--model --oracle http://h:1                    | --model needs a value",
             "--model MODEL --oracle http://h:1 --frobnicate | unknown argument --frobnicate",
+            "--model MODEL --oracle http://h:1 --oracle-ctk q9 | --oracle-ctk q9: one of f16, bf16, q8_0, q4_0, q4_1, iq4_nl, q5_0, q5_1",
+            "--model MODEL --oracle http://h:1 --oracle-ctv | --oracle-ctv needs a value",
     })
     void aBadArgumentIsOneLineAndExit2(String args, String message) {
         Run run = Run.of(args.isBlank() ? new String[0] : args.replace("MODEL", model).split(" +"));

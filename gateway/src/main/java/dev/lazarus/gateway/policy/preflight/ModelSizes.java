@@ -34,6 +34,34 @@ public final class ModelSizes {
         return total > 0 ? OptionalLong.of(total) : OptionalLong.empty();
     }
 
+    /**
+     * What the backend's KV caches may grow to: per model, its {@code kv_bytes_per_token} (of the cache types it was
+     * configured with, as kt-native reports them) times its context times {@code max_sequences} (1 if not given);
+     * empty when a model does not report them (a llamacpp backend).
+     */
+    public static OptionalLong kvCacheFromMetadata(InferenceBackend backend) {
+        long total = 0;
+        for (ModelInfo model : backend.describe().models()) {
+            OptionalLong kv = kvCacheOf(model);
+            if (kv.isEmpty()) {
+                return OptionalLong.empty();
+            }
+            total += kv.getAsLong();
+        }
+        return total > 0 ? OptionalLong.of(total) : OptionalLong.empty();
+    }
+
+    static OptionalLong kvCacheOf(ModelInfo model) {
+        Map<String, Object> meta = model.metadata() == null ? Map.of() : model.metadata();
+        if (!(meta.get("kv_bytes_per_token") instanceof Number perToken) || perToken.longValue() <= 0
+                || model.contextLength() <= 0) {
+            return OptionalLong.empty();
+        }
+        long sequences = meta.get("max_sequences") instanceof Number n && n.longValue() > 0 ? n.longValue() : 1;
+        return OptionalLong.of(Math.multiplyExact(Math.multiplyExact(perToken.longValue(),
+                (long) model.contextLength()), sequences));
+    }
+
     static OptionalLong sizeOf(Map<String, Object> metadata) {
         for (String key : SIZE_KEYS) {
             if (metadata.get(key) instanceof Number n && n.longValue() > 0) {

@@ -13,7 +13,8 @@ import java.util.function.Supplier;
 
 /**
  * The checks a candidate must pass before it may leave {@code DISABLED}: the CPU has what the
- * candidate's method needs, and the model fits in RAM + VRAM minus a headroom (the memory wall:
+ * candidate's method needs, and the model (with its KV caches, where the backend reports them) fits in RAM + VRAM
+ * minus a headroom (the memory wall:
  * a model larger than that does not fail, it swaps at seconds per token).
  */
 public final class Preflight implements PreflightCheck {
@@ -23,10 +24,17 @@ public final class Preflight implements PreflightCheck {
      *
      * @param method      how it runs its weights
      * @param modelBytes  the size of its weights, when known
+     * @param kvCacheBytes what its KV caches may grow to (context times sequences at the configured cache types),
+     *                    when known: counted in the memory wall beside the weights
      * @param unsupported what the backend itself reports it cannot do with its model (an architecture, tensor types;
      *                    {@link dev.lazarus.backend.api.ModelInfo#UNSUPPORTED}), when it reports anything
      */
-    public record Requirement(KtMethod method, OptionalLong modelBytes, Optional<String> unsupported) {
+    public record Requirement(KtMethod method, OptionalLong modelBytes, OptionalLong kvCacheBytes,
+                              Optional<String> unsupported) {
+
+        public Requirement(KtMethod method, OptionalLong modelBytes, Optional<String> unsupported) {
+            this(method, modelBytes, OptionalLong.empty(), unsupported);
+        }
 
         public Requirement(KtMethod method, OptionalLong modelBytes) {
             this(method, modelBytes, Optional.empty());
@@ -84,12 +92,20 @@ public final class Preflight implements PreflightCheck {
         }
         long budget = hw.ramBytes() + hw.vramBytes() - headroomBytes;
         figures.put("budget_bytes", budget);
-        if (model > budget) {
-            return new Outcome(false, "model needs " + bytes(model) + " but the memory budget is " + bytes(budget)
+        long kv = requirement.kvCacheBytes().orElse(0);
+        String kvPart = "";
+        if (requirement.kvCacheBytes().isPresent()) {
+            figures.put("kv_cache_bytes", kv);
+            kvPart = " + KV cache " + bytes(kv);
+        }
+        if (model + kv > budget) {
+            return new Outcome(false, "model needs " + bytes(model) + kvPart + " but the memory budget is "
+                    + bytes(budget)
                     + " (RAM " + bytes(hw.ramBytes()) + " + VRAM " + bytes(hw.vramBytes()) + " - headroom "
                     + bytes(headroomBytes) + ")", figures);
         }
-        return new Outcome(true, cpuPart + "; model " + bytes(model) + " fits the memory budget of " + bytes(budget),
+        return new Outcome(true, cpuPart + "; model " + bytes(model) + kvPart + " fits the memory budget of "
+                + bytes(budget),
                 figures);
     }
 

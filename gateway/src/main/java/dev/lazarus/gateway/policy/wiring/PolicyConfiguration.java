@@ -117,7 +117,8 @@ public class PolicyConfiguration {
                     : backends.find(id).map(ModelSizes::fromMetadata).orElse(OptionalLong.empty());
             Optional<String> unsupported = backends.find(id).flatMap(b -> b.describe().models().stream()
                     .flatMap(m -> m.unsupported().stream()).findFirst());
-            return new Preflight.Requirement(method, bytes, unsupported);
+            OptionalLong kvCache = backends.find(id).map(ModelSizes::kvCacheFromMetadata).orElse(OptionalLong.empty());
+            return new Preflight.Requirement(method, bytes, kvCache, unsupported);
         }, properties.preflight().memoryHeadroom().toBytes());
     }
 
