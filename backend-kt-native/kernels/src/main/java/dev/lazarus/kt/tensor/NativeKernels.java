@@ -192,6 +192,30 @@ public final class NativeKernels {
         }
     }
 
+    /**
+     * {@code y[i] = expf(x[i])} for i in [0, n) with the C library's {@code expf} ({@code lz_libm.c}): one downcall for
+     * a whole array, the same function as a per-value call. False (nothing written) where the library is not loaded.
+     */
+    public static boolean expf(float[] x, float[] y, int n) {
+        MethodHandle expf = Expf.HANDLE;
+        if (expf == null) {
+            return false;
+        }
+        try {
+            expf.invokeExact(MemorySegment.ofArray(x), MemorySegment.ofArray(y), n);
+        } catch (Throwable e) {
+            throw new IllegalStateException("native expf failed", e);
+        }
+        return true;
+    }
+
+    /** lz_expf's downcall, or null without the library (or in one older than it). */
+    private static final class Expf {
+        static final MethodHandle HANDLE = Library.LOADED.lookup == null ? null
+                : Library.LOADED.lookup.find("lz_expf").map(symbol -> Linker.nativeLinker().downcallHandle(symbol,
+                        FunctionDescriptor.ofVoid(ADDRESS, ADDRESS, JAVA_INT), Linker.Option.critical(true))).orElse(null);
+    }
+
     /** The downcall per instruction set, bound on first use. */
     private static final class Handles {
         static final MethodHandle[] HANDLES = bind();
