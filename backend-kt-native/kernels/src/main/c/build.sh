@@ -23,6 +23,7 @@ flags="-O3 -fPIC -ffp-contract=off -fno-fast-math -std=c11 -Wall -Werror"
 "$cc" $flags -mavx2 -mfma -mf16c -mavx512f -mavx512bw -mavx512vl -mavx512vnni -c "$src/lz_avx512.c" -o "$tmp/avx512.o"
 "$cc" $flags -c "$src/lz_grids.c" -o "$tmp/grids.o"
 "$cc" $flags -c "$src/lz_libm.c" -o "$tmp/libm.o"
+"$cc" $flags -mavx2 -mfma -mf16c -mavx512f -mavx512bw -mavx512vl -c "$src/lz_flash_avx512.c" -o "$tmp/flash_avx512.o"
 mkdir -p "$out"
-"$cc" -shared -o "$out/liblazarus-kt.so" "$tmp/avx2.o" "$tmp/avx512.o" "$tmp/grids.o" "$tmp/libm.o" -lm
+"$cc" -shared -o "$out/liblazarus-kt.so" "$tmp/avx2.o" "$tmp/avx512.o" "$tmp/grids.o" "$tmp/libm.o" "$tmp/flash_avx512.o" -lm
 echo "[kt-native] native kernels: built $out/liblazarus-kt.so with $("$cc" --version | head -1)"

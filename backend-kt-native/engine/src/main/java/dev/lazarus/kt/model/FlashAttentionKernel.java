@@ -1,5 +1,6 @@
 package dev.lazarus.kt.model;
 
+import dev.lazarus.kt.tensor.NativeKernels;
 import java.util.Arrays;
 import jdk.incubator.vector.FloatVector;
 import jdk.incubator.vector.IntVector;
@@ -288,6 +289,15 @@ final class FlashAttentionKernel {
      */
     static void madF16(float[] acc, float[] v, int vOff, int vStride, int n, int[] kept, float[] rescale,
                        float[] weight, int count) {
+        if (NativeKernels.flashMadF16(acc, v, vOff, vStride, n, kept, rescale, weight, count)) {
+            return; // the same steps with F16C's conversions (lz_flash_avx512.c)
+        }
+        madF16Java(acc, v, vOff, vStride, n, kept, rescale, weight, count);
+    }
+
+    /** {@link #madF16(float[], float[], int, int, int, int[], float[], float[], int)} in the Vector API. */
+    static void madF16Java(float[] acc, float[] v, int vOff, int vStride, int n, int[] kept, float[] rescale,
+                           float[] weight, int count) {
         int d = 0;
         for (; d + LANES <= n; d += LANES) {
             FloatVector a = FloatVector.fromArray(S16, acc, d);
