@@ -1,5 +1,6 @@
 package dev.lazarus.kt.model;
 
+import dev.lazarus.kt.tensor.NativeKernels;
 import java.util.Arrays;
 import jdk.incubator.vector.FloatVector;
 import jdk.incubator.vector.IntVector;
@@ -135,7 +136,9 @@ final class FlashAttentionKernel {
         if (lo < to) {
             kv.keyDots(q, qOff, dim, lo, to, scores);
         }
-        // the online softmax's scalars first, position by position; then V in one pass (FlashKv#addValues)
+        // the online softmax's scalars first, then V in one pass (FlashKv#addValues). The running maximum depends on
+        // the scores alone, so every expf argument (old - new on a new maximum, else score - max) is known before any
+        // expf: one batched call for the chunk, the same arguments and bits as one call per position
         Scratch s = SCRATCH.get();
         if (s.kept.length < to - lo) {
             int n = Math.max(to - lo, 2 * s.kept.length);
@@ -151,17 +154,26 @@ final class FlashAttentionKernel {
                 continue; // a -inf mask: ggml's one_chunk skips the cell
             }
             float score = scores[t] * scale;
-            float ms = 1f, vs = 1f;
             if (score > max) {
-                float old = max;
+                rescale[n] = max - score; // the new maximum rescales by expf(old - new)
                 max = score;
-                ms = Libm.exp(old - max);
+                kept[n++] = ~t;
             } else {
-                vs = Libm.exp(score - max);
+                rescale[n] = score - max;
+                kept[n++] = t;
             }
-            kept[n] = t;
-            rescale[n] = ms;
-            weight[n++] = vs;
+        }
+        Libm.exp(rescale, rescale, n);
+        for (int k = 0; k < n; k++) {
+            float ms = 1f, vs = 1f;
+            if (kept[k] < 0) {
+                ms = rescale[k];
+                kept[k] = ~kept[k];
+            } else {
+                vs = rescale[k];
+                rescale[k] = 1f;
+            }
+            weight[k] = vs;
             sum = Math.fma(sum, ms, vs);
         }
         kv.addValues(kept, rescale, weight, n, acc);
@@ -277,6 +289,15 @@ final class FlashAttentionKernel {
      */
     static void madF16(float[] acc, float[] v, int vOff, int vStride, int n, int[] kept, float[] rescale,
                        float[] weight, int count) {
+        if (NativeKernels.flashMadF16(acc, v, vOff, vStride, n, kept, rescale, weight, count)) {
+            return; // the same steps with F16C's conversions (lz_flash_avx512.c)
+        }
+        madF16Java(acc, v, vOff, vStride, n, kept, rescale, weight, count);
+    }
+
+    /** {@link #madF16(float[], float[], int, int, int, int[], float[], float[], int)} in the Vector API. */
+    static void madF16Java(float[] acc, float[] v, int vOff, int vStride, int n, int[] kept, float[] rescale,
+                           float[] weight, int count) {
         int d = 0;
         for (; d + LANES <= n; d += LANES) {
             FloatVector a = FloatVector.fromArray(S16, acc, d);

@@ -1,5 +1,6 @@
 package dev.lazarus.kt.model;
 
+import dev.lazarus.kt.tensor.NativeKernels;
 import java.lang.foreign.FunctionDescriptor;
 import java.lang.foreign.Linker;
 import java.lang.foreign.ValueLayout;
@@ -39,6 +40,15 @@ final class Libm {
 
     static float exp(float x) {
         return EXPF.isPresent() ? call(EXPF.get(), x) : (float) Math.exp(x);
+    }
+
+    /** {@code y[i] = exp(x[i])} for i in [0, n): one native call for the lot where the engine's library loaded. */
+    static void exp(float[] x, float[] y, int n) {
+        if (!NativeKernels.expf(x, y, n)) {
+            for (int i = 0; i < n; i++) {
+                y[i] = exp(x[i]);
+            }
+        }
     }
 
     static float log(float x) {

@@ -167,6 +167,39 @@ class FlashAttentionKernelTest {
         assertThat(attend(q, keys, values, dim, 0, positions, 0.5f, Path.TILED, 1)).as("seed=%dL", seed).isNotEqualTo(row);
     }
 
+    /**
+     * The native F16 value accumulation (AVX-512 hosts) against the Vector API loop: rows of 8 to 136 values (masked
+     * tails), weights over many magnitudes so that sums reach F16's subnormals and overflow, rescales among them.
+     */
+    @ParameterizedTest
+    @CsvSource({"8", "16", "24", "64", "128", "136"})
+    void theNativeValueAccumulationRoundsAsTheJavaOne(int n) {
+        long seed = System.nanoTime();
+        Random rnd = new Random(seed);
+        int positions = 300, stride = n + 8, count = 200;
+        float[] v = f16s(rnd, positions * stride);
+        int[] kept = new int[count];
+        float[] rescale = new float[count], weight = new float[count];
+        for (int k = 0; k < count; k++) {
+            kept[k] = rnd.nextInt(positions);
+            rescale[k] = rnd.nextInt(4) == 0 ? (float) Math.exp(-rnd.nextDouble() * 20) : 1f;
+            weight[k] = (float) Math.pow(2, rnd.nextInt(40) - 30) * rnd.nextFloat() * (k == 150 ? 1e5f : 1f);
+        }
+        float[] ours = f16s(rnd, n), java = ours.clone();
+        boolean native_ = dev.lazarus.kt.tensor.NativeKernels.flashMadF16(ours, v, 3, stride, n, kept, rescale, weight,
+                count);
+        FlashAttentionKernel.madF16Java(java, v, 3, stride, n, kept, rescale, weight, count);
+        assertThat(native_).as("native kernels on an AVX-512 host")
+                .isEqualTo(dev.lazarus.kt.tensor.NativeKernels.best().isPresent()
+                        && dev.lazarus.kt.host.HostCpu.flags().contains("avx512f"));
+        if (native_) {
+            for (int d = 0; d < n; d++) {
+                assertThat(Float.floatToRawIntBits(ours[d])).as("seed=%dL d=%d", seed, d)
+                        .isEqualTo(Float.floatToRawIntBits(java[d]));
+            }
+        }
+    }
+
     @Test
     void sixteenLanesRoundToF16AsTheScalarConversionDoes() {
         long seed = System.nanoTime();

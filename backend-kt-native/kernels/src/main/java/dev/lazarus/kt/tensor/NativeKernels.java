@@ -192,6 +192,60 @@ public final class NativeKernels {
         }
     }
 
+    /**
+     * {@code y[i] = expf(x[i])} for i in [0, n) with the C library's {@code expf} ({@code lz_libm.c}): one downcall for
+     * a whole array, the same function as a per-value call. False (nothing written) where the library is not loaded.
+     */
+    public static boolean expf(float[] x, float[] y, int n) {
+        MethodHandle expf = Expf.HANDLE;
+        if (expf == null) {
+            return false;
+        }
+        try {
+            expf.invokeExact(MemorySegment.ofArray(x), MemorySegment.ofArray(y), n);
+        } catch (Throwable e) {
+            throw new IllegalStateException("native expf failed", e);
+        }
+        return true;
+    }
+
+    /**
+     * Flash attention's F16 value accumulation over a row chunk ({@code lz_flash_avx512.c}), bit for bit as the Java
+     * {@code FlashAttentionKernel.madF16}: for each {@code k < count} the accumulator {@code acc[0, n)} rescaled by
+     * {@code rescale[k]} where that is not 1, then {@code v[kept[k]·vStride + vOff ..]} added with weight
+     * {@code weight[k]}, every step rounded to F16. False (nothing done) without the library or AVX-512 here.
+     */
+    public static boolean flashMadF16(float[] acc, float[] v, int vOff, int vStride, int n, int[] kept, float[] rescale,
+                                      float[] weight, int count) {
+        MethodHandle mad = FlashMad.HANDLE;
+        if (mad == null) {
+            return false;
+        }
+        try {
+            mad.invokeExact(MemorySegment.ofArray(acc), MemorySegment.ofArray(v), vOff, vStride, n,
+                    MemorySegment.ofArray(kept), MemorySegment.ofArray(rescale), MemorySegment.ofArray(weight), count);
+        } catch (Throwable e) {
+            throw new IllegalStateException("native flash-attention value accumulation failed", e);
+        }
+        return true;
+    }
+
+    /** lz_avx512_flash_mad_f16's downcall, or null without the library or AVX-512 (avx512f, f16c, fma). */
+    private static final class FlashMad {
+        static final MethodHandle HANDLE = Library.LOADED.lookup == null
+                || !HostCpu.flags().containsAll(Set.of("avx512f", "f16c", "fma")) ? null
+                : Library.LOADED.lookup.find("lz_avx512_flash_mad_f16").map(symbol -> Linker.nativeLinker().downcallHandle(
+                        symbol, FunctionDescriptor.ofVoid(ADDRESS, ADDRESS, JAVA_INT, JAVA_INT, JAVA_INT, ADDRESS, ADDRESS,
+                                ADDRESS, JAVA_INT), Linker.Option.critical(true))).orElse(null);
+    }
+
+    /** lz_expf's downcall, or null without the library (or in one older than it). */
+    private static final class Expf {
+        static final MethodHandle HANDLE = Library.LOADED.lookup == null ? null
+                : Library.LOADED.lookup.find("lz_expf").map(symbol -> Linker.nativeLinker().downcallHandle(symbol,
+                        FunctionDescriptor.ofVoid(ADDRESS, ADDRESS, JAVA_INT), Linker.Option.critical(true))).orElse(null);
+    }
+
     /** The downcall per instruction set, bound on first use. */
     private static final class Handles {
         static final MethodHandle[] HANDLES = bind();

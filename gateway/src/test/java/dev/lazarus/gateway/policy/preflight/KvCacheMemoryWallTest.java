@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import dev.lazarus.backend.api.BackendConfig;
 import dev.lazarus.backend.api.BackendFactories;
 import dev.lazarus.backend.api.ModelInfo;
+import dev.lazarus.gateway.policy.KtMethod;
 import dev.lazarus.gateway.policy.PreflightCheck;
 import dev.lazarus.kt.backend.KtNativeBackend;
 import dev.lazarus.kt.synthetic.SyntheticModels;
