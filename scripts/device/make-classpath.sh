@@ -14,7 +14,7 @@ ALL=$(mktemp -d)
 trap 'rm -rf "$ALL"' EXIT
 ./mvnw -q -pl backend-kt-native/tools -am package -DskipTests \
   dependency:copy-dependencies -DincludeScope=runtime -DoutputDirectory="$ALL"
-for jar in backend-api jackson-core-3 jackson-databind-3 jackson-annotations reactor-core reactive-streams; do
+for jar in host-facts backend-api jackson-core-3 jackson-databind-3 jackson-annotations reactor-core reactive-streams; do
   cp "$ALL"/$jar*.jar "$OUT/lib/"
 done
 mkdir -p "$OUT/classes"

@@ -1,5 +1,6 @@
 package dev.lazarus.kt.placement;
 
+import dev.lazarus.host.MemInfo;
 import java.io.IOException;
 import java.lang.management.ManagementFactory;
 import java.nio.file.Files;
@@ -36,15 +37,9 @@ record HostMemory(long total, long available) {
     /** A line of {@code /proc/meminfo} in bytes, or -1 when the file or the line is missing. */
     private static long meminfo(Path meminfo, String key) {
         try {
-            for (String line : Files.readAllLines(meminfo)) {
-                if (line.startsWith(key)) {
-                    String[] parts = line.substring(key.length()).trim().split("\\s+");
-                    return Long.parseLong(parts[0]) * 1024; // kB
-                }
-            }
+            return MemInfo.bytes(Files.readAllLines(meminfo), key.substring(0, key.length() - 1)).orElse(-1);
         } catch (IOException | RuntimeException e) {
             return -1;
         }
-        return -1;
     }
 }

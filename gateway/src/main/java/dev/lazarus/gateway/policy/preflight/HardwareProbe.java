@@ -1,5 +1,7 @@
 package dev.lazarus.gateway.policy.preflight;
 
+import dev.lazarus.host.CpuInfo;
+import dev.lazarus.host.MemInfo;
 import java.io.IOException;
 import java.io.InputStream;
 import java.nio.charset.StandardCharsets;
@@ -8,10 +10,8 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.HashSet;
 import java.util.List;
-import java.util.Locale;
-import java.util.Set;
+import java.util.OptionalLong;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.regex.Pattern;
@@ -61,73 +61,32 @@ public final class HardwareProbe {
     /** Reads every source now. */
     public HardwareProfile probe() {
         List<String> notes = new ArrayList<>();
-        Cpu cpu = readCpu(notes);
-        return new HardwareProfile(cpu.vendor, cpu.model, cpu.flags, cpu.processors, countNumaNodes(notes),
+        CpuInfo cpu = readCpu(notes);
+        return new HardwareProfile(cpu.vendor(), cpu.model(), cpu.flags(), cpu.processors(), countNumaNodes(notes),
                 readRam(notes), readGpus(notes), notes);
     }
 
-    private record Cpu(String vendor, String model, Set<String> flags, int processors) {}
-
-    private Cpu readCpu(List<String> notes) {
+    private CpuInfo readCpu(List<String> notes) {
         List<String> lines = lines(sources.cpuinfo(), notes);
-        String vendor = null;
-        String model = null;
-        String implementer = null;
-        Set<String> flags = new HashSet<>();
-        int processors = 0;
-        for (String line : lines) {
-            int colon = line.indexOf(':');
-            if (colon < 0) {
-                continue;
-            }
-            String key = line.substring(0, colon).trim().toLowerCase(Locale.ROOT);
-            String value = line.substring(colon + 1).trim();
-            switch (key) {
-                case "processor" -> processors++;
-                case "vendor_id" -> vendor = vendor == null ? value : vendor;
-                case "model name" -> model = model == null ? value : model;
-                case "cpu implementer" -> implementer = implementer == null ? value : implementer;
-                // x86 says "flags", Arm says "Features"; the first processor's list stands for all.
-                case "flags", "features" -> {
-                    if (flags.isEmpty()) {
-                        for (String flag : value.split("\\s+")) {
-                            if (!flag.isEmpty()) {
-                                flags.add(flag.toLowerCase(Locale.ROOT));
-                            }
-                        }
-                    }
-                }
-                default -> { }
-            }
-        }
-        if (vendor == null && implementer != null) {
-            vendor = "arm (implementer " + implementer + ")";
-        }
-        if (!lines.isEmpty() && flags.isEmpty()) {
+        CpuInfo cpu = CpuInfo.parse(lines);
+        if (!lines.isEmpty() && cpu.flags().isEmpty()) {
             notes.add(sources.cpuinfo() + " lists no CPU flags");
         }
-        return new Cpu(vendor == null ? "unknown" : vendor, model == null ? "unknown" : model, flags, processors);
+        return cpu;
     }
 
     private long readRam(List<String> notes) {
         List<String> lines = lines(sources.meminfo(), notes);
-        for (String line : lines) {
-            if (line.startsWith("MemTotal:")) {
-                String[] parts = line.substring("MemTotal:".length()).trim().split("\\s+");
-                try {
-                    long value = Long.parseLong(parts[0]);
-                    // The kernel writes "kB" and means KiB.
-                    return parts.length > 1 && parts[1].equalsIgnoreCase("kB") ? value * 1024 : value;
-                } catch (NumberFormatException e) {
-                    notes.add("unreadable MemTotal line in " + sources.meminfo() + ": " + line);
-                    return 0;
-                }
+        try {
+            OptionalLong total = MemInfo.bytes(lines, "MemTotal");
+            if (total.isEmpty() && !lines.isEmpty()) {
+                notes.add("no MemTotal in " + sources.meminfo());
             }
+            return total.orElse(0);
+        } catch (NumberFormatException e) {
+            notes.add("unreadable MemTotal line in " + sources.meminfo() + ": " + e.getMessage());
+            return 0;
         }
-        if (!lines.isEmpty()) {
-            notes.add("no MemTotal in " + sources.meminfo());
-        }
-        return 0;
     }
 
     private int countNumaNodes(List<String> notes) {
