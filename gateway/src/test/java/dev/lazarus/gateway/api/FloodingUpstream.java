@@ -112,7 +112,8 @@ final class FloodingUpstream implements AutoCloseable {
         bytesWritten.addAndGet(bytes.length);
     }
 
-    private static String readHead(InputStream in) throws IOException {
+    /** An HTTP request's head up to its blank line (ISO-8859-1), or null when the connection ends first. */
+    static String readHead(InputStream in) throws IOException {
         ByteArrayOutputStream head = new ByteArrayOutputStream();
         int matched = 0;
         int b;
@@ -132,7 +133,8 @@ final class FloodingUpstream implements AutoCloseable {
         return m.find() ? Long.parseLong(m.group(1)) : eventsPerStream;
     }
 
-    private static int contentLength(String head) {
+    /** The head's Content-Length, 0 without one. */
+    static int contentLength(String head) {
         for (String line : head.split("\r\n")) {
             if (line.toLowerCase().startsWith("content-length:")) {
                 return Integer.parseInt(line.substring(15).trim());

@@ -1,6 +1,5 @@
 package dev.lazarus.gateway.api;
 
-import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
@@ -60,11 +59,11 @@ final class WholeAnswerUpstream implements AutoCloseable {
                 return;
             }
             InputStream in = socket.getInputStream();
-            String head = readHead(in);
+            String head = FloodingUpstream.readHead(in);
             if (head == null) {
                 return;
             }
-            in.readNBytes(contentLength(head));
+            in.readNBytes(FloodingUpstream.contentLength(head));
             OutputStream out = socket.getOutputStream();
             if (head.startsWith("GET /health")) {
                 answer(out, "200 OK", "{\"status\":\"ok\"}");
@@ -88,29 +87,6 @@ final class WholeAnswerUpstream implements AutoCloseable {
                 + "\r\nConnection: close\r\n\r\n").getBytes(StandardCharsets.US_ASCII));
         out.write(body);
         out.flush();
-    }
-
-    private static String readHead(InputStream in) throws IOException {
-        ByteArrayOutputStream head = new ByteArrayOutputStream();
-        int matched = 0;
-        int b;
-        while ((b = in.read()) >= 0) {
-            head.write(b);
-            matched = (b == '\r' || b == '\n') ? matched + 1 : 0;
-            if (matched == 4) {
-                return head.toString(StandardCharsets.ISO_8859_1);
-            }
-        }
-        return null;
-    }
-
-    private static int contentLength(String head) {
-        for (String line : head.split("\r\n")) {
-            if (line.toLowerCase().startsWith("content-length:")) {
-                return Integer.parseInt(line.substring(15).trim());
-            }
-        }
-        return 0;
     }
 
     @Override
