@@ -7,6 +7,7 @@ import io.netty.channel.ChannelFutureListener;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelOutboundBuffer;
 import io.netty.channel.ChannelInboundHandlerAdapter;
+import io.netty.channel.ChannelOption;
 import io.netty.channel.ChannelPromise;
 import io.netty.channel.WriteBufferWaterMark;
 import io.netty.handler.codec.http.HttpContent;
@@ -44,7 +45,9 @@ import tools.jackson.databind.json.JsonMapper;
  *     once the connection has been unwritable (its write buffer over the high-water mark) for
  *     {@code write-stall-timeout}. Nothing more is read from the upstream meanwhile (the response's
  *     writer asks for events only while the connection is writable), so the stall costs no memory
- *     beyond that buffer; the close cancels the upstream call, which charges the backend nothing.
+ *     beyond that buffer and the kernel's send buffer, which {@code send-buffer} keeps small (what was
+ *     relayed is also kept for a mid-stream resume); the close cancels the upstream call, which charges
+ *     the backend nothing.
  * </ul>
  *
  * Also caps connections in all and per client address ({@link ConnectionCount}): one over a cap is
@@ -93,6 +96,10 @@ final class ConnectionGuard {
                     && channel.pipeline().get(NettyPipeline.HttpTrafficHandler) != null) {
                 int high = (int) Math.min(Integer.MAX_VALUE, Math.max(2, settings.limits().writeBuffer().toBytes()));
                 channel.config().setWriteBufferWaterMark(new WriteBufferWaterMark(high / 2, high));
+                long send = settings.limits().sendBuffer().toBytes();
+                if (send > 0) {
+                    channel.config().setOption(ChannelOption.SO_SNDBUF, (int) Math.min(Integer.MAX_VALUE, send));
+                }
                 ConnectionGuard guard = new ConnectionGuard(settings);
                 channel.pipeline().addBefore(NettyPipeline.HttpCodec, "lazarus.connectionBytes", guard.bytes);
                 channel.pipeline().addBefore(NettyPipeline.HttpTrafficHandler, MESSAGES,

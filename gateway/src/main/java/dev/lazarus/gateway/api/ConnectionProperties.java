@@ -28,6 +28,10 @@ import org.springframework.validation.annotation.Validated;
  *                      client takes some (the connection's high-water mark; it resumes at half)
  * @param stalledBytesMax in all, the response bytes held for stalled clients (unwritable connections); a
  *                      connection that stalls while they exceed it is cut at once rather than after the stall
+ * @param sendBuffer    per connection, the kernel's send buffer ({@code SO_SNDBUF}); 0 leaves it to the OS, whose
+ *                      autotuning lets it grow to megabytes (Linux: {@code net.ipv4.tcp_wmem}). What a client that
+ *                      stopped reading was sent is relayed all the same, and what is relayed of a stream is kept
+ *                      for a mid-stream resume: with an unbounded send buffer that is megabytes per stalled client
  */
 @Validated
 @ConfigurationProperties(prefix = "lazarus.connections")
@@ -39,4 +43,5 @@ public record ConnectionProperties(
         @DefaultValue("256") @Min(0) int maxPerAddress,
         @DefaultValue("30s") @NotNull Duration writeStallTimeout,
         @DefaultValue("64KB") @NotNull DataSize writeBuffer,
-        @DefaultValue("64MB") @NotNull DataSize stalledBytesMax) {}
+        @DefaultValue("64MB") @NotNull DataSize stalledBytesMax,
+        @DefaultValue("64KB") @NotNull DataSize sendBuffer) {}

@@ -26,7 +26,7 @@ import org.junit.jupiter.api.Test;
  * kt-native engine nor the PostgreSQL store's JDBC classes (docs/benchmarks.md#memory-and-jvm-options).
  * Run by failsafe after {@code package} ({@code ./mvnw -B verify}).
  */
-class MemoryOptionsIT {
+public class MemoryOptionsIT {
 
     private static final Path JAR = Path.of(System.getProperty("lazarus.gateway.jar", "target/gateway.jar"));
     private static final Path JAVA = Path.of(System.getProperty("java.home"), "bin", "java");
@@ -91,7 +91,7 @@ class MemoryOptionsIT {
     }
 
     /** The options of README's "for example `java ... --add-modules=...`" under "Memory". */
-    static List<String> readmeMemoryOptions() throws IOException {
+    public static List<String> readmeMemoryOptions() throws IOException {
         Matcher m = Pattern.compile("for example `java ((?:-\\S+ )+)--add-modules=\\.\\.\\.`").matcher(Files.readString(README));
         assertThat(m.find()).as("README names the memory options as `java ... --add-modules=...`").isTrue();
         return Arrays.asList(m.group(1).trim().split(" "));
