@@ -42,9 +42,13 @@ public record ChatFormat(ReasoningSyntax reasoning, ToolCallSyntax toolCalls, bo
         if (source.contains(HarmonyAnswer.CHANNEL) && source.contains(HarmonyAnswer.MESSAGE)) {
             return new ChatFormat(null, new HermesCalls(), true);
         }
+        ToolCallSyntax calls = toolCallSyntax(source);
+        if (calls instanceof XmlCalls) { // llama-server's parser of its own for the format, with its own layout
+            return new ChatFormat(source.contains(ReasoningSyntax.OPEN) ? XmlCalls.REASONING : null, calls, false);
+        }
         ReasoningSyntax reasoning = source.contains(ReasoningSyntax.OPEN) || source.contains(ReasoningSyntax.CLOSE)
                 ? reasoningLayout(template) : null;
-        return new ChatFormat(reasoning, toolCallSyntax(source), false);
+        return new ChatFormat(reasoning, calls, false);
     }
 
     static ToolCallSyntax toolCallSyntax(String source) {
@@ -53,6 +57,9 @@ public record ChatFormat(ReasoningSyntax reasoning, ToolCallSyntax toolCalls, bo
         }
         if (source.contains(DeepSeekCalls.OPEN)) {
             return new DeepSeekCalls();
+        }
+        if (XmlCalls.writtenBy(source)) {
+            return new XmlCalls();
         }
         if (source.contains(GlmCalls.KEY_OPEN)) {
             return new GlmCalls();
