@@ -37,6 +37,11 @@ public record ChatFormat(ReasoningSyntax reasoning, ToolCallSyntax toolCalls, bo
         return markers;
     }
 
+    /** Whether calls are Hermes JSON blocks ({@code <tool_call>{"name": ...}</tool_call>}: Qwen2.5/3, ChatML). */
+    public boolean hermesCalls() {
+        return toolCalls instanceof HermesCalls;
+    }
+
     static ChatFormat detect(ChatTemplate template) {
         String source = template.source();
         if (source.contains(HarmonyAnswer.CHANNEL) && source.contains(HarmonyAnswer.MESSAGE)) {

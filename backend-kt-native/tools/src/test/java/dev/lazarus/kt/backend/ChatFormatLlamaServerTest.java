@@ -8,6 +8,7 @@ import dev.lazarus.backend.api.openai.ChatCompletionAggregator;
 import dev.lazarus.backend.api.openai.ChatCompletionChunk;
 import dev.lazarus.backend.api.openai.ChatCompletionRequest;
 import dev.lazarus.backend.api.openai.ChatMessage;
+import dev.lazarus.backend.api.openai.MessageContent;
 import dev.lazarus.backend.api.openai.Tool;
 import dev.lazarus.backend.api.openai.ToolCall;
 import dev.lazarus.kt.chat.ChatTemplate;
@@ -208,6 +209,37 @@ class ChatFormatLlamaServerTest {
                         Map.of("reasoning_content", "Let me see.", "content", XML_CALL)),
                 new Answer("Let me see.\n" + XML_CALL, true, Map.of(),
                         Map.of("reasoning_content", "Let me see.\n" + XML_CALL, "content", " "))));
+    }
+
+    /**
+     * The prompt of a conversation with tools, a call in the history (reasoning, text and typed arguments) and its
+     * result is llama-server's, with thinking on and off.
+     */
+    @Test
+    void qwen35PromptWithToolsAndACall() throws Exception {
+        List<ChatMessage> messages = List.of(ChatMessage.system("Be brief."), ChatMessage.user("Weather in Paris?"),
+                new ChatMessage("assistant", MessageContent.ofText("Checking."), null, List.of(new ToolCall(null, "call_1",
+                        "function", new ToolCall.FunctionCall("get_weather", "{\"city\": \"Paris\", \"days\": 3}"))),
+                        null, "The user wants weather.", null),
+                new ChatMessage("tool", MessageContent.ofText("Sunny, 21 C"), null, null, "call_1", null, null));
+        Path model = SyntheticModels.write(SyntheticModels.tinyLlama(), dir.resolve("qwen3.5-prompt.gguf"),
+                resource("/chat-templates/qwen3.5.jinja"));
+        ChatTemplate template;
+        try (GgufFile file = GgufFile.open(model)) {
+            template = ChatTemplate.fromMetadata(file.metadata(), Tokenizers.fromMetadata(file.metadata()));
+        }
+        try (LlamaServerProcess server = LlamaServerProcess.start(model, "-c", "2048", "--jinja")) {
+            for (boolean thinking : List.of(true, false)) {
+                ObjectNode body = JSON.createObjectNode();
+                body.putPOJO("messages", messages);
+                body.putPOJO("tools", List.of(WEATHER));
+                body.putPOJO("chat_template_kwargs", Map.of("enable_thinking", thinking));
+                String theirs = JSON.readTree(server.post("/apply-template", JSON.writeValueAsString(body))).path("prompt")
+                        .asString();
+                String ours = template.render(messages, List.of(WEATHER), true, Map.of("enable_thinking", thinking));
+                assertThat(ours).as("thinking %s", thinking).isEqualTo(theirs).contains("<parameter=days>\n3\n</parameter>");
+            }
+        }
     }
 
     @Test
