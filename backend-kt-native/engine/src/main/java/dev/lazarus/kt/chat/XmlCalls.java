@@ -2,6 +2,7 @@ package dev.lazarus.kt.chat;
 
 import dev.lazarus.backend.api.openai.Tool;
 import java.util.EnumSet;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -84,7 +85,7 @@ final class XmlCalls implements ToolCallSyntax.Tagged {
         Map<?, ?> properties = function.parameters() != null && function.parameters().get("properties") instanceof Map<?, ?> p
                 ? p : Map.of();
         StringBuilder arguments = new StringBuilder("{");
-        Set<String> given = new java.util.HashSet<>();
+        Set<String> given = new HashSet<>();
         String rest = body.substring(nameEnd + 2, body.length() - FUNCTION_CLOSE.length());
         while (!rest.isEmpty()) {
             int keyEnd = rest.indexOf(">\n");
@@ -97,16 +98,13 @@ final class XmlCalls implements ToolCallSyntax.Tagged {
             }
             String valueAndRest = rest.substring(keyEnd + 2);
             int end = valueEnd(valueAndRest, types(schema));
-            if (end < 0) {
+            String value;
+            if (end > 0) {
+                value = valueAndRest.substring(0, end);
+            } else if (end == 0 && (end = valueAndRest.indexOf(PARAMETER_CLOSE)) >= 0) {
+                value = CallJson.JSON.writeValueAsString(valueAndRest.substring(0, end)); // the raw text
+            } else {
                 return null;
-            }
-            String value = end == 0 ? null : valueAndRest.substring(0, end);
-            if (value == null) { // the raw text
-                end = valueAndRest.indexOf(PARAMETER_CLOSE);
-                if (end < 0) {
-                    return null;
-                }
-                value = CallJson.JSON.writeValueAsString(valueAndRest.substring(0, end));
             }
             arguments.append(arguments.length() > 1 ? "," : "").append(CallJson.JSON.writeValueAsString(key)).append(':')
                     .append(value);
