@@ -97,15 +97,13 @@ final class XmlCalls implements ToolCallSyntax.Tagged {
                 return null;
             }
             String valueAndRest = rest.substring(keyEnd + 2);
-            int end = valueEnd(valueAndRest, types(schema));
-            String value;
-            if (end > 0) {
-                value = valueAndRest.substring(0, end);
-            } else if (end == 0 && (end = valueAndRest.indexOf(PARAMETER_CLOSE)) >= 0) {
-                value = CallJson.JSON.writeValueAsString(valueAndRest.substring(0, end)); // the raw text
-            } else {
+            int jsonEnd = valueEnd(valueAndRest, types(schema));
+            int end = jsonEnd == 0 ? valueAndRest.indexOf(PARAMETER_CLOSE) : jsonEnd;
+            if (end < 0) {
                 return null;
             }
+            String value = jsonEnd == 0 ? CallJson.JSON.writeValueAsString(valueAndRest.substring(0, end)) // the raw text
+                    : valueAndRest.substring(0, end);
             arguments.append(arguments.length() > 1 ? "," : "").append(CallJson.JSON.writeValueAsString(key)).append(':')
                     .append(value);
             given.add(key);
