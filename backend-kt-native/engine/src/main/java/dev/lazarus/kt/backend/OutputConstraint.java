@@ -23,7 +23,6 @@ import java.util.Map;
  */
 record OutputConstraint(String gbnf, boolean jsonContent, String param) {
 
-    private static final String HERMES_OPEN = "<tool_call>";
     /** Llama 3.x calls are bare JSON objects. */
     private static final String LLAMA3_OPEN = "{";
     static final OutputConstraint NONE = new OutputConstraint(null, false, null);
@@ -80,9 +79,10 @@ record OutputConstraint(String gbnf, boolean jsonContent, String param) {
 
     private static OutputConstraint requiredCalls(ToolUse tools, ChatFormat format) {
         String open = format.toolCalls().open();
-        if (format.harmony() || format.reasoning() != null || !(HERMES_OPEN.equals(open) || LLAMA3_OPEN.equals(open))) {
+        // GLM's and Qwen3.5's calls open with <tool_call> too, but are no JSON
+        if (format.harmony() || format.reasoning() != null || !(format.hermesCalls() || LLAMA3_OPEN.equals(open))) {
             throw BackendException.invalidRequest("tool_choice 'required' is supported by the kt-native backend for"
-                    + " templates without a reasoning block that write Hermes <tool_call> blocks (Qwen2.5, ChatML) or"
+                    + " templates without a reasoning block that write Hermes <tool_call> JSON blocks (Qwen2.5, ChatML) or"
                     + " Llama 3.x JSON calls; this model's template does otherwise", "tool_choice");
         }
         List<ChatGrammars.ToolSpec> specs = tools.tools().stream()

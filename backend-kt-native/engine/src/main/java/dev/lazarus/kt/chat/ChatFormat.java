@@ -37,14 +37,23 @@ public record ChatFormat(ReasoningSyntax reasoning, ToolCallSyntax toolCalls, bo
         return markers;
     }
 
+    /** Whether calls are Hermes JSON blocks ({@code <tool_call>{"name": ...}</tool_call>}: Qwen2.5/3, ChatML). */
+    public boolean hermesCalls() {
+        return toolCalls instanceof HermesCalls;
+    }
+
     static ChatFormat detect(ChatTemplate template) {
         String source = template.source();
         if (source.contains(HarmonyAnswer.CHANNEL) && source.contains(HarmonyAnswer.MESSAGE)) {
             return new ChatFormat(null, new HermesCalls(), true);
         }
+        ToolCallSyntax calls = toolCallSyntax(source);
+        if (calls instanceof XmlCalls) { // llama-server's parser of its own for the format, with its own layout
+            return new ChatFormat(source.contains(ReasoningSyntax.OPEN) ? XmlCalls.REASONING : null, calls, false);
+        }
         ReasoningSyntax reasoning = source.contains(ReasoningSyntax.OPEN) || source.contains(ReasoningSyntax.CLOSE)
                 ? reasoningLayout(template) : null;
-        return new ChatFormat(reasoning, toolCallSyntax(source), false);
+        return new ChatFormat(reasoning, calls, false);
     }
 
     static ToolCallSyntax toolCallSyntax(String source) {
@@ -53,6 +62,9 @@ public record ChatFormat(ReasoningSyntax reasoning, ToolCallSyntax toolCalls, bo
         }
         if (source.contains(DeepSeekCalls.OPEN)) {
             return new DeepSeekCalls();
+        }
+        if (XmlCalls.writtenBy(source)) {
+            return new XmlCalls();
         }
         if (source.contains(GlmCalls.KEY_OPEN)) {
             return new GlmCalls();

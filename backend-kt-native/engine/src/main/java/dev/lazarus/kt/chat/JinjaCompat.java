@@ -14,6 +14,9 @@ import java.util.regex.Pattern;
  *   <li>{@code f(name=x|length - 1)}: Jinjava cannot take a filter expression as a keyword argument
  *       unless it is parenthesised;</li>
  *   <li>{@code x[::-1]}: Jinjava has no slice step; reversing is the only step templates use.</li>
+ *   <li>{@code loop.previtem}, {@code loop.nextitem} (Qwen3.5 groups tool results by them): Jinjava's loop has
+ *       neither; inside a loop over a plain name they become that sequence's item before or after, none at the
+ *       ends.</li>
  * </ul>
  */
 final class JinjaCompat {
@@ -25,14 +28,35 @@ final class JinjaCompat {
 
     private JinjaCompat() {}
 
+    private static final Pattern FOR = Pattern.compile("\\{%-?\\s*for\\s.+?\\sin\\s+(.+?)\\s*-?%}", Pattern.DOTALL);
+    private static final Pattern END_FOR = Pattern.compile("\\{%-?\\s*endfor\\b");
+    private static final Pattern PLAIN_NAME = Pattern.compile("[A-Za-z_][\\w.]*");
+
     static String rewrite(String source) {
         Matcher tags = TAG.matcher(source);
         StringBuilder out = new StringBuilder(source.length() + 64);
+        java.util.ArrayDeque<String> loops = new java.util.ArrayDeque<>(); // the sequence of each open loop, "" if not a name
         while (tags.find()) {
-            tags.appendReplacement(out, Matcher.quoteReplacement(rewriteTag(tags.group())));
+            String tag = tags.group();
+            Matcher loop = FOR.matcher(tag);
+            if (loop.matches()) {
+                loops.push(PLAIN_NAME.matcher(loop.group(1)).matches() ? loop.group(1) : "");
+            } else if (END_FOR.matcher(tag).lookingAt() && !loops.isEmpty()) {
+                loops.pop();
+            }
+            tags.appendReplacement(out, Matcher.quoteReplacement(rewriteTag(neighbours(tag, loops.peek()))));
         }
         tags.appendTail(out);
         return out.toString();
+    }
+
+    /** {@code loop.previtem} and {@code loop.nextitem} as items of {@code sequence} (left as written without one). */
+    private static String neighbours(String tag, String sequence) {
+        if (sequence == null || sequence.isEmpty()) {
+            return tag;
+        }
+        return tag.replace("loop.previtem", "(" + sequence + "[loop.index0 - 1] if loop.index0 > 0 else none)")
+                .replace("loop.nextitem", "(" + sequence + "[loop.index0 + 1] if loop.index0 + 1 < loop.length else none)");
     }
 
     private static String rewriteTag(String tag) {

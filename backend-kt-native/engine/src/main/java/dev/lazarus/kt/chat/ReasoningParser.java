@@ -6,7 +6,8 @@ import java.util.List;
  * Splits an answer, as it streams, into its reasoning block and the text after it, as llama-server
  * does: whitespace before the answer is dropped; a block is recognised only at the start of the answer
  * (or is already open when the prompt opened it); the layout newlines after the tags
- * ({@link ReasoningSyntax}) are dropped; a {@code <think>} later in the text is plain text. A block the
+ * ({@link ReasoningSyntax}) are dropped; a {@code <think>} later in the text is plain text. Where the syntax says so,
+ * a call's open tag ends the block as well and stays in the answer. A block the
  * generation never closes is all reasoning. Text that may still be a tag is held back until it is known.
  * Not thread-safe: one per generation.
  */
@@ -15,11 +16,14 @@ public final class ReasoningParser extends StreamingParser {
     private enum State { LEADING, OPEN_LAYOUT, INSIDE, CLOSE_LAYOUT, CONTENT }
 
     private final ReasoningSyntax syntax;
+    private final List<String> ends;
     private State state;
     private int layoutLeft;
 
     public ReasoningParser(ReasoningSyntax syntax, ReasoningSyntax.PromptState prompt) {
         this.syntax = syntax;
+        this.ends = syntax.endsAtCall() == null ? List.of(ReasoningSyntax.CLOSE)
+                : List.of(ReasoningSyntax.CLOSE, syntax.endsAtCall());
         switch (prompt.start()) {
             case INSIDE -> {
                 state = State.OPEN_LAYOUT;
@@ -55,9 +59,11 @@ public final class ReasoningParser extends StreamingParser {
                     }
                 }
                 case OPEN_LAYOUT, CLOSE_LAYOUT -> {
-                    while (layoutLeft > 0 && !pending.isEmpty() && pending.charAt(0) == '\n') {
+                    boolean any = layoutLeft == ReasoningSyntax.ANY_WHITESPACE;
+                    while (layoutLeft > 0 && !pending.isEmpty()
+                            && (pending.charAt(0) == '\n' || any && Character.isWhitespace(pending.charAt(0)))) {
                         pending.deleteCharAt(0);
-                        layoutLeft--;
+                        layoutLeft -= any ? 0 : 1;
                     }
                     if (pending.isEmpty() && layoutLeft > 0 && !end) {
                         return;
@@ -66,6 +72,13 @@ public final class ReasoningParser extends StreamingParser {
                 }
                 case INSIDE -> {
                     int close = pending.indexOf(ReasoningSyntax.CLOSE);
+                    int call = syntax.endsAtCall() == null ? -1 : pending.indexOf(syntax.endsAtCall());
+                    if (call >= 0 && (close < 0 || call < close)) { // the call is the answer's, not reasoning
+                        emit(out, new AnswerPiece.Reasoning(pending.substring(0, call)), call);
+                        pending.delete(0, call);
+                        state = State.CONTENT;
+                        continue;
+                    }
                     if (close >= 0) {
                         emit(out, new AnswerPiece.Reasoning(pending.substring(0, close)), close);
                         pending.delete(0, close + ReasoningSyntax.CLOSE.length());
@@ -73,7 +86,7 @@ public final class ReasoningParser extends StreamingParser {
                         layoutLeft = syntax.newlinesAfterClose();
                         continue;
                     }
-                    int ready = end ? pending.length() : pending.length() - Markers.partialAtEnd(pending, List.of(ReasoningSyntax.CLOSE));
+                    int ready = end ? pending.length() : pending.length() - Markers.partialAtEnd(pending, ends);
                     emit(out, new AnswerPiece.Reasoning(pending.substring(0, ready)), ready);
                     pending.delete(0, ready);
                     return;

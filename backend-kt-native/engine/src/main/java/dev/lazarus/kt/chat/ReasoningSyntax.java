@@ -9,13 +9,26 @@ package dev.lazarus.kt.chat;
  * are layout, not text; GLM-4.5 renders {@code <think>R</think>\nC} (one after the close tag); templates
  * that never render reasoning (DeepSeek-R1) keep every character.
  *
- * @param newlinesAfterOpen  newlines after {@code <think>} that are layout (dropped)
- * @param newlinesAfterClose newlines after {@code </think>} that are layout (dropped)
+ * Qwen3.5's format is read by a parser of llama-server's own instead ({@link XmlCalls#REASONING}): all whitespace
+ * after either tag is layout, and a call's open tag ends the block too.
+ *
+ * @param newlinesAfterOpen  newlines after {@code <think>} that are layout (dropped); {@link #ANY_WHITESPACE} for all
+ *                           the whitespace there
+ * @param newlinesAfterClose newlines after {@code </think>} that are layout (dropped), or {@link #ANY_WHITESPACE}
+ * @param endsAtCall         a text that also ends the block and begins the answer after it (a call's open tag), or
+ *                           null
  */
-public record ReasoningSyntax(int newlinesAfterOpen, int newlinesAfterClose) {
+public record ReasoningSyntax(int newlinesAfterOpen, int newlinesAfterClose, String endsAtCall) {
 
     public static final String OPEN = "<think>";
     public static final String CLOSE = "</think>";
+    /** Layout of whatever whitespace follows the tag. */
+    public static final int ANY_WHITESPACE = Integer.MAX_VALUE;
+
+    /** A block that only its close tag ends. */
+    public ReasoningSyntax(int newlinesAfterOpen, int newlinesAfterClose) {
+        this(newlinesAfterOpen, newlinesAfterClose, null);
+    }
 
     /** Where the generation starts, as the rendered prompt leaves it. */
     public enum Start {

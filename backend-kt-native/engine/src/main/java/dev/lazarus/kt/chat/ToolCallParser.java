@@ -10,7 +10,8 @@ import java.util.Objects;
  * valid, so a malformed call is sent as the text the model wrote instead (the client sees what
  * happened; never an error). Text that may begin a block ({@code "<tool_c"}) is held back until it is
  * known not to. As llama-server does, text before the first call is kept as written, and whitespace
- * before the answer, between and after calls is dropped. Not thread-safe: one per generation.
+ * before the answer, between and after calls is dropped (with it all that follows the calls, where the syntax says
+ * so). Not thread-safe: one per generation.
  */
 public final class ToolCallParser extends StreamingParser {
 
@@ -20,6 +21,7 @@ public final class ToolCallParser extends StreamingParser {
     private boolean inBlock;
     private boolean afterCall;
     private boolean atStart = true;
+    private boolean ended;
     private int calls;
 
     /**
@@ -53,6 +55,10 @@ public final class ToolCallParser extends StreamingParser {
     void drain(List<AnswerPiece> out, boolean end) {
         String open = syntax.open();
         while (true) {
+            if (ended) {
+                pending.setLength(0);
+                return;
+            }
             if (inBlock) {
                 int bodyEnd = syntax.bodyEnd(pending);
                 if (bodyEnd < 0 && !end) {
@@ -112,7 +118,9 @@ public final class ToolCallParser extends StreamingParser {
     private void text(List<AnswerPiece> out, String text) {
         // the whitespace before the answer, and the layout between and after calls
         String t = afterCall || atStart ? text.stripLeading() : text;
-        if (!t.isEmpty()) {
+        if (!t.isEmpty() && afterCall && !syntax.keepsTextAfterCalls()) {
+            ended = true;
+        } else if (!t.isEmpty()) {
             afterCall = false;
             atStart = false;
             out.add(new AnswerPiece.Text(t));

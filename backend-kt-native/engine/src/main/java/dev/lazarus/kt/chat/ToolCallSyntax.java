@@ -33,6 +33,14 @@ public interface ToolCallSyntax {
     }
 
     /**
+     * Whether text after the calls is the answer's (most formats) or dropped (formats whose llama-server parser ends
+     * the answer with its calls).
+     */
+    default boolean keepsTextAfterCalls() {
+        return true;
+    }
+
+    /**
      * The calls a block's body holds, or null when it is not a valid block (it then stays text).
      *
      * @param tools the request's tools, for the parameter types of formats that write arguments as text

@@ -32,6 +32,28 @@ class ChatFormatTest {
         }
     }
 
+    /** Qwen3.5's XML calls, with llama-server's own reasoning layout for the format whatever the template renders. */
+    @org.junit.jupiter.api.Test
+    void qwen35WritesXmlCalls() {
+        ChatFormat format = ChatTemplate.of(template("qwen3.5.jinja"), "<s>", "</s>").format();
+        assertThat(format.toolCalls()).isInstanceOf(XmlCalls.class);
+        assertThat(format.reasoning()).isEqualTo(new ReasoningSyntax(ReasoningSyntax.ANY_WHITESPACE,
+                ReasoningSyntax.ANY_WHITESPACE, "<tool_call>"));
+        assertThat(format.markers()).contains("<tool_call>", "</tool_call>", "<think>", "</think>");
+        // Qwen3-Coder writes no <think>: no reasoning block
+        String coder = template("qwen3.5.jinja").replace("<think>", "").replace("</think>", "");
+        assertThat(ChatTemplate.of(coder, "<s>", "</s>").format().reasoning()).isNull();
+    }
+
+    /** Templates that write {@code <tool_call><function=} without a newline are not this format to llama-server b11669. */
+    @org.junit.jupiter.api.Test
+    void xmlCallsWithoutTheNewlineAreNotDetected() {
+        String source = "{{ '<tool_call><function=' ~ tool_call.name ~ '>' }}<parameter=";
+        assertThat(XmlCalls.writtenBy(source)).isFalse();
+        assertThat(XmlCalls.writtenBy(source.replace("<tool_call><function=", "<tool_call>\n<function="))).isTrue();
+        assertThat(ChatFormat.toolCallSyntax(source)).isInstanceOf(HermesCalls.class);
+    }
+
     static String template(String file) {
         try (InputStream in = ChatFormatTest.class.getResourceAsStream("/chat-templates/" + file)) {
             return new String(in.readAllBytes(), StandardCharsets.UTF_8);

@@ -182,6 +182,23 @@ class ChatTemplateTest {
                 + "<|im_start|>assistant\n<think>\n\n</think>\n\nIt is 21.<|im_end|>\n");
     }
 
+    /** Qwen3.5 writes calls in XML and groups consecutive tool results in one user turn by loop.previtem/nextitem. */
+    @Test
+    void qwen35GroupsToolResultsAndWritesXmlCalls() {
+        String out = template("qwen3.5.jinja", "", "<|im_end|>").render(List.of(
+                ChatMessage.user("Weather?"),
+                toolCalls("", "need tool", call("get_weather", "{\"city\":\"Paris\",\"days\":[1,2]}"),
+                        call("get_weather", "{\"city\":\"Oslo\"}")),
+                toolResult("21"), toolResult("12"),
+                ChatMessage.assistant("Paris 21, Oslo 12.")), null, false);
+        assertThat(out).isEqualTo("<|im_start|>user\nWeather?<|im_end|>\n<|im_start|>assistant\n<think>\nneed tool\n</think>"
+                + "\n\n<tool_call>\n<function=get_weather>\n<parameter=city>\nParis\n</parameter>\n<parameter=days>\n[1, 2]"
+                + "\n</parameter>\n</function>\n</tool_call>\n<tool_call>\n<function=get_weather>\n<parameter=city>\nOslo\n"
+                + "</parameter>\n</function>\n</tool_call><|im_end|>\n"
+                + "<|im_start|>user\n<tool_response>\n21\n</tool_response>\n<tool_response>\n12\n</tool_response><|im_end|>\n"
+                + "<|im_start|>assistant\n<think>\n\n</think>\n\nParis 21, Oslo 12.<|im_end|>\n");
+    }
+
     @Test
     void withoutATemplateInTheFileChatMlIsUsed() {
         var tok = dev.lazarus.kt.tokenizer.Tokenizers.fromMetadata(Map.of(

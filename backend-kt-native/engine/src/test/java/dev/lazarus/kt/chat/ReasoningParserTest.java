@@ -20,6 +20,8 @@ class ReasoningParserTest {
     static final ReasoningSyntax QWEN3 = new ReasoningSyntax(1, 2);
     static final ReasoningSyntax GLM = new ReasoningSyntax(0, 1);
     static final ReasoningSyntax DEEPSEEK = new ReasoningSyntax(0, 0);
+    static final ReasoningSyntax QWEN35 = XmlCalls.REASONING;
+    static final ReasoningSyntax.PromptState QWEN35_OPENED = ReasoningSyntax.stateAfter("<|im_start|>assistant\n<think>\n");
     static final ReasoningSyntax.PromptState BEFORE = ReasoningSyntax.stateAfter("<|im_start|>assistant\n");
     static final ReasoningSyntax.PromptState R1_OPENED = ReasoningSyntax.stateAfter("<｜Assistant｜><think>\n");
     static final ReasoningSyntax.PromptState NOT_THINKING = ReasoningSyntax.stateAfter("assistant\n<think>\n\n</think>\n\n");
@@ -46,6 +48,13 @@ class ReasoningParserTest {
                         "<think>\nhm\n</think>\n\nHello", List.of(new Reasoning("\n<think>\nhm\n"), new Text("\n\nHello"))),
                 Arguments.of("GLM: one newline after the close tag", GLM, BEFORE, "\n<think>A\n</think>\n\nB",
                         List.of(new Reasoning("A\n"), new Text("\nB"))),
+                Arguments.of("Qwen3.5: all whitespace after the tags is layout, none before the close", QWEN35, QWEN35_OPENED,
+                        "\nA \t\n\n\n</think>\n \n\nB \n\n", List.of(new Reasoning("A \t\n\n\n"), new Text("B \n\n"))),
+                Arguments.of("Qwen3.5: a call ends the block and stays in the answer", QWEN35, QWEN35_OPENED,
+                        "Let me see.\n<tool_call>\n<function=f>\n</function>\n</tool_call>",
+                        List.of(new Reasoning("Let me see.\n"), new Text("<tool_call>\n<function=f>\n</function>\n</tool_call>"))),
+                Arguments.of("Qwen3.5: a call after the close tag is the answer's", QWEN35, QWEN35_OPENED,
+                        "A</think><tool_call>x</tool_call>", List.of(new Reasoning("A"), new Text("<tool_call>x</tool_call>"))),
                 Arguments.of("thinking off: the answer is not split", QWEN3, NOT_THINKING, "<think>A</think>B",
                         List.of(new Text("<think>A</think>B"))));
     }

@@ -49,6 +49,23 @@ class ThinkingAnswerTest {
                 new Text("No call."));
     }
 
+    /** Qwen3.5: the prompt opened the block, a call ends it without {@code </think>}, and is a call. */
+    @Test
+    void qwen35ReasoningEndedByACall() {
+        String call = ToolCallParserTest.xml("get_weather", "city", "Paris");
+        String answer = "\nThe user wants weather.\n" + call + "\n";
+        for (int split = 0; split <= answer.length(); split++) {
+            ThinkingAnswer parser = new ThinkingAnswer(new ReasoningParser(XmlCalls.REASONING,
+                    ReasoningSyntax.stateAfter("<|im_start|>assistant\n<think>\n")),
+                    new ToolCallParser(new XmlCalls(), ToolCallParserTest.TOOLS, 8));
+            List<AnswerPiece> pieces = new ArrayList<>(parser.push(answer.substring(0, split)));
+            pieces.addAll(parser.push(answer.substring(split)));
+            pieces.addAll(parser.finish());
+            assertThat(ReasoningParserTest.merged(pieces)).as("split at %d", split).containsExactly(
+                    new Reasoning("The user wants weather.\n"), new Call("get_weather", "{\"city\":\"Paris\"}"));
+        }
+    }
+
     @Test
     void unsplitTheBlockThePromptOpenedLeadsTheText() {
         ThinkingAnswer parser = new ThinkingAnswer(null, null, "<think>\n");

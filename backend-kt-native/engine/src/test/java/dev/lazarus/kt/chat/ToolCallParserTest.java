@@ -24,9 +24,24 @@ class ToolCallParserTest {
     static final ToolCallSyntax DEEPSEEK = new DeepSeekCalls();
     static final ToolCallSyntax LLAMA3 = new Llama3Calls();
     static final ToolCallSyntax DSML = new DsmlCalls();
+    static final ToolCallSyntax XML = new XmlCalls();
     static final List<Tool> TOOLS = List.of(new Tool("function", new Tool.Function("get_weather", "Weather",
             Map.of("type", "object", "properties", Map.of("city", Map.of("type", "string"),
-                    "days", Map.of("type", "integer"), "zip", Map.of("type", "string"))), null)));
+                    "days", Map.of("type", "integer"), "zip", Map.of("type", "string"))), null)),
+            new Tool("function", new Tool.Function("configure", "Typed by the schema", Map.of("type", "object",
+                    "properties", Map.of("value", Map.of("type", List.of("string", "integer")), "any", Map.of(),
+                            "flag", Map.of("anyOf", List.of(Map.of("type", "boolean"), Map.of("type", "null"))),
+                            "list", Map.of("type", "array")),
+                    "required", List.of("value")), null)));
+
+    /** A Qwen3.5 call block of {@code function} with {@code parameters} (name, value, ...). */
+    static String xml(String function, String... parameters) {
+        StringBuilder sb = new StringBuilder("<tool_call>\n<function=" + function + ">\n");
+        for (int i = 0; i < parameters.length; i += 2) {
+            sb.append("<parameter=").append(parameters[i]).append(">\n").append(parameters[i + 1]).append("\n</parameter>\n");
+        }
+        return sb.append("</function>\n</tool_call>").toString();
+    }
 
 
     static final String WEATHER = """
@@ -127,6 +142,32 @@ class ToolCallParserTest {
                 Arguments.of("DSML: a non-string value that is no JSON stays text", DSML, 8,
                         "<｜DSML｜function_calls><｜DSML｜invoke name=\"get_weather\"><｜DSML｜parameter name=\"days\" string=\"false\">three</｜DSML｜parameter></｜DSML｜invoke></｜DSML｜function_calls>",
                         List.of(new Text("<｜DSML｜function_calls><｜DSML｜invoke name=\"get_weather\"><｜DSML｜parameter name=\"days\" string=\"false\">three</｜DSML｜parameter></｜DSML｜invoke></｜DSML｜function_calls>"))),
+                Arguments.of("XML (Qwen3.5): a string as written, an integer as JSON, compact", XML, 8,
+                        xml("get_weather", "city", "Paris, \"FR\"", "days", "3"),
+                        List.of(new Call("get_weather", "{\"city\":\"Paris, \\\"FR\\\"\",\"days\":3}"))),
+                Arguments.of("XML: text before kept as written, text after the calls dropped", XML, 8,
+                        "Let me see. \n\n" + xml("get_weather", "city", "Paris") + "\nThat was it.",
+                        List.of(new Text("Let me see. \n\n"), new Call("get_weather", "{\"city\":\"Paris\"}"))),
+                Arguments.of("XML: two calls, a string over lines, a number as spelled", XML, 8,
+                        xml("get_weather", "city", "New York\nCity") + "\n" + xml("get_weather", "days", "2.50", "zip", "007"),
+                        List.of(new Call("get_weather", "{\"city\":\"New York\\nCity\"}"),
+                                new Call("get_weather", "{\"days\":2.50,\"zip\":\"007\"}"))),
+                Arguments.of("XML: string-or-integer, untyped, boolean-or-null, array", XML, 8,
+                        xml("configure", "value", "42", "any", "{\"a\": [1]}", "flag", "null", "list", "[1, 2]") + "\n"
+                                + xml("configure", "value", "forty-two", "any", "\"quoted\"", "flag", "true"),
+                        List.of(new Call("configure", "{\"value\":42,\"any\":{\"a\": [1]},\"flag\":null,\"list\":[1, 2]}"),
+                                new Call("configure", "{\"value\":\"forty-two\",\"any\":\"\\\"quoted\\\"\",\"flag\":true}"))),
+                Arguments.of("XML: one call when parallel calls are off", XML, 1,
+                        xml("get_weather", "city", "Paris") + "\n" + xml("get_weather", "city", "Oslo"),
+                        List.of(new Call("get_weather", "{\"city\":\"Paris\"}"))),
+                Arguments.of("XML: a parameter the schema does not declare stays text", XML, 8,
+                        xml("get_weather", "town", "Paris"), List.of(new Text(xml("get_weather", "town", "Paris")))),
+                Arguments.of("XML: a required parameter missing stays text", XML, 8,
+                        xml("configure", "any", "1"), List.of(new Text(xml("configure", "any", "1")))),
+                Arguments.of("XML: an integer that is no JSON stays text", XML, 8,
+                        xml("get_weather", "days", "three"), List.of(new Text(xml("get_weather", "days", "three")))),
+                Arguments.of("XML: a tool the request did not offer stays text", XML, 8,
+                        xml("now"), List.of(new Text(xml("now")))),
                 Arguments.of("Llama 3: a bare object", LLAMA3, 8, "{\"name\": \"get_weather\", \"parameters\": {\"city\": \"Paris\"}}",
                         List.of(new Call("get_weather", "{\"city\": \"Paris\"}"))),
                 Arguments.of("Llama 3: text, python tag, braces in strings", LLAMA3, 8,

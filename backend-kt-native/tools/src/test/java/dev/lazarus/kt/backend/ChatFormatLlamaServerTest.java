@@ -8,6 +8,7 @@ import dev.lazarus.backend.api.openai.ChatCompletionAggregator;
 import dev.lazarus.backend.api.openai.ChatCompletionChunk;
 import dev.lazarus.backend.api.openai.ChatCompletionRequest;
 import dev.lazarus.backend.api.openai.ChatMessage;
+import dev.lazarus.backend.api.openai.MessageContent;
 import dev.lazarus.backend.api.openai.Tool;
 import dev.lazarus.backend.api.openai.ToolCall;
 import dev.lazarus.kt.chat.ChatTemplate;
@@ -62,8 +63,15 @@ class ChatFormatLlamaServerTest {
         LlamaCpp.require();
     }
 
-    /** One answer: the text the model writes, whether tools are offered, and extra request fields. */
-    record Answer(String text, boolean tools, Map<String, Object> extra) {
+    /**
+     * One answer: the text the model writes, whether tools are offered, extra request fields, and with tools the
+     * assistant message llama-server is given to read the same answer from (its content is the text unless given).
+     */
+    record Answer(String text, boolean tools, Map<String, Object> extra, Map<String, Object> prefill) {
+        Answer(String text, boolean tools, Map<String, Object> extra) {
+            this(text, tools, extra, Map.of("content", text));
+        }
+
         static Answer of(String text) {
             return new Answer(text, false, Map.of());
         }
@@ -175,6 +183,65 @@ class ChatFormatLlamaServerTest {
                         + "<arg_key>city</arg_key>\n<arg_value>123</arg_value></tool_call>")));
     }
 
+    static final String XML_CALL = "<tool_call>\n<function=get_weather>\n<parameter=city>\nParis\n</parameter>\n"
+            + "<parameter=days>\n3\n</parameter>\n</function>\n</tool_call>";
+
+    /**
+     * Qwen3.5 (and Qwen3-Coder's family): XML calls, a {@code <think>} block the prompt opens unless thinking is off.
+     * Calls come with thinking off (an empty closed block in the prompt), or after reasoning: llama-server reads that
+     * from a prefill whose {@code reasoning_content} the template renders into the block the prompt opened, or (the
+     * block ended by the call, not {@code </think>}) whose reasoning holds the call itself.
+     */
+    @Test
+    void qwen35() {
+        assertSameShapes("qwen3.5.jinja", List.of(
+                new Answer("Hello there.", false, NOT_THINKING),
+                Answer.of("Let me think.\n</think>\n\nHello there."),
+                Answer.of("\nA \t\n\n\n</think>\n\n\nB \n\n"),
+                Answer.of("Thinking that never ends"),
+                new Answer("Let me think.\n</think>\n\nHello there.", false, Map.of("reasoning_format", "none")),
+                new Answer(XML_CALL, true, NOT_THINKING),
+                new Answer("Let me see. \n\n" + XML_CALL, true, NOT_THINKING),
+                new Answer(XML_CALL + "\n" + XML_CALL.replace("Paris", "New York\nCity").replace("\n3\n", "\n2.50\n"), true,
+                        NOT_THINKING),
+                new Answer(XML_CALL + "\nAfter the call", true, NOT_THINKING),
+                new Answer("Let me see.\n</think>\n\n" + XML_CALL, true, Map.of(),
+                        Map.of("reasoning_content", "Let me see.", "content", XML_CALL)),
+                new Answer("Let me see.\n" + XML_CALL, true, Map.of(),
+                        Map.of("reasoning_content", "Let me see.\n" + XML_CALL, "content", " "))));
+    }
+
+    /**
+     * The prompt of a conversation with tools, a call in the history (reasoning, text and typed arguments) and its
+     * result is llama-server's, with thinking on and off.
+     */
+    @Test
+    void qwen35PromptWithToolsAndACall() throws Exception {
+        List<ChatMessage> messages = List.of(ChatMessage.system("Be brief."), ChatMessage.user("Weather in Paris?"),
+                new ChatMessage("assistant", MessageContent.ofText("Checking."), null, List.of(new ToolCall(null, "call_1",
+                        "function", new ToolCall.FunctionCall("get_weather", "{\"city\": \"Paris\", \"days\": 3}"))),
+                        null, "The user wants weather.", null),
+                new ChatMessage("tool", MessageContent.ofText("Sunny, 21 C"), null, null, "call_1", null, null));
+        Path model = SyntheticModels.write(SyntheticModels.tinyLlama(), dir.resolve("qwen3.5-prompt.gguf"),
+                resource("/chat-templates/qwen3.5.jinja"));
+        ChatTemplate template;
+        try (GgufFile file = GgufFile.open(model)) {
+            template = ChatTemplate.fromMetadata(file.metadata(), Tokenizers.fromMetadata(file.metadata()));
+        }
+        try (LlamaServerProcess server = LlamaServerProcess.start(model, "-c", "2048", "--jinja")) {
+            for (boolean thinking : List.of(true, false)) {
+                ObjectNode body = JSON.createObjectNode();
+                body.putPOJO("messages", messages);
+                body.putPOJO("tools", List.of(WEATHER));
+                body.putPOJO("chat_template_kwargs", Map.of("enable_thinking", thinking));
+                String theirs = JSON.readTree(server.post("/apply-template", JSON.writeValueAsString(body))).path("prompt")
+                        .asString();
+                String ours = template.render(messages, List.of(WEATHER), true, Map.of("enable_thinking", thinking));
+                assertThat(ours).as("thinking %s", thinking).isEqualTo(theirs).contains("<parameter=days>\n3\n</parameter>");
+            }
+        }
+    }
+
     @Test
     void llama3() {
         assertSameShapes("llama3.jinja", List.of(
@@ -272,7 +339,7 @@ class ChatFormatLlamaServerTest {
     private static String llamaServerRequest(Answer answer, int endOfTurn, boolean stream) {
         ObjectNode body = JSON.createObjectNode().put("temperature", 0).put("stream", stream);
         body.putPOJO("messages", answer.tools()
-                ? List.of(Map.of("role", "user", "content", "hi"), Map.of("role", "assistant", "content", answer.text()))
+                ? List.of(Map.of("role", "user", "content", "hi"), assistant(answer.prefill()))
                 : List.of(Map.of("role", "user", "content", "hi")));
         if (answer.tools()) {
             body.putPOJO("tools", List.of(WEATHER));
@@ -284,6 +351,12 @@ class ChatFormatLlamaServerTest {
         }
         answer.extra().forEach(body::putPOJO);
         return JSON.writeValueAsString(body);
+    }
+
+    private static Map<String, Object> assistant(Map<String, Object> prefill) {
+        Map<String, Object> message = new java.util.LinkedHashMap<>(prefill);
+        message.put("role", "assistant");
+        return message;
     }
 
     /**
