@@ -13,7 +13,9 @@ import org.springframework.test.context.TestPropertySource;
 
 /**
  * {@code @anthropic-ai/sdk} through the gateway as it ships: the default configuration's kt-native backend with the
- * bundled {@code lazarus-tiny-moe} model, answering the Messages API on its chat path.
+ * bundled {@code lazarus-tiny-moe} model, answering the Messages API on its chat path, a {@code tool_use} the model
+ * was made to make ({@code tool_choice: any}, kt-native's grammar for its Hermes template) and its
+ * {@code tool_result} included.
  */
 @SpringBootTest(webEnvironment = SpringBootTest.WebEnvironment.RANDOM_PORT)
 @TestPropertySource(properties = {"lazarus.security.api-keys[0]=kt-key",
@@ -41,6 +43,6 @@ class KtNativeAnthropicSdkTest {
     @Test
     void theAnthropicSdk() {
         AnthropicClientsRealServerTest.assertAnthropicSdkWorks("http://127.0.0.1:" + port, "kt-key",
-                "lazarus-tiny-moe");
+                "lazarus-tiny-moe", true);
     }
 }
