@@ -3,11 +3,8 @@
 Usage: python3 openai_responses_suite.py BASE_URL API_KEY MODEL
 Checks what SDK users do with responses.create: a whole answer, a stream (the SDK's event accumulator and
 raw events), a function tool round trip, previous_response_id, retrieval, input items, deletion and the
-error class of an unknown id; with FORCED_TOOL_CALLS=1 (a backend that constrains answers to calls), also a round
-trip from a call the model was made to make. Ends with 'N passed, N failed'; exit status 1 on any failure.
+error class of an unknown id. Ends with 'N passed, N failed'; exit status 1 on any failure.
 """
-import json
-import os
 import sys
 import traceback
 
@@ -112,24 +109,6 @@ def an_unknown_model_is_a_not_found_error():
     except openai.NotFoundError as e:
         assert e.status_code == 404, e
 
-
-def a_forced_function_call_round_trip():
-    # The model is made to call (tool_choice required: a backend that constrains the answer to calls, as kt-native
-    # does); its call goes back with its output, as SDK users send it.
-    question = {"role": "user", "content": "What is the weather in Paris?"}
-    first = create(input=[question], tools=[WEATHER], tool_choice="required", max_output_tokens=64)
-    calls = [item for item in first.output if item.type == "function_call"]
-    assert calls and calls[0].name == "get_weather", first.output
-    assert json.loads(calls[0].arguments)["city"] in ("Paris", "Rome"), calls[0].arguments
-    answer = create(input=[question, calls[0].model_dump(exclude_none=True),
-                           {"type": "function_call_output", "call_id": calls[0].call_id, "output": "Sunny, 21 C"}],
-                    tools=[WEATHER], text=RIVER, max_output_tokens=64)
-    assert answer.status == "completed" and answer.output[-1].type == "message", answer.output
-    assert answer.usage.input_tokens > first.usage.input_tokens, (answer.usage, first.usage)
-
-
-if os.environ.get("FORCED_TOOL_CALLS") == "1":
-    checks.append(a_forced_function_call_round_trip)
 
 passed = failed = 0
 for fn in checks:

@@ -58,28 +58,6 @@ async function main() {
     ],
   });
 
-  if (process.env.FORCED_TOOL_CALLS === '1') {
-    // A model made to call a tool (tool_choice any: a backend that constrains the answer to calls, as kt-native
-    // does), then the call's result sent back as the SDK's users do: the call the model made, as it made it.
-    const forecast = {
-      name: 'get_forecast', description: 'The forecast for a city',
-      input_schema: { type: 'object', properties: { city: { type: 'string', enum: ['Paris', 'Rome'] } },
-        required: ['city'], additionalProperties: false },
-    };
-    const question = { role: 'user', content: 'What is the forecast for Paris?' };
-    out.forcedTurn = await client.messages.create({
-      model, max_tokens: 64, temperature: 0, tools: [forecast], tool_choice: { type: 'any' }, messages: [question],
-    });
-    const call = out.forcedTurn.content.find((block) => block.type === 'tool_use');
-    if (call) {
-      out.forcedResultTurn = await client.messages.create({
-        model, max_tokens: 12, temperature: 0, tools: [forecast],
-        messages: [question, { role: 'assistant', content: out.forcedTurn.content },
-          { role: 'user', content: [{ type: 'tool_result', tool_use_id: call.id, content: 'Sunny, 21 C' }] }],
-      });
-    }
-  }
-
   out.unknownModel = await errorOf(() => client.messages.create({
     model: 'no-such-model', max_tokens: 4, messages: [{ role: 'user', content: 'hi' }],
   }));

@@ -13,9 +13,7 @@ import org.springframework.test.context.TestPropertySource;
 
 /**
  * {@code @anthropic-ai/sdk} through the gateway as it ships: the default configuration's kt-native backend with the
- * bundled {@code lazarus-tiny-moe} model, answering the Messages API on its chat path, a {@code tool_use} the model
- * was made to make ({@code tool_choice: any}, kt-native's grammar for its Hermes template) and its
- * {@code tool_result} included.
+ * bundled {@code lazarus-tiny-moe} model, answering the Messages API on its chat path.
  */
 @SpringBootTest(webEnvironment = SpringBootTest.WebEnvironment.RANDOM_PORT)
 @TestPropertySource(properties = {"lazarus.security.api-keys[0]=kt-key",
@@ -43,6 +41,6 @@ class KtNativeAnthropicSdkTest {
     @Test
     void theAnthropicSdk() {
         AnthropicClientsRealServerTest.assertAnthropicSdkWorks("http://127.0.0.1:" + port, "kt-key",
-                "lazarus-tiny-moe", true);
+                "lazarus-tiny-moe");
     }
 }

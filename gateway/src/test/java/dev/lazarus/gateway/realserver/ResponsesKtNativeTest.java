@@ -95,18 +95,6 @@ class ResponsesKtNativeTest {
         assertThat(done.at("/response/usage/output_tokens").asInt()).isBetween(1, 48);
     }
 
-    /** openai-python's suite, with a function call the model was made to make ({@code tool_choice: required}). */
-    @Test
-    void openAiPythonSdk() throws Exception {
-        Path repo = RealClients.repoRoot();
-        Path site = RealClients.pythonSdk();
-        String log = RealClients.runToSuccess(List.of("python3",
-                repo.resolve("scripts/python-sdk/openai_responses_suite.py").toString(), baseUrl(), KEY,
-                "lazarus-tiny-moe"), Map.of("PYTHONPATH", site.toString(), "PYTHONDONTWRITEBYTECODE", "1",
-                "FORCED_TOOL_CALLS", "1"), repo, Duration.ofMinutes(5));
-        assertThat(log).as(log).contains("PASS a_forced_function_call_round_trip").contains("7 passed, 0 failed");
-    }
-
     @Test
     void openAiNpmSdk() throws Exception {
         Path repo = RealClients.repoRoot();
