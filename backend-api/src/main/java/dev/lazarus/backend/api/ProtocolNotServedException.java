@@ -3,9 +3,8 @@ package dev.lazarus.backend.api;
 /**
  * A backend's server answered that it has no endpoint for a {@link ChatProtocol} (404, 405, 501) that the backend
  * passed through because it was left to find out ({@code auto}); the backend now translates that protocol onto its
- * chat completions. The request's fault in no way and the backend's in no way either: its kind is one that neither
- * fails over nor counts against the backend, and the gateway sends the same request translated to the same backend
- * at once.
+ * chat completions. Neither the request's fault nor the backend's: its kind is one that neither fails over nor counts
+ * against the backend, and the gateway sends the same request translated to the same backend at once.
  */
 public final class ProtocolNotServedException extends BackendException {
 

@@ -163,10 +163,10 @@ class MessagesSigkillResumeRealServerTest {
     }
 
     /**
-     * Whether a resumed answer goes on as an uninterrupted greedy run of the chat endpoint gives it. Not where the
-     * victim passes its server's own Messages stream through (the default for llama-server): a native stream's text is
-     * all there is to go on from (its server tells no token ids), and the random model's text is rich in characters
-     * cut in their bytes, which the server's own stream writes as U+FFFD, so the continuation goes on from that text.
+     * Whether a resumed answer is compared with an uninterrupted greedy run of the chat endpoint. Not where the victim
+     * passes its server's own Messages stream through (the default for llama-server): its answers are replayed on the
+     * survivor, which a victim started with other threads may compute otherwise (the continuation then goes on from
+     * the text); {@link NativeResumeTokenExactRealServerTest} tests the replay's exactness.
      */
     boolean continuesAsGreedy() {
         return false;
