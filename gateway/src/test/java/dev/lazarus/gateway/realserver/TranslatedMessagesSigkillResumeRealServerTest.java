@@ -14,9 +14,4 @@ class TranslatedMessagesSigkillResumeRealServerTest extends MessagesSigkillResum
     static void victimTranslates(DynamicPropertyRegistry registry) {
         registry.add("lazarus.backends[1].settings.messages", () -> "translate");
     }
-
-    @Override
-    boolean continuesAsGreedy() {
-        return true;
-    }
 }
