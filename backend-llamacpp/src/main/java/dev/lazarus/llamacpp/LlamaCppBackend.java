@@ -100,7 +100,7 @@ public final class LlamaCppBackend implements InferenceBackend, WholeAnswers, Ch
         if (protocols.modes().get(protocol) != ProtocolMode.NATIVE) {
             return Flux.error(notNative(protocol));
         }
-        return client.events(protocol.path(), request);
+        return client.events(protocol.path(), request).onErrorMap(error -> protocols.notServed(protocol, error));
     }
 
     /** The client's request passed on to the server's own endpoint, its answer as the server gave it. */
@@ -109,7 +109,8 @@ public final class LlamaCppBackend implements InferenceBackend, WholeAnswers, Ch
         if (protocols.modes().get(protocol) != ProtocolMode.NATIVE) {
             return Mono.error(notNative(protocol));
         }
-        return client.whole(protocol.path(), request).map(answer -> client.json().convertValue(answer, JSON_OBJECT));
+        return client.whole(protocol.path(), request).map(answer -> client.json().convertValue(answer, JSON_OBJECT))
+                .onErrorMap(error -> protocols.notServed(protocol, error));
     }
 
     private BackendException notNative(ChatProtocol protocol) {

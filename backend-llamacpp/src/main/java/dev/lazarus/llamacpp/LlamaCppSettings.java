@@ -46,9 +46,9 @@ import java.util.Set;
  * @param jsonEndpoints     the {@link JsonEndpoint}s passed on to the server's own ({@code endpoints}): by default
  *                          all four for llama-server (embeddings and rerank answer only when it was started with
  *                          {@code --embeddings}/{@code --reranking}), embeddings for other servers
- * @param protocols         how each {@link ChatProtocol} is served ({@code messages}, {@code responses}: {@code native},
- *                          {@code translate} (the default), {@code off}, or {@code auto}: translated until a probe
- *                          finds the server's own endpoint)
+ * @param protocols         how each {@link ChatProtocol} is served ({@code messages}, {@code responses}: {@code auto}
+ *                          (the default: natively until the server answers that it lacks the endpoint), {@code native},
+ *                          {@code translate} or {@code off})
  * @param probedProtocols   the protocols set to {@code auto} ({@link ProtocolProbe})
  */
 public record LlamaCppSettings(
@@ -171,16 +171,16 @@ public record LlamaCppSettings(
     }
 
     /**
-     * {@code messages} and {@code responses}: {@code native}, {@code translate} or {@code off}. Translating is the
-     * default: it works on every server, and a stream cut mid-answer resumes on the next backend.
+     * {@code messages} and {@code responses}: {@code auto} (the default), {@code native}, {@code translate} or
+     * {@code off}. Auto passes the protocol through until the server shows it lacks the endpoint ({@link ProtocolProbe}).
      */
     private static Map<ChatProtocol, ProtocolMode> protocols(BackendConfig config) {
         Map<ChatProtocol, ProtocolMode> modes = new EnumMap<>(ChatProtocol.class);
         for (ChatProtocol protocol : ChatProtocol.values()) {
             String key = protocol.name().toLowerCase(Locale.ROOT);
-            String value = config.string(key, "translate").strip();
-            if (value.equalsIgnoreCase("auto")) {
-                modes.put(protocol, ProtocolMode.TRANSLATE); // until the probe finds the server's own endpoint
+            String value = config.string(key, AUTO).strip();
+            if (value.equalsIgnoreCase(AUTO)) {
+                modes.put(protocol, ProtocolMode.NATIVE); // until the server answers that it has no such endpoint
                 continue;
             }
             try {
@@ -193,11 +193,13 @@ public record LlamaCppSettings(
         return modes;
     }
 
+    private static final String AUTO = "auto";
+
     /** The protocols whose setting is {@code auto}. */
     private static Set<ChatProtocol> probed(BackendConfig config) {
         Set<ChatProtocol> probed = EnumSet.noneOf(ChatProtocol.class);
         for (ChatProtocol protocol : ChatProtocol.values()) {
-            if (config.string(protocol.name().toLowerCase(Locale.ROOT), "translate").strip().equalsIgnoreCase("auto")) {
+            if (config.string(protocol.name().toLowerCase(Locale.ROOT), AUTO).strip().equalsIgnoreCase(AUTO)) {
                 probed.add(protocol);
             }
         }

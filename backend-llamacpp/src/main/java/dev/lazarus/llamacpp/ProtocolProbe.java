@@ -2,7 +2,9 @@ package dev.lazarus.llamacpp;
 
 import dev.lazarus.backend.api.ChatProtocol;
 import dev.lazarus.backend.api.ProtocolMode;
+import dev.lazarus.backend.api.ProtocolNotServedException;
 import dev.lazarus.llamacpp.http.LlamaServerClient;
+import dev.lazarus.llamacpp.wire.MissingPathException;
 import java.util.EnumMap;
 import java.util.Map;
 import java.util.Set;
@@ -12,10 +14,11 @@ import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
 
 /**
- * How a backend serves each {@link ChatProtocol} where its settings leave it to the server ({@code auto}): translated
- * until a probe finds that the server has the protocol's own endpoint, natively from then on. The probe POSTs an
- * empty object, which a server with the endpoint refuses as a bad request (no generation) and one without answers 404
- * (405, 501). Protocols the settings name keep their mode.
+ * How a backend serves each {@link ChatProtocol} where its settings leave it to the server ({@code auto}, the default):
+ * natively until the server shows that it lacks the protocol's own endpoint, translated from then on. It shows it by
+ * answering a request there with 404, 405 or 501 ({@link #notServed}), or a probe: at its first health check the
+ * backend POSTs an empty object, which a server with the endpoint refuses as a bad request (no generation) and one
+ * without answers as above. Protocols the settings name keep their mode.
  */
 final class ProtocolProbe {
 
@@ -44,6 +47,21 @@ final class ProtocolProbe {
                                 + " answered " + answer.status()))
                         .onErrorResume(e -> Mono.empty()))
                 .then();
+    }
+
+    /**
+     * A failed request of {@code protocol} passed through to the server: where the server answered that it has no such
+     * endpoint and the protocol is left to it, learns to translate it and tells the caller so
+     * ({@link ProtocolNotServedException}); any other failure as it is.
+     */
+    Throwable notServed(ChatProtocol protocol, Throwable error) {
+        if (!auto.contains(protocol) || !(error instanceof MissingPathException missing) || missing.unknownModel()) {
+            return error;
+        }
+        String answered = "POST " + protocol.path() + " answered " + missing.status();
+        learn(protocol, false, answered);
+        return new ProtocolNotServedException(backendId, protocol, "backend '" + backendId + "' does not serve "
+                + protocol.path() + " itself (" + answered + "); translated onto its chat completions");
     }
 
     private static boolean notServed(int status) {

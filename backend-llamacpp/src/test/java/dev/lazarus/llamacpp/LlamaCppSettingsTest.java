@@ -37,25 +37,27 @@ class LlamaCppSettingsTest {
     }
 
     @Test
-    void messagesAndResponsesAreTranslatedUnlessSetNativeOrOff() {
+    void messagesAndResponsesArePassedThroughUntilLearnedOtherwiseUnlessSet() {
         LlamaCppSettings plain = LlamaCppSettings.from(config(Map.of("url", "http://127.0.0.1:8081")));
-        assertThat(plain.protocols()).containsEntry(ChatProtocol.MESSAGES, ProtocolMode.TRANSLATE)
-                .containsEntry(ChatProtocol.RESPONSES, ProtocolMode.TRANSLATE);
+        assertThat(plain.protocols()).as("auto: native until the server lacks the endpoint")
+                .containsEntry(ChatProtocol.MESSAGES, ProtocolMode.NATIVE)
+                .containsEntry(ChatProtocol.RESPONSES, ProtocolMode.NATIVE);
+        assertThat(plain.probedProtocols()).containsExactlyInAnyOrder(ChatProtocol.MESSAGES, ChatProtocol.RESPONSES);
         LlamaCppSettings set = LlamaCppSettings.from(config(Map.of("url", "http://127.0.0.1:8081",
-                "messages", "native", "responses", " OFF ")));
-        assertThat(set.protocols()).containsEntry(ChatProtocol.MESSAGES, ProtocolMode.NATIVE)
+                "messages", "translate", "responses", " OFF ")));
+        assertThat(set.protocols()).containsEntry(ChatProtocol.MESSAGES, ProtocolMode.TRANSLATE)
                 .containsEntry(ChatProtocol.RESPONSES, ProtocolMode.OFF);
+        assertThat(set.probedProtocols()).isEmpty();
         assertThatThrownBy(() -> LlamaCppSettings.from(config(Map.of("url", "http://127.0.0.1:8081",
                 "messages", "sometimes"))))
                 .isInstanceOf(BackendConfigException.class)
                 .hasMessageContaining("'messages'").hasMessageContaining("native, translate, off or auto")
                 .hasMessageContaining("'sometimes'");
         LlamaCppSettings probed = LlamaCppSettings.from(config(Map.of("url", "http://127.0.0.1:8081",
-                "messages", "auto")));
-        assertThat(probed.protocols()).as("translated until probed").containsEntry(ChatProtocol.MESSAGES,
-                ProtocolMode.TRANSLATE);
-        assertThat(probed.probedProtocols()).containsExactly(ChatProtocol.MESSAGES);
-        assertThat(plain.probedProtocols()).isEmpty();
+                "messages", "native", "responses", "Auto")));
+        assertThat(probed.protocols()).containsEntry(ChatProtocol.MESSAGES, ProtocolMode.NATIVE)
+                .containsEntry(ChatProtocol.RESPONSES, ProtocolMode.NATIVE);
+        assertThat(probed.probedProtocols()).containsExactly(ChatProtocol.RESPONSES);
     }
 
     @Test

@@ -65,7 +65,8 @@ public final class UpstreamErrors {
         String message = error != null && error.hasNonNull("message")
                 ? error.get("message").asString()
                 : redactor.quote(body, MAX_QUOTED);
-        return classify(status, error, message, retryAfter);
+        BackendException classified = classify(status, error, message, retryAfter);
+        return MissingPathException.missing(status) ? new MissingPathException(status, classified) : classified;
     }
 
     /** An {@code error} object found inside an event stream. */

@@ -45,6 +45,26 @@ class UpstreamErrorsTest {
     }
 
     @Test
+    void aMissingPathKeepsItsStatusAndKind() {
+        BackendException missing = errors.fromStatus(404,
+                "{\"error\":{\"code\":404,\"message\":\"File Not Found\",\"type\":\"not_found_error\"}}", null);
+        assertThat(missing).isInstanceOfSatisfying(MissingPathException.class, m -> {
+            assertThat(m.status()).isEqualTo(404);
+            assertThat(m.unknownModel()).isFalse();
+        });
+        assertThat(missing.kind()).isEqualTo(BackendErrorKind.MODEL_NOT_FOUND);
+        assertThat(errors.fromStatus(405, "", null)).isInstanceOfSatisfying(MissingPathException.class,
+                m -> assertThat(m.status()).isEqualTo(405)).extracting(BackendException::kind)
+                .isEqualTo(BackendErrorKind.UPSTREAM);
+        assertThat(errors.fromStatus(501, "{\"error\":{\"message\":\"not supported\"}}", null))
+                .isInstanceOf(MissingPathException.class);
+        assertThat(errors.fromStatus(404, "{\"error\":{\"message\":\"The model 'x' does not exist\","
+                + "\"type\":\"invalid_request_error\",\"code\":\"model_not_found\"}}", null))
+                .isInstanceOfSatisfying(MissingPathException.class, m -> assertThat(m.unknownModel()).isTrue());
+        assertThat(errors.fromStatus(400, "{}", null)).isNotInstanceOf(MissingPathException.class);
+    }
+
+    @Test
     void statusesMapToKinds() {
         BackendException bad = errors.fromStatus(400, "{\"error\":{\"code\":400,\"message\":\"'messages' is required\",\"type\":\"invalid_request_error\"}}", null);
         assertThat(bad.kind()).isEqualTo(BackendErrorKind.INVALID_REQUEST);

@@ -1,6 +1,7 @@
 package dev.lazarus.gateway.metrics;
 
 import dev.lazarus.backend.api.BackendException;
+import dev.lazarus.backend.api.ProtocolNotServedException;
 import dev.lazarus.gateway.resilience.ChunkInspector;
 import dev.lazarus.gateway.resilience.GenerationClock;
 import dev.lazarus.gateway.routing.Attempt;
@@ -23,7 +24,8 @@ import reactor.core.publisher.SignalType;
 /**
  * Meters every backend call, tagged by model, backend and endpoint: calls by outcome
  * ({@code lazarus.backend.calls}: {@code success}, {@code cancelled} when the client went away,
- * {@code breaker_open} when the breaker refused it, else the error kind), time to the first
+ * {@code breaker_open} when the breaker refused it, {@code protocol_not_served} when the server lacked a protocol
+ * endpoint the backend tried natively, else the error kind), time to the first
  * generated token ({@code lazarus.backend.ttft}, a histogram), the gap between tokens
  * ({@code lazarus.backend.inter.token}), generation speed of finished calls
  * ({@code lazarus.backend.generation.speed}, tok/s) and prompt and completion tokens as the
@@ -102,6 +104,9 @@ public final class MeteringDecorator implements BackendCallDecorator {
     private static String outcome(Throwable error) {
         if (error.getCause() instanceof CallNotPermittedException) {
             return "breaker_open";
+        }
+        if (error instanceof ProtocolNotServedException) {
+            return "protocol_not_served"; // learned once per backend and protocol; the request goes on translated
         }
         return error instanceof BackendException be ? be.kind().name().toLowerCase(Locale.ROOT) : "internal";
     }

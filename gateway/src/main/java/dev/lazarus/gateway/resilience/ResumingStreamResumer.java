@@ -3,6 +3,7 @@ package dev.lazarus.gateway.resilience;
 import dev.lazarus.backend.api.BackendCapabilities;
 import dev.lazarus.backend.api.CallContext;
 import dev.lazarus.backend.api.TokenPrefix;
+import dev.lazarus.backend.api.openai.ChatCompletionChunk;
 import dev.lazarus.backend.api.openai.Usage;
 import dev.lazarus.gateway.routing.CallKind;
 import dev.lazarus.gateway.routing.Endpoint;
@@ -34,7 +35,8 @@ import reactor.core.publisher.SynchronousSink;
  * prompt and every completion token). The response's id, creation time and model are the gateway's
  * own, set downstream, so the client sees one answer. A further failure of the continuation is
  * resumed the same way. A natively served Messages or Responses stream goes on as its request translated onto
- * chat completions ({@link ProtocolContinuation}), on the backends after the one that failed. A remaining backend that fails before its first chunk, or refuses the prefix
+ * chat completions ({@link ProtocolContinuation}), on the backends after the one that failed: a greedy one replayed
+ * from its start on a backend of the same model, token-exact ({@link GreedyReplay}), any other from its text. A remaining backend that fails before its first chunk, or refuses the prefix
  * with a 400 (a chat template without prefill), hands on to the next. When the client has received
  * no text yet, the request goes on unchanged: the answer starts again on the next backend. Not
  * resumed (an error event naming the original failure ends the stream instead): models in
@@ -72,14 +74,44 @@ public final class ResumingStreamResumer implements StreamResumer {
                 if (cut == null) {
                     return refuse(failure, "the answer was passed through natively");
                 }
+                List<RouteTarget> after = cut.after(failure.failed());
+                Flux<ChatCompletionChunk> fromText = Flux.defer(() -> continueAfter(failure, transcript, Endpoint.CHAT,
+                        cut.chat(), after, cut.run()));
+                List<RouteTarget> replayers = transcript.text().isEmpty() ? List.of()
+                        : GreedyReplay.plan(cut.chat(), failure.failed(), after, Endpoint.CHAT);
+                Flux<ChatCompletionChunk> chunks = replayers.isEmpty() ? fromText
+                        : replay(failure, transcript, cut, replayers).onErrorResume(GreedyReplay.Diverged.class, diverged -> {
+                            log.warn("model '{}': the replay diverged ({}); continuing from the text",
+                                    failure.model(), diverged.getMessage());
+                            return fromText;
+                        });
                 @SuppressWarnings("unchecked") // the protocol's pieces: the native events, then these chunks
-                Flux<T> pieces = (Flux<T>) continueAfter(failure, transcript, Endpoint.CHAT, cut.chat(),
-                        cut.after(failure.failed()), cut.run()).map(ProtocolPiece.Chunk::new);
+                Flux<T> pieces = (Flux<T>) chunks.map(ProtocolPiece.Chunk::new);
                 return pieces;
             });
         }
         return continueAfter(failure, transcript, failure.endpoint(), failure.request(), failure.remaining(),
                 failure::continueOn);
+    }
+
+    /**
+     * A greedy native answer made again from its start on {@code plan}, backends of its model ({@link GreedyReplay}):
+     * its usage is the whole answer's as it is. A failure before anything of it went on is the original failure's.
+     */
+    private Flux<ChatCompletionChunk> replay(MidStreamFailure<?, ?> failure, Transcript transcript,
+            ProtocolContinuation cut, List<RouteTarget> plan) {
+        String from = failure.failed().backendId();
+        log.warn("model '{}': backend '{}' failed after {} tokens ({}: {}); replaying the greedy answer on '{}'",
+                failure.model(), from, transcript.tokens(), failure.cause().kind(), failure.cause().getMessage(),
+                plan.getFirst().backendId());
+        listener.resumed(failure.model(), from, plan.getFirst().backendId(), failure.cause(), transcript.tokens());
+        boolean[] relayed = {false};
+        return GreedyReplay.after(cut.run().apply(plan, cut.chat())
+                        .contextWrite(context -> CallContext.withTokenPrefix(context, Optional.empty())),
+                        transcript.text())
+                .doOnNext(chunk -> relayed[0] = true)
+                .onErrorResume(error -> !relayed[0] && !(error instanceof GreedyReplay.Diverged),
+                        error -> refuse(failure, "no remaining backend could replay the answer (" + error.getMessage() + ")"));
     }
 
     /** The answer of {@code request} continued after {@code transcript} on the first of {@code remaining} that can. */

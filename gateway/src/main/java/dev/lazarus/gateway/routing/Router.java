@@ -2,6 +2,7 @@ package dev.lazarus.gateway.routing;
 
 import dev.lazarus.backend.api.BackendErrorKind;
 import dev.lazarus.backend.api.BackendException;
+import dev.lazarus.backend.api.ProtocolNotServedException;
 import dev.lazarus.backend.api.WholeAnswer;
 import dev.lazarus.backend.api.openai.ChatCompletionChunk;
 import dev.lazarus.backend.api.openai.ChatCompletionRequest;
@@ -110,8 +111,9 @@ public final class Router {
      * rest of the plan serves {@code chat}, the request translated onto chat completions, as {@link #chat} does (a
      * native backend among them is translated for too, so that a stream cut there resumes on any of them). A
      * native stream cut mid-answer is resumed as a translated one, on the backends after it ({@link ProtocolContinuation}).
-     * A null {@code body} (a request no server but the gateway can
-     * serve as it is) is served translated throughout.
+     * A native backend whose server answers that it lacks the protocol's endpoint ({@link ProtocolNotServedException})
+     * is sent the translated request at once, no failover, and the plan goes on translated from it. A null
+     * {@code body} (a request no server but the gateway can serve as it is) is served translated throughout.
      */
     public Flux<ProtocolPiece> protocol(ApiEndpoint endpoint, Map<String, Object> body, ChatCompletionRequest chat,
             boolean stream) {
@@ -132,9 +134,11 @@ public final class Router {
                 List<RouteTarget> head = plan.subList(0, natives);
                 ProtocolContinuation cut = new ProtocolContinuation(chat, plan,
                         (next, continuation) -> loop.resumeRun(route.name(), next, chunks, continuation));
-                Flux<ProtocolPiece> passed = stream
+                Flux<ProtocolPiece> passed = (stream
                         ? loop.run(route.name(), head, Endpoint.protocolEvents(endpoint), body).contextWrite(cut::into)
-                        : loop.run(route.name(), head, Endpoint.protocolAnswer(endpoint), body).map(ProtocolPiece.Whole::new);
+                        : loop.run(route.name(), head, Endpoint.protocolAnswer(endpoint), body).<ProtocolPiece>map(ProtocolPiece.Whole::new))
+                        .onErrorResume(ProtocolNotServedException.class, notServed -> loop.run(route.name(),
+                                from(plan, notServed.backendId()), chunks, limited).<ProtocolPiece>map(ProtocolPiece.Chunk::new));
                 Flux<ProtocolPiece> rest = answer;
                 answer = translated.isEmpty() ? passed : passed.onErrorResume(AllBackendsFailedException.class,
                         failed -> rest.onErrorMap(AllBackendsFailedException.class, later -> new AllBackendsFailedException(
@@ -142,6 +146,19 @@ public final class Router {
             }
             return bounded(route, answer, model);
         });
+    }
+
+    /**
+     * The plan from the backend that turned out not to serve a protocol itself on: that backend first, the request
+     * translated for it (it learned to translate), then the rest, as a translated plan is tried.
+     */
+    private static List<RouteTarget> from(List<RouteTarget> plan, String backendId) {
+        for (int i = 0; i < plan.size(); i++) {
+            if (plan.get(i).backendId().equals(backendId)) {
+                return plan.subList(i, plan.size());
+            }
+        }
+        return plan;
     }
 
     /** {@code request} with its model's {@link ModelRoute#defaultMaxTokens} where it sets no output limit itself. */

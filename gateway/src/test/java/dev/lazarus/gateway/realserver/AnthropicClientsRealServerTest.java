@@ -55,6 +55,7 @@ class AnthropicClientsRealServerTest {
         registry.add("lazarus.backends[0].id", () -> "llama");
         registry.add("lazarus.backends[0].kind", () -> "llamacpp");
         registry.add("lazarus.backends[0].settings.url", () -> server.url().toString());
+        registry.add("lazarus.backends[0].settings.messages", () -> "translate"); // the translation is under test
         // Claude Code's first prompt takes minutes on a CI runner's CPU before its first token
         registry.add("lazarus.backends[0].settings.first-token-timeout", () -> "400s");
         registry.add("lazarus.resilience.attempt.first-token-timeout", () -> "400s");

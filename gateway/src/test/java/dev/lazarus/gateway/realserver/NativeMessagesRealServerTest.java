@@ -53,6 +53,7 @@ class NativeMessagesRealServerTest {
         RealLlamaServers.backend(registry, 0, "native", server.url().toString());
         registry.add("lazarus.backends[0].settings.messages", () -> "native");
         RealLlamaServers.backend(registry, 1, "xlate", server.url().toString());
+        registry.add("lazarus.backends[1].settings.messages", () -> "translate");
         RealLlamaServers.backend(registry, 2, "off", server.url().toString());
         registry.add("lazarus.backends[2].settings.messages", () -> "off");
         RealLlamaServers.backend(registry, 3, "victim", victim.url().toString());

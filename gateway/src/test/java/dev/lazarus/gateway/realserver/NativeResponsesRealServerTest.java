@@ -54,6 +54,7 @@ class NativeResponsesRealServerTest {
         RealLlamaServers.backend(registry, 0, "native", server.url().toString());
         registry.add("lazarus.backends[0].settings.responses", () -> "native");
         RealLlamaServers.backend(registry, 1, "xlate", server.url().toString());
+        registry.add("lazarus.backends[1].settings.responses", () -> "translate");
         RealLlamaServers.backend(registry, 2, "off", server.url().toString());
         registry.add("lazarus.backends[2].settings.responses", () -> "off");
         RealLlamaServers.backend(registry, 3, "victim", victim.url().toString());

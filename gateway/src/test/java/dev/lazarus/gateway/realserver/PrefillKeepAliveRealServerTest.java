@@ -62,10 +62,14 @@ class PrefillKeepAliveRealServerTest {
         registry.add("lazarus.backends[0].settings.messages", () -> "native");
         registry.add("lazarus.backends[0].settings.responses", () -> "native");
         RealLlamaServers.backend(registry, 1, "slow-xlate", slow.url().toString());
+        registry.add("lazarus.backends[1].settings.messages", () -> "translate");
+        registry.add("lazarus.backends[1].settings.responses", () -> "translate");
         RealLlamaServers.backend(registry, 2, "dying", dying.url().toString());
         registry.add("lazarus.backends[2].settings.messages", () -> "native");
         registry.add("lazarus.backends[2].settings.responses", () -> "native");
         RealLlamaServers.backend(registry, 3, "xlate", server.url().toString());
+        registry.add("lazarus.backends[3].settings.messages", () -> "translate");
+        registry.add("lazarus.backends[3].settings.responses", () -> "translate");
         RealLlamaServers.route(registry, 0, "tiny-slow-native", "slow-native");
         RealLlamaServers.route(registry, 1, "tiny-slow-xlate", "slow-xlate");
         RealLlamaServers.route(registry, 2, "tiny-failover", "dying", "xlate");

@@ -54,6 +54,7 @@ class ResponsesRealClientsTest {
         server = LlamaServerProcess.start(longContextModel(), "-c", Integer.toString(CONTEXT), "-n", "48",
                 "--parallel", "1", "--jinja", "--no-webui");
         RealLlamaServers.backend(registry, 0, "llama", server.url().toString());
+        registry.add("lazarus.backends[0].settings.responses", () -> "translate"); // the translation is under test
         // A 15k-token prompt's first token on a shared two-core machine.
         registry.add("lazarus.backends[0].settings.first-token-timeout", () -> "3m");
         registry.add("lazarus.resilience.attempt.first-token-timeout", () -> "3m");

@@ -21,9 +21,10 @@ import tools.jackson.databind.JsonNode;
 import tools.jackson.databind.json.JsonMapper;
 
 /**
- * A Responses stream whose llama-server is SIGKILLed after its first text delta goes on on the second
- * llama-server of the same GGUF as one response: one {@code response.created}, numbers without a gap, no
- * {@code response.failed}, and the final output holding every delta the client got.
+ * A Responses stream whose llama-server (passing its own Responses stream through, {@code responses} left at
+ * {@code auto}) is SIGKILLed after its first text delta goes on on the second llama-server of the same GGUF as one
+ * response: one {@code response.created}, numbers without a gap, no {@code response.failed}, and the final output
+ * holding every delta the client got ({@link TranslatedResponsesResumeRealServerTest}: translated).
  */
 @Tag("llama-server")
 @SpringBootTest(webEnvironment = SpringBootTest.WebEnvironment.RANDOM_PORT)
@@ -55,9 +56,9 @@ class ResponsesResumeRealServerTest {
     @LocalServerPort
     int port;
 
-    /** Whether the killed backend passes its server's own Responses stream through. */
+    /** Whether the killed backend passes its server's own Responses stream through (llama-server's default). */
     boolean passedThrough() {
-        return false;
+        return true;
     }
 
     @Test
