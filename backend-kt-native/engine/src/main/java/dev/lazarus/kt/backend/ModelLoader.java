@@ -87,7 +87,8 @@ final class ModelLoader {
             boolean wantsGpu = !model.expertLayers().isEmpty() || settings.placement().gpuLayers();
             gpu = wantsGpu ? GpuTiers.open(settings.placement()).orElse(null) : null;
             placement = ExpertPlacement.install(model, settings.modelName(), settings.placement(), gpu);
-            GpuTiers.installLayers(model, file, settings.placement(), placement, gpu, settings.maxSequences());
+            boolean layersOnGpu = GpuTiers.installLayers(model, file, settings.placement(), placement, gpu,
+                    settings.maxSequences()).isPresent();
             Tokenizer tokenizer = Tokenizers.fromMetadata(file.metadata());
             ChatTemplate template = ChatTemplate.fromMetadata(file.metadata(), tokenizer);
             int trained = model.config().contextLength();
@@ -101,7 +102,8 @@ final class ModelLoader {
                     backendId, settings.modelName(), model.config().architecture().ggufName(), context,
                     settings.threads(), settings.attention());
             return new LoadedModel(file, parallel, engine, tokenizer, template,
-                    facts(file, model, gpu, placement, settings.attention(), settings.cacheTypes()), placement, gpu);
+                    facts(file, model, gpu, placement, layersOnGpu ? AttentionOrder.NON_FLASH : settings.attention(),
+                            settings.cacheTypes()), placement, gpu);
         } catch (RuntimeException | Error e) {
             if (placement != null) {
                 placement.close();
@@ -249,7 +251,8 @@ final class ModelLoader {
         if (placement != null) {
             facts.put("cpu_experts", placement.cpuExperts()); // ram / mmap / ram+mmap / none, as placed at load
         }
-        // as a llamacpp backend names llama-server's: what the decision gate aligns before comparing the two
+        // as a llamacpp backend names llama-server's: what the decision gate aligns before comparing the two. The GPU
+        // layer path computes the non-flash order's F32 attention whatever the setting says (its measured tolerance)
         facts.put("flash_attention", attention.flash() ? "on" : "off");
         if (attention.flash()) {
             facts.put("threads", attention.threads());

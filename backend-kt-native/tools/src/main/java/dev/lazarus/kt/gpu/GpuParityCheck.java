@@ -29,18 +29,30 @@ public final class GpuParityCheck {
     /**
      * The CPU path's attention order, for the reference and the CPU-side attention of the experts-only runs: llama-server
      * {@code -fa off} by default, {@code -Dlazarus.kt.gpu-check.attention=flash} for its default {@code -fa on} (one
-     * thread), so the GPU layer path is measured against either contract.
+     * thread). The GPU layer path computes attention in F32 as the non-flash order does, so it is held to that order
+     * in both runs; with the flash reference its distance to the flash order is measured beside the CPU's own distance
+     * between the two orders (see {@link #LAYER_TOLERANCE}).
      */
     private static final AttentionOrder ORDER = "flash".equals(System.getProperty("lazarus.kt.gpu-check.attention"))
             ? AttentionOrder.flash(1) : AttentionOrder.NON_FLASH;
 
     /**
-     * Largest |logit difference| accepted. Both paths quantize activations to Q8_0 the same way and sum
-     * exact integer block products, so what differs is float summation order, {@code expf} against
-     * {@code Math.exp}, and the odd hidden value whose Q8_0 rounding lands on the other side: around
-     * 1e-4 on logits of magnitude ~1-5, far below what a wrong kernel gives (order 1).
+     * Largest |logit difference| of an experts-only run where no activation rounds the other way. Both paths
+     * quantize activations to Q8_0 the same way and sum exact integer block products, so what differs is float
+     * summation order and {@code expf} against {@code Math.exp}: around 1e-4 on logits of magnitude ~1-5, far below
+     * what a wrong kernel gives (order 1). The fake driver's runs (FakeCudaDriverTest) are held to it.
      */
     public static final float TOLERANCE = 2e-2f;
+
+    /**
+     * Largest |logit difference| the device check accepts from an experts-only run: {@link #TOLERANCE} plus the odd
+     * hidden value whose Q8_0 rounding lands on the other side, which the cache carries on. That step is large on
+     * the chaotic tiny deepseek2 (whose two CPU attention orders differ by up to 5 logits): measured on an H100 with
+     * the flash-order reference, its decompressed-MLA form is exact for 22 positions, then 9.0e-2 at position 22 and
+     * at most 1.05e-1 after it, with the same greedy tokens. A wrong kernel gives differences of order 1 from the
+     * first position.
+     */
+    public static final float EXPERTS_TOLERANCE = 0.15f;
 
     /**
      * Largest |logit difference| accepted from the GPU layer path, where every block's attention, norms and
@@ -50,7 +62,11 @@ public final class GpuParityCheck {
      * Measured on an H100 (7 prompt + 48 greedy tokens, Q8_0): tinyQwen3Moe 8.8e-2, tinyLlama (dense) 1.0e-1,
      * tinyDeepseek2 2.2e-1, the last exact to 1.5e-6 for 28 positions (one isolated 9.9e-2 at position 10)
      * until a flip that the KV cache carries on, with logits of magnitude ~10. A wrong kernel gives
-     * differences of order 1 from the first position and other tokens.
+     * differences of order 1 from the first position and other tokens. This is the distance to the non-flash CPU order,
+     * whose F32 scores and values the GPU's attention computes; to the flash order (F16 query, F16 value accumulation)
+     * the GPU layer path is as far as the two CPU orders are from each other, measured on an H100 (7 prompt + 48
+     * greedy tokens, Q8_0): tinyQwen3Moe 0.145 (the CPU orders: 0.145), tinyLlama 0.149 (0.157), tinyDeepseek2 5.05
+     * with 2 greedy tokens changed (5.19, 3 changed), its decompressed-MLA form 0.27 (4.73).
      */
     public static final float LAYER_TOLERANCE = 0.25f;
 
@@ -63,7 +79,7 @@ public final class GpuParityCheck {
      * position of 55 in three of the nine layer-path runs (1.33 and 1.38: Q5_K with 30 % and 100 % of its
      * experts on the GPU; 3.68: Q6_K with its experts on the CPU), where a near tie of the router or the greedy
      * token (CPU margins up to 0.737) went the other way. Q4_0 and Q8_0, met with Q8_0 on both paths, keep
-     * {@link #TOLERANCE} and {@link #LAYER_TOLERANCE}.
+     * {@link #EXPERTS_TOLERANCE} and {@link #LAYER_TOLERANCE}.
      */
     public static final float K_QUANT_TOLERANCE = 0.5f;
 
@@ -106,22 +122,28 @@ public final class GpuParityCheck {
      */
     public record Result(boolean layers, double gpuShare, int gpuExperts, int experts, double gpuByteHitRate,
                          float maxAbsDiff, int positions, int tokenMismatches, int nearTies, float widestFlip,
-                         boolean kQuants, int outliers, String prompt, float tokenPathDiff) {
+                         boolean kQuants, int outliers, String prompt, float tokenPathDiff, float[] flashGap) {
         Result(boolean layers, double gpuShare, int gpuExperts, int experts, double gpuByteHitRate, float maxAbsDiff,
                int positions, int tokenMismatches, int nearTies, float widestFlip, boolean kQuants, int outliers) {
             this(layers, gpuShare, gpuExperts, experts, gpuByteHitRate, maxAbsDiff, positions, tokenMismatches, nearTies,
-                    widestFlip, kQuants, outliers, null, 0);
+                    widestFlip, kQuants, outliers, null, 0, null);
+        }
+
+        /** This result with the distances to the flash order ({@link #flashGap}: the GPU's, the non-flash CPU order's). */
+        Result withFlashGap(float[] gap) {
+            return new Result(layers, gpuShare, gpuExperts, experts, gpuByteHitRate, maxAbsDiff, positions,
+                    tokenMismatches, nearTies, widestFlip, kQuants, outliers, prompt, tokenPathDiff, gap);
         }
 
         public float tolerance() {
-            return kQuants ? K_QUANT_TOLERANCE : layers ? LAYER_TOLERANCE : TOLERANCE;
+            return kQuants ? K_QUANT_TOLERANCE : layers ? LAYER_TOLERANCE : EXPERTS_TOLERANCE;
         }
 
         public boolean ok() {
             if (kQuants) {
                 return outliers <= K_QUANT_OUTLIER_SHARE * positions && tokenMismatches == 0;
             }
-            return maxAbsDiff <= tolerance() && (!layers || tokenMismatches == 0) && tokenPathDiff <= tolerance();
+            return maxAbsDiff <= tolerance() && tokenMismatches == 0 && tokenPathDiff <= tolerance();
         }
 
         @Override
@@ -129,8 +151,10 @@ public final class GpuParityCheck {
             return "%s, GPU share %.0f %% (%d/%d experts, %.1f %% of expert bytes read on GPU): max |Δlogit| %.2e (tolerance %.2g, %d positions beyond) over %d positions, %d argmax differences (+%d near ties, widest CPU margin %.3f)%s -> %s"
                     .formatted(layers ? "GPU layers + experts" : "GPU experts only", gpuShare * 100, gpuExperts,
                             experts, gpuByteHitRate * 100, maxAbsDiff, tolerance(), outliers, positions, tokenMismatches, nearTies,
-                            widestFlip, prompt == null ? "" : "; prompt " + prompt
-                                    + ", max |Δlogit| to the GPU's token-by-token prompt %.2e".formatted(tokenPathDiff),
+                            widestFlip, (prompt == null ? "" : "; prompt " + prompt
+                                    + ", max |Δlogit| to the GPU's token-by-token prompt %.2e".formatted(tokenPathDiff))
+                                    + (flashGap == null ? "" : "; to the flash order %.2e (the CPU's non-flash order: %.2e)"
+                                            .formatted(flashGap[0], flashGap[1])),
                             ok() ? "OK" : "MISMATCH");
         }
     }
@@ -153,8 +177,9 @@ public final class GpuParityCheck {
     public static Result run(Path model, Path kernels, double gpuShare, int steps, boolean layers) {
         try (GgufFile file = GgufFile.open(model); Parallel parallel = Parallel.ofThreads(
                 Math.max(1, Runtime.getRuntime().availableProcessors() / 2))) {
-            List<float[]> expected = GreedyDecoder.run(Model.load(file, parallel, ORDER), PROMPT, steps, null);
-            int[] tokens = GreedyDecoder.tokens(expected, PROMPT.length);
+            List<float[]> reference = GreedyDecoder.run(Model.load(file, parallel, ORDER), PROMPT, steps, null);
+            int[] tokens = GreedyDecoder.tokens(reference, PROMPT.length);
+            List<float[]> expected = layers ? layerReference(file, parallel, reference, PROMPT, steps, tokens) : reference;
             Model onGpu = Model.load(file, parallel, ORDER);
             PlacementConfig config = PlacementConfig.cpuOnly()
                     .withGpu(GpuMode.ON, new TierBudget.Ratio(gpuShare), kernels).withGpuLayers(layers);
@@ -166,9 +191,10 @@ public final class GpuParityCheck {
                 }
                 List<float[]> actual = GreedyDecoder.run(onGpu, PROMPT, steps, tokens);
                 boolean kQuants = kQuants(file);
-                Diff d = compare(expected, actual, kQuants ? K_QUANT_TOLERANCE : layers ? LAYER_TOLERANCE : TOLERANCE,
+                Diff d = compare(expected, actual, kQuants ? K_QUANT_TOLERANCE : layers ? LAYER_TOLERANCE : EXPERTS_TOLERANCE,
                         kQuants ? K_QUANT_NEAR_TIE : NEAR_TIE);
-                return result(layers, gpuShare, placement, d, expected.size(), kQuants, null, 0);
+                return result(layers, gpuShare, placement, d, expected.size(), kQuants, null, 0)
+                        .withFlashGap(flashGap(reference, expected, actual));
             }
         }
     }
@@ -186,8 +212,9 @@ public final class GpuParityCheck {
                 Math.max(1, Runtime.getRuntime().availableProcessors() / 2))) {
             Model onCpu = Model.load(file, parallel, ORDER);
             int[] prompt = new java.util.Random(7).ints(promptLength, 1, Math.min(onCpu.vocabSize(), 1000)).toArray();
-            List<float[]> expected = GreedyDecoder.run(onCpu, prompt, steps, null);
-            int[] tokens = GreedyDecoder.tokens(expected, prompt.length);
+            List<float[]> reference = GreedyDecoder.run(onCpu, prompt, steps, null);
+            int[] tokens = GreedyDecoder.tokens(reference, prompt.length);
+            List<float[]> expected = layerReference(file, parallel, reference, prompt, steps, tokens);
             Model onGpu = Model.load(file, parallel, ORDER);
             PlacementConfig config = PlacementConfig.cpuOnly()
                     .withGpu(GpuMode.ON, new TierBudget.Ratio(gpuShare), kernels).withGpuLayers(true);
@@ -214,7 +241,7 @@ public final class GpuParityCheck {
                 Diff d = compare(expected, batched, tolerance, kQuants ? K_QUANT_NEAR_TIE : NEAR_TIE);
                 return result(true, gpuShare, placement, d, expected.size(), kQuants,
                         "batched (" + promptLength + " tokens in 2 chunks, CPU-tier experts " + (staged ? "staged" : "on the CPU") + ")",
-                        self.maxAbsDiff());
+                        self.maxAbsDiff()).withFlashGap(flashGap(reference, expected, batched));
             } finally {
                 if (before == null) {
                     System.clearProperty(GpuPrefill.STAGE_PROPERTY);
@@ -225,14 +252,34 @@ public final class GpuParityCheck {
         }
     }
 
+    /**
+     * What the GPU layer path is held to: the CPU reference itself in the non-flash order, else the same tokens
+     * replayed in the non-flash order (the GPU's attention order; see {@link #ORDER}).
+     */
+    private static List<float[]> layerReference(GgufFile file, Parallel parallel, List<float[]> reference, int[] prompt,
+                                                int steps, int[] tokens) {
+        return ORDER.flash()
+                ? GreedyDecoder.run(Model.load(file, parallel, AttentionOrder.NON_FLASH), prompt, steps, tokens)
+                : reference;
+    }
+
+    /** With the flash reference: the GPU's and the non-flash CPU order's largest distance to it; null otherwise. */
+    private static float[] flashGap(List<float[]> flash, List<float[]> nonFlash, List<float[]> gpu) {
+        if (flash == nonFlash) {
+            return null;
+        }
+        return new float[] {compare(flash, gpu, Float.MAX_VALUE, 0).maxAbsDiff(),
+                compare(flash, nonFlash, Float.MAX_VALUE, 0).maxAbsDiff()};
+    }
+
     private static Result result(boolean layers, double gpuShare, ExpertPlacement placement, Diff d, int positions,
                                  boolean kQuants, String prompt, float tokenPathDiff) {
         return placement == null
                 ? new Result(layers, gpuShare, 0, 0, 0, d.maxAbsDiff(), positions, d.mismatches(), d.nearTies(),
-                        d.widestFlip(), kQuants, d.outliers(), prompt, tokenPathDiff)
+                        d.widestFlip(), kQuants, d.outliers(), prompt, tokenPathDiff, null)
                 : new Result(layers, gpuShare, placement.current().count(Tier.GPU), placement.catalog().size(),
                         placement.byteHitRate(Tier.GPU), d.maxAbsDiff(), positions, d.mismatches(), d.nearTies(),
-                        d.widestFlip(), kQuants, d.outliers(), prompt, tokenPathDiff);
+                        d.widestFlip(), kQuants, d.outliers(), prompt, tokenPathDiff, null);
     }
 
     /** Position by position: the largest |logit difference|, argmax differences beyond / within {@code nearTie}. */
