@@ -43,7 +43,7 @@ import tools.jackson.databind.json.JsonMapper;
  * (a server that sends no progress) is cut at the limit as before.
  *
  * <p>The limit is set from the server measured on this host before the gateway starts: a third of the prompt's
- * reading, which is some 40 batches on any host, so that the longest wait for one is well within it even on a busy
+ * reading, which is some 35 batches on any host, so that the longest wait for one is well within it even on a busy
  * machine.
  */
 @Tag("llama-server")
@@ -53,7 +53,7 @@ class PrefillProgressRealServerTest {
 
     private static final JsonMapper JSON = JsonMapper.builder().build();
     private static final HttpClient HTTP = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
-    /** Words that the tiny vocabulary reads as some 700 tokens: over 40 batches of 16. */
+    /** Words that the tiny vocabulary reads as some 580 tokens (a chat's): over 35 batches of 16. */
     private static final int WORDS = 170;
     private static final AtomicInteger NONCE = new AtomicInteger();
 
@@ -130,13 +130,13 @@ class PrefillProgressRealServerTest {
         Duration took = Duration.ofNanos(System.nanoTime() - start);
 
         assertThat(status).as(String.join("\n", lines)).isEqualTo(200);
-        assertThat(took).as("the prompt was read for several limits").isGreaterThan(limit.multipliedBy(2));
+        assertThat(took).as("the prompt was read for longer than the limit").isGreaterThan(limit.multipliedBy(3).dividedBy(2));
         List<JsonNode> chunks = chunks(lines);
         assertThat(chunks).as(String.join("\n", lines)).noneMatch(c -> c.has("prompt_progress"));
         assertThat(chunks.stream().filter(c -> c.at("/choices/0/delta/role").isString())).as("role chunks").hasSize(1);
         assertThat(chunks.stream().map(c -> c.at("/choices/0/delta/content").asString("")).reduce("", String::concat))
                 .isNotEmpty();
-        assertThat(chunks.getLast().at("/usage/prompt_tokens").asInt()).isGreaterThan(40 * 16);
+        assertThat(chunks.getLast().at("/usage/prompt_tokens").asInt()).isGreaterThan(30 * 16);
         assertThat(breaker.getMetrics().getNumberOfBufferedCalls()).as("one attempt").isEqualTo(calls + 1);
         assertThat(breaker.getMetrics().getNumberOfFailedCalls()).as("no failure charged").isEqualTo(failures);
     }
@@ -155,7 +155,7 @@ class PrefillProgressRealServerTest {
         Duration took = Duration.ofNanos(System.nanoTime() - start);
 
         assertThat(status).as(String.join("\n", lines)).isEqualTo(200);
-        assertThat(took).isGreaterThan(limit.multipliedBy(2));
+        assertThat(took).isGreaterThan(limit.multipliedBy(3).dividedBy(2));
         List<String> names = lines.stream().filter(l -> l.startsWith("event: ")).map(l -> l.substring(7)).toList();
         assertThat(names).as(String.join("\n", lines)).startsWith("response.created", "response.in_progress")
                 .doesNotContain("error", "response.failed");
