@@ -57,6 +57,7 @@ class PrefillProgressRealServerTest {
     private static final int WORDS = 170;
     private static final AtomicInteger NONCE = new AtomicInteger();
 
+    static Path dir;
     static LlamaServerProcess server;
     /** The prompt's reading as measured, and the longest wait for a batch. */
     static Duration reading;
@@ -65,7 +66,7 @@ class PrefillProgressRealServerTest {
 
     @DynamicPropertySource
     static void backends(DynamicPropertyRegistry registry) throws IOException {
-        Path dir = Files.createTempDirectory("lazarus-prefill-progress");
+        dir = Files.createTempDirectory("lazarus-prefill-progress");
         // wide enough that a batch of 16 takes a noticeable time on one thread, small enough to write in seconds
         Path model = SyntheticModels.write(new SyntheticModels.Spec("prefill-llama", "llama", GgmlType.F16, 12, 4,
                 1024, 8, 2, 128, 2816, null, null, 500_000f, null, 4096, 1e-5f, false), dir.resolve("prefill.gguf"));
@@ -107,9 +108,17 @@ class PrefillProgressRealServerTest {
     }
 
     @AfterAll
-    static void stop() {
+    static void stop() throws IOException {
         if (server != null) {
             server.close();
+        }
+        if (dir != null) {
+            try (var files = Files.list(dir)) {
+                for (Path file : files.toList()) {
+                    Files.delete(file); // the model: some 90 MB
+                }
+            }
+            Files.delete(dir);
         }
     }
 
