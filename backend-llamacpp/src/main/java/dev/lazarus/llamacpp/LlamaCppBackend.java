@@ -31,6 +31,7 @@ import dev.lazarus.llamacpp.http.LlamaServerClient;
 import dev.lazarus.llamacpp.process.AttentionFlags;
 import dev.lazarus.llamacpp.process.LlamaServerCommand;
 import dev.lazarus.llamacpp.process.LlamaServerSupervisor;
+import dev.lazarus.llamacpp.wire.PromptProgress;
 import dev.lazarus.llamacpp.wire.ServerInfo;
 import dev.lazarus.llamacpp.wire.UpstreamErrors;
 import java.nio.file.Path;
@@ -100,7 +101,14 @@ public final class LlamaCppBackend implements InferenceBackend, WholeAnswers, Ch
         if (protocols.modes().get(protocol) != ProtocolMode.NATIVE) {
             return Flux.error(notNative(protocol));
         }
-        return client.events(protocol.path(), request).onErrorMap(error -> protocols.notServed(protocol, error));
+        // Messages: llama-server sends no progress there (b11669), so nothing is asked for
+        Map<String, Object> sent = request;
+        boolean progress = false;
+        if (protocol == ChatProtocol.RESPONSES && settings.llamaServer()) {
+            sent = new LinkedHashMap<>(request);
+            progress = PromptProgress.ask(sent);
+        }
+        return client.events(protocol.path(), sent, progress).onErrorMap(error -> protocols.notServed(protocol, error));
     }
 
     /** The client's request passed on to the server's own endpoint, its answer as the server gave it. */
@@ -282,7 +290,8 @@ public final class LlamaCppBackend implements InferenceBackend, WholeAnswers, Ch
                 return chat(request).map(ChatEvents::of);
             }
             ChatCompletionRequest upstream = request.asUsageStream();
-            return client.chatEvents("/v1/chat/completions", upstream, countsPrompt(upstream.extra()))
+            boolean counted = countsPrompt(upstream.extra());
+            return client.chatEvents("/v1/chat/completions", upstream, counted, asksProgress(upstream.extra()))
                     .doOnError(error -> prefill.observe(request, error));
         });
     }
@@ -294,7 +303,8 @@ public final class LlamaCppBackend implements InferenceBackend, WholeAnswers, Ch
         // The reader trims the timings of token chunks as it reads them, except while the recorder needs
         // every chunk's predicted_n; the transform covers those and the rare chunk handed to data-binding.
         Flux<ChatCompletionChunk> chunks = client.stream("/v1/chat/completions", upstream, ChatCompletionChunk.class,
-                chunk -> chunk.usage() != null, chunk -> orEmpty(chunk.extra()), counted && recorder == null);
+                chunk -> chunk.usage() != null, chunk -> orEmpty(chunk.extra()), counted && recorder == null,
+                asksProgress(upstream.extra()));
         if (recorder != null) {
             chunks = chunks.map(recorder::observe); // drops the server's bytes where it strips logprobs
         } else if (record != null) {
@@ -317,6 +327,15 @@ public final class LlamaCppBackend implements InferenceBackend, WholeAnswers, Ch
         }
         extra.put("timings_per_token", true);
         return true;
+    }
+
+    /**
+     * Asks a llama-server for its prompt-progress events unless the client chose either way: they tell the caller
+     * ({@link dev.lazarus.backend.api.PrefillProgress}) and this backend's first-token timeout that a long prompt
+     * is being read, and are taken out of the stream ({@link PromptProgress}). True when this backend added the flag.
+     */
+    private boolean asksProgress(Map<String, Object> extra) {
+        return settings.llamaServer() && PromptProgress.ask(extra);
     }
 
     /**
@@ -348,7 +367,8 @@ public final class LlamaCppBackend implements InferenceBackend, WholeAnswers, Ch
         CompletionRequest upstream = request.asUsageStream();
         boolean counted = countsPrompt(upstream.extra());
         return client.stream("/v1/completions", upstream, Completion.class,
-                        chunk -> chunk.usage() != null, chunk -> orEmpty(chunk.extra()))
+                        chunk -> chunk.usage() != null, chunk -> orEmpty(chunk.extra()), false,
+                        asksProgress(upstream.extra()))
                 .transform(chunks -> counted ? timingsOnFirstAndLast(chunks, Completion::extra,
                         chunk -> chunk.usage() != null, UnaryOperator.identity()) : chunks);
     }

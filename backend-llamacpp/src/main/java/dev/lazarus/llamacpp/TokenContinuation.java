@@ -11,6 +11,7 @@ import dev.lazarus.backend.api.openai.ChatCompletionRequest;
 import dev.lazarus.backend.api.openai.ChatMessage;
 import dev.lazarus.backend.api.openai.Usage;
 import dev.lazarus.llamacpp.http.LlamaServerClient;
+import dev.lazarus.llamacpp.wire.PromptProgress;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -75,8 +76,11 @@ final class TokenContinuation {
                         record.start(prefix.modelIdentity(), prefix.ids());
                     }
                     int[] recorded = {prefix.ids().size()};
-                    return client.stream("/completion", body(request, prompt), NativeChunk.class,
-                                    chunk -> chunk.stop(), NativeChunk::extraOrEmpty)
+                    Map<String, Object> body = body(request, prompt);
+                    // its progress events (token id 0 each) are taken out before the record sees them
+                    boolean progress = PromptProgress.ask(body);
+                    return client.stream("/completion", body, NativeChunk.class,
+                                    chunk -> chunk.stop(), NativeChunk::extraOrEmpty, false, progress)
                             .concatMapIterable(chunk -> {
                                 record(chunk, record, recorded, prefix.ids().size());
                                 return toChat(chunk, request.model());

@@ -205,7 +205,7 @@ class LlamaCppBackendWireMockTest {
         String sent = wm.getAllServeEvents().stream().filter(e -> e.getRequest().getUrl().equals(CHAT)).findFirst()
                 .orElseThrow().getRequest().getBodyAsString();
         assertThat(sent).isEqualTo(body.substring(0, body.lastIndexOf('}')) + ",\"stream\":true,"
-                + "\"stream_options\":{\"include_usage\":true},\"timings_per_token\":true}");
+                + "\"stream_options\":{\"include_usage\":true},\"timings_per_token\":true,\"return_progress\":true}");
     }
 
     @Test
@@ -315,7 +315,8 @@ class LlamaCppBackendWireMockTest {
         String tail = body.substring(body.indexOf("\"public\"") + 8, body.lastIndexOf('}'));
         String head = body.substring(0, body.indexOf("\"public\""));
         assertThat(completionBodySent()).isEqualTo(head + "\"tiny\"" + tail
-                + ",\"stream\":true,\"stream_options\":{\"include_usage\":true},\"timings_per_token\":true}");
+                + ",\"stream\":true,\"stream_options\":{\"include_usage\":true},\"timings_per_token\":true,"
+                + "\"return_progress\":true}");
 
         wm.resetAll();
         wm.stubFor(post(urlEqualTo("/v1/completions")).willReturn(aResponse().withStatus(200)

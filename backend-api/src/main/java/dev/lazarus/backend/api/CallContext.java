@@ -13,12 +13,15 @@ import reactor.util.context.ContextView;
  *       ({@code chat} calls of a backend with a {@link InferenceBackend#tokenIdentity token identity}).</li>
  *   <li>{@link #TOKEN_PREFIX}: a {@link TokenPrefix}, the exact tokens of an interrupted answer that this
  *       {@code chat} call continues.</li>
+ *   <li>{@link #PREFILL_PROGRESS}: a {@link PrefillProgress} the backend tells while its server reads the
+ *       prompt of a streamed call (any endpoint), before the first token.</li>
  * </ul>
  */
 public final class CallContext {
 
     public static final Class<GeneratedTokens> GENERATED_TOKENS = GeneratedTokens.class;
     public static final Class<TokenPrefix> TOKEN_PREFIX = TokenPrefix.class;
+    public static final Class<PrefillProgress> PREFILL_PROGRESS = PrefillProgress.class;
 
     private CallContext() {}
 
@@ -28,6 +31,14 @@ public final class CallContext {
 
     public static Optional<TokenPrefix> tokenPrefix(ContextView context) {
         return context.getOrEmpty(TOKEN_PREFIX);
+    }
+
+    public static Optional<PrefillProgress> prefillProgress(ContextView context) {
+        return context.getOrEmpty(PREFILL_PROGRESS);
+    }
+
+    public static Context withPrefillProgress(Context context, PrefillProgress progress) {
+        return context.put(PREFILL_PROGRESS, progress);
     }
 
     public static Context withGeneratedTokens(Context context, GeneratedTokens tokens) {

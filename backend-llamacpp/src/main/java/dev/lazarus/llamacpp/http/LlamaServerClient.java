@@ -2,6 +2,8 @@ package dev.lazarus.llamacpp.http;
 
 import dev.lazarus.backend.api.BackendErrorKind;
 import dev.lazarus.backend.api.BackendException;
+import dev.lazarus.backend.api.CallContext;
+import dev.lazarus.backend.api.PrefillProgress;
 import dev.lazarus.backend.api.ProtocolEvent;
 import dev.lazarus.backend.api.WholeAnswer;
 import dev.lazarus.backend.api.openai.ChatCompletionChunk;
@@ -12,6 +14,7 @@ import dev.lazarus.backend.api.openai.CompletionRequest;
 import dev.lazarus.backend.api.openai.RawRequest;
 import dev.lazarus.llamacpp.wire.ChatChunkReader;
 import dev.lazarus.llamacpp.wire.ChatEventScanner;
+import dev.lazarus.llamacpp.wire.PromptProgress;
 import dev.lazarus.llamacpp.wire.SseDecoder;
 import dev.lazarus.llamacpp.wire.UpstreamErrors;
 import dev.lazarus.llamacpp.wire.WholeAnswerReader;
@@ -36,6 +39,7 @@ import reactor.core.publisher.Mono;
 import reactor.core.scheduler.Schedulers;
 import reactor.netty.http.client.HttpClient;
 import reactor.netty.resources.ConnectionProvider;
+import reactor.util.context.ContextView;
 import tools.jackson.databind.JsonNode;
 import tools.jackson.databind.ObjectReader;
 import tools.jackson.databind.json.JsonMapper;
@@ -189,13 +193,23 @@ public final class LlamaServerClient implements AutoCloseable {
      */
     public <T> Flux<T> stream(String path, Object body, Class<T> type, Predicate<T> isFinal,
                        Function<T, Map<String, Object>> extraOf, boolean trimTimings) {
+        return stream(path, body, type, isFinal, extraOf, trimTimings, false);
+    }
+
+    /**
+     * @param progress whether the request asked for llama-server's prompt-progress events ({@link PromptProgress}):
+     *                 they are taken out of the stream and told to the caller's {@link PrefillProgress}, and
+     *                 each starts the first-token timeout again
+     */
+    public <T> Flux<T> stream(String path, Object body, Class<T> type, Predicate<T> isFinal,
+                       Function<T, Map<String, Object>> extraOf, boolean trimTimings, boolean progress) {
         Flux<List<SseDecoder.Event>> reads = reads(path, body);
-        return Flux.defer(() -> {
+        return Flux.deferContextual(context -> {
             ChunkParser<T> parser = parserFor(type, trimTimings);
             StreamEnd end = new StreamEnd();
             // One read asked for at a time: the default 256 reads ahead let a stalled client's stream pull
             // megabytes of its upstream into memory (a read is up to tens of KB of events).
-            return timeouts.apply(reads)
+            return timed(reads, progress, context)
                     .<SseDecoder.Event>concatMapIterable(events -> events, 1)
                     .<T>handle((event, sink) -> {
                         // Events after [DONE] are dropped rather than cancelled: reading the body to its end
@@ -219,15 +233,16 @@ public final class LlamaServerClient implements AutoCloseable {
      * fails the stream. Limits, errors and the end of the stream as {@link #stream}.
      *
      * @param trimTimings as in {@link #stream(String, Object, Class, Predicate, Function, boolean)}
+     * @param progress    as in {@link #stream(String, Object, Class, Predicate, Function, boolean, boolean)}
      */
-    public Flux<ChatEvents> chatEvents(String path, Object body, boolean trimTimings) {
+    public Flux<ChatEvents> chatEvents(String path, Object body, boolean trimTimings, boolean progress) {
         Flux<List<SseDecoder.Event>> reads = reads(path, body);
-        return Flux.defer(() -> {
+        return Flux.deferContextual(context -> {
             ChatChunkReader.TimingsTrim trim = trimTimings ? new ChatChunkReader.TimingsTrim() : null;
             ChatEventScanner scanner = new ChatEventScanner(json, trim);
             ChunkParser<ChatCompletionChunk> parser = (bytes, offset, length) -> chatChunks.read(bytes, offset, length, trim);
             StreamEnd end = new StreamEnd();
-            return timeouts.apply(reads)
+            return timed(reads, progress, context)
                     .<ChatEvents>handle((events, sink) -> {
                         List<ChatEvent> piece = new ArrayList<>(events.size());
                         for (SseDecoder.Event event : events) {
@@ -255,12 +270,14 @@ public final class LlamaServerClient implements AutoCloseable {
      * A stream of another protocol's events (Messages, Responses) from {@code path}, each as its name and data, in
      * the pieces they came in; an error event fails the stream. Ends where the server's body ends (or at a
      * {@code [DONE]}); whether that was the protocol's end is the caller's to judge. Limits and errors as {@link #stream}.
+     *
+     * @param progress as in {@link #stream(String, Object, Class, Predicate, Function, boolean, boolean)}
      */
-    public Flux<List<ProtocolEvent>> events(String path, Object body) {
+    public Flux<List<ProtocolEvent>> events(String path, Object body, boolean progress) {
         Flux<List<SseDecoder.Event>> reads = reads(path, body);
-        return Flux.defer(() -> {
+        return Flux.deferContextual(context -> {
             StreamEnd end = new StreamEnd();
-            return timeouts.apply(reads).<List<ProtocolEvent>>handle((events, sink) -> {
+            return timed(reads, progress, context).<List<ProtocolEvent>>handle((events, sink) -> {
                 List<ProtocolEvent> piece = new ArrayList<>(events.size());
                 for (SseDecoder.Event event : events) {
                     if (!end.beforeDone(event)) {
@@ -298,6 +315,20 @@ public final class LlamaServerClient implements AutoCloseable {
 
     private static Map<String, Object> orEmpty(Map<String, Object> extra) {
         return extra == null ? Map.of() : extra;
+    }
+
+    /**
+     * The reads within the stream's time limits; where the request asked for progress events, without them (a read
+     * of progress alone left empty, which starts the first-token limit again rather than ending it).
+     */
+    private Flux<List<SseDecoder.Event>> timed(Flux<List<SseDecoder.Event>> reads, boolean progress, ContextView context) {
+        if (!progress) {
+            return timeouts.apply(reads);
+        }
+        PromptProgress filter = new PromptProgress(json, CallContext.prefillProgress(context).orElse(null));
+        Flux<List<SseDecoder.Event>> filtered = reads.map(filter::filter)
+                .concatWith(Mono.fromSupplier(filter::rest).filter(rest -> !rest.isEmpty()));
+        return timeouts.apply(filtered, List::isEmpty);
     }
 
     /** The POST of {@code body}, once more on a new connection where a reused one was already closed. */

@@ -4,6 +4,7 @@ import dev.lazarus.backend.api.BackendException;
 import java.time.Duration;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.Predicate;
 import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
 import reactor.core.publisher.Operators;
@@ -39,9 +40,14 @@ final class StreamTimeouts {
 
     /** {@code events}, failing with a TIMEOUT {@link BackendException} when a limit is exceeded. */
     <T> Flux<T> apply(Flux<T> events) {
+        return apply(events, event -> false);
+    }
+
+    /** As {@link #apply(Flux)}, where an item that {@code progressOnly} accepts is progress, not an event. */
+    <T> Flux<T> apply(Flux<T> events, Predicate<? super T> progressOnly) {
         return Flux.defer(() -> {
             Watch watch = new Watch(now());
-            return events.doOnNext(event -> watch.event())
+            return events.doOnNext(event -> watch.event(progressOnly.test(event)))
                     .doOnRequest(watch::requested)
                     .takeUntilOther(watch.expiry(Math.min(first.toNanos(), idle.toNanos())))
                     .concatWith(Mono.defer(() -> watch.failure == null ? Mono.empty() : Mono.error(watch.failure)));
@@ -56,7 +62,8 @@ final class StreamTimeouts {
     private final class Watch {
         private static final long NONE = Long.MIN_VALUE;
 
-        private final long start;
+        /** When the wait for the first event began: the subscription, or the last progress before the first event. */
+        private volatile long start;
         private volatile long lastEvent = NONE;
         private volatile BackendException failure;
         /** Events asked for and not yet come (Long.MAX_VALUE: unbounded). */
@@ -66,8 +73,12 @@ final class StreamTimeouts {
             this.start = start;
         }
 
-        void event() {
-            lastEvent = now();
+        void event(boolean progress) {
+            if (progress && lastEvent == NONE) {
+                start = now();
+            } else {
+                lastEvent = now();
+            }
             demand.getAndUpdate(d -> d == Long.MAX_VALUE || d == 0 ? d : d - 1);
         }
 

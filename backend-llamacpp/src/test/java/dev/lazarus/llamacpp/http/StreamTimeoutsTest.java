@@ -34,6 +34,24 @@ class StreamTimeoutsTest {
                 .verify(Duration.ofSeconds(5));
     }
 
+    /** Progress before the first event (a long prompt being read) starts the first limit again, even past the idle one. */
+    @Test
+    void progressBeforeTheFirstEventStartsTheFirstLimitAgain() {
+        Sinks.Many<String> events = Sinks.many().unicast().onBackpressureBuffer();
+        StepVerifier.withVirtualTime(() -> timeouts.apply(events.asFlux(), ""::equals), () -> time, Long.MAX_VALUE)
+                .expectSubscription()
+                .thenAwait(FIRST.minusSeconds(10))
+                .then(() -> events.tryEmitNext(""))
+                .expectNext("")
+                .thenAwait(FIRST.minusSeconds(10))
+                .then(() -> events.tryEmitNext(""))
+                .expectNext("")
+                .expectNoEvent(FIRST.minusMillis(1)) // 3 first limits since the start, and no failure yet
+                .thenAwait(Duration.ofMillis(1))
+                .expectErrorMatches(e -> timeout(e, "no first token"))
+                .verify(Duration.ofSeconds(5));
+    }
+
     @Test
     void aStallRightAfterTheFirstEventFailsOneIdleLimitLater() {
         Sinks.Many<String> events = Sinks.many().unicast().onBackpressureBuffer();

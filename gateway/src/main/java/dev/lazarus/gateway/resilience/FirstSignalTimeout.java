@@ -1,5 +1,7 @@
 package dev.lazarus.gateway.resilience;
 
+import dev.lazarus.backend.api.CallContext;
+import dev.lazarus.backend.api.PrefillProgress;
 import dev.lazarus.gateway.routing.TimedPassThrough;
 import java.time.Duration;
 import java.util.function.Supplier;
@@ -8,6 +10,7 @@ import reactor.core.publisher.Flux;
 import reactor.core.publisher.FluxOperator;
 import reactor.core.publisher.Operators;
 import reactor.core.scheduler.Scheduler;
+import reactor.util.context.Context;
 
 /**
  * A flux that fails with {@code error} when its source signals nothing (no item, no end) within
@@ -15,6 +18,10 @@ import reactor.core.scheduler.Scheduler;
  * everything through. This is Reactor's {@code timeout(Mono.delay(limit), item -> Mono.never(), error)}
  * without that operator's cost per item: it subscribes a new (never-ending) timeout to every item and
  * keeps switching subscriptions, for a limit that only ever applies to the first.
+ *
+ * <p>A source that tells its {@link PrefillProgress} (in its subscriber context) that it is reading the prompt starts
+ * the limit again each time: then it bounds the wait without progress, not the prompt's whole reading. Progress is
+ * no signal: the first item is still the one that ends the limit.
  */
 final class FirstSignalTimeout<T> extends FluxOperator<T, T> {
 
@@ -37,12 +44,19 @@ final class FirstSignalTimeout<T> extends FluxOperator<T, T> {
     private static final class Watch<T> extends TimedPassThrough<T> {
 
         private final FirstSignalTimeout<T> parent;
+        private final Context context;
         /** Set on the source's (serialised) signals once the first one has won: later ones pass straight on. */
         private boolean through;
 
         Watch(CoreSubscriber<? super T> actual, FirstSignalTimeout<T> parent) {
             super(actual, parent.timer, parent.limit.toNanos());
             this.parent = parent;
+            this.context = CallContext.withPrefillProgress(actual.currentContext(), (processed, total) -> restart());
+        }
+
+        @Override
+        public Context currentContext() {
+            return context;
         }
 
         @Override

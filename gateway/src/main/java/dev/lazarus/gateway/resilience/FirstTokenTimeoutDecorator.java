@@ -15,7 +15,10 @@ import reactor.core.publisher.Mono;
  * attempt loop moves the request to the next backend; cancelling the call lets the backend stop. This
  * is the limit on one request's wait, not the breaker's slow-call judgement (a call may be slow for
  * the breaker and still be waited for). Chunks after the first are the backend's idle timeout's
- * business.
+ * business. A backend that tells its progress reading the prompt ({@link dev.lazarus.backend.api.PrefillProgress}:
+ * llama-server's {@code prompt_progress}, kt-native's prefill batches) starts the limit again with each: a long
+ * prompt is waited for while it is being read, within the request's overall timeout; the first token is still
+ * the first chunk, for metering and resume alike.
  *
  * <p>A whole (non-streamed) answer sends nothing before its end, so its limit is {@code answer-timeout}; but a
  * backend that hangs must not hold the request that long. At the first-token limit such a call's backend is

@@ -54,6 +54,21 @@ public abstract class TimedPassThrough<T> extends PassThrough<T> implements Runn
         }
     }
 
+    /**
+     * Arms the timer again for the whole limit from now, while neither side has won (the source showed it is alive
+     * without a signal of its own); the timer armed before is disarmed. Once the race is decided, nothing.
+     */
+    protected final void restart() {
+        if (state != OPEN) {
+            return;
+        }
+        try {
+            armed.update(timer.schedule(this, limitNanos, TimeUnit.NANOSECONDS));
+        } catch (RejectedExecutionException e) {
+            // the timer armed before stays: the limit then counts from the start, as without the restart
+        }
+    }
+
     /** True while neither side has won. */
     protected final boolean open() {
         return state == OPEN;

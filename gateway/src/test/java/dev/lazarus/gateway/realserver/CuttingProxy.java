@@ -20,12 +20,16 @@ import java.util.concurrent.atomic.AtomicLong;
  * it passes every byte through until the response has carried {@link #cutAfter} server-sent events
  * (each ends in a blank line, {@code \n\n}; HTTP's own line ends are {@code \r\n}), then closes both
  * connections, as a server that dies between two tokens would. Answers with fewer events (health
- * checks, {@code /props}) pass whole. The cut lands on the same event on any machine, however fast.
+ * checks, {@code /props}) pass whole. The cut lands on the same event on any machine, however fast; the progress
+ * events a server sends while it reads the prompt (the gateway asks for them) are not counted.
  * With {@link #holdMillis} it holds a {@code POST}'s answer back that long before its first byte, as a server
  * still reading a long prompt does, and with {@link #dropAfterHold} it then closes both connections without
  * an answer, as a server that dies while reading the prompt does.
  */
 final class CuttingProxy implements AutoCloseable {
+
+    /** What llama-server's prompt-progress events carry: they tell no token, so they are not counted. */
+    private static final byte[] PROGRESS = "\"prompt_progress\"".getBytes(StandardCharsets.US_ASCII);
 
     private final ServerSocket listener;
     private final int targetPort;
@@ -78,6 +82,9 @@ final class CuttingProxy implements AutoCloseable {
             byte[] buffer = new byte[8192];
             int events = 0;
             byte previous = 0;
+            // how much of PROGRESS the bytes so far end in, and whether the event being read carries it
+            int matched = 0;
+            boolean progress = false;
             for (int n; (n = in.read(buffer)) > 0; ) {
                 long hold = posted.getAndSet(false) ? holdMillis.get() : 0;
                 if (hold > 0) {
@@ -89,9 +96,18 @@ final class CuttingProxy implements AutoCloseable {
                 }
                 int end = n;
                 for (int i = 0; i < n && limit > 0; i++) {
-                    if (buffer[i] == '\n' && previous == '\n' && ++events == limit) {
-                        end = i + 1;
-                        break;
+                    matched = buffer[i] == PROGRESS[matched] ? matched + 1 : buffer[i] == PROGRESS[0] ? 1 : 0;
+                    if (matched == PROGRESS.length) {
+                        progress = true;
+                        matched = 0;
+                    }
+                    if (buffer[i] == '\n' && previous == '\n') {
+                        boolean counted = !progress;
+                        progress = false;
+                        if (counted && ++events == limit) {
+                            end = i + 1;
+                            break;
+                        }
                     }
                     previous = buffer[i];
                 }

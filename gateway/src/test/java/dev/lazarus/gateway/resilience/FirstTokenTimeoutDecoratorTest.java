@@ -5,6 +5,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 import dev.lazarus.backend.api.BackendConfig;
 import dev.lazarus.backend.api.BackendErrorKind;
 import dev.lazarus.backend.api.BackendException;
+import dev.lazarus.backend.api.CallContext;
+import dev.lazarus.backend.api.PrefillProgress;
 import dev.lazarus.backend.api.WholeAnswer;
 import dev.lazarus.backend.api.openai.ChatCompletionChunk;
 import dev.lazarus.gateway.routing.Attempt;
@@ -58,6 +60,41 @@ class FirstTokenTimeoutDecoratorTest {
                 .expectErrorMatches(e -> isTimeout(e, "backend 'b' sent no first token within PT2S"))
                 .verify(Duration.ofSeconds(5));
         assertThat(cancelled).isTrue();
+    }
+
+    /** A call that reads its prompt for {@code reads} steps of {@code step} (telling each), then answers {@code a}. */
+    private static Flux<ChatCompletionChunk> readingThePrompt(int reads, Duration step, Flux<ChatCompletionChunk> then) {
+        return Flux.deferContextual(context -> {
+            PrefillProgress progress = CallContext.prefillProgress(context).orElseThrow();
+            return Flux.interval(step).take(reads)
+                    .doOnNext(i -> progress.progressed((int) (i + 1) * 128, reads * 128))
+                    .thenMany(then);
+        });
+    }
+
+    @Test
+    void progressReadingThePromptStartsTheLimitAgainAndTheFirstChunkStillEndsIt() {
+        ChatCompletionChunk a = chunk("a");
+        Duration step = LIMIT.minusMillis(500);
+        StepVerifier.withVirtualTime(() -> decorated(readingThePrompt(4, step,
+                        Flux.concat(Mono.delay(step).thenReturn(a), Mono.delay(LIMIT.multipliedBy(3)).then(Mono.empty())))))
+                .expectSubscription()
+                .expectNoEvent(step.multipliedBy(5).minusMillis(1)) // four times the limit and more, without a chunk
+                .thenAwait(Duration.ofMillis(1))
+                .expectNext(a)
+                .thenAwait(LIMIT.multipliedBy(3)) // past the first chunk, progress has no say
+                .verifyComplete();
+    }
+
+    @Test
+    void aCallWhoseProgressStopsEndsTheLimitAfterTheLastProgress() {
+        Duration step = LIMIT.minusMillis(500);
+        StepVerifier.withVirtualTime(() -> decorated(readingThePrompt(2, step, Flux.never())))
+                .expectSubscription()
+                .expectNoEvent(step.multipliedBy(2).plus(LIMIT).minusMillis(1))
+                .thenAwait(Duration.ofMillis(1))
+                .expectErrorMatches(e -> isTimeout(e, "backend 'b' sent no first token within PT2S"))
+                .verify(Duration.ofSeconds(5));
     }
 
     @Test

@@ -2,6 +2,7 @@ package dev.lazarus.kt.backend;
 
 import dev.lazarus.backend.api.BackendErrorKind;
 import dev.lazarus.backend.api.BackendException;
+import dev.lazarus.backend.api.PrefillProgress;
 import dev.lazarus.kt.runtime.EndReason;
 import dev.lazarus.kt.runtime.SequenceListener;
 import dev.lazarus.kt.sampling.Generation;
@@ -26,12 +27,17 @@ final class GenerationListener implements SequenceListener {
     private final Generation generation;
     private final PendingLogprobs logprobs;
     private final GenerationEvents events;
+    /** Told of each prefill step before the first token; null where the caller does not ask. */
+    private final PrefillProgress progress;
     private TokenLogprobs lastLogprobs;
     private int reusedPromptTokens;
 
-    /** @param shownControlTokens control tokens written as text (a chat format's markers; see {@link Generation}) */
+    /**
+     * @param shownControlTokens control tokens written as text (a chat format's markers; see {@link Generation})
+     * @param progress           told of each prefill step before the first token, or null
+     */
     GenerationListener(Tokenizer tokenizer, TokenSampler sampler, SamplingParams params, int[] prompt,
-                       IntPredicate shownControlTokens, GenerationEvents events) {
+                       IntPredicate shownControlTokens, GenerationEvents events, PrefillProgress progress) {
         this.tokenizer = tokenizer;
         this.sampler = sampler;
         for (int token : prompt) {
@@ -40,6 +46,14 @@ final class GenerationListener implements SequenceListener {
         this.generation = new Generation(tokenizer, params, prompt.length, shownControlTokens);
         this.logprobs = params.logprobs() ? new PendingLogprobs() : null;
         this.events = events;
+        this.progress = progress;
+    }
+
+    @Override
+    public void prefilled(int processed, int total) {
+        if (progress != null) {
+            progress.progressed(processed, total);
+        }
     }
 
     @Override

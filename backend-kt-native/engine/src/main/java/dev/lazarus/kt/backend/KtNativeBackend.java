@@ -4,6 +4,7 @@ import dev.lazarus.backend.api.BackendCapabilities;
 import dev.lazarus.backend.api.BackendDescriptor;
 import dev.lazarus.backend.api.BackendErrorKind;
 import dev.lazarus.backend.api.BackendException;
+import dev.lazarus.backend.api.CallContext;
 import dev.lazarus.backend.api.BackendHealth;
 import dev.lazarus.backend.api.ContextLengthExceededException;
 import dev.lazarus.backend.api.ExpertPlacementView;
@@ -268,7 +269,8 @@ public final class KtNativeBackend implements InferenceBackend, ExpertPlacementV
                 TokenSampler sampler = job.grammar() == null ? samplers.create(job.params(), vocab, context)
                         : new Sampler(job.params(), vocab, context, job.grammar().matcher());
                 SequenceHandle handle = m.engine().submit(job.prompt(), new GenerationListener(m.tokenizer(),
-                        sampler, job.params(), job.prompt(), job.shownControlTokens(), job.stream().apply(sink)));
+                        sampler, job.params(), job.prompt(), job.shownControlTokens(), job.stream().apply(sink),
+                        CallContext.prefillProgress(sink.contextView()).orElse(null)));
                 sink.onDispose(handle::cancel);
             }, FluxSink.OverflowStrategy.BUFFER);
         }).onErrorMap(e -> switch (e) {

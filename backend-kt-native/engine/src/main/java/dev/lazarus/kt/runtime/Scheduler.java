@@ -133,6 +133,8 @@ final class Scheduler {
             if (logits[at - 1] != null) {
                 sampling.add(seq);
                 samplingLogits.add(logits[at - 1]);
+            } else {
+                seq.listener().prefilled(seq.fed(), seq.length());
             }
         }
         boolean[] goOn = new boolean[sampling.size()];

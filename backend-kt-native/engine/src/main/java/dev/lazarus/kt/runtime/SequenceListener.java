@@ -13,6 +13,14 @@ public interface SequenceListener {
     default void admitted(int reusedPromptTokens) {
     }
 
+    /**
+     * A step fed a chunk of the prompt and the rest is still to come: {@code processed} of its {@code total} tokens
+     * are in the cache (those from the prefix cache included). Not called for the step that ends the prompt, which
+     * picks the first token instead.
+     */
+    default void prefilled(int processed, int total) {
+    }
+
     /** Chooses the next token from the logits that followed the last fed token; may modify the array. */
     int select(float[] logits);
 

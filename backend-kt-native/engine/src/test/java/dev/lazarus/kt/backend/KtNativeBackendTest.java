@@ -109,6 +109,29 @@ class KtNativeBackendTest {
         }
     }
 
+    /** A prompt longer than one prefill step (512 tokens) tells the caller's PrefillProgress each step before the answer. */
+    @Test
+    void aLongPromptsPrefillStepsAreToldToTheCallersProgress() {
+        KtNativeBackend roomy = EmbeddedModel.start(Map.of("context-size", 2048));
+        try {
+            List<List<Integer>> told = new java.util.concurrent.CopyOnWriteArrayList<>();
+            List<ChatMessage> messages = List.of(ChatMessage.user("count ".repeat(250)));
+            List<ChatCompletionChunk> chunks = roomy.chat(request(messages, 2))
+                    .contextWrite(c -> dev.lazarus.backend.api.CallContext.withPrefillProgress(c,
+                            (processed, total) -> told.add(List.of(processed, total))))
+                    .collectList().block(Duration.ofMinutes(1));
+            int prompt = chunks.getLast().usage().promptTokens();
+            assertThat(prompt).isGreaterThan(512);
+            assertThat(told).as("one report per step before the last").isNotEmpty()
+                    .allSatisfy(t -> assertThat(t.get(1)).isEqualTo(prompt))
+                    .allSatisfy(t -> assertThat(t.get(0)).isLessThan(prompt));
+            assertThat(told.getFirst().get(0)).isEqualTo(512);
+            assertThat(told.size()).isEqualTo((prompt - 1) / 512);
+        } finally {
+            roomy.close();
+        }
+    }
+
     private static int promptTokens(KtNativeBackend b, ChatCompletionRequest r) {
         return b.chat(r).collectList().block(Duration.ofMinutes(1)).getLast().usage().promptTokens();
     }

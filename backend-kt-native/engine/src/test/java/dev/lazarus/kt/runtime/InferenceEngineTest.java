@@ -84,6 +84,23 @@ class InferenceEngineTest {
         }
     }
 
+    /** A prompt fed in steps of at most 16 tokens tells each step before the last, which picks the first token. */
+    @Test
+    void aPromptReadInStepsTellsItsProgressBeforeTheFirstToken() throws Exception {
+        int[] prompt = new int[40];
+        for (int i = 0; i < prompt.length; i++) {
+            prompt[i] = 4 + i % 30;
+        }
+        try (InferenceEngine engine = new InferenceEngine(model, new EngineOptions(TinyModels.CONTEXT, 4, 8, 16, 0),
+                PARALLEL)) {
+            RecordingListener listener = new RecordingListener(3);
+            engine.submit(prompt, listener);
+            listener.awaitEnd();
+            assertThat(listener.prefilled).containsExactly(List.of(16, 40), List.of(32, 40));
+            assertThat(listener.tokenArray()).containsExactly(greedyAlone(prompt, 3));
+        }
+    }
+
     @Test
     void promptPrefixIsReusedAndGivesTheSameTokensAsAColdStart() throws Exception {
         int[] first = {4, 5, 6, 7, 8, 9, 10, 11};

@@ -11,6 +11,8 @@ import java.util.concurrent.TimeUnit;
 final class RecordingListener implements SequenceListener {
 
     final List<Integer> tokens = new CopyOnWriteArrayList<>();
+    /** What {@link #prefilled} told: tokens of the prompt processed, and the prompt's length. */
+    final List<List<Integer>> prefilled = new CopyOnWriteArrayList<>();
     final CompletableFuture<EndReason> end = new CompletableFuture<>();
     private final int limit;
     private final int holdAt;
@@ -28,6 +30,11 @@ final class RecordingListener implements SequenceListener {
     RecordingListener(int limit, int holdAt) {
         this.limit = limit;
         this.holdAt = holdAt;
+    }
+
+    @Override
+    public void prefilled(int processed, int total) {
+        prefilled.add(List.of(processed, total));
     }
 
     @Override
