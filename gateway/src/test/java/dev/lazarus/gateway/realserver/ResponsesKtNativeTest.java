@@ -25,7 +25,9 @@ import tools.jackson.databind.json.JsonMapper;
 
 /**
  * The Responses API through the gateway in front of kt-native with the embedded {@code lazarus-tiny-moe}: the
- * openai npm SDK's whole and streamed answers, and a {@code codex exec} turn. Codex's prompt (some 15k tokens) needs
+ * openai-python suite that {@code ResponsesRealClientsTest} runs in front of llama-server (its function tool round
+ * trip sends tools beside a {@code text.format} JSON schema), the openai npm SDK's whole and streamed answers, and
+ * a {@code codex exec} turn. Codex's prompt (some 15k tokens) needs
  * a context beyond the model's trained 2,048 ({@code context-size}), and sets no {@code max_output_tokens}: the
  * gateway caps generation ({@code lazarus.responses.max-output-tokens}).
  */
@@ -93,6 +95,16 @@ class ResponsesKtNativeTest {
         assertThat(done.at("/response/output/0/type").asString()).isEqualTo("message");
         assertThat(done.at("/response/output/0/content/0/text").asString()).isNotEmpty();
         assertThat(done.at("/response/usage/output_tokens").asInt()).isBetween(1, 48);
+    }
+
+    @Test
+    void openAiPythonSdk() throws Exception {
+        Path repo = RealClients.repoRoot();
+        Path site = RealClients.pythonSdk();
+        String log = RealClients.runToSuccess(List.of("python3",
+                repo.resolve("scripts/python-sdk/openai_responses_suite.py").toString(), baseUrl(), KEY, "lazarus-tiny-moe"),
+                Map.of("PYTHONPATH", site.toString(), "PYTHONDONTWRITEBYTECODE", "1"), repo, Duration.ofMinutes(5));
+        assertThat(log).as(log).contains("6 passed, 0 failed");
     }
 
     @Test

@@ -15,7 +15,8 @@ import java.util.Map;
  * What a request constrains its output to, read as llama-server reads it: a GBNF {@code grammar}, a
  * {@code json_schema}, or (chat) a {@code response_format} of type {@code json_object} or {@code json_schema}.
  * A schema becomes GBNF here; a refused one is a 400 naming the field, with the converter's reason. A chat
- * request with {@code tool_choice: "required"} is constrained to the calls of the template's format.
+ * request with {@code tool_choice: "required"} is constrained to the calls of the template's format. A schema beside
+ * tools is the constraint and the tools are only shown to the model; a {@code grammar} beside tools is a 400.
  *
  * @param gbnf        the grammar the sampler follows; null when the output is free
  * @param jsonContent the chat answer's content is the JSON value inside the grammar's fence and whitespace
@@ -51,20 +52,18 @@ record OutputConstraint(String gbnf, boolean jsonContent, String param) {
                         + " \"json_object\", but got: " + format.type(), "response_format");
             }
         }
-        if ((schema != null || grammar != null) && !tools.tools().isEmpty()) {
-            throw BackendException.invalidRequest("Cannot use custom grammar constraints with tools.",
-                    grammar != null ? "grammar" : param);
+        if (grammar != null && !tools.tools().isEmpty()) {
+            throw BackendException.invalidRequest("Cannot use custom grammar constraints with tools.", "grammar");
         }
         if (grammar != null) {
             return new OutputConstraint(grammar, false, "grammar");
         }
-        if (tools.required()) {
-            return requiredCalls(tools, chat);
+        // A schema beside tools wins over them, whatever the tool_choice, as llama-server (b11669) has it: the tools
+        // stay in the prompt, the answer is the schema's JSON and no calls are read from it
+        if (schema != null) {
+            return new OutputConstraint(convert(schema, true, param), true, param);
         }
-        if (schema == null) {
-            return NONE;
-        }
-        return new OutputConstraint(convert(schema, true, param), true, param);
+        return tools.required() ? requiredCalls(tools, chat) : NONE;
     }
 
     /** {@code /v1/completions}: {@code grammar}, else {@code json_schema}; {@code response_format} is not read there. */

@@ -6,6 +6,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import dev.lazarus.backend.api.BackendException;
 import dev.lazarus.backend.api.openai.ChatCompletionRequest;
 import dev.lazarus.backend.api.openai.ChatMessage;
+import dev.lazarus.backend.api.openai.ResponseFormat;
 import dev.lazarus.backend.api.openai.Tool;
 import dev.lazarus.kt.chat.ChatFormat;
 import dev.lazarus.kt.chat.ChatTemplate;
@@ -17,7 +18,10 @@ import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
 
-/** {@code tool_choice: "required"}: a grammar of the template's call syntax where kt-native has one, else a 400. */
+/**
+ * {@code tool_choice: "required"}: a grammar of the template's call syntax where kt-native has one, else a 400. A
+ * schema beside tools wins over them; a grammar beside tools is a 400 (both as llama-server b11669 answers).
+ */
 class OutputConstraintTest {
 
     static final Tool WEATHER = new Tool("function", new Tool.Function("get_weather", "Weather",
@@ -46,6 +50,50 @@ class OutputConstraintTest {
         assertThatThrownBy(() -> OutputConstraint.of(request, ToolUse.of(request), format))
                 .isInstanceOf(BackendException.class).hasMessageContaining("tool_choice 'required'");
         assertThatThrownBy(() -> required("qwen3.5.jinja")).isInstanceOf(BackendException.class);
+    }
+
+    static final Map<String, Object> SCHEMA = Map.of("type", "object",
+            "properties", Map.of("pick", Map.of("enum", List.of("red", "green"))), "required", List.of("pick"));
+
+    static OutputConstraint withTools(String toolChoice, ChatCompletionRequest.Builder constraint) {
+        ChatCompletionRequest request = constraint.model("m").messages(List.of(ChatMessage.user("hi")))
+                .tools(List.of(WEATHER)).toolChoice(toolChoice).build();
+        return OutputConstraint.of(request, ToolUse.of(request), ChatTemplate.of(template("qwen2.5.jinja"), "<s>", "</s>").format());
+    }
+
+    static String schemaAlone(ChatCompletionRequest.Builder constraint) {
+        ChatCompletionRequest request = constraint.model("m").messages(List.of(ChatMessage.user("hi"))).build();
+        return OutputConstraint.of(request, ToolUse.of(request), ChatTemplate.of(template("qwen2.5.jinja"), "<s>", "</s>")
+                .format()).gbnf();
+    }
+
+    @Test
+    void aSchemaBesideToolsWinsWhateverTheToolChoice() {
+        List<ChatCompletionRequest.Builder> schemas = List.of(
+                ChatCompletionRequest.builder().responseFormat(new ResponseFormat("json_schema", Map.of("name", "x", "schema", SCHEMA))),
+                ChatCompletionRequest.builder().responseFormat(new ResponseFormat("json_object", null)),
+                ChatCompletionRequest.builder().extra("json_schema", SCHEMA));
+        for (ChatCompletionRequest.Builder schema : schemas) {
+            String alone = schemaAlone(schema);
+            assertThat(alone).isNotNull().doesNotContain("tool_call");
+            for (String choice : List.of("auto", "required", "none")) {
+                OutputConstraint constraint = withTools(choice, schema);
+                assertThat(constraint.gbnf()).as(choice).isEqualTo(alone);
+                assertThat(constraint.jsonContent()).as(choice).isTrue();
+            }
+        }
+        assertThat(withTools("required", ChatCompletionRequest.builder()).param()).isEqualTo("tools");
+    }
+
+    @Test
+    void aGrammarBesideToolsIsRefusedUnlessTheToolChoiceIsNone() {
+        ChatCompletionRequest.Builder grammar = ChatCompletionRequest.builder().extra("grammar", "root ::= \"a\"");
+        for (String choice : List.of("auto", "required")) {
+            assertThatThrownBy(() -> withTools(choice, grammar)).as(choice).isInstanceOfSatisfying(BackendException.class,
+                    e -> assertThat(e.param()).isEqualTo("grammar"))
+                    .hasMessage("Cannot use custom grammar constraints with tools.");
+        }
+        assertThat(withTools("none", grammar).gbnf()).isEqualTo("root ::= \"a\"");
     }
 
     static String template(String file) {
