@@ -38,7 +38,13 @@ public enum Architecture {
      * block (llama.cpp's swa pattern 2: the even blocks), top-k on the raw router logits then a softmax over the
      * chosen ones, and the clamped SwiGLU ({@link Glu.Kind#SWIGLU_OAI}).
      */
-    GPT_OSS("gpt-oss", RopeStyle.NEOX, false, MoeConfig.Gating.SOFTMAX_WEIGHT, 2);
+    GPT_OSS("gpt-oss", RopeStyle.NEOX, false, MoeConfig.Gating.SOFTMAX_WEIGHT, 2),
+    /**
+     * MiniMax-M2: grouped-query attention with partial NeoX rope and a QK-norm over the whole query (and key)
+     * projection, across heads; sigmoid routing with {@code exp_probs_b}, weights always renormalised and never scaled
+     * (llama.cpp reads neither {@code expert_weights_norm} nor {@code expert_weights_scale} for it), no shared expert.
+     */
+    MINIMAX_M2("minimax-m2", RopeStyle.NEOX, true, MoeConfig.Gating.SIGMOID, 0);
 
     private final String ggufName;
     private final RopeStyle ropeStyle;
@@ -63,7 +69,7 @@ public enum Architecture {
         return ropeStyle;
     }
 
-    /** llama.cpp renormalises the top-k softmax weights unconditionally for llama and qwen3moe. */
+    /** llama.cpp renormalises the top-k weights unconditionally for llama, qwen3moe and minimax-m2. */
     boolean alwaysNormalizesExpertWeights() {
         return alwaysNormalizesExpertWeights;
     }

@@ -5,9 +5,10 @@ import dev.lazarus.kt.parallel.PhasedBody;
 import dev.lazarus.kt.tensor.WeightMatrix;
 
 /**
- * Multi-head attention with grouped key/value heads (llama, qwen3, qwen3moe, glm4moe, gpt-oss), optionally with
- * biases on the projections (glm4moe: Q, K, V; gpt-oss: all four), per-head RMS norms on queries and keys before
- * rope (qwen3's QK-norm), attention sinks (gpt-oss), a sliding window (gpt-oss's even blocks) and an output gate
+ * Multi-head attention with grouped key/value heads (llama, qwen3, qwen3moe, glm4moe, gpt-oss, minimax-m2), optionally
+ * with biases on the projections (glm4moe: Q, K, V; gpt-oss: all four), RMS norms on queries and keys before rope
+ * (qwen3's QK-norm per head; minimax-m2's over the whole projection, across heads, told apart by the norm weight's
+ * length), attention sinks (gpt-oss), a sliding window (gpt-oss's even blocks) and an output gate
  * (qwen35moe: {@code attn_q} has twice the rows, each head's queries followed by its gate, and the attended vectors
  * are multiplied by the gate's sigmoid before the output projection).
  */
@@ -67,6 +68,8 @@ final class GroupedQueryAttention implements Attention {
             throw new ModelFormatException("attn_sinks of block " + block + " has " + weights.sinks().length
                     + " values for " + heads + " heads");
         }
+        requireQkNorm(qNorm, heads, "attn_q_norm");
+        requireQkNorm(kNorm, kvHeads, "attn_k_norm");
         this.eps = config.rmsEps();
         this.rope = rope;
         this.scale = 1.0f / (float) Math.sqrt(headDim);
@@ -335,8 +338,20 @@ final class GroupedQueryAttention implements Attention {
         }
     }
 
+    private void requireQkNorm(float[] weight, int count, String name) {
+        if (weight != null && weight.length != headDim && weight.length != count * headDim) {
+            throw new ModelFormatException(name + " of block " + block + " has " + weight.length
+                    + " values for heads of " + headDim + " (" + count + " heads)");
+        }
+    }
+
+    /** QK-norm: per head, or over all {@code count} heads at once when the weight spans them (minimax-m2). */
     private void normalizeHeads(float[] x, int count, float[] weight) {
         if (weight == null) {
+            return;
+        }
+        if (weight.length == count * headDim) {
+            Numerics.rmsNorm(x, 0, count * headDim, weight, eps, x, 0);
             return;
         }
         for (int h = 0; h < count; h++) {

@@ -54,13 +54,15 @@ public record MoeConfig(
         Gating gating = gating(md, arch);
         boolean normalize = arch.alwaysNormalizesExpertWeights() || md.bool("expert_weights_norm", false);
         return new MoeConfig(experts, used, expertFfn, sharedFfn, md.integer("leading_dense_block_count", 0), gating,
-                normalize, md.real("expert_weights_scale", 0f), Math.max(1, md.integer("expert_group_count", 1)),
+                normalize, arch == Architecture.MINIMAX_M2 ? 0f : md.real("expert_weights_scale", 0f),
+                Math.max(1, md.integer("expert_group_count", 1)),
                 md.integer("expert_group_used_count", 1));
     }
 
     /**
      * llama.cpp's ids: 1 softmax, 2 sigmoid, 3 softmax of the chosen weights; absent (or 0) means the
-     * architecture's default (softmax for older deepseek-v2 files, sigmoid for glm4moe). gpt-oss's graph fixes its own.
+     * architecture's default (softmax for older deepseek-v2 files, sigmoid for glm4moe and minimax-m2, whose
+     * converter always writes it). gpt-oss's graph fixes its own.
      */
     private static Gating gating(Metadata md, Architecture arch) {
         if (arch == Architecture.GPT_OSS) {

@@ -6,7 +6,7 @@ import java.util.HashMap;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
 
-/** What the configuration reads for glm4moe and gpt-oss, as llama.cpp reads it. */
+/** What the configuration reads for glm4moe, gpt-oss and minimax-m2, as llama.cpp reads it. */
 class ModelConfigTest {
 
     private static Map<String, Object> metadata(String arch, Object... keyValues) {
@@ -46,6 +46,18 @@ class ModelConfigTest {
         assertThat(c.moe().normalizeWeights()).isTrue();
         // no sliding window pattern in glm4moe: the key, if present, is not llama.cpp's business here either
         assertThat(c.isSlidingWindowBlock(0)).isFalse();
+        assertThat(c.rope().dimensions()).isEqualTo(8);
+    }
+
+    @Test
+    void minimaxM2AlwaysRenormalisesAndNeverScalesItsExpertWeights() {
+        // llama.cpp's minimax-m2 graph passes norm_w = true and reads neither key, whatever a file carries
+        ModelConfig c = ModelConfig.fromMetadata(metadata("minimax-m2", "expert_weights_norm", false,
+                "expert_weights_scale", 2.5f, "rope.dimension_count", 8));
+        assertThat(c.moe().gating()).isEqualTo(MoeConfig.Gating.SIGMOID);
+        assertThat(c.moe().normalizeWeights()).isTrue();
+        assertThat(c.moe().weightsScale()).isZero();
+        assertThat(c.rope().style()).isEqualTo(RopeStyle.NEOX);
         assertThat(c.rope().dimensions()).isEqualTo(8);
     }
 

@@ -33,7 +33,12 @@ public enum ArchitectureTraits {
      * whose QK-normed queries carry a per-head output gate; {@code post_attention_norm}; softmax experts and a
      * shared expert gated by {@code ffn_gate_inp_shexp}.
      */
-    QWEN35MOE("qwen35moe", true, false, true, true, Feature.POST_ATTENTION_NORM, Feature.DELTA_NET);
+    QWEN35MOE("qwen35moe", true, false, true, true, Feature.POST_ATTENTION_NORM, Feature.DELTA_NET),
+    /**
+     * MiniMax-M2: partial NeoX rope, a QK-norm over the whole query (and key) projection across heads, experts in
+     * every layer routed by sigmoid with {@code exp_probs_b} (no shared expert), their width {@code feed_forward_length}.
+     */
+    MINIMAX_M2("minimax-m2", true, false, true, true, Feature.WHOLE_QK_NORM);
 
     /** Tensors and keys beyond the common block that some architectures have. */
     public enum Feature {
@@ -51,6 +56,8 @@ public enum ArchitectureTraits {
         SLIDING_WINDOW,
         /** One trailing NextN block ({@code nextn_predict_layers} 1, {@code blk.N.nextn.*}). */
         NEXTN_BLOCK,
+        /** {@code attn_q_norm}/{@code attn_k_norm} span all query/key heads instead of one head. */
+        WHOLE_QK_NORM,
         /** Gated DeltaNet blocks ({@code ssm.*}), output-gated queries, a gated shared expert (needs {@code deltaNet}). */
         DELTA_NET
     }

@@ -122,6 +122,11 @@ final class ModelMetadata {
         if (arch == ArchitectureTraits.QWEN35MOE && moe.shared() > 0) {
             w.putU32(p + "expert_shared_feed_forward_length", moe.shared() * moe.expertFfn());
         }
+        if (arch == ArchitectureTraits.MINIMAX_M2) {
+            // as its converter writes it: the gating; llama.cpp renormalises always and reads no scale for it
+            w.putU32(p + "expert_gating_func", moe.gating().id());
+            return;
+        }
         if (!arch.allowsDeepseekRouting()) {
             return; // qwen3moe: softmax + renormalise, gpt-oss: softmax of the top-k logits, fixed in llama.cpp's graph
         }

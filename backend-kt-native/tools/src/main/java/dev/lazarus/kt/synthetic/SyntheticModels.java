@@ -20,7 +20,8 @@ import java.util.Objects;
  * (QK-norm, softmax router) and {@code deepseek2} (MLA with fused {@code attn_kv_b} or split
  * {@code attn_k_b}/{@code attn_v_b}, leading dense layers, shared expert, sigmoid group-limited routing with
  * {@code exp_probs_b}, YaRN), {@code glm4moe} (deepseek2's routing on grouped-query attention with biases and
- * partial rope) and {@code gpt-oss} (sinks, sliding window, biases, biased experts).
+ * partial rope), {@code gpt-oss} (sinks, sliding window, biases, biased experts), {@code qwen35moe} (gated DeltaNet)
+ * and {@code minimax-m2} (QK-norm across heads, sigmoid routing without a shared expert).
  */
 public final class SyntheticModels {
 
@@ -191,7 +192,12 @@ public final class SyntheticModels {
                     "%s has no group-limited routing", arch);
             require(a.has(ArchitectureTraits.Feature.DELTA_NET) == (deltaNet != null), "%s %s DeltaNet settings", arch,
                     deltaNet == null ? "needs" : "takes no");
-            require(moe == null || a.allowsDeepseekRouting()
+            require(a != ArchitectureTraits.MINIMAX_M2 || moe == null
+                    || (moe.shared() == 0 && moe.leadingDense() == 0 && moe.groups() == 0 && moe.probsBias()
+                        && moe.gating() == Gating.SIGMOID && moe.normalizeWeights() && moe.expertFfn() == ffn),
+                    "%s routes by sigmoid with exp_probs_b, weights renormalised, experts as wide as ffn in every layer",
+                    arch);
+            require(moe == null || a.allowsDeepseekRouting() || a == ArchitectureTraits.MINIMAX_M2
                     || ((moe.shared() == 0 || a == ArchitectureTraits.QWEN35MOE) && moe.leadingDense() == 0 && moe.groups() == 0 && !moe.probsBias()
                         && moe.gating() == Gating.SOFTMAX), "%s supports only plain softmax experts", arch);
             require(moe == null || moe.leadingDense() < layers, "all %d layers are dense", layers);
@@ -393,6 +399,27 @@ public final class SyntheticModels {
                 1e-6f, false, 32, 0, new DeltaNet(4, 8, 128, 4, 4));
     }
 
+    /**
+     * MiniMax-M2 in miniature: 3 layers, 4 query heads of 128 on 2 KV heads, NeoX rope over half of each head (the
+     * real rotary_dim 64 of 128), QK-norm over the whole projection, 8 experts with 2 used by sigmoid with
+     * {@code exp_probs_b}, weights renormalised.
+     */
+    public static Spec tinyMinimaxM2() {
+        return new Spec("tiny-minimax-m2", "minimax-m2", GgmlType.F32, 19, 3, 256, 4, 2, 128, 256,
+                new Moe(8, 2, 256, 0, 0, Gating.SIGMOID, true, 1f, 0, 0, true), null, 5_000_000f, null, 4096,
+                1e-6f, false, 64, 0);
+    }
+
+    /**
+     * As {@link #wideQwen3Moe()} for minimax-m2: width 512, 8 heads of 64 (rope over 32) sharing a KV head four ways,
+     * so the QK-norm spans 512 query and 128 key values, 16 experts of 512 with 4 used (a four-way weight sum).
+     */
+    public static Spec wideMinimaxM2() {
+        return new Spec("wide-minimax-m2", "minimax-m2", GgmlType.F32, 20, 2, 512, 8, 2, 64, 512,
+                new Moe(16, 4, 512, 0, 0, Gating.SIGMOID, true, 1f, 0, 0, true), null, 5_000_000f, null, 4096,
+                1e-6f, false, 32, 0);
+    }
+
     /** A Qwen3-MoE big enough to measure kernels rather than overhead: about 214M weights, 32 experts, 4 used. */
     public static Spec benchQwen3Moe() {
         return new Spec("bench-qwen3moe", "qwen3moe", GgmlType.Q8_0, 6, 4, 1024, 16, 4, 64, 2048,
@@ -460,8 +487,10 @@ public final class SyntheticModels {
             case "tinyqwen35moe" -> tinyQwen35Moe();
             case "wideqwen35moe" -> wideQwen35Moe();
             case "benchqwen35moe" -> benchQwen35Moe();
+            case "tinyminimaxm2" -> tinyMinimaxM2();
+            case "wideminimaxm2" -> wideMinimaxM2();
             default -> throw new IllegalArgumentException("unknown preset '" + name
-                    + "' (tinyLlama, tinyLlamaMoe, tinyQwen3, tinyQwen3Moe, tinyDeepseek2, tinyDeepseek32, wideDeepseek32, tinyGlm4Moe, tinyGptOss, wideQwen3Moe, wideDeepseek2, wideLlama, wideGlm4Moe, wideGptOss, benchQwen3Moe, benchQwen3MoeSkewed, benchQwen3MoeFlat, benchDeepseek32, tinyQwen35Moe, wideQwen35Moe, benchQwen35Moe)");
+                    + "' (tinyLlama, tinyLlamaMoe, tinyQwen3, tinyQwen3Moe, tinyDeepseek2, tinyDeepseek32, wideDeepseek32, tinyGlm4Moe, tinyGptOss, wideQwen3Moe, wideDeepseek2, wideLlama, wideGlm4Moe, wideGptOss, benchQwen3Moe, benchQwen3MoeSkewed, benchQwen3MoeFlat, benchDeepseek32, tinyQwen35Moe, wideQwen35Moe, benchQwen35Moe, tinyMinimaxM2, wideMinimaxM2)");
         };
     }
 

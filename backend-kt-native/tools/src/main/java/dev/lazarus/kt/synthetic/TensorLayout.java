@@ -127,8 +127,9 @@ final class TensorLayout {
         add(blk(i, "attn_output"), Init.MATRIX, (long) spec.heads() * hd, spec.dim());
         ArchitectureTraits a = spec.architecture();
         if (a.qkNorm()) {
-            add(blk(i, "attn_q_norm"), Init.NORM, hd);
-            add(blk(i, "attn_k_norm"), Init.NORM, hd);
+            boolean whole = a.has(Feature.WHOLE_QK_NORM);
+            add(blk(i, "attn_q_norm"), Init.NORM, whole ? (long) spec.heads() * hd : hd);
+            add(blk(i, "attn_k_norm"), Init.NORM, whole ? (long) spec.kvHeads() * hd : hd);
         }
         if (a.has(Feature.QKV_BIAS)) {
             add(bias(i, "attn_q"), Init.BIAS, (long) spec.heads() * hd);

@@ -38,6 +38,8 @@ enum ParityModels {
     GPT_OSS("gpt-oss", SyntheticModels::tinyGptOss, Format.GREEDY),
     /** Gated DeltaNet blocks (recurrent state per sequence) between output-gated full attention. */
     QWEN35MOE("qwen35moe", SyntheticModels::tinyQwen35Moe, Format.GREEDY),
+    /** The QK-norm over the whole projection, across heads. */
+    MINIMAX_M2("minimax-m2", SyntheticModels::tinyMinimaxM2, Format.GREEDY),
     /** Other dimensions than the tiny shapes (see {@link SyntheticModels#wideQwen3Moe()}), in the formats users run. */
     WIDE_GLM4MOE("glm4moe", SyntheticModels::wideGlm4Moe, List.of(Format.Q8_0, Format.Q4_K_M)),
     WIDE_GPT_OSS("gpt-oss", SyntheticModels::wideGptOss, List.of(Format.Q8_0, Format.Q4_K_M, Format.MXFP4_MOE)),
@@ -54,7 +56,8 @@ enum ParityModels {
     /** The operators' DeepSeek-V3.2 runs Q3_K_M; an indexer head of 128 as the real one. */
     WIDE_DEEPSEEK32("deepseek32", SyntheticModels::wideDeepseek32, List.of(Format.Q8_0, Format.Q4_K_M, Format.Q3_K_M)),
     /** The real value head size (128), four value heads to a key head, a DeltaNet-to-attention interval of 4. */
-    WIDE_QWEN35MOE("qwen35moe", SyntheticModels::wideQwen35Moe, List.of(Format.Q8_0, Format.Q4_K_M));
+    WIDE_QWEN35MOE("qwen35moe", SyntheticModels::wideQwen35Moe, List.of(Format.Q8_0, Format.Q4_K_M)),
+    WIDE_MINIMAX_M2("minimax-m2", SyntheticModels::wideMinimaxM2, List.of(Format.Q8_0, Format.Q4_K_M));
 
     /**
      * The weight formats compared; those without a generated type are llama-quantize's recipes of that name.

@@ -64,6 +64,12 @@ class GpuLayerPathSupportTest {
     }
 
     @Test
+    void refusesMinimaxM2WhoseQkNormAcrossHeadsHasNoDeviceKernel() {
+        assertThat(unsupported(SyntheticModels.tinyMinimaxM2().withWeightType(GgmlType.Q8_0)))
+                .isEqualTo("minimax-m2 blocks have no GPU layer path yet");
+    }
+
+    @Test
     void refusesDeepseek32WhoseIndexerHasNoDeviceKernels() {
         // deepseek2's Q8_0 latent attention runs there; the lightning indexer does not (its experts may still go to the
         // GPU tier, attention and the rest stay on the CPU)

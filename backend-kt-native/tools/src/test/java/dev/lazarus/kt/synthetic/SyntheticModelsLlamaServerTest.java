@@ -53,7 +53,8 @@ class SyntheticModelsLlamaServerTest {
                         new SyntheticModels.Mla(0, mla.kvLoraRank(), mla.qkNopeDim(), mla.qkRopeDim(), mla.vHeadDim(), true))),
                 Arguments.of(SyntheticModels.tinyDeepseek32().withWeightType(GgmlType.Q8_0)),
                 Arguments.of(SyntheticModels.tinyGlm4Moe()),
-                Arguments.of(SyntheticModels.tinyGptOss().withWeightType(GgmlType.Q8_0)));
+                Arguments.of(SyntheticModels.tinyGptOss().withWeightType(GgmlType.Q8_0)),
+                Arguments.of(SyntheticModels.tinyMinimaxM2().withWeightType(GgmlType.Q8_0)));
     }
 
     @ParameterizedTest(name = "{index}: {0}")

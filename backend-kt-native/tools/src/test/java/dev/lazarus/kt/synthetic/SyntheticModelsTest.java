@@ -76,6 +76,26 @@ class SyntheticModelsTest {
     }
 
     @Test
+    void minimaxM2NormsTheWholeQueryAndKeyProjectionAndRoutesWithoutASharedExpert() {
+        Spec spec = SyntheticModels.tinyMinimaxM2();
+        try (GgufFile f = GgufFile.open(SyntheticModels.write(spec, dir.resolve("minimax.gguf")))) {
+            assertThat(f.architecture()).isEqualTo("minimax-m2");
+            assertThat(f.integer("minimax-m2.rope.dimension_count")).isEqualTo(64);
+            assertThat(f.integer("minimax-m2.attention.key_length")).isEqualTo(128);
+            assertThat(f.integer("minimax-m2.expert_gating_func")).isEqualTo(2);
+            assertThat(f.integer("minimax-m2.expert_feed_forward_length")).isEqualTo(f.integer("minimax-m2.feed_forward_length"));
+            // one norm over all heads: 4 query heads and 2 KV heads of 128
+            assertThat(f.tensor("blk.0.attn_q_norm.weight").shape()).containsExactly(4 * 128);
+            assertThat(f.tensor("blk.0.attn_k_norm.weight").shape()).containsExactly(2 * 128);
+            assertThat(f.tensor("blk.0.exp_probs_b.bias").shape()).containsExactly(8);
+            assertThat(f.tensor("blk.0.ffn_norm.weight").shape()).containsExactly(256);
+            assertThat(f.findTensor("blk.0.ffn_gate_shexp.weight")).isEmpty();
+            assertThat(f.findTensor("blk.0.ffn_gate.weight")).isEmpty();
+            assertThat(f.tensors().stream().mapToLong(GgufTensorInfo::elements).sum()).isEqualTo(spec.parameterCount());
+        }
+    }
+
+    @Test
     void gptOssHasSinksSlidingWindowAndBiasesKeptInF32() {
         Spec spec = SyntheticModels.tinyGptOss().withWeightType(GgmlType.Q8_0);
         try (GgufFile f = GgufFile.open(SyntheticModels.write(spec, dir.resolve("oss.gguf")))) {
