@@ -111,7 +111,7 @@ class KtNativeBackendTest {
 
     /** A prompt longer than one prefill step (512 tokens) tells the caller's PrefillProgress each step before the answer. */
     @Test
-    void aLongPromptsPrefillStepsAreToldToTheCallersProgress() {
+    void aLongPromptsPrefillStepsAreToldToTheCallersProgress() throws Exception {
         KtNativeBackend roomy = EmbeddedModel.start(Map.of("context-size", 2048));
         try {
             List<List<Integer>> told = new java.util.concurrent.CopyOnWriteArrayList<>();
