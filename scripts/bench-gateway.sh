@@ -19,7 +19,7 @@
 # - gateway: the jar with one llamacpp-kind backend pointing at the upstream (max-connections 64, policy
 #   store blank), on PORT+2; with --baseline-jar a second gateway from that jar on PORT+3 ("baseline"),
 #   so that two builds are compared in one run.
-# Round by round, non-stream then stream, each target in turn: a closed loop (wrk -tT -cC for D s:
+# Round by round, mode by mode (nonstream, stream, stream1w), each target in turn: a closed loop (wrk -tT -cC for D s:
 # req/s, p50/p99, CPU µs per request of the proxy's own processes from /proc/PID/stat, RSS at the end),
 # then unloaded latency (R sequential keep-alive requests with curl after one to open the connection:
 # p50 of the time to the first byte and to the end; "added" is the target's p50 minus direct's of the
@@ -29,6 +29,7 @@
 # on the gateway after the rounds, and prints its hottest methods (scripts/bench-gateway/JfrTop.java) and the share
 # of samples per gateway feature (breaker, metering, resume capture, API keys...: scripts/bench-gateway/JfrFeatures.java).
 #
+# --modes picks which of the three modes (nonstream, stream, stream1w) run, in that order.
 # --backend-setting adds a setting of the llamacpp backend to both gateways' configuration, and
 # --baseline-backend-setting to the baseline's only (to compare two configurations of one build).
 # --gateway-opts are JVM options of both gateways; --baseline-gateway-opts are added to the baseline's only (after
