@@ -4,6 +4,7 @@
 #
 #   scripts/bench-gateway.sh [--rounds 3] [--duration 10] [--warmup 30] [--connections 32] [--threads 2]
 #                            [--requests 50] [--rate 200] [--rate-duration 10] [--port 18500] [--targets direct,hop,gateway]
+#                            [--modes nonstream,stream,stream1w]
 #                            [--jar gateway/target/gateway-*.jar] [--baseline-jar OTHER.jar]
 #                            [--jfr nonstream|stream|stream1w] [--jfr-duration 20] [--gateway-opts '-Xmx256m'] [--keep]
 #                            [--baseline-gateway-opts '-XX:+UseSerialGC -Xmx96m'] [--api-key KEY]
@@ -18,7 +19,7 @@
 # - gateway: the jar with one llamacpp-kind backend pointing at the upstream (max-connections 64, policy
 #   store blank), on PORT+2; with --baseline-jar a second gateway from that jar on PORT+3 ("baseline"),
 #   so that two builds are compared in one run.
-# Round by round, non-stream then stream, each target in turn: a closed loop (wrk -tT -cC for D s:
+# Round by round, mode by mode (nonstream, stream, stream1w), each target in turn: a closed loop (wrk -tT -cC for D s:
 # req/s, p50/p99, CPU µs per request of the proxy's own processes from /proc/PID/stat, RSS at the end),
 # then unloaded latency (R sequential keep-alive requests with curl after one to open the connection:
 # p50 of the time to the first byte and to the end; "added" is the target's p50 minus direct's of the
@@ -28,6 +29,7 @@
 # on the gateway after the rounds, and prints its hottest methods (scripts/bench-gateway/JfrTop.java) and the share
 # of samples per gateway feature (breaker, metering, resume capture, API keys...: scripts/bench-gateway/JfrFeatures.java).
 #
+# --modes picks which of the three modes (nonstream, stream, stream1w) run, in that order.
 # --backend-setting adds a setting of the llamacpp backend to both gateways' configuration, and
 # --baseline-backend-setting to the baseline's only (to compare two configurations of one build).
 # --gateway-opts are JVM options of both gateways; --baseline-gateway-opts are added to the baseline's only (after
@@ -47,7 +49,7 @@ root="$(cd "$(dirname "$0")/.." && pwd)"
 cd "$root"
 
 rounds=3 duration=10 warmup=30 jfr_duration=20 connections=32 threads=2 requests=50 port=18500 rate=200 rate_duration=10
-targets="direct,hop,gateway" jar="" baseline_jar="" jfr="" gateway_opts="" baseline_opts="" keep=false backend_settings=() baseline_settings=() nice_level=0 api_key=""
+targets="direct,hop,gateway" modes="nonstream,stream,stream1w" jar="" baseline_jar="" jfr="" gateway_opts="" baseline_opts="" keep=false backend_settings=() baseline_settings=() nice_level=0 api_key=""
 while [[ $# -gt 0 ]]; do
   case "$1" in
     --rounds) rounds="$2"; shift 2 ;;
@@ -60,6 +62,7 @@ while [[ $# -gt 0 ]]; do
     --rate-duration) rate_duration="$2"; shift 2 ;;
     --port) port="$2"; shift 2 ;;
     --targets) targets="$2"; shift 2 ;;
+    --modes) modes="$2"; shift 2 ;;
     --jar) jar="$2"; shift 2 ;;
     --baseline-jar) baseline_jar="$2"; shift 2 ;;
     --jfr) jfr="$2"; shift 2 ;;
@@ -260,8 +263,8 @@ auth=()
 body_nonstream='{"model":"bench-model","messages":[{"role":"user","content":"Say hello, word by word."}],"max_tokens":64}'
 body_stream='{"model":"bench-model","messages":[{"role":"user","content":"Say hello, word by word."}],"max_tokens":64,"stream":true}'
 body_stream1w='{"model":"bench-model","messages":[{"role":"user","content":"Say hello, word by word."}],"max_tokens":64,"stream":true,"bench_one_write":true}'
-modes="nonstream stream stream1w"
-for mode in $modes; do
+modes=${modes//,/ }
+for mode in nonstream stream stream1w; do
   body_var="body_$mode"
   printf '%s' "${!body_var}" >"$work/$mode.json"
   cat >"$work/$mode.lua" <<EOF
@@ -437,7 +440,7 @@ summary() {
 }
 # the fixed-rate runs: medians over the rounds, added p50/p99 against direct's of the same round
 paced_summary() {
-  awk -F'\t' -v targets="$targets" '
+  awk -F'\t' -v targets="$targets" -v modes="$modes" '
     function median(list,   n, a, i, j, t) {
       n = split(list, a, " ")
       for (i = 2; i <= n; i++) for (j = i; j > 1 && a[j - 1] + 0 > a[j] + 0; j--) { t = a[j]; a[j] = a[j - 1]; a[j - 1] = t }
@@ -449,8 +452,9 @@ paced_summary() {
       nt = split(targets, tl, ",")
       print "| mode | target | req/s | p50 ms | p99 ms | added p50 / p99 ms |"
       print "|---|---|---|---|---|---|"
-      for (m = 1; m <= 2; m++) {
-        mode = m == 1 ? "nonstream" : "stream"
+      nm = split(modes, ml, " ")
+      for (m = 1; m <= nm; m++) {
+        mode = ml[m]
         for (i = 1; i <= nt; i++) {
           t = tl[i]; a = ""; b = ""; c = ""; d = ""
           for (r in round) {

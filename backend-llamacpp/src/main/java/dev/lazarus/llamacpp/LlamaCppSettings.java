@@ -6,6 +6,7 @@ import dev.lazarus.backend.api.ChatProtocol;
 import dev.lazarus.backend.api.JsonEndpoint;
 import dev.lazarus.backend.api.ProtocolMode;
 import dev.lazarus.llamacpp.http.ClientSettings;
+import dev.lazarus.llamacpp.http.StreamReuse;
 import dev.lazarus.llamacpp.process.Supervision;
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -36,7 +37,8 @@ import java.util.Set;
  * @param maxConnections    size of the upstream connection pool
  * @param poolMaxIdleTime   how long an idle pooled connection is kept
  * @param reuseStreamConnections whether a connection that carried a streamed answer goes back to the
- *                          pool; false sends {@code Connection: close} with streamed requests
+ *                          pool ({@link StreamReuse}): true, false ({@code Connection: close} with streamed
+ *                          requests), or auto (kept until the server ends one itself)
  * @param assistantPrefill  whether the server continues a trailing assistant message ({@code auto}: until it refuses one)
  * @param kind              {@code llamacpp}, or {@code openai} for any other OpenAI-compatible server
  *                          (vLLM, SGLang, a hosted API): no llama.cpp endpoints, other defaults
@@ -63,7 +65,7 @@ public record LlamaCppSettings(
         Duration healthTimeout,
         int maxConnections,
         Duration poolMaxIdleTime,
-        boolean reuseStreamConnections,
+        StreamReuse.Mode reuseStreamConnections,
         AssistantPrefill.Mode assistantPrefill,
         String modelIdentity,
         Supervision supervision,
@@ -111,9 +113,9 @@ public record LlamaCppSettings(
                 positive(config, "health-timeout", Duration.ofSeconds(5)),
                 atLeast(config, "max-connections", 16, 1),
                 positive(config, "pool-max-idle-time", Duration.ofSeconds(3)),
-                // llama-server ends the connection after each streamed answer, unannounced (b11669);
-                // other servers keep it, and a hosted API's TLS handshake is worth keeping.
-                config.bool("reuse-stream-connections", openAi),
+                // llama-server ends the connection after each streamed answer, unannounced (b11669), a proxy
+                // in front of it may not; other servers keep it, and a hosted API's TLS handshake is worth keeping.
+                streamReuse(config, openAi ? "true" : "auto"),
                 // vLLM and hosted APIs take a trailing assistant message as a finished turn, and answer
                 // anew without a 400: a continuation there would repeat text, so it is opt-in.
                 prefillMode(config, openAi ? "false" : "auto"),
@@ -234,6 +236,16 @@ public record LlamaCppSettings(
                 backoff,
                 backoffMax,
                 positive(config, "stop-grace-period", Duration.ofSeconds(10)));
+    }
+
+    private static StreamReuse.Mode streamReuse(BackendConfig config, String defaultMode) {
+        String value = config.string("reuse-stream-connections", defaultMode);
+        StreamReuse.Mode mode = StreamReuse.parse(value);
+        if (mode == null) {
+            throw new BackendConfigException(config.id(), "reuse-stream-connections",
+                    "setting 'reuse-stream-connections' must be auto, true or false, got '" + value + "'");
+        }
+        return mode;
     }
 
     private static AssistantPrefill.Mode prefillMode(BackendConfig config, String defaultMode) {

@@ -8,6 +8,7 @@ import dev.lazarus.backend.api.BackendConfigException;
 import dev.lazarus.backend.api.BackendFactories;
 import dev.lazarus.backend.api.ChatProtocol;
 import dev.lazarus.backend.api.ProtocolMode;
+import dev.lazarus.llamacpp.http.StreamReuse;
 import dev.lazarus.llamacpp.process.LlamaServerCommand;
 import dev.lazarus.llamacpp.process.Supervision;
 import java.time.Duration;
@@ -32,8 +33,22 @@ class LlamaCppSettingsTest {
         assertThat(s.idleTimeout()).isEqualTo(Duration.ofSeconds(30));
         assertThat(s.maxConnections()).isEqualTo(16);
         assertThat(s.poolMaxIdleTime()).isEqualTo(Duration.ofSeconds(3));
-        assertThat(s.reuseStreamConnections()).isFalse();
+        assertThat(s.reuseStreamConnections()).isEqualTo(StreamReuse.Mode.AUTO);
         assertThat(s.assistantPrefill()).isEqualTo(AssistantPrefill.Mode.AUTO);
+    }
+
+    @Test
+    void reuseStreamConnectionsIsAutoTrueOrFalse() {
+        assertThat(LlamaCppSettings.from(config(Map.of("url", "http://127.0.0.1:8081", "reuse-stream-connections", false)))
+                .reuseStreamConnections()).isEqualTo(StreamReuse.Mode.FALSE);
+        assertThat(LlamaCppSettings.from(config(Map.of("url", "http://127.0.0.1:8081", "reuse-stream-connections", " Auto ")))
+                .reuseStreamConnections()).isEqualTo(StreamReuse.Mode.AUTO);
+        assertThat(LlamaCppSettings.from(new BackendConfig("b1", "openai", Map.of("url", "http://127.0.0.1:8081")))
+                .reuseStreamConnections()).as("other servers keep streamed connections").isEqualTo(StreamReuse.Mode.TRUE);
+        assertThatThrownBy(() -> LlamaCppSettings.from(config(Map.of("url", "http://127.0.0.1:8081",
+                "reuse-stream-connections", "sometimes"))))
+                .isInstanceOf(BackendConfigException.class)
+                .hasMessageContaining("'reuse-stream-connections' must be auto, true or false, got 'sometimes'");
     }
 
     @Test
@@ -80,7 +95,7 @@ class LlamaCppSettingsTest {
         assertThat(s.connectTimeout()).isEqualTo(Duration.ofMillis(250));
         assertThat(s.firstTokenTimeout()).isEqualTo(Duration.ofMinutes(1));
         assertThat(s.maxConnections()).isEqualTo(4);
-        assertThat(s.reuseStreamConnections()).isTrue();
+        assertThat(s.reuseStreamConnections()).isEqualTo(StreamReuse.Mode.TRUE);
         assertThat(s.assistantPrefill()).isEqualTo(AssistantPrefill.Mode.FALSE);
         Supervision sup = s.supervision();
         assertThat(sup.commandPrefix()).containsExactly("chroot", "/srv/sid");

@@ -31,7 +31,9 @@ import org.junit.jupiter.api.Test;
  * An upstream that closes reused connections on purpose (issue 14, finding 1): it answers the first
  * request on each connection with a whole stream and keeps the connection open, as its headers
  * promise, then closes the connection when a second request comes on it, without a byte of answer.
- * That is what a pooled connection meets when llama-server already ended it.
+ * That is what a pooled connection meets when llama-server already ended it. Two more behaviours for
+ * {@code reuse-stream-connections: auto}: llama-server's own (the connection ended right after each
+ * streamed answer) and a proxy's with a keep-alive pool (every request answered on the same connection).
  */
 class ReusedConnectionTest {
 
@@ -44,6 +46,9 @@ class ReusedConnectionTest {
     private final AtomicInteger droppedRequests = new AtomicInteger();
     private final List<String> postHeads = new CopyOnWriteArrayList<>();
     private volatile boolean dropEveryRequest;
+    private volatile Behaviour behaviour = Behaviour.DROP_REUSED;
+
+    private enum Behaviour { DROP_REUSED, CLOSE_AFTER_ANSWER, KEEP }
     private LlamaCppBackend backend;
 
     @BeforeEach
@@ -81,12 +86,51 @@ class ReusedConnectionTest {
     }
 
     @Test
-    void byDefaultStreamedRequestsAskForTheConnectionToClose() {
-        LlamaCppBackend b = backend(Map.of());
+    void setToFalseStreamedRequestsAskForTheConnectionToClose() {
+        LlamaCppBackend b = backend(Map.of("reuse-stream-connections", false));
         for (int i = 0; i < 3; i++) {
             assertThat(text(b)).isEqualTo("Hi");
         }
-        assertThat(postHeads).allSatisfy(head -> assertThat(head.toLowerCase()).contains("connection: close"));
+        assertThat(postHeads).hasSize(3).allSatisfy(head -> assertThat(head.toLowerCase()).contains("connection: close"));
+    }
+
+    @Test
+    void byDefaultAServerThatKeepsStreamedConnectionsAnswersAllOnOne() {
+        behaviour = Behaviour.KEEP;
+        LlamaCppBackend b = backend(Map.of());
+        for (int i = 0; i < 5; i++) {
+            assertThat(text(b)).isEqualTo("Hi");
+        }
+        assertThat(connections.get()).isEqualTo(1);
+        assertThat(postHeads).hasSize(5).noneSatisfy(head -> assertThat(head.toLowerCase()).contains("connection: close"));
+    }
+
+    @Test
+    void byDefaultAServerThatEndsStreamedConnectionsIsAskedToCloseThemFromThenOn() {
+        behaviour = Behaviour.CLOSE_AFTER_ANSWER;
+        LlamaCppBackend b = backend(Map.of());
+        for (int i = 0; i < 5; i++) {
+            assertThat(text(b)).isEqualTo("Hi");
+        }
+        assertThat(postHeads.getFirst().toLowerCase()).doesNotContain("connection: close");
+        // the second request may go out on the first connection before its end is seen (then once more on a
+        // new one); from the third on, every streamed request asks for the close itself
+        assertThat(postHeads.subList(postHeads.size() - 3, postHeads.size()))
+                .allSatisfy(head -> assertThat(head.toLowerCase()).contains("connection: close"));
+        assertThat(droppedRequests.get()).isLessThanOrEqualTo(1);
+    }
+
+    @Test
+    void byDefaultAServerThatDropsReusedConnectionsIsAskedToCloseThemFromThenOn() {
+        LlamaCppBackend b = backend(Map.of());
+        for (int i = 0; i < 4; i++) {
+            assertThat(text(b)).isEqualTo("Hi");
+        }
+        // request 2 met the dropped connection and went again on a new one; none after it was dropped
+        assertThat(droppedRequests.get()).isEqualTo(1);
+        assertThat(postHeads).hasSize(4);
+        assertThat(postHeads.getFirst().toLowerCase()).doesNotContain("connection: close");
+        assertThat(postHeads.subList(1, 4)).allSatisfy(head -> assertThat(head.toLowerCase()).contains("connection: close"));
     }
 
     @Test
@@ -119,7 +163,10 @@ class ReusedConnectionTest {
         }
     }
 
-    /** The first request on a connection gets an answer; a later one gets the connection closed under it. */
+    /**
+     * The first request on a connection gets an answer; a later one gets the connection closed under it, or the
+     * connection is ended right after the answer, or every request is answered ({@link #behaviour}).
+     */
     private void serve(Socket socket) {
         try (socket) {
             InputStream in = socket.getInputStream();
@@ -138,14 +185,14 @@ class ReusedConnectionTest {
                 if (first) {
                     connections.incrementAndGet(); // connections that carried a completion; GETs are not counted
                 }
-                if (!first || dropEveryRequest) {
+                if ((!first && behaviour == Behaviour.DROP_REUSED) || dropEveryRequest) {
                     droppedRequests.incrementAndGet();
                     return;
                 }
                 first = false;
                 postHeads.add(head);
                 writeStream(out);
-                if (head.toLowerCase().contains("connection: close")) {
+                if (head.toLowerCase().contains("connection: close") || behaviour == Behaviour.CLOSE_AFTER_ANSWER) {
                     return;
                 }
             }

@@ -20,7 +20,7 @@ public record ClientSettings(
         Duration healthTimeout,
         int maxConnections,
         Duration poolMaxIdleTime,
-        boolean reuseStreamConnections) {
+        StreamReuse.Mode reuseStreamConnections) {
 
     @Override
     public String toString() {

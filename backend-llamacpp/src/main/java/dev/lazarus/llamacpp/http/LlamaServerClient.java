@@ -67,6 +67,7 @@ public final class LlamaServerClient implements AutoCloseable {
     private final ConnectionProvider streamPool;
     private final ConnectionProvider probePool;
     private final HttpClient streams;
+    private final HttpClient closingStreams;
     private final HttpClient freshStreams;
     private final HttpClient wholes;
     private final HttpClient freshWholes;
@@ -75,13 +76,14 @@ public final class LlamaServerClient implements AutoCloseable {
     /** Completion clients of the event loops that called, each with its own pool on that loop. */
     private final Map<EventLoop, LoopClient> loopClients = new ConcurrentHashMap<>();
     private final StreamTimeouts timeouts;
+    private final StreamReuse reuse;
     private final UpstreamAddress address;
     private final ChatChunkReader chatChunks;
     private final WholeAnswerReader wholeAnswers;
     private volatile boolean closed;
 
-    /** An event loop's clients, on one pool: for streams, and for whole answers (always kept alive). */
-    private record LoopClient(HttpClient client, HttpClient whole, ConnectionProvider pool) {}
+    /** An event loop's clients, on one pool: for streams kept or closed, and for whole answers (always kept alive). */
+    private record LoopClient(HttpClient kept, HttpClient closing, HttpClient whole, ConnectionProvider pool) {}
 
     public LlamaServerClient(String backendId, ClientSettings settings, JsonMapper json, UpstreamErrors errors) {
         this.settings = settings;
@@ -89,6 +91,7 @@ public final class LlamaServerClient implements AutoCloseable {
         this.json = json;
         this.errors = errors;
         this.backendId = backendId;
+        this.reuse = new StreamReuse(settings.reuseStreamConnections(), settings.serverName(), settings.poolMaxIdleTime());
         this.streamPool = streamPool(settings.kind() + "-" + backendId);
         // Health checks get connections of their own: a server busy with long generations is not down.
         this.probePool = ConnectionProvider.builder(settings.kind() + "-probe-" + backendId)
@@ -96,10 +99,11 @@ public final class LlamaServerClient implements AutoCloseable {
                 .pendingAcquireTimeout(settings.healthTimeout())
                 .maxIdleTime(settings.poolMaxIdleTime())
                 .build();
-        this.streams = streamClient(HttpClient.create(streamPool));
+        this.streams = streamClient(HttpClient.create(streamPool), true);
+        this.closingStreams = streamClient(HttpClient.create(streamPool), false);
         this.probes = configure(HttpClient.create(probePool));
         // For the one retry of a request whose pooled connection was already closed upstream.
-        this.freshStreams = streamClient(HttpClient.newConnection());
+        this.freshStreams = streamClient(HttpClient.newConnection(), false);
         this.freshProbes = configure(HttpClient.newConnection());
         this.wholes = configure(HttpClient.create(streamPool));
         this.freshWholes = configure(HttpClient.newConnection());
@@ -120,19 +124,21 @@ public final class LlamaServerClient implements AutoCloseable {
     }
 
     /**
-     * A completion client: llama-server ends the connection after each streamed answer anyway, unannounced; with
-     * Connection: close said up front, the pool never hands that connection to the next request. Its answer's
+     * A completion client that keeps its connections, or one that says Connection: close up front, so that the
+     * pool never hands a connection the server is ending to the next request ({@link StreamReuse}). Its answer's
      * body comes in the pieces the connection read ({@link ReadCoalescer}).
      */
-    private HttpClient streamClient(HttpClient client) {
-        return configure(client).keepAlive(settings.reuseStreamConnections())
+    private HttpClient streamClient(HttpClient client, boolean keep) {
+        HttpClient streaming = configure(client).keepAlive(keep)
                 .doOnResponse((response, connection) -> ReadCoalescer.install(connection));
+        return keep ? streaming.doAfterResponseSuccess(reuse::answerEnded) : streaming;
     }
 
     /** The completion client for the calling thread: its event loop's own, or the shared one off event loops. */
     private HttpClient streamClient() {
+        boolean keep = reuse.reuse();
         LoopClient loop = loopClient();
-        return loop == null ? streams : loop.client();
+        return loop == null ? (keep ? streams : closingStreams) : keep ? loop.kept() : loop.closing();
     }
 
     /** The client for whole answers on the calling thread: its event loop's own, or the shared one. */
@@ -150,8 +156,8 @@ public final class LlamaServerClient implements AutoCloseable {
         if (known == null) {
             known = loopClients.computeIfAbsent(loop, l -> {
                 ConnectionProvider pool = streamPool(settings.kind() + "-" + backendId + "-" + loopClients.size());
-                return new LoopClient(streamClient(HttpClient.create(pool)).runOn(l),
-                        configure(HttpClient.create(pool)).runOn(l), pool);
+                return new LoopClient(streamClient(HttpClient.create(pool), true).runOn(l),
+                        streamClient(HttpClient.create(pool), false).runOn(l), configure(HttpClient.create(pool)).runOn(l), pool);
             });
             if (closed) {
                 known.pool().dispose();
@@ -338,6 +344,7 @@ public final class LlamaServerClient implements AutoCloseable {
             ReusedConnectionRetry.Attempt attempt = new ReusedConnectionRetry.Attempt();
             return post(streamClient(), path, payload, attempt)
                     .onErrorResume(attempt::worthAFreshConnection, e -> {
+                        reuse.foundClosed();
                         log.debug("POST {} failed on a reused connection before any answer ({}); once more on a new one",
                                 path, e.toString());
                         return post(freshStreams, path, payload, new ReusedConnectionRetry.Attempt());
@@ -354,7 +361,10 @@ public final class LlamaServerClient implements AutoCloseable {
                     req.header(HttpHeaderNames.CONTENT_TYPE, HttpHeaderValues.APPLICATION_JSON)
                             .header(HttpHeaderNames.ACCEPT, "text/event-stream")
                             .header(HttpHeaderNames.CONTENT_LENGTH, Integer.toString(payload.length));
-                    return out.withConnection(attempt::sentOn).sendByteArray(Mono.just(payload));
+                    return out.withConnection(connection -> {
+                        attempt.sentOn(connection);
+                        reuse.sending(connection);
+                    }).sendByteArray(Mono.just(payload));
                 })
                 .response((res, content) -> {
                     attempt.answered();
@@ -421,7 +431,10 @@ public final class LlamaServerClient implements AutoCloseable {
                     req.header(HttpHeaderNames.CONTENT_TYPE, HttpHeaderValues.APPLICATION_JSON)
                             .header(HttpHeaderNames.ACCEPT, HttpHeaderValues.APPLICATION_JSON)
                             .header(HttpHeaderNames.CONTENT_LENGTH, Integer.toString(payload.length));
-                    return out.withConnection(attempt::sentOn).sendByteArray(Mono.just(payload));
+                    return out.withConnection(connection -> {
+                        attempt.sentOn(connection);
+                        reuse.sending(connection);
+                    }).sendByteArray(Mono.just(payload));
                 })
                 .responseSingle((res, content) -> {
                     attempt.answered();
@@ -548,6 +561,7 @@ public final class LlamaServerClient implements AutoCloseable {
     @Override
     public void close() {
         closed = true;
+        reuse.stop();
         loopClients.values().forEach(c -> c.pool().dispose());
         streamPool.dispose();
         probePool.dispose();

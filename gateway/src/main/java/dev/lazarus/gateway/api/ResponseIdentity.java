@@ -5,12 +5,17 @@ import java.util.concurrent.ThreadLocalRandom;
 
 /**
  * The identity the gateway gives one response, whatever backend serves it: its own id, creation
- * time, and a model name (the one asked for, or the one that answered).
+ * time (the first server's where it wrote one as OpenAI does: {@link ResponseWriter}), and a model
+ * name (the one asked for, or the one that answered).
  */
 public record ResponseIdentity(String id, long created, String model) {
 
     public ResponseIdentity withModel(String other) {
         return other.equals(model) ? this : new ResponseIdentity(id, created, other);
+    }
+
+    public ResponseIdentity withCreated(long other) {
+        return other == created ? this : new ResponseIdentity(id, other, model);
     }
 
     private static final char[] ALPHABET =

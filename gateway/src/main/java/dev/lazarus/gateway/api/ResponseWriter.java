@@ -20,8 +20,10 @@ import tools.jackson.databind.json.JsonMapper;
 /**
  * Writes responses straight to the connection: a JSON body, a backend's whole answer, or an OpenAI
  * event stream ({@code data: {json}\n\n} per chunk, then {@code data: [DONE]\n\n}). A chunk as its
- * server wrote it goes out as those bytes with the response's identity written over the server's;
- * any other is serialised exactly once, into the buffer that goes out. The response is committed
+ * server wrote it goes out as those bytes with the response's id and model written over the server's
+ * (and its {@code created}, where the server wrote none as OpenAI does: the response keeps the first
+ * server's, so a relayed event the gateway does not change differs from the server's in id and model
+ * alone); any other is serialised exactly once, into the buffer that goes out. The response is committed
  * with the first chunk, so a failure before it still becomes a proper HTTP error; a failure after
  * it becomes an error event
  * followed by {@code [DONE]}.
@@ -65,7 +67,8 @@ public final class ResponseWriter {
         response.getHeaders().setContentType(MediaType.APPLICATION_JSON);
         return response.writeWith(answer.map(whole -> {
             headers.run();
-            ResponseIdentity id = identity.get();
+            long serverCreated = whole.json().wholeSecondsCreated();
+            ResponseIdentity id = serverCreated < 0 ? identity.get() : identity.get().withCreated(serverCreated);
             byte[] body = whole.json().withIdentity(jsonString(id.id()),
                     Long.toString(id.created()).getBytes(StandardCharsets.US_ASCII), jsonString(id.model()));
             return response.bufferFactory().wrap(body);
@@ -152,8 +155,9 @@ public final class ResponseWriter {
     }
 
     /** A piece's events in one buffer, or null when none of them is for the client. */
-    private DataBuffer piece(DataBufferFactory buffers, ChatEvents events, ResponseIdentity id, boolean includeUsage,
-            IdentityBytes identity) {
+    private DataBuffer piece(DataBufferFactory buffers, ChatEvents events, ResponseIdentity requested,
+            boolean includeUsage, IdentityBytes identity) {
+        ResponseIdentity id = identity.adopt(requested, events);
         DataBuffer buffer = null;
         for (ChatEvent event : events.events()) {
             if (event.isRaw()) {
@@ -198,12 +202,32 @@ public final class ResponseWriter {
 
     /** One stream's identity as JSON texts, made again only when it changes (a resume may change the model). */
     private final class IdentityBytes {
+        private long adoptedCreated = Long.MIN_VALUE;
+        private ResponseIdentity requested;
+        private ResponseIdentity adopted;
         private String idText;
         private long createdValue = Long.MIN_VALUE;
         private String modelText;
         private byte[] id;
         private byte[] created;
         private byte[] model;
+
+        /**
+         * The response's identity with the created time of the stream's first event, where its server wrote one
+         * as OpenAI does; fixed by the first piece, so that an answer resumed on another server keeps it.
+         */
+        ResponseIdentity adopt(ResponseIdentity response, ChatEvents events) {
+            if (adoptedCreated == Long.MIN_VALUE) {
+                ChatEvent first = events.events().isEmpty() ? null : events.events().getFirst();
+                long server = first != null && first.isRaw() ? first.raw().wholeSecondsCreated() : -1;
+                adoptedCreated = server >= 0 ? server : response.created();
+            }
+            if (response != requested) {
+                requested = response;
+                adopted = response.withCreated(adoptedCreated);
+            }
+            return adopted;
+        }
 
         void update(String newId, long newCreated, String newModel) {
             if (!newId.equals(idText)) {

@@ -163,6 +163,25 @@ class EventRelayTest {
     }
 
     @Test
+    void anEventTheGatewayDoesNotChangeIsTheServersBytesButForIdAndModel() {
+        // created as OpenAI writes it, whole seconds: the response keeps the server's
+        List<String> events = EVENTS.stream().map(e -> e.replace("1700000000.5", "1700000000")).toList();
+        answer(solo, stream(events, true));
+
+        String body = chat("solo-model", ",\"stream_options\":{\"include_usage\":true}").expectStatus().isOk()
+                .expectBody(String.class).returnResult().getResponseBody();
+
+        List<String> got = events(body);
+        assertThat(got).hasSize(events.size() + 1);
+        String id = value(got.getFirst(), "id");
+        String model = value(got.getFirst(), "model");
+        for (int i = 0; i < events.size(); i++) {
+            assertThat(got.get(i)).isEqualTo(events.get(i).replace("\"chatcmpl-7\"", id)
+                    .replace("\"model\":\"tiny\"", "\"model\":" + model));
+        }
+    }
+
+    @Test
     void theAnswerIsMeteredOnceWithTheServersUsage() {
         answer(solo, stream(EVENTS, true));
         double tokens = count("lazarus.completion.tokens");

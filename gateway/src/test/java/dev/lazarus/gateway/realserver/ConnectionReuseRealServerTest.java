@@ -29,7 +29,8 @@ import org.springframework.test.context.DynamicPropertySource;
  * headers promise {@code Keep-Alive: timeout=5, max=100}, and drops idle ones after 5 s. A connection
  * the pool hands out at that moment takes the next request into a closed socket. A pool of two
  * connections under more concurrent requests than that makes the hand-over immediate, which is the
- * race the issue's SDK and SIGKILL runs lost requests to. Route {@code tiny} has the backend's defaults;
+ * race the issue's SDK and SIGKILL runs lost requests to. Route {@code tiny} has the backend's defaults
+ * ({@code reuse-stream-connections: auto}: kept until llama-server is seen ending one, closed from then on);
  * {@code tiny-reuse} keeps streamed connections in the pool, so only the retry on a new connection
  * stands between the race and the client.
  */

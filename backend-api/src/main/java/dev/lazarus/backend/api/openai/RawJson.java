@@ -80,6 +80,27 @@ public record RawJson(byte[] bytes, int offset, int length, int[] spans) {
         }
     }
 
+    /**
+     * The object's {@code created} as OpenAI writes it, a whole number of seconds, or -1 where it has none or
+     * another form (a fraction, an exponent, a string).
+     */
+    public long wholeSecondsCreated() {
+        int start = spans[3];
+        int end = spans[4];
+        if (start < 0 || end <= start || end - start > 18) {
+            return -1;
+        }
+        long seconds = 0;
+        for (int i = start; i < end; i++) {
+            byte digit = bytes[i];
+            if (digit < '0' || digit > '9') {
+                return -1;
+            }
+            seconds = seconds * 10 + (digit - '0');
+        }
+        return seconds;
+    }
+
     public byte[] withIdentity(byte[] id, byte[] created, byte[] model) {
         ByteArrayOutputStream out = new ByteArrayOutputStream(length + 64);
         writeWithIdentity(out, id, created, model);
