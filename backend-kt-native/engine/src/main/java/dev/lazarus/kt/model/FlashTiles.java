@@ -94,7 +94,7 @@ final class FlashTiles {
 
     private FlashTiles() {}
 
-    /** Attention of every row of {@code rows} over {@code kv} (F16 or F32 K and V as floats), into each row's output. */
+    /** Attention of every row of {@code rows} over {@code kv} (F16 K and V as their bits), into each row's output. */
     static void attend(FlashKv.FloatRows kv, int dim, int vDim, float scale, Rows rows) {
         int n = rows.count;
         if (n == 0) {
@@ -113,7 +113,7 @@ final class FlashTiles {
         Arrays.fill(acc, 0, n * vDim, 0f);
         Arrays.fill(max, 0, n, Float.NEGATIVE_INFINITY);
         Arrays.fill(sum, 0, n, 0f);
-        float[] keys = kv.keys(), values = kv.values();
+        short[] keys = kv.keys(), values = kv.values();
         for (int ic = start; ic < end; ic += TILE) {
             int count = Math.min(TILE, end - ic);
             int live = 0;
@@ -175,12 +175,12 @@ final class FlashTiles {
         }
     }
 
-    /** Keys [0, count) from {@code kOff} (every {@code kStride}) into {@code kT[d·64 + t]}; missing keys zero. */
-    private static void transpose(float[] k, int kOff, int kStride, int count, int dim, float[] kT) {
+    /** F16 keys [0, count) from {@code kOff} (every {@code kStride}), widened, into {@code kT[d·64 + t]}; missing keys zero. */
+    private static void transpose(short[] k, int kOff, int kStride, int count, int dim, float[] kT) {
         for (int t = 0; t < count; t++) {
             int base = kOff + t * kStride;
             for (int d = 0; d < dim; d++) {
-                kT[d * TILE + t] = k[base + d];
+                kT[d * TILE + t] = F16Lanes.get(k, base + d);
             }
         }
         if (count < TILE) {
@@ -317,13 +317,13 @@ final class FlashTiles {
      * V from {@code v[vBase + t·vStride ..]}, the weights at {@code kq[w..]}.
      */
     private static void addValues4(float[] acc, int oa, int ob, int oc, int od, float[] kq, int wa, int wb, int wc,
-                                   int wd, float[] v, int vBase, int vStride, int count, int vDim) {
+                                   int wd, short[] v, int vBase, int vStride, int count, int vDim) {
         int d = 0;
         for (; d + LANES <= vDim; d += LANES) {
             FloatVector a = FloatVector.fromArray(S16, acc, oa + d), b = FloatVector.fromArray(S16, acc, ob + d),
                     c = FloatVector.fromArray(S16, acc, oc + d), e = FloatVector.fromArray(S16, acc, od + d);
             for (int t = 0; t < count; t++) {
-                FloatVector x = FloatVector.fromArray(S16, v, vBase + t * vStride + d);
+                FloatVector x = F16Lanes.load(v, vBase + t * vStride + d);
                 a = x.fma(FloatVector.broadcast(S16, kq[wa + t]), a);
                 b = x.fma(FloatVector.broadcast(S16, kq[wb + t]), b);
                 c = x.fma(FloatVector.broadcast(S16, kq[wc + t]), c);
@@ -343,25 +343,25 @@ final class FlashTiles {
     }
 
     /** One row's values, as {@link #addValues4}. */
-    private static void addValues1(float[] acc, int oa, float[] kq, int wa, float[] v, int vBase, int vStride,
+    private static void addValues1(float[] acc, int oa, float[] kq, int wa, short[] v, int vBase, int vStride,
                                    int count, int vDim) {
         int d = 0;
         for (; d + LANES <= vDim; d += LANES) {
             FloatVector a = FloatVector.fromArray(S16, acc, oa + d);
             for (int t = 0; t < count; t++) {
-                a = FloatVector.fromArray(S16, v, vBase + t * vStride + d).fma(FloatVector.broadcast(S16, kq[wa + t]), a);
+                a = F16Lanes.load(v, vBase + t * vStride + d).fma(FloatVector.broadcast(S16, kq[wa + t]), a);
             }
             a.intoArray(acc, oa + d);
         }
         addTail(acc, oa, kq, wa, v, vBase, vStride, count, d, vDim);
     }
 
-    private static void addTail(float[] acc, int o, float[] kq, int w, float[] v, int vBase, int vStride, int count,
+    private static void addTail(float[] acc, int o, float[] kq, int w, short[] v, int vBase, int vStride, int count,
                                 int from, int vDim) {
         for (int d = from; d < vDim; d++) {
             float a = acc[o + d];
             for (int t = 0; t < count; t++) {
-                a = Math.fma(v[vBase + t * vStride + d], kq[w + t], a);
+                a = Math.fma(F16Lanes.get(v, vBase + t * vStride + d), kq[w + t], a);
             }
             acc[o + d] = a;
         }

@@ -21,12 +21,12 @@ class AttentionKernelTest {
         float[] q = f16s(rnd, dim);
         float[] keys = f16s(rnd, positions * dim + 3);
         for (int t = 0; t < positions; t++) {
-            assertThat(AttentionKernel.keyDot(q, keys, t * dim + 3, dim)).as("seed=%dL key %d", seed, t)
+            assertThat(AttentionKernel.keyDot(q, F16LanesTest.bits(keys), t * dim + 3, dim)).as("seed=%dL key %d", seed, t)
                     .isEqualTo(reference(q, 0, 1, keys, t * dim + 3, 1, dim, dim & -64));
         }
         // all positions at once: 16 at a time (dimensions that are multiples of 64), the rest one by one
         float[] scores = new float[positions + 1];
-        AttentionKernel.keyDots(q, dim, keys, 3, dim, positions, scores);
+        AttentionKernel.keyDots(q, dim, F16LanesTest.bits(keys), 3, dim, positions, scores);
         for (int t = 0; t < positions; t++) {
             assertThat(scores[t]).as("seed=%dL keys at once, key %d", seed, t)
                     .isEqualTo(reference(q, 0, 1, keys, t * dim + 3, 1, dim, dim & -64));
@@ -35,7 +35,7 @@ class AttentionKernelTest {
         float[] p = f16s(rnd, positions);
         float[] values = f16s(rnd, positions * vStride);
         float[] out = new float[dim + 2];
-        AttentionKernel.valueDots(p, positions, values, 2, vStride, dim, out, 1);
+        AttentionKernel.valueDots(p, positions, F16LanesTest.bits(values), 2, vStride, dim, out, 1);
         for (int d = 0; d < dim; d++) {
             assertThat(out[1 + d]).as("seed=%dL value column %d", seed, d)
                     .isEqualTo(reference(p, 0, 1, values, 2 + d, vStride, positions, positions));
@@ -66,7 +66,8 @@ class AttentionKernelTest {
         }
         // no window and no sink is the plain overload, to the bit
         float[] plain = new float[dim];
-        AttentionKernel.attend(q, 0, dim, keys, 0, dim, values, 0, dim, dim, positions, 0.125f, plain, 0);
+        AttentionKernel.attend(q, 0, dim, F16LanesTest.bits(keys), 0, dim, F16LanesTest.bits(values), 0, dim, dim, positions,
+                0.125f, plain, 0);
         assertThat(attend(q, keys, values, dim, 0, positions, Float.NEGATIVE_INFINITY)).isEqualTo(plain);
         // values of 1: the output is the probabilities' sum, which a sink of weight e^s / (e^s + sum of e^score)
         // lowers from 1 (tolerance: each probability is rounded to F16 before it weighs a value, at most 2^-11 of
@@ -76,7 +77,7 @@ class AttentionKernelTest {
         float sink = 1.5f;
         double denominator = Math.exp(sink);
         for (int t = first; t < positions; t++) {
-            denominator += Math.exp(0.125 * AttentionKernel.keyDot(roundedToF16(q), keys, t * dim, dim));
+            denominator += Math.exp(0.125 * AttentionKernel.keyDot(roundedToF16(q), F16LanesTest.bits(keys), t * dim, dim));
         }
         double expected = 1 - Math.exp(sink) / denominator;
         assertThat((double) attend(q, keys, ones, dim, first, positions, sink)[0]).as("seed=%dL", seed)
@@ -85,7 +86,8 @@ class AttentionKernelTest {
 
     private static float[] attend(float[] q, float[] keys, float[] values, int dim, int first, int positions, float sink) {
         float[] out = new float[dim];
-        AttentionKernel.attend(q, 0, dim, keys, 0, dim, values, 0, dim, dim, first, positions, 0.125f, sink, out, 0);
+        AttentionKernel.attend(q, 0, dim, F16LanesTest.bits(keys), 0, dim, F16LanesTest.bits(values), 0, dim, dim, first,
+                positions, 0.125f, sink, out, 0);
         return out;
     }
 

@@ -215,7 +215,7 @@ public final class NativeKernels {
      * {@code rescale[k]} where that is not 1, then {@code v[kept[k]·vStride + vOff ..]} added with weight
      * {@code weight[k]}, every step rounded to F16. False (nothing done) without the library or AVX-512 here.
      */
-    public static boolean flashMadF16(float[] acc, float[] v, int vOff, int vStride, int n, int[] kept, float[] rescale,
+    public static boolean flashMadF16(float[] acc, short[] v, int vOff, int vStride, int n, int[] kept, float[] rescale,
                                       float[] weight, int count) {
         MethodHandle mad = FlashMad.HANDLE;
         if (mad == null) {
@@ -230,11 +230,11 @@ public final class NativeKernels {
         return true;
     }
 
-    /** lz_avx512_flash_mad_f16's downcall, or null without the library or AVX-512 (avx512f, f16c, fma). */
+    /** lz_avx512_flash_mad_f16h's downcall, or null without the library or AVX-512 (avx512f/bw/vl, f16c, fma). */
     private static final class FlashMad {
         static final MethodHandle HANDLE = Library.LOADED.lookup == null
-                || !HostCpu.flags().containsAll(Set.of("avx512f", "f16c", "fma")) ? null
-                : Library.LOADED.lookup.find("lz_avx512_flash_mad_f16").map(symbol -> Linker.nativeLinker().downcallHandle(
+                || !HostCpu.flags().containsAll(Set.of("avx512f", "avx512bw", "avx512vl", "f16c", "fma")) ? null
+                : Library.LOADED.lookup.find("lz_avx512_flash_mad_f16h").map(symbol -> Linker.nativeLinker().downcallHandle(
                         symbol, FunctionDescriptor.ofVoid(ADDRESS, ADDRESS, JAVA_INT, JAVA_INT, JAVA_INT, ADDRESS, ADDRESS,
                                 ADDRESS, JAVA_INT), Linker.Option.critical(true))).orElse(null);
     }
