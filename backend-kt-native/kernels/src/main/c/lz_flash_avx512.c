@@ -64,3 +64,32 @@ void lz_avx512_flash_mad_f16h(float *acc, const uint16_t *v, int v_off, int v_st
         }
     }
 }
+
+/*
+ * ggml_vec_dot_f16 of the query (F16-rounded, as floats) with the F16 keys of positions [from, to), for a dimension
+ * that is a multiple of 64: four 16-lane fma accumulators over 64-value steps, combined (0+2) + (1+3), then the 16
+ * lanes summed as GCC expands _mm512_reduce_add_ps (GgmlSums.reduce16): the upper half onto the lower, the upper
+ * quarter onto that, then (0+2) + (1+3). The Java loop (AttentionKernel.keyDots) is the reference.
+ */
+void lz_avx512_f16_key_dots(const float *q, int dim, const uint16_t *keys, int k_off, int k_stride, int from, int to,
+                            float *scores) {
+    for (int t = from; t < to; t++) {
+        const uint16_t *k = keys + (long) t * k_stride + k_off;
+        __m512 s0 = _mm512_setzero_ps(), s1 = s0, s2 = s0, s3 = s0;
+        for (int i = 0; i < dim; i += 64) {
+            s0 = _mm512_fmadd_ps(_mm512_loadu_ps(q + i), _mm512_cvtph_ps(_mm256_loadu_si256((const __m256i *) (k + i))), s0);
+            s1 = _mm512_fmadd_ps(_mm512_loadu_ps(q + i + 16),
+                                 _mm512_cvtph_ps(_mm256_loadu_si256((const __m256i *) (k + i + 16))), s1);
+            s2 = _mm512_fmadd_ps(_mm512_loadu_ps(q + i + 32),
+                                 _mm512_cvtph_ps(_mm256_loadu_si256((const __m256i *) (k + i + 32))), s2);
+            s3 = _mm512_fmadd_ps(_mm512_loadu_ps(q + i + 48),
+                                 _mm512_cvtph_ps(_mm256_loadu_si256((const __m256i *) (k + i + 48))), s3);
+        }
+        __m512 v = _mm512_add_ps(_mm512_add_ps(s0, s2), _mm512_add_ps(s1, s3));
+        __m256 h = _mm256_add_ps(_mm512_castps512_ps256(v),
+                                 _mm256_castpd_ps(_mm512_extractf64x4_pd(_mm512_castps_pd(v), 1)));
+        __m128 f = _mm_add_ps(_mm256_castps256_ps128(h), _mm256_extractf128_ps(h, 1));
+        __m128 p = _mm_add_ps(f, _mm_movehl_ps(f, f));
+        scores[t] = _mm_cvtss_f32(_mm_add_ss(p, _mm_shuffle_ps(p, p, 1)));
+    }
+}

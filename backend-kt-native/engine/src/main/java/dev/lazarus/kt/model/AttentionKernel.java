@@ -1,6 +1,7 @@
 package dev.lazarus.kt.model;
 
 import dev.lazarus.kt.tensor.GgmlSums;
+import dev.lazarus.kt.tensor.NativeKernels;
 import java.util.Arrays;
 import jdk.incubator.vector.FloatVector;
 import jdk.incubator.vector.VectorMask;
@@ -166,6 +167,16 @@ final class AttentionKernel {
 
     private static void keyDots(float[] q, int dim, short[] keys, int kOff, int kStride, int from, int positions,
                                 float[] scores, float[] lanes) {
+        if (dim % 64 == 0 && from < positions
+                && NativeKernels.f16KeyDots(q, dim, keys, kOff, kStride, from, positions, scores)) {
+            return; // the same order with F16C's conversions (lz_flash_avx512.c)
+        }
+        keyDotsJava(q, dim, keys, kOff, kStride, from, positions, scores, lanes);
+    }
+
+    /** {@link #keyDots} in the Vector API (the reference of the native loop). */
+    static void keyDotsJava(float[] q, int dim, short[] keys, int kOff, int kStride, int from, int positions,
+                            float[] scores, float[] lanes) {
         int t = from;
         if (dim % 64 == 0) {
             for (; t + LANES <= positions; t += LANES) {

@@ -43,6 +43,28 @@ class AttentionKernelTest {
     }
 
     @ParameterizedTest
+    @CsvSource({"64, 1", "128, 300", "192, 33", "576, 20"})
+    void theNativeKeyDotsSumAsTheJavaOnes(int dim, int positions) {
+        long seed = System.nanoTime();
+        Random rnd = new Random(seed);
+        float[] q = f16s(rnd, dim);
+        short[] keys = F16LanesTest.bits(f16s(rnd, (positions + 1) * (dim + 8) + 5));
+        float[] ours = new float[positions + 2], java = new float[positions + 2];
+        boolean native_ = dev.lazarus.kt.tensor.NativeKernels.f16KeyDots(q, dim, keys, 5, dim + 8, 1, positions + 1,
+                ours);
+        AttentionKernel.keyDotsJava(q, dim, keys, 5, dim + 8, 1, positions + 1, java, new float[256]);
+        assertThat(native_).as("native kernels on an AVX-512 host")
+                .isEqualTo(dev.lazarus.kt.tensor.NativeKernels.best().isPresent()
+                        && dev.lazarus.kt.host.HostCpu.flags().contains("avx512f"));
+        if (native_) {
+            for (int t = 1; t <= positions; t++) {
+                assertThat(Float.floatToRawIntBits(ours[t])).as("seed=%dL t=%d", seed, t)
+                        .isEqualTo(Float.floatToRawIntBits(java[t]));
+            }
+        }
+    }
+
+    @ParameterizedTest
     @CsvSource({"64, 40, 16", "64, 16, 16", "128, 70, 33", "80, 5, 2"})
     void aSlidingWindowIgnoresEarlierPositionsAndASinkTakesItsShare(int dim, int positions, int window) {
         long seed = System.nanoTime();

@@ -230,6 +230,36 @@ public final class NativeKernels {
         return true;
     }
 
+    /**
+     * {@code ggml_vec_dot_f16} of {@code q[0, dim)} (F16-rounded floats) with the F16 keys of positions [from, to)
+     * ({@code keys[t·kStride + kOff ..]}) into {@code scores[t]} ({@code lz_flash_avx512.c}), bit for bit as the Java
+     * {@code AttentionKernel.keyDots}; {@code dim} a multiple of 64. False (nothing done) without the library or
+     * AVX-512 here.
+     */
+    public static boolean f16KeyDots(float[] q, int dim, short[] keys, int kOff, int kStride, int from, int to,
+                                     float[] scores) {
+        MethodHandle dots = F16KeyDots.HANDLE;
+        if (dots == null) {
+            return false;
+        }
+        try {
+            dots.invokeExact(MemorySegment.ofArray(q), dim, MemorySegment.ofArray(keys), kOff, kStride, from, to,
+                    MemorySegment.ofArray(scores));
+        } catch (Throwable e) {
+            throw new IllegalStateException("native F16 key dots failed", e);
+        }
+        return true;
+    }
+
+    /** lz_avx512_f16_key_dots's downcall, or null without the library or AVX-512 (avx512f, f16c, fma). */
+    private static final class F16KeyDots {
+        static final MethodHandle HANDLE = Library.LOADED.lookup == null
+                || !HostCpu.flags().containsAll(Set.of("avx512f", "f16c", "fma")) ? null
+                : Library.LOADED.lookup.find("lz_avx512_f16_key_dots").map(symbol -> Linker.nativeLinker()
+                        .downcallHandle(symbol, FunctionDescriptor.ofVoid(ADDRESS, JAVA_INT, ADDRESS, JAVA_INT,
+                                JAVA_INT, JAVA_INT, JAVA_INT, ADDRESS), Linker.Option.critical(true))).orElse(null);
+    }
+
     /** lz_avx512_flash_mad_f16h's downcall, or null without the library or AVX-512 (avx512f/bw/vl, f16c, fma). */
     private static final class FlashMad {
         static final MethodHandle HANDLE = Library.LOADED.lookup == null
