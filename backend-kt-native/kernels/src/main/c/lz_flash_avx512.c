@@ -6,6 +6,7 @@
  * (FlashAttentionKernel.madF16) is the reference and gives the same bits.
  */
 #include <immintrin.h>
+#include <math.h>
 #include <stdint.h>
 
 static inline __m512 lz_round_f16(__m512 x) {
@@ -91,5 +92,68 @@ void lz_avx512_f16_key_dots(const float *q, int dim, const uint16_t *keys, int k
         __m128 f = _mm_add_ps(_mm256_castps256_ps128(h), _mm256_extractf128_ps(h, 1));
         __m128 p = _mm_add_ps(f, _mm_movehl_ps(f, f));
         scores[t] = _mm_cvtss_f32(_mm_add_ss(p, _mm_shuffle_ps(p, p, 1)));
+    }
+}
+
+/*
+ * glibc's expf (sysdeps/ieee754/flt-32/e_expf.c, the FMA build x86-64 selects on these hosts) in 8 double lanes, the
+ * same operations in the same order: x·32/ln2 split into k + r by the 1.5·2^52 shift, r as one fma of the product
+ * (where the compiler contracted it), 2^(k/32) from the table, the cubic in r by fmas, then rounded to float; below
+ * -103.97 zero, below -103.28 the smallest subnormal (the underflow paths). Equal to glibc 2.36's expf for every
+ * non-positive float (checked exhaustively; LibmTest compares a sample of them each build, which would show another
+ * glibc's change); a vector with a positive or NaN lane takes the C library's expf, which covers the overflow paths.
+ */
+static const unsigned long long lz_exp2f_tab[32] __attribute__((aligned(64))) = {
+    0x3ff0000000000000ULL, 0x3fefd9b0d3158574ULL, 0x3fefb5586cf9890fULL, 0x3fef9301d0125b51ULL,
+    0x3fef72b83c7d517bULL, 0x3fef54873168b9aaULL, 0x3fef387a6e756238ULL, 0x3fef1e9df51fdee1ULL,
+    0x3fef06fe0a31b715ULL, 0x3feef1a7373aa9cbULL, 0x3feedea64c123422ULL, 0x3feece086061892dULL,
+    0x3feebfdad5362a27ULL, 0x3feeb42b569d4f82ULL, 0x3feeab07dd485429ULL, 0x3feea47eb03a5585ULL,
+    0x3feea09e667f3bcdULL, 0x3fee9f75e8ec5f74ULL, 0x3feea11473eb0187ULL, 0x3feea589994cce13ULL,
+    0x3feeace5422aa0dbULL, 0x3feeb737b0cdc5e5ULL, 0x3feec49182a3f090ULL, 0x3feed503b23e255dULL,
+    0x3feee89f995ad3adULL, 0x3feeff76f2fb5e47ULL, 0x3fef199bdd85529cULL, 0x3fef3720dcef9069ULL,
+    0x3fef5818dcfba487ULL, 0x3fef7c97337b9b5fULL, 0x3fefa4afa2a490daULL, 0x3fefd0765b6e4540ULL,
+};
+
+static inline __m256 lz_expf8(__m256 x) {
+    const __m512d shift = _mm512_set1_pd(0x1.8p+52), invln2n = _mm512_set1_pd(0x1.71547652b82fep+0 * 32);
+    const __m512d c0 = _mm512_set1_pd(0x1.c6af84b912394p-5 / 32 / 32 / 32);
+    const __m512d c1 = _mm512_set1_pd(0x1.ebfce50fac4f3p-3 / 32 / 32);
+    const __m512d c2 = _mm512_set1_pd(0x1.62e42ff0c52d6p-1 / 32);
+    __m512d xd = _mm512_cvtps_pd(x);
+    __m512d kd = _mm512_add_pd(_mm512_mul_pd(invln2n, xd), shift);
+    __m512i ki = _mm512_castpd_si512(kd);
+    kd = _mm512_sub_pd(kd, shift);
+    __m512d r = _mm512_fmsub_pd(invln2n, xd, kd);
+    __m512i lo = _mm512_permutex2var_epi64(_mm512_load_si512(lz_exp2f_tab), ki, _mm512_load_si512(lz_exp2f_tab + 8));
+    __m512i hi = _mm512_permutex2var_epi64(_mm512_load_si512(lz_exp2f_tab + 16), ki,
+                                           _mm512_load_si512(lz_exp2f_tab + 24));
+    __m512i t = _mm512_mask_blend_epi64(_mm512_test_epi64_mask(ki, _mm512_set1_epi64(16)), lo, hi);
+    __m512d s = _mm512_castsi512_pd(_mm512_add_epi64(t, _mm512_slli_epi64(ki, 47)));
+    __m512d z = _mm512_fmadd_pd(c0, r, c1);
+    __m512d r2 = _mm512_mul_pd(r, r);
+    __m512d y = _mm512_fmadd_pd(c2, r, _mm512_set1_pd(1.0));
+    y = _mm512_mul_pd(_mm512_fmadd_pd(z, r2, y), s);
+    __m256 e = _mm512_cvtpd_ps(y);
+    __m256 tiny = _mm256_blendv_ps(_mm256_setzero_ps(), _mm256_set1_ps(0x1p-149f),
+                                   _mm256_cmp_ps(x, _mm256_set1_ps(-0x1.9fe368p6f), _CMP_GE_OQ));
+    return _mm256_blendv_ps(e, tiny, _mm256_cmp_ps(x, _mm256_set1_ps(-0x1.9d1d9ep6f), _CMP_LT_OQ));
+}
+
+/* y[i] = expf(x[i]) for i in [0, n), as the C library's expf computes it (see lz_expf8). */
+void lz_avx512_expf(const float *x, float *y, int n) {
+    int i = 0;
+    for (; i + 8 <= n; i += 8) {
+        __m256 v = _mm256_loadu_ps(x + i);
+        // positive or NaN lanes: not (v <= 0)
+        if (_mm256_movemask_ps(_mm256_cmp_ps(v, _mm256_setzero_ps(), _CMP_NLE_UQ)) != 0) {
+            for (int j = i; j < i + 8; j++) {
+                y[j] = expf(x[j]);
+            }
+        } else {
+            _mm256_storeu_ps(y + i, lz_expf8(v));
+        }
+    }
+    for (; i < n; i++) {
+        y[i] = expf(x[i]);
     }
 }

@@ -193,8 +193,9 @@ public final class NativeKernels {
     }
 
     /**
-     * {@code y[i] = expf(x[i])} for i in [0, n) with the C library's {@code expf} ({@code lz_libm.c}): one downcall for
-     * a whole array, the same function as a per-value call. False (nothing written) where the library is not loaded.
+     * {@code y[i] = expf(x[i])} for i in [0, n) with the C library's {@code expf} ({@code lz_libm.c}; on AVX-512 hosts
+     * its operations in vector lanes, {@code lz_flash_avx512.c}): one downcall for a whole array, the same bits as a
+     * per-value call. False (nothing written) where the library is not loaded.
      */
     public static boolean expf(float[] x, float[] y, int n) {
         MethodHandle expf = Expf.HANDLE;
@@ -269,10 +270,14 @@ public final class NativeKernels {
                                 ADDRESS, JAVA_INT), Linker.Option.critical(true))).orElse(null);
     }
 
-    /** lz_expf's downcall, or null without the library (or in one older than it). */
+    /**
+     * lz_expf's downcall (on AVX-512 hosts lz_avx512_expf, glibc's expf in vector lanes, the same bits), or null without
+     * the library (or in one older than it).
+     */
     private static final class Expf {
         static final MethodHandle HANDLE = Library.LOADED.lookup == null ? null
-                : Library.LOADED.lookup.find("lz_expf").map(symbol -> Linker.nativeLinker().downcallHandle(symbol,
+                : Library.LOADED.lookup.find(HostCpu.flags().containsAll(Set.of("avx512f", "avx512vl")) ? "lz_avx512_expf"
+                        : "lz_expf").map(symbol -> Linker.nativeLinker().downcallHandle(symbol,
                         FunctionDescriptor.ofVoid(ADDRESS, ADDRESS, JAVA_INT), Linker.Option.critical(true))).orElse(null);
     }
 
