@@ -68,13 +68,14 @@ final class FlashTiles {
     }
 
     private static final class Scratch {
-        float[] queries = new float[0], keysT = new float[0], scores = new float[0], acc = new float[0];
+        float[] queries = new float[0], keysT = new float[0], valueTile = new float[0], scores = new float[0], acc = new float[0];
         float[] max = new float[0], sum = new float[0];
         int[] active = new int[0];
 
         void size(int rows, int dim, int vDim) {
             queries = FloatArrays.atLeast(queries, rows * dim);
             keysT = FloatArrays.atLeast(keysT, dim * TILE);
+            valueTile = FloatArrays.atLeast(valueTile, TILE * vDim);
             scores = FloatArrays.atLeast(scores, rows * TILE);
             acc = FloatArrays.atLeast(acc, rows * vDim);
             max = FloatArrays.atLeast(max, rows);
@@ -102,7 +103,7 @@ final class FlashTiles {
         }
         Scratch s = SCRATCH.get();
         s.size(n, dim, vDim);
-        float[] queries = s.queries, keysT = s.keysT, kq = s.scores, acc = s.acc, max = s.max, sum = s.sum;
+        float[] queries = s.queries, keysT = s.keysT, vTile = s.valueTile, kq = s.scores, acc = s.acc, max = s.max, sum = s.sum;
         int[] active = s.active;
         int start = Integer.MAX_VALUE, end = 0;
         for (int r = 0; r < n; r++) {
@@ -143,15 +144,18 @@ final class FlashTiles {
                     active[weighted++] = r;
                 }
             }
-            int vBase = ic * kv.vStride() + kv.vOff();
+            if (weighted == 0) {
+                continue;
+            }
+            widen(values, ic * kv.vStride() + kv.vOff(), kv.vStride(), count, vDim, vTile);
             a = 0;
             for (; a + 4 <= weighted; a += 4) {
                 addValues4(acc, active[a] * vDim, active[a + 1] * vDim, active[a + 2] * vDim, active[a + 3] * vDim,
                         kq, active[a] * TILE, active[a + 1] * TILE, active[a + 2] * TILE, active[a + 3] * TILE,
-                        values, vBase, kv.vStride(), count, vDim);
+                        vTile, 0, vDim, count, vDim);
             }
             for (; a < weighted; a++) {
-                addValues1(acc, active[a] * vDim, kq, active[a] * TILE, values, vBase, kv.vStride(), count, vDim);
+                addValues1(acc, active[a] * vDim, kq, active[a] * TILE, vTile, 0, vDim, count, vDim);
             }
         }
         for (int r = 0; r < n; r++) {
@@ -186,6 +190,19 @@ final class FlashTiles {
         if (count < TILE) {
             for (int d = 0; d < dim; d++) {
                 Arrays.fill(kT, d * TILE + count, (d + 1) * TILE, 0f);
+            }
+        }
+    }
+
+    /** F16 values [0, count) from {@code vOff} (every {@code vStride}), widened once per tile, into {@code vT[t·vDim + d]}. */
+    private static void widen(short[] v, int vOff, int vStride, int count, int vDim, float[] vT) {
+        for (int t = 0; t < count; t++) {
+            int from = vOff + t * vStride, to = t * vDim, d = 0;
+            for (; d + LANES <= vDim; d += LANES) {
+                F16Lanes.load(v, from + d).intoArray(vT, to + d);
+            }
+            for (; d < vDim; d++) {
+                vT[to + d] = F16Lanes.get(v, from + d);
             }
         }
     }
@@ -317,13 +334,13 @@ final class FlashTiles {
      * V from {@code v[vBase + t·vStride ..]}, the weights at {@code kq[w..]}.
      */
     private static void addValues4(float[] acc, int oa, int ob, int oc, int od, float[] kq, int wa, int wb, int wc,
-                                   int wd, short[] v, int vBase, int vStride, int count, int vDim) {
+                                   int wd, float[] v, int vBase, int vStride, int count, int vDim) {
         int d = 0;
         for (; d + LANES <= vDim; d += LANES) {
             FloatVector a = FloatVector.fromArray(S16, acc, oa + d), b = FloatVector.fromArray(S16, acc, ob + d),
                     c = FloatVector.fromArray(S16, acc, oc + d), e = FloatVector.fromArray(S16, acc, od + d);
             for (int t = 0; t < count; t++) {
-                FloatVector x = F16Lanes.load(v, vBase + t * vStride + d);
+                FloatVector x = FloatVector.fromArray(S16, v, vBase + t * vStride + d);
                 a = x.fma(FloatVector.broadcast(S16, kq[wa + t]), a);
                 b = x.fma(FloatVector.broadcast(S16, kq[wb + t]), b);
                 c = x.fma(FloatVector.broadcast(S16, kq[wc + t]), c);
@@ -343,25 +360,25 @@ final class FlashTiles {
     }
 
     /** One row's values, as {@link #addValues4}. */
-    private static void addValues1(float[] acc, int oa, float[] kq, int wa, short[] v, int vBase, int vStride,
+    private static void addValues1(float[] acc, int oa, float[] kq, int wa, float[] v, int vBase, int vStride,
                                    int count, int vDim) {
         int d = 0;
         for (; d + LANES <= vDim; d += LANES) {
             FloatVector a = FloatVector.fromArray(S16, acc, oa + d);
             for (int t = 0; t < count; t++) {
-                a = F16Lanes.load(v, vBase + t * vStride + d).fma(FloatVector.broadcast(S16, kq[wa + t]), a);
+                a = FloatVector.fromArray(S16, v, vBase + t * vStride + d).fma(FloatVector.broadcast(S16, kq[wa + t]), a);
             }
             a.intoArray(acc, oa + d);
         }
         addTail(acc, oa, kq, wa, v, vBase, vStride, count, d, vDim);
     }
 
-    private static void addTail(float[] acc, int o, float[] kq, int w, short[] v, int vBase, int vStride, int count,
+    private static void addTail(float[] acc, int o, float[] kq, int w, float[] v, int vBase, int vStride, int count,
                                 int from, int vDim) {
         for (int d = from; d < vDim; d++) {
             float a = acc[o + d];
             for (int t = 0; t < count; t++) {
-                a = Math.fma(F16Lanes.get(v, vBase + t * vStride + d), kq[w + t], a);
+                a = Math.fma(v[vBase + t * vStride + d], kq[w + t], a);
             }
             acc[o + d] = a;
         }
