@@ -157,3 +157,71 @@ void lz_avx512_expf(const float *x, float *y, int n) {
         y[i] = expf(x[i]);
     }
 }
+
+/*
+ * Lane l of accumulator slots l, 16 + l, 32 + l, 48 + l (positions l, l + 16, l + 32, l + 48, then every 64th) for the
+ * nv·16 outputs from column d, combined (0+2) + (1+3) into lanes[j][l].
+ */
+static inline __attribute__((always_inline)) void lz_value_slots(const float *p, int positions, const uint16_t *v,
+        long v_stride, int d, int nv, int l, __m512 lanes[2][16]) {
+    __m512 a[2], b[2], c[2], e[2];
+    for (int j = 0; j < nv; j++) {
+        a[j] = b[j] = c[j] = e[j] = _mm512_setzero_ps();
+    }
+#define LZ_ROW(t, j) _mm512_cvtph_ps(_mm256_loadu_si256((const __m256i *) (v + (long) (t) * v_stride + d + 16 * (j))))
+    int t = l;
+    for (; t + 48 < positions; t += 64) {
+        __m512 pa = _mm512_set1_ps(p[t]), pb = _mm512_set1_ps(p[t + 16]);
+        __m512 pc = _mm512_set1_ps(p[t + 32]), pe = _mm512_set1_ps(p[t + 48]);
+        for (int j = 0; j < nv; j++) {
+            a[j] = _mm512_fmadd_ps(pa, LZ_ROW(t, j), a[j]);
+            b[j] = _mm512_fmadd_ps(pb, LZ_ROW(t + 16, j), b[j]);
+            c[j] = _mm512_fmadd_ps(pc, LZ_ROW(t + 32, j), c[j]);
+            e[j] = _mm512_fmadd_ps(pe, LZ_ROW(t + 48, j), e[j]);
+        }
+    }
+    for (int j = 0; j < nv; j++) {
+        if (t < positions) {
+            a[j] = _mm512_fmadd_ps(_mm512_set1_ps(p[t]), LZ_ROW(t, j), a[j]);
+        }
+        if (t + 16 < positions) {
+            b[j] = _mm512_fmadd_ps(_mm512_set1_ps(p[t + 16]), LZ_ROW(t + 16, j), b[j]);
+        }
+        if (t + 32 < positions) {
+            c[j] = _mm512_fmadd_ps(_mm512_set1_ps(p[t + 32]), LZ_ROW(t + 32, j), c[j]);
+        }
+        lanes[j][l] = _mm512_add_ps(_mm512_add_ps(a[j], c[j]), _mm512_add_ps(b[j], e[j]));
+    }
+#undef LZ_ROW
+}
+
+/*
+ * out[d] = ggml_vec_dot_f16 of the probabilities p (F16-rounded floats) with column d of the F16 values, for d < v_dim
+ * (a multiple of 16): position t in accumulator slot t mod 64 by fma, the slots combined (0+2) + (1+3) and summed as
+ * _mm512_reduce_add_ps, lane by lane across 16 outputs at once. The Java loop (AttentionKernel.valueColumns) is the
+ * reference.
+ */
+void lz_avx512_f16_value_dots(const float *p, int positions, const uint16_t *values, int v_off, int v_stride, int v_dim,
+                              float *out) {
+    const uint16_t *v = values + v_off;
+    for (int d = 0; d < v_dim;) {
+        int nv = v_dim - d >= 32 ? 2 : 1;
+        __m512 lanes[2][16];
+        for (int l = 0; l < 16; l++) {
+            if (nv == 2) {
+                lz_value_slots(p, positions, v, v_stride, d, 2, l, lanes);
+            } else {
+                lz_value_slots(p, positions, v, v_stride, d, 1, l, lanes);
+            }
+        }
+        for (int j = 0; j < nv; j++) {
+            __m512 *L = lanes[j];
+            __m512 t0 = _mm512_add_ps(_mm512_add_ps(L[12], L[4]), _mm512_add_ps(L[8], L[0]));
+            __m512 t1 = _mm512_add_ps(_mm512_add_ps(L[13], L[5]), _mm512_add_ps(L[9], L[1]));
+            __m512 t2 = _mm512_add_ps(_mm512_add_ps(L[14], L[6]), _mm512_add_ps(L[10], L[2]));
+            __m512 t3 = _mm512_add_ps(_mm512_add_ps(L[15], L[7]), _mm512_add_ps(L[11], L[3]));
+            _mm512_storeu_ps(out + d + 16 * j, _mm512_add_ps(_mm512_add_ps(t0, t2), _mm512_add_ps(t1, t3)));
+        }
+        d += 16 * nv;
+    }
+}

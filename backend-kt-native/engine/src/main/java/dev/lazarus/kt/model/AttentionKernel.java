@@ -315,6 +315,15 @@ final class AttentionKernel {
      */
     private static void valueColumns(float[] p, int positions, short[] values, int vOff, int vStride, int vDim,
                                      float[] out, int outOff, float[] lanes) {
+        if (NativeKernels.f16ValueDots(p, positions, values, vOff, vStride, vDim, out, outOff)) {
+            return; // the same order with F16C's conversions (lz_flash_avx512.c)
+        }
+        valueColumnsJava(p, positions, values, vOff, vStride, vDim, out, outOff, lanes);
+    }
+
+    /** {@link #valueColumns} in the Vector API (the reference of the native loop). */
+    static void valueColumnsJava(float[] p, int positions, short[] values, int vOff, int vStride, int vDim,
+                                 float[] out, int outOff, float[] lanes) {
         int d = 0;
         for (; d + 4 * LANES <= vDim; d += 4 * LANES) {
             for (int l = 0; l < LANES; l++) {

@@ -65,6 +65,29 @@ class AttentionKernelTest {
     }
 
     @ParameterizedTest
+    @CsvSource({"64, 1", "128, 300", "80, 77", "16, 64", "512, 49"})
+    void theNativeValueDotsSumAsTheJavaOnes(int vDim, int positions) {
+        long seed = System.nanoTime();
+        Random rnd = new Random(seed);
+        int vStride = vDim + 24;
+        float[] p = f16s(rnd, positions);
+        short[] values = F16LanesTest.bits(f16s(rnd, positions * vStride + 8));
+        float[] ours = new float[vDim + 3], java = new float[vDim + 3];
+        boolean native_ = dev.lazarus.kt.tensor.NativeKernels.f16ValueDots(p, positions, values, 8, vStride, vDim, ours,
+                3);
+        AttentionKernel.valueColumnsJava(p, positions, values, 8, vStride, vDim, java, 3, new float[1024]);
+        assertThat(native_).as("native kernels on an AVX-512 host")
+                .isEqualTo(dev.lazarus.kt.tensor.NativeKernels.best().isPresent()
+                        && dev.lazarus.kt.host.HostCpu.flags().contains("avx512f"));
+        if (native_) {
+            for (int d = 0; d < vDim + 3; d++) {
+                assertThat(Float.floatToRawIntBits(ours[d])).as("seed=%dL d=%d", seed, d)
+                        .isEqualTo(Float.floatToRawIntBits(java[d]));
+            }
+        }
+    }
+
+    @ParameterizedTest
     @CsvSource({"64, 40, 16", "64, 16, 16", "128, 70, 33", "80, 5, 2"})
     void aSlidingWindowIgnoresEarlierPositionsAndASinkTakesItsShare(int dim, int positions, int window) {
         long seed = System.nanoTime();

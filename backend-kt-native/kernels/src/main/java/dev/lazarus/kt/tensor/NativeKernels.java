@@ -252,6 +252,36 @@ public final class NativeKernels {
         return true;
     }
 
+    /**
+     * {@code out[outOff + d]} = {@code ggml_vec_dot_f16} of {@code p[0, positions)} (F16-rounded floats) with column d
+     * of the F16 values ({@code values[t·vStride + vOff + d]}) for d below {@code vDim}, a multiple of 16
+     * ({@code lz_flash_avx512.c}), bit for bit as the Java {@code AttentionKernel.valueDots}. False (nothing done)
+     * without the library or AVX-512 here.
+     */
+    public static boolean f16ValueDots(float[] p, int positions, short[] values, int vOff, int vStride, int vDim,
+                                       float[] out, int outOff) {
+        MethodHandle dots = F16ValueDots.HANDLE;
+        if (dots == null) {
+            return false;
+        }
+        try {
+            dots.invokeExact(MemorySegment.ofArray(p), positions, MemorySegment.ofArray(values), vOff, vStride, vDim,
+                    MemorySegment.ofArray(out).asSlice(4L * outOff));
+        } catch (Throwable e) {
+            throw new IllegalStateException("native F16 value dots failed", e);
+        }
+        return true;
+    }
+
+    /** lz_avx512_f16_value_dots's downcall, or null without the library or AVX-512 (avx512f, f16c, fma). */
+    private static final class F16ValueDots {
+        static final MethodHandle HANDLE = Library.LOADED.lookup == null
+                || !HostCpu.flags().containsAll(Set.of("avx512f", "f16c", "fma")) ? null
+                : Library.LOADED.lookup.find("lz_avx512_f16_value_dots").map(symbol -> Linker.nativeLinker()
+                        .downcallHandle(symbol, FunctionDescriptor.ofVoid(ADDRESS, JAVA_INT, ADDRESS, JAVA_INT,
+                                JAVA_INT, JAVA_INT, ADDRESS), Linker.Option.critical(true))).orElse(null);
+    }
+
     /** lz_avx512_f16_key_dots's downcall, or null without the library or AVX-512 (avx512f, f16c, fma). */
     private static final class F16KeyDots {
         static final MethodHandle HANDLE = Library.LOADED.lookup == null
