@@ -139,7 +139,7 @@ final class DeviceKvCaches implements AutoCloseable {
         copies.remove(c);
     }
 
-    /** Positions {@code [from, to)} of every block from the host cache (already F16-rounded floats) to F16. */
+    /** Positions {@code [from, to)} of every block from the host cache (F16 bits) to the device. */
     private void upload(KvCache cache, Copy copy, int from, int to) {
         try (Arena a = Arena.ofConfined()) {
             MemorySegment halves = a.allocate(Math.max(2, 2L * (to - from) * Math.max(keyWidth, valueWidth)), 2);
@@ -150,14 +150,12 @@ final class DeviceKvCaches implements AutoCloseable {
         }
     }
 
-    private void copyHalves(float[] src, int width, int from, int to, MemorySegment halves, long device) {
+    private void copyHalves(short[] src, int width, int from, int to, MemorySegment halves, long device) {
         if (width == 0) {
             return; // values that are a view of the keys (latent attention)
         }
         int n = (to - from) * width;
-        for (int i = 0; i < n; i++) {
-            halves.setAtIndex(JAVA_SHORT, i, Float.floatToFloat16(src[from * width + i]));
-        }
+        MemorySegment.copy(src, from * width, halves, JAVA_SHORT, 0, n);
         cu.copyToDevice(device + 2L * from * width, halves, 2L * n, stream);
         cu.synchronize(stream); // the staging buffer is reused for the next block
     }

@@ -1,6 +1,7 @@
 package dev.lazarus.kt.model;
 
 import dev.lazarus.kt.tensor.GgmlSums;
+import dev.lazarus.kt.tensor.NativeKernels;
 import java.util.Arrays;
 import jdk.incubator.vector.FloatVector;
 import jdk.incubator.vector.VectorMask;
@@ -62,13 +63,13 @@ final class AttentionKernel {
 
     /**
      * @param q        query values at {@code qOff}, {@code dim} of them
-     * @param keys     position-major keys; position t's head at {@code t * kStride + kOff}
-     * @param values   position-major values; position t's head at {@code t * vStride + vOff}
+     * @param keys     position-major F16 keys (their bits); position t's head at {@code t * kStride + kOff}
+     * @param values   position-major F16 values (their bits); position t's head at {@code t * vStride + vOff}
      * @param positions how many positions to attend (0..position of the query, inclusive)
      */
     static void attend(float[] q, int qOff, int dim,
-                       float[] keys, int kOff, int kStride,
-                       float[] values, int vOff, int vStride, int vDim,
+                       short[] keys, int kOff, int kStride,
+                       short[] values, int vOff, int vStride, int vDim,
                        int positions, float scale, float[] out, int outOff) {
         attend(q, qOff, dim, keys, kOff, kStride, values, vOff, vStride, vDim, 0, positions, scale,
                 Float.NEGATIVE_INFINITY, out, outOff);
@@ -81,7 +82,7 @@ final class AttentionKernel {
     static void attend(float[] q, int qOff, int dim, KvRows keys, int kOff, KvRows values, int vOff, int vDim,
                        int first, int positions, float scale, float sink, float[] out, int outOff) {
         if (keys.type() == KvCacheType.F16 && values.type() == KvCacheType.F16) {
-            attend(q, qOff, dim, keys.floats(), kOff, keys.width(), values.floats(), vOff, values.width(), vDim,
+            attend(q, qOff, dim, keys.halves(), kOff, keys.width(), values.halves(), vOff, values.width(), vDim,
                     first, positions, scale, sink, out, outOff);
         } else {
             TypedKvAttention.attend(q, qOff, dim, keys, kOff, values, vOff, vDim, first, positions, scale, sink, out,
@@ -97,8 +98,8 @@ final class AttentionKernel {
      * cells are, and those positions add exact zeros.
      */
     static void attend(float[] q, int qOff, int dim,
-                       float[] keys, int kOff, int kStride,
-                       float[] values, int vOff, int vStride, int vDim,
+                       short[] keys, int kOff, int kStride,
+                       short[] values, int vOff, int vStride, int vDim,
                        int first, int positions, float scale, float sink, float[] out, int outOff) {
         attend(q, qOff, dim, keys, kOff, kStride, values, vOff, vStride, vDim, first, positions, scale, sink, null,
                 out, outOff);
@@ -109,16 +110,16 @@ final class AttentionKernel {
      * whose other positions llama.cpp's mask sets to -inf, so they stay in the row as exact zeros.
      */
     static void attend(float[] q, int qOff, int dim,
-                       float[] keys, int kOff, int kStride,
-                       float[] values, int vOff, int vStride, int vDim,
+                       short[] keys, int kOff, int kStride,
+                       short[] values, int vOff, int vStride, int vDim,
                        int positions, float scale, boolean[] keep, float[] out, int outOff) {
         attend(q, qOff, dim, keys, kOff, kStride, values, vOff, vStride, vDim, 0, positions, scale,
                 Float.NEGATIVE_INFINITY, keep, out, outOff);
     }
 
     private static void attend(float[] q, int qOff, int dim,
-                               float[] keys, int kOff, int kStride,
-                               float[] values, int vOff, int vStride, int vDim,
+                               short[] keys, int kOff, int kStride,
+                               short[] values, int vOff, int vStride, int vDim,
                                int first, int positions, float scale, float sink, boolean[] keep,
                                float[] out, int outOff) {
         Scratch s = SCRATCH.get();
@@ -150,22 +151,32 @@ final class AttentionKernel {
     }
 
     /** {@code scores[t]} = {@link #keyDot} of the query with position t's key, for t in [0, positions). */
-    static void keyDots(float[] q, int dim, float[] keys, int kOff, int kStride, int positions, float[] scores) {
+    static void keyDots(float[] q, int dim, short[] keys, int kOff, int kStride, int positions, float[] scores) {
         keyDots(q, dim, keys, kOff, kStride, 0, positions, scores, new float[LANES * LANES]);
     }
 
     /** As above for t in [from, to) (flash attention's chunks of positions). */
-    static void keyDots(float[] q, int dim, float[] keys, int kOff, int kStride, int from, int to, float[] scores) {
+    static void keyDots(float[] q, int dim, short[] keys, int kOff, int kStride, int from, int to, float[] scores) {
         keyDots(q, dim, keys, kOff, kStride, from, to, scores, SCRATCH.get().lanes);
     }
 
-    private static void keyDots(float[] q, int dim, float[] keys, int kOff, int kStride, int positions,
+    private static void keyDots(float[] q, int dim, short[] keys, int kOff, int kStride, int positions,
                                 float[] scores, float[] lanes) {
         keyDots(q, dim, keys, kOff, kStride, 0, positions, scores, lanes);
     }
 
-    private static void keyDots(float[] q, int dim, float[] keys, int kOff, int kStride, int from, int positions,
+    private static void keyDots(float[] q, int dim, short[] keys, int kOff, int kStride, int from, int positions,
                                 float[] scores, float[] lanes) {
+        if (dim % 64 == 0 && from < positions
+                && NativeKernels.f16KeyDots(q, dim, keys, kOff, kStride, from, positions, scores)) {
+            return; // the same order with F16C's conversions (lz_flash_avx512.c)
+        }
+        keyDotsJava(q, dim, keys, kOff, kStride, from, positions, scores, lanes);
+    }
+
+    /** {@link #keyDots} in the Vector API (the reference of the native loop). */
+    static void keyDotsJava(float[] q, int dim, short[] keys, int kOff, int kStride, int from, int positions,
+                            float[] scores, float[] lanes) {
         int t = from;
         if (dim % 64 == 0) {
             for (; t + LANES <= positions; t += LANES) {
@@ -187,7 +198,7 @@ final class AttentionKernel {
      * each sum is bit for bit reduce16's; the 16 sums come out in a fixed lane order ({@link #BY_POSITION} puts
      * them back).
      */
-    private static void keyDots16(float[] q, int dim, float[] keys, int at, int stride, float[] scores, int t,
+    private static void keyDots16(float[] q, int dim, short[] keys, int at, int stride, float[] scores, int t,
                                   float[] lanes) {
         for (int k = 0; k < LANES; k++) {
             keyLanes(q, dim, keys, at + k * stride).intoArray(lanes, k * LANES);
@@ -211,13 +222,13 @@ final class AttentionKernel {
     }
 
     /** One key's four accumulators of {@link #keyDot}, combined (0+2) + (1+3). */
-    private static FloatVector keyLanes(float[] q, int dim, float[] keys, int kOff) {
+    private static FloatVector keyLanes(float[] q, int dim, short[] keys, int kOff) {
         FloatVector s0 = FloatVector.zero(S16), s1 = s0, s2 = s0, s3 = s0;
         for (int i = 0; i < dim; i += 64) {
-            s0 = FloatVector.fromArray(S16, q, i).fma(FloatVector.fromArray(S16, keys, kOff + i), s0);
-            s1 = FloatVector.fromArray(S16, q, i + 16).fma(FloatVector.fromArray(S16, keys, kOff + i + 16), s1);
-            s2 = FloatVector.fromArray(S16, q, i + 32).fma(FloatVector.fromArray(S16, keys, kOff + i + 32), s2);
-            s3 = FloatVector.fromArray(S16, q, i + 48).fma(FloatVector.fromArray(S16, keys, kOff + i + 48), s3);
+            s0 = FloatVector.fromArray(S16, q, i).fma(F16Lanes.load(keys, kOff + i), s0);
+            s1 = FloatVector.fromArray(S16, q, i + 16).fma(F16Lanes.load(keys, kOff + i + 16), s1);
+            s2 = FloatVector.fromArray(S16, q, i + 32).fma(F16Lanes.load(keys, kOff + i + 32), s2);
+            s3 = FloatVector.fromArray(S16, q, i + 48).fma(F16Lanes.load(keys, kOff + i + 48), s3);
         }
         return s0.add(s2).add(s1.add(s3));
     }
@@ -256,23 +267,23 @@ final class AttentionKernel {
      * steps (one 16-lane vector each: lane-wise fma is the same IEEE operation as the scalar one), combined
      * (0+2) + (1+3), {@link GgmlSums#reduce16}, then the scalar tail past a multiple of 64 in double.
      */
-    static float keyDot(float[] q, float[] keys, int kOff, int dim) {
+    static float keyDot(float[] q, short[] keys, int kOff, int dim) {
         return keyDot(q, keys, kOff, dim, new float[LANES]);
     }
 
-    private static float keyDot(float[] q, float[] keys, int kOff, int dim, float[] lanes) {
+    private static float keyDot(float[] q, short[] keys, int kOff, int dim, float[] lanes) {
         FloatVector s0 = FloatVector.zero(S16), s1 = s0, s2 = s0, s3 = s0;
         int vectorEnd = dim & -64;
         for (int i = 0; i < vectorEnd; i += 64) {
-            s0 = FloatVector.fromArray(S16, q, i).fma(FloatVector.fromArray(S16, keys, kOff + i), s0);
-            s1 = FloatVector.fromArray(S16, q, i + 16).fma(FloatVector.fromArray(S16, keys, kOff + i + 16), s1);
-            s2 = FloatVector.fromArray(S16, q, i + 32).fma(FloatVector.fromArray(S16, keys, kOff + i + 32), s2);
-            s3 = FloatVector.fromArray(S16, q, i + 48).fma(FloatVector.fromArray(S16, keys, kOff + i + 48), s3);
+            s0 = FloatVector.fromArray(S16, q, i).fma(F16Lanes.load(keys, kOff + i), s0);
+            s1 = FloatVector.fromArray(S16, q, i + 16).fma(F16Lanes.load(keys, kOff + i + 16), s1);
+            s2 = FloatVector.fromArray(S16, q, i + 32).fma(F16Lanes.load(keys, kOff + i + 32), s2);
+            s3 = FloatVector.fromArray(S16, q, i + 48).fma(F16Lanes.load(keys, kOff + i + 48), s3);
         }
         s0.add(s2).add(s1.add(s3)).intoArray(lanes, 0);
         double total = GgmlSums.reduce16(lanes, 0);
         for (int i = vectorEnd; i < dim; i++) {
-            total += q[i] * keys[kOff + i];
+            total += q[i] * F16Lanes.get(keys, kOff + i);
         }
         return (float) total;
     }
@@ -284,7 +295,7 @@ final class AttentionKernel {
      * (no tail: the padding ggml sums past the real positions adds only exact zeros). Vectorized across outputs,
      * which are independent, so each output keeps ggml's order of operations.
      */
-    static void valueDots(float[] p, int positions, float[] values, int vOff, int vStride, int vDim,
+    static void valueDots(float[] p, int positions, short[] values, int vOff, int vStride, int vDim,
                           float[] out, int outOff) {
         if (vDim % LANES == 0) {
             valueColumns(p, positions, values, vOff, vStride, vDim, out, outOff, new float[4 * LANES * LANES]);
@@ -302,8 +313,17 @@ final class AttentionKernel {
      * form, without its accumulators in memory (a load and a store per position and 16 outputs) and with vector
      * instead of scalar reduce16s.
      */
-    private static void valueColumns(float[] p, int positions, float[] values, int vOff, int vStride, int vDim,
+    private static void valueColumns(float[] p, int positions, short[] values, int vOff, int vStride, int vDim,
                                      float[] out, int outOff, float[] lanes) {
+        if (NativeKernels.f16ValueDots(p, positions, values, vOff, vStride, vDim, out, outOff)) {
+            return; // the same order with F16C's conversions (lz_flash_avx512.c)
+        }
+        valueColumnsJava(p, positions, values, vOff, vStride, vDim, out, outOff, lanes);
+    }
+
+    /** {@link #valueColumns} in the Vector API (the reference of the native loop). */
+    static void valueColumnsJava(float[] p, int positions, short[] values, int vOff, int vStride, int vDim,
+                                 float[] out, int outOff, float[] lanes) {
         int d = 0;
         for (; d + 4 * LANES <= vDim; d += 4 * LANES) {
             for (int l = 0; l < LANES; l++) {
@@ -325,7 +345,7 @@ final class AttentionKernel {
      * Lane l of slots l, 16 + l, 32 + l, 48 + l for the 64 outputs from {@code column}: four vectors of 16 outputs,
      * each combined (0+2) + (1+3) into vector {@code 16·c + l} of {@code lanes} (c: which 16 outputs).
      */
-    private static void valueBlock(float[] p, int positions, float[] values, int column, int vStride, float[] lanes,
+    private static void valueBlock(float[] p, int positions, short[] values, int column, int vStride, float[] lanes,
                                    int l) {
         FloatVector z = FloatVector.zero(S16);
         FloatVector a0 = z, a1 = z, a2 = z, a3 = z, b0 = z, b1 = z, b2 = z, b3 = z;
@@ -335,53 +355,53 @@ final class AttentionKernel {
         for (; t + 3 * LANES < positions; t += 4 * LANES) {
             int row = t * vStride + column;
             FloatVector pv = FloatVector.broadcast(S16, p[t]);
-            a0 = pv.fma(FloatVector.fromArray(S16, values, row), a0);
-            a1 = pv.fma(FloatVector.fromArray(S16, values, row + LANES), a1);
-            a2 = pv.fma(FloatVector.fromArray(S16, values, row + 2 * LANES), a2);
-            a3 = pv.fma(FloatVector.fromArray(S16, values, row + 3 * LANES), a3);
+            a0 = pv.fma(F16Lanes.load(values, row), a0);
+            a1 = pv.fma(F16Lanes.load(values, row + LANES), a1);
+            a2 = pv.fma(F16Lanes.load(values, row + 2 * LANES), a2);
+            a3 = pv.fma(F16Lanes.load(values, row + 3 * LANES), a3);
             row += LANES * vStride;
             pv = FloatVector.broadcast(S16, p[t + LANES]);
-            b0 = pv.fma(FloatVector.fromArray(S16, values, row), b0);
-            b1 = pv.fma(FloatVector.fromArray(S16, values, row + LANES), b1);
-            b2 = pv.fma(FloatVector.fromArray(S16, values, row + 2 * LANES), b2);
-            b3 = pv.fma(FloatVector.fromArray(S16, values, row + 3 * LANES), b3);
+            b0 = pv.fma(F16Lanes.load(values, row), b0);
+            b1 = pv.fma(F16Lanes.load(values, row + LANES), b1);
+            b2 = pv.fma(F16Lanes.load(values, row + 2 * LANES), b2);
+            b3 = pv.fma(F16Lanes.load(values, row + 3 * LANES), b3);
             row += LANES * vStride;
             pv = FloatVector.broadcast(S16, p[t + 2 * LANES]);
-            c0 = pv.fma(FloatVector.fromArray(S16, values, row), c0);
-            c1 = pv.fma(FloatVector.fromArray(S16, values, row + LANES), c1);
-            c2 = pv.fma(FloatVector.fromArray(S16, values, row + 2 * LANES), c2);
-            c3 = pv.fma(FloatVector.fromArray(S16, values, row + 3 * LANES), c3);
+            c0 = pv.fma(F16Lanes.load(values, row), c0);
+            c1 = pv.fma(F16Lanes.load(values, row + LANES), c1);
+            c2 = pv.fma(F16Lanes.load(values, row + 2 * LANES), c2);
+            c3 = pv.fma(F16Lanes.load(values, row + 3 * LANES), c3);
             row += LANES * vStride;
             pv = FloatVector.broadcast(S16, p[t + 3 * LANES]);
-            d0 = pv.fma(FloatVector.fromArray(S16, values, row), d0);
-            d1 = pv.fma(FloatVector.fromArray(S16, values, row + LANES), d1);
-            d2 = pv.fma(FloatVector.fromArray(S16, values, row + 2 * LANES), d2);
-            d3 = pv.fma(FloatVector.fromArray(S16, values, row + 3 * LANES), d3);
+            d0 = pv.fma(F16Lanes.load(values, row), d0);
+            d1 = pv.fma(F16Lanes.load(values, row + LANES), d1);
+            d2 = pv.fma(F16Lanes.load(values, row + 2 * LANES), d2);
+            d3 = pv.fma(F16Lanes.load(values, row + 3 * LANES), d3);
         }
         // the last round: slots a, b and c may still have a position (d has none, or the loop would have run)
         if (t < positions) {
             int row = t * vStride + column;
             FloatVector pv = FloatVector.broadcast(S16, p[t]);
-            a0 = pv.fma(FloatVector.fromArray(S16, values, row), a0);
-            a1 = pv.fma(FloatVector.fromArray(S16, values, row + LANES), a1);
-            a2 = pv.fma(FloatVector.fromArray(S16, values, row + 2 * LANES), a2);
-            a3 = pv.fma(FloatVector.fromArray(S16, values, row + 3 * LANES), a3);
+            a0 = pv.fma(F16Lanes.load(values, row), a0);
+            a1 = pv.fma(F16Lanes.load(values, row + LANES), a1);
+            a2 = pv.fma(F16Lanes.load(values, row + 2 * LANES), a2);
+            a3 = pv.fma(F16Lanes.load(values, row + 3 * LANES), a3);
         }
         if (t + LANES < positions) {
             int row = (t + LANES) * vStride + column;
             FloatVector pv = FloatVector.broadcast(S16, p[t + LANES]);
-            b0 = pv.fma(FloatVector.fromArray(S16, values, row), b0);
-            b1 = pv.fma(FloatVector.fromArray(S16, values, row + LANES), b1);
-            b2 = pv.fma(FloatVector.fromArray(S16, values, row + 2 * LANES), b2);
-            b3 = pv.fma(FloatVector.fromArray(S16, values, row + 3 * LANES), b3);
+            b0 = pv.fma(F16Lanes.load(values, row), b0);
+            b1 = pv.fma(F16Lanes.load(values, row + LANES), b1);
+            b2 = pv.fma(F16Lanes.load(values, row + 2 * LANES), b2);
+            b3 = pv.fma(F16Lanes.load(values, row + 3 * LANES), b3);
         }
         if (t + 2 * LANES < positions) {
             int row = (t + 2 * LANES) * vStride + column;
             FloatVector pv = FloatVector.broadcast(S16, p[t + 2 * LANES]);
-            c0 = pv.fma(FloatVector.fromArray(S16, values, row), c0);
-            c1 = pv.fma(FloatVector.fromArray(S16, values, row + LANES), c1);
-            c2 = pv.fma(FloatVector.fromArray(S16, values, row + 2 * LANES), c2);
-            c3 = pv.fma(FloatVector.fromArray(S16, values, row + 3 * LANES), c3);
+            c0 = pv.fma(F16Lanes.load(values, row), c0);
+            c1 = pv.fma(F16Lanes.load(values, row + LANES), c1);
+            c2 = pv.fma(F16Lanes.load(values, row + 2 * LANES), c2);
+            c3 = pv.fma(F16Lanes.load(values, row + 3 * LANES), c3);
         }
         a0.add(c0).add(b0.add(d0)).intoArray(lanes, l * LANES);
         a1.add(c1).add(b1.add(d1)).intoArray(lanes, (LANES + l) * LANES);
@@ -390,27 +410,27 @@ final class AttentionKernel {
     }
 
     /** As {@link #valueBlock} for the 16 outputs from {@code column} into vector l of {@code lanes}. */
-    private static void valueColumn(float[] p, int positions, float[] values, int column, int vStride, float[] lanes,
+    private static void valueColumn(float[] p, int positions, short[] values, int column, int vStride, float[] lanes,
                                     int l) {
         FloatVector a = FloatVector.zero(S16), b = a, c = a, d = a;
         int t = l;
         for (; t + 3 * LANES < positions; t += 4 * LANES) {
             int row = t * vStride + column;
-            a = FloatVector.broadcast(S16, p[t]).fma(FloatVector.fromArray(S16, values, row), a);
-            b = FloatVector.broadcast(S16, p[t + LANES]).fma(FloatVector.fromArray(S16, values, row + LANES * vStride), b);
-            c = FloatVector.broadcast(S16, p[t + 2 * LANES]).fma(FloatVector.fromArray(S16, values, row + 2 * LANES * vStride), c);
-            d = FloatVector.broadcast(S16, p[t + 3 * LANES]).fma(FloatVector.fromArray(S16, values, row + 3 * LANES * vStride), d);
+            a = FloatVector.broadcast(S16, p[t]).fma(F16Lanes.load(values, row), a);
+            b = FloatVector.broadcast(S16, p[t + LANES]).fma(F16Lanes.load(values, row + LANES * vStride), b);
+            c = FloatVector.broadcast(S16, p[t + 2 * LANES]).fma(F16Lanes.load(values, row + 2 * LANES * vStride), c);
+            d = FloatVector.broadcast(S16, p[t + 3 * LANES]).fma(F16Lanes.load(values, row + 3 * LANES * vStride), d);
         }
         if (t < positions) {
-            a = FloatVector.broadcast(S16, p[t]).fma(FloatVector.fromArray(S16, values, t * vStride + column), a);
+            a = FloatVector.broadcast(S16, p[t]).fma(F16Lanes.load(values, t * vStride + column), a);
         }
         if (t + LANES < positions) {
             int u = t + LANES;
-            b = FloatVector.broadcast(S16, p[u]).fma(FloatVector.fromArray(S16, values, u * vStride + column), b);
+            b = FloatVector.broadcast(S16, p[u]).fma(F16Lanes.load(values, u * vStride + column), b);
         }
         if (t + 2 * LANES < positions) {
             int u = t + 2 * LANES;
-            c = FloatVector.broadcast(S16, p[u]).fma(FloatVector.fromArray(S16, values, u * vStride + column), c);
+            c = FloatVector.broadcast(S16, p[u]).fma(F16Lanes.load(values, u * vStride + column), c);
         }
         a.add(c).add(b.add(d)).intoArray(lanes, l * LANES);
     }
@@ -437,7 +457,7 @@ final class AttentionKernel {
      * accumulators of every output in {@code acc} ({@code 4 · 16 · vDim}, zeroed by the caller), 16 lanes of
      * scratch in {@code lanes}.
      */
-    private static void valueDots(float[] p, int positions, float[] values, int vOff, int vStride, int vDim,
+    private static void valueDots(float[] p, int positions, short[] values, int vOff, int vStride, int vDim,
                                   float[] out, int outOff, float[] acc, float[] lanes) {
         int vectorDims = vDim - vDim % LANES;
         for (int t = 0; t < positions; t++) {
@@ -447,11 +467,11 @@ final class AttentionKernel {
             FloatVector pv = FloatVector.broadcast(S16, pt);
             int d = 0;
             for (; d < vectorDims; d += LANES) {
-                pv.fma(FloatVector.fromArray(S16, values, row + d), FloatVector.fromArray(S16, acc, at + d))
+                pv.fma(F16Lanes.load(values, row + d), FloatVector.fromArray(S16, acc, at + d))
                         .intoArray(acc, at + d);
             }
             for (; d < vDim; d++) {
-                acc[at + d] = Math.fma(pt, values[row + d], acc[at + d]);
+                acc[at + d] = Math.fma(pt, F16Lanes.get(values, row + d), acc[at + d]);
             }
         }
         for (int d = 0; d < vDim; d++) {

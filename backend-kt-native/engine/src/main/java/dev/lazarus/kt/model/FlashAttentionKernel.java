@@ -253,16 +253,15 @@ final class FlashAttentionKernel {
         AttentionKernel.keyDots(qh, dim, rows.keys(), rows.kOff(), rows.kStride(), from, to, scores);
     }
 
-    /** ggml_vec_mad_f16: {@code acc[d] = f16(fma(v[d], w, acc[d]))}. */
-    static void madF16(float[] acc, float[] v, int vOff, int n, float w) {
+    /** ggml_vec_mad_f16: {@code acc[d] = f16(fma(v[d], w, acc[d]))}, V as F16 bits. */
+    static void madF16(float[] acc, short[] v, int vOff, int n, float w) {
         FloatVector wv = FloatVector.broadcast(S16, w);
         int d = 0;
         for (; d + LANES <= n; d += LANES) {
-            roundToF16(FloatVector.fromArray(S16, v, vOff + d).fma(wv, FloatVector.fromArray(S16, acc, d)))
-                    .intoArray(acc, d);
+            roundToF16(F16Lanes.load(v, vOff + d).fma(wv, FloatVector.fromArray(S16, acc, d))).intoArray(acc, d);
         }
         for (; d < n; d++) {
-            acc[d] = Numerics.roundToF16(Math.fma(v[vOff + d], w, acc[d]));
+            acc[d] = Numerics.roundToF16(Math.fma(F16Lanes.get(v, vOff + d), w, acc[d]));
         }
     }
 
@@ -287,7 +286,7 @@ final class FlashAttentionKernel {
      * position {@code acc = f16(acc · ms)} where a new maximum rescaled it ({@code ms != 1}; a scale by 1 changes no
      * F16 value), then {@code acc[d] = f16(fma(V_t[d], vs, acc[d]))}.
      */
-    static void madF16(float[] acc, float[] v, int vOff, int vStride, int n, int[] kept, float[] rescale,
+    static void madF16(float[] acc, short[] v, int vOff, int vStride, int n, int[] kept, float[] rescale,
                        float[] weight, int count) {
         if (NativeKernels.flashMadF16(acc, v, vOff, vStride, n, kept, rescale, weight, count)) {
             return; // the same steps with F16C's conversions (lz_flash_avx512.c)
@@ -295,8 +294,8 @@ final class FlashAttentionKernel {
         madF16Java(acc, v, vOff, vStride, n, kept, rescale, weight, count);
     }
 
-    /** {@link #madF16(float[], float[], int, int, int, int[], float[], float[], int)} in the Vector API. */
-    static void madF16Java(float[] acc, float[] v, int vOff, int vStride, int n, int[] kept, float[] rescale,
+    /** {@link #madF16(float[], short[], int, int, int, int[], float[], float[], int)} in the Vector API. */
+    static void madF16Java(float[] acc, short[] v, int vOff, int vStride, int n, int[] kept, float[] rescale,
                            float[] weight, int count) {
         int d = 0;
         for (; d + LANES <= n; d += LANES) {
@@ -305,7 +304,7 @@ final class FlashAttentionKernel {
                 if (rescale[k] != 1f) {
                     a = roundToF16(a.mul(rescale[k]));
                 }
-                a = roundToF16(FloatVector.fromArray(S16, v, kept[k] * vStride + vOff + d).fma(FloatVector.broadcast(S16, weight[k]), a));
+                a = roundToF16(F16Lanes.load(v, kept[k] * vStride + vOff + d).fma(FloatVector.broadcast(S16, weight[k]), a));
             }
             a.intoArray(acc, d);
         }
@@ -315,7 +314,7 @@ final class FlashAttentionKernel {
                 if (rescale[k] != 1f) {
                     a = Numerics.roundToF16(a * rescale[k]);
                 }
-                a = Numerics.roundToF16(Math.fma(v[kept[k] * vStride + vOff + d], weight[k], a));
+                a = Numerics.roundToF16(Math.fma(F16Lanes.get(v, kept[k] * vStride + vOff + d), weight[k], a));
             }
             acc[d] = a;
         }

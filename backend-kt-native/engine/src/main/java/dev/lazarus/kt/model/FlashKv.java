@@ -39,16 +39,19 @@ interface FlashKv {
     }
 
     /**
-     * The keys and values as floats when ggml's tiled (prompt) and split-KV (decode) paths take them: K and V of one
-     * type, F16 or F32. Null for every other cache type, which ggml computes in the one-row order only.
+     * The keys and values as F16 bits when ggml's tiled (prompt) and split-KV (decode) paths take them: K and V both
+     * F16. Null for every other cache type, which ggml computes in the one-row order only.
      */
     FloatRows floatRows();
 
-    /** Position t's key at {@code keys[t·kStride + kOff ..]}, its value at {@code values[t·vStride + vOff ..]}. */
-    record FloatRows(float[] keys, int kOff, int kStride, float[] values, int vOff, int vStride) {}
+    /**
+     * Position t's key at {@code keys[t·kStride + kOff ..]}, its value at {@code values[t·vStride + vOff ..]}, as F16
+     * bits ({@link F16Lanes} widens them).
+     */
+    record FloatRows(short[] keys, int kOff, int kStride, short[] values, int vOff, int vStride) {}
 
-    /** The default cache: K and V in F16, held as the floats they round to. */
-    static FlashKv f16(float[] keys, int kOff, int kStride, float[] values, int vOff, int vStride, int vDim) {
+    /** The default cache: K and V in F16, held as their bits. */
+    static FlashKv f16(short[] keys, int kOff, int kStride, short[] values, int vOff, int vStride, int vDim) {
         return new F16(new FloatRows(keys, kOff, kStride, values, vOff, vStride), vDim);
     }
 

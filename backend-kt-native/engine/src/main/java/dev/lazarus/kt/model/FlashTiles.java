@@ -68,13 +68,14 @@ final class FlashTiles {
     }
 
     private static final class Scratch {
-        float[] queries = new float[0], keysT = new float[0], scores = new float[0], acc = new float[0];
+        float[] queries = new float[0], keysT = new float[0], valueTile = new float[0], scores = new float[0], acc = new float[0];
         float[] max = new float[0], sum = new float[0];
         int[] active = new int[0];
 
         void size(int rows, int dim, int vDim) {
             queries = FloatArrays.atLeast(queries, rows * dim);
             keysT = FloatArrays.atLeast(keysT, dim * TILE);
+            valueTile = FloatArrays.atLeast(valueTile, TILE * vDim);
             scores = FloatArrays.atLeast(scores, rows * TILE);
             acc = FloatArrays.atLeast(acc, rows * vDim);
             max = FloatArrays.atLeast(max, rows);
@@ -94,7 +95,7 @@ final class FlashTiles {
 
     private FlashTiles() {}
 
-    /** Attention of every row of {@code rows} over {@code kv} (F16 or F32 K and V as floats), into each row's output. */
+    /** Attention of every row of {@code rows} over {@code kv} (F16 K and V as their bits), into each row's output. */
     static void attend(FlashKv.FloatRows kv, int dim, int vDim, float scale, Rows rows) {
         int n = rows.count;
         if (n == 0) {
@@ -102,7 +103,7 @@ final class FlashTiles {
         }
         Scratch s = SCRATCH.get();
         s.size(n, dim, vDim);
-        float[] queries = s.queries, keysT = s.keysT, kq = s.scores, acc = s.acc, max = s.max, sum = s.sum;
+        float[] queries = s.queries, keysT = s.keysT, vTile = s.valueTile, kq = s.scores, acc = s.acc, max = s.max, sum = s.sum;
         int[] active = s.active;
         int start = Integer.MAX_VALUE, end = 0;
         for (int r = 0; r < n; r++) {
@@ -113,7 +114,7 @@ final class FlashTiles {
         Arrays.fill(acc, 0, n * vDim, 0f);
         Arrays.fill(max, 0, n, Float.NEGATIVE_INFINITY);
         Arrays.fill(sum, 0, n, 0f);
-        float[] keys = kv.keys(), values = kv.values();
+        short[] keys = kv.keys(), values = kv.values();
         for (int ic = start; ic < end; ic += TILE) {
             int count = Math.min(TILE, end - ic);
             int live = 0;
@@ -143,15 +144,18 @@ final class FlashTiles {
                     active[weighted++] = r;
                 }
             }
-            int vBase = ic * kv.vStride() + kv.vOff();
+            if (weighted == 0) {
+                continue;
+            }
+            widen(values, ic * kv.vStride() + kv.vOff(), kv.vStride(), count, vDim, vTile);
             a = 0;
             for (; a + 4 <= weighted; a += 4) {
                 addValues4(acc, active[a] * vDim, active[a + 1] * vDim, active[a + 2] * vDim, active[a + 3] * vDim,
                         kq, active[a] * TILE, active[a + 1] * TILE, active[a + 2] * TILE, active[a + 3] * TILE,
-                        values, vBase, kv.vStride(), count, vDim);
+                        vTile, 0, vDim, count, vDim);
             }
             for (; a < weighted; a++) {
-                addValues1(acc, active[a] * vDim, kq, active[a] * TILE, values, vBase, kv.vStride(), count, vDim);
+                addValues1(acc, active[a] * vDim, kq, active[a] * TILE, vTile, 0, vDim, count, vDim);
             }
         }
         for (int r = 0; r < n; r++) {
@@ -175,17 +179,30 @@ final class FlashTiles {
         }
     }
 
-    /** Keys [0, count) from {@code kOff} (every {@code kStride}) into {@code kT[d·64 + t]}; missing keys zero. */
-    private static void transpose(float[] k, int kOff, int kStride, int count, int dim, float[] kT) {
+    /** F16 keys [0, count) from {@code kOff} (every {@code kStride}), widened, into {@code kT[d·64 + t]}; missing keys zero. */
+    private static void transpose(short[] k, int kOff, int kStride, int count, int dim, float[] kT) {
         for (int t = 0; t < count; t++) {
             int base = kOff + t * kStride;
             for (int d = 0; d < dim; d++) {
-                kT[d * TILE + t] = k[base + d];
+                kT[d * TILE + t] = F16Lanes.get(k, base + d);
             }
         }
         if (count < TILE) {
             for (int d = 0; d < dim; d++) {
                 Arrays.fill(kT, d * TILE + count, (d + 1) * TILE, 0f);
+            }
+        }
+    }
+
+    /** F16 values [0, count) from {@code vOff} (every {@code vStride}), widened once per tile, into {@code vT[t·vDim + d]}. */
+    private static void widen(short[] v, int vOff, int vStride, int count, int vDim, float[] vT) {
+        for (int t = 0; t < count; t++) {
+            int from = vOff + t * vStride, to = t * vDim, d = 0;
+            for (; d + LANES <= vDim; d += LANES) {
+                F16Lanes.load(v, from + d).intoArray(vT, to + d);
+            }
+            for (; d < vDim; d++) {
+                vT[to + d] = F16Lanes.get(v, from + d);
             }
         }
     }

@@ -5,8 +5,8 @@ import java.util.Arrays;
 
 /**
  * The attention keys and values of one sequence, position-major per block, each stored as its
- * {@link KvCacheTypes type} ({@link KvRows}): F16 (llama-server's default) held as the floats it rounds to, the
- * other types as ggml's bytes. Grows on demand up to {@code maxPositions}. Not thread-safe: the scheduler owns it;
+ * {@link KvCacheTypes type} ({@link KvRows}): F16 (llama-server's default) as its 16 bits, the other types as
+ * ggml's bytes, so a cache takes the bytes llama-server's does. Grows on demand up to {@code maxPositions}. Not thread-safe: the scheduler owns it;
  * during a forward pass blocks write the batch's positions before any thread reads.
  */
 public final class KvCache {
@@ -88,21 +88,21 @@ public final class KvCache {
         }
     }
 
-    /** The block's keys as floats: F16 keys only (the layout the GPU layer path and the F16 loops read). */
-    public float[] keys(int block) {
-        return floats(keys[block]);
+    /** The block's keys as F16 bits: F16 keys only (the layout the GPU layer path and the F16 loops read). */
+    public short[] keys(int block) {
+        return halves(keys[block]);
     }
 
-    /** The block's values as floats, or its keys when values are a view of them (absorbed MLA): F16 only. */
-    public float[] values(int block) {
-        return floats(valueRows(block));
+    /** The block's values as F16 bits, or its keys when values are a view of them (absorbed MLA): F16 only. */
+    public short[] values(int block) {
+        return halves(valueRows(block));
     }
 
-    private static float[] floats(KvRows rows) {
-        if (rows.floats() == null) {
-            throw new IllegalStateException("a " + rows.type().settingName() + " KV cache is not held as floats");
+    private static short[] halves(KvRows rows) {
+        if (rows.halves() == null) {
+            throw new IllegalStateException("a " + rows.type().settingName() + " KV cache is not held as F16");
         }
-        return rows.floats();
+        return rows.halves();
     }
 
     KvRows keyRows(int block) {
@@ -169,7 +169,7 @@ public final class KvCache {
         length = positions;
     }
 
-    /** Bytes held now (F16 held as f32, recurrent state f32). */
+    /** Bytes held now (recurrent state f32). */
     public long bytes() {
         long n = 0;
         for (int b = 0; b < layout.blocks(); b++) {

@@ -9,8 +9,9 @@ import java.util.Arrays;
 
 /**
  * One block's keys or values in a KV cache: position-major rows of {@link #width} values of one
- * {@link KvCacheType}. F16 rows are held as the floats they round to (the attention loops read them directly);
- * every other type as ggml's bytes, {@link #rowBytes} a row, read in place by the type's kernels. Grows on demand
+ * {@link KvCacheType}. F16 rows are held as their 16 bits, 2 bytes a value as in llama.cpp (the attention loops
+ * widen them as they read, {@link F16Lanes}); every other type as ggml's bytes, {@link #rowBytes} a row, read in place
+ * by the type's kernels. Grows on demand
  * ({@link #grow}); not thread-safe, as {@link KvCache}.
  */
 final class KvRows {
@@ -20,7 +21,7 @@ final class KvRows {
     private final RowDot dot;
     private final int width;
     private final long rowBytes;
-    private float[] floats;
+    private short[] halves;
     private byte[] bytes;
     private MemorySegment segment;
 
@@ -52,9 +53,9 @@ final class KvRows {
         return rowBytes;
     }
 
-    /** F16 rows as floats; null for other types. */
-    float[] floats() {
-        return floats;
+    /** F16 rows as their bits; null for other types. */
+    short[] halves() {
+        return halves;
     }
 
     /** Other types' rows as ggml's bytes; null for F16. */
@@ -69,7 +70,7 @@ final class KvRows {
 
     void grow(int capacity) {
         if (type == KvCacheType.F16) {
-            floats = floats == null ? new float[width * capacity] : Arrays.copyOf(floats, width * capacity);
+            halves = halves == null ? new short[width * capacity] : Arrays.copyOf(halves, width * capacity);
         } else {
             int size = Math.toIntExact(rowBytes * capacity);
             bytes = bytes == null ? new byte[size] : Arrays.copyOf(bytes, size);
@@ -79,9 +80,9 @@ final class KvRows {
 
     /** Stores one position's row from {@code src[off..off+width)}, converted as ggml's set_rows converts it. */
     void store(int position, float[] src, int off) {
-        if (floats != null) {
+        if (halves != null) {
             for (int i = 0; i < width; i++) {
-                floats[position * width + i] = Numerics.roundToF16(src[off + i]);
+                halves[position * width + i] = Float.floatToFloat16(src[off + i]);
             }
         } else {
             CpuFromFloat.write(type.ggmlType(), src, off, width, segment, position * rowBytes);
@@ -90,8 +91,10 @@ final class KvRows {
 
     /** Values {@code [column, column+count)} of position {@code position} as floats (ggml's to_float), into dst. */
     void read(int position, int column, int count, float[] dst, int dstOff) {
-        if (floats != null) {
-            System.arraycopy(floats, position * width + column, dst, dstOff, count);
+        if (halves != null) {
+            for (int i = 0; i < count; i++) {
+                dst[dstOff + i] = Float.float16ToFloat(halves[position * width + column + i]);
+            }
         } else {
             GgmlCodec.decode(type.ggmlType(), segment, byteOffset(position, column), dst, dstOff, count);
         }
@@ -99,8 +102,8 @@ final class KvRows {
 
     /** Copies the first {@code positions} rows of {@code source} (same type and width). */
     void copyFrom(KvRows source, int positions) {
-        if (floats != null) {
-            System.arraycopy(source.floats, 0, floats, 0, positions * width);
+        if (halves != null) {
+            System.arraycopy(source.halves, 0, halves, 0, positions * width);
         } else {
             System.arraycopy(source.bytes, 0, bytes, 0, Math.toIntExact(positions * rowBytes));
         }
@@ -108,6 +111,6 @@ final class KvRows {
 
     /** Bytes held now. */
     long bytes() {
-        return floats != null ? 4L * floats.length : bytes.length;
+        return halves != null ? 2L * halves.length : bytes.length;
     }
 }

@@ -256,7 +256,7 @@ final class LatentAttention implements Attention {
                     Float.NEGATIVE_INFINITY, out, outOff);
         } else {
             // sparse attention (deepseek32) keeps an F16 cache: Model.checkCacheTypes refuses the others
-            AttentionKernel.attend(q, qOff, dim, keys.floats(), kOff, keys.width(), values.floats(), vOff,
+            AttentionKernel.attend(q, qOff, dim, keys.halves(), kOff, keys.width(), values.halves(), vOff,
                     values.width(), vDim, positions, scale, keep, out, outOff);
         }
     }

@@ -85,12 +85,16 @@ final class LightningIndexer {
                     Numerics.hadamard(q[i], h * d, d);
                     w[i][h] *= weightScale;
                 }
-                float[] keys = batch.caches()[i].keys(block);
+                short[] keys = batch.caches()[i].keys(block);
                 float[] scores = new float[positions];
+                float[] key = new float[d];
                 for (int t = 0; t < positions; t++) {
+                    for (int c = 0; c < d; c++) {
+                        key[c] = Float.float16ToFloat(keys[t * rowWidth + keyOffset + c]);
+                    }
                     float score = 0f;
                     for (int h = 0; h < heads; h++) {
-                        float qk = Numerics.dotF32(q[i], h * d, keys, t * rowWidth + keyOffset, d);
+                        float qk = Numerics.dotF32(q[i], h * d, key, 0, d);
                         score += Math.max(qk, 0f) * w[i][h];
                     }
                     scores[t] = score;

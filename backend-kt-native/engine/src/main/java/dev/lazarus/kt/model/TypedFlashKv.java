@@ -5,7 +5,7 @@ package dev.lazarus.kt.model;
  * {@code vec_dot_type} ({@link TypedKvAttention#keyDots}); an F16 V added in F16 as {@link FlashKv.F16} adds it, any
  * other V converted by its {@code to_float} and added by {@code ggml_vec_mad_f32} into an F32 accumulator. ggml takes
  * its tiled and split orders only for F16 (or F32) K and V of one type, so these rows offer no {@link #floatRows}
- * unless both are F16.
+ * unless both are F16 (held as their bits).
  */
 record TypedFlashKv(KvRows keys, int kOff, KvRows values, int vOff, int valueDim) implements FlashKv {
 
@@ -14,7 +14,7 @@ record TypedFlashKv(KvRows keys, int kOff, KvRows values, int vOff, int valueDim
     /** The cache's head at {@code kOff}/{@code vOff} as flash attention reads it: F16 rows as {@link FlashKv#f16}. */
     static FlashKv of(KvRows keys, int kOff, KvRows values, int vOff, int valueDim) {
         if (keys.type() == KvCacheType.F16 && values.type() == KvCacheType.F16) {
-            return FlashKv.f16(keys.floats(), kOff, keys.width(), values.floats(), vOff, values.width(), valueDim);
+            return FlashKv.f16(keys.halves(), kOff, keys.width(), values.halves(), vOff, values.width(), valueDim);
         }
         return new TypedFlashKv(keys, kOff, values, vOff, valueDim);
     }
@@ -32,7 +32,7 @@ record TypedFlashKv(KvRows keys, int kOff, KvRows values, int vOff, int valueDim
     @Override
     public void addValue(int t, float w, float[] acc) {
         if (values.type() == KvCacheType.F16) {
-            FlashAttentionKernel.madF16(acc, values.floats(), t * values.width() + vOff, valueDim, w);
+            FlashAttentionKernel.madF16(acc, values.halves(), t * values.width() + vOff, valueDim, w);
             return;
         }
         float[][] row = ROW.get();

@@ -62,7 +62,7 @@ final class TypedKvAttention {
                 for (int t = 0; t < positions; t++) {
                     scores[t] = Numerics.roundToF16(scores[t]);
                 }
-                AttentionKernel.valueDots(scores, positions, values.floats(), vOff, values.width(), vDim, out, outOff);
+                AttentionKernel.valueDots(scores, positions, values.halves(), vOff, values.width(), vDim, out, outOff);
             }
             case BF16 -> bf16Values(s, scores, positions, values, vOff, vDim, out, outOff);
             default -> throw new IllegalStateException(
@@ -82,7 +82,7 @@ final class TypedKvAttention {
             for (int i = 0; i < dim; i++) {
                 qh[i] = Numerics.roundToF16(q[qOff + i]);
             }
-            AttentionKernel.keyDots(qh, dim, keys.floats(), kOff, keys.width(), from, to, scores);
+            AttentionKernel.keyDots(qh, dim, keys.halves(), kOff, keys.width(), from, to, scores);
             return;
         }
         RowDot dot = keys.dot();

@@ -21,12 +21,12 @@ class AttentionKernelTest {
         float[] q = f16s(rnd, dim);
         float[] keys = f16s(rnd, positions * dim + 3);
         for (int t = 0; t < positions; t++) {
-            assertThat(AttentionKernel.keyDot(q, keys, t * dim + 3, dim)).as("seed=%dL key %d", seed, t)
+            assertThat(AttentionKernel.keyDot(q, F16LanesTest.bits(keys), t * dim + 3, dim)).as("seed=%dL key %d", seed, t)
                     .isEqualTo(reference(q, 0, 1, keys, t * dim + 3, 1, dim, dim & -64));
         }
         // all positions at once: 16 at a time (dimensions that are multiples of 64), the rest one by one
         float[] scores = new float[positions + 1];
-        AttentionKernel.keyDots(q, dim, keys, 3, dim, positions, scores);
+        AttentionKernel.keyDots(q, dim, F16LanesTest.bits(keys), 3, dim, positions, scores);
         for (int t = 0; t < positions; t++) {
             assertThat(scores[t]).as("seed=%dL keys at once, key %d", seed, t)
                     .isEqualTo(reference(q, 0, 1, keys, t * dim + 3, 1, dim, dim & -64));
@@ -35,10 +35,55 @@ class AttentionKernelTest {
         float[] p = f16s(rnd, positions);
         float[] values = f16s(rnd, positions * vStride);
         float[] out = new float[dim + 2];
-        AttentionKernel.valueDots(p, positions, values, 2, vStride, dim, out, 1);
+        AttentionKernel.valueDots(p, positions, F16LanesTest.bits(values), 2, vStride, dim, out, 1);
         for (int d = 0; d < dim; d++) {
             assertThat(out[1 + d]).as("seed=%dL value column %d", seed, d)
                     .isEqualTo(reference(p, 0, 1, values, 2 + d, vStride, positions, positions));
+        }
+    }
+
+    @ParameterizedTest
+    @CsvSource({"64, 1", "128, 300", "192, 33", "576, 20"})
+    void theNativeKeyDotsSumAsTheJavaOnes(int dim, int positions) {
+        long seed = System.nanoTime();
+        Random rnd = new Random(seed);
+        float[] q = f16s(rnd, dim);
+        short[] keys = F16LanesTest.bits(f16s(rnd, (positions + 1) * (dim + 8) + 5));
+        float[] ours = new float[positions + 2], java = new float[positions + 2];
+        boolean native_ = dev.lazarus.kt.tensor.NativeKernels.f16KeyDots(q, dim, keys, 5, dim + 8, 1, positions + 1,
+                ours);
+        AttentionKernel.keyDotsJava(q, dim, keys, 5, dim + 8, 1, positions + 1, java, new float[256]);
+        assertThat(native_).as("native kernels on an AVX-512 host")
+                .isEqualTo(dev.lazarus.kt.tensor.NativeKernels.best().isPresent()
+                        && dev.lazarus.kt.host.HostCpu.flags().contains("avx512f"));
+        if (native_) {
+            for (int t = 1; t <= positions; t++) {
+                assertThat(Float.floatToRawIntBits(ours[t])).as("seed=%dL t=%d", seed, t)
+                        .isEqualTo(Float.floatToRawIntBits(java[t]));
+            }
+        }
+    }
+
+    @ParameterizedTest
+    @CsvSource({"64, 1", "128, 300", "80, 77", "16, 64", "512, 49"})
+    void theNativeValueDotsSumAsTheJavaOnes(int vDim, int positions) {
+        long seed = System.nanoTime();
+        Random rnd = new Random(seed);
+        int vStride = vDim + 24;
+        float[] p = f16s(rnd, positions);
+        short[] values = F16LanesTest.bits(f16s(rnd, positions * vStride + 8));
+        float[] ours = new float[vDim + 3], java = new float[vDim + 3];
+        boolean native_ = dev.lazarus.kt.tensor.NativeKernels.f16ValueDots(p, positions, values, 8, vStride, vDim, ours,
+                3);
+        AttentionKernel.valueColumnsJava(p, positions, values, 8, vStride, vDim, java, 3, new float[1024]);
+        assertThat(native_).as("native kernels on an AVX-512 host")
+                .isEqualTo(dev.lazarus.kt.tensor.NativeKernels.best().isPresent()
+                        && dev.lazarus.kt.host.HostCpu.flags().contains("avx512f"));
+        if (native_) {
+            for (int d = 0; d < vDim + 3; d++) {
+                assertThat(Float.floatToRawIntBits(ours[d])).as("seed=%dL d=%d", seed, d)
+                        .isEqualTo(Float.floatToRawIntBits(java[d]));
+            }
         }
     }
 
@@ -66,7 +111,8 @@ class AttentionKernelTest {
         }
         // no window and no sink is the plain overload, to the bit
         float[] plain = new float[dim];
-        AttentionKernel.attend(q, 0, dim, keys, 0, dim, values, 0, dim, dim, positions, 0.125f, plain, 0);
+        AttentionKernel.attend(q, 0, dim, F16LanesTest.bits(keys), 0, dim, F16LanesTest.bits(values), 0, dim, dim, positions,
+                0.125f, plain, 0);
         assertThat(attend(q, keys, values, dim, 0, positions, Float.NEGATIVE_INFINITY)).isEqualTo(plain);
         // values of 1: the output is the probabilities' sum, which a sink of weight e^s / (e^s + sum of e^score)
         // lowers from 1 (tolerance: each probability is rounded to F16 before it weighs a value, at most 2^-11 of
@@ -76,7 +122,7 @@ class AttentionKernelTest {
         float sink = 1.5f;
         double denominator = Math.exp(sink);
         for (int t = first; t < positions; t++) {
-            denominator += Math.exp(0.125 * AttentionKernel.keyDot(roundedToF16(q), keys, t * dim, dim));
+            denominator += Math.exp(0.125 * AttentionKernel.keyDot(roundedToF16(q), F16LanesTest.bits(keys), t * dim, dim));
         }
         double expected = 1 - Math.exp(sink) / denominator;
         assertThat((double) attend(q, keys, ones, dim, first, positions, sink)[0]).as("seed=%dL", seed)
@@ -85,7 +131,8 @@ class AttentionKernelTest {
 
     private static float[] attend(float[] q, float[] keys, float[] values, int dim, int first, int positions, float sink) {
         float[] out = new float[dim];
-        AttentionKernel.attend(q, 0, dim, keys, 0, dim, values, 0, dim, dim, first, positions, 0.125f, sink, out, 0);
+        AttentionKernel.attend(q, 0, dim, F16LanesTest.bits(keys), 0, dim, F16LanesTest.bits(values), 0, dim, dim, first,
+                positions, 0.125f, sink, out, 0);
         return out;
     }
 

@@ -60,7 +60,8 @@ class FlashAttentionKernelTest {
         Random rnd = new Random(seed);
         int kStride = dim + 3, vStride = vDim + 5, cells = 300;
         float[] keys = f16s(rnd, cells * kStride), values = f16s(rnd, cells * vStride);
-        FlashKv.FloatRows kv = new FlashKv.FloatRows(keys, 2, kStride, values, 4, vStride);
+        FlashKv.FloatRows kv = new FlashKv.FloatRows(F16LanesTest.bits(keys), 2, kStride, F16LanesTest.bits(values), 4,
+                vStride);
         // nine rows (four, four and one through the kernels): three tokens of three heads, one with a sink
         int[] positions = {130, 131, 300, 1, 64, 65, 129, 200, 7};
         FlashTiles.Rows rows = new FlashTiles.Rows();
@@ -94,7 +95,7 @@ class FlashAttentionKernelTest {
             int lo = Math.max(first, ic), hi = Math.min(ic + 64, positions);
             java.util.Arrays.fill(kq, Float.NEGATIVE_INFINITY);
             for (int t = lo; t < hi; t++) {
-                kq[t - ic] = fmaChain(q, qOff, kv.keys(), t * kv.kStride() + kv.kOff(), dim) * scale;
+                kq[t - ic] = fmaChain(q, qOff, F16LanesTest.floats(kv.keys()), t * kv.kStride() + kv.kOff(), dim) * scale;
             }
             float tileMax = Float.NEGATIVE_INFINITY;
             for (float x : kq) {
@@ -120,7 +121,7 @@ class FlashAttentionKernelTest {
             sum = (float) (sum + tileSum);
             for (int t = lo; t < hi; t++) {
                 for (int d = 0; d < vDim; d++) {
-                    acc[d] = Math.fma(kv.values()[t * kv.vStride() + kv.vOff() + d], kq[t - ic], acc[d]);
+                    acc[d] = Math.fma(Float.float16ToFloat(kv.values()[t * kv.vStride() + kv.vOff() + d]), kq[t - ic], acc[d]);
                 }
             }
         }
@@ -177,7 +178,7 @@ class FlashAttentionKernelTest {
         long seed = System.nanoTime();
         Random rnd = new Random(seed);
         int positions = 300, stride = n + 8, count = 200;
-        float[] v = f16s(rnd, positions * stride);
+        short[] v = F16LanesTest.bits(f16s(rnd, positions * stride));
         int[] kept = new int[count];
         float[] rescale = new float[count], weight = new float[count];
         for (int k = 0; k < count; k++) {
@@ -245,7 +246,8 @@ class FlashAttentionKernelTest {
     private static float[] attend(float[] q, float[] keys, float[] values, int dim, int first, int positions,
                                   float sink, Path path, int threads) {
         float[] out = new float[dim];
-        FlashAttentionKernel.attend(q, 0, dim, FlashKv.f16(keys, 0, dim, values, 0, dim, dim), first, positions,
+        FlashAttentionKernel.attend(q, 0, dim, FlashKv.f16(F16LanesTest.bits(keys), 0, dim, F16LanesTest.bits(values), 0,
+                dim, dim), first, positions,
                 0.125f, sink, path, threads, out, 0);
         return out;
     }
@@ -259,7 +261,7 @@ class FlashAttentionKernelTest {
         float[] acc = new float[dim];
         float max = Float.NEGATIVE_INFINITY, sum = 0;
         for (int t = 0; t < positions; t++) {
-            float s = AttentionKernel.keyDot(qh, keys, t * dim, dim) * 0.125f;
+            float s = AttentionKernel.keyDot(qh, F16LanesTest.bits(keys), t * dim, dim) * 0.125f;
             float ms = 1, vs = 1;
             if (s > max) {
                 ms = Libm.exp(max - s);

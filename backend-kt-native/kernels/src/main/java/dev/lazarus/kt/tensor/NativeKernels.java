@@ -193,8 +193,9 @@ public final class NativeKernels {
     }
 
     /**
-     * {@code y[i] = expf(x[i])} for i in [0, n) with the C library's {@code expf} ({@code lz_libm.c}): one downcall for
-     * a whole array, the same function as a per-value call. False (nothing written) where the library is not loaded.
+     * {@code y[i] = expf(x[i])} for i in [0, n) with the C library's {@code expf} ({@code lz_libm.c}; on AVX-512 hosts
+     * its operations in vector lanes, {@code lz_flash_avx512.c}): one downcall for a whole array, the same bits as a
+     * per-value call. False (nothing written) where the library is not loaded.
      */
     public static boolean expf(float[] x, float[] y, int n) {
         MethodHandle expf = Expf.HANDLE;
@@ -215,7 +216,7 @@ public final class NativeKernels {
      * {@code rescale[k]} where that is not 1, then {@code v[kept[k]·vStride + vOff ..]} added with weight
      * {@code weight[k]}, every step rounded to F16. False (nothing done) without the library or AVX-512 here.
      */
-    public static boolean flashMadF16(float[] acc, float[] v, int vOff, int vStride, int n, int[] kept, float[] rescale,
+    public static boolean flashMadF16(float[] acc, short[] v, int vOff, int vStride, int n, int[] kept, float[] rescale,
                                       float[] weight, int count) {
         MethodHandle mad = FlashMad.HANDLE;
         if (mad == null) {
@@ -230,19 +231,83 @@ public final class NativeKernels {
         return true;
     }
 
-    /** lz_avx512_flash_mad_f16's downcall, or null without the library or AVX-512 (avx512f, f16c, fma). */
-    private static final class FlashMad {
+    /**
+     * {@code ggml_vec_dot_f16} of {@code q[0, dim)} (F16-rounded floats) with the F16 keys of positions [from, to)
+     * ({@code keys[t·kStride + kOff ..]}) into {@code scores[t]} ({@code lz_flash_avx512.c}), bit for bit as the Java
+     * {@code AttentionKernel.keyDots}; {@code dim} a multiple of 64. False (nothing done) without the library or
+     * AVX-512 here.
+     */
+    public static boolean f16KeyDots(float[] q, int dim, short[] keys, int kOff, int kStride, int from, int to,
+                                     float[] scores) {
+        MethodHandle dots = F16KeyDots.HANDLE;
+        if (dots == null) {
+            return false;
+        }
+        try {
+            dots.invokeExact(MemorySegment.ofArray(q), dim, MemorySegment.ofArray(keys), kOff, kStride, from, to,
+                    MemorySegment.ofArray(scores));
+        } catch (Throwable e) {
+            throw new IllegalStateException("native F16 key dots failed", e);
+        }
+        return true;
+    }
+
+    /**
+     * {@code out[outOff + d]} = {@code ggml_vec_dot_f16} of {@code p[0, positions)} (F16-rounded floats) with column d
+     * of the F16 values ({@code values[t·vStride + vOff + d]}) for d below {@code vDim}, a multiple of 16
+     * ({@code lz_flash_avx512.c}), bit for bit as the Java {@code AttentionKernel.valueDots}. False (nothing done)
+     * without the library or AVX-512 here.
+     */
+    public static boolean f16ValueDots(float[] p, int positions, short[] values, int vOff, int vStride, int vDim,
+                                       float[] out, int outOff) {
+        MethodHandle dots = F16ValueDots.HANDLE;
+        if (dots == null) {
+            return false;
+        }
+        try {
+            dots.invokeExact(MemorySegment.ofArray(p), positions, MemorySegment.ofArray(values), vOff, vStride, vDim,
+                    MemorySegment.ofArray(out).asSlice(4L * outOff));
+        } catch (Throwable e) {
+            throw new IllegalStateException("native F16 value dots failed", e);
+        }
+        return true;
+    }
+
+    /** lz_avx512_f16_value_dots's downcall, or null without the library or AVX-512 (avx512f, f16c, fma). */
+    private static final class F16ValueDots {
         static final MethodHandle HANDLE = Library.LOADED.lookup == null
                 || !HostCpu.flags().containsAll(Set.of("avx512f", "f16c", "fma")) ? null
-                : Library.LOADED.lookup.find("lz_avx512_flash_mad_f16").map(symbol -> Linker.nativeLinker().downcallHandle(
+                : Library.LOADED.lookup.find("lz_avx512_f16_value_dots").map(symbol -> Linker.nativeLinker()
+                        .downcallHandle(symbol, FunctionDescriptor.ofVoid(ADDRESS, JAVA_INT, ADDRESS, JAVA_INT,
+                                JAVA_INT, JAVA_INT, ADDRESS), Linker.Option.critical(true))).orElse(null);
+    }
+
+    /** lz_avx512_f16_key_dots's downcall, or null without the library or AVX-512 (avx512f, f16c, fma). */
+    private static final class F16KeyDots {
+        static final MethodHandle HANDLE = Library.LOADED.lookup == null
+                || !HostCpu.flags().containsAll(Set.of("avx512f", "f16c", "fma")) ? null
+                : Library.LOADED.lookup.find("lz_avx512_f16_key_dots").map(symbol -> Linker.nativeLinker()
+                        .downcallHandle(symbol, FunctionDescriptor.ofVoid(ADDRESS, JAVA_INT, ADDRESS, JAVA_INT,
+                                JAVA_INT, JAVA_INT, JAVA_INT, ADDRESS), Linker.Option.critical(true))).orElse(null);
+    }
+
+    /** lz_avx512_flash_mad_f16h's downcall, or null without the library or AVX-512 (avx512f/bw/vl, f16c, fma). */
+    private static final class FlashMad {
+        static final MethodHandle HANDLE = Library.LOADED.lookup == null
+                || !HostCpu.flags().containsAll(Set.of("avx512f", "avx512bw", "avx512vl", "f16c", "fma")) ? null
+                : Library.LOADED.lookup.find("lz_avx512_flash_mad_f16h").map(symbol -> Linker.nativeLinker().downcallHandle(
                         symbol, FunctionDescriptor.ofVoid(ADDRESS, ADDRESS, JAVA_INT, JAVA_INT, JAVA_INT, ADDRESS, ADDRESS,
                                 ADDRESS, JAVA_INT), Linker.Option.critical(true))).orElse(null);
     }
 
-    /** lz_expf's downcall, or null without the library (or in one older than it). */
+    /**
+     * lz_expf's downcall (on AVX-512 hosts lz_avx512_expf, glibc's expf in vector lanes, the same bits), or null without
+     * the library (or in one older than it).
+     */
     private static final class Expf {
         static final MethodHandle HANDLE = Library.LOADED.lookup == null ? null
-                : Library.LOADED.lookup.find("lz_expf").map(symbol -> Linker.nativeLinker().downcallHandle(symbol,
+                : Library.LOADED.lookup.find(HostCpu.flags().containsAll(Set.of("avx512f", "avx512vl")) ? "lz_avx512_expf"
+                        : "lz_expf").map(symbol -> Linker.nativeLinker().downcallHandle(symbol,
                         FunctionDescriptor.ofVoid(ADDRESS, ADDRESS, JAVA_INT), Linker.Option.critical(true))).orElse(null);
     }
 
