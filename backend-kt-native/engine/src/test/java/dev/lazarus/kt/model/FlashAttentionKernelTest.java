@@ -28,10 +28,20 @@ class FlashAttentionKernelTest {
         assertThat(out).as("seed=%dL", seed).isEqualTo(oneChunk(q, keys, values, dim, positions));
     }
 
+    /**
+     * The one-row and split orders accumulate V in F16, so the average of ones drifts from 1 by the F16 rounding of the
+     * window's 100 updates: over seeds 1 to 3000 at most 4.2e-3 (one-row) and 2.3e-3 (split), against 6e-7 for the
+     * tiled order's F32 accumulation. Fixed seeds keep the run repeatable; the bounds leave room for other seeds.
+     */
     @ParameterizedTest
     @EnumSource(Path.class)
     void positionsBeforeASlidingWindowDoNotMatterAndASinkLowersTheOutput(Path path) {
-        long seed = System.nanoTime();
+        for (long seed = 1; seed <= 32; seed++) {
+            positionsBeforeASlidingWindowDoNotMatterAndASinkLowersTheOutput(path, seed);
+        }
+    }
+
+    private static void positionsBeforeASlidingWindowDoNotMatterAndASinkLowersTheOutput(Path path, long seed) {
         Random rnd = new Random(seed);
         int dim = 64, positions = 300, first = 200;
         float[] q = gaussians(rnd, dim, 1f);
@@ -49,7 +59,8 @@ class FlashAttentionKernelTest {
         java.util.Arrays.fill(ones, 1f);
         float withoutSink = attend(q, keys, ones, dim, first, positions, Float.NEGATIVE_INFINITY, path, 2)[0];
         float withSink = attend(q, keys, ones, dim, first, positions, 3f, path, 2)[0];
-        assertThat(withoutSink).as("seed=%dL", seed).isCloseTo(1f, org.assertj.core.api.Assertions.within(2e-3f));
+        float drift = path == Path.TILED ? 1e-5f : 1e-2f;
+        assertThat(withoutSink).as("seed=%dL", seed).isCloseTo(1f, org.assertj.core.api.Assertions.within(drift));
         assertThat(withSink).as("seed=%dL", seed).isLessThan(withoutSink);
     }
 
