@@ -26,7 +26,8 @@ import tools.jackson.databind.json.JsonMapper;
 /**
  * The Responses API through the gateway in front of kt-native with the embedded {@code lazarus-tiny-moe}: the
  * openai-python suite that {@code ResponsesRealClientsTest} runs in front of llama-server (its function tool round
- * trip sends tools beside a {@code text.format} JSON schema), the openai npm SDK's whole and streamed answers, and
+ * trip sends tools beside a {@code text.format} JSON schema), the npm suite (the openai SDK and an {@code @openai/agents}
+ * one-tool agent run) and
  * a {@code codex exec} turn. Codex's prompt (some 15k tokens) needs
  * a context beyond the model's trained 2,048 ({@code context-size}), and sets no {@code max_output_tokens}: the
  * gateway caps generation ({@code lazarus.responses.max-output-tokens}).
@@ -108,27 +109,12 @@ class ResponsesKtNativeTest {
     }
 
     @Test
-    void openAiNpmSdk() throws Exception {
+    void openAiNpmSdkAndAgentsSdk() throws Exception {
         Path repo = RealClients.repoRoot();
-        String script = """
-                const OpenAI = require(require('node:path').join(process.env.LAZARUS_NODE_CLIENTS, 'node_modules/openai')).default;
-                const client = new OpenAI({ baseURL: process.argv[1], apiKey: process.argv[2], maxRetries: 0 });
-                (async () => {
-                  const whole = await client.responses.create({ model: 'lazarus-tiny-moe', input: 'Hello there.',
-                    max_output_tokens: 16, temperature: 0 });
-                  if (!whole.id.startsWith('resp_') || !whole.output_text) throw new Error(JSON.stringify(whole));
-                  const stream = client.responses.stream({ model: 'lazarus-tiny-moe', input: 'Hello there.',
-                    max_output_tokens: 16, temperature: 0 });
-                  let text = '';
-                  stream.on('response.output_text.delta', (e) => { text += e.delta; });
-                  const final = await stream.finalResponse();
-                  if (text !== final.output_text || text !== whole.output_text) throw new Error(text + ' | ' + whole.output_text);
-                  console.log('npm sdk ok');
-                })().catch((e) => { console.log(e.stack); process.exit(1); });
-                """;
-        String log = RealClients.runToSuccess(List.of("node", "-e", script, baseUrl(), KEY),
-                Map.of("LAZARUS_NODE_CLIENTS", RealClients.nodeClients().toString()), repo, Duration.ofMinutes(3));
-        assertThat(log).contains("npm sdk ok");
+        String log = RealClients.runToSuccess(List.of("node",
+                repo.resolve("scripts/node-clients/responses_suite.cjs").toString(), baseUrl(), KEY, "lazarus-tiny-moe"),
+                Map.of("LAZARUS_NODE_CLIENTS", RealClients.nodeClients().toString()), repo, Duration.ofMinutes(5));
+        assertThat(log).as(log).contains("4 passed, 0 failed");
     }
 
     @Test
