@@ -45,7 +45,9 @@ class RawSocketUpstreamTest {
         server = new ServerSocket(0, 4, InetAddress.getLoopbackAddress());
         server.setSoTimeout((int) WAIT.toMillis());
         backend = new LlamaCppBackend(new BackendConfig("raw", "llamacpp", Map.of(
-                "url", "http://127.0.0.1:" + server.getLocalPort(), "model-name", "tiny", "idle-timeout", "10s")));
+                "url", "http://127.0.0.1:" + server.getLocalPort(), "model-name", "tiny", "idle-timeout", "10s",
+                // translate: no probe of the native endpoints on the one scripted connection
+                "messages", "translate", "responses", "translate")));
     }
 
     @AfterEach

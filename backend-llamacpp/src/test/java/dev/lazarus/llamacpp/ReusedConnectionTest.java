@@ -66,8 +66,10 @@ class ReusedConnectionTest {
     }
 
     private LlamaCppBackend backend(Map<String, Object> extra) {
+        // translate: no probe of the native endpoints, so the server sees only the test's requests
         Map<String, Object> settings = new HashMap<>(Map.of(
-                "url", "http://127.0.0.1:" + server.getLocalPort(), "model-name", "tiny", "max-connections", 1));
+                "url", "http://127.0.0.1:" + server.getLocalPort(), "model-name", "tiny", "max-connections", 1,
+                "messages", "translate", "responses", "translate"));
         settings.putAll(extra);
         backend = new LlamaCppBackend(new BackendConfig("closing", "llamacpp", settings));
         return backend;

@@ -115,7 +115,7 @@ class KtNativeBackendTest {
         KtNativeBackend roomy = EmbeddedModel.start(Map.of("context-size", 2048));
         try {
             List<List<Integer>> told = new java.util.concurrent.CopyOnWriteArrayList<>();
-            List<ChatMessage> messages = List.of(ChatMessage.user("count ".repeat(250)));
+            List<ChatMessage> messages = List.of(ChatMessage.user("count ".repeat(600)));
             List<ChatCompletionChunk> chunks = roomy.chat(request(messages, 2))
                     .contextWrite(c -> dev.lazarus.backend.api.CallContext.withPrefillProgress(c,
                             (processed, total) -> told.add(List.of(processed, total))))
