@@ -21,4 +21,14 @@ class DefaultModelParityTest extends EngineParityFixture {
             GreedyParityTest.assertGreedyContinuationsMatch(engine, model, "lazarus-tiny-moe F16 (trained)");
         }
     }
+
+    /** The same with flash attention on both sides: llama-server's default ({@code -fa auto}) on these CPUs. */
+    @Test
+    void embeddedDefaultModelIsServedLikeLlamaServerWithFlashAttention() {
+        Path model = DefaultModelFile.path();
+        try (EngineRunner engine = new EngineRunner(model, parallel, AttentionMode.ON.order(1))) {
+            GreedyParityTest.assertGreedyContract(engine, model, "lazarus-tiny-moe F16 (trained) -fa on",
+                    ParityContract.host(), AttentionMode.ON);
+        }
+    }
 }
