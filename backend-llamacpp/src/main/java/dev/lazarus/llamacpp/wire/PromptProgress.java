@@ -109,18 +109,10 @@ public final class PromptProgress {
 
     private static boolean contains(SseDecoder.Event event, byte[] key) {
         byte[] b = event.bytes();
-        int last = event.offset() + event.length() - key.length;
-        outer:
-        for (int i = event.offset(); i <= last; i++) {
-            if (b[i] != key[0]) {
-                continue;
+        for (int i = event.offset(), last = event.offset() + event.length() - key.length; i <= last; i++) {
+            if (java.util.Arrays.equals(b, i, i + key.length, key, 0, key.length)) {
+                return true;
             }
-            for (int k = 1; k < key.length; k++) {
-                if (b[i + k] != key[k]) {
-                    continue outer;
-                }
-            }
-            return true;
         }
         return false;
     }

@@ -1,5 +1,6 @@
 package dev.lazarus.kt.chat;
 
+import dev.lazarus.backend.api.openai.Tool;
 import java.util.List;
 import tools.jackson.core.JacksonException;
 import tools.jackson.core.JsonParser;
@@ -58,6 +59,11 @@ final class CallJson {
         } catch (JacksonException e) {
             return null;
         }
+    }
+
+    /** The request's tool named {@code name}, or null: llama-server recognises calls of the request's tools only. */
+    static Tool.Function offered(List<Tool> tools, String name) {
+        return tools.stream().map(Tool::function).filter(f -> f != null && name.equals(f.name())).findFirst().orElse(null);
     }
 
     /** Whether {@code text} is one JSON value and nothing else. */

@@ -75,12 +75,9 @@ final class GlmCalls implements ToolCallSyntax.Tagged {
 
     @SuppressWarnings("unchecked")
     private static Map<String, Object> properties(List<Tool> tools, String name) {
-        for (Tool tool : tools) {
-            if (tool.function() != null && name.equals(tool.function().name()) && tool.function().parameters() != null
-                    && tool.function().parameters().get("properties") instanceof Map<?, ?> props) {
-                return (Map<String, Object>) props;
-            }
-        }
-        return Map.of();
+        Tool.Function function = CallJson.offered(tools, name);
+        return function != null && function.parameters() != null
+                && function.parameters().get("properties") instanceof Map<?, ?> props
+                ? (Map<String, Object>) props : Map.of();
     }
 }

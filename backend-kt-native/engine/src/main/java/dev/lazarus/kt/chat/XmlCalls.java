@@ -78,7 +78,7 @@ final class XmlCalls implements ToolCallSyntax.Tagged {
         if (nameEnd < 0) {
             return null;
         }
-        Tool.Function function = offered(tools, body.substring(1 + FUNCTION.length(), nameEnd));
+        Tool.Function function = CallJson.offered(tools, body.substring(1 + FUNCTION.length(), nameEnd));
         if (function == null) {
             return null;
         }
@@ -185,9 +185,4 @@ final class XmlCalls implements ToolCallSyntax.Tagged {
     }
 
     private enum JsonType { STRING, OBJECT, ARRAY, NUMBER, BOOLEAN, NULL }
-
-    /** llama-server recognises calls of the request's tools only. */
-    private static Tool.Function offered(List<Tool> tools, String name) {
-        return tools.stream().map(Tool::function).filter(f -> f != null && name.equals(f.name())).findFirst().orElse(null);
-    }
 }

@@ -10,8 +10,7 @@ import java.lang.foreign.MemorySegment;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Random;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
@@ -23,20 +22,11 @@ import org.junit.jupiter.params.provider.EnumSource;
  * offsets must give. Exact integer block sums scaled in float differ from the double reference by rounding only
  * (relative 1e-5 of the sum of |w·x|, measured up to 3e-7); a wrong nibble, scale or bit gives order 1e-2 and more.
  */
+@ExtendWith(FakeCudaDriver.class)
 class DeviceQuantMatvecTest {
 
     @TempDir
     static Path dir;
-
-    @BeforeAll
-    static void buildFakeDriver() throws Exception {
-        FakeCudaDriverTest.buildFakeDriver0();
-    }
-
-    @AfterAll
-    static void restore() {
-        System.clearProperty("lazarus.cuda.library");
-    }
 
     @ParameterizedTest
     @EnumSource(value = GgmlType.class, names = {"Q8_0", "Q4_0", "Q4_K", "Q5_K", "Q6_K"})

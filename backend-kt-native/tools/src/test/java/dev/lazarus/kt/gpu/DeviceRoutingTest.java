@@ -15,9 +15,8 @@ import java.lang.foreign.ValueLayout;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Random;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
@@ -29,20 +28,11 @@ import org.junit.jupiter.params.provider.CsvSource;
  * non-multiple-of-16 tail and logits with ties; and the GPU layer path with every expert on the GPU synchronises
  * with the host once per token (not once per MoE block) and launches the token as one CUDA graph.
  */
+@ExtendWith(FakeCudaDriver.class)
 class DeviceRoutingTest {
 
     @TempDir
     static Path dir;
-
-    @BeforeAll
-    static void buildFakeDriver() throws Exception {
-        FakeCudaDriverTest.buildFakeDriver0();
-    }
-
-    @AfterAll
-    static void restore() {
-        System.clearProperty("lazarus.cuda.library");
-    }
 
     @ParameterizedTest
     @CsvSource({

@@ -9,8 +9,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Map;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
@@ -21,20 +20,11 @@ import org.junit.jupiter.params.provider.CsvSource;
  * whatever {@code flash-attention} says (GpuParityCheck measures it), the CPU path follows the setting. Run on the fake
  * driver of {@link FakeCudaDriverTest}.
  */
+@ExtendWith(FakeCudaDriver.class)
 class LayerPathAttentionFactTest {
 
     @TempDir
     static Path dir;
-
-    @BeforeAll
-    static void buildFakeDriver() throws Exception {
-        FakeCudaDriverTest.buildFakeDriver0();
-    }
-
-    @AfterAll
-    static void restore() {
-        System.clearProperty("lazarus.cuda.library");
-    }
 
     @ParameterizedTest
     @CsvSource({"on, on, off", "off, on, on", "on, off, off", "off, off, off"})
