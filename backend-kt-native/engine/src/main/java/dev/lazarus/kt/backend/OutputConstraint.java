@@ -4,6 +4,7 @@ import dev.lazarus.backend.api.BackendException;
 import dev.lazarus.backend.api.openai.ChatCompletionRequest;
 import dev.lazarus.backend.api.openai.CompletionRequest;
 import dev.lazarus.backend.api.openai.ResponseFormat;
+import dev.lazarus.backend.api.openai.Tool;
 import dev.lazarus.kt.chat.ChatFormat;
 import dev.lazarus.kt.grammar.ChatGrammars;
 import dev.lazarus.kt.grammar.GrammarException;
@@ -15,8 +16,10 @@ import java.util.Map;
  * What a request constrains its output to, read as llama-server reads it: a GBNF {@code grammar}, a
  * {@code json_schema}, or (chat) a {@code response_format} of type {@code json_object} or {@code json_schema}.
  * A schema becomes GBNF here; a refused one is a 400 naming the field, with the converter's reason. A chat
- * request with {@code tool_choice: "required"} is constrained to the calls of the template's format. A schema beside
- * tools is the constraint and the tools are only shown to the model; a {@code grammar} beside tools is a 400.
+ * request with {@code tool_choice: "required"} is constrained to the calls of the template's format, and one naming a
+ * function to that one call, without text before it (llama-server b11669 reads a named choice as {@code auto}). A
+ * schema beside tools is the constraint and the tools are only shown to the model, unless a named choice forces a
+ * call first; a {@code grammar} beside tools is a 400.
  *
  * @param gbnf        the grammar the sampler follows; null when the output is free
  * @param jsonContent the chat answer's content is the JSON value inside the grammar's fence and whitespace
@@ -58,6 +61,10 @@ record OutputConstraint(String gbnf, boolean jsonContent, String param) {
         if (grammar != null) {
             return new OutputConstraint(grammar, false, "grammar");
         }
+        OutputConstraint named = tools.named() == null ? null : namedCall(tools.named(), chat);
+        if (named != null) {
+            return named;
+        }
         // A schema beside tools wins over them, whatever the tool_choice, as llama-server (b11669) has it: the tools
         // stay in the prompt, the answer is the schema's JSON and no calls are read from it
         if (schema != null) {
@@ -90,6 +97,24 @@ record OutputConstraint(String gbnf, boolean jsonContent, String param) {
             boolean parallel = tools.maxCalls() > 1;
             return new OutputConstraint(LLAMA3_OPEN.equals(open) ? ChatGrammars.llama3Required(specs, parallel)
                     : ChatGrammars.hermesRequired(specs, parallel), false, "tools");
+        } catch (GrammarException e) {
+            throw BackendException.invalidRequest(e.getMessage(), "tools");
+        }
+    }
+
+    /**
+     * A named choice's one call where the template writes Hermes or Llama 3.x JSON calls without a reasoning block;
+     * else null, and the choice is read as {@code auto}.
+     */
+    private static OutputConstraint namedCall(Tool tool, ChatFormat format) {
+        boolean llama3 = LLAMA3_OPEN.equals(format.toolCalls().open());
+        if (format.harmony() || format.reasoning() != null || !(format.hermesCalls() || llama3)) {
+            return null;
+        }
+        ChatGrammars.ToolSpec spec = new ChatGrammars.ToolSpec(tool.function().name(), tool.function().parameters());
+        try {
+            return new OutputConstraint(llama3 ? ChatGrammars.llama3Named(spec) : ChatGrammars.hermesNamed(spec), false,
+                    "tools");
         } catch (GrammarException e) {
             throw BackendException.invalidRequest(e.getMessage(), "tools");
         }

@@ -36,6 +36,15 @@ public final class ChatGrammars {
      * schema; with {@code parallel}, more calls after commas.
      */
     public static String llama3Required(List<ToolSpec> tools, boolean parallel) {
+        return llama3(tools, parallel, true);
+    }
+
+    /** A named {@code tool_choice} in the Llama 3.x format: the one call alone (llama-server b11669 forces none). */
+    public static String llama3Named(ToolSpec tool) {
+        return llama3(List.of(tool), false, false);
+    }
+
+    private static String llama3(List<ToolSpec> tools, boolean parallel, boolean textFirst) {
         return JsonSchemaGrammar.build(c -> {
             List<String> calls = new ArrayList<>();
             for (int i = 0; i < tools.size(); i++) {
@@ -47,8 +56,7 @@ public final class ChatGrammars {
             }
             String any = "(" + String.join(" | ", calls) + ")";
             c.addRule("tool-call", "\"\" space " + any + (parallel ? " (space \",\" space " + any + ")*" : "") + " space \"\"");
-            String until = Until.rules(c, "until", "{");
-            c.addRule("root", "space " + until + "? tool-call");
+            c.addRule("root", textFirst ? "space " + Until.rules(c, "until", "{") + "? tool-call" : "space tool-call");
         });
     }
 
@@ -62,6 +70,18 @@ public final class ChatGrammars {
      * several separated by commas, each call {@code {"name": ..., "arguments": ...}} with the tool's schema.
      */
     public static String hermesRequired(List<ToolSpec> tools, boolean parallel) {
+        return hermes(tools, parallel, true);
+    }
+
+    /**
+     * A named {@code tool_choice} in the Hermes format: one block holding the one call, nothing before it and nothing
+     * after (llama-server b11669 forces none).
+     */
+    public static String hermesNamed(ToolSpec tool) {
+        return hermes(List.of(tool), false, false);
+    }
+
+    private static String hermes(List<ToolSpec> tools, boolean parallel, boolean textFirst) {
         return JsonSchemaGrammar.build(c -> {
             List<String> calls = new ArrayList<>();
             for (int i = 0; i < tools.size(); i++) {
@@ -74,9 +94,12 @@ public final class ChatGrammars {
             String any = "(" + String.join(" | ", calls) + ")";
             c.addRule("tool-call", "\"<tool_call>\\n\" space " + any + (parallel ? " (space \",\" space " + any + ")*" : "")
                     + " space \"</tool_call>\"");
-            c.addRule("tool-calls", "(tool-call space)+");
-            String until = Until.rules(c, "until", HERMES_OPEN);
-            c.addRule("root", "space " + until + "? tool-calls");
+            if (textFirst) {
+                c.addRule("tool-calls", "(tool-call space)+");
+                c.addRule("root", "space " + Until.rules(c, "until", HERMES_OPEN) + "? tool-calls");
+            } else {
+                c.addRule("root", "space tool-call");
+            }
         });
     }
 }

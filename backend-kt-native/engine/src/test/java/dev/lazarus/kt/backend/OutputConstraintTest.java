@@ -10,6 +10,7 @@ import dev.lazarus.backend.api.openai.ResponseFormat;
 import dev.lazarus.backend.api.openai.Tool;
 import dev.lazarus.kt.chat.ChatFormat;
 import dev.lazarus.kt.chat.ChatTemplate;
+import dev.lazarus.kt.grammar.ChatGrammars;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.UncheckedIOException;
@@ -94,6 +95,35 @@ class OutputConstraintTest {
                     .hasMessage("Cannot use custom grammar constraints with tools.");
         }
         assertThat(withTools("none", grammar).gbnf()).isEqualTo("root ::= \"a\"");
+    }
+
+    static final Map<String, Object> NAMED = Map.of("type", "function", "function", Map.of("name", "get_weather"));
+
+    /**
+     * A named choice is the named call alone where kt-native has the template's call grammar, before a schema beside
+     * the tools; elsewhere it is {@code auto}, as llama-server b11669 reads every named choice.
+     */
+    @Test
+    void aNamedChoiceIsThatCallWhereTheFormatHasAGrammarElseAuto() {
+        String hermes = ChatGrammars.hermesNamed(new ChatGrammars.ToolSpec("get_weather", WEATHER.function().parameters()));
+        ChatCompletionRequest.Builder schema = ChatCompletionRequest.builder()
+                .responseFormat(new ResponseFormat("json_schema", Map.of("name", "x", "schema", SCHEMA)));
+        for (ChatCompletionRequest.Builder request : List.of(ChatCompletionRequest.builder(), schema)) {
+            ChatCompletionRequest named = request.model("m").messages(List.of(ChatMessage.user("hi")))
+                    .tools(List.of(WEATHER)).toolChoice(NAMED).build();
+            OutputConstraint constraint = OutputConstraint.of(named, ToolUse.of(named),
+                    ChatTemplate.of(template("qwen2.5.jinja"), "<s>", "</s>").format());
+            assertThat(constraint.gbnf()).isEqualTo(hermes);
+            assertThat(constraint.jsonContent()).isFalse();
+        }
+        ChatCompletionRequest named = ChatCompletionRequest.builder().model("m").messages(List.of(ChatMessage.user("hi")))
+                .tools(List.of(WEATHER)).toolChoice(NAMED).build();
+        assertThat(OutputConstraint.of(named, ToolUse.of(named), ChatTemplate.of(template("llama3.jinja"), "<s>", "</s>")
+                .format()).gbnf()).contains("\\\"parameters\\\"").doesNotContain("until");
+        for (String other : List.of("qwen3.5.jinja", "qwen3.jinja", "gpt-oss.jinja")) {
+            assertThat(OutputConstraint.of(named, ToolUse.of(named), ChatTemplate.of(template(other), "<s>", "</s>")
+                    .format())).as(other).isEqualTo(OutputConstraint.NONE);
+        }
     }
 
     static String template(String file) {

@@ -62,6 +62,27 @@ class ChatGrammarsTest {
         assertThat(TextMatch.matches(Grammar.parse(ChatGrammars.llama3Required(TOOLS, true)), call + ", " + call)).isTrue();
     }
 
+    /** A named choice: the one call in its format, with llama-server's call rule, and nothing before or after it. */
+    @Test
+    void namedCallsAreThatCallAlone() {
+        Grammar hermes = Grammar.parse(ChatGrammars.hermesNamed(TOOLS.getFirst()));
+        String call = "<tool_call>\n{\"name\": \"get_weather\", \"arguments\": {\"city\": \"Oslo\"}}</tool_call>";
+        assertThat(ChatGrammars.hermesNamed(TOOLS.getFirst())).contains(
+                "tool-call ::= \"<tool_call>\\n\" space (tool-0) space \"</tool_call>\"\n", "root ::= space tool-call\n");
+        assertThat(TextMatch.matches(hermes, call)).isTrue();
+        assertThat(TextMatch.matches(hermes, " " + call)).isTrue();
+        assertThat(TextMatch.matches(hermes, "Let me check. " + call)).as("no text first").isFalse();
+        assertThat(TextMatch.matches(hermes, call + "\n" + call)).as("one call").isFalse();
+        assertThat(TextMatch.matches(hermes, call + " Done.")).as("nothing after").isFalse();
+        assertThat(TextMatch.matches(hermes, "<tool_call>\n{\"name\": \"now\", \"arguments\": {}}</tool_call>"))
+                .as("only the named tool").isFalse();
+        Grammar llama3 = Grammar.parse(ChatGrammars.llama3Named(TOOLS.get(1)));
+        assertThat(TextMatch.matches(llama3, "{\"name\": \"now\", \"parameters\": {}}")).isTrue();
+        assertThat(TextMatch.matches(llama3, "Sure: {\"name\": \"now\", \"parameters\": {}}")).isFalse();
+        assertThat(TextMatch.matches(llama3, "{\"name\": \"get_weather\", \"parameters\": {\"city\": \"Oslo\"}}"))
+                .isFalse();
+    }
+
     @Test
     void responseFormatAllowsTheValueFencedOrNot() {
         Grammar g = Grammar.parse(ChatGrammars.responseFormat(WEATHER));
