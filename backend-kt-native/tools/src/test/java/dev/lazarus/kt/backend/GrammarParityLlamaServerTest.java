@@ -181,6 +181,40 @@ class GrammarParityLlamaServerTest {
     }
 
     /**
+     * A named {@code tool_choice}: llama-server (b11669) reads it as {@code auto} (the same free text as without it,
+     * no call), so a model that does not call by itself never calls; kt-native constrains the answer to that call
+     * alone, whose arguments follow the tool's schema, and reads it back as the call.
+     */
+    @Test
+    void aNamedChoiceIsThatCall() throws Exception {
+        String named = "{\"type\":\"function\",\"function\":{\"name\":\"get_weather\"}}";
+        String body = "{\"model\":\"m\",\"messages\":[{\"role\":\"user\",\"content\":\"Weather in Paris?\"}],"
+                + "\"max_tokens\":300,\"temperature\":0,\"tool_choice\":" + named + ",\"tools\":" + TOOLS + "}";
+        JsonNode theirs = JSON.readTree(server.post("/v1/chat/completions", body)).path("choices").get(0);
+        JsonNode theirAuto = JSON.readTree(server.post("/v1/chat/completions", body.replace(named, "\"auto\"")))
+                .path("choices").get(0);
+        assertThat(theirs.path("message").path("tool_calls").isEmpty()).as("llama-server forced no call").isTrue();
+        assertThat(theirs.path("message").path("content").asString()).as("llama-server: as auto")
+                .isEqualTo(theirAuto.path("message").path("content").asString());
+
+        ChatCompletionAggregator aggregator = new ChatCompletionAggregator();
+        backend.chat(JSON.readValue(body, ChatCompletionRequest.class)).collectList().block(Duration.ofMinutes(1))
+                .forEach(aggregator::add);
+        ChatCompletion.Choice ours = aggregator.result().choices().getFirst();
+        assertThat(ours.finishReason()).as(ours.message().text()).isEqualTo("tool_calls");
+        assertThat(ours.message().text()).as("no text beside the call").isNullOrEmpty();
+        assertThat(ours.message().toolCalls()).singleElement().satisfies(call -> {
+            assertThat(call.function().name()).isEqualTo("get_weather");
+            JsonNode arguments = JSON.readTree(call.function().arguments());
+            assertThat(arguments.path("city").asString()).isIn("Paris", "Oslo");
+            assertThat(arguments.propertyNames()).isSubsetOf("city", "days");
+            if (arguments.has("days")) {
+                assertThat(arguments.path("days").asInt()).isBetween(1, 7);
+            }
+        });
+    }
+
+    /**
      * {@code tool_choice: "required"} under Llama 3's template, whose calls are bare JSON objects: the random model
      * opens one within a few tokens, so the call's own rules (name, {@code "parameters"}, the tool's schema) shape
      * the answer. The generated text (llama-server reports it with {@code -v}), finish reason and token count equal
