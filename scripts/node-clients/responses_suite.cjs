@@ -1,6 +1,8 @@
 // The official `openai` npm SDK's Responses API and an `@openai/agents` one-tool agent run against a Lazarus
 // gateway in front of a real backend.
-// Usage: node responses_suite.cjs BASE_URL API_KEY MODEL   (run with the installed clients: see setup.sh)
+// Usage: node responses_suite.cjs BASE_URL API_KEY MODEL [CALLING_MODEL]   (run with the installed clients: see setup.sh)
+// With CALLING_MODEL (a model whose backend forces a named tool_choice, as kt-native does for Hermes-format
+// templates), an agent run whose tool call the model produces as well.
 // Ends with 'N passed, N failed'; exit status 1 on any failure.
 'use strict';
 const path = require('node:path');
@@ -11,7 +13,7 @@ const OpenAI = load('openai').default;
 const agents = load('@openai/agents');
 const { z } = load('zod');
 
-const [BASE_URL, API_KEY, MODEL] = process.argv.slice(2);
+const [BASE_URL, API_KEY, MODEL, CALLING_MODEL] = process.argv.slice(2);
 const client = new OpenAI({ baseURL: BASE_URL, apiKey: API_KEY, maxRetries: 0, timeout: 120000 });
 const base = { model: MODEL, input: 'Say something about rivers.', max_output_tokens: 8, temperature: 0 };
 // A grammar-constrained answer ends by itself, so a stream ends in response.completed on any model.
@@ -76,6 +78,38 @@ check('an Agents SDK agent with a tool runs to its structured final output', asy
   assert(result.rawResponses.length >= 1 && result.rawResponses[0].usage.outputTokens > 0,
     JSON.stringify(result.rawResponses.map((r) => r.usage)));
 });
+
+if (CALLING_MODEL) {
+  check('an Agents SDK agent forced to its tool calls it, runs it and answers', async () => {
+    agents.setTracingDisabled(true);
+    agents.setOpenAIAPI('responses');
+    agents.setDefaultOpenAIClient(client);
+    const ran = [];
+    const weather = agents.tool({
+      name: 'get_weather',
+      description: 'The weather in a city',
+      parameters: z.object({ city: z.enum(['Paris', 'Rome']) }),
+      execute: async ({ city }) => { ran.push(city); return `Sunny in ${city}`; },
+    });
+    // toolChoice names the tool: the model must write its call; the SDK then resets the choice to auto, and the
+    // structured output ends the second turn by grammar.
+    const agent = new agents.Agent({
+      name: 'Weather', instructions: 'Look up the weather, then name a river.', model: CALLING_MODEL, tools: [weather],
+      outputType: z.object({ river: z.enum(['Nile', 'Rhine']) }),
+      modelSettings: { toolChoice: 'get_weather', maxTokens: 300, temperature: 0 },
+    });
+    const result = await agents.run(agent, 'What is the weather in Paris?', { maxTurns: 3 });
+    const calls = result.rawResponses[0].output.filter((o) => o.type === 'function_call');
+    assert(calls.length === 1 && calls[0].name === 'get_weather', JSON.stringify(result.rawResponses[0].output));
+    const args = JSON.parse(calls[0].arguments);
+    assert(Object.keys(args).join() === 'city' && ['Paris', 'Rome'].includes(args.city), calls[0].arguments);
+    assert(ran.length === 1 && ran[0] === args.city, JSON.stringify(ran));
+    const types = result.newItems.map((i) => i.type);
+    assert(types.join() === 'tool_call_item,tool_call_output_item,message_output_item', types.join());
+    assert(result.rawResponses.length === 2, String(result.rawResponses.length));
+    assert(['Nile', 'Rhine'].includes(result.finalOutput && result.finalOutput.river), JSON.stringify(result.finalOutput));
+  });
+}
 
 (async () => {
   let passed = 0;

@@ -1,16 +1,20 @@
 """The official OpenAI Python SDK's Responses API against a Lazarus gateway in front of a real backend.
 
-Usage: python3 openai_responses_suite.py BASE_URL API_KEY MODEL
+Usage: python3 openai_responses_suite.py BASE_URL API_KEY MODEL [CALLING_MODEL]
 Checks what SDK users do with responses.create: a whole answer, a stream (the SDK's event accumulator and
 raw events), a function tool round trip, previous_response_id, retrieval, input items, deletion and the
-error class of an unknown id. Ends with 'N passed, N failed'; exit status 1 on any failure.
+error class of an unknown id. With CALLING_MODEL (a model whose backend forces a named tool_choice, as kt-native
+does for Hermes-format templates), also a round trip whose call the model produces. Ends with
+'N passed, N failed'; exit status 1 on any failure.
 """
+import json
 import sys
 import traceback
 
 import openai
 
 BASE_URL, API_KEY, MODEL = sys.argv[1], sys.argv[2], sys.argv[3]
+CALLING_MODEL = sys.argv[4] if len(sys.argv) > 4 else None
 client = openai.OpenAI(base_url=BASE_URL, api_key=API_KEY, max_retries=0, timeout=120)
 WEATHER = {"type": "function", "name": "get_weather", "description": "The weather in a city",
            "parameters": {"type": "object", "properties": {"city": {"type": "string", "enum": ["Paris", "Rome"]}},
@@ -83,6 +87,41 @@ def a_function_tool_round_trip():
     assert answer.tools[0].name == "get_weather", answer.tools
     items = client.responses.input_items.list(answer.id, order="asc")
     assert [i.type for i in items.data] == ["message", "function_call", "function_call_output"], items
+
+
+def get_weather(city):
+    """The tool the client runs for the model: it takes exactly the schema's arguments."""
+    return {"Paris": "Sunny, 21 C", "Rome": "Cloudy, 17 C"}[city]
+
+
+def a_model_produced_function_call_round_trip():
+    # A named tool_choice makes the model write the call, whose arguments must fit the tool's strict schema; the
+    # client runs the tool and sends the result back; a schema-bound final answer ends by itself on any model.
+    ask = [{"role": "user", "content": "What is the weather in Paris?"}]
+    first = client.responses.create(model=CALLING_MODEL, input=ask, tools=[WEATHER], temperature=0,
+                                    tool_choice={"type": "function", "name": "get_weather"}, max_output_tokens=300)
+    assert first.status == "completed", first
+    assert [o.type for o in first.output] == ["function_call"], first.output
+    call = first.output[0]
+    assert call.name == "get_weather" and call.call_id and call.status == "completed", call
+    arguments = json.loads(call.arguments)
+    schema = WEATHER["parameters"]
+    assert set(arguments) == set(schema["required"]), arguments
+    assert arguments["city"] in schema["properties"]["city"]["enum"], arguments
+    output = get_weather(**arguments)
+    answer = client.responses.create(model=CALLING_MODEL, input=ask + first.output + [
+        {"type": "function_call_output", "call_id": call.call_id, "output": output}],
+        tools=[WEATHER], text=RIVER, temperature=0, max_output_tokens=64)
+    assert answer.status == "completed" and [o.type for o in answer.output] == ["message"], answer.output
+    assert json.loads(answer.output_text)["river"] in ("Nile", "Rhine"), answer.output_text
+    assert answer.usage.input_tokens > first.usage.input_tokens, "the call and its result reached the prompt"
+    items = client.responses.input_items.list(answer.id, order="asc")
+    assert [i.type for i in items.data] == ["message", "function_call", "function_call_output"], items
+    assert items.data[1].arguments == call.arguments and items.data[2].output == output, items
+
+
+if CALLING_MODEL:
+    check(a_model_produced_function_call_round_trip)
 
 
 @check

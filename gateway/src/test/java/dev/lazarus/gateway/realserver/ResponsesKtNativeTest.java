@@ -28,7 +28,9 @@ import tools.jackson.databind.json.JsonMapper;
  * openai-python suite that {@code ResponsesRealClientsTest} runs in front of llama-server (its function tool round
  * trip sends tools beside a {@code text.format} JSON schema), the npm suite (the openai SDK and an {@code @openai/agents}
  * one-tool agent run) and
- * a {@code codex exec} turn. Codex's prompt (some 15k tokens) needs
+ * a {@code codex exec} turn. A second kt-native backend serves a generated model with a Hermes-format (ChatML) template
+ * as {@code tiny-calling}: there a named {@code tool_choice} makes the model write the call, so both SDK suites also run a
+ * tool round trip whose call the model produced. Codex's prompt (some 15k tokens) needs
  * a context beyond the model's trained 2,048 ({@code context-size}), and sets no {@code max_output_tokens}: the
  * gateway caps generation ({@code lazarus.responses.max-output-tokens}).
  */
@@ -37,6 +39,8 @@ class ResponsesKtNativeTest {
 
     private static final JsonMapper JSON = JsonMapper.builder().build();
     private static final String KEY = "kt-key";
+    /** The generated model (ChatML, Hermes calls) on which a named tool_choice is forced. */
+    static final String CALLING = "tiny-calling";
 
     @DynamicPropertySource
     static void backends(DynamicPropertyRegistry registry) {
@@ -46,6 +50,13 @@ class ResponsesKtNativeTest {
         registry.add("lazarus.backends[0].settings.context-size", () -> "32768");
         registry.add("lazarus.models[0].name", () -> "lazarus-tiny-moe");
         registry.add("lazarus.models[0].backends[0]", () -> "embedded");
+        registry.add("lazarus.backends[1].id", () -> "calling");
+        registry.add("lazarus.backends[1].kind", () -> "kt-native");
+        registry.add("lazarus.backends[1].settings.model", () -> RealLlamaServers.model().toString());
+        registry.add("lazarus.backends[1].settings.context-size", () -> "4096");
+        registry.add("lazarus.backends[1].settings.model-name", () -> CALLING);
+        registry.add("lazarus.models[1].name", () -> CALLING);
+        registry.add("lazarus.models[1].backends[0]", () -> "calling");
         registry.add("lazarus.security.api-keys[0]", () -> KEY);
         registry.add("lazarus.responses.max-output-tokens", () -> "48");
         // A 15k-token prompt's first token on a shared two-core machine.
@@ -64,7 +75,7 @@ class ResponsesKtNativeTest {
 
     @BeforeEach
     void modelLoaded() throws InterruptedException {
-        BackendsUp.await(backends, monitor, Duration.ofMinutes(2), List.of("embedded"));
+        BackendsUp.await(backends, monitor, Duration.ofMinutes(2), List.of("embedded", "calling"));
     }
 
     private String baseUrl() {
@@ -103,18 +114,21 @@ class ResponsesKtNativeTest {
         Path repo = RealClients.repoRoot();
         Path site = RealClients.pythonSdk();
         String log = RealClients.runToSuccess(List.of("python3",
-                repo.resolve("scripts/python-sdk/openai_responses_suite.py").toString(), baseUrl(), KEY, "lazarus-tiny-moe"),
+                repo.resolve("scripts/python-sdk/openai_responses_suite.py").toString(), baseUrl(), KEY, "lazarus-tiny-moe",
+                CALLING),
                 Map.of("PYTHONPATH", site.toString(), "PYTHONDONTWRITEBYTECODE", "1"), repo, Duration.ofMinutes(5));
-        assertThat(log).as(log).contains("6 passed, 0 failed");
+        assertThat(log).as(log).contains("PASS a_model_produced_function_call_round_trip", "7 passed, 0 failed");
     }
 
     @Test
     void openAiNpmSdkAndAgentsSdk() throws Exception {
         Path repo = RealClients.repoRoot();
         String log = RealClients.runToSuccess(List.of("node",
-                repo.resolve("scripts/node-clients/responses_suite.cjs").toString(), baseUrl(), KEY, "lazarus-tiny-moe"),
+                repo.resolve("scripts/node-clients/responses_suite.cjs").toString(), baseUrl(), KEY, "lazarus-tiny-moe",
+                CALLING),
                 Map.of("LAZARUS_NODE_CLIENTS", RealClients.nodeClients().toString()), repo, Duration.ofMinutes(5));
-        assertThat(log).as(log).contains("4 passed, 0 failed");
+        assertThat(log).as(log).contains("PASS an Agents SDK agent forced to its tool calls it, runs it and answers",
+                "5 passed, 0 failed");
     }
 
     @Test
