@@ -82,8 +82,14 @@ class AnthropicClientsRealServerTest {
 
     /** Runs {@code anthropic-sdk.cjs} against a gateway and judges every call it made. */
     static void assertAnthropicSdkWorks(String gateway, String key, String model) {
-        RealClients.Run run = RealClients.script("anthropic-sdk.cjs", Map.of("ANTHROPIC_BASE_URL", gateway,
-                "ANTHROPIC_API_KEY", key, "MODEL", model), Duration.ofMinutes(5));
+        assertAnthropicSdkWorks(gateway, key, model, Map.of());
+    }
+
+    /** As {@link #assertAnthropicSdkWorks(String, String, String)}, the script given {@code env} too; its output. */
+    static JsonNode assertAnthropicSdkWorks(String gateway, String key, String model, Map<String, String> env) {
+        Map<String, String> all = new java.util.HashMap<>(env);
+        all.putAll(Map.of("ANTHROPIC_BASE_URL", gateway, "ANTHROPIC_API_KEY", key, "MODEL", model));
+        RealClients.Run run = RealClients.script("anthropic-sdk.cjs", all, Duration.ofMinutes(5));
         assertThat(run.exitCode()).as(run.stderr()).isZero();
         JsonNode out = JSON.readTree(run.stdout());
 
@@ -119,6 +125,7 @@ class AnthropicClientsRealServerTest {
         JsonNode missing = out.get("missingMaxTokens");
         assertThat(missing.get("status").asInt()).isEqualTo(400);
         assertThat(missing.at("/body/error/type").asString()).isEqualTo("invalid_request_error");
+        return out;
     }
 
     /** The same request to llama-server's own Messages endpoint and to the gateway's: the same answer. */
@@ -159,7 +166,7 @@ class AnthropicClientsRealServerTest {
         RealClients.claudeTurn(gateway(), "tiny", KEY, Duration.ofMinutes(8));
     }
 
-    private static void assertMessage(JsonNode message) {
+    static void assertMessage(JsonNode message) {
         assertThat(message.get("id").asString()).startsWith("msg_");
         assertThat(message.get("type").asString()).isEqualTo("message");
         assertThat(message.get("role").asString()).isEqualTo("assistant");
