@@ -10,19 +10,30 @@ import java.util.Optional;
  * number of generated chunks (one token each for the backends we know), the prompt's size where the
  * backend told it, and whether any output
  * was of a kind a text prefix cannot continue (tool calls, reasoning), and the answer's token ids
- * where the backend recorded them ({@link GeneratedTokens}).
+ * where the backend recorded them ({@link GeneratedTokens}). Where no backend is left to go on from the text,
+ * the text is not kept (a long answer's copy for nothing); the counts still end an answer cut at its limit.
  */
 public final class Transcript {
 
-    private final StringBuilder text = new StringBuilder(256);
+    private final StringBuilder text;
     private int tokens;
     private boolean structured;
     private int promptTokens = -1;
     private final GeneratedTokens ids = new GeneratedTokens();
 
+    /** A transcript that keeps the relayed text. */
+    public Transcript() {
+        this(true);
+    }
+
+    /** With {@code keepsText} false, {@link #text()} stays empty. */
+    Transcript(boolean keepsText) {
+        text = keepsText ? new StringBuilder(256) : null;
+    }
+
     <T> void add(T chunk, ChunkInspector<T> inspector) {
-        String piece = inspector.text(chunk);
         boolean structuredChunk = inspector.structuredOutput(chunk);
+        String piece = text == null ? null : inspector.text(chunk);
         if (piece != null && !piece.isEmpty()) {
             text.append(piece);
         }
@@ -33,8 +44,9 @@ public final class Transcript {
         }
     }
 
+    /** The relayed text; empty where it was not kept. */
     public String text() {
-        return text.toString();
+        return text == null ? "" : text.toString();
     }
 
     public int tokens() {

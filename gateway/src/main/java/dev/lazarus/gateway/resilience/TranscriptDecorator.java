@@ -8,9 +8,14 @@ import dev.lazarus.gateway.routing.Attempt;
 import dev.lazarus.gateway.routing.BackendCallDecorator;
 import dev.lazarus.gateway.routing.CallLayer;
 import dev.lazarus.gateway.routing.MidStreamMode;
+import dev.lazarus.gateway.routing.CallKind;
+import dev.lazarus.gateway.routing.ProtocolContinuation;
+import dev.lazarus.gateway.routing.RouteTarget;
+import java.util.List;
 import java.util.Optional;
 import java.util.function.Function;
 import reactor.core.publisher.Flux;
+import reactor.util.context.ContextView;
 
 /**
  * Keeps the {@link Transcript} of each backend call of models in {@code resume} mode and, when the
@@ -18,7 +23,7 @@ import reactor.core.publisher.Flux;
  * ({@link InterruptedStreamException}). Where a later backend of the plan serves the same model
  * ({@link dev.lazarus.backend.api.InferenceBackend#tokenIdentity()}), the call's subscriber context
  * holds the transcript's {@link GeneratedTokens}, which the backend fills with the answer's token ids.
- * Models in {@code error} mode pay nothing.
+ * Models in {@code error} mode pay nothing, and where no backend is left to resume on, the relayed text is not kept.
  */
 public final class TranscriptDecorator implements BackendCallDecorator {
 
@@ -41,8 +46,8 @@ public final class TranscriptDecorator implements BackendCallDecorator {
         }
         ChunkInspector<T> inspector = ChunkInspector.of(attempt.endpoint());
         boolean recordIds = sameModelBehind(attempt);
-        return Flux.defer(() -> {
-            Transcript transcript = new Transcript();
+        return Flux.deferContextual(context -> {
+            Transcript transcript = new Transcript(!resumeTargets(attempt, context).isEmpty());
             boolean[] relayed = {false};
             Flux<T> recorded = call.doOnNext(chunk -> {
                         relayed[0] = true;
@@ -52,9 +57,21 @@ public final class TranscriptDecorator implements BackendCallDecorator {
                             transcript));
             // The backend records the answer's token ids here (token-exact resume), which costs it a little
             // per token: only where a later backend of the plan serves the same model and could use them.
-            return recordIds ? recorded.contextWrite(context -> CallContext.withGeneratedTokens(context,
+            return recordIds ? recorded.contextWrite(c -> CallContext.withGeneratedTokens(c,
                     transcript.generatedTokens())) : recorded;
         });
+    }
+
+    /**
+     * The backends a cut answer could go on on: those after this one in the plan, or for a natively served protocol
+     * stream (planned as its route's last candidate) those after it in its {@link ProtocolContinuation}.
+     */
+    private static List<RouteTarget> resumeTargets(Attempt<?> attempt, ContextView context) {
+        if (attempt.endpoint().kind() != CallKind.PROTOCOL_EVENTS) {
+            return attempt.after();
+        }
+        ProtocolContinuation cut = ProtocolContinuation.in(context);
+        return cut == null ? List.of() : cut.after(attempt.target());
     }
 
     private static boolean sameModelBehind(Attempt<?> attempt) {
