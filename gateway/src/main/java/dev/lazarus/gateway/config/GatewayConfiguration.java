@@ -3,6 +3,7 @@ package dev.lazarus.gateway.config;
 import dev.lazarus.backend.api.BackendConfig;
 import dev.lazarus.backend.api.BackendFactories;
 import dev.lazarus.backend.api.Redactor;
+import dev.lazarus.gateway.api.ConnectionProperties;
 import dev.lazarus.gateway.routing.AttemptLoop;
 import dev.lazarus.gateway.routing.BackendCallDecorator;
 import dev.lazarus.gateway.routing.BackendRegistry;
@@ -33,16 +34,38 @@ import org.springframework.context.annotation.Import;
 @Import(RedactorConfiguration.class) // every backend gets the one redactor: wherever this configuration goes, it goes too
 public class GatewayConfiguration {
 
-    /** Every backend gets the gateway's redactor: it knows all configured secrets, not only the backend's own. */
+    /**
+     * Every backend gets the gateway's redactor: it knows all configured secrets, not only the backend's own. An HTTP
+     * backend's connection pool ({@code max-connections}) is as large as the gateway's own cap on client connections
+     * unless set: every request under way holds one client connection, so the pool never holds one back.
+     */
     @Bean(destroyMethod = "close")
-    BackendRegistry backendRegistry(LazarusProperties properties, Redactor redactor) {
+    BackendRegistry backendRegistry(LazarusProperties properties, Redactor redactor,
+            ObjectProvider<ConnectionProperties> connections) {
         RouteConfigValidator.validate(properties);
         BackendFactories factories = BackendFactories.load(GatewayConfiguration.class.getClassLoader());
+        ConnectionProperties limits = connections.getIfAvailable();
+        int pool = limits == null ? 0 : limits.max() > 0 ? limits.max() : UNCAPPED_POOL;
         List<BackendConfig> configs = properties.backends().stream()
-                .map(b -> new BackendConfig(b.id(), b.kind(), b.settings(), redactor))
+                .map(b -> new BackendConfig(b.id(), b.kind(), withPool(b.settings(), pool), redactor))
                 .toList();
         return BackendRegistry.create(configs, factories::create);
     }
+
+    /** The pool of a gateway without a cap on client connections ({@code lazarus.connections.max: 0}). */
+    static final int UNCAPPED_POOL = 65_536;
+
+    static Map<String, Object> withPool(Map<String, Object> settings, int pool) {
+        if (pool <= 0 || settings.containsKey(POOL_KEY)) {
+            return settings;
+        }
+        Map<String, Object> with = new java.util.LinkedHashMap<>(settings);
+        with.put(POOL_KEY, pool);
+        return with;
+    }
+
+    /** The HTTP backend kinds' pool size key; other kinds do not read it. */
+    static final String POOL_KEY = "max-connections";
 
     @Bean
     RouteTable routeTable(LazarusProperties properties, BackendRegistry backends) {

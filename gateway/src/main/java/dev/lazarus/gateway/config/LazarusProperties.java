@@ -40,7 +40,8 @@ public record LazarusProperties(
      * @param id       unique id, used in model routes, metrics and health
      * @param kind     backend kind as registered by its factory, e.g. {@code llamacpp} or {@code kt-native}
      * @param model    model name sent to this backend; when unset the public model name is sent
-     * @param settings kind-specific settings, handed to the backend factory unchanged (kebab-case keys)
+     * @param settings kind-specific settings, handed to the backend factory unchanged (kebab-case keys) but for
+     *                 the default of the connection pool's size ({@code max-connections})
      */
     public record Backend(
             @NotBlank String id,
