@@ -28,6 +28,7 @@ import dev.lazarus.backend.api.openai.ChatEvents;
 import dev.lazarus.backend.api.openai.Completion;
 import dev.lazarus.backend.api.openai.CompletionRequest;
 import dev.lazarus.llamacpp.http.LlamaServerClient;
+import dev.lazarus.llamacpp.http.ProgressSource;
 import dev.lazarus.llamacpp.process.AttentionFlags;
 import dev.lazarus.llamacpp.process.LlamaServerCommand;
 import dev.lazarus.llamacpp.process.LlamaServerSupervisor;
@@ -101,12 +102,14 @@ public final class LlamaCppBackend implements InferenceBackend, WholeAnswers, Ch
         if (protocols.modes().get(protocol) != ProtocolMode.NATIVE) {
             return Flux.error(notNative(protocol));
         }
-        // Messages: llama-server sends no progress there (b11669), so nothing is asked for
+        // Messages: llama-server sends no progress events there (b11669); its slots tell how far the prompt is read
         Map<String, Object> sent = request;
-        boolean progress = false;
+        ProgressSource progress = ProgressSource.NONE;
         if (protocol == ChatProtocol.RESPONSES && settings.llamaServer()) {
             sent = new LinkedHashMap<>(request);
-            progress = PromptProgress.ask(sent);
+            progress = PromptProgress.ask(sent) ? ProgressSource.EVENTS : ProgressSource.NONE;
+        } else if (protocol == ChatProtocol.MESSAGES && settings.llamaServer()) {
+            progress = ProgressSource.SLOTS;
         }
         return client.events(protocol.path(), sent, progress).onErrorMap(error -> protocols.notServed(protocol, error));
     }

@@ -76,6 +76,7 @@ public final class LlamaServerClient implements AutoCloseable {
     /** Completion clients of the event loops that called, each with its own pool on that loop. */
     private final Map<EventLoop, LoopClient> loopClients = new ConcurrentHashMap<>();
     private final StreamTimeouts timeouts;
+    private final SlotProgress slots;
     private final StreamReuse reuse;
     private final UpstreamAddress address;
     private final ChatChunkReader chatChunks;
@@ -111,6 +112,7 @@ public final class LlamaServerClient implements AutoCloseable {
         this.wholeAnswers = new WholeAnswerReader(json, errors);
         this.timeouts = new StreamTimeouts(settings.firstTokenTimeout(), settings.idleTimeout(), Schedulers.parallel(),
                 settings.serverName());
+        this.slots = new SlotProgress(this::get, json, settings.firstTokenTimeout(), Schedulers.parallel());
     }
 
     private ConnectionProvider streamPool(String name) {
@@ -277,13 +279,15 @@ public final class LlamaServerClient implements AutoCloseable {
      * the pieces they came in; an error event fails the stream. Ends where the server's body ends (or at a
      * {@code [DONE]}); whether that was the protocol's end is the caller's to judge. Limits and errors as {@link #stream}.
      *
-     * @param progress as in {@link #stream(String, Object, Class, Predicate, Function, boolean, boolean)}
+     * @param progress where the stream's progress reading the prompt comes from
      */
-    public Flux<List<ProtocolEvent>> events(String path, Object body, boolean progress) {
+    public Flux<List<ProtocolEvent>> events(String path, Object body, ProgressSource progress) {
         Flux<List<SseDecoder.Event>> reads = reads(path, body);
         return Flux.deferContextual(context -> {
             StreamEnd end = new StreamEnd();
-            return timed(reads, progress, context).<List<ProtocolEvent>>handle((events, sink) -> {
+            Flux<List<SseDecoder.Event>> watched = progress != ProgressSource.SLOTS ? timed(reads, progress == ProgressSource.EVENTS, context)
+                    : timeouts.apply(slots.watch(reads, CallContext.prefillProgress(context).orElse(null)), List::isEmpty);
+            return watched.<List<ProtocolEvent>>handle((events, sink) -> {
                 List<ProtocolEvent> piece = new ArrayList<>(events.size());
                 for (SseDecoder.Event event : events) {
                     if (!end.beforeDone(event)) {
@@ -465,24 +469,6 @@ public final class LlamaServerClient implements AutoCloseable {
             chunks.add(toChunk(event, parser, extraOf));
         }
         throw new BackendException(BackendErrorKind.UPSTREAM, settings.serverName() + "'s stream ended before [DONE]");
-    }
-
-    /** How a stream ended: a body that stops before [DONE] or the final chunk was cut short. */
-    private static final class StreamEnd {
-        private boolean done;
-        private boolean sawFinal;
-
-        boolean beforeDone(SseDecoder.Event event) {
-            if (done) {
-                return false;
-            }
-            done = event.isDone();
-            return !done;
-        }
-
-        boolean complete() {
-            return done || sawFinal;
-        }
     }
 
     /**

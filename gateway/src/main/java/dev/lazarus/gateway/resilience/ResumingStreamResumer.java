@@ -35,8 +35,8 @@ import reactor.core.publisher.SynchronousSink;
  * prompt and every completion token). The response's id, creation time and model are the gateway's
  * own, set downstream, so the client sees one answer. A further failure of the continuation is
  * resumed the same way. A natively served Messages or Responses stream goes on as its request translated onto
- * chat completions ({@link ProtocolContinuation}), on the backends after the one that failed: a greedy one replayed
- * from its start on a backend of the same model, token-exact ({@link GreedyReplay}), any other from its text. A remaining backend that fails before its first chunk, or refuses the prefix
+ * chat completions ({@link ProtocolContinuation}), on the backends after the one that failed: a greedy or seeded one
+ * replayed from its start on a backend of the same model, token-exact ({@link ExactReplay}), any other from its text. A remaining backend that fails before its first chunk, or refuses the prefix
  * with a 400 (a chat template without prefill), hands on to the next. When the client has received
  * no text yet, the request goes on unchanged: the answer starts again on the next backend. Not
  * resumed (an error event naming the original failure ends the stream instead): models in
@@ -78,9 +78,9 @@ public final class ResumingStreamResumer implements StreamResumer {
                 Flux<ChatCompletionChunk> fromText = Flux.defer(() -> continueAfter(failure, transcript, Endpoint.CHAT,
                         cut.chat(), after, cut.run()));
                 List<RouteTarget> replayers = transcript.text().isEmpty() ? List.of()
-                        : GreedyReplay.plan(cut.chat(), failure.failed(), after, Endpoint.CHAT);
+                        : ExactReplay.plan(cut.chat(), failure.failed(), after, Endpoint.CHAT);
                 Flux<ChatCompletionChunk> chunks = replayers.isEmpty() ? fromText
-                        : replay(failure, transcript, cut, replayers).onErrorResume(GreedyReplay.Diverged.class, diverged -> {
+                        : replay(failure, transcript, cut, replayers).onErrorResume(ExactReplay.Diverged.class, diverged -> {
                             log.warn("model '{}': the replay diverged ({}); continuing from the text",
                                     failure.model(), diverged.getMessage());
                             return fromText;
@@ -95,22 +95,22 @@ public final class ResumingStreamResumer implements StreamResumer {
     }
 
     /**
-     * A greedy native answer made again from its start on {@code plan}, backends of its model ({@link GreedyReplay}):
+     * A greedy or seeded native answer made again from its start on {@code plan}, backends of its model ({@link ExactReplay}):
      * its usage is the whole answer's as it is. A failure before anything of it went on is the original failure's.
      */
     private Flux<ChatCompletionChunk> replay(MidStreamFailure<?, ?> failure, Transcript transcript,
             ProtocolContinuation cut, List<RouteTarget> plan) {
         String from = failure.failed().backendId();
-        log.warn("model '{}': backend '{}' failed after {} tokens ({}: {}); replaying the greedy answer on '{}'",
+        log.warn("model '{}': backend '{}' failed after {} tokens ({}: {}); replaying the answer on '{}'",
                 failure.model(), from, transcript.tokens(), failure.cause().kind(), failure.cause().getMessage(),
                 plan.getFirst().backendId());
         listener.resumed(failure.model(), from, plan.getFirst().backendId(), failure.cause(), transcript.tokens());
         boolean[] relayed = {false};
-        return GreedyReplay.after(cut.run().apply(plan, cut.chat())
+        return ExactReplay.after(cut.run().apply(plan, cut.chat())
                         .contextWrite(context -> CallContext.withTokenPrefix(context, Optional.empty())),
                         transcript.text())
                 .doOnNext(chunk -> relayed[0] = true)
-                .onErrorResume(error -> !relayed[0] && !(error instanceof GreedyReplay.Diverged),
+                .onErrorResume(error -> !relayed[0] && !(error instanceof ExactReplay.Diverged),
                         error -> refuse(failure, "no remaining backend could replay the answer (" + error.getMessage() + ")"));
     }
 

@@ -129,14 +129,21 @@ public final class Router {
                 natives++;
             }
             List<RouteTarget> translated = plan.subList(natives, plan.size());
+            Map<String, Object> sent = body;
+            ChatCompletionRequest replayed = chat;
+            if (natives > 0 && stream && plan.size() > 1 && endpoint == ApiEndpoint.RESPONSES && ReplaySeed.wanted(chat)) {
+                long seed = ReplaySeed.draw();
+                sent = ReplaySeed.into(body, seed);
+                replayed = ReplaySeed.into(chat, seed);
+            }
             Flux<ProtocolPiece> answer = loop.run(route.name(), translated, chunks, limited).map(ProtocolPiece.Chunk::new);
             if (natives > 0) {
                 List<RouteTarget> head = plan.subList(0, natives);
-                ProtocolContinuation cut = new ProtocolContinuation(chat, plan,
+                ProtocolContinuation cut = new ProtocolContinuation(replayed, plan,
                         (next, continuation) -> loop.resumeRun(route.name(), next, chunks, continuation));
                 Flux<ProtocolPiece> passed = (stream
-                        ? loop.run(route.name(), head, Endpoint.protocolEvents(endpoint), body).contextWrite(cut::into)
-                        : loop.run(route.name(), head, Endpoint.protocolAnswer(endpoint), body).<ProtocolPiece>map(ProtocolPiece.Whole::new))
+                        ? loop.run(route.name(), head, Endpoint.protocolEvents(endpoint), sent).contextWrite(cut::into)
+                        : loop.run(route.name(), head, Endpoint.protocolAnswer(endpoint), sent).<ProtocolPiece>map(ProtocolPiece.Whole::new))
                         .onErrorResume(ProtocolNotServedException.class, notServed -> loop.run(route.name(),
                                 from(plan, notServed.backendId()), chunks, limited).<ProtocolPiece>map(ProtocolPiece.Chunk::new));
                 Flux<ProtocolPiece> rest = answer;

@@ -9,6 +9,8 @@ import java.net.ServerSocket;
 import java.net.Socket;
 import java.net.URI;
 import java.nio.charset.StandardCharsets;
+import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.atomic.AtomicBoolean;
@@ -44,6 +46,8 @@ final class CuttingProxy implements AutoCloseable {
     final AtomicBoolean dropAfterHold = new AtomicBoolean();
     /** POSTs dropped so far. */
     final AtomicInteger drops = new AtomicInteger();
+    /** What the client sent the server, read by read (ISO-8859-1), the last 256 reads: the requests as they went on. */
+    final List<String> sent = new CopyOnWriteArrayList<>();
 
     CuttingProxy(URI target) {
         try {
@@ -126,11 +130,16 @@ final class CuttingProxy implements AutoCloseable {
     }
 
     /** The client's requests to the server, {@code posted} set before a POST goes on (a connection carries several). */
-    private static void copy(InputStream in, OutputStream out, Socket server, AtomicBoolean posted) {
+    private void copy(InputStream in, OutputStream out, Socket server, AtomicBoolean posted) {
         try {
             byte[] buffer = new byte[8192];
             for (int n; (n = in.read(buffer)) > 0; ) {
-                if (new String(buffer, 0, n, StandardCharsets.ISO_8859_1).startsWith("POST ")) {
+                String text = new String(buffer, 0, n, StandardCharsets.ISO_8859_1);
+                sent.add(text);
+                if (sent.size() > 256) {
+                    sent.removeFirst();
+                }
+                if (text.startsWith("POST ")) {
                     posted.set(true);
                 }
                 out.write(buffer, 0, n);

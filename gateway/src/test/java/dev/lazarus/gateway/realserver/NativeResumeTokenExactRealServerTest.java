@@ -10,6 +10,7 @@ import java.net.http.HttpResponse;
 import java.time.Duration;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.Tag;
+import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 import org.springframework.boot.test.context.SpringBootTest;
@@ -26,7 +27,8 @@ import tools.jackson.databind.json.JsonMapper;
  * connection after a chosen event, so the cut lands on the same token on any machine. The tiny generated model's
  * greedy answers are runs of odd vocabulary pieces that a tokenizer given their text merges differently, and hold
  * characters cut in their bytes that the native streams write as U+FFFD: a continuation from the text so far drifts
- * from the uncut answer; the replay of the greedy answer on the second server does not.
+ * from the uncut answer; the replay of the greedy answer on the second server does not. A sampled Responses stream is
+ * replayed from its seed, the client's or the one the gateway gave it.
  */
 @Tag("llama-server")
 @SpringBootTest(webEnvironment = SpringBootTest.WebEnvironment.RANDOM_PORT)
@@ -114,6 +116,64 @@ class NativeResumeTokenExactRealServerTest {
             }
         }
         assertThat(deltas.toString()).as("cut after %d events", events).isEqualTo(expected.toString());
+    }
+
+    /**
+     * A sampled Responses stream with the client's seed: the answer that seed gives is made again on the second server
+     * (llama-server's Responses endpoint takes {@code seed}, as its chat endpoint does) and goes on from the cut.
+     */
+    @ParameterizedTest
+    @ValueSource(ints = {8, 17})
+    void aCutSampledResponsesStreamWithASeedGoesOnAsTheUncutAnswerOfThatSeed(int events) throws Exception {
+        String request = """
+                {"model": "tiny", "max_output_tokens": %d, "temperature": 0.9, "seed": 4242, "stream": %s, "store": false,
+                 "input": "%s"}""";
+        String expected = responseText(JSON.readTree(send(second.url() + "/v1/responses",
+                request.formatted(MAX_TOKENS, false, PROMPT))));
+        assertThat(expected.length()).as("an answer long enough to cut").isGreaterThan(20);
+
+        String body = cutAt(events, "/v1/responses", request.formatted(MAX_TOKENS, true, PROMPT));
+        assertThat(deltas(body)).as("cut after %d events", events).isEqualTo(expected);
+    }
+
+    /**
+     * A sampled Responses stream without a seed is given one by the gateway (the same in the native request and its
+     * replay): cut, it goes on as the uncut answer of the seed the first server was sent.
+     */
+    @Test
+    void aCutSampledResponsesStreamWithoutASeedGoesOnAsTheUncutAnswerOfTheSeedItWasGiven() throws Exception {
+        String request = """
+                {"model": "tiny", "max_output_tokens": %d, "temperature": 0.9, "stream": %s, "store": false,
+                 "input": "%s"}""";
+        int sentBefore = cutter.sent.size();
+        String body = cutAt(13, "/v1/responses", request.formatted(MAX_TOKENS, true, PROMPT));
+        java.util.List<String> sent = cutter.sent.subList(sentBefore, cutter.sent.size());
+        java.util.regex.Matcher seed = java.util.regex.Pattern.compile("\"seed\":(\\d+)").matcher(String.join("", sent));
+        assertThat(seed.find()).as("the native request carried a seed: %s", sent).isTrue();
+
+        String seeded = """
+                {"model": "tiny", "max_output_tokens": %d, "temperature": 0.9, "seed": %s, "stream": false, "store": false,
+                 "input": "%s"}""".formatted(MAX_TOKENS, seed.group(1), PROMPT);
+        String expected = responseText(JSON.readTree(send(second.url() + "/v1/responses", seeded)));
+        assertThat(deltas(body)).isEqualTo(expected);
+    }
+
+    private static String responseText(JsonNode response) {
+        StringBuilder text = new StringBuilder();
+        response.get("output").forEach(item -> item.path("content").forEach(part -> text.append(part.path("text").asString(""))));
+        return text.toString();
+    }
+
+    private static String deltas(String stream) {
+        StringBuilder deltas = new StringBuilder();
+        for (JsonNode event : data(stream)) {
+            String type = event.get("type").asString();
+            assertThat(type).as(stream).isNotIn("error", "response.failed");
+            if (type.equals("response.output_text.delta")) {
+                deltas.append(event.get("delta").asString());
+            }
+        }
+        return deltas.toString();
     }
 
     private String cutAt(int events, String path, String request) throws Exception {

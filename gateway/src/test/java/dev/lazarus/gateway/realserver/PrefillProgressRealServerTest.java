@@ -40,7 +40,8 @@ import tools.jackson.databind.json.JsonMapper;
  * each batch read starts the limit again, so the answer comes through in one attempt that its breaker counts as no
  * failure; the client sees none of the progress (chat: one role chunk; Responses, passed through: one
  * {@code response.created}, one {@code response.in_progress}). The same request with {@code "return_progress": false}
- * (a server that sends no progress) is cut at the limit as before.
+ * (a server that sends no progress) is cut at the limit as before. A Messages stream passed through, on which
+ * llama-server sends no progress, is kept by what its {@code /slots} say of the prompt's reading.
  *
  * <p>The limit is set from the server measured on this host before the gateway starts: a third of the prompt's
  * reading, which is some 35 batches on any host, so that the longest wait for one is well within it even on a busy
@@ -80,6 +81,7 @@ class PrefillProgressRealServerTest {
         RealLlamaServers.backend(registry, 0, "cpu", server.url().toString());
         registry.add("lazarus.backends[0].settings.first-token-timeout", () -> limit.toMillis() + "ms");
         registry.add("lazarus.backends[0].settings.responses", () -> "native");
+        registry.add("lazarus.backends[0].settings.messages", () -> "native");
         registry.add("lazarus.resilience.attempt.first-token-timeout", () -> limit.toMillis() + "ms");
         RealLlamaServers.route(registry, 0, "long-prompt", "cpu");
     }
@@ -173,6 +175,31 @@ class PrefillProgressRealServerTest {
         assertThat(names).contains("response.output_text.delta");
         assertThat(lines).noneMatch(l -> l.contains("prompt_progress"));
         assertThat(breaker.getMetrics().getNumberOfFailedCalls()).isEqualTo(failures);
+    }
+
+    /** llama-server sends no progress on /v1/messages: its slots tell how far the prompt is read instead. */
+    @Test
+    void aMessagesStreamPassedThroughIsWaitedForWhileItsSlotReadsThePrompt() {
+        CircuitBreaker breaker = breakers.breaker("cpu");
+        int calls = breaker.getMetrics().getNumberOfBufferedCalls();
+        int failures = breaker.getMetrics().getNumberOfFailedCalls();
+        long start = System.nanoTime();
+        List<String> lines = new ArrayList<>();
+        String body = """
+                {"model": "long-prompt", "max_tokens": 4, "temperature": 0, "stream": true,
+                 "messages": [{"role": "user", "content": %s}]}
+                """.formatted(JSON.writeValueAsString(prompt()));
+        int status = stream(gateway() + "/v1/messages", body, lines::add);
+        Duration took = Duration.ofNanos(System.nanoTime() - start);
+
+        assertThat(status).as(String.join("\n", lines)).isEqualTo(200);
+        assertThat(took).as("the prompt was read for longer than the limit").isGreaterThan(limit.multipliedBy(3).dividedBy(2));
+        List<String> names = lines.stream().filter(l -> l.startsWith("event: ")).map(l -> l.substring(7)).toList();
+        assertThat(names).as(String.join("\n", lines)).contains("content_block_delta", "message_delta")
+                .endsWith("message_stop").doesNotContain("error");
+        assertThat(names.stream().filter("message_start"::equals)).hasSize(1);
+        assertThat(breaker.getMetrics().getNumberOfBufferedCalls()).as("one attempt").isEqualTo(calls + 1);
+        assertThat(breaker.getMetrics().getNumberOfFailedCalls()).as("no failure charged").isEqualTo(failures);
     }
 
     @Test

@@ -11,18 +11,19 @@ import reactor.core.publisher.Flux;
 import reactor.core.publisher.SynchronousSink;
 
 /**
- * Token-exact resume of a greedy answer whose server told no token ids (a Messages or Responses stream passed through
- * natively): the same request, translated onto chat, made again from its start on a backend of the same model (the
- * same {@link dev.lazarus.backend.api.InferenceBackend#tokenIdentity token identity}). Greedy decoding of one model
- * gives one token sequence, so the replay's text begins with the text the client already has; that beginning is held
- * back, compared and dropped, and the rest goes on to the client: the answer an uncut run gives, token for token. A
- * continuation from the text instead re-tokenises it, which need not give the tokens the model generated. A replay
- * that does not begin with the text so far (another build's numerics) ends with {@link Diverged} before anything of it
- * reached the client, and the caller continues from the text after all.
+ * Token-exact resume of an answer whose server told no token ids (a Messages or Responses stream passed through
+ * natively), where the answer is one the model gives again: greedy, or sampled from a seed (the client's, or the one
+ * the router gave a Responses stream). The same request, translated onto chat, is made again from its start on a
+ * backend of the same model (the same {@link dev.lazarus.backend.api.InferenceBackend#tokenIdentity token identity}),
+ * so the replay's text begins with the text the client already has; that beginning is held back, compared and
+ * dropped, and the rest goes on to the client: the answer an uncut run gives, token for token. A continuation from the
+ * text instead re-tokenises it, which need not give the tokens the model generated. A replay that does not begin with
+ * the text so far (another build's numerics, a server that ignored the seed) ends with {@link Diverged} before anything
+ * of it reached the client, and the caller continues from the text after all.
  */
-final class GreedyReplay {
+final class ExactReplay {
 
-    private GreedyReplay() {}
+    private ExactReplay() {}
 
     /** A replay that did not begin with the text the client has. */
     static final class Diverged extends RuntimeException {
@@ -33,14 +34,16 @@ final class GreedyReplay {
 
     /**
      * The backends of {@code remaining} that would replay {@code request} as the {@code failed} one generated it: none
-     * unless the request decodes greedily, one answer, and the failed backend knows its model's token identity.
+     * unless the request decodes greedily or from a seed, one answer, and the failed backend knows its model's token
+     * identity.
      */
     static List<RouteTarget> plan(ChatCompletionRequest request, RouteTarget failed, List<RouteTarget> remaining,
             Endpoint<?, ?> endpoint) {
         Optional<String> identity = failed.backend().tokenIdentity();
-        boolean greedy = request.temperature() != null && request.temperature() == 0.0
-                && (request.n() == null || request.n() == 1);
-        if (!greedy || identity.isEmpty()) {
+        boolean greedy = request.temperature() != null && request.temperature() == 0.0;
+        boolean seeded = request.seed() != null || request.extra().get("seed") instanceof Number;
+        boolean again = (greedy || seeded) && (request.n() == null || request.n() == 1);
+        if (!again || identity.isEmpty()) {
             return List.of();
         }
         List<RouteTarget> plan = new ArrayList<>();
