@@ -2,10 +2,10 @@ package dev.lazarus.kt.runtime;
 
 import dev.lazarus.backend.api.BackendException;
 import dev.lazarus.backend.api.ContextLengthExceededException;
+import dev.lazarus.backend.api.SpeculativeDecodingView;
 import dev.lazarus.kt.model.Model;
 import dev.lazarus.kt.parallel.Parallel;
 import dev.lazarus.kt.speculative.Drafter;
-import dev.lazarus.kt.speculative.SpeculationStats;
 import java.lang.System.Logger.Level;
 import java.time.Duration;
 import java.util.ArrayDeque;
@@ -117,14 +117,10 @@ public final class InferenceEngine implements AutoCloseable {
         return scheduler.steps();
     }
 
-    /** What speculative decoding achieved; empty without it. */
-    public Optional<Speculation> speculation() {
-        return drafter == null ? Optional.empty()
-                : Optional.of(new Speculation(drafter.type(), scheduler.speculation()));
+    /** What speculative decoding achieved so far; empty without it. */
+    public Optional<SpeculativeDecodingView.Counts> speculation() {
+        return drafter == null ? Optional.empty() : Optional.of(scheduler.speculation().counts(drafter.type()));
     }
-
-    /** The drafter's type ({@code ngram-simple}, {@code draft-simple}) and its counts. */
-    public record Speculation(String type, SpeculationStats stats) {}
 
     private void loop() {
         try {

@@ -10,7 +10,7 @@ import dev.lazarus.kt.parallel.Parallel;
 import dev.lazarus.kt.speculative.Drafter;
 import dev.lazarus.kt.speculative.ModelDrafter;
 import dev.lazarus.kt.speculative.NgramDrafter;
-import dev.lazarus.kt.speculative.SpeculationStats;
+import dev.lazarus.backend.api.SpeculativeDecodingView.Counts;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
@@ -66,7 +66,7 @@ class SpeculativeDecodingTest {
     }
 
     /** The tokens each prompt generates (at most {@code limit}, -1: until the context is full), and how each ended. */
-    record Run(List<int[]> tokens, List<EndReason> ends, SpeculationStats stats, long steps) {}
+    record Run(List<int[]> tokens, List<EndReason> ends, Counts stats, long steps) {}
 
     static Run run(Drafter drafter, int limit, int[]... prompts) throws Exception {
         try (InferenceEngine engine = new InferenceEngine(model, options(), PARALLEL, drafter)) {
@@ -82,7 +82,7 @@ class SpeculativeDecodingTest {
                 ends.add(l.awaitEnd());
                 tokens.add(l.tokenArray());
             }
-            return new Run(tokens, ends, engine.speculation().map(InferenceEngine.Speculation::stats).orElse(null),
+            return new Run(tokens, ends, engine.speculation().orElse(null),
                     engine.steps());
         }
     }
