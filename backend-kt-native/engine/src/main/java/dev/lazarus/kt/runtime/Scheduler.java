@@ -7,16 +7,20 @@ import dev.lazarus.kt.parallel.Parallel;
 import dev.lazarus.kt.speculative.Drafter;
 import dev.lazarus.kt.speculative.SpeculationStats;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.Iterator;
 import java.util.List;
 
 /**
  * One step of continuous batching: every active sequence contributes its pending tokens (one while
- * decoding, a chunk of its prompt while prefilling) to ONE forward pass, so each weight (and each
- * chosen expert) is read once per step for all sequences. After the pass, sequences whose last
- * fed token produced logits pick their next token. Used by the engine thread only.
+ * decoding, with the tokens a {@link Drafter} proposes after it under speculative decoding; a chunk of its prompt
+ * while prefilling) to ONE forward pass, so each weight (and each chosen expert) is read once per step for all
+ * sequences. After the pass, sequences whose last fed token produced logits pick their next token (or tokens: the
+ * accepted part of the draft and the one after it). Used by the engine thread only.
  */
 final class Scheduler {
+
+    private static final System.Logger LOG = System.getLogger(Scheduler.class.getName());
 
     /**
      * Prompt tokens of a sliding-window model that run as a step of their own: llama-server keeps a checkpoint of the
@@ -229,8 +233,15 @@ final class Scheduler {
         if (max <= 0 || max < drafter.minDraft()) {
             return null;
         }
-        int[] draft = seq.drafts().propose(seq.tokenArray(), seq.length(), max);
-        return draft.length == 0 || draft.length < drafter.minDraft() ? null : draft;
+        int[] draft;
+        try {
+            draft = seq.drafts().propose(seq.tokenArray(), seq.length(), max);
+        } catch (RuntimeException e) {
+            // a draft is only ever a guess: the sequence decodes on without one
+            LOG.log(System.Logger.Level.WARNING, "the " + drafter.type() + " drafter failed; this step decodes without a draft", e);
+            return null;
+        }
+        return draft.length == 0 || draft.length < drafter.minDraft() ? null : Arrays.copyOf(draft, Math.min(draft.length, max));
     }
 
     /** Prompt tokens to feed of {@code pending}: at most the budget, and never into the checkpoint tail with the rest. */
