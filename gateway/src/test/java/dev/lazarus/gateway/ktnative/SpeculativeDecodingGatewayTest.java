@@ -106,6 +106,14 @@ class SpeculativeDecodingGatewayTest {
         assertThat(plainShort.at("/finish_reason").asString()).isEqualTo("length");
         assertThat(complete("ngram", shortAnswer)).isEqualTo(plainShort);
 
+        // a grammar: the sampler moves it along each emitted token, drafted or not
+        Map<String, Object> constrained = Map.of("prompt", REPETITIVE + ",", "max_tokens", 40, "temperature", 0,
+                "grammar", "root ::= word (\" \" word)*\nword ::= \"alpha\" | \"beta\" | \"gamma\" | \"delta\"");
+        JsonNode plainConstrained = complete("plain", constrained);
+        // the words of the grammar, the last one perhaps cut by max_tokens
+        assertThat(plainConstrained.at("/text").asString()).matches("((alpha|beta|gamma|delta) )+[a-z]*");
+        assertThat(complete("ngram", constrained)).isEqualTo(plainConstrained);
+
         // sampled with a seed: the same random draws for the same tokens
         Map<String, Object> sampled = Map.of("prompt", REPETITIVE + " delta", "max_tokens", 60, "temperature", 0.7,
                 "seed", 1234);
