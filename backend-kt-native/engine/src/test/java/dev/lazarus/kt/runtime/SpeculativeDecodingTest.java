@@ -69,7 +69,11 @@ class SpeculativeDecodingTest {
     record Run(List<int[]> tokens, List<EndReason> ends, Counts stats, long steps) {}
 
     static Run run(Drafter drafter, int limit, int[]... prompts) throws Exception {
-        try (InferenceEngine engine = new InferenceEngine(model, options(), PARALLEL, drafter)) {
+        return run(model, drafter, limit, prompts);
+    }
+
+    static Run run(Model target, Drafter drafter, int limit, int[]... prompts) throws Exception {
+        try (InferenceEngine engine = new InferenceEngine(target, options(), PARALLEL, drafter)) {
             List<RecordingListener> listeners = new ArrayList<>();
             for (int[] p : prompts) {
                 RecordingListener l = new RecordingListener(limit);
@@ -148,6 +152,30 @@ class SpeculativeDecodingTest {
         assertSameTokens(plain, speculative);
         assertThat(speculative.stats().draftedTokens()).isPositive();
         assertThat(speculative.stats().acceptedTokens()).isLessThan(speculative.stats().draftedTokens());
+    }
+
+    /** A dense llama and a deepseek2 whose cache rows are latent vectors drop rejected positions the same way. */
+    @Test
+    void otherArchitecturesRollTheirCachesBackToo() throws Exception {
+        for (Path path : List.of(TinyModels.llama(dir, 5), TinyModels.deepseek2(dir, 6, true))) {
+            try (GgufFile gguf = GgufFile.open(path)) {
+                Model m = Model.load(gguf, PARALLEL);
+                int[][] prompts = {REPETITIVE, {3, 1, 4, 1, 5, 9, 2, 6}};
+                Run plain = run(m, null, -1, prompts);
+                Run speculative = run(m, new NgramDrafter(2, 8, 0), -1, prompts);
+                assertSameTokens(plain, speculative);
+                assertThat(speculative.stats().draftedTokens()).as("%s drafts", path.getFileName()).isPositive();
+                assertThat(speculative.stats().acceptedTokens()).as("%s accepted", path.getFileName()).isPositive();
+            }
+        }
+    }
+
+    /** Drafts shorter than the minimum are not verified: with a minimum above the n-gram's most, nothing is. */
+    @Test
+    void draftsBelowTheMinimumAreNotVerified() throws Exception {
+        Run speculative = run(new NgramDrafter(3, 4, 5), -1, REPETITIVE);
+        assertThat(speculative.stats().draftedTokens()).isZero();
+        assertThat(speculative.stats().tokensPerStep()).isEqualTo(1.0);
     }
 
     @Test
