@@ -47,6 +47,7 @@ class SpeculativeParityTest {
     @TempDir
     static Path dir;
 
+    static Path model;
     static Tokenizer tokenizer;
     static KtNativeBackend backend;
     static LlamaReference llama;
@@ -54,7 +55,7 @@ class SpeculativeParityTest {
     @BeforeAll
     static void start() throws Exception {
         LlamaCpp.require();
-        Path model = ParityModels.LLAMA.write(Format.F32, dir);
+        model = ParityModels.LLAMA.write(Format.F32, dir);
         try (GgufFile file = GgufFile.open(model)) {
             tokenizer = Tokenizers.fromMetadata(file.metadata());
         }
@@ -79,6 +80,25 @@ class SpeculativeParityTest {
 
     @Test
     void ngramSpeculationDraftsAcceptsAndAnswersAsLlamaServer() {
+        assertThat(compare(backend, llama)).as("draft tokens accepted (else this compares plain greedy)").isPositive();
+    }
+
+    /** The model drafting for itself ({@code draft-simple}, three tokens a step) against llama-server's {@code -md}. */
+    @Test
+    void draftModelSpeculationAnswersAsLlamaServer() throws Exception {
+        KtNativeBackend drafting = ((KtNativeBackend) new KtNativeBackendFactory().create(new BackendConfig("kt-draft",
+                "kt-native", Map.of("model", model.toString(), "threads", 1, "context-size", 1024, "model-name", "m",
+                        "flash-attention", "off", "spec-type", "draft-simple", "spec-draft-model", model.toString(),
+                        "spec-draft-n-max", 3))))
+                .awaitReady(Duration.ofMinutes(1));
+        try (drafting; LlamaReference server = LlamaReference.start(model, "--spec-type", "draft-simple",
+                "--spec-draft-model", model.toString(), "--spec-draft-n-max", "3")) {
+            assertThat(compare(drafting, server)).as("draft tokens accepted").isPositive();
+        }
+    }
+
+    /** Greedy continuations of repetitive prompts on both; the failures listed; returns the draft tokens accepted. */
+    private static long compare(KtNativeBackend backend, LlamaReference llama) {
         List<String> prompts = List.of(
                 "one two three four five, one two three four five, one two three four five, one two",
                 "The cat sat on the mat. The cat sat on the mat. The cat sat on the mat. The cat",
@@ -88,9 +108,9 @@ class SpeculativeParityTest {
         for (String text : prompts) {
             int[] ids = tokenizer.encode(text, true, false);
             Counts before = backend.speculativeDecoding().orElseThrow();
-            String ours = ours(ids);
+            String ours = ours(backend, ids);
             Counts after = backend.speculativeDecoding().orElseThrow();
-            JsonNode response = theirs(ids);
+            JsonNode response = theirs(llama, ids);
             int[] tokens = response.path("tokens").valueStream().mapToInt(JsonNode::asInt).toArray();
             String theirs = tokenizer.decode(tokens);
             long drafted = after.draftedTokens() - before.draftedTokens();
@@ -103,12 +123,12 @@ class SpeculativeParityTest {
             }
             accepted += taken;
         }
-        assertThat(failures).as("n-gram speculative continuations against llama-server").isEmpty();
-        assertThat(accepted).as("draft tokens accepted (else this compares plain greedy)").isPositive();
+        assertThat(failures).as("speculative continuations against llama-server").isEmpty();
+        return accepted;
     }
 
     /** The backend's greedy continuation, end-of-generation tokens biased away (llama-server's {@code ignore_eos}). */
-    private static String ours(int[] prompt) {
+    private static String ours(KtNativeBackend backend, int[] prompt) {
         Map<String, Double> banned = new HashMap<>();
         for (int id = 0; id < tokenizer.vocabSize(); id++) {
             if (tokenizer.isEog(id)) {
@@ -124,7 +144,7 @@ class SpeculativeParityTest {
     }
 
     /** llama-server's greedy continuation with its timings (the draft counts). */
-    private static JsonNode theirs(int[] prompt) {
+    private static JsonNode theirs(LlamaReference llama, int[] prompt) {
         ObjectNode request = LlamaReference.JSON.createObjectNode();
         var ids = request.putArray("prompt");
         Arrays.stream(prompt).forEach(ids::add);
