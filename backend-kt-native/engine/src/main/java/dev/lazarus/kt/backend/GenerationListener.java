@@ -80,6 +80,11 @@ final class GenerationListener implements SequenceListener {
     }
 
     @Override
+    public int tokensLeft() {
+        return generation.remaining();
+    }
+
+    @Override
     public void ended(EndReason reason) {
         switch (reason) {
             case CANCELLED -> { } // the client is gone: nobody to tell

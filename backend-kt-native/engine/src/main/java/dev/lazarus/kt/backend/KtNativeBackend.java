@@ -11,6 +11,7 @@ import dev.lazarus.backend.api.ExpertPlacementView;
 import dev.lazarus.backend.api.InferenceBackend;
 import dev.lazarus.backend.api.JsonEndpoint;
 import dev.lazarus.backend.api.ModelInfo;
+import dev.lazarus.backend.api.SpeculativeDecodingView;
 import dev.lazarus.backend.api.openai.ChatCompletionChunk;
 import dev.lazarus.backend.api.openai.ChatCompletionRequest;
 import dev.lazarus.backend.api.openai.ChatMessage;
@@ -26,6 +27,7 @@ import dev.lazarus.kt.runtime.SequenceHandle;
 import dev.lazarus.kt.sampling.Sampler;
 import dev.lazarus.kt.sampling.SamplingParams;
 import dev.lazarus.kt.sampling.TokenSampler;
+import dev.lazarus.kt.speculative.SpeculationStats;
 import dev.lazarus.kt.tensor.NativeKernels;
 import dev.lazarus.kt.tokenizer.Tokenizer;
 import dev.lazarus.kt.tokenizer.UnknownCharacterException;
@@ -52,7 +54,7 @@ import reactor.core.publisher.Mono;
  * (health says LOADING with a percentage until then); every call streams chunks that end with a
  * usage chunk, and cancelling the stream cancels the sequence.
  */
-public final class KtNativeBackend implements InferenceBackend, ExpertPlacementView {
+public final class KtNativeBackend implements InferenceBackend, ExpertPlacementView, SpeculativeDecodingView {
 
     private static final System.Logger LOG = System.getLogger(KtNativeBackend.class.getName());
     /** Tokenize and detokenize from the model's own tokenizer; no embeddings or rerank (a generative model's engine). */
@@ -141,6 +143,10 @@ public final class KtNativeBackend implements InferenceBackend, ExpertPlacementV
         LoadedModel m = ready();
         Map<String, Object> facts = new LinkedHashMap<>(m == null ? Map.of("status", "loading") : m.facts());
         modelBytes.ifPresent(bytes -> facts.put(ModelInfo.SIZE_BYTES, bytes));
+        if (m != null) {
+            // live: acceptance and tokens per step so far
+            m.engine().speculation().ifPresent(counts -> facts.put("speculative", SpeculationStats.facts(counts)));
+        }
         if (needs != null) {
             facts.put(ModelInfo.NEEDS, needs.facts());
             needs.refusal().ifPresent(reason -> facts.put(ModelInfo.UNSUPPORTED, reason));
@@ -175,6 +181,16 @@ public final class KtNativeBackend implements InferenceBackend, ExpertPlacementV
     @Override
     public Optional<PlacementSnapshot> expertPlacement() {
         return Optional.ofNullable(ready()).map(LoadedModel::placement).map(p -> p.snapshot());
+    }
+
+    @Override
+    public boolean decodesSpeculatively() {
+        return settings.speculative().type() != SpeculativeSettings.Type.NONE;
+    }
+
+    @Override
+    public Optional<Counts> speculativeDecoding() {
+        return Optional.ofNullable(ready()).flatMap(m -> m.engine().speculation());
     }
 
     @Override

@@ -28,10 +28,19 @@ import java.util.Locale;
  *                       {@code -ctk}/{@code -ctv} names, default f16)
  * @param kernels        which kernels its matrices take: settings {@code kernels} ({@code auto|native|java}) and
  *                       {@code ggml-variant} ({@code auto} or a llama.cpp CPU variant whose summation orders to take)
+ * @param speculative    speculative decoding ({@code spec-*} settings); {@link SpeculativeSettings#NONE} by default
  */
 public record KtNativeSettings(String model, int threads, int contextSize, int maxSequences, int maxQueued,
                                String modelName, PlacementConfig placement, int warmupTokens, AttentionOrder attention,
-                               KvCacheTypes cacheTypes, KernelConfig kernels) {
+                               KvCacheTypes cacheTypes, KernelConfig kernels, SpeculativeSettings speculative) {
+
+    /** Without speculative decoding. */
+    public KtNativeSettings(String model, int threads, int contextSize, int maxSequences, int maxQueued,
+                            String modelName, PlacementConfig placement, int warmupTokens, AttentionOrder attention,
+                            KvCacheTypes cacheTypes, KernelConfig kernels) {
+        this(model, threads, contextSize, maxSequences, maxQueued, modelName, placement, warmupTokens, attention,
+                cacheTypes, kernels, SpeculativeSettings.NONE);
+    }
 
     /** With the default F16 KV cache and the JVM's default kernels. */
     public KtNativeSettings(String model, int threads, int contextSize, int maxSequences, int maxQueued,
@@ -69,7 +78,7 @@ public record KtNativeSettings(String model, int threads, int contextSize, int m
         }
         KvCacheTypes cacheTypes = new KvCacheTypes(cacheType(config, "cache-type-k"), cacheType(config, "cache-type-v"));
         return new KtNativeSettings(model, threads, context, sequences, queued, name, PlacementConfig.from(config), warmup,
-                attention(config), cacheTypes, kernels(config));
+                attention(config), cacheTypes, kernels(config), SpeculativeSettings.from(config));
     }
 
     private static KvCacheType cacheType(BackendConfig config, String key) {

@@ -16,6 +16,9 @@ import dev.lazarus.kt.placement.ExpertPlacement;
 import dev.lazarus.kt.runtime.EngineOptions;
 import dev.lazarus.kt.runtime.InferenceEngine;
 import dev.lazarus.kt.runtime.JitWarmup;
+import dev.lazarus.kt.speculative.Drafter;
+import dev.lazarus.kt.speculative.ModelDrafter;
+import dev.lazarus.kt.speculative.NgramDrafter;
 import dev.lazarus.kt.tokenizer.Tokenizer;
 import dev.lazarus.kt.tokenizer.Tokenizers;
 import java.io.IOException;
@@ -96,7 +99,7 @@ final class ModelLoader {
             EngineOptions defaults = EngineOptions.defaults(context, settings.maxSequences());
             InferenceEngine engine = new InferenceEngine(model, new EngineOptions(context, settings.maxSequences(),
                     settings.maxQueued(), defaults.maxBatchTokens(), defaults.prefixCacheEntries(),
-                    settings.cacheTypes()), parallel);
+                    settings.cacheTypes()), parallel, drafter(model, tokenizer, parallel, context));
             warmUp(model, engine, placement);
             LOG.log(Level.INFO, "kt-native backend {0}: {1} ready ({2}, context {3}, {4} threads, {5})",
                     backendId, settings.modelName(), model.config().architecture().ggufName(), context,
@@ -116,6 +119,47 @@ final class ModelLoader {
             }
             file.close();
             throw e;
+        }
+    }
+
+    /** The {@code spec-type}'s drafter, or null (none); a draft model is loaded here, on the main model's threads. */
+    private Drafter drafter(Model model, Tokenizer tokenizer, Parallel parallel, int context) {
+        SpeculativeSettings spec = settings.speculative();
+        return switch (spec.type()) {
+            case NONE -> null;
+            case NGRAM_SIMPLE -> new NgramDrafter(spec.ngramSizeN(), spec.ngramSizeM(), spec.draftMin());
+            case DRAFT_SIMPLE -> {
+                GgufFile file = GgufFile.open(spec.draftModel());
+                try {
+                    Model draft = Model.load(file, parallel, settings.kernels(), settings.attention());
+                    checkDraftVocabulary(tokenizer, Tokenizers.fromMetadata(file.metadata()));
+                    LOG.log(Level.INFO, "kt-native backend {0}: draft model {1} ({2}) drafts up to {3} tokens",
+                            backendId, spec.draftModel().getFileName(), draft.config().architecture().ggufName(),
+                            spec.draftMax());
+                    yield new ModelDrafter(draft, context, settings.cacheTypes(), spec.draftMax(), spec.draftMin(),
+                            file);
+                } catch (RuntimeException | Error e) {
+                    file.close();
+                    if (e instanceof IllegalArgumentException) {
+                        throw new BackendConfigException(backendId, "spec-draft-model", e.getMessage());
+                    }
+                    throw e;
+                }
+            }
+        };
+    }
+
+    /** A draft model's tokens must be the main model's, id for id: its proposals are the main model's token ids. */
+    private static void checkDraftVocabulary(Tokenizer main, Tokenizer draft) {
+        if (main.vocabSize() != draft.vocabSize()) {
+            throw new IllegalArgumentException("the draft model's vocabulary has " + draft.vocabSize()
+                    + " tokens, the model's " + main.vocabSize() + ": they must be the same vocabulary");
+        }
+        for (int id = 0; id < main.vocabSize(); id++) {
+            if (!main.piece(id).equals(draft.piece(id))) {
+                throw new IllegalArgumentException("the draft model's token " + id + " is '" + draft.piece(id)
+                        + "', the model's '" + main.piece(id) + "': they must be the same vocabulary");
+            }
         }
     }
 

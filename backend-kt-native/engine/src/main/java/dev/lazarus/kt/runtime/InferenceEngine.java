@@ -2,11 +2,14 @@ package dev.lazarus.kt.runtime;
 
 import dev.lazarus.backend.api.BackendException;
 import dev.lazarus.backend.api.ContextLengthExceededException;
+import dev.lazarus.backend.api.SpeculativeDecodingView;
 import dev.lazarus.kt.model.Model;
 import dev.lazarus.kt.parallel.Parallel;
+import dev.lazarus.kt.speculative.Drafter;
 import java.lang.System.Logger.Level;
 import java.time.Duration;
 import java.util.ArrayDeque;
+import java.util.Optional;
 import java.util.Queue;
 import java.util.concurrent.locks.Condition;
 import java.util.concurrent.locks.ReentrantLock;
@@ -23,6 +26,7 @@ public final class InferenceEngine implements AutoCloseable {
     private final Model model;
     private final EngineOptions options;
     private final Scheduler scheduler;
+    private final Drafter drafter;
     private final Queue<Sequence> queue = new ArrayDeque<>();
     private final ReentrantLock lock = new ReentrantLock();
     private final Condition work = lock.newCondition();
@@ -30,9 +34,25 @@ public final class InferenceEngine implements AutoCloseable {
     private volatile boolean running = true;
 
     public InferenceEngine(Model model, EngineOptions options, Parallel parallel) {
+        this(model, options, parallel, null);
+    }
+
+    /**
+     * @param drafter proposes the tokens that speculative decoding verifies, or null (none); the engine closes it. A
+     *                model with recurrent state decodes without: its state cannot drop the positions of rejected
+     *                draft tokens
+     */
+    public InferenceEngine(Model model, EngineOptions options, Parallel parallel, Drafter drafter) {
         this.model = model;
         this.options = options;
-        this.scheduler = new Scheduler(model, options, parallel);
+        if (drafter != null && model.kvLayout().hasRecurrentState()) {
+            LOG.log(Level.WARNING, "speculative decoding (" + drafter.type() + ") is off: the model's recurrent state"
+                    + " cannot be rolled back past rejected draft tokens");
+            drafter.close();
+            drafter = null;
+        }
+        this.drafter = drafter;
+        this.scheduler = new Scheduler(model, options, parallel, drafter);
         this.thread = Thread.ofPlatform().name("kt-engine").daemon().start(this::loop);
     }
 
@@ -97,6 +117,11 @@ public final class InferenceEngine implements AutoCloseable {
         return scheduler.steps();
     }
 
+    /** What speculative decoding achieved so far; empty without it. */
+    public Optional<SpeculativeDecodingView.Counts> speculation() {
+        return drafter == null ? Optional.empty() : Optional.of(scheduler.speculation().counts(drafter.type()));
+    }
+
     private void loop() {
         try {
             while (running) {
@@ -135,6 +160,9 @@ public final class InferenceEngine implements AutoCloseable {
             queue.clear();
         } finally {
             lock.unlock();
+        }
+        if (drafter != null) {
+            drafter.close();
         }
     }
 

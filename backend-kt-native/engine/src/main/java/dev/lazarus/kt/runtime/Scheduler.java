@@ -4,17 +4,23 @@ import dev.lazarus.kt.model.ForwardBatch;
 import dev.lazarus.kt.model.KvCache;
 import dev.lazarus.kt.model.Model;
 import dev.lazarus.kt.parallel.Parallel;
+import dev.lazarus.kt.speculative.Drafter;
+import dev.lazarus.kt.speculative.SpeculationStats;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.Iterator;
 import java.util.List;
 
 /**
  * One step of continuous batching: every active sequence contributes its pending tokens (one while
- * decoding, a chunk of its prompt while prefilling) to ONE forward pass, so each weight (and each
- * chosen expert) is read once per step for all sequences. After the pass, sequences whose last
- * fed token produced logits pick their next token. Used by the engine thread only.
+ * decoding, with the tokens a {@link Drafter} proposes after it under speculative decoding; a chunk of its prompt
+ * while prefilling) to ONE forward pass, so each weight (and each chosen expert) is read once per step for all
+ * sequences. After the pass, sequences whose last fed token produced logits pick their next token (or tokens: the
+ * accepted part of the draft and the one after it). Used by the engine thread only.
  */
 final class Scheduler {
+
+    private static final System.Logger LOG = System.getLogger(Scheduler.class.getName());
 
     /**
      * Prompt tokens of a sliding-window model that run as a step of their own: llama-server keeps a checkpoint of the
@@ -29,13 +35,18 @@ final class Scheduler {
     private final EngineOptions options;
     private final Parallel parallel;
     private final PrefixCache prefixCache;
+    /** Null without speculative decoding. */
+    private final Drafter drafter;
+    private final SpeculationStats stats = new SpeculationStats();
     private final List<Sequence> active = new ArrayList<>();
     // active.size() for other threads (the list itself belongs to the engine thread)
     private volatile int activeCount;
     private volatile long steps;
 
-    Scheduler(Model model, EngineOptions options, Parallel parallel) {
+    /** @param drafter proposes tokens for speculative decoding, or null (none) */
+    Scheduler(Model model, EngineOptions options, Parallel parallel, Drafter drafter) {
         this.model = model;
+        this.drafter = drafter;
         this.checkpointsPrompts = model.config().slidingWindow() > 0 || model.kvLayout().hasRecurrentState();
         this.options = options;
         this.parallel = parallel;
@@ -59,6 +70,10 @@ final class Scheduler {
         return steps;
     }
 
+    SpeculationStats speculation() {
+        return stats;
+    }
+
     /** Starts a sequence, seeding its cache from the longest cached prefix of its prompt. */
     void admit(Sequence seq) {
         KvCache cache = model.newCache(options.contextSize(), options.cacheTypes());
@@ -69,6 +84,9 @@ final class Scheduler {
             reused = hit.positions();
         }
         seq.attach(cache, reused);
+        if (drafter != null) {
+            seq.drafts(drafter.open());
+        }
         active.add(seq);
         activeCount = active.size();
         seq.listener().admitted(reused);
@@ -83,14 +101,20 @@ final class Scheduler {
         List<Sequence> batchSeqs = new ArrayList<>();
         List<Integer> counts = new ArrayList<>();
         int budget = options.maxBatchTokens();
-        // Decoding sequences first (one token each) so a long prompt never stalls running streams.
+        // Decoding sequences first (one token each, and their drafts) so a long prompt never stalls running streams.
+        int decoding = (int) active.stream().filter(seq -> seq.pending() == 1).count();
         for (Sequence seq : active) {
             if (seq.pending() == 1) {
-                budget = plan(seq, 1, budget, batchSeqs, counts);
+                decoding--;
+                // every decoding sequence after this one keeps its token's place in the budget
+                int[] draft = draft(seq, budget - 1 - decoding);
+                seq.draft(draft);
+                budget = plan(seq, 1 + (draft == null ? 0 : draft.length), budget, batchSeqs, counts);
             }
         }
         for (Sequence seq : active) {
             if (seq.pending() > 1 && budget > 0) {
+                seq.draft(null);
                 budget = plan(seq, promptChunk(seq.pending(), budget), budget, batchSeqs, counts);
             }
         }
@@ -106,11 +130,13 @@ final class Scheduler {
         for (int s = 0; s < batchSeqs.size(); s++) {
             Sequence seq = batchSeqs.get(s);
             int start = seq.fed();
+            int[] draft = seq.draft();
             for (int k = 0; k < counts.get(s); k++, at++) {
-                tokens[at] = seq.token(start + k);
+                // the pending token, then its draft: each position's logits verify the next draft token
+                tokens[at] = draft != null && k > 0 ? draft[k - 1] : seq.token(start + k);
                 positions[at] = start + k;
                 caches[at] = seq.cache();
-                wantLogits[at] = start + k == seq.length() - 1;
+                wantLogits[at] = start + k >= seq.length() - 1;
             }
         }
         float[][] logits;
@@ -124,7 +150,7 @@ final class Scheduler {
         }
         steps++;
         List<Sequence> sampling = new ArrayList<>();
-        List<float[]> samplingLogits = new ArrayList<>();
+        List<Integer> firstLogits = new ArrayList<>();
         at = 0;
         for (int s = 0; s < batchSeqs.size(); s++) {
             Sequence seq = batchSeqs.get(s);
@@ -132,7 +158,8 @@ final class Scheduler {
             at += counts.get(s);
             if (logits[at - 1] != null) {
                 sampling.add(seq);
-                samplingLogits.add(logits[at - 1]);
+                int[] draft = seq.draft();
+                firstLogits.add(at - 1 - (draft == null ? 0 : draft.length));
             } else {
                 seq.listener().prefilled(seq.fed(), seq.length());
             }
@@ -141,11 +168,8 @@ final class Scheduler {
         Throwable[] errors = new Throwable[sampling.size()];
         parallel.forRange(sampling.size(), (from, to) -> {
             for (int i = from; i < to; i++) {
-                Sequence seq = sampling.get(i);
                 try {
-                    int next = seq.listener().select(samplingLogits.get(i));
-                    seq.append(next);
-                    goOn[i] = seq.listener().accept(next);
+                    goOn[i] = choose(sampling.get(i), logits, firstLogits.get(i));
                 } catch (RuntimeException | Error e) {
                     errors[i] = e;
                 }
@@ -162,6 +186,62 @@ final class Scheduler {
                 end(seq, EndReason.CONTEXT_FULL);
             }
         }
+    }
+
+    /**
+     * Picks the sequence's next tokens from the logits at {@code first} on: one, or with a draft as llama.cpp's
+     * {@code common_sampler_sample_and_accept_n} does, the listener's own choice at each drafted position while it
+     * equals the draft, then its choice after the last accepted one. Each token is chosen and accepted exactly as
+     * without a draft (the same sampler calls in the same order), so the output is the same; the cache then drops
+     * the positions of the rejected draft tokens. Returns whether to go on generating.
+     */
+    private boolean choose(Sequence seq, float[][] logits, int first) {
+        int[] draft = seq.draft();
+        boolean decoding = seq.generated() > 0;
+        int accepted = 0;
+        boolean goOn;
+        while (true) {
+            int next = seq.listener().select(logits[first + accepted]);
+            seq.append(next);
+            goOn = seq.listener().accept(next);
+            if (!goOn || draft == null || accepted == draft.length || next != draft[accepted]) {
+                break;
+            }
+            accepted++;
+        }
+        if (draft != null) {
+            seq.keepVerified();
+            seq.draft(null);
+        }
+        if (drafter != null && decoding) {
+            stats.step(draft == null ? 0 : draft.length, accepted, accepted + 1);
+        }
+        return goOn;
+    }
+
+    /**
+     * The tokens drafted to follow a decoding sequence's pending token, at most {@code room}; null when none. Bounded
+     * as llama-server bounds them: the context keeps room for the token after the last draft one, and no draft token
+     * lies beyond what {@code max_tokens} lets the sequence emit.
+     */
+    private int[] draft(Sequence seq, int room) {
+        if (seq.drafts() == null) {
+            return null;
+        }
+        int max = Math.min(Math.min(drafter.maxDraft(), room),
+                Math.min(options.contextSize() - seq.length() - 1, seq.listener().tokensLeft() - 1));
+        if (max <= 0 || max < drafter.minDraft()) {
+            return null;
+        }
+        int[] draft;
+        try {
+            draft = seq.drafts().propose(seq.tokenArray(), seq.length(), max);
+        } catch (RuntimeException e) {
+            // a draft is only ever a guess: the sequence decodes on without one
+            LOG.log(System.Logger.Level.WARNING, "the " + drafter.type() + " drafter failed; this step decodes without a draft", e);
+            return null;
+        }
+        return draft.length == 0 || draft.length < drafter.minDraft() ? null : Arrays.copyOf(draft, Math.min(draft.length, max));
     }
 
     /** Prompt tokens to feed of {@code pending}: at most the budget, and never into the checkpoint tail with the rest. */
@@ -203,13 +283,22 @@ final class Scheduler {
     private void fail(Sequence seq, Throwable error) {
         active.remove(seq);
         activeCount = active.size();
+        closeDrafts(seq);
         if (seq.finish()) {
             seq.listener().failed(error);
         }
     }
 
+    private static void closeDrafts(Sequence seq) {
+        if (seq.drafts() != null) {
+            seq.drafts().close();
+            seq.drafts(null);
+        }
+    }
+
     /** Keeps a finished sequence's cache for prefix reuse. */
     private void retire(Sequence seq) {
+        closeDrafts(seq);
         if (seq.cache() != null && seq.fed() > 0) {
             prefixCache.offer(seq.cachedTokens(), seq.cache());
         }

@@ -1,6 +1,7 @@
 package dev.lazarus.kt.runtime;
 
 import dev.lazarus.kt.model.KvCache;
+import dev.lazarus.kt.speculative.Drafter;
 import java.util.Arrays;
 import java.util.concurrent.atomic.AtomicBoolean;
 
@@ -19,6 +20,10 @@ final class Sequence implements SequenceHandle {
     private int length;
     private KvCache cache;
     private volatile int reused;
+    /** The drafter's state for this sequence; null without speculative decoding. */
+    private Drafter.Session drafts;
+    /** The tokens drafted after the pending one and fed with it this step; null when none. */
+    private int[] draft;
 
     Sequence(int[] prompt, SequenceListener listener) {
         this.tokens = Arrays.copyOf(prompt, Math.max(16, prompt.length * 2));
@@ -74,6 +79,11 @@ final class Sequence implements SequenceHandle {
         return length;
     }
 
+    /** Tokens generated so far. */
+    int generated() {
+        return length - promptLength;
+    }
+
     int token(int index) {
         return tokens[index];
     }
@@ -88,6 +98,32 @@ final class Sequence implements SequenceHandle {
             tokens = Arrays.copyOf(tokens, tokens.length * 2);
         }
         tokens[length++] = token;
+    }
+
+    /** The known tokens' array, valid up to {@link #length()} (for a drafter to read without a copy). */
+    int[] tokenArray() {
+        return tokens;
+    }
+
+    Drafter.Session drafts() {
+        return drafts;
+    }
+
+    void drafts(Drafter.Session session) {
+        this.drafts = session;
+    }
+
+    int[] draft() {
+        return draft;
+    }
+
+    void draft(int[] proposed) {
+        this.draft = proposed;
+    }
+
+    /** Rolls the cache back to the known tokens but the pending one: positions of rejected draft tokens go. */
+    void keepVerified() {
+        cache.setLength(length - 1);
     }
 
     /** The tokens whose keys and values the cache holds. */

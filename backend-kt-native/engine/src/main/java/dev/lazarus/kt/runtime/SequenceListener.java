@@ -27,6 +27,14 @@ public interface SequenceListener {
     /** Receives the chosen token; returns whether to go on generating (false: the sequence ends as {@link EndReason#STOPPED}). */
     boolean accept(int token);
 
+    /**
+     * Tokens the sequence may still generate ({@code max_tokens} left), so that speculative decoding drafts no token
+     * that could never be emitted; unbounded by default.
+     */
+    default int tokensLeft() {
+        return Integer.MAX_VALUE;
+    }
+
     /** The sequence ended normally or was cancelled. Exactly one of this and {@link #failed} is called, once. */
     void ended(EndReason reason);
 

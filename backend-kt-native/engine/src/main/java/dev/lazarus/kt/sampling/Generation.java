@@ -79,6 +79,11 @@ public final class Generation {
         return stops.stopped() ? rest : rest + stops.flush();
     }
 
+    /** Tokens {@code max_tokens} still lets the generation emit; unbounded without it. */
+    public int remaining() {
+        return params.maxTokens() > 0 ? Math.max(0, params.maxTokens() - tokens.size()) : Integer.MAX_VALUE;
+    }
+
     public boolean finished() {
         return finishReason != null;
     }

@@ -1,0 +1,158 @@
+package dev.lazarus.kt.correctness;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.lazarus.backend.api.BackendConfig;
+import dev.lazarus.backend.api.SpeculativeDecodingView.Counts;
+import dev.lazarus.backend.api.openai.Completion;
+import dev.lazarus.backend.api.openai.CompletionRequest;
+import dev.lazarus.kt.backend.KtNativeBackend;
+import dev.lazarus.kt.backend.KtNativeBackendFactory;
+import dev.lazarus.kt.correctness.ParityModels.Format;
+import dev.lazarus.kt.gguf.GgufFile;
+import dev.lazarus.kt.testsupport.LlamaCpp;
+import dev.lazarus.kt.tokenizer.Tokenizer;
+import dev.lazarus.kt.tokenizer.Tokenizers;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.stream.Collectors;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Tag;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import tools.jackson.databind.JsonNode;
+import tools.jackson.databind.node.ObjectNode;
+
+/**
+ * n-gram speculative decoding as llama-server does it: the backend with {@code spec-type: ngram-simple} against
+ * llama-server with {@code --spec-type ngram-simple} and the same n-gram sizes, greedy on the generated F32 llama
+ * model whose plain continuations {@link GreedyParityTest} shows identical. Equal drafts verify in batches of equal
+ * sizes, which round alike, so the tokens are the same; and the draft tokens verified and accepted per request
+ * (llama-server's {@code timings.draft_n}, {@code draft_n_accepted}) are the same, which holds only if both look up
+ * the same n-grams and cut the drafts alike.
+ */
+@Tag("llama-server")
+class SpeculativeParityTest {
+
+    static final int TOKENS = 48;
+    static final String SIZE_N = "3";
+    static final String SIZE_M = "12";
+
+    @TempDir
+    static Path dir;
+
+    static Path model;
+    static Tokenizer tokenizer;
+    static KtNativeBackend backend;
+    static LlamaReference llama;
+
+    @BeforeAll
+    static void start() throws Exception {
+        LlamaCpp.require();
+        model = ParityModels.LLAMA.write(Format.F32, dir);
+        try (GgufFile file = GgufFile.open(model)) {
+            tokenizer = Tokenizers.fromMetadata(file.metadata());
+        }
+        backend = ((KtNativeBackend) new KtNativeBackendFactory().create(new BackendConfig("kt", "kt-native",
+                Map.of("model", model.toString(), "threads", 1, "context-size", 1024, "model-name", "m",
+                        "flash-attention", "off", "spec-type", "ngram-simple", "spec-ngram-simple-size-n", SIZE_N,
+                        "spec-ngram-simple-size-m", SIZE_M))))
+                .awaitReady(Duration.ofMinutes(1));
+        llama = LlamaReference.start(model, "--spec-type", "ngram-simple", "--spec-ngram-simple-size-n", SIZE_N,
+                "--spec-ngram-simple-size-m", SIZE_M);
+    }
+
+    @AfterAll
+    static void stop() {
+        if (backend != null) {
+            backend.close();
+        }
+        if (llama != null) {
+            llama.close();
+        }
+    }
+
+    @Test
+    void ngramSpeculationDraftsAcceptsAndAnswersAsLlamaServer() {
+        assertThat(compare(backend, llama)).as("draft tokens accepted (else this compares plain greedy)").isPositive();
+    }
+
+    /** The model drafting for itself ({@code draft-simple}, three tokens a step) against llama-server's {@code -md}. */
+    @Test
+    void draftModelSpeculationAnswersAsLlamaServer() throws Exception {
+        KtNativeBackend drafting = ((KtNativeBackend) new KtNativeBackendFactory().create(new BackendConfig("kt-draft",
+                "kt-native", Map.of("model", model.toString(), "threads", 1, "context-size", 1024, "model-name", "m",
+                        "flash-attention", "off", "spec-type", "draft-simple", "spec-draft-model", model.toString(),
+                        "spec-draft-n-max", 3))))
+                .awaitReady(Duration.ofMinutes(1));
+        try (drafting; LlamaReference server = LlamaReference.start(model, "--spec-type", "draft-simple",
+                "--spec-draft-model", model.toString(), "--spec-draft-n-max", "3")) {
+            assertThat(compare(drafting, server)).as("draft tokens accepted").isPositive();
+        }
+    }
+
+    /** Greedy continuations of repetitive prompts on both; the failures listed; returns the draft tokens accepted. */
+    private static long compare(KtNativeBackend backend, LlamaReference llama) {
+        List<String> prompts = List.of(
+                "one two three four five, one two three four five, one two three four five, one two",
+                "The cat sat on the mat. The cat sat on the mat. The cat sat on the mat. The cat",
+                "abc abc abc abc abc abc abc abc abc abc abc abc");
+        List<String> failures = new ArrayList<>();
+        long accepted = 0;
+        for (String text : prompts) {
+            int[] ids = tokenizer.encode(text, true, false);
+            Counts before = backend.speculativeDecoding().orElseThrow();
+            String ours = ours(backend, ids);
+            Counts after = backend.speculativeDecoding().orElseThrow();
+            JsonNode response = theirs(llama, ids);
+            int[] tokens = response.path("tokens").valueStream().mapToInt(JsonNode::asInt).toArray();
+            String theirs = tokenizer.decode(tokens);
+            long drafted = after.draftedTokens() - before.draftedTokens();
+            long taken = after.acceptedTokens() - before.acceptedTokens();
+            JsonNode timings = response.path("timings");
+            if (!ours.equals(theirs) || drafted != timings.path("draft_n").asLong()
+                    || taken != timings.path("draft_n_accepted").asLong()) {
+                failures.add("%s:%n  engine       %s (drafted %d, accepted %d)%n  llama-server %s (%s)".formatted(text,
+                        ours.replace("\n", "\\n"), drafted, taken, theirs.replace("\n", "\\n"), timings));
+            }
+            accepted += taken;
+        }
+        assertThat(failures).as("speculative continuations against llama-server").isEmpty();
+        return accepted;
+    }
+
+    /** The backend's greedy continuation, end-of-generation tokens biased away (llama-server's {@code ignore_eos}). */
+    private static String ours(KtNativeBackend backend, int[] prompt) {
+        Map<String, Double> banned = new HashMap<>();
+        for (int id = 0; id < tokenizer.vocabSize(); id++) {
+            if (tokenizer.isEog(id)) {
+                banned.put(String.valueOf(id), -100.0);
+            }
+        }
+        CompletionRequest request = new CompletionRequest("m", Arrays.stream(prompt).boxed().toList(), null, TOKENS,
+                0.0, null, null, null, null, null, null, null, null, null, null, banned, null, null, Map.of());
+        List<Completion> chunks = backend.completion(request).collectList().block(Duration.ofMinutes(2));
+        assertThat(chunks.getLast().usage().completionTokens()).isEqualTo(TOKENS);
+        return chunks.stream().filter(c -> !c.choices().isEmpty()).map(c -> c.choices().getFirst().text())
+                .collect(Collectors.joining());
+    }
+
+    /** llama-server's greedy continuation with its timings (the draft counts). */
+    private static JsonNode theirs(LlamaReference llama, int[] prompt) {
+        ObjectNode request = LlamaReference.JSON.createObjectNode();
+        var ids = request.putArray("prompt");
+        Arrays.stream(prompt).forEach(ids::add);
+        request.put("n_predict", TOKENS).put("temperature", 0.0).put("ignore_eos", true).put("cache_prompt", false)
+                .put("return_tokens", true);
+        JsonNode response = LlamaReference.JSON.readTree(llama.server().post("/completion",
+                LlamaReference.JSON.writeValueAsString(request)));
+        assertThat(response.path("tokens").size()).as("llama-server's tokens").isEqualTo(TOKENS);
+        return response;
+    }
+}
