@@ -8,7 +8,7 @@ import java.util.List;
 import java.util.Map;
 
 /**
- * qwen35moe's linear attention, as llama.cpp's graph and ggml's CPU ops compute it: the joint projection of queries,
+ * qwen35moe's and qwen3next's linear attention, as llama.cpp's graph and ggml's CPU ops compute it: the joint projection of queries,
  * keys and values through a causal convolution (its last inputs kept per sequence) and SiLU; queries and keys
  * L2-normalised per head; per value head a state matrix that decays by {@code exp(g)}, takes the delta rule's
  * correction {@code k ⊗ β(v - Sᵀk)} and is read by the query ({@code ggml_gated_delta_net}, token after token: ggml's
@@ -18,7 +18,10 @@ import java.util.Map;
  */
 final class GatedDeltaNet implements Attention {
 
-    /** The block's tensors; {@code conv} is {@code [channels][kernel]} row by row, as the GGUF holds it. */
+    /**
+     * The block's tensors; {@code conv} is {@code [channels][kernel]} row by row, as the GGUF holds it; {@code alpha} is
+     * null where {@code beta} gives both ({@link DeltaNetConfig#groupedHeads}).
+     */
     record Weights(WeightMatrix qkv, WeightMatrix gate, float[] conv, float[] dtBias, float[] a, WeightMatrix beta,
                    WeightMatrix alpha, float[] norm, WeightMatrix output) {}
 
@@ -31,6 +34,8 @@ final class GatedDeltaNet implements Attention {
     private final int channels;
     private final int taps;
     private final int convFloats;
+    /** Value heads per key head. */
+    private final int group;
     private final float scale;
     /** The rms norm's epsilon and the scale that make it the L2 norm of a {@code state}-wide head. */
     private final float l2Eps;
@@ -46,6 +51,7 @@ final class GatedDeltaNet implements Attention {
         this.channels = config.convChannels();
         this.taps = config.convKernel();
         this.convFloats = channels * (taps - 1);
+        this.group = config.valueHeads() / config.keyHeads();
         this.scale = 1.0f / (float) Math.sqrt(state);
         this.l2Eps = eps / state;
         this.l2Scale = 1.0f / (float) Math.sqrt((float) state);
@@ -53,6 +59,12 @@ final class GatedDeltaNet implements Attention {
         requireLength("ssm_dt", weights.dtBias(), config.valueHeads());
         requireLength("ssm_a", weights.a(), config.valueHeads());
         requireLength("ssm_norm", weights.norm(), state);
+        int betaRows = weights.alpha() == null ? 2 * config.valueHeads() : config.valueHeads();
+        if ((weights.alpha() == null) != config.groupedHeads() || weights.beta().rows() != betaRows) {
+            throw new ModelFormatException("block " + block + ": " + (config.groupedHeads()
+                    ? "ssm_ba with " + 2 * config.valueHeads() + " rows" : "ssm_beta and ssm_alpha")
+                    + " expected for " + config.valueHeads() + " value heads");
+        }
         if (weights.qkv().rows() != channels || weights.gate().rows() != config.valueDim()) {
             throw new ModelFormatException("block " + block + ": attn_qkv/attn_gate have " + weights.qkv().rows() + "/"
                     + weights.gate().rows() + " rows for " + channels + "/" + config.valueDim());
@@ -131,8 +143,9 @@ final class GatedDeltaNet implements Attention {
         public int open(int phase) {
             return switch (phase) {
                 case 0 -> {
-                    in = new Projections(parallel,
-                            new WeightMatrix[] {weights.qkv(), weights.gate(), weights.beta(), weights.alpha()}, xn);
+                    in = new Projections(parallel, weights.alpha() == null
+                            ? new WeightMatrix[] {weights.qkv(), weights.gate(), weights.beta()}
+                            : new WeightMatrix[] {weights.qkv(), weights.gate(), weights.beta(), weights.alpha()}, xn);
                     yield in.rows();
                 }
                 case 1 -> {
@@ -193,11 +206,17 @@ final class GatedDeltaNet implements Attention {
                         l2Normalize(x, h * state, state);
                     }
                     for (int h = 0; h < config.valueHeads(); h++) {
-                        beta[i][h] = Numerics.sigmoid(p[2][i][h]);
-                        decay[i][h] = softplus(p[3][i][h] + weights.dtBias()[h]) * weights.a()[h];
+                        beta[i][h] = Numerics.sigmoid(p[2][i][betaRow(h)]);
+                        float alpha = weights.alpha() == null ? p[2][i][betaRow(h) + group] : p[3][i][h];
+                        decay[i][h] = softplus(alpha + weights.dtBias()[h]) * weights.a()[h];
                     }
                 }
             });
+        }
+
+        /** Value head {@code h}'s row of the beta projection: per key head its group's betas, then their alphas. */
+        private int betaRow(int h) {
+            return weights.alpha() == null ? h / group * 2 * group + h % group : h;
         }
 
         /** The batch's token indices grouped by sequence, each group in batch (= position) order. */
@@ -255,7 +274,7 @@ final class GatedDeltaNet implements Attention {
         private void recur(int[] tokens, int h) {
             float[] st = batch.caches()[tokens[0]].recurrent(block);
             int base = convFloats + h * state * state;
-            int qOff = (h % config.keyHeads()) * state;
+            int qOff = config.keyHead(h) * state;
             int kOff = config.keyDim() + qOff;
             int vOff = 2 * config.keyDim() + h * state;
             float[] delta = new float[state];

@@ -83,10 +83,18 @@ final class ModelAssembler {
                 optional(file, block(b, "attn_sinks")));
     }
 
+    /** qwen35moe's tensors, or qwen3next's: one {@code ssm_ba} projection for beta and alpha. */
     private static BlockTensors.DeltaNet deltaNet(GgufFile file, int b) {
+        if (file.findTensor(block(b, "attn_qkv")).isEmpty() && file.findTensor(block(b, "ssm_in")).isPresent()) {
+            throw new ModelFormatException("block " + b + " holds the fused ssm_in projection of older qwen3next GGUFs,"
+                    + " which kt-native does not read: convert the model again with a current llama.cpp (attn_qkv and"
+                    + " attn_gate)");
+        }
+        GgufTensorInfo betaAlpha = optional(file, block(b, "ssm_ba"));
         return new BlockTensors.DeltaNet(file.tensor(block(b, "attn_qkv")), file.tensor(block(b, "attn_gate")),
                 file.tensor(block(b, "ssm_conv1d")), file.tensor(bias(b, "ssm_dt")), file.tensor("blk." + b + ".ssm_a"),
-                file.tensor(block(b, "ssm_beta")), file.tensor(block(b, "ssm_alpha")), file.tensor(block(b, "ssm_norm")),
+                betaAlpha != null ? betaAlpha : file.tensor(block(b, "ssm_beta")),
+                betaAlpha != null ? null : file.tensor(block(b, "ssm_alpha")), file.tensor(block(b, "ssm_norm")),
                 file.tensor(block(b, "ssm_out")));
     }
 
@@ -179,7 +187,8 @@ final class ModelAssembler {
             case BlockTensors.DeltaNet a -> new GatedDeltaNet(b, deltaNet, new GatedDeltaNet.Weights(
                     tensors.matrix(a.qkv()), tensors.matrix(a.gate()), tensors.vector(a.conv()),
                     tensors.vector(a.dtBias()), tensors.vector(a.a()), tensors.matrix(a.beta()),
-                    tensors.matrix(a.alpha()), tensors.vector(a.norm()), tensors.matrix(a.output())),
+                    a.alpha() == null ? null : tensors.matrix(a.alpha()), tensors.vector(a.norm()),
+                    tensors.matrix(a.output())),
                     config.rmsEps(), parallel);
         };
     }
