@@ -448,6 +448,16 @@ public final class SyntheticModels {
                 1e-6f, false, 32, 0);
     }
 
+    /**
+     * {@link #benchQwen3Moe()}'s width and experts as minimax-m2, for the engine benchmark: 4 layers, 8 heads of 128
+     * (rope over 64) on 2 KV heads, 32 experts of 512 with 4 used by sigmoid with {@code exp_probs_b}.
+     */
+    public static Spec benchMinimaxM2() {
+        return new Spec("bench-minimax-m2", "minimax-m2", GgmlType.Q8_0, 22, 4, 1024, 8, 2, 128, 512,
+                new Moe(32, 4, 512, 0, 0, Gating.SIGMOID, true, 1f, 0, 0, true), null, 5_000_000f, null, 4096,
+                1e-6f, false, 64, 0);
+    }
+
     /** A Qwen3-MoE big enough to measure kernels rather than overhead: about 214M weights, 32 experts, 4 used. */
     public static Spec benchQwen3Moe() {
         return new Spec("bench-qwen3moe", "qwen3moe", GgmlType.Q8_0, 6, 4, 1024, 16, 4, 64, 2048,
@@ -520,8 +530,9 @@ public final class SyntheticModels {
             case "benchqwen3next" -> benchQwen3Next();
             case "tinyminimaxm2" -> tinyMinimaxM2();
             case "wideminimaxm2" -> wideMinimaxM2();
+            case "benchminimaxm2" -> benchMinimaxM2();
             default -> throw new IllegalArgumentException("unknown preset '" + name
-                    + "' (tinyLlama, tinyLlamaMoe, tinyQwen3, tinyQwen3Moe, tinyDeepseek2, tinyDeepseek32, wideDeepseek32, tinyGlm4Moe, tinyGptOss, wideQwen3Moe, wideDeepseek2, wideLlama, wideGlm4Moe, wideGptOss, benchQwen3Moe, benchQwen3MoeSkewed, benchQwen3MoeFlat, benchDeepseek32, tinyQwen35Moe, wideQwen35Moe, benchQwen35Moe, tinyQwen3Next, wideQwen3Next, benchQwen3Next, tinyMinimaxM2, wideMinimaxM2)");
+                    + "' (tinyLlama, tinyLlamaMoe, tinyQwen3, tinyQwen3Moe, tinyDeepseek2, tinyDeepseek32, wideDeepseek32, tinyGlm4Moe, tinyGptOss, wideQwen3Moe, wideDeepseek2, wideLlama, wideGlm4Moe, wideGptOss, benchQwen3Moe, benchQwen3MoeSkewed, benchQwen3MoeFlat, benchDeepseek32, tinyQwen35Moe, wideQwen35Moe, benchQwen35Moe, tinyQwen3Next, wideQwen3Next, benchQwen3Next, tinyMinimaxM2, wideMinimaxM2, benchMinimaxM2)");
         };
     }
 
