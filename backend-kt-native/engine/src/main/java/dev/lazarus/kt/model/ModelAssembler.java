@@ -83,15 +83,15 @@ final class ModelAssembler {
                 optional(file, block(b, "attn_sinks")));
     }
 
-    /** qwen35moe's tensors, or qwen3next's: one {@code ssm_ba} projection for beta and alpha. */
+    /**
+     * qwen35moe's tensors, or qwen3next's: one {@code ssm_ba} projection for beta and alpha, and in GGUFs converted
+     * before llama.cpp split it, one {@code ssm_in} for queries, keys, values and z (then {@code gate} is null).
+     */
     private static BlockTensors.DeltaNet deltaNet(GgufFile file, int b) {
-        if (file.findTensor(block(b, "attn_qkv")).isEmpty() && file.findTensor(block(b, "ssm_in")).isPresent()) {
-            throw new ModelFormatException("block " + b + " holds the fused ssm_in projection of older qwen3next GGUFs,"
-                    + " which kt-native does not read: convert the model again with a current llama.cpp (attn_qkv and"
-                    + " attn_gate)");
-        }
         GgufTensorInfo betaAlpha = optional(file, block(b, "ssm_ba"));
-        return new BlockTensors.DeltaNet(file.tensor(block(b, "attn_qkv")), file.tensor(block(b, "attn_gate")),
+        GgufTensorInfo fused = file.findTensor(block(b, "attn_qkv")).isEmpty() ? optional(file, block(b, "ssm_in")) : null;
+        return new BlockTensors.DeltaNet(fused != null ? fused : file.tensor(block(b, "attn_qkv")),
+                fused != null ? null : file.tensor(block(b, "attn_gate")),
                 file.tensor(block(b, "ssm_conv1d")), file.tensor(bias(b, "ssm_dt")), file.tensor("blk." + b + ".ssm_a"),
                 betaAlpha != null ? betaAlpha : file.tensor(block(b, "ssm_beta")),
                 betaAlpha != null ? null : file.tensor(block(b, "ssm_alpha")), file.tensor(block(b, "ssm_norm")),
@@ -185,7 +185,7 @@ final class ModelAssembler {
                     rope, order, parallel);
             case BlockTensors.Mla a -> latentAttention(b, a);
             case BlockTensors.DeltaNet a -> new GatedDeltaNet(b, deltaNet, new GatedDeltaNet.Weights(
-                    tensors.matrix(a.qkv()), tensors.matrix(a.gate()), tensors.vector(a.conv()),
+                    tensors.matrix(a.qkv()), a.gate() == null ? null : tensors.matrix(a.gate()), tensors.vector(a.conv()),
                     tensors.vector(a.dtBias()), tensors.vector(a.a()), tensors.matrix(a.beta()),
                     a.alpha() == null ? null : tensors.matrix(a.alpha()), tensors.vector(a.norm()),
                     tensors.matrix(a.output())),

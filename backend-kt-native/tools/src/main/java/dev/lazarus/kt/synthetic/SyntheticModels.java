@@ -122,15 +122,26 @@ public final class SyntheticModels {
     }
 
     /**
-     * The gated DeltaNet blocks of qwen35moe: {@code keyHeads} query/key heads and {@code valueHeads} value heads of
-     * {@code stateSize}, a convolution of {@code convKernel} taps; every {@code fullAttentionInterval}-th block
-     * (1-based) is full attention.
+     * The gated DeltaNet blocks of qwen35moe and qwen3next: {@code keyHeads} query/key heads and {@code valueHeads}
+     * value heads of {@code stateSize}, a convolution of {@code convKernel} taps; every {@code fullAttentionInterval}-th
+     * block (1-based) is full attention; {@code fusedInput}: qwen3next's older layout, one {@code ssm_in} for queries,
+     * keys, values and z instead of {@code attn_qkv} and {@code attn_gate}.
      */
-    public record DeltaNet(int keyHeads, int valueHeads, int stateSize, int convKernel, int fullAttentionInterval) {
+    public record DeltaNet(int keyHeads, int valueHeads, int stateSize, int convKernel, int fullAttentionInterval,
+                           boolean fusedInput) {
         public DeltaNet {
             require(keyHeads > 0 && valueHeads % keyHeads == 0 && stateSize > 0 && convKernel > 1
                     && fullAttentionInterval > 0, "DeltaNet heads %d/%d of %d, kernel %d, interval %d", keyHeads,
                     valueHeads, stateSize, convKernel, fullAttentionInterval);
+        }
+
+        public DeltaNet(int keyHeads, int valueHeads, int stateSize, int convKernel, int fullAttentionInterval) {
+            this(keyHeads, valueHeads, stateSize, convKernel, fullAttentionInterval, false);
+        }
+
+        /** As older converters wrote qwen3next: the fused {@code ssm_in}. */
+        public DeltaNet withFusedInput() {
+            return new DeltaNet(keyHeads, valueHeads, stateSize, convKernel, fullAttentionInterval, true);
         }
 
         /** llama.cpp's layout from {@code full_attention_interval}. */
@@ -192,6 +203,8 @@ public final class SyntheticModels {
                     "%s has no group-limited routing", arch);
             require(a.has(ArchitectureTraits.Feature.DELTA_NET) == (deltaNet != null), "%s %s DeltaNet settings", arch,
                     deltaNet == null ? "needs" : "takes no");
+            require(deltaNet == null || !deltaNet.fusedInput() || a.has(ArchitectureTraits.Feature.GROUPED_DELTA_NET),
+                    "%s has no fused ssm_in", arch);
             require(a != ArchitectureTraits.MINIMAX_M2 || moe == null
                     || (moe.shared() == 0 && moe.leadingDense() == 0 && moe.groups() == 0 && moe.probsBias()
                         && moe.gating() == Gating.SIGMOID && moe.normalizeWeights() && moe.expertFfn() == ffn),
@@ -228,6 +241,11 @@ public final class SyntheticModels {
         public Spec withMla(Mla newMla) {
             return new Spec(name, arch, weightType, seed, layers, dim, heads, kvHeads, headDim, ffn, moe, newMla, ropeTheta,
                     yarn, contextLength, rmsEps, tiedEmbeddings, ropeDims, slidingWindow, deltaNet);
+        }
+
+        public Spec withDeltaNet(DeltaNet newDeltaNet) {
+            return new Spec(name, arch, weightType, seed, layers, dim, heads, kvHeads, headDim, ffn, moe, mla, ropeTheta,
+                    yarn, contextLength, rmsEps, tiedEmbeddings, ropeDims, slidingWindow, newDeltaNet);
         }
 
         public Spec withTiedEmbeddings(boolean tied) {

@@ -106,8 +106,12 @@ final class TensorLayout {
     private void deltaNet(int i, SyntheticModels.DeltaNet d) {
         long keyDim = (long) d.keyHeads() * d.stateSize();
         long valueDim = (long) d.valueHeads() * d.stateSize();
-        add(blk(i, "attn_qkv"), Init.MATRIX, spec.dim(), 2 * keyDim + valueDim);
-        add(blk(i, "attn_gate"), Init.MATRIX, spec.dim(), valueDim);
+        if (d.fusedInput()) {
+            add(blk(i, "ssm_in"), Init.MATRIX, spec.dim(), 2 * keyDim + 2 * valueDim);
+        } else {
+            add(blk(i, "attn_qkv"), Init.MATRIX, spec.dim(), 2 * keyDim + valueDim);
+            add(blk(i, "attn_gate"), Init.MATRIX, spec.dim(), valueDim);
+        }
         add(blk(i, "ssm_conv1d"), Init.CONV, d.convKernel(), 2 * keyDim + valueDim);
         add(bias(i, "ssm_dt"), Init.BIAS, d.valueHeads());
         add("blk." + i + ".ssm_a", Init.DECAY, d.valueHeads());

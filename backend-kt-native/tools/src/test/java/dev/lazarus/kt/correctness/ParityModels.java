@@ -40,6 +40,11 @@ enum ParityModels {
     QWEN35MOE("qwen35moe", SyntheticModels::tinyQwen35Moe, Format.GREEDY),
     /** qwen35moe's blocks with plain rope, each key head's value heads consecutive, one beta/alpha projection. */
     QWEN3NEXT("qwen3next", SyntheticModels::tinyQwen3Next, Format.GREEDY),
+    /**
+     * qwen3next as converters wrote it before llama.cpp split the input projection: one {@code ssm_in} for queries,
+     * keys, values and z, per key head (the GGUFs most users hold); one format, the layout being what it adds.
+     */
+    QWEN3NEXT_SSM_IN("qwen3next", ParityModels::fusedInputQwen3Next, List.of(Format.Q8_0)),
     /** The QK-norm over the whole projection, across heads. */
     MINIMAX_M2("minimax-m2", SyntheticModels::tinyMinimaxM2, Format.GREEDY),
     /** Other dimensions than the tiny shapes (see {@link SyntheticModels#wideQwen3Moe()}), in the formats users run. */
@@ -121,6 +126,11 @@ enum ParityModels {
     private static Spec fusedKvBDeepseek2() {
         Spec split = SyntheticModels.tinyDeepseek2();
         return split.withName("tiny-deepseek2-kv-b").withMla(split.mla().withSplitKvB(false));
+    }
+
+    private static Spec fusedInputQwen3Next() {
+        Spec split = SyntheticModels.tinyQwen3Next();
+        return split.withName("tiny-qwen3next-ssm-in").withDeltaNet(split.deltaNet().withFusedInput());
     }
 
     String arch() {
