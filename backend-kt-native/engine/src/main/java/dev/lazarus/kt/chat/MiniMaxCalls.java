@@ -96,7 +96,7 @@ final class MiniMaxCalls implements ToolCallSyntax.Tagged {
         Map<?, ?> parameters = function.parameters() == null ? Map.of() : function.parameters();
         Map<?, ?> properties = parameters.get("properties") instanceof Map<?, ?> p ? p : Map.of();
         List<?> requiredList = parameters.get("required") instanceof List<?> r ? r : List.of();
-        List<Object> required = properties.keySet().stream().filter(requiredList::contains).map(k -> (Object) k).toList();
+        List<?> required = properties.keySet().stream().filter(requiredList::contains).toList(); // in schema order
         int next = 0; // the required parameter to come
         while (true) {
             int start = skipSpace(body, at);
