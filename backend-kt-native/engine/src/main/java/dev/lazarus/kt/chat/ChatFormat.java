@@ -66,6 +66,9 @@ public record ChatFormat(ReasoningSyntax reasoning, ToolCallSyntax toolCalls, bo
         if (XmlCalls.writtenBy(source)) {
             return new XmlCalls();
         }
+        if (MiniMaxCalls.writtenBy(source)) {
+            return new MiniMaxCalls();
+        }
         if (source.contains(GlmCalls.KEY_OPEN)) {
             return new GlmCalls();
         }
