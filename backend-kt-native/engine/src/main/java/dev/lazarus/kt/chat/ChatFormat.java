@@ -42,6 +42,16 @@ public record ChatFormat(ReasoningSyntax reasoning, ToolCallSyntax toolCalls, bo
         return toolCalls instanceof HermesCalls;
     }
 
+    /** Whether calls are Qwen3.5/Qwen3-Coder XML blocks ({@code <function=...>}). */
+    public boolean xmlCalls() {
+        return toolCalls instanceof XmlCalls;
+    }
+
+    /** Whether calls are GLM-4.5's ({@code <tool_call>name<arg_key>...}). */
+    public boolean glmCalls() {
+        return toolCalls instanceof GlmCalls;
+    }
+
     static ChatFormat detect(ChatTemplate template) {
         String source = template.source();
         if (source.contains(HarmonyAnswer.CHANNEL) && source.contains(HarmonyAnswer.MESSAGE)) {

@@ -52,7 +52,7 @@ public final class ChatGrammars {
         });
     }
 
-    private static String arguments(JsonSchemaGrammar c, ToolSpec t, int i) {
+    static String arguments(JsonSchemaGrammar c, ToolSpec t, int i) {
         return c.schema(t.parameters() == null ? Map.of("type", "object") : t.parameters(), "tool-" + i + "-schema");
     }
 

@@ -11,6 +11,18 @@ final class Until {
 
     /** Adds the rules; returns the name of the first. */
     static String rules(JsonSchemaGrammar c, String base, String delimiter) {
+        return rules(c, base, delimiter, false);
+    }
+
+    /**
+     * Rules for "any text up to and including the first {@code delimiter}" (llama-server's {@code ac-} rules: the
+     * text of an XML call's string argument with its close tag).
+     */
+    static String through(JsonSchemaGrammar c, String base, String delimiter) {
+        return rules(c, base, delimiter, true);
+    }
+
+    private static String rules(JsonSchemaGrammar c, String base, String delimiter, boolean through) {
         int[] d = delimiter.codePoints().toArray();
         int[] fail = failure(d);
         String[] names = new String[d.length];
@@ -35,13 +47,15 @@ final class Until {
                 if (next < d.length) {
                     rule.append(' ').append(names[next]);
                 }
-                // next == length: the delimiter would be complete, so that character is not allowed here
-                if (next == d.length) {
+                // next == length: the delimiter would be complete, so that character is not allowed here (or,
+                // through it, ends the text)
+                if (next == d.length && !through) {
                     rule.setLength(rule.length() - charClass(ch, false).length() - 3);
                 }
             }
             rule.append(" | ").append(charClass(seen.toString(), true)).append(' ').append(names[0]);
-            c.addRule(names[k], rule.toString().strip()); // "| ...": the empty alternative first, as llama-server writes it
+            // "| ...": the empty alternative first, as llama-server writes it; none where the delimiter must come
+            c.addRule(names[k], through ? rule.substring(3) : rule.toString().strip());
         }
         return names[0];
     }
