@@ -92,7 +92,7 @@ record OutputConstraint(String gbnf, boolean jsonContent, String param, String h
                 return calls(ToolCallGrammars.harmony(specs), ToolCallGrammars.HARMONY_HEAD);
             }
             if (format.xmlCalls()) {
-                return calls(ToolCallGrammars.xml(specs, parallel), ToolCallGrammars.QWEN_HEAD);
+                return calls(ToolCallGrammars.xml(specs, parallel, format.reasoning() == null), ToolCallGrammars.QWEN_HEAD);
             }
             if (format.glmCalls()) {
                 return calls(ToolCallGrammars.glm(specs, parallel, format.reasoning() != null), ToolCallGrammars.GLM_HEAD);

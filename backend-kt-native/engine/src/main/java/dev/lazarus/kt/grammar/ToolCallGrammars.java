@@ -28,9 +28,11 @@ public final class ToolCallGrammars {
      * Qwen3.5's XML calls: any text without {@code <tool_call>} (a reasoning block included: llama-server's optional
      * block allows no more than that), then call blocks, each {@code <function=NAME>} with the required parameters in
      * any order and then optional ones, any number of times. A parameter that may be a string (or whose schema names
-     * no type) is raw text up to {@code \n</parameter>\n}; any other is its schema's JSON.
+     * no type) is raw text up to {@code \n</parameter>\n}; any other is its schema's JSON. Qwen3-Coder's layout (a
+     * template without a reasoning block, {@code coder}) may leave out the first call's {@code <tool_call>}, so
+     * the free text may not hold a {@code <function=NAME>} of the tools either.
      */
-    public static String xml(List<ToolSpec> tools, boolean parallel) {
+    public static String xml(List<ToolSpec> tools, boolean parallel, boolean coder) {
         return JsonSchemaGrammar.build(c -> {
             String argString = Until.through(c, "xml-arg-string", "\n</parameter>\n");
             List<String> calls = new ArrayList<>();
@@ -56,9 +58,15 @@ public final class ToolCallGrammars {
                 calls.add(c.addRule(tool, "(\"<function=\" " + SchemaRules.literal(tools.get(i).name()) + " \">\\n\") "
                         + (args.isEmpty() ? "" : "(" + args + ") ") + "\"</function>\\n\""));
             }
-            c.addRule("tool-call", "\"<tool_call>\\n\" (" + String.join(" | ", calls) + ") \"</tool_call>\" space");
-            c.addRule("tool-call-root", parallel ? "tool-call tool-call*" : "tool-call");
-            String until = Until.rules(c, "until", "<tool_call>");
+            String body = " (" + String.join(" | ", calls) + ") \"</tool_call>\" space";
+            c.addRule("tool-call", "\"<tool_call>\\n\"" + body);
+            String first = coder ? c.addRule("tool-call-first", "\"<tool_call>\\n\"?" + body) : "tool-call";
+            c.addRule("tool-call-root", first + (parallel ? " tool-call*" : ""));
+            List<String> opens = new ArrayList<>(List.of("<tool_call>"));
+            if (coder) {
+                tools.forEach(t -> opens.add("<function=" + t.name() + ">"));
+            }
+            String until = Until.rules(c, "until", opens);
             c.addRule("root", SchemaRules.literal(QWEN_HEAD) + " space " + until + " space tool-call-root");
         });
     }
