@@ -70,6 +70,21 @@ class RequiredToolCallsLlamaServerTest {
     }
 
     /**
+     * Qwen3-Coder's layout (the template without a reasoning block): the first call may come without
+     * {@code <tool_call>}, so a bare {@code <function=NAME>} opens it. (Qwen3.5's template without its generation
+     * prompt's block, and with the tag it splits reasoning at renamed.)
+     */
+    @Test
+    void qwen3CoderXmlCalls() throws Exception {
+        String coder = resource("qwen3.5.jinja").replace("{{- '<think>\\n\\n</think>\\n\\n' }}", "")
+                .replace("{{- '<think>\\n' }}", "").replace("<think>", "<thonk>").replace("</think>", "</thonk>");
+        assertSameAnswers("qwen3-coder", coder, List.of(
+                Case.of(body("<function=set_level>\n", "false", Map.of())),
+                Case.of(body("<function=now>\n", "true", Map.of())),
+                Case.of(body(null, "false", Map.of()))));
+    }
+
+    /**
      * kt-native continues an assistant message by appending its text to the generation prompt; llama-server renders
      * it through the template, which puts GLM's empty reasoning block before it. The bodies differ by that block so
      * that the prompts are the same (their token counts are compared).
@@ -111,7 +126,11 @@ class RequiredToolCallsLlamaServerTest {
      * drops the partial character.)
      */
     private static void assertSameAnswers(String template, List<Case> cases) throws Exception {
-        Path model = SyntheticModels.write(SyntheticModels.tinyLlama(), dir.resolve(template + ".gguf"), resource(template));
+        assertSameAnswers(template, resource(template), cases);
+    }
+
+    private static void assertSameAnswers(String template, String source, List<Case> cases) throws Exception {
+        Path model = SyntheticModels.write(SyntheticModels.tinyLlama(), dir.resolve(template + ".gguf"), source);
         List<String> failures = new ArrayList<>();
         int calls = 0;
         try (LlamaServerProcess llama = LlamaServerProcess.start(model, "-c", "2048", "-np", "1", "--jinja");
