@@ -97,6 +97,16 @@ record OutputConstraint(String gbnf, boolean jsonContent, String param, String h
             if (format.glmCalls()) {
                 return calls(ToolCallGrammars.glm(specs, parallel, format.reasoning() != null), ToolCallGrammars.GLM_HEAD);
             }
+            if (format.deepseekFencedCalls() || format.deepseekInlineCalls()) {
+                return calls(ToolCallGrammars.deepseek(specs, parallel, format.deepseekFencedCalls()),
+                        ToolCallGrammars.DEEPSEEK_HEAD);
+            }
+            if (format.deepseekUnreadCalls()) {
+                throw BackendException.invalidRequest("tool_choice 'required': this DeepSeek template joins a call's"
+                        + " arguments to the text as a string, from which llama-server learns a call format its own parser"
+                        + " never reads (every call a 500); a template that writes them | tojson (as llama.cpp's own"
+                        + " DeepSeek templates do) is constrained", "tool_choice");
+            }
             String open = format.toolCalls().open();
             if (format.reasoning() == null && (format.hermesCalls() || LLAMA3_OPEN.equals(open))) {
                 return new OutputConstraint(LLAMA3_OPEN.equals(open) ? ChatGrammars.llama3Required(specs, parallel)
@@ -107,8 +117,8 @@ record OutputConstraint(String gbnf, boolean jsonContent, String param, String h
         }
         throw BackendException.invalidRequest("tool_choice 'required' is supported by the kt-native backend for"
                 + " Hermes <tool_call> JSON blocks without a reasoning block (Qwen2.5, ChatML), Llama 3.x JSON calls,"
-                + " Qwen3.5/Qwen3-Coder XML calls, GLM-4.5 calls and gpt-oss; this model's template writes calls"
-                + " otherwise", "tool_choice");
+                + " Qwen3.5/Qwen3-Coder XML calls, GLM-4.5 calls, DeepSeek V3/R1/V3.1 calls and gpt-oss; this model's"
+                + " template writes calls otherwise", "tool_choice");
     }
 
     private static OutputConstraint calls(String gbnf, String head) {

@@ -120,23 +120,27 @@ public final class ToolCallGrammars {
     }
 
     /**
-     * DeepSeek-V3/R1's calls: an optional reasoning block, any text without the calls' opening, then one section of
-     * calls (several with {@code parallel}), each {@code function<｜tool▁sep｜>NAME} and the arguments' JSON in a
-     * json fence.
+     * DeepSeek's calls: an optional reasoning block (whatever the template, as llama-server has it), any text without
+     * the calls' opening, then one section of calls (several with {@code parallel}): V3/R1's ({@code fenced})
+     * {@code function<｜tool▁sep｜>NAME} and the arguments' JSON in a json fence, or V3.1's {@code NAME<｜tool▁sep｜>}
+     * and the JSON.
      */
-    public static String deepseek(List<ToolSpec> tools, boolean parallel, boolean reasoning) {
+    public static String deepseek(List<ToolSpec> tools, boolean parallel, boolean fenced) {
         return JsonSchemaGrammar.build(c -> {
             List<String> calls = new ArrayList<>();
             for (int i = 0; i < tools.size(); i++) {
                 String args = ChatGrammars.arguments(c, tools.get(i), i);
-                calls.add(c.addRule("tool-" + i, "(\"<｜tool▁sep｜>\" " + SchemaRules.literal(tools.get(i).name())
-                        + " \"\\n```json\\n\") space " + args + " space \"```\""));
+                String name = SchemaRules.literal(tools.get(i).name());
+                calls.add(c.addRule("tool-" + i, fenced
+                        ? "(\"<｜tool▁sep｜>\" " + name + " \"\\n```json\\n\") space " + args + " space \"```\""
+                        : "(\"\" " + name + " \"<｜tool▁sep｜>\") space " + args));
             }
-            String one = "\"<｜tool▁call▁begin｜>function\" (" + String.join(" | ", calls) + ") \"<｜tool▁call▁end｜>\"";
+            String one = "\"<｜tool▁call▁begin｜>" + (fenced ? "function" : "") + "\" (" + String.join(" | ", calls)
+                    + ") \"<｜tool▁call▁end｜>\"";
             c.addRule("tool-call", one + (parallel ? " (space " + one + ")*" : ""));
             c.addRule("tool-calls", "\"<｜tool▁calls▁begin｜>\" space tool-call space \"<｜tool▁calls▁end｜>\"");
             String until = Until.rules(c, "until", "<｜tool▁calls▁begin｜>");
-            String think = reasoning ? " (\"<think>\" " + Until.rules(c, "until-think", "</think>") + " \"</think>\")?" : "";
+            String think = " (\"<think>\" " + Until.rules(c, "until-think", "</think>") + " \"</think>\")?";
             c.addRule("root", SchemaRules.literal(DEEPSEEK_HEAD) + " space" + think + " " + until + "? tool-calls");
         });
     }

@@ -56,6 +56,9 @@ class OutputConstraintTest {
         assertThat(required("qwen3.5.jinja").gbnf()).contains("<function=").doesNotContain("tool-call-first");
         assertThat(required("glm-4.5.jinja").gbnf()).contains("<arg_key>");
         assertThat(required("gpt-oss.jinja").gbnf()).contains("to=functions.");
+        assertThat(required("deepseek-v3-tools.jinja").gbnf()).contains("\"<｜tool▁call▁begin｜>function\"");
+        assertThat(required("deepseek-v3.1.jinja").gbnf()).contains("\"<｜tool▁call▁begin｜>\" (");
+        assertThatThrownBy(() -> required("deepseek-r1.jinja")).hasMessageContaining("| tojson");
         for (String refused : List.of("qwen3.jinja", "deepseek-v3.jinja", "deepseek-v3.2.jinja")) {
             assertThatThrownBy(() -> required(refused)).as(refused).isInstanceOf(BackendException.class)
                     .hasMessageContaining("tool_choice 'required'");

@@ -98,6 +98,23 @@ class RequiredToolCallsLlamaServerTest {
                 Case.of(body(null, "false", Map.of()))));
     }
 
+    /**
+     * DeepSeek-V3's calls, the template writing the arguments {@code | tojson} (as shipped it joins them as a string and
+     * llama-server learns a format it never reads), and V3.1's as shipped. llama-server continues a V3 assistant
+     * message after an empty reasoning block it adds; kt-native's body writes that block itself.
+     */
+    @Test
+    void deepseekCalls() throws Exception {
+        String call = "<｜tool▁calls▁begin｜><｜tool▁call▁begin｜>function<｜tool▁sep｜>set_level\n```json\n";
+        assertSameAnswers("deepseek-v3-tools.jinja", List.of(
+                new Case(body("<think></think>" + call, "false", Map.of()), body(call, "false", Map.of())),
+                new Case(body("<think></think><｜tool▁calls▁begin｜>", "true", Map.of()), body("<｜tool▁calls▁begin｜>", "true", Map.of())),
+                Case.of(body(null, "false", Map.of()))));
+        assertSameAnswers("deepseek-v3.1.jinja", List.of(
+                Case.of(body("<｜tool▁calls▁begin｜><｜tool▁call▁begin｜>set_level<｜tool▁sep｜>", "false", NOT_THINKING)),
+                Case.of(body(null, "true", NOT_THINKING))));
+    }
+
     @Test
     void gptOssHarmonyCalls() throws Exception {
         assertSameAnswers("gpt-oss.jinja", List.of(Case.of(body(null, "false", Map.of())), Case.of(body(null, "true", Map.of()))));
@@ -164,7 +181,8 @@ class RequiredToolCallsLlamaServerTest {
                     failures.add(template + " " + c.ours().substring(0, c.ours().indexOf(",\"tools\"")) + "\n kt-native    "
                             + mine + "\n llama-server " + theirs);
                 }
-                calls += raw.contains("\n</parameter>\n") || raw.contains("</arg_value>") || raw.contains("to=functions.") ? 1 : 0;
+                calls += raw.contains("\n</parameter>\n") || raw.contains("</arg_value>") || raw.contains("to=functions.")
+                        || raw.contains("<｜tool▁call▁end｜>") ? 1 : 0;
             }
         }
         assertThat(failures).isEmpty();
