@@ -107,6 +107,9 @@ record OutputConstraint(String gbnf, boolean jsonContent, String param, String h
                         + " never reads (every call a 500); a template that writes them | tojson (as llama.cpp's own"
                         + " DeepSeek templates do) is constrained", "tool_choice");
             }
+            if (format.hermesCalls() && format.reasoning() != null) { // Qwen3
+                return calls(ChatGrammars.hermesRequired(specs, parallel, true), ToolCallGrammars.QWEN_HEAD);
+            }
             String open = format.toolCalls().open();
             if (format.reasoning() == null && (format.hermesCalls() || LLAMA3_OPEN.equals(open))) {
                 return new OutputConstraint(LLAMA3_OPEN.equals(open) ? ChatGrammars.llama3Required(specs, parallel)
@@ -116,7 +119,7 @@ record OutputConstraint(String gbnf, boolean jsonContent, String param, String h
             throw BackendException.invalidRequest(e.getMessage(), "tools");
         }
         throw BackendException.invalidRequest("tool_choice 'required' is supported by the kt-native backend for"
-                + " Hermes <tool_call> JSON blocks without a reasoning block (Qwen2.5, ChatML), Llama 3.x JSON calls,"
+                + " Hermes <tool_call> JSON blocks (Qwen2.5, Qwen3, ChatML), Llama 3.x JSON calls without a reasoning block,"
                 + " Qwen3.5/Qwen3-Coder XML calls, GLM-4.5 calls, DeepSeek V3/R1/V3.1 calls and gpt-oss; this model's"
                 + " template writes calls otherwise", "tool_choice");
     }

@@ -62,6 +62,14 @@ public final class ChatGrammars {
      * several separated by commas, each call {@code {"name": ..., "arguments": ...}} with the tool's schema.
      */
     public static String hermesRequired(List<ToolSpec> tools, boolean parallel) {
+        return hermesRequired(tools, parallel, false);
+    }
+
+    /**
+     * As {@link #hermesRequired(List, boolean)}; with {@code reasoning} (Qwen3's templates) the grammar starts at
+     * {@link ToolCallGrammars#QWEN_HEAD}, as llama-server's does, with an optional reasoning block before the text.
+     */
+    public static String hermesRequired(List<ToolSpec> tools, boolean parallel, boolean reasoning) {
         return JsonSchemaGrammar.build(c -> {
             List<String> calls = new ArrayList<>();
             for (int i = 0; i < tools.size(); i++) {
@@ -76,7 +84,13 @@ public final class ChatGrammars {
                     + " space \"</tool_call>\"");
             c.addRule("tool-calls", "(tool-call space)+");
             String until = Until.rules(c, "until", HERMES_OPEN);
-            c.addRule("root", "space " + until + "? tool-calls");
+            if (reasoning) {
+                c.addRule("root", SchemaRules.literal(ToolCallGrammars.QWEN_HEAD) + " space (\"<think>\" \"\\n\"? "
+                        + Until.rules(c, "until-think", "</think>") + " \"\\n\"? \"</think>\" \"\\n\"? \"\\n\"?)? " + until
+                        + "? tool-calls");
+            } else {
+                c.addRule("root", "space " + until + "? tool-calls");
+            }
         });
     }
 }

@@ -59,7 +59,9 @@ class OutputConstraintTest {
         assertThat(required("deepseek-v3-tools.jinja").gbnf()).contains("\"<｜tool▁call▁begin｜>function\"");
         assertThat(required("deepseek-v3.1.jinja").gbnf()).contains("\"<｜tool▁call▁begin｜>\" (");
         assertThatThrownBy(() -> required("deepseek-r1.jinja")).hasMessageContaining("| tojson");
-        for (String refused : List.of("qwen3.jinja", "deepseek-v3.jinja", "deepseek-v3.2.jinja")) {
+        assertThat(required("qwen3.jinja").gbnf()).contains("(\"<think>\"", "\"<tool_call>\\n\"");
+        assertThat(required("qwen3.jinja").head()).isEqualTo("<|im_start|>assistant\n");
+        for (String refused : List.of("deepseek-v3.jinja", "deepseek-v3.2.jinja")) {
             assertThatThrownBy(() -> required(refused)).as(refused).isInstanceOf(BackendException.class)
                     .hasMessageContaining("tool_choice 'required'");
         }

@@ -69,6 +69,16 @@ class RequiredToolCallsLlamaServerTest {
                 Case.of(body(null, "true", Map.of()))));
     }
 
+    /** Qwen3's Hermes JSON calls after an optional reasoning block. */
+    @Test
+    void qwen3HermesCallsAfterReasoning() throws Exception {
+        String prefill = "<tool_call>\n{\"name\": \"set_level\", \"arguments\": ";
+        assertSameAnswers("qwen3.jinja", List.of(
+                Case.of(body(prefill, "false", NOT_THINKING)),
+                Case.of(body("<tool_call>\n", "true", NOT_THINKING)),
+                Case.of(body(null, "false", Map.of()))));
+    }
+
     /**
      * Qwen3-Coder's layout (the template without a reasoning block): the first call may come without
      * {@code <tool_call>}, so a bare {@code <function=NAME>} opens it. (Qwen3.5's template without its generation
@@ -182,7 +192,7 @@ class RequiredToolCallsLlamaServerTest {
                             + mine + "\n llama-server " + theirs);
                 }
                 calls += raw.contains("\n</parameter>\n") || raw.contains("</arg_value>") || raw.contains("to=functions.")
-                        || raw.contains("<｜tool▁call▁end｜>") ? 1 : 0;
+                        || raw.contains("<｜tool▁call▁end｜>") || raw.contains("\"level\"") ? 1 : 0;
             }
         }
         assertThat(failures).isEmpty();
