@@ -94,9 +94,10 @@ final class ModelAssembler {
         GgufTensorInfo q = optional(file, block(b, "attn_q"));
         boolean split = file.findTensor(block(b, "attn_k_b")).isPresent();
         BlockTensors.Indexer indexer = null;
-        if (config.architecture() == Architecture.DEEPSEEK32) {
+        if (config.architecture().sparseAttention()) {
             if (config.mla().indexer() == null || !split || q != null) {
-                throw new ModelFormatException("deepseek32 needs the attention.indexer.* keys, attn_q_a/attn_q_b and"
+                throw new ModelFormatException(config.architecture().ggufName()
+                        + " needs the attention.indexer.* keys, attn_q_a/attn_q_b and"
                         + " split attn_k_b/attn_v_b (as llama.cpp loads it)");
             }
             indexer = new BlockTensors.Indexer(file.tensor(block(b, "indexer.attn_q_b")),
@@ -196,7 +197,8 @@ final class ModelAssembler {
         LightningIndexer indexer = a.indexer() == null ? null : new LightningIndexer(config.mla().indexer(),
                 new LightningIndexer.Weights(tensors.matrix(a.indexer().qB()), tensors.matrix(a.indexer().k()),
                         tensors.vector(a.indexer().kNorm()), tensors.vector(a.indexer().kNormBias()),
-                        tensors.matrix(a.indexer().proj())), rope, parallel);
+                        tensors.matrix(a.indexer().proj())), rope, config.architecture().indexerRopeStyle(),
+                config.architecture().indexerNormEps(), parallel);
         return new LatentAttention(b, config, query, tensors.matrix(a.kvAMqa()), tensors.vector(a.kvANorm()), latent,
                 tensors.matrix(a.output()), rope, order, parallel, indexer);
     }
