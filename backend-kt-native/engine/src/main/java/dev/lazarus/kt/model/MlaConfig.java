@@ -1,5 +1,7 @@
 package dev.lazarus.kt.model;
 
+import java.util.List;
+
 /**
  * Multi-head latent attention (deepseek2) sizes.
  *
@@ -35,6 +37,28 @@ public record MlaConfig(int qLoraRank, int kvLoraRank, int qkNopeDim, int qkRope
     /** Per-head key size as the attention score sees it before absorption. */
     public int keyDim() {
         return qkNopeDim + qkRopeDim;
+    }
+
+    /** llama.cpp's default for glm-dsa files without {@code attention.indexer.types}: GLM-5.2's shared indexers from this context on. */
+    private static final int SHARED_INDEXER_CONTEXT = 1 << 20;
+
+    /**
+     * Refuses a glm-dsa file whose blocks share an indexer (GLM-5.2: a "shared" block reuses the previous full block's
+     * top-k, as llama.cpp reads {@code attention.indexer.types}, or its default pattern for a context of 1M tokens or
+     * more): every block here runs its own, so such a file is refused rather than computed otherwise.
+     */
+    static void requireOwnIndexers(Metadata md, int context) {
+        Object types = md.values().get(md.key("attention.indexer.types"));
+        boolean shared = types == null ? context >= SHARED_INDEXER_CONTEXT
+                : !(types instanceof List<?> list) || list.stream().anyMatch(t -> !isFullIndexer(t));
+        if (shared) {
+            throw new ModelFormatException("glm-dsa blocks that share another block's indexer (GLM-5.2's "
+                    + "attention.indexer.types, or a context of 1M tokens or more without it) are not supported yet");
+        }
+    }
+
+    private static boolean isFullIndexer(Object type) {
+        return "full".equals(type) || Boolean.TRUE.equals(type) || type instanceof Number n && n.longValue() == 1;
     }
 
     static MlaConfig fromMetadata(Metadata md) {

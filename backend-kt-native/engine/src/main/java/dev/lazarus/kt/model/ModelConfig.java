@@ -40,6 +40,9 @@ public record ModelConfig(
         int ffn = md.integer("feed_forward_length", 0);
         int context = md.integer("context_length", 4096);
         MlaConfig mla = arch.latentAttention() ? MlaConfig.fromMetadata(md) : null;
+        if (arch == Architecture.GLM_DSA) {
+            MlaConfig.requireOwnIndexers(md, context);
+        }
         int ropeHeadDim = mla != null ? mla.qkRopeDim() : keyLength;
         int blocks = md.requireInt("block_count") - md.integer("nextn_predict_layers", 0);
         int window = arch.slidingWindowPattern() > 0 ? md.integer("attention.sliding_window", 0) : 0;

@@ -94,6 +94,8 @@ class KtNativePreflightTest {
         assertThat(needs.tensorTypes()).containsEntry("Q2_K", 24);
         // DeepSeek-V3.2 as the operators run it (Q3_K_M: Q3_K experts)
         assertThat(ModelNeeds.of(model("deepseek32", GgmlType.Q3_K)).refusal()).isEmpty();
+        // GLM-5.x as its users run it (Q2_K experts)
+        assertThat(ModelNeeds.of(model("glm-dsa", GgmlType.Q2_K)).refusal()).isEmpty();
         for (GgmlType iquant : List.of(GgmlType.IQ1_S, GgmlType.IQ1_M, GgmlType.IQ2_XXS, GgmlType.IQ2_XS,
                 GgmlType.IQ2_S, GgmlType.IQ3_XXS, GgmlType.IQ3_S)) {
             assertThat(ModelNeeds.of(model("qwen3moe", iquant)).refusal()).as("%s", iquant).isEmpty();
