@@ -52,28 +52,36 @@ class ModelConfigTest {
     }
 
     @Test
-    void glmDsaRunsAnIndexerPerBlockAndRefusesBlocksThatShareOne() {
+    void glmDsaSharesIndexersAsItsTypesOrGlm52sContextSay() {
         Object[] mla = {"attention.kv_lora_rank", 32, "attention.q_lora_rank", 32, "attention.key_length", 48,
                 "attention.value_length", 32, "attention.key_length_mla", 24, "attention.value_length_mla", 16,
                 "rope.dimension_count", 8, "attention.indexer.head_count", 4, "attention.indexer.key_length", 64,
                 "attention.indexer.top_k", 16, "nextn_predict_layers", 1, "context_length", 202_752};
+        // GLM-5 / 5.1: every block its own indexer
         ModelConfig c = ModelConfig.fromMetadata(metadata("glm-dsa", mla));
         assertThat(c.architecture().sparseAttention()).isTrue();
         assertThat(c.architecture().indexerRopeStyle()).isEqualTo(RopeStyle.NORMAL);
         assertThat(c.architecture().indexerNormEps()).isZero();
         assertThat(c.mla().indexer().topK()).isEqualTo(16);
+        assertThat(c.mla().indexer().shares()).isFalse();
         assertThat(c.blockCount()).isEqualTo(3);
         assertThat(c.moe().gating()).isEqualTo(MoeConfig.Gating.SIGMOID);
-        Map<String, Object> allFull = metadata("glm-dsa", mla);
-        allFull.put("glm-dsa.attention.indexer.types", List.of(1L, 1L, 1L));
-        assertThat(ModelConfig.fromMetadata(allFull).mla().indexer()).isNotNull();
-        Map<String, Object> shared = metadata("glm-dsa", mla);
-        shared.put("glm-dsa.attention.indexer.types", List.of("full", "shared", "full"));
-        assertThatThrownBy(() -> ModelConfig.fromMetadata(shared)).isInstanceOf(ModelFormatException.class)
-                .hasMessageContaining("share another block's indexer");
-        Map<String, Object> millionTokens = metadata("glm-dsa", mla);
-        millionTokens.put("glm-dsa.context_length", 1 << 20);
-        assertThatThrownBy(() -> ModelConfig.fromMetadata(millionTokens)).isInstanceOf(ModelFormatException.class);
+        Map<String, Object> typed = metadata("glm-dsa", mla);
+        typed.put("glm-dsa.attention.indexer.types", List.of("full", "shared", "full"));
+        MlaConfig.Indexer indexer = ModelConfig.fromMetadata(typed).mla().indexer();
+        assertThat(indexer.runsOwn(0)).isTrue();
+        assertThat(indexer.runsOwn(1)).isFalse();
+        assertThat(indexer.runsOwn(2)).isTrue();
+        typed.put("glm-dsa.attention.indexer.types", List.of(0, 1, 1));
+        assertThatThrownBy(() -> ModelConfig.fromMetadata(typed)).isInstanceOf(ModelFormatException.class)
+                .hasMessageContaining("first block shares");
+        // GLM-5.2 without the key: its million-token context selects the default pattern
+        Map<String, Object> glm52 = metadata("glm-dsa", mla);
+        glm52.put("glm-dsa.context_length", 1 << 20);
+        glm52.put("glm-dsa.block_count", 11);
+        MlaConfig.Indexer pattern = ModelConfig.fromMetadata(glm52).mla().indexer();
+        assertThat(java.util.stream.IntStream.range(0, 10).filter(pattern::runsOwn).boxed().toList())
+                .containsExactly(0, 1, 2, 6);
     }
 
     @Test

@@ -115,10 +115,23 @@ public final class SyntheticModels {
      * Hadamard transform), each query attending the {@code topK} best-scored positions. DeepSeek-V3.2 has 64 heads of
      * 128 and top-k 2048; test models take a top-k below their prompts' lengths so the selection is exercised.
      */
-    public record Indexer(int heads, int headDim, int topK) {
+    public record Indexer(int heads, int headDim, int topK, int fullEvery) {
         public Indexer {
-            require(heads > 0 && topK > 0 && headDim >= 64 && Integer.bitCount(headDim) == 1,
-                    "indexer heads %d of %d, top-k %d", heads, headDim, topK);
+            require(heads > 0 && topK > 0 && headDim >= 64 && Integer.bitCount(headDim) == 1 && fullEvery >= 0,
+                    "indexer heads %d of %d, top-k %d, full every %d", heads, headDim, topK, fullEvery);
+        }
+
+        /** Every block scoring with its own indexer. */
+        public Indexer(int heads, int headDim, int topK) {
+            this(heads, headDim, topK, 0);
+        }
+
+        /**
+         * GLM-5.2's sharing ({@code attention.indexer.types}): only every {@code fullEvery}-th block from the first runs
+         * its indexer, the blocks between reuse its selection; 0: every block its own (no key written).
+         */
+        public Indexer sharedBy(int every) {
+            return new Indexer(heads, headDim, topK, every);
         }
     }
 
@@ -180,6 +193,8 @@ public final class SyntheticModels {
             require(a.mla() == (mla != null), "%s %s MLA settings", arch, a.mla() ? "needs" : "takes no");
             require(mla == null || a.sparseAttention() == (mla.indexer() != null),
                     "%s %s", arch, a.sparseAttention() ? "needs an indexer" : "takes no indexer");
+            require(mla == null || mla.indexer() == null || mla.indexer().fullEvery() == 0
+                    || a == ArchitectureTraits.GLM_DSA, "%s has no shared indexers", arch);
             require(!a.requiresMoe() || moe != null, "%s needs experts", arch);
             require(a.allowsMoe() || moe == null, "%s takes no experts", arch);
             require(mla != null || headDim % 2 == 0, "head size %d must be even for RoPE", headDim);
@@ -306,6 +321,15 @@ public final class SyntheticModels {
         Mla mla = new Mla(128, 128, 64, 32, 64, true, new Indexer(8, 64, 10));
         return new Spec("tiny-glm-dsa", "glm-dsa", GgmlType.F32, 19, 3, 256, 4, 4, 0, 512, moe, mla,
                 1_000_000f, null, 4096, 1e-5f, false);
+    }
+
+    /**
+     * {@link #tinyGlmDsa()} with GLM-5.2's shared indexers ({@code attention.indexer.types} 1, 0, 1): the middle block
+     * runs no indexer and attends what the first block's chose.
+     */
+    public static Spec tinyGlmDsaSharedIndexers() {
+        Spec own = tinyGlmDsa();
+        return own.withName("tiny-glm-dsa-shared-indexers").withMla(own.mla().withIndexer(own.mla().indexer().sharedBy(2)));
     }
 
     /** As {@link #wideDeepseek32()} for glm-dsa: an indexer of 16 heads of 128 (GLM-5's head size) keeping the top 20. */
@@ -499,6 +523,7 @@ public final class SyntheticModels {
             case "widedeepseek32" -> wideDeepseek32();
             case "tinyglmdsa" -> tinyGlmDsa();
             case "wideglmdsa" -> wideGlmDsa();
+            case "tinyglmdsasharedindexers" -> tinyGlmDsaSharedIndexers();
             case "widellama" -> wideLlama();
             case "wideglm4moe" -> wideGlm4Moe();
             case "widegptoss" -> wideGptOss();
@@ -514,7 +539,7 @@ public final class SyntheticModels {
             case "tinyminimaxm2" -> tinyMinimaxM2();
             case "wideminimaxm2" -> wideMinimaxM2();
             default -> throw new IllegalArgumentException("unknown preset '" + name
-                    + "' (tinyLlama, tinyLlamaMoe, tinyQwen3, tinyQwen3Moe, tinyDeepseek2, tinyDeepseek32, wideDeepseek32, tinyGlmDsa, wideGlmDsa, tinyGlm4Moe, tinyGptOss, wideQwen3Moe, wideDeepseek2, wideLlama, wideGlm4Moe, wideGptOss, benchQwen3Moe, benchQwen3MoeSkewed, benchQwen3MoeFlat, benchDeepseek32, tinyQwen35Moe, wideQwen35Moe, benchQwen35Moe, tinyMinimaxM2, wideMinimaxM2)");
+                    + "' (tinyLlama, tinyLlamaMoe, tinyQwen3, tinyQwen3Moe, tinyDeepseek2, tinyDeepseek32, wideDeepseek32, tinyGlmDsa, tinyGlmDsaSharedIndexers, wideGlmDsa, tinyGlm4Moe, tinyGptOss, wideQwen3Moe, wideDeepseek2, wideLlama, wideGlm4Moe, wideGptOss, benchQwen3Moe, benchQwen3MoeSkewed, benchQwen3MoeFlat, benchDeepseek32, tinyQwen35Moe, wideQwen35Moe, benchQwen35Moe, tinyMinimaxM2, wideMinimaxM2)");
         };
     }
 

@@ -36,6 +36,8 @@ enum ParityModels {
     DEEPSEEK32("deepseek32", SyntheticModels::tinyDeepseek32, Format.GREEDY),
     /** deepseek32's sparse attention with GLM-5's indexer rope and routing; sparse from the 11th position on. */
     GLM_DSA("glm-dsa", SyntheticModels::tinyGlmDsa, Format.GREEDY),
+    /** GLM-5.2's shared indexers ({@code attention.indexer.types}): the middle block attends what the first chose. */
+    GLM_DSA_SHARED_INDEXERS("glm-dsa", SyntheticModels::tinyGlmDsaSharedIndexers, List.of(Format.Q8_0)),
     GLM4MOE("glm4moe", SyntheticModels::tinyGlm4Moe, Format.GREEDY),
     GPT_OSS("gpt-oss", SyntheticModels::tinyGptOss, Format.GREEDY),
     /** Gated DeltaNet blocks (recurrent state per sequence) between output-gated full attention. */
