@@ -2,7 +2,7 @@
 # kt-native engine vs llama.cpp's llama-bench on the same GGUF and thread count, alternated round by
 # round; prints a Markdown table (see docs/benchmarks.md#cpu-decode-and-prefill). Never part of the test suite.
 #
-#   scripts/bench-engine.sh [--models q8_0,q4_k_m,deepseek32-q8_0,deepseek32-q3_k_m|<gguf>,...] [--threads N] [--rounds R]
+#   scripts/bench-engine.sh [--models q8_0,q4_k_m,deepseek32-q8_0,qwen35moe-q8_0,qwen3next-q8_0,minimax-m2-q8_0|<gguf>,...] [--threads N] [--rounds R]
 #                           [--prompt 512] [--gen 128] [--work /tmp/lazarus-bench] [--no-llama] [--fork]
 #                           [--warmup-tokens 1024] [--depths 0,8192,32768] [--llama-flags -fa,1,-ub,2048]
 #                           [--attention nonflash,flash]

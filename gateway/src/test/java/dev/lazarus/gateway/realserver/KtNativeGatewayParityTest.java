@@ -125,6 +125,8 @@ class KtNativeGatewayParityTest {
         LLAMA_Q8_0(SyntheticModels::wideLlama, GgmlType.Q8_0),
         MINIMAX_M2_Q8_0(SyntheticModels::wideMinimaxM2, GgmlType.Q8_0),
         GLM_DSA_Q8_0(SyntheticModels::wideGlmDsa, GgmlType.Q8_0),
+        QWEN35MOE_Q8_0(SyntheticModels::wideQwen35Moe, GgmlType.Q8_0),
+        QWEN3NEXT_Q8_0(SyntheticModels::wideQwen3Next, GgmlType.Q8_0),
         // flash attention on both sides (llama-server's default -fa auto turns it on on a CPU): the grouped-query and
         // the MLA attention once each; the weight format does not change the attention order
         QWEN3MOE_Q8_0_FA(SyntheticModels::wideQwen3Moe, GgmlType.Q8_0, true),

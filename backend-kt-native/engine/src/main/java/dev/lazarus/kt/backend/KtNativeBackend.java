@@ -211,7 +211,7 @@ public final class KtNativeBackend implements InferenceBackend, ExpertPlacementV
             AnswerParser answer = constraint.jsonContent() ? new JsonAnswer()
                     : ChatAnswer.parser(m.template().format(), rendered, tools, request);
             int[] prompt = m.tokenizer().encode(rendered, true, true);
-            return new Job<>(prompt, params, compile(constraint), answer == null ? NO_CONTROL_TOKENS
+            return new Job<>(prompt, params, compile(constraint, rendered), answer == null ? NO_CONTROL_TOKENS
                     : ChatAnswer.shownControlTokens(m.template().format(), m.tokenizer()),
                     sink -> new ChatStream(sink, "chatcmpl-" + UUID.randomUUID(), nowSeconds(), settings.modelName(),
                             new WireLogprobs(m.tokenizer()), answer));
@@ -260,11 +260,22 @@ public final class KtNativeBackend implements InferenceBackend, ExpertPlacementV
 
     /** The constraint's grammar compiled for the model; null when the output is free. Refused grammars are a 400. */
     private CompiledGrammar compile(OutputConstraint constraint) {
+        return compile(constraint, null);
+    }
+
+    /** As {@link #compile(OutputConstraint)}, fed the generation prompt at the end of {@code rendered} (chat). */
+    private CompiledGrammar compile(OutputConstraint constraint, String rendered) {
         if (!constraint.constrained()) {
             return null;
         }
         try {
-            return grammars.compile(constraint.gbnf());
+            CompiledGrammar grammar = grammars.compile(constraint.gbnf());
+            int head = constraint.head() == null || rendered == null ? -1 : rendered.lastIndexOf(constraint.head());
+            if (constraint.head() != null && head < 0) {
+                throw BackendException.invalidRequest("tool_choice 'required': the prompt does not end with the"
+                        + " answer's opening " + constraint.head() + " that the call grammar starts with", "tool_choice");
+            }
+            return head < 0 ? grammar : grammar.after(rendered.substring(head));
         } catch (GrammarException e) {
             throw BackendException.invalidRequest(e.getMessage(), constraint.param());
         }

@@ -9,6 +9,7 @@ import dev.lazarus.kt.chat.ChatFormat;
 import dev.lazarus.kt.grammar.ChatGrammars;
 import dev.lazarus.kt.grammar.GrammarException;
 import dev.lazarus.kt.grammar.JsonSchemaGrammar;
+import dev.lazarus.kt.grammar.ToolCallGrammars;
 import java.util.List;
 import java.util.Map;
 
@@ -24,12 +25,18 @@ import java.util.Map;
  * @param gbnf        the grammar the sampler follows; null when the output is free
  * @param jsonContent the chat answer's content is the JSON value inside the grammar's fence and whitespace
  * @param param       the request field the constraint came from, for errors about it
+ * @param head        where in the rendered prompt the grammar starts: the grammar is fed the prompt from the last
+ *                    occurrence of this text on (the generation prompt), as llama-server feeds it; null for none
  */
-record OutputConstraint(String gbnf, boolean jsonContent, String param) {
+record OutputConstraint(String gbnf, boolean jsonContent, String param, String head) {
 
     /** Llama 3.x calls are bare JSON objects. */
     private static final String LLAMA3_OPEN = "{";
-    static final OutputConstraint NONE = new OutputConstraint(null, false, null);
+    static final OutputConstraint NONE = new OutputConstraint(null, false, null, null);
+
+    OutputConstraint(String gbnf, boolean jsonContent, String param) {
+        this(gbnf, jsonContent, param, null);
+    }
 
     static OutputConstraint of(ChatCompletionRequest r, ToolUse tools, ChatFormat chat) {
         Object schema = r.extra().get("json_schema");
@@ -84,22 +91,48 @@ record OutputConstraint(String gbnf, boolean jsonContent, String param) {
     }
 
     private static OutputConstraint requiredCalls(ToolUse tools, ChatFormat format) {
-        String open = format.toolCalls().open();
-        // GLM's and Qwen3.5's calls open with <tool_call> too, but are no JSON
-        if (format.harmony() || format.reasoning() != null || !(format.hermesCalls() || LLAMA3_OPEN.equals(open))) {
-            throw BackendException.invalidRequest("tool_choice 'required' is supported by the kt-native backend for"
-                    + " templates without a reasoning block that write Hermes <tool_call> JSON blocks (Qwen2.5, ChatML) or"
-                    + " Llama 3.x JSON calls; this model's template does otherwise", "tool_choice");
-        }
         List<ChatGrammars.ToolSpec> specs = tools.tools().stream()
                 .map(t -> new ChatGrammars.ToolSpec(t.function().name(), t.function().parameters())).toList();
+        boolean parallel = tools.maxCalls() > 1;
         try {
-            boolean parallel = tools.maxCalls() > 1;
-            return new OutputConstraint(LLAMA3_OPEN.equals(open) ? ChatGrammars.llama3Required(specs, parallel)
-                    : ChatGrammars.hermesRequired(specs, parallel), false, "tools");
+            if (format.harmony()) {
+                return calls(ToolCallGrammars.harmony(specs), ToolCallGrammars.HARMONY_HEAD);
+            }
+            if (format.xmlCalls()) {
+                return calls(ToolCallGrammars.xml(specs, parallel, format.reasoning() == null), ToolCallGrammars.QWEN_HEAD);
+            }
+            if (format.glmCalls()) {
+                return calls(ToolCallGrammars.glm(specs, parallel, format.reasoning() != null), ToolCallGrammars.GLM_HEAD);
+            }
+            if (format.deepseekFencedCalls() || format.deepseekInlineCalls()) {
+                return calls(ToolCallGrammars.deepseek(specs, parallel, format.deepseekFencedCalls()),
+                        ToolCallGrammars.DEEPSEEK_HEAD);
+            }
+            if (format.deepseekUnreadCalls()) {
+                throw BackendException.invalidRequest("tool_choice 'required': this DeepSeek template joins a call's"
+                        + " arguments to the text as a string, from which llama-server learns a call format its own parser"
+                        + " never reads (every call a 500); a template that writes them | tojson (as llama.cpp's own"
+                        + " DeepSeek templates do) is constrained", "tool_choice");
+            }
+            if (format.hermesCalls() && format.reasoning() != null) { // Qwen3
+                return calls(ChatGrammars.hermesRequired(specs, parallel, true), ToolCallGrammars.QWEN_HEAD);
+            }
+            String open = format.toolCalls().open();
+            if (format.reasoning() == null && (format.hermesCalls() || LLAMA3_OPEN.equals(open))) {
+                return new OutputConstraint(LLAMA3_OPEN.equals(open) ? ChatGrammars.llama3Required(specs, parallel)
+                        : ChatGrammars.hermesRequired(specs, parallel), false, "tools");
+            }
         } catch (GrammarException e) {
             throw BackendException.invalidRequest(e.getMessage(), "tools");
         }
+        throw BackendException.invalidRequest("tool_choice 'required' is supported by the kt-native backend for"
+                + " Hermes <tool_call> JSON blocks (Qwen2.5, Qwen3, ChatML), Llama 3.x JSON calls without a reasoning block,"
+                + " Qwen3.5/Qwen3-Coder XML calls, GLM-4.5 calls, DeepSeek V3/R1/V3.1 calls and gpt-oss; this model's"
+                + " template writes calls otherwise", "tool_choice");
+    }
+
+    private static OutputConstraint calls(String gbnf, String head) {
+        return new OutputConstraint(gbnf, false, "tools", head);
     }
 
     /**

@@ -42,6 +42,31 @@ public record ChatFormat(ReasoningSyntax reasoning, ToolCallSyntax toolCalls, bo
         return toolCalls instanceof HermesCalls;
     }
 
+    /** Whether calls are Qwen3.5/Qwen3-Coder XML blocks ({@code <function=...>}). */
+    public boolean xmlCalls() {
+        return toolCalls instanceof XmlCalls;
+    }
+
+    /** Whether calls are GLM-4.5's ({@code <tool_call>name<arg_key>...}). */
+    public boolean glmCalls() {
+        return toolCalls instanceof GlmCalls;
+    }
+
+    /** Whether calls are DeepSeek-V3/R1's {@code function<｜tool▁sep｜>NAME} with the arguments in a json fence. */
+    public boolean deepseekFencedCalls() {
+        return toolCalls instanceof DeepSeekCalls d && d.layout() == DeepSeekCalls.Layout.FENCED;
+    }
+
+    /** Whether calls are DeepSeek-V3.1's {@code NAME<｜tool▁sep｜>} and the arguments' JSON. */
+    public boolean deepseekInlineCalls() {
+        return toolCalls instanceof DeepSeekCalls d && d.layout() == DeepSeekCalls.Layout.INLINE;
+    }
+
+    /** Whether calls are DeepSeek's as a template that joins the arguments as a string writes them. */
+    public boolean deepseekUnreadCalls() {
+        return toolCalls instanceof DeepSeekCalls d && d.layout() == DeepSeekCalls.Layout.UNREAD;
+    }
+
     static ChatFormat detect(ChatTemplate template) {
         String source = template.source();
         if (source.contains(HarmonyAnswer.CHANNEL) && source.contains(HarmonyAnswer.MESSAGE)) {
@@ -61,10 +86,13 @@ public record ChatFormat(ReasoningSyntax reasoning, ToolCallSyntax toolCalls, bo
             return new DsmlCalls();
         }
         if (source.contains(DeepSeekCalls.OPEN)) {
-            return new DeepSeekCalls();
+            return DeepSeekCalls.of(source);
         }
         if (XmlCalls.writtenBy(source)) {
             return new XmlCalls();
+        }
+        if (MiniMaxCalls.writtenBy(source)) {
+            return new MiniMaxCalls();
         }
         if (source.contains(GlmCalls.KEY_OPEN)) {
             return new GlmCalls();

@@ -15,6 +15,34 @@ import java.util.List;
  */
 final class DeepSeekCalls implements ToolCallSyntax.Tagged {
 
+    /**
+     * How the template writes a call, as llama-server (b11669) learns it by rendering calls whose arguments are
+     * objects: V3/R1's {@code function<｜tool▁sep｜>NAME} and a json fence, V3.1's {@code NAME<｜tool▁sep｜>} and the JSON,
+     * or (a template that joins the arguments to the text as a string, as V3 and R1 ship) a Python dict literal that
+     * its parser then never reads.
+     */
+    enum Layout { FENCED, INLINE, UNREAD }
+
+    private final Layout layout;
+
+    DeepSeekCalls() {
+        this(Layout.UNREAD);
+    }
+
+    DeepSeekCalls(Layout layout) {
+        this.layout = layout;
+    }
+
+    static DeepSeekCalls of(String source) {
+        boolean json = source.contains("['arguments'] | tojson");
+        boolean inline = source.contains("tool▁call▁begin｜>' + tool['function']['name'] + '<｜tool▁sep｜>'");
+        return new DeepSeekCalls(!json ? Layout.UNREAD : inline ? Layout.INLINE : Layout.FENCED);
+    }
+
+    Layout layout() {
+        return layout;
+    }
+
     static final String OPEN = "<｜tool▁calls▁begin｜>";
     static final String CLOSE = "<｜tool▁calls▁end｜>";
     static final String CALL_OPEN = "<｜tool▁call▁begin｜>";

@@ -1,14 +1,12 @@
 package dev.lazarus.kt.chat;
 
 import dev.lazarus.backend.api.openai.Tool;
+import dev.lazarus.kt.chat.ArgumentValues.JsonType;
 import java.util.EnumSet;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
-import tools.jackson.core.JacksonException;
-import tools.jackson.core.JsonParser;
-import tools.jackson.core.JsonToken;
 
 /**
  * Qwen3.5's XML calls (also Qwen3-Coder's, Nemotron Nano 3's and StepFun-3.5's), one call per block,
@@ -97,7 +95,7 @@ final class XmlCalls implements ToolCallSyntax.Tagged {
                 return null;
             }
             String valueAndRest = rest.substring(keyEnd + 2);
-            int jsonEnd = valueEnd(valueAndRest, types(schema));
+            int jsonEnd = valueEnd(valueAndRest, ArgumentValues.types(schema));
             int end = jsonEnd == 0 ? valueAndRest.indexOf(PARAMETER_CLOSE) : jsonEnd;
             if (end < 0) {
                 return null;
@@ -133,56 +131,12 @@ final class XmlCalls implements ToolCallSyntax.Tagged {
 
     /** The end of the JSON value of one of {@code types} that {@code text} starts with, or -1. */
     private static int jsonEnd(String text, Set<JsonType> types) {
-        if (text.isEmpty() || Character.isWhitespace(text.charAt(0))) { // llama-server reads no space before the value
+        ArgumentValues.JsonValue value = ArgumentValues.jsonAt(text);
+        // a string parameter reads a quoted string as raw text; a non-string one takes any JSON
+        if (value == null || (types.contains(JsonType.STRING) && (value.type() == JsonType.STRING
+                || !types.contains(value.type())))) {
             return -1;
         }
-        try (JsonParser p = CallJson.JSON.createParser(text)) {
-            JsonToken token = p.nextToken();
-            JsonType type = token == null ? null : switch (token) {
-                case START_OBJECT -> JsonType.OBJECT;
-                case START_ARRAY -> JsonType.ARRAY;
-                case VALUE_NUMBER_INT, VALUE_NUMBER_FLOAT -> JsonType.NUMBER;
-                case VALUE_TRUE, VALUE_FALSE -> JsonType.BOOLEAN;
-                case VALUE_NULL -> JsonType.NULL;
-                case VALUE_STRING -> JsonType.STRING;
-                default -> null;
-            };
-            // a string parameter reads a quoted string as raw text; a non-string one takes any JSON
-            if (type == null || (types.contains(JsonType.STRING) && (type == JsonType.STRING || !types.contains(type)))) {
-                return -1;
-            }
-            if (token.isScalarValue() && token != JsonToken.VALUE_STRING) { // the parser has looked past its end
-                return (int) p.currentTokenLocation().getCharOffset() + p.getText().length();
-            }
-            p.skipChildren();
-            return (int) p.currentLocation().getCharOffset();
-        } catch (JacksonException e) {
-            return -1;
-        }
+        return value.end();
     }
-
-    /** The JSON types a parameter's schema allows (all of them when it names none). */
-    private static Set<JsonType> types(Map<?, ?> schema) {
-        EnumSet<JsonType> types = EnumSet.noneOf(JsonType.class);
-        Object type = schema.get("type");
-        for (Object t : type instanceof List<?> list ? list : type == null ? List.of() : List.of(type)) {
-            switch (String.valueOf(t)) {
-                case "string" -> types.add(JsonType.STRING);
-                case "object" -> types.add(JsonType.OBJECT);
-                case "array" -> types.add(JsonType.ARRAY);
-                case "number", "integer" -> types.add(JsonType.NUMBER);
-                case "boolean" -> types.add(JsonType.BOOLEAN);
-                case "null" -> types.add(JsonType.NULL);
-                default -> { }
-            }
-        }
-        for (String union : List.of("anyOf", "oneOf")) {
-            if (schema.get(union) instanceof List<?> members) {
-                members.stream().filter(Map.class::isInstance).forEach(m -> types.addAll(types((Map<?, ?>) m)));
-            }
-        }
-        return types.isEmpty() ? EnumSet.allOf(JsonType.class) : types;
-    }
-
-    private enum JsonType { STRING, OBJECT, ARRAY, NUMBER, BOOLEAN, NULL }
 }

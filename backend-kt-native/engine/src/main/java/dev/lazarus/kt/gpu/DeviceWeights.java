@@ -68,10 +68,11 @@ final class DeviceWeights implements AutoCloseable {
     /** Why the model of {@code tensors} cannot run on the GPU layer path, or null when it can. */
     static String unsupported(ModelTensors tensors, ModelConfig config) {
         Architecture arch = config.architecture();
-        if (arch == Architecture.GLM4MOE || arch == Architecture.GPT_OSS || arch == Architecture.QWEN35MOE
+        if (arch == Architecture.GLM4MOE || arch == Architecture.GPT_OSS || arch.gatedDeltaNet()
                 || arch == Architecture.MINIMAX_M2) {
             // their attention biases, post-attention norm, sinks, windows and expert biases have no device kernels,
-            // nor qwen35moe's DeltaNet blocks, output gate and gated shared expert, nor minimax-m2's QK-norm across heads
+            // nor qwen35moe's and qwen3next's DeltaNet blocks, output gate and gated shared expert, nor minimax-m2's
+            // QK-norm across heads
             return arch.ggufName() + " blocks have no GPU layer path yet";
         }
         for (BlockTensors b : tensors.blocks()) {

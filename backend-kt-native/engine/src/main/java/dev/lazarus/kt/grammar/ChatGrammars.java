@@ -60,7 +60,7 @@ public final class ChatGrammars {
         });
     }
 
-    private static String arguments(JsonSchemaGrammar c, ToolSpec t, int i) {
+    static String arguments(JsonSchemaGrammar c, ToolSpec t, int i) {
         return c.schema(t.parameters() == null ? Map.of("type", "object") : t.parameters(), "tool-" + i + "-schema");
     }
 
@@ -70,7 +70,15 @@ public final class ChatGrammars {
      * several separated by commas, each call {@code {"name": ..., "arguments": ...}} with the tool's schema.
      */
     public static String hermesRequired(List<ToolSpec> tools, boolean parallel) {
-        return hermes(tools, parallel, true);
+        return hermesRequired(tools, parallel, false);
+    }
+
+    /**
+     * As {@link #hermesRequired(List, boolean)}; with {@code reasoning} (Qwen3's templates) the grammar starts at
+     * {@link ToolCallGrammars#QWEN_HEAD}, as llama-server's does, with an optional reasoning block before the text.
+     */
+    public static String hermesRequired(List<ToolSpec> tools, boolean parallel, boolean reasoning) {
+        return hermes(tools, parallel, true, reasoning);
     }
 
     /**
@@ -78,10 +86,10 @@ public final class ChatGrammars {
      * after (llama-server b11669 forces none).
      */
     public static String hermesNamed(ToolSpec tool) {
-        return hermes(List.of(tool), false, false);
+        return hermes(List.of(tool), false, false, false);
     }
 
-    private static String hermes(List<ToolSpec> tools, boolean parallel, boolean textFirst) {
+    private static String hermes(List<ToolSpec> tools, boolean parallel, boolean textFirst, boolean reasoning) {
         return JsonSchemaGrammar.build(c -> {
             List<String> calls = new ArrayList<>();
             for (int i = 0; i < tools.size(); i++) {
@@ -94,11 +102,18 @@ public final class ChatGrammars {
             String any = "(" + String.join(" | ", calls) + ")";
             c.addRule("tool-call", "\"<tool_call>\\n\" space " + any + (parallel ? " (space \",\" space " + any + ")*" : "")
                     + " space \"</tool_call>\"");
-            if (textFirst) {
-                c.addRule("tool-calls", "(tool-call space)+");
-                c.addRule("root", "space " + Until.rules(c, "until", HERMES_OPEN) + "? tool-calls");
-            } else {
+            if (!textFirst) {
                 c.addRule("root", "space tool-call");
+                return;
+            }
+            c.addRule("tool-calls", "(tool-call space)+");
+            String until = Until.rules(c, "until", HERMES_OPEN);
+            if (reasoning) {
+                c.addRule("root", SchemaRules.literal(ToolCallGrammars.QWEN_HEAD) + " space (\"<think>\" \"\\n\"? "
+                        + Until.rules(c, "until-think", "</think>") + " \"\\n\"? \"</think>\" \"\\n\"? \"\\n\"?)? " + until
+                        + "? tool-calls");
+            } else {
+                c.addRule("root", "space " + until + "? tool-calls");
             }
         });
     }

@@ -17,7 +17,7 @@ public final class GrammarMatcher {
 
     GrammarMatcher(CompiledGrammar grammar) {
         this.grammar = grammar;
-        this.state = grammar.automaton.initial();
+        this.state = grammar.start;
     }
 
     /** Whether the grammar allows {@code token} next (end-of-generation tokens only where it may end). */

@@ -20,6 +20,11 @@ public enum Architecture {
      * section, whose position is 0 ({@link RopeConfig#extraSection}).
      */
     QWEN35MOE("qwen35moe", RopeStyle.NEOX, true, MoeConfig.Gating.SOFTMAX, 0),
+    /**
+     * Qwen3-Next: qwen35moe's blocks with plain NeoX rope over {@code rope.dimension_count}, whose value heads come in
+     * groups per key head and whose beta and alpha come from one projection ({@link DeltaNetConfig#groupedHeads}).
+     */
+    QWEN3NEXT("qwen3next", RopeStyle.NEOX, true, MoeConfig.Gating.SOFTMAX, 0),
     /** MLA attention, shared experts, sigmoid group routing; normalisation as the GGUF says. */
     DEEPSEEK2("deepseek2", RopeStyle.NORMAL, false, MoeConfig.Gating.SOFTMAX, 0),
     /**
@@ -115,6 +120,11 @@ public enum Architecture {
      */
     float indexerNormEps() {
         return this == DEEPSEEK32 ? 1e-6f : 0f;
+    }
+
+    /** Gated DeltaNet blocks between full-attention ones ({@link DeltaNetConfig}): qwen35moe and qwen3next. */
+    public boolean gatedDeltaNet() {
+        return this == QWEN35MOE || this == QWEN3NEXT;
     }
 
     public static Architecture fromGguf(String name) {

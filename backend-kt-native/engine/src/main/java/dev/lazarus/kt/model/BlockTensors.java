@@ -63,9 +63,11 @@ public record BlockTensors(int index, GgufTensorInfo attnNorm, AttentionTensors 
     }
 
     /**
-     * qwen35moe's linear attention: the joint query/key/value projection {@code qkv} and the output gate {@code gate}
-     * (z), the causal convolution {@code conv} ({@code [kernel, channels]}), the decay's bias {@code dtBias} and
-     * factor {@code a} ({@code -exp(A_log)}), the projections of beta and alpha, the per-head norm and the output.
+     * qwen35moe's and qwen3next's linear attention: the joint query/key/value projection {@code qkv} and the output
+     * gate {@code gate} (z), the causal convolution {@code conv} ({@code [kernel, channels]}), the decay's bias
+     * {@code dtBias} and factor {@code a} ({@code -exp(A_log)}), the projections of beta and alpha (qwen3next: one
+     * {@code ssm_ba} as {@code beta}, {@code alpha} null; older qwen3next GGUFs: the fused {@code ssm_in} as {@code qkv},
+     * {@code gate} null), the per-head norm and the output.
      */
     public record DeltaNet(GgufTensorInfo qkv, GgufTensorInfo gate, GgufTensorInfo conv, GgufTensorInfo dtBias,
                            GgufTensorInfo a, GgufTensorInfo beta, GgufTensorInfo alpha, GgufTensorInfo norm,

@@ -6,9 +6,11 @@ import java.util.ArrayList;
 import java.util.IdentityHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
+import java.util.stream.Stream;
 
 /**
- * qwen35moe's linear attention, as llama.cpp's graph and ggml's CPU ops compute it: the joint projection of queries,
+ * qwen35moe's and qwen3next's linear attention, as llama.cpp's graph and ggml's CPU ops compute it: the joint projection of queries,
  * keys and values through a causal convolution (its last inputs kept per sequence) and SiLU; queries and keys
  * L2-normalised per head; per value head a state matrix that decays by {@code exp(g)}, takes the delta rule's
  * correction {@code k ⊗ β(v - Sᵀk)} and is read by the query ({@code ggml_gated_delta_net}, token after token: ggml's
@@ -18,7 +20,12 @@ import java.util.Map;
  */
 final class GatedDeltaNet implements Attention {
 
-    /** The block's tensors; {@code conv} is {@code [channels][kernel]} row by row, as the GGUF holds it. */
+    /**
+     * The block's tensors; {@code conv} is {@code [channels][kernel]} row by row, as the GGUF holds it; {@code alpha} is
+     * null where {@code beta} gives both ({@link DeltaNetConfig#groupedHeads}); {@code gate} is null where {@code qkv}
+     * is older qwen3next GGUFs' fused {@code ssm_in}: per key head its queries, keys, values and z, whose rows llama.cpp
+     * takes apart after the product as this block does.
+     */
     record Weights(WeightMatrix qkv, WeightMatrix gate, float[] conv, float[] dtBias, float[] a, WeightMatrix beta,
                    WeightMatrix alpha, float[] norm, WeightMatrix output) {}
 
@@ -31,6 +38,8 @@ final class GatedDeltaNet implements Attention {
     private final int channels;
     private final int taps;
     private final int convFloats;
+    /** Value heads per key head. */
+    private final int group;
     private final float scale;
     /** The rms norm's epsilon and the scale that make it the L2 norm of a {@code state}-wide head. */
     private final float l2Eps;
@@ -46,6 +55,7 @@ final class GatedDeltaNet implements Attention {
         this.channels = config.convChannels();
         this.taps = config.convKernel();
         this.convFloats = channels * (taps - 1);
+        this.group = config.valueHeads() / config.keyHeads();
         this.scale = 1.0f / (float) Math.sqrt(state);
         this.l2Eps = eps / state;
         this.l2Scale = 1.0f / (float) Math.sqrt((float) state);
@@ -53,7 +63,17 @@ final class GatedDeltaNet implements Attention {
         requireLength("ssm_dt", weights.dtBias(), config.valueHeads());
         requireLength("ssm_a", weights.a(), config.valueHeads());
         requireLength("ssm_norm", weights.norm(), state);
-        if (weights.qkv().rows() != channels || weights.gate().rows() != config.valueDim()) {
+        int betaRows = weights.alpha() == null ? 2 * config.valueHeads() : config.valueHeads();
+        if ((weights.alpha() == null) != config.groupedHeads() || weights.beta().rows() != betaRows) {
+            throw new ModelFormatException("block " + block + ": " + (config.groupedHeads()
+                    ? "ssm_ba with " + 2 * config.valueHeads() + " rows" : "ssm_beta and ssm_alpha")
+                    + " expected for " + config.valueHeads() + " value heads");
+        }
+        if (weights.gate() == null && (!config.groupedHeads() || weights.qkv().rows() != channels + config.valueDim())) {
+            throw new ModelFormatException("block " + block + ": ssm_in has " + weights.qkv().rows() + " rows for "
+                    + (channels + config.valueDim()) + (config.groupedHeads() ? "" : " (qwen3next's layout only)"));
+        }
+        if (weights.gate() != null && (weights.qkv().rows() != channels || weights.gate().rows() != config.valueDim())) {
             throw new ModelFormatException("block " + block + ": attn_qkv/attn_gate have " + weights.qkv().rows() + "/"
                     + weights.gate().rows() + " rows for " + channels + "/" + config.valueDim());
         }
@@ -120,6 +140,8 @@ final class GatedDeltaNet implements Attention {
         private float[][] decay;
         private float[][] beta;
         private float[][] core;
+        /** Per token: the output gate z. */
+        private float[][] z;
         private Projections out;
 
         Step(ForwardBatch batch, float[][] xn) {
@@ -131,8 +153,9 @@ final class GatedDeltaNet implements Attention {
         public int open(int phase) {
             return switch (phase) {
                 case 0 -> {
-                    in = new Projections(parallel,
-                            new WeightMatrix[] {weights.qkv(), weights.gate(), weights.beta(), weights.alpha()}, xn);
+                    in = new Projections(parallel, Stream.of(weights.qkv(), weights.gate(),
+                            weights.beta(), weights.alpha()).filter(Objects::nonNull).toArray(WeightMatrix[]::new),
+                            xn);
                     yield in.rows();
                 }
                 case 1 -> {
@@ -173,8 +196,14 @@ final class GatedDeltaNet implements Attention {
         /** The convolution of every sequence's tokens (and its new state), the norms, decays and betas. */
         private void prepare() {
             float[][][] p = in.outputs();
-            float[][] qkv = p[0];
             int n = batch.size();
+            float[][] qkv = weights.gate() != null ? p[0] : new float[n][channels];
+            z = weights.gate() != null ? p[1] : new float[n][config.valueDim()];
+            if (weights.gate() == null) {
+                unfuse(p[0], qkv);
+            }
+            float[][] ba = p[weights.gate() != null ? 2 : 1];
+            float[][] alphas = weights.alpha() == null ? ba : p[3];
             mixed = new float[n][channels];
             decay = new float[n][config.valueHeads()];
             beta = new float[n][config.valueHeads()];
@@ -193,11 +222,35 @@ final class GatedDeltaNet implements Attention {
                         l2Normalize(x, h * state, state);
                     }
                     for (int h = 0; h < config.valueHeads(); h++) {
-                        beta[i][h] = Numerics.sigmoid(p[2][i][h]);
-                        decay[i][h] = softplus(p[3][i][h] + weights.dtBias()[h]) * weights.a()[h];
+                        beta[i][h] = Numerics.sigmoid(ba[i][betaRow(h)]);
+                        float alpha = weights.alpha() == null ? alphas[i][betaRow(h) + group] : alphas[i][h];
+                        decay[i][h] = softplus(alpha + weights.dtBias()[h]) * weights.a()[h];
                     }
                 }
             });
+        }
+
+        /**
+         * {@code ssm_in}'s rows, per key head its queries, keys, its value heads' values and their z, into the queries,
+         * keys and values of all heads (the convolution's channels) and the z of all value heads.
+         */
+        private void unfuse(float[][] fused, float[][] qkv) {
+            int keys = config.keyDim();
+            int values = group * state;
+            for (int i = 0; i < fused.length; i++) {
+                for (int g = 0; g < config.keyHeads(); g++) {
+                    int at = g * (2 * state + 2 * values);
+                    System.arraycopy(fused[i], at, qkv[i], g * state, state);
+                    System.arraycopy(fused[i], at + state, qkv[i], keys + g * state, state);
+                    System.arraycopy(fused[i], at + 2 * state, qkv[i], 2 * keys + g * values, values);
+                    System.arraycopy(fused[i], at + 2 * state + values, z[i], g * values, values);
+                }
+            }
+        }
+
+        /** Value head {@code h}'s row of the beta projection: per key head its group's betas, then their alphas. */
+        private int betaRow(int h) {
+            return weights.alpha() == null ? h / group * 2 * group + h % group : h;
         }
 
         /** The batch's token indices grouped by sequence, each group in batch (= position) order. */
@@ -255,7 +308,7 @@ final class GatedDeltaNet implements Attention {
         private void recur(int[] tokens, int h) {
             float[] st = batch.caches()[tokens[0]].recurrent(block);
             int base = convFloats + h * state * state;
-            int qOff = (h % config.keyHeads()) * state;
+            int qOff = config.keyHead(h) * state;
             int kOff = config.keyDim() + qOff;
             int vOff = 2 * config.keyDim() + h * state;
             float[] delta = new float[state];
@@ -278,7 +331,6 @@ final class GatedDeltaNet implements Attention {
 
         /** Per value head: RMS norm by {@code ssm_norm}, times SiLU of the output gate z. */
         private void gatedNorm() {
-            float[][] z = in.outputs()[1];
             parallel.forTokens(batch.size(), (from, to) -> {
                 for (int i = from; i < to; i++) {
                     for (int h = 0; h < config.valueHeads(); h++) {

@@ -143,9 +143,9 @@ public final class Model {
                     + " keeps an f16 KV cache in kt-native (cache types "
                     + types.keys().settingName() + "/" + types.values().settingName() + " asked)");
         }
-        if (config.architecture() == Architecture.QWEN35MOE && !types.equals(KvCacheTypes.F16)) {
+        if (config.architecture().gatedDeltaNet() && !types.equals(KvCacheTypes.F16)) {
             // the full-attention blocks would take them, but no parity against llama-server holds them yet
-            throw new IllegalArgumentException("qwen35moe keeps an f16 KV cache in kt-native (cache types "
+            throw new IllegalArgumentException(config.architecture().ggufName() + " keeps an f16 KV cache in kt-native (cache types "
                     + types.keys().settingName() + "/" + types.values().settingName() + " asked; the recurrent "
                     + "state of its gated DeltaNet blocks is f32 whatever the cache types, as in llama.cpp)");
         }

@@ -84,10 +84,18 @@ final class ModelAssembler {
                 optional(file, block(b, "attn_sinks")));
     }
 
+    /**
+     * qwen35moe's tensors, or qwen3next's: one {@code ssm_ba} projection for beta and alpha, and in GGUFs converted
+     * before llama.cpp split it, one {@code ssm_in} for queries, keys, values and z (then {@code gate} is null).
+     */
     private static BlockTensors.DeltaNet deltaNet(GgufFile file, int b) {
-        return new BlockTensors.DeltaNet(file.tensor(block(b, "attn_qkv")), file.tensor(block(b, "attn_gate")),
+        GgufTensorInfo betaAlpha = optional(file, block(b, "ssm_ba"));
+        GgufTensorInfo fused = file.findTensor(block(b, "attn_qkv")).isEmpty() ? optional(file, block(b, "ssm_in")) : null;
+        return new BlockTensors.DeltaNet(fused != null ? fused : file.tensor(block(b, "attn_qkv")),
+                fused != null ? null : file.tensor(block(b, "attn_gate")),
                 file.tensor(block(b, "ssm_conv1d")), file.tensor(bias(b, "ssm_dt")), file.tensor("blk." + b + ".ssm_a"),
-                file.tensor(block(b, "ssm_beta")), file.tensor(block(b, "ssm_alpha")), file.tensor(block(b, "ssm_norm")),
+                betaAlpha != null ? betaAlpha : file.tensor(block(b, "ssm_beta")),
+                betaAlpha != null ? null : file.tensor(block(b, "ssm_alpha")), file.tensor(block(b, "ssm_norm")),
                 file.tensor(block(b, "ssm_out")));
     }
 
@@ -181,9 +189,10 @@ final class ModelAssembler {
                     rope, order, parallel);
             case BlockTensors.Mla a -> latentAttention(b, a);
             case BlockTensors.DeltaNet a -> new GatedDeltaNet(b, deltaNet, new GatedDeltaNet.Weights(
-                    tensors.matrix(a.qkv()), tensors.matrix(a.gate()), tensors.vector(a.conv()),
+                    tensors.matrix(a.qkv()), a.gate() == null ? null : tensors.matrix(a.gate()), tensors.vector(a.conv()),
                     tensors.vector(a.dtBias()), tensors.vector(a.a()), tensors.matrix(a.beta()),
-                    tensors.matrix(a.alpha()), tensors.vector(a.norm()), tensors.matrix(a.output())),
+                    a.alpha() == null ? null : tensors.matrix(a.alpha()), tensors.vector(a.norm()),
+                    tensors.matrix(a.output())),
                     config.rmsEps(), parallel);
         };
     }

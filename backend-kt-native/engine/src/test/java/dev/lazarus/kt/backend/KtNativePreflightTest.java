@@ -71,20 +71,23 @@ class KtNativePreflightTest {
 
     @Test
     void anArchitectureTheEngineLacksIsNamed() {
-        try (KtNativeBackend backend = backend(model("qwen3next", GgmlType.F16))) {
+        try (KtNativeBackend backend = backend(model("mamba", GgmlType.F16))) {
             assertThat(backend.describe().models().getFirst().unsupported()).hasValueSatisfying(reason -> assertThat(reason)
-                    .startsWith("unsupported architecture: qwen3next (supported: ").contains("qwen3moe", "deepseek2")
+                    .startsWith("unsupported architecture: mamba (supported: ").contains("qwen3moe", "deepseek2")
                     .doesNotContain("tensor types"));
-            assertThat(awaitNotLoading(backend).detail()).startsWith("unsupported architecture: qwen3next");
+            assertThat(awaitNotLoading(backend).detail()).startsWith("unsupported architecture: mamba");
         }
     }
 
     @Test
-    void qwen35moeAndMinimaxM2AreAcceptedAndQwen3nextIsNamed() {
+    void qwen35moeQwen3nextMinimaxM2AndGlmDsaAreAcceptedAndMambaIsNamed() {
         assertThat(ModelNeeds.of(model("qwen35moe", GgmlType.Q8_0)).refusal()).isEmpty();
+        assertThat(ModelNeeds.of(model("qwen3next", GgmlType.Q8_0)).refusal()).isEmpty();
         assertThat(ModelNeeds.of(model("minimax-m2", GgmlType.Q8_0)).refusal()).isEmpty();
-        assertThat(ModelNeeds.of(model("qwen3next", GgmlType.Q8_0)).refusal()).get(InstanceOfAssertFactories.STRING)
-                .startsWith("unsupported architecture: qwen3next (supported: ").contains("qwen35moe", "minimax-m2");
+        assertThat(ModelNeeds.of(model("glm-dsa", GgmlType.Q8_0)).refusal()).isEmpty();
+        assertThat(ModelNeeds.of(model("mamba", GgmlType.Q8_0)).refusal()).get(InstanceOfAssertFactories.STRING)
+                .startsWith("unsupported architecture: mamba (supported: ").contains("qwen35moe", "qwen3next",
+                        "minimax-m2", "glm-dsa");
     }
 
     @Test

@@ -40,17 +40,32 @@ class OutputConstraintTest {
         assertThat(required("qwen2.5.jinja").gbnf()).contains("<tool_call>").contains("\\\"arguments\\\"");
     }
 
-    /** Qwen3-Coder's layout (Qwen3.5 without a reasoning block) opens calls with <tool_call> too, but writes XML. */
+    /**
+     * Qwen3-Coder's layout (Qwen3.5 without a reasoning block) and Qwen3.5's open calls with <tool_call> too, but
+     * write XML: they get the XML grammar, fed from the answer's head; formats without one stay a 400.
+     */
     @Test
-    void xmlCallsAreRefusedNotGivenTheJsonGrammar() {
-        String coder = template("qwen3.5.jinja").replace("<think>", "").replace("</think>", "");
+    void xmlCallsGetTheXmlGrammarOthersWithoutOneAreRefused() {
+        String coder = template("qwen3.5.jinja").replace("<think>", "<thonk>").replace("</think>", "</thonk>");
         ChatCompletionRequest request = ChatCompletionRequest.builder().model("m").messages(List.of(ChatMessage.user("hi")))
                 .tools(List.of(WEATHER)).toolChoice("required").build();
         ChatFormat format = ChatTemplate.of(coder, "<s>", "</s>").format();
         assertThat(format.reasoning()).isNull();
-        assertThatThrownBy(() -> OutputConstraint.of(request, ToolUse.of(request), format))
-                .isInstanceOf(BackendException.class).hasMessageContaining("tool_choice 'required'");
-        assertThatThrownBy(() -> required("qwen3.5.jinja")).isInstanceOf(BackendException.class);
+        OutputConstraint coderCalls = OutputConstraint.of(request, ToolUse.of(request), format);
+        assertThat(coderCalls.gbnf()).contains("<function=", "tool-call-first").doesNotContain("arguments");
+        assertThat(coderCalls.head()).isEqualTo("<|im_start|>assistant\n");
+        assertThat(required("qwen3.5.jinja").gbnf()).contains("<function=").doesNotContain("tool-call-first");
+        assertThat(required("glm-4.5.jinja").gbnf()).contains("<arg_key>");
+        assertThat(required("gpt-oss.jinja").gbnf()).contains("to=functions.");
+        assertThat(required("deepseek-v3-tools.jinja").gbnf()).contains("\"<｜tool▁call▁begin｜>function\"");
+        assertThat(required("deepseek-v3.1.jinja").gbnf()).contains("\"<｜tool▁call▁begin｜>\" (");
+        assertThatThrownBy(() -> required("deepseek-r1.jinja")).hasMessageContaining("| tojson");
+        assertThat(required("qwen3.jinja").gbnf()).contains("(\"<think>\"", "\"<tool_call>\\n\"");
+        assertThat(required("qwen3.jinja").head()).isEqualTo("<|im_start|>assistant\n");
+        for (String refused : List.of("deepseek-v3.jinja", "deepseek-v3.2.jinja")) {
+            assertThatThrownBy(() -> required(refused)).as(refused).isInstanceOf(BackendException.class)
+                    .hasMessageContaining("tool_choice 'required'");
+        }
     }
 
     static final Map<String, Object> SCHEMA = Map.of("type", "object",

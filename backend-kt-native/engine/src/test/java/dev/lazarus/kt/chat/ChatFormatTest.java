@@ -19,6 +19,7 @@ class ChatFormatTest {
             "deepseek-r1.jinja, DeepSeekCalls, 0,    0",
             "deepseek-v3.2.jinja, DsmlCalls,   0,    0",
             "glm-4.5.jinja,     GlmCalls,      0,    1",
+            "minimax-m2.jinja,  MiniMaxCalls,  1,    2",
             "llama3.jinja,      Llama3Calls,   none, none",
             "gpt-oss.jinja,     HermesCalls,   none, none"})
     void detectsTheFormat(String file, String syntax, Integer afterOpen, Integer afterClose) {

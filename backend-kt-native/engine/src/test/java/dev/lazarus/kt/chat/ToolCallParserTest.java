@@ -25,6 +25,7 @@ class ToolCallParserTest {
     static final ToolCallSyntax LLAMA3 = new Llama3Calls();
     static final ToolCallSyntax DSML = new DsmlCalls();
     static final ToolCallSyntax XML = new XmlCalls();
+    static final ToolCallSyntax MINIMAX = new MiniMaxCalls();
     static final List<Tool> TOOLS = List.of(new Tool("function", new Tool.Function("get_weather", "Weather",
             Map.of("type", "object", "properties", Map.of("city", Map.of("type", "string"),
                     "days", Map.of("type", "integer"), "zip", Map.of("type", "string"))), null)),
@@ -43,6 +44,19 @@ class ToolCallParserTest {
         return sb.append("</function>\n</tool_call>").toString();
     }
 
+    /** A MiniMax-M2 invoke of {@code function} with {@code parameters} (name, value, ...). */
+    static String invoke(String function, String... parameters) {
+        StringBuilder sb = new StringBuilder("<invoke name=\"" + function + "\">\n");
+        for (int i = 0; i < parameters.length; i += 2) {
+            sb.append("<parameter name=\"").append(parameters[i]).append("\">").append(parameters[i + 1]).append("</parameter>\n");
+        }
+        return sb.append("</invoke>\n").toString();
+    }
+
+    /** A MiniMax-M2 block of {@code invokes}, separated by {@code separator}. */
+    static String minimax(String separator, String... invokes) {
+        return "<minimax:tool_call>\n" + String.join(separator, invokes) + "</minimax:tool_call>";
+    }
 
     static final String WEATHER = """
             <tool_call>
@@ -168,6 +182,35 @@ class ToolCallParserTest {
                         xml("get_weather", "days", "three"), List.of(new Text(xml("get_weather", "days", "three")))),
                 Arguments.of("XML: a tool the request did not offer stays text", XML, 8,
                         xml("now"), List.of(new Text(xml("now")))),
+                Arguments.of("MiniMax-M2: a string as written, JSON values as spelled, compact", MINIMAX, 8,
+                        minimax("", invoke("configure", "value", "42", "any", " raw \"text\"\n", "flag", "null",
+                                "list", "[1, 2]")),
+                        List.of(new Call("configure", "{\"value\":\"42\",\"any\":\" raw \\\"text\\\"\\n\",\"flag\":null,"
+                                + "\"list\":[1, 2]}"))),
+                Arguments.of("MiniMax-M2: text before kept as written, spaces between tags, an integer as JSON", MINIMAX, 8,
+                        "Checking. \n\n<minimax:tool_call>\n \n<invoke name=\"get_weather\">\n\t<parameter name=\"days\">-0.5e3"
+                                + "</parameter>\n </invoke>\n  </minimax:tool_call>",
+                        List.of(new Text("Checking. \n\n"), new Call("get_weather", "{\"days\":-0.5e3}"))),
+                Arguments.of("MiniMax-M2: calls separated by a comma (llama-server's form) or a newline", MINIMAX, 8,
+                        minimax(", ", invoke("get_weather", "city", "Paris"), invoke("get_weather", "days", "\"3\""))
+                                + "\n" + minimax("\n", invoke("get_weather"), invoke("get_weather", "zip", "1")),
+                        List.of(new Call("get_weather", "{\"city\":\"Paris\"}"), new Call("get_weather", "{\"days\":\"3\"}"),
+                                new Call("get_weather", "{}"), new Call("get_weather", "{\"zip\":\"1\"}"))),
+                Arguments.of("MiniMax-M2: one call when parallel calls are off", MINIMAX, 1,
+                        minimax(", ", invoke("get_weather", "city", "Paris"), invoke("get_weather", "city", "Oslo")),
+                        List.of(new Call("get_weather", "{\"city\":\"Paris\"}"))),
+                Arguments.of("MiniMax-M2: the block tag without its newline stays text", MINIMAX, 8,
+                        minimax("", invoke("get_weather")).replace(">\n<invoke", "><invoke"),
+                        List.of(new Text(minimax("", invoke("get_weather")).replace(">\n<invoke", "><invoke")))),
+                Arguments.of("MiniMax-M2: a required parameter after an optional one stays text", MINIMAX, 8,
+                        minimax("", invoke("configure", "flag", "true", "value", "1")),
+                        List.of(new Text(minimax("", invoke("configure", "flag", "true", "value", "1"))))),
+                Arguments.of("MiniMax-M2: a space around a JSON value stays text", MINIMAX, 8,
+                        minimax("", invoke("get_weather", "days", " 3")),
+                        List.of(new Text(minimax("", invoke("get_weather", "days", " 3"))))),
+                Arguments.of("MiniMax-M2: an undeclared parameter, an unoffered tool stay text", MINIMAX, 8,
+                        minimax("", invoke("get_weather", "town", "Paris")) + minimax("", invoke("now")),
+                        List.of(new Text(minimax("", invoke("get_weather", "town", "Paris")) + minimax("", invoke("now"))))),
                 Arguments.of("Llama 3: a bare object", LLAMA3, 8, "{\"name\": \"get_weather\", \"parameters\": {\"city\": \"Paris\"}}",
                         List.of(new Call("get_weather", "{\"city\": \"Paris\"}"))),
                 Arguments.of("Llama 3: text, python tag, braces in strings", LLAMA3, 8,

@@ -17,6 +17,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.function.Supplier;
 import java.util.function.ToDoubleFunction;
 
 /**
@@ -46,8 +47,9 @@ import java.util.function.ToDoubleFunction;
  * Models are the synthetic {@code benchQwen3Moe} preset: {@code q8_0} written directly, {@code q4_k_m} (and
  * {@code q2_k}, {@code q3_k_m}, {@code iq4_xs}, {@code iq4_nl}) quantized from an F16 copy with Debian's llama-quantize; the
  * same names prefixed {@code deepseek32-} are the {@code benchDeepseek32} preset (sparse attention past 256 positions),
- * prefixed {@code qwen35moe-} the {@code benchQwen35Moe} preset (gated DeltaNet blocks);
- * any other value is taken as a GGUF path.
+ * prefixed {@code qwen35moe-}, {@code qwen3next-} and {@code minimax-m2-} the {@code benchQwen35Moe},
+ * {@code benchQwen3Next} (gated DeltaNet blocks) and {@code benchMinimaxM2} presets; any other value is taken as a GGUF
+ * path.
  */
 public final class EngineBenchMain {
 
@@ -273,20 +275,18 @@ public final class EngineBenchMain {
      */
     private static Path resolve(String name, Path work) {
         String lower = name.toLowerCase(Locale.ROOT);
-        if (lower.startsWith(DEEPSEEK32)) { // deepseek32-q8_0, deepseek32-q3_k_m, ...: the same from benchDeepseek32
-            return preset(SyntheticModels.benchDeepseek32(), lower.substring(DEEPSEEK32.length()), work);
-        }
-        if (lower.startsWith(QWEN35MOE)) { // qwen35moe-q8_0, ...: the same from benchQwen35Moe
-            return preset(SyntheticModels.benchQwen35Moe(), lower.substring(QWEN35MOE.length()), work);
+        for (Map.Entry<String, Supplier<SyntheticModels.Spec>> e : ARCHITECTURE_PRESETS.entrySet()) {
+            if (lower.startsWith(e.getKey())) { // deepseek32-q8_0, qwen3next-q4_k_m, ...: the same from that preset
+                return preset(e.getValue().get(), lower.substring(e.getKey().length()), work);
+            }
         }
         return preset(SyntheticModels.benchQwen3Moe(), lower, work);
     }
 
-    /** {@link #resolve}'s prefix for the deepseek32 preset. */
-    private static final String DEEPSEEK32 = "deepseek32-";
-
-    /** {@link #resolve}'s prefix for the qwen35moe preset. */
-    private static final String QWEN35MOE = "qwen35moe-";
+    /** {@link #resolve}'s prefixes for the presets of the other architectures (a regression of theirs shows there). */
+    private static final Map<String, Supplier<SyntheticModels.Spec>> ARCHITECTURE_PRESETS = Map.of(
+            "deepseek32-", SyntheticModels::benchDeepseek32, "qwen35moe-", SyntheticModels::benchQwen35Moe,
+            "qwen3next-", SyntheticModels::benchQwen3Next, "minimax-m2-", SyntheticModels::benchMinimaxM2);
 
     private static Path preset(SyntheticModels.Spec spec, String name, Path work) {
         Path q8 = work.resolve(spec.name() + "-q8_0.gguf");

@@ -16,6 +16,7 @@ import dev.lazarus.kt.runtime.SequenceListener;
 import dev.lazarus.kt.sampling.Penalties;
 import dev.lazarus.kt.sampling.Sampler;
 import dev.lazarus.kt.sampling.SamplingParams;
+import dev.lazarus.kt.synthetic.ByteBpeVocab;
 import dev.lazarus.kt.synthetic.SyntheticModels;
 import dev.lazarus.kt.tokenizer.Tokenizer;
 import dev.lazarus.kt.tokenizer.Tokenizers;
@@ -40,6 +41,9 @@ import java.util.concurrent.TimeUnit;
  * <pre>{@code
  * ./mvnw -q -pl backend-kt-native/tools -am -Pbench verify -DskipTests \
  *     -Dbench.main=dev.lazarus.kt.bench.GrammarDecodeBench -Dbench.args="--rounds 5 --tokens 128 --threads 2"
+ * }</pre>
+ * With {@code --vocab-model 150000}, decode is then measured on a generated model with that vocabulary too.
+ * <pre>{@code
  * }</pre>
  */
 public final class GrammarDecodeBench {
@@ -81,6 +85,66 @@ public final class GrammarDecodeBench {
             largeVocabulary(150_000, 2000, stepMicros);
             engine.close();
         }
+        int vocabModel = intArg(args, "--vocab-model", 0);
+        if (vocabModel > 0) {
+            largeVocabularyModel(dir, vocabModel, rounds, tokens, threads);
+        }
+    }
+
+    /**
+     * Decode on a generated model whose vocabulary has {@code size} tokens (tiny-llama's layers, random byte-level
+     * BPE merges of ASCII word pieces): free against under the schema, alternated round by round.
+     */
+    static void largeVocabularyModel(Path dir, int size, int rounds, int tokens, int threads) throws Exception {
+        Path model = SyntheticModels.write(SyntheticModels.tinyLlama(), randomMerges(size, new SplittableRandom(3)),
+                dir.resolve("tiny-llama-" + size + ".gguf"));
+        try (GgufFile file = GgufFile.open(model); Parallel parallel = Parallel.ofThreads(threads)) {
+            Tokenizer tokenizer = Tokenizers.fromMetadata(file.metadata());
+            Model m = Model.load(file, parallel);
+            InferenceEngine engine = new InferenceEngine(m, new EngineOptions(2048, 1, 4, 512, 0), parallel);
+            long start = cpuNanos();
+            CompiledGrammar grammar = new GrammarCache(tokenizer).compile(ChatGrammars.responseFormat(SCHEMA));
+            System.out.printf("grammar compiled for %,d tokens: %.0f ms CPU%n", tokenizer.vocabSize(), (cpuNanos() - start) / 1e6);
+            int vocab = tokenizer.vocabSize();
+            for (int warm = 0; warm < 3; warm++) {
+                decode(engine, vocab, null, tokens);
+                decode(engine, vocab, grammar, tokens);
+            }
+            double free = 0;
+            double constrained = 0;
+            for (int r = 0; r < rounds; r++) { // which goes first alternates, so a drift in speed favours neither
+                double c = r % 2 == 1 ? decode(engine, vocab, grammar, tokens) : 0;
+                double f = decode(engine, vocab, null, tokens);
+                c = r % 2 == 1 ? c : decode(engine, vocab, grammar, tokens);
+                System.out.printf("round %d: free %.1f tok/s, json schema %.1f tok/s (%.2fx)%n", r + 1, f, c, c / f);
+                free += f / rounds;
+                constrained += c / rounds;
+            }
+            System.out.printf("decode, %s (vocabulary %,d), %d threads: free %.1f tok/s, json schema %.1f tok/s: %.2fx%n",
+                    model.getFileName(), vocab, threads, free, constrained, constrained / free);
+            engine.close();
+        }
+    }
+
+    /** Byte-level BPE merges spelling random ASCII word pieces, each prefix a token, to {@code size} tokens in all. */
+    private static ByteBpeVocab randomMerges(int size, SplittableRandom r) {
+        // in the vocabulary's spelling: printable ASCII stands for itself, a space is \u0120 and a newline \u010A
+        String alphabet = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789{}[]\":,.-_\u0120\u010A";
+        java.util.Set<String> known = new java.util.HashSet<>();
+        List<String> merges = new ArrayList<>();
+        int wanted = size - 256 - 3; // the byte tokens and the ChatML control tokens come with the vocabulary
+        while (merges.size() < wanted) {
+            int len = 2 + r.nextInt(8);
+            StringBuilder piece = new StringBuilder().append(alphabet.charAt(r.nextInt(alphabet.length())));
+            for (int i = 1; i < len && merges.size() < wanted; i++) {
+                String next = String.valueOf(alphabet.charAt(r.nextInt(alphabet.length())));
+                if (known.add(piece + next)) {
+                    merges.add(piece + " " + next);
+                }
+                piece.append(next);
+            }
+        }
+        return ByteBpeVocab.fromMerges(merges);
     }
 
     /** Tokens per second of one greedy generation after a one-token prompt. */

@@ -37,6 +37,12 @@ public enum ArchitectureTraits {
      */
     QWEN35MOE("qwen35moe", true, false, true, true, Feature.POST_ATTENTION_NORM, Feature.DELTA_NET),
     /**
+     * Qwen3-Next: qwen35moe's blocks with plain NeoX rope (no {@code rope.dimension_sections}) and one
+     * {@code ssm_ba} projection, its value heads grouped by key head.
+     */
+    QWEN3NEXT("qwen3next", true, false, true, true, Feature.POST_ATTENTION_NORM, Feature.DELTA_NET,
+            Feature.GROUPED_DELTA_NET),
+    /**
      * MiniMax-M2: partial NeoX rope, a QK-norm over the whole query (and key) projection across heads, experts in
      * every layer routed by sigmoid with {@code exp_probs_b} (no shared expert), their width {@code feed_forward_length}.
      */
@@ -61,7 +67,9 @@ public enum ArchitectureTraits {
         /** {@code attn_q_norm}/{@code attn_k_norm} span all query/key heads instead of one head. */
         WHOLE_QK_NORM,
         /** Gated DeltaNet blocks ({@code ssm.*}), output-gated queries, a gated shared expert (needs {@code deltaNet}). */
-        DELTA_NET
+        DELTA_NET,
+        /** The DeltaNet's value heads grouped by key head: {@code ssm_ba} for {@code ssm_beta}, {@code ssm_alpha}. */
+        GROUPED_DELTA_NET
     }
 
     private final String ggufName;

@@ -104,7 +104,10 @@ final class ModelMetadata {
         }
     }
 
-    /** qwen35moe's linear-attention keys, and the rope sections its IMROPE reads (text uses one position for all). */
+    /**
+     * The linear-attention keys, and the rope sections qwen35moe's IMROPE reads (text uses one position for all;
+     * qwen3next's plain rope reads none).
+     */
     private static void writeDeltaNet(String p, Spec spec, GgufWriter w) {
         SyntheticModels.DeltaNet d = spec.deltaNet();
         w.putU32(p + "ssm.conv_kernel", d.convKernel());
@@ -113,6 +116,9 @@ final class ModelMetadata {
         w.putU32(p + "ssm.time_step_rank", d.valueHeads());
         w.putU32(p + "ssm.inner_size", d.valueHeads() * d.stateSize());
         w.putU32(p + "full_attention_interval", d.fullAttentionInterval());
+        if (spec.architecture().has(ArchitectureTraits.Feature.GROUPED_DELTA_NET)) {
+            return;
+        }
         int pairs = (spec.ropeDims() > 0 ? spec.ropeDims() : spec.headDim()) / 2;
         int t = Math.round(pairs * 11 / 32f);
         w.putArray(p + "rope.dimension_sections", GgufValueType.INT32, List.of(t, t, pairs - 2 * t, 0));
@@ -125,7 +131,7 @@ final class ModelMetadata {
             return; // Mixtral experts are sized by feed_forward_length and always softmax + renormalise
         }
         w.putU32(p + "expert_feed_forward_length", moe.expertFfn());
-        if (arch == ArchitectureTraits.QWEN35MOE && moe.shared() > 0) {
+        if (arch.has(ArchitectureTraits.Feature.DELTA_NET) && moe.shared() > 0) {
             w.putU32(p + "expert_shared_feed_forward_length", moe.shared() * moe.expertFfn());
         }
         if (arch == ArchitectureTraits.MINIMAX_M2) {

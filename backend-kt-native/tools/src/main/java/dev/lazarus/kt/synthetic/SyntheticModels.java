@@ -21,7 +21,7 @@ import java.util.Objects;
  * {@code attn_k_b}/{@code attn_v_b}, leading dense layers, shared expert, sigmoid group-limited routing with
  * {@code exp_probs_b}, YaRN), {@code glm4moe} (deepseek2's routing on grouped-query attention with biases and
  * partial rope), {@code deepseek32} / {@code glm-dsa} (MLA with the lightning indexer's sparse attention),
- * {@code gpt-oss} (sinks, sliding window, biases, biased experts), {@code qwen35moe} (gated DeltaNet)
+ * {@code gpt-oss} (sinks, sliding window, biases, biased experts), {@code qwen35moe} and {@code qwen3next} (gated DeltaNet)
  * and {@code minimax-m2} (QK-norm across heads, sigmoid routing without a shared expert).
  */
 public final class SyntheticModels {
@@ -136,15 +136,26 @@ public final class SyntheticModels {
     }
 
     /**
-     * The gated DeltaNet blocks of qwen35moe: {@code keyHeads} query/key heads and {@code valueHeads} value heads of
-     * {@code stateSize}, a convolution of {@code convKernel} taps; every {@code fullAttentionInterval}-th block
-     * (1-based) is full attention.
+     * The gated DeltaNet blocks of qwen35moe and qwen3next: {@code keyHeads} query/key heads and {@code valueHeads}
+     * value heads of {@code stateSize}, a convolution of {@code convKernel} taps; every {@code fullAttentionInterval}-th
+     * block (1-based) is full attention; {@code fusedInput}: qwen3next's older layout, one {@code ssm_in} for queries,
+     * keys, values and z instead of {@code attn_qkv} and {@code attn_gate}.
      */
-    public record DeltaNet(int keyHeads, int valueHeads, int stateSize, int convKernel, int fullAttentionInterval) {
+    public record DeltaNet(int keyHeads, int valueHeads, int stateSize, int convKernel, int fullAttentionInterval,
+                           boolean fusedInput) {
         public DeltaNet {
             require(keyHeads > 0 && valueHeads % keyHeads == 0 && stateSize > 0 && convKernel > 1
                     && fullAttentionInterval > 0, "DeltaNet heads %d/%d of %d, kernel %d, interval %d", keyHeads,
                     valueHeads, stateSize, convKernel, fullAttentionInterval);
+        }
+
+        public DeltaNet(int keyHeads, int valueHeads, int stateSize, int convKernel, int fullAttentionInterval) {
+            this(keyHeads, valueHeads, stateSize, convKernel, fullAttentionInterval, false);
+        }
+
+        /** As older converters wrote qwen3next: the fused {@code ssm_in}. */
+        public DeltaNet withFusedInput() {
+            return new DeltaNet(keyHeads, valueHeads, stateSize, convKernel, fullAttentionInterval, true);
         }
 
         /** llama.cpp's layout from {@code full_attention_interval}. */
@@ -208,13 +219,15 @@ public final class SyntheticModels {
                     "%s has no group-limited routing", arch);
             require(a.has(ArchitectureTraits.Feature.DELTA_NET) == (deltaNet != null), "%s %s DeltaNet settings", arch,
                     deltaNet == null ? "needs" : "takes no");
+            require(deltaNet == null || !deltaNet.fusedInput() || a.has(ArchitectureTraits.Feature.GROUPED_DELTA_NET),
+                    "%s has no fused ssm_in", arch);
             require(a != ArchitectureTraits.MINIMAX_M2 || moe == null
                     || (moe.shared() == 0 && moe.leadingDense() == 0 && moe.groups() == 0 && moe.probsBias()
                         && moe.gating() == Gating.SIGMOID && moe.normalizeWeights() && moe.expertFfn() == ffn),
                     "%s routes by sigmoid with exp_probs_b, weights renormalised, experts as wide as ffn in every layer",
                     arch);
             require(moe == null || a.allowsDeepseekRouting() || a == ArchitectureTraits.MINIMAX_M2
-                    || ((moe.shared() == 0 || a == ArchitectureTraits.QWEN35MOE) && moe.leadingDense() == 0 && moe.groups() == 0 && !moe.probsBias()
+                    || ((moe.shared() == 0 || a.has(ArchitectureTraits.Feature.DELTA_NET)) && moe.leadingDense() == 0 && moe.groups() == 0 && !moe.probsBias()
                         && moe.gating() == Gating.SOFTMAX), "%s supports only plain softmax experts", arch);
             require(moe == null || moe.leadingDense() < layers, "all %d layers are dense", layers);
             // llama's Mixtral experts are sized by feed_forward_length: there is no separate expert width.
@@ -244,6 +257,11 @@ public final class SyntheticModels {
         public Spec withMla(Mla newMla) {
             return new Spec(name, arch, weightType, seed, layers, dim, heads, kvHeads, headDim, ffn, moe, newMla, ropeTheta,
                     yarn, contextLength, rmsEps, tiedEmbeddings, ropeDims, slidingWindow, deltaNet);
+        }
+
+        public Spec withDeltaNet(DeltaNet newDeltaNet) {
+            return new Spec(name, arch, weightType, seed, layers, dim, heads, kvHeads, headDim, ffn, moe, mla, ropeTheta,
+                    yarn, contextLength, rmsEps, tiedEmbeddings, ropeDims, slidingWindow, newDeltaNet);
         }
 
         public Spec withTiedEmbeddings(boolean tied) {
@@ -446,6 +464,34 @@ public final class SyntheticModels {
     }
 
     /**
+     * Qwen3-Next-80B-A3B in miniature: {@link #tinyQwen35Moe()}'s shapes as qwen3next (plain NeoX rope over a quarter
+     * of each head, one beta/alpha projection), 2 query/key heads each shared by 2 consecutive value heads.
+     */
+    public static Spec tinyQwen3Next() {
+        return new Spec("tiny-qwen3next", "qwen3next", GgmlType.F32, 19, 4, 256, 4, 2, 64, 256,
+                new Moe(8, 2, 256, 1, 0, Gating.SOFTMAX, true, 1f, 0, 0, false), null, 10_000_000f, null, 4096,
+                1e-6f, false, 16, 0, new DeltaNet(2, 4, 64, 4, 2));
+    }
+
+    /**
+     * As {@link #tinyQwen3Next()} in other shapes: width 512, 3 DeltaNet blocks to a full-attention one (the real
+     * interval), value heads of 128 (the real size) two to a key head (the real model: 32 to 16), attention heads of 128
+     * on 2 KV heads, 16 experts with 4 used, a shared expert twice an expert's width.
+     */
+    public static Spec wideQwen3Next() {
+        return new Spec("wide-qwen3next", "qwen3next", GgmlType.F32, 20, 4, 512, 4, 2, 128, 256,
+                new Moe(16, 4, 256, 2, 0, Gating.SOFTMAX, true, 1f, 0, 0, false), null, 10_000_000f, null, 4096,
+                1e-6f, false, 32, 0, new DeltaNet(2, 4, 128, 4, 4));
+    }
+
+    /** {@link #benchQwen35Moe()}'s shapes and weight type as qwen3next, for the engine benchmark. */
+    public static Spec benchQwen3Next() {
+        return new Spec("bench-qwen3next", "qwen3next", GgmlType.Q8_0, 21, 4, 1024, 8, 2, 128, 512,
+                new Moe(32, 4, 512, 1, 0, Gating.SOFTMAX, true, 1f, 0, 0, false), null, 10_000_000f, null, 4096,
+                1e-6f, false, 32, 0, new DeltaNet(4, 8, 128, 4, 4));
+    }
+
+    /**
      * MiniMax-M2 in miniature: 3 layers, 4 query heads of 128 on 2 KV heads, NeoX rope over half of each head (the
      * real rotary_dim 64 of 128), QK-norm over the whole projection, 8 experts with 2 used by sigmoid with
      * {@code exp_probs_b}, weights renormalised.
@@ -464,6 +510,16 @@ public final class SyntheticModels {
         return new Spec("wide-minimax-m2", "minimax-m2", GgmlType.F32, 20, 2, 512, 8, 2, 64, 512,
                 new Moe(16, 4, 512, 0, 0, Gating.SIGMOID, true, 1f, 0, 0, true), null, 5_000_000f, null, 4096,
                 1e-6f, false, 32, 0);
+    }
+
+    /**
+     * {@link #benchQwen3Moe()}'s width and experts as minimax-m2, for the engine benchmark: 4 layers, 8 heads of 128
+     * (rope over 64) on 2 KV heads, 32 experts of 512 with 4 used by sigmoid with {@code exp_probs_b}.
+     */
+    public static Spec benchMinimaxM2() {
+        return new Spec("bench-minimax-m2", "minimax-m2", GgmlType.Q8_0, 22, 4, 1024, 8, 2, 128, 512,
+                new Moe(32, 4, 512, 0, 0, Gating.SIGMOID, true, 1f, 0, 0, true), null, 5_000_000f, null, 4096,
+                1e-6f, false, 64, 0);
     }
 
     /** A Qwen3-MoE big enough to measure kernels rather than overhead: about 214M weights, 32 experts, 4 used. */
@@ -536,10 +592,14 @@ public final class SyntheticModels {
             case "tinyqwen35moe" -> tinyQwen35Moe();
             case "wideqwen35moe" -> wideQwen35Moe();
             case "benchqwen35moe" -> benchQwen35Moe();
+            case "tinyqwen3next" -> tinyQwen3Next();
+            case "wideqwen3next" -> wideQwen3Next();
+            case "benchqwen3next" -> benchQwen3Next();
             case "tinyminimaxm2" -> tinyMinimaxM2();
             case "wideminimaxm2" -> wideMinimaxM2();
+            case "benchminimaxm2" -> benchMinimaxM2();
             default -> throw new IllegalArgumentException("unknown preset '" + name
-                    + "' (tinyLlama, tinyLlamaMoe, tinyQwen3, tinyQwen3Moe, tinyDeepseek2, tinyDeepseek32, wideDeepseek32, tinyGlmDsa, tinyGlmDsaSharedIndexers, wideGlmDsa, tinyGlm4Moe, tinyGptOss, wideQwen3Moe, wideDeepseek2, wideLlama, wideGlm4Moe, wideGptOss, benchQwen3Moe, benchQwen3MoeSkewed, benchQwen3MoeFlat, benchDeepseek32, tinyQwen35Moe, wideQwen35Moe, benchQwen35Moe, tinyMinimaxM2, wideMinimaxM2)");
+                    + "' (tinyLlama, tinyLlamaMoe, tinyQwen3, tinyQwen3Moe, tinyDeepseek2, tinyDeepseek32, wideDeepseek32, tinyGlmDsa, tinyGlmDsaSharedIndexers, wideGlmDsa, tinyGlm4Moe, tinyGptOss, wideQwen3Moe, wideDeepseek2, wideLlama, wideGlm4Moe, wideGptOss, benchQwen3Moe, benchQwen3MoeSkewed, benchQwen3MoeFlat, benchDeepseek32, tinyQwen35Moe, wideQwen35Moe, benchQwen35Moe, tinyQwen3Next, wideQwen3Next, benchQwen3Next, tinyMinimaxM2, wideMinimaxM2, benchMinimaxM2)");
         };
     }
 

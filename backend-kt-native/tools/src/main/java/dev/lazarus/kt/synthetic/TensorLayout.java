@@ -102,17 +102,25 @@ final class TensorLayout {
         add(blk(i, "nextn.shared_head_norm"), Init.NORM, spec.dim());
     }
 
-    /** qwen35moe's linear attention block, shaped as llama.cpp's loader creates it. */
+    /** qwen35moe's (or qwen3next's) linear attention block, shaped as llama.cpp's loader creates it. */
     private void deltaNet(int i, SyntheticModels.DeltaNet d) {
         long keyDim = (long) d.keyHeads() * d.stateSize();
         long valueDim = (long) d.valueHeads() * d.stateSize();
-        add(blk(i, "attn_qkv"), Init.MATRIX, spec.dim(), 2 * keyDim + valueDim);
-        add(blk(i, "attn_gate"), Init.MATRIX, spec.dim(), valueDim);
+        if (d.fusedInput()) {
+            add(blk(i, "ssm_in"), Init.MATRIX, spec.dim(), 2 * keyDim + 2 * valueDim);
+        } else {
+            add(blk(i, "attn_qkv"), Init.MATRIX, spec.dim(), 2 * keyDim + valueDim);
+            add(blk(i, "attn_gate"), Init.MATRIX, spec.dim(), valueDim);
+        }
         add(blk(i, "ssm_conv1d"), Init.CONV, d.convKernel(), 2 * keyDim + valueDim);
         add(bias(i, "ssm_dt"), Init.BIAS, d.valueHeads());
         add("blk." + i + ".ssm_a", Init.DECAY, d.valueHeads());
-        add(blk(i, "ssm_beta"), Init.MATRIX, spec.dim(), d.valueHeads());
-        add(blk(i, "ssm_alpha"), Init.MATRIX, spec.dim(), d.valueHeads());
+        if (spec.architecture().has(Feature.GROUPED_DELTA_NET)) {
+            add(blk(i, "ssm_ba"), Init.MATRIX, spec.dim(), 2L * d.valueHeads());
+        } else {
+            add(blk(i, "ssm_beta"), Init.MATRIX, spec.dim(), d.valueHeads());
+            add(blk(i, "ssm_alpha"), Init.MATRIX, spec.dim(), d.valueHeads());
+        }
         add(blk(i, "ssm_norm"), Init.NORM, d.stateSize());
         add(blk(i, "ssm_out"), Init.MATRIX, valueDim, spec.dim());
     }

@@ -211,19 +211,62 @@ class ChatFormatLlamaServerTest {
                         Map.of("reasoning_content", "Let me see.\n" + XML_CALL, "content", " "))));
     }
 
+    @Test
+    void qwen35PromptWithToolsAndACall() throws Exception {
+        assertSamePromptWithToolsAndACall("qwen3.5.jinja", "<parameter=days>\n3\n</parameter>");
+    }
+
+    static final String MINIMAX_CALL = "<minimax:tool_call>\n<invoke name=\"get_weather\">\n"
+            + "<parameter name=\"city\">Paris</parameter>\n</invoke>\n</minimax:tool_call>";
+
+    /**
+     * MiniMax-M2: its prompt always opens {@code <think>}, so calls come after reasoning; llama-server reads them from a
+     * prefill whose {@code reasoning_content} the template renders into the block the prompt opened. Its parser
+     * separates a block's calls by {@code ", "} (see MiniMaxCalls), the form compared here.
+     */
+    @Test
+    void minimaxM2() {
+        String twoCalls = MINIMAX_CALL.replace("</invoke>\n</minimax", "</invoke>\n, <invoke name=\"get_weather\">\n"
+                + "<parameter name=\"city\">New York\nCity </parameter>\n<parameter name=\"days\">2.50</parameter>\n"
+                + "</invoke>\n</minimax");
+        assertSameShapes("minimax-m2.jinja", List.of(
+                Answer.of("Let me think.\n</think>\n\nHello there."),
+                Answer.of("\nA \t\n\n\n</think>\n\n\nB \n\n"),
+                Answer.of("Thinking that never ends"),
+                new Answer("Let me think.\n</think>\n\nHello there.", false, Map.of("reasoning_format", "none")),
+                afterReasoning("Let me see.", MINIMAX_CALL),
+                afterReasoning("Let me see.", "Checking. \n\n" + MINIMAX_CALL),
+                afterReasoning("Let me see.", twoCalls),
+                afterReasoning("Let me see.", MINIMAX_CALL.replace("Paris</parameter>\n",
+                        "Paris</parameter>\n  <parameter name=\"days\">3</parameter>\n \n")),
+                afterReasoning("Let me see.", "No call after all."),
+                new Answer("Let me see.\n" + MINIMAX_CALL, true, Map.of(),
+                        Map.of("reasoning_content", "Let me see.\n" + MINIMAX_CALL, "content", ""))));
+    }
+
+    @Test
+    void minimaxM2PromptWithToolsAndACall() throws Exception {
+        assertSamePromptWithToolsAndACall("minimax-m2.jinja", "<parameter name=\"days\">3</parameter>");
+    }
+
+    /** An answer with tools whose reasoning the prompt opened: the text generated, and the prefill that renders it. */
+    private static Answer afterReasoning(String reasoning, String content) {
+        return new Answer(reasoning + "\n</think>\n\n" + content, true, Map.of(),
+                Map.of("reasoning_content", reasoning, "content", content));
+    }
+
     /**
      * The prompt of a conversation with tools, a call in the history (reasoning, text and typed arguments) and its
      * result is llama-server's, with thinking on and off.
      */
-    @Test
-    void qwen35PromptWithToolsAndACall() throws Exception {
+    private void assertSamePromptWithToolsAndACall(String templateFile, String renderedArgument) throws Exception {
         List<ChatMessage> messages = List.of(ChatMessage.system("Be brief."), ChatMessage.user("Weather in Paris?"),
                 new ChatMessage("assistant", MessageContent.ofText("Checking."), null, List.of(new ToolCall(null, "call_1",
                         "function", new ToolCall.FunctionCall("get_weather", "{\"city\": \"Paris\", \"days\": 3}"))),
                         null, "The user wants weather.", null),
                 new ChatMessage("tool", MessageContent.ofText("Sunny, 21 C"), null, null, "call_1", null, null));
-        Path model = SyntheticModels.write(SyntheticModels.tinyLlama(), dir.resolve("qwen3.5-prompt.gguf"),
-                resource("/chat-templates/qwen3.5.jinja"));
+        Path model = SyntheticModels.write(SyntheticModels.tinyLlama(), dir.resolve(templateFile + "-prompt.gguf"),
+                resource("/chat-templates/" + templateFile));
         ChatTemplate template;
         try (GgufFile file = GgufFile.open(model)) {
             template = ChatTemplate.fromMetadata(file.metadata(), Tokenizers.fromMetadata(file.metadata()));
@@ -237,7 +280,7 @@ class ChatFormatLlamaServerTest {
                 String theirs = JSON.readTree(server.post("/apply-template", JSON.writeValueAsString(body))).path("prompt")
                         .asString();
                 String ours = template.render(messages, List.of(WEATHER), true, Map.of("enable_thinking", thinking));
-                assertThat(ours).as("thinking %s", thinking).isEqualTo(theirs).contains("<parameter=days>\n3\n</parameter>");
+                assertThat(ours).as("thinking %s", thinking).isEqualTo(theirs).contains(renderedArgument);
             }
         }
     }

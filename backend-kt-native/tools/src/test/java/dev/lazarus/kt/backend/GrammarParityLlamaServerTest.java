@@ -8,6 +8,7 @@ import dev.lazarus.backend.api.BackendErrorKind;
 import dev.lazarus.backend.api.BackendException;
 import dev.lazarus.backend.api.openai.ChatCompletion;
 import dev.lazarus.backend.api.openai.ChatCompletionAggregator;
+import dev.lazarus.backend.api.openai.ChatCompletionChunk;
 import dev.lazarus.backend.api.openai.ChatCompletionRequest;
 import dev.lazarus.backend.api.openai.Completion;
 import dev.lazarus.backend.api.openai.CompletionAggregator;
@@ -298,6 +299,47 @@ class GrammarParityLlamaServerTest {
         assertThat(status(server.url().resolve("/v1/chat/completions"), toolsBody("none", grammar))).isEqualTo(200);
         assertThat(backend.chat(JSON.readValue(toolsBody("none", grammar), ChatCompletionRequest.class)).collectList()
                 .block(Duration.ofMinutes(1))).isNotEmpty();
+    }
+
+    /**
+     * A JSON schema beside tools, streamed: the content deltas put together are llama-server's streamed JSON, no delta
+     * carries a call, and the finish reason is the same.
+     */
+    @Test
+    void aSchemaBesideToolsStreamsItsJson() throws Exception {
+        String constraint = "\"response_format\": {\"type\":\"json_schema\",\"json_schema\":{\"name\":\"y\",\"schema\":"
+                + OBJECT_SCHEMA + "}}";
+        for (String choice : List.of("auto", "required")) {
+            String body = toolsBody(choice, constraint + ",\"stream\":true");
+            StringBuilder theirText = new StringBuilder();
+            String theirFinish = null;
+            boolean theirCalls = false;
+            for (String line : server.post("/v1/chat/completions", body).split("\n")) {
+                if (!line.startsWith("data: {")) {
+                    continue;
+                }
+                JsonNode choiceNode = JSON.readTree(line.substring(6)).path("choices").path(0);
+                theirText.append(choiceNode.path("delta").path("content").asString(""));
+                theirCalls |= choiceNode.path("delta").has("tool_calls");
+                theirFinish = choiceNode.path("finish_reason").isString() ? choiceNode.path("finish_reason").asString() : theirFinish;
+            }
+            StringBuilder ourText = new StringBuilder();
+            String ourFinish = null;
+            boolean ourCalls = false;
+            for (ChatCompletionChunk chunk : backend.chat(JSON.readValue(body, ChatCompletionRequest.class)).collectList()
+                    .block(Duration.ofMinutes(1))) {
+                if (chunk.choices().isEmpty()) { // the usage chunk
+                    continue;
+                }
+                ChatCompletionChunk.Choice c = chunk.choices().getFirst();
+                ourText.append(c.delta().content() == null ? "" : c.delta().content());
+                ourCalls |= c.delta().toolCalls() != null && !c.delta().toolCalls().isEmpty();
+                ourFinish = c.finishReason() != null ? c.finishReason() : ourFinish;
+            }
+            assertThat(ourText.toString()).as(choice).isEqualTo(theirText.toString()).startsWith("{");
+            assertThat(ourFinish).as(choice).isEqualTo(theirFinish);
+            assertThat(ourCalls || theirCalls).as(choice).isFalse();
+        }
     }
 
     private static String toolsBody(String toolChoice, String constraint) {

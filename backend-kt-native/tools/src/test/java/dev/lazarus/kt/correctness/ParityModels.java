@@ -42,6 +42,13 @@ enum ParityModels {
     GPT_OSS("gpt-oss", SyntheticModels::tinyGptOss, Format.GREEDY),
     /** Gated DeltaNet blocks (recurrent state per sequence) between output-gated full attention. */
     QWEN35MOE("qwen35moe", SyntheticModels::tinyQwen35Moe, Format.GREEDY),
+    /** qwen35moe's blocks with plain rope, each key head's value heads consecutive, one beta/alpha projection. */
+    QWEN3NEXT("qwen3next", SyntheticModels::tinyQwen3Next, Format.GREEDY),
+    /**
+     * qwen3next as converters wrote it before llama.cpp split the input projection: one {@code ssm_in} for queries,
+     * keys, values and z, per key head (the GGUFs most users hold); one format, the layout being what it adds.
+     */
+    QWEN3NEXT_SSM_IN("qwen3next", ParityModels::fusedInputQwen3Next, List.of(Format.Q8_0)),
     /** The QK-norm over the whole projection, across heads. */
     MINIMAX_M2("minimax-m2", SyntheticModels::tinyMinimaxM2, Format.GREEDY),
     /** Other dimensions than the tiny shapes (see {@link SyntheticModels#wideQwen3Moe()}), in the formats users run. */
@@ -62,6 +69,8 @@ enum ParityModels {
     WIDE_GLM_DSA("glm-dsa", SyntheticModels::wideGlmDsa, List.of(Format.Q8_0, Format.Q4_K_M)),
     /** The real value head size (128), four value heads to a key head, a DeltaNet-to-attention interval of 4. */
     WIDE_QWEN35MOE("qwen35moe", SyntheticModels::wideQwen35Moe, List.of(Format.Q8_0, Format.Q4_K_M)),
+    /** The real value head size (128), two value heads to each of two key heads, an interval of 4. */
+    WIDE_QWEN3NEXT("qwen3next", SyntheticModels::wideQwen3Next, List.of(Format.Q8_0, Format.Q4_K_M)),
     WIDE_MINIMAX_M2("minimax-m2", SyntheticModels::wideMinimaxM2, List.of(Format.Q8_0, Format.Q4_K_M));
 
     /**
@@ -122,6 +131,11 @@ enum ParityModels {
     private static Spec fusedKvBDeepseek2() {
         Spec split = SyntheticModels.tinyDeepseek2();
         return split.withName("tiny-deepseek2-kv-b").withMla(split.mla().withSplitKvB(false));
+    }
+
+    private static Spec fusedInputQwen3Next() {
+        Spec split = SyntheticModels.tinyQwen3Next();
+        return split.withName("tiny-qwen3next-ssm-in").withDeltaNet(split.deltaNet().withFusedInput());
     }
 
     String arch() {

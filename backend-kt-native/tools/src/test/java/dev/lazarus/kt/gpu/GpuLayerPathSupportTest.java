@@ -58,9 +58,11 @@ class GpuLayerPathSupportTest {
     }
 
     @Test
-    void refusesQwen35MoeWhoseDeltaNetBlocksHaveNoDeviceKernels() {
+    void refusesQwen35MoeAndQwen3NextWhoseDeltaNetBlocksHaveNoDeviceKernels() {
         assertThat(unsupported(SyntheticModels.tinyQwen35Moe().withWeightType(GgmlType.Q8_0)))
                 .isEqualTo("qwen35moe blocks have no GPU layer path yet");
+        assertThat(unsupported(SyntheticModels.tinyQwen3Next().withWeightType(GgmlType.Q8_0)))
+                .isEqualTo("qwen3next blocks have no GPU layer path yet");
     }
 
     @Test

@@ -56,7 +56,9 @@ class SyntheticModelsLlamaServerTest {
                 Arguments.of(SyntheticModels.tinyGlmDsaSharedIndexers().withWeightType(GgmlType.Q8_0)),
                 Arguments.of(SyntheticModels.tinyGlm4Moe()),
                 Arguments.of(SyntheticModels.tinyGptOss().withWeightType(GgmlType.Q8_0)),
-                Arguments.of(SyntheticModels.tinyMinimaxM2().withWeightType(GgmlType.Q8_0)));
+                Arguments.of(SyntheticModels.tinyMinimaxM2().withWeightType(GgmlType.Q8_0)),
+                Arguments.of(SyntheticModels.tinyQwen35Moe().withWeightType(GgmlType.Q8_0)),
+                Arguments.of(SyntheticModels.tinyQwen3Next().withWeightType(GgmlType.Q8_0)));
     }
 
     @ParameterizedTest(name = "{index}: {0}")

@@ -117,6 +117,32 @@ class SyntheticModelsTest {
     }
 
     @Test
+    void qwen3nextHasOneBetaAlphaProjectionNoRopeSectionsAndOnRequestTheFusedInput() {
+        Spec spec = SyntheticModels.tinyQwen3Next();
+        try (GgufFile f = GgufFile.open(SyntheticModels.write(spec, dir.resolve("qwen3next.gguf")))) {
+            assertThat(f.architecture()).isEqualTo("qwen3next");
+            assertThat(f.metadata()).doesNotContainKey("qwen3next.rope.dimension_sections");
+            // 2 key heads, 4 value heads of 64: per value head a beta and an alpha
+            assertThat(f.tensor("blk.0.ssm_ba.weight").shape()).containsExactly(256, 8);
+            assertThat(f.findTensor("blk.0.ssm_beta.weight")).isEmpty();
+            assertThat(f.tensor("blk.0.attn_qkv.weight").shape()).containsExactly(256, 2 * 128 + 256);
+            assertThat(f.tensor("blk.1.attn_q.weight").shape()).containsExactly(256, 4 * 2 * 64);
+            assertThat(f.tensor("blk.0.ffn_gate_inp_shexp.weight").shape()).containsExactly(256);
+            assertThat(f.tensors().stream().mapToLong(GgufTensorInfo::elements).sum()).isEqualTo(spec.parameterCount());
+        }
+        Spec fused = spec.withDeltaNet(spec.deltaNet().withFusedInput());
+        try (GgufFile f = GgufFile.open(SyntheticModels.write(fused, dir.resolve("qwen3next-ssm-in.gguf")))) {
+            assertThat(f.tensor("blk.0.ssm_in.weight").shape()).containsExactly(256, 2 * 128 + 2 * 256);
+            assertThat(f.findTensor("blk.0.attn_qkv.weight")).isEmpty();
+            assertThat(f.findTensor("blk.0.attn_gate.weight")).isEmpty();
+            assertThat(f.tensors().stream().mapToLong(GgufTensorInfo::elements).sum()).isEqualTo(spec.parameterCount());
+        }
+        Spec qwen35 = SyntheticModels.tinyQwen35Moe();
+        assertThatThrownBy(() -> qwen35.withDeltaNet(qwen35.deltaNet().withFusedInput()))
+                .hasMessageContaining("qwen35moe has no fused ssm_in");
+    }
+
+    @Test
     void gptOssHasSinksSlidingWindowAndBiasesKeptInF32() {
         Spec spec = SyntheticModels.tinyGptOss().withWeightType(GgmlType.Q8_0);
         try (GgufFile f = GgufFile.open(SyntheticModels.write(spec, dir.resolve("oss.gguf")))) {
