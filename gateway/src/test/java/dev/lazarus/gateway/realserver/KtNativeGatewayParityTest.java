@@ -59,7 +59,7 @@ import tools.jackson.databind.node.ObjectNode;
 /**
  * kt-native answers like llama-server through the gateway (issue 11, "Done when"): on generated models of other
  * dimensions than the parity suites' tiny ones ({@code SyntheticModels.wide*}: qwen3moe and deepseek2 in F16, Q8_0 and
- * Q4_K_M, deepseek32 (sparse attention past 24 positions) in Q8_0 and Q4_K_M, llama in Q8_0), one gateway serves each model under two routes, one to a kt-native backend and one to a real
+ * Q4_K_M, deepseek32 (sparse attention past 24 positions) in Q8_0 and Q4_K_M, glm-dsa (past 20) and llama in Q8_0), one gateway serves each model under two routes, one to a kt-native backend and one to a real
  * llama-server on the same GGUF file (held to this host's reference ggml variant, started as the parity suites start
  * it). Plain prompts through {@code /v1/completions} and one chat turn through {@code /v1/chat/completions} are asked
  * for greedy 64-token answers on both routes, as an OpenAI client asks: {@code temperature 0} and nothing else (both
@@ -124,6 +124,7 @@ class KtNativeGatewayParityTest {
         DEEPSEEK32_Q4_K_M(SyntheticModels::wideDeepseek32, null),
         LLAMA_Q8_0(SyntheticModels::wideLlama, GgmlType.Q8_0),
         MINIMAX_M2_Q8_0(SyntheticModels::wideMinimaxM2, GgmlType.Q8_0),
+        GLM_DSA_Q8_0(SyntheticModels::wideGlmDsa, GgmlType.Q8_0),
         QWEN35MOE_Q8_0(SyntheticModels::wideQwen35Moe, GgmlType.Q8_0),
         QWEN3NEXT_Q8_0(SyntheticModels::wideQwen3Next, GgmlType.Q8_0),
         // flash attention on both sides (llama-server's default -fa auto turns it on on a CPU): the grouped-query and

@@ -86,7 +86,7 @@ final class MlaDeviceAttention implements DeviceAttention {
         MlaConfig m = c.mla();
         if (a.indexer() != null) {
             // the experts can still take the GPU tier (placement), with attention and the rest on the CPU
-            return "deepseek32's lightning indexer (sparse attention) has no GPU kernels";
+            return c.architecture().ggufName() + "'s lightning indexer (sparse attention) has no GPU kernels";
         }
         if (a.splitKvB() != ((BlockTensors.Mla) tensors.block(0).attention()).splitKvB()) {
             return a.kvAMqa().name() + "'s block has another MLA layout than block 0";

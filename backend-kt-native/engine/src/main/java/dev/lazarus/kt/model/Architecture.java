@@ -33,6 +33,13 @@ public enum Architecture {
      */
     DEEPSEEK32("deepseek32", RopeStyle.NORMAL, false, MoeConfig.Gating.SOFTMAX, 0),
     /**
+     * GLM-5.x: deepseek32's blocks (latent attention, lightning indexer, sparse attention) with GLM's routing
+     * defaults: sigmoid gating unless the GGUF says otherwise, and a trailing NextN block that neither engine runs.
+     * Its indexer ropes in the normal pairing and layer-norms its key without an eps ({@link #indexerRopeStyle},
+     * {@link #indexerNormEps}), as llama.cpp's glm-dsa graph does.
+     */
+    GLM_DSA("glm-dsa", RopeStyle.NORMAL, false, MoeConfig.Gating.SIGMOID, 0),
+    /**
      * GLM-4.5 / 4.6: attention biases, optional QK-norm, partial rope, leading dense blocks, sigmoid routing with
      * a selection bias and a shared expert (deepseek2's routing on ordinary attention); gating sigmoid unless the
      * GGUF says otherwise, as llama.cpp defaults it.
@@ -92,9 +99,27 @@ public enum Architecture {
         return slidingWindowPattern;
     }
 
-    /** deepseek2's multi-head latent attention (and its YaRN score scale): deepseek2 and deepseek32. */
+    /** deepseek2's multi-head latent attention (and its YaRN score scale): deepseek2, deepseek32 and glm-dsa. */
     boolean latentAttention() {
-        return this == DEEPSEEK2 || this == DEEPSEEK32;
+        return this == DEEPSEEK2 || sparseAttention();
+    }
+
+    /** DeepSeek Sparse Attention: a lightning indexer per block picks the positions each query attends. */
+    boolean sparseAttention() {
+        return this == DEEPSEEK32 || this == GLM_DSA;
+    }
+
+    /** The pairing of the indexer's rope: llama.cpp's deepseek32 graph ropes it NeoX, its glm-dsa graph normally. */
+    RopeStyle indexerRopeStyle() {
+        return this == DEEPSEEK32 ? RopeStyle.NEOX : RopeStyle.NORMAL;
+    }
+
+    /**
+     * eps of the indexer key's layer norm ({@code f_norm_eps}): llama.cpp fixes it at 1e-6 for deepseek32 and leaves
+     * it at 0 for glm-dsa, whose loader reads no layer-norm eps.
+     */
+    float indexerNormEps() {
+        return this == DEEPSEEK32 ? 1e-6f : 0f;
     }
 
     /** Gated DeltaNet blocks between full-attention ones ({@link DeltaNetConfig}): qwen35moe and qwen3next. */

@@ -43,19 +43,23 @@ final class LatentAttention implements Attention {
     private final Parallel parallel;
     /** deepseek32's sparse attention: which cached positions each query attends; null: all (deepseek2). */
     private final LightningIndexer indexer;
+    /** GLM-5.2's shared indexers: where a block with its own puts its choice and one without takes it; else null. */
+    private final SharedSelection shared;
 
     LatentAttention(int block, ModelConfig config, QueryWeights query, WeightMatrix kvDown, float[] kvDownNorm,
                     LatentWeights latent, WeightMatrix output, Rope rope, AttentionOrder order, Parallel parallel) {
-        this(block, config, query, kvDown, kvDownNorm, latent, output, rope, order, parallel, null);
+        this(block, config, query, kvDown, kvDownNorm, latent, output, rope, order, parallel, null, null);
     }
 
+    /** With {@code shared}, a block whose {@code indexer} is null attends what the last block with one chose. */
     LatentAttention(int block, ModelConfig config, QueryWeights query, WeightMatrix kvDown, float[] kvDownNorm,
                     LatentWeights latent, WeightMatrix output, Rope rope, AttentionOrder order, Parallel parallel,
-                    LightningIndexer indexer) {
-        if (indexer != null && !latent.absorbed()) {
+                    LightningIndexer indexer, SharedSelection shared) {
+        if ((indexer != null || shared != null) && !latent.absorbed()) {
             throw new ModelFormatException("sparse attention needs split attn_k_b/attn_v_b");
         }
         this.indexer = indexer;
+        this.shared = shared;
         this.block = block;
         this.heads = config.headCount();
         this.mla = config.mla();
@@ -112,8 +116,15 @@ final class LatentAttention implements Attention {
         if (latent.absorbed()) {
             float[][] indexerKeys = indexer == null ? null : indexer.keys(xn, ropeTables);
             storeAbsorbed(batch, kvpe, indexerKeys);
-            boolean[][] keep = indexer == null ? null : indexer.select(batch, block, kvLora + mla.qkRopeDim(),
-                    keyWidth(), qr, xn, ropeTables);
+            boolean[][] keep;
+            if (indexer != null) {
+                keep = indexer.select(batch, block, kvLora + mla.qkRopeDim(), keyWidth(), qr, xn, ropeTables);
+                if (shared != null) {
+                    shared.put(batch, keep);
+                }
+            } else {
+                keep = shared == null ? null : shared.get(batch);
+            }
             attended = attendAbsorbed(batch, q, keep);
         } else {
             attended = attendDecompressed(batch, q, kvpe);

@@ -4,16 +4,17 @@ import dev.lazarus.kt.parallel.Parallel;
 import dev.lazarus.kt.tensor.WeightMatrix;
 
 /**
- * deepseek32's lightning indexer (DeepSeek Sparse Attention), computed as llama.cpp's graph and CPU ops compute it.
+ * deepseek32's (and glm-dsa's) lightning indexer (DeepSeek Sparse Attention), computed as llama.cpp's graph and CPU
+ * ops compute it.
  * Per block it caches one key per position beside the latent ({@link #keyDim} more floats in the block's cache row,
  * so prompt reuse and resumed streams carry it with the rest); per query it scores every cached position and the
  * latent attention keeps only the {@code top_k} best ({@link #select}), as llama.cpp masks the others to -inf.
  *
  * <ul>
  *   <li>query heads: {@code attn_q_b} of the normalised compressed query; key: {@code attn_k} of the block input,
- *       layer-normed (eps 1e-6, weight and bias);</li>
- *   <li>both rotated by NeoX rope over their first {@code rope.dimension_count} values (the latent attention's rope
- *       is the normal pairing), then Walsh-Hadamard transformed; the key is cached as F16;</li>
+ *       layer-normed (weight and bias; eps 1e-6 for deepseek32, 0 for glm-dsa);</li>
+ *   <li>both rotated over their first {@code rope.dimension_count} values (deepseek32: NeoX pairing beside the
+ *       latent attention's normal one; glm-dsa: normal), then Walsh-Hadamard transformed; the key is cached as F16;</li>
  *   <li>score of position t: the sum over heads, in order, of {@code max(q_h · k_t, 0) · w_h} where
  *       {@code w = proj · x / sqrt(key_length · heads)} (ggml's fused lightning_indexer op, {@code ggml_vec_dot_f32}
  *       products);</li>
@@ -22,22 +23,25 @@ import dev.lazarus.kt.tensor.WeightMatrix;
  */
 final class LightningIndexer {
 
-    /** eps of the key's layer norm: llama.cpp's {@code f_norm_eps}, fixed for deepseek32. */
-    private static final float NORM_EPS = 1e-6f;
-
     record Weights(WeightMatrix queryUp, WeightMatrix key, float[] keyNorm, float[] keyNormBias,
                    WeightMatrix headWeights) {}
 
     private final MlaConfig.Indexer sizes;
     private final Weights weights;
     private final Rope rope;
+    private final RopeStyle ropeStyle;
+    private final float normEps;
     private final Parallel parallel;
     private final float weightScale;
 
-    LightningIndexer(MlaConfig.Indexer sizes, Weights weights, Rope rope, Parallel parallel) {
+    /** {@code ropeStyle} and {@code normEps}: the architecture's ({@link Architecture#indexerRopeStyle}). */
+    LightningIndexer(MlaConfig.Indexer sizes, Weights weights, Rope rope, RopeStyle ropeStyle, float normEps,
+                     Parallel parallel) {
         this.sizes = sizes;
         this.weights = weights;
         this.rope = rope;
+        this.ropeStyle = ropeStyle;
+        this.normEps = normEps;
         this.parallel = parallel;
         this.weightScale = 1.0f / (float) Math.sqrt((float) (sizes.keyDim() * sizes.heads()));
     }
@@ -52,8 +56,8 @@ final class LightningIndexer {
         float[][] k = Projections.apply(parallel, weights.key(), xn);
         int d = sizes.keyDim();
         for (int i = 0; i < k.length; i++) {
-            Numerics.layerNorm(k[i], 0, d, weights.keyNorm(), weights.keyNormBias(), NORM_EPS, k[i], 0);
-            rope.rotate(k[i], 0, ropeTables[i], RopeStyle.NEOX);
+            Numerics.layerNorm(k[i], 0, d, weights.keyNorm(), weights.keyNormBias(), normEps, k[i], 0);
+            rope.rotate(k[i], 0, ropeTables[i], ropeStyle);
             Numerics.hadamard(k[i], 0, d);
         }
         return k;
@@ -81,7 +85,7 @@ final class LightningIndexer {
                     continue;
                 }
                 for (int h = 0; h < heads; h++) {
-                    rope.rotate(q[i], h * d, ropeTables[i], RopeStyle.NEOX);
+                    rope.rotate(q[i], h * d, ropeTables[i], ropeStyle);
                     Numerics.hadamard(q[i], h * d, d);
                     w[i][h] *= weightScale;
                 }

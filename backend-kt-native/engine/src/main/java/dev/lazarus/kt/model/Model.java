@@ -137,9 +137,10 @@ public final class Model {
      * be; an absorbed MLA block's values are its keys).
      */
     public void checkCacheTypes(KvCacheTypes types, boolean flashAttention) {
-        if (config.architecture() == Architecture.DEEPSEEK32 && !types.equals(KvCacheTypes.F16)) {
+        if (config.architecture().sparseAttention() && !types.equals(KvCacheTypes.F16)) {
             // the indexer's keys share the latent's cache row here (llama.cpp keeps them in a cache of their own)
-            throw new IllegalArgumentException("deepseek32 keeps an f16 KV cache in kt-native (cache types "
+            throw new IllegalArgumentException(config.architecture().ggufName()
+                    + " keeps an f16 KV cache in kt-native (cache types "
                     + types.keys().settingName() + "/" + types.values().settingName() + " asked)");
         }
         if (config.architecture().gatedDeltaNet() && !types.equals(KvCacheTypes.F16)) {

@@ -26,6 +26,7 @@ final class ModelAssembler {
     private final ModelConfig config;
     private final Rope rope;
     private final DeltaNetConfig deltaNet;
+    private final SharedSelection sharedSelection = new SharedSelection();
     private final List<ExpertLayer> expertLayers = new ArrayList<>();
     private final ExpertDispatch expertDispatch = new ExpertDispatch((layer, experts, inputs) -> {
         throw new IllegalStateException("experts used before the model was assembled");
@@ -102,14 +103,17 @@ final class ModelAssembler {
         GgufTensorInfo q = optional(file, block(b, "attn_q"));
         boolean split = file.findTensor(block(b, "attn_k_b")).isPresent();
         BlockTensors.Indexer indexer = null;
-        if (config.architecture() == Architecture.DEEPSEEK32) {
+        if (config.architecture().sparseAttention()) {
             if (config.mla().indexer() == null || !split || q != null) {
-                throw new ModelFormatException("deepseek32 needs the attention.indexer.* keys, attn_q_a/attn_q_b and"
+                throw new ModelFormatException(config.architecture().ggufName()
+                        + " needs the attention.indexer.* keys, attn_q_a/attn_q_b and"
                         + " split attn_k_b/attn_v_b (as llama.cpp loads it)");
             }
-            indexer = new BlockTensors.Indexer(file.tensor(block(b, "indexer.attn_q_b")),
-                    file.tensor(block(b, "indexer.attn_k")), file.tensor(block(b, "indexer.k_norm")),
-                    file.tensor(bias(b, "indexer.k_norm")), file.tensor(block(b, "indexer.proj")));
+            if (config.mla().indexer().runsOwn(b)) { // GLM-5.2's sharing blocks read none
+                indexer = new BlockTensors.Indexer(file.tensor(block(b, "indexer.attn_q_b")),
+                        file.tensor(block(b, "indexer.attn_k")), file.tensor(block(b, "indexer.k_norm")),
+                        file.tensor(bias(b, "indexer.k_norm")), file.tensor(block(b, "indexer.proj")));
+            }
         }
         return new BlockTensors.Mla(q,
                 q != null ? null : file.tensor(block(b, "attn_q_a")),
@@ -202,12 +206,15 @@ final class ModelAssembler {
         LatentAttention.LatentWeights latent = a.splitKvB()
                 ? new LatentAttention.LatentWeights(tensors.slices(a.kB(), heads), tensors.slices(a.vB(), heads), null)
                 : new LatentAttention.LatentWeights(null, null, tensors.matrix(a.kvB()));
+        SharedSelection shared = config.mla().indexer() != null && config.mla().indexer().shares()
+                ? sharedSelection : null;
         LightningIndexer indexer = a.indexer() == null ? null : new LightningIndexer(config.mla().indexer(),
                 new LightningIndexer.Weights(tensors.matrix(a.indexer().qB()), tensors.matrix(a.indexer().k()),
                         tensors.vector(a.indexer().kNorm()), tensors.vector(a.indexer().kNormBias()),
-                        tensors.matrix(a.indexer().proj())), rope, parallel);
+                        tensors.matrix(a.indexer().proj())), rope, config.architecture().indexerRopeStyle(),
+                config.architecture().indexerNormEps(), parallel);
         return new LatentAttention(b, config, query, tensors.matrix(a.kvAMqa()), tensors.vector(a.kvANorm()), latent,
-                tensors.matrix(a.output()), rope, order, parallel, indexer);
+                tensors.matrix(a.output()), rope, order, parallel, indexer, shared);
     }
 
     private FeedForward experts(int b, BlockTensors.Experts t, RoutingStats routing) {

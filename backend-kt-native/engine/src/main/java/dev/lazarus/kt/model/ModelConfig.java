@@ -39,9 +39,12 @@ public record ModelConfig(
         int valueLength = md.integer("attention.value_length", keyLength);
         int ffn = md.integer("feed_forward_length", 0);
         int context = md.integer("context_length", 4096);
-        MlaConfig mla = arch.latentAttention() ? MlaConfig.fromMetadata(md) : null;
-        int ropeHeadDim = mla != null ? mla.qkRopeDim() : keyLength;
         int blocks = md.requireInt("block_count") - md.integer("nextn_predict_layers", 0);
+        MlaConfig mla = arch.latentAttention() ? MlaConfig.fromMetadata(md) : null;
+        if (arch == Architecture.GLM_DSA && mla != null) {
+            mla = mla.withGlmIndexerTypes(md, context, blocks);
+        }
+        int ropeHeadDim = mla != null ? mla.qkRopeDim() : keyLength;
         int window = arch.slidingWindowPattern() > 0 ? md.integer("attention.sliding_window", 0) : 0;
         return new ModelConfig(arch, blocks, dim, heads, headsKv, keyLength, valueLength, ffn,
                 context, md.real("attention.layer_norm_rms_epsilon", 1e-6f),

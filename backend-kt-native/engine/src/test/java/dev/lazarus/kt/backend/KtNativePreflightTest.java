@@ -71,22 +71,23 @@ class KtNativePreflightTest {
 
     @Test
     void anArchitectureTheEngineLacksIsNamed() {
-        try (KtNativeBackend backend = backend(model("glm-dsa", GgmlType.F16))) {
+        try (KtNativeBackend backend = backend(model("mamba", GgmlType.F16))) {
             assertThat(backend.describe().models().getFirst().unsupported()).hasValueSatisfying(reason -> assertThat(reason)
-                    .startsWith("unsupported architecture: glm-dsa (supported: ").contains("qwen3moe", "deepseek2")
+                    .startsWith("unsupported architecture: mamba (supported: ").contains("qwen3moe", "deepseek2")
                     .doesNotContain("tensor types"));
-            assertThat(awaitNotLoading(backend).detail()).startsWith("unsupported architecture: glm-dsa");
+            assertThat(awaitNotLoading(backend).detail()).startsWith("unsupported architecture: mamba");
         }
     }
 
     @Test
-    void qwen35moeQwen3nextAndMinimaxM2AreAcceptedAndGlmDsaIsNamed() {
+    void qwen35moeQwen3nextMinimaxM2AndGlmDsaAreAcceptedAndMambaIsNamed() {
         assertThat(ModelNeeds.of(model("qwen35moe", GgmlType.Q8_0)).refusal()).isEmpty();
         assertThat(ModelNeeds.of(model("qwen3next", GgmlType.Q8_0)).refusal()).isEmpty();
         assertThat(ModelNeeds.of(model("minimax-m2", GgmlType.Q8_0)).refusal()).isEmpty();
-        assertThat(ModelNeeds.of(model("glm-dsa", GgmlType.Q8_0)).refusal()).get(InstanceOfAssertFactories.STRING)
-                .startsWith("unsupported architecture: glm-dsa (supported: ").contains("qwen35moe", "qwen3next",
-                        "minimax-m2");
+        assertThat(ModelNeeds.of(model("glm-dsa", GgmlType.Q8_0)).refusal()).isEmpty();
+        assertThat(ModelNeeds.of(model("mamba", GgmlType.Q8_0)).refusal()).get(InstanceOfAssertFactories.STRING)
+                .startsWith("unsupported architecture: mamba (supported: ").contains("qwen35moe", "qwen3next",
+                        "minimax-m2", "glm-dsa");
     }
 
     @Test
@@ -96,6 +97,8 @@ class KtNativePreflightTest {
         assertThat(needs.tensorTypes()).containsEntry("Q2_K", 24);
         // DeepSeek-V3.2 as the operators run it (Q3_K_M: Q3_K experts)
         assertThat(ModelNeeds.of(model("deepseek32", GgmlType.Q3_K)).refusal()).isEmpty();
+        // GLM-5.x as its users run it (Q2_K experts)
+        assertThat(ModelNeeds.of(model("glm-dsa", GgmlType.Q2_K)).refusal()).isEmpty();
         for (GgmlType iquant : List.of(GgmlType.IQ1_S, GgmlType.IQ1_M, GgmlType.IQ2_XXS, GgmlType.IQ2_XS,
                 GgmlType.IQ2_S, GgmlType.IQ3_XXS, GgmlType.IQ3_S)) {
             assertThat(ModelNeeds.of(model("qwen3moe", iquant)).refusal()).as("%s", iquant).isEmpty();

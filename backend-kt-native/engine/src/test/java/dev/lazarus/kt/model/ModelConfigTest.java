@@ -1,12 +1,14 @@
 package dev.lazarus.kt.model;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import java.util.HashMap;
+import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
 
-/** What the configuration reads for glm4moe, gpt-oss and minimax-m2, as llama.cpp reads it. */
+/** What the configuration reads for glm4moe, glm-dsa, gpt-oss and minimax-m2, as llama.cpp reads it. */
 class ModelConfigTest {
 
     private static Map<String, Object> metadata(String arch, Object... keyValues) {
@@ -47,6 +49,39 @@ class ModelConfigTest {
         // no sliding window pattern in glm4moe: the key, if present, is not llama.cpp's business here either
         assertThat(c.isSlidingWindowBlock(0)).isFalse();
         assertThat(c.rope().dimensions()).isEqualTo(8);
+    }
+
+    @Test
+    void glmDsaSharesIndexersAsItsTypesOrGlm52sContextSay() {
+        Object[] mla = {"attention.kv_lora_rank", 32, "attention.q_lora_rank", 32, "attention.key_length", 48,
+                "attention.value_length", 32, "attention.key_length_mla", 24, "attention.value_length_mla", 16,
+                "rope.dimension_count", 8, "attention.indexer.head_count", 4, "attention.indexer.key_length", 64,
+                "attention.indexer.top_k", 16, "nextn_predict_layers", 1, "context_length", 202_752};
+        // GLM-5 / 5.1: every block its own indexer
+        ModelConfig c = ModelConfig.fromMetadata(metadata("glm-dsa", mla));
+        assertThat(c.architecture().sparseAttention()).isTrue();
+        assertThat(c.architecture().indexerRopeStyle()).isEqualTo(RopeStyle.NORMAL);
+        assertThat(c.architecture().indexerNormEps()).isZero();
+        assertThat(c.mla().indexer().topK()).isEqualTo(16);
+        assertThat(c.mla().indexer().shares()).isFalse();
+        assertThat(c.blockCount()).isEqualTo(3);
+        assertThat(c.moe().gating()).isEqualTo(MoeConfig.Gating.SIGMOID);
+        Map<String, Object> typed = metadata("glm-dsa", mla);
+        typed.put("glm-dsa.attention.indexer.types", List.of("full", "shared", "full"));
+        MlaConfig.Indexer indexer = ModelConfig.fromMetadata(typed).mla().indexer();
+        assertThat(indexer.runsOwn(0)).isTrue();
+        assertThat(indexer.runsOwn(1)).isFalse();
+        assertThat(indexer.runsOwn(2)).isTrue();
+        typed.put("glm-dsa.attention.indexer.types", List.of(0, 1, 1));
+        assertThatThrownBy(() -> ModelConfig.fromMetadata(typed)).isInstanceOf(ModelFormatException.class)
+                .hasMessageContaining("first block shares");
+        // GLM-5.2 without the key: its million-token context selects the default pattern
+        Map<String, Object> glm52 = metadata("glm-dsa", mla);
+        glm52.put("glm-dsa.context_length", 1 << 20);
+        glm52.put("glm-dsa.block_count", 11);
+        MlaConfig.Indexer pattern = ModelConfig.fromMetadata(glm52).mla().indexer();
+        assertThat(java.util.stream.IntStream.range(0, 10).filter(pattern::runsOwn).boxed().toList())
+                .containsExactly(0, 1, 2, 6);
     }
 
     @Test

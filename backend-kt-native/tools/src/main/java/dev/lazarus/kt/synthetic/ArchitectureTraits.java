@@ -16,6 +16,8 @@ public enum ArchitectureTraits {
     DEEPSEEK2("deepseek2", false, true, true, true),
     /** DeepSeek-V3.2: deepseek2 with the lightning indexer's sparse attention ({@link SyntheticModels.Mla#indexer}). */
     DEEPSEEK32("deepseek32", false, true, true, true),
+    /** GLM-5.x: deepseek32's blocks with GLM's routing and its trailing NextN block (run by neither engine). */
+    GLM_DSA("glm-dsa", false, true, true, true, Feature.NEXTN_BLOCK),
     /**
      * GLM-4.5: Q/K/V biases, QK-norm (the 355B model's; the Air has none), partial NeoX rope, leading dense layers,
      * sigmoid routing with {@code exp_probs_b} and a shared expert, the FFN norm named {@code post_attention_norm},
@@ -114,7 +116,12 @@ public enum ArchitectureTraits {
 
     /** Whether routed experts may have deepseek2's extras (leading dense layers, shared experts, sigmoid, bias). */
     boolean allowsDeepseekRouting() {
-        return this == DEEPSEEK2 || this == DEEPSEEK32 || this == GLM4MOE;
+        return this == DEEPSEEK2 || sparseAttention() || this == GLM4MOE;
+    }
+
+    /** DeepSeek Sparse Attention: latent attention with a lightning indexer ({@link SyntheticModels.Mla#indexer}). */
+    public boolean sparseAttention() {
+        return this == DEEPSEEK32 || this == GLM_DSA;
     }
 
     public static ArchitectureTraits of(String ggufName) {

@@ -7,6 +7,7 @@ import dev.lazarus.kt.synthetic.SyntheticModels.Mla;
 import dev.lazarus.kt.synthetic.SyntheticModels.Moe;
 import dev.lazarus.kt.synthetic.SyntheticModels.Spec;
 import java.util.List;
+import java.util.stream.IntStream;
 
 /** The GGUF metadata of a synthetic model: general.*, the architecture's hyper-parameters, the vocabulary. */
 final class ModelMetadata {
@@ -49,7 +50,7 @@ final class ModelMetadata {
             w.putU32(p + "attention.value_length", spec.headDim());
             w.putU32(p + "rope.dimension_count", spec.ropeDims() > 0 ? spec.ropeDims() : spec.headDim());
         } else {
-            writeMla(p, spec.heads(), spec.mla(), w);
+            writeMla(p, spec.heads(), spec.layers(), spec.mla(), w);
         }
         if (spec.deltaNet() != null) {
             writeDeltaNet(p, spec, w);
@@ -76,7 +77,7 @@ final class ModelMetadata {
      * {@code attn_k_b} (one KV head of the latent size plus the RoPE part) and keep the per-head sizes in the
      * {@code *_mla} keys; fused {@code attn_kv_b} GGUFs describe ordinary multi-head attention.
      */
-    private static void writeMla(String p, int heads, Mla mla, GgufWriter w) {
+    private static void writeMla(String p, int heads, int layers, Mla mla, GgufWriter w) {
         w.putU32(p + "attention.q_lora_rank", mla.qLoraRank());
         w.putU32(p + "attention.kv_lora_rank", mla.kvLoraRank());
         w.putU32(p + "rope.dimension_count", mla.qkRopeDim());
@@ -90,6 +91,11 @@ final class ModelMetadata {
                 w.putU32(p + "attention.indexer.head_count", mla.indexer().heads());
                 w.putU32(p + "attention.indexer.key_length", mla.indexer().headDim());
                 w.putU32(p + "attention.indexer.top_k", mla.indexer().topK());
+                if (mla.indexer().fullEvery() > 0) {
+                    int every = mla.indexer().fullEvery();
+                    w.putArray(p + "attention.indexer.types", GgufValueType.INT32,
+                            IntStream.range(0, layers).mapToObj(b -> b % every == 0 ? 1 : 0).toList());
+                }
             }
         } else {
             w.putU32(p + "attention.head_count_kv", heads);

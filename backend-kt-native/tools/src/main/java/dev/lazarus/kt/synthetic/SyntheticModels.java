@@ -20,7 +20,8 @@ import java.util.Objects;
  * (QK-norm, softmax router) and {@code deepseek2} (MLA with fused {@code attn_kv_b} or split
  * {@code attn_k_b}/{@code attn_v_b}, leading dense layers, shared expert, sigmoid group-limited routing with
  * {@code exp_probs_b}, YaRN), {@code glm4moe} (deepseek2's routing on grouped-query attention with biases and
- * partial rope), {@code gpt-oss} (sinks, sliding window, biases, biased experts), {@code qwen35moe} and {@code qwen3next} (gated DeltaNet)
+ * partial rope), {@code deepseek32} / {@code glm-dsa} (MLA with the lightning indexer's sparse attention),
+ * {@code gpt-oss} (sinks, sliding window, biases, biased experts), {@code qwen35moe} and {@code qwen3next} (gated DeltaNet)
  * and {@code minimax-m2} (QK-norm across heads, sigmoid routing without a shared expert).
  */
 public final class SyntheticModels {
@@ -114,10 +115,23 @@ public final class SyntheticModels {
      * Hadamard transform), each query attending the {@code topK} best-scored positions. DeepSeek-V3.2 has 64 heads of
      * 128 and top-k 2048; test models take a top-k below their prompts' lengths so the selection is exercised.
      */
-    public record Indexer(int heads, int headDim, int topK) {
+    public record Indexer(int heads, int headDim, int topK, int fullEvery) {
         public Indexer {
-            require(heads > 0 && topK > 0 && headDim >= 64 && Integer.bitCount(headDim) == 1,
-                    "indexer heads %d of %d, top-k %d", heads, headDim, topK);
+            require(heads > 0 && topK > 0 && headDim >= 64 && Integer.bitCount(headDim) == 1 && fullEvery >= 0,
+                    "indexer heads %d of %d, top-k %d, full every %d", heads, headDim, topK, fullEvery);
+        }
+
+        /** Every block scoring with its own indexer. */
+        public Indexer(int heads, int headDim, int topK) {
+            this(heads, headDim, topK, 0);
+        }
+
+        /**
+         * GLM-5.2's sharing ({@code attention.indexer.types}): only every {@code fullEvery}-th block from the first runs
+         * its indexer, the blocks between reuse its selection; 0: every block its own (no key written).
+         */
+        public Indexer sharedBy(int every) {
+            return new Indexer(heads, headDim, topK, every);
         }
     }
 
@@ -188,8 +202,10 @@ public final class SyntheticModels {
             require(layers > 0 && dim > 0 && heads > 0 && kvHeads > 0 && heads % kvHeads == 0 && ffn > 0 && contextLength > 0,
                     "layers %d dim %d heads %d/%d ffn %d ctx %d", layers, dim, heads, kvHeads, ffn, contextLength);
             require(a.mla() == (mla != null), "%s %s MLA settings", arch, a.mla() ? "needs" : "takes no");
-            require(mla == null || (a == ArchitectureTraits.DEEPSEEK32) == (mla.indexer() != null),
-                    "%s %s", arch, a == ArchitectureTraits.DEEPSEEK32 ? "needs an indexer" : "takes no indexer");
+            require(mla == null || a.sparseAttention() == (mla.indexer() != null),
+                    "%s %s", arch, a.sparseAttention() ? "needs an indexer" : "takes no indexer");
+            require(mla == null || mla.indexer() == null || mla.indexer().fullEvery() == 0
+                    || a == ArchitectureTraits.GLM_DSA, "%s has no shared indexers", arch);
             require(!a.requiresMoe() || moe != null, "%s needs experts", arch);
             require(a.allowsMoe() || moe == null, "%s takes no experts", arch);
             require(mla != null || headDim % 2 == 0, "head size %d must be even for RoPE", headDim);
@@ -198,7 +214,7 @@ public final class SyntheticModels {
             require(slidingWindow >= 0 && (slidingWindow == 0 || a.has(ArchitectureTraits.Feature.SLIDING_WINDOW)),
                     "%s takes no sliding window %d", arch, slidingWindow);
             // glm4moe takes deepseek2's routing but not its expert groups (GLM-4.5 has one group)
-            // deepseek32 too: llama.cpp reads no expert groups for it
+            // deepseek32 and glm-dsa too: llama.cpp reads no expert groups for them
             require(moe == null || moe.groups() == 0 || a == ArchitectureTraits.DEEPSEEK2,
                     "%s has no group-limited routing", arch);
             require(a.has(ArchitectureTraits.Feature.DELTA_NET) == (deltaNet != null), "%s %s DeltaNet settings", arch,
@@ -310,6 +326,36 @@ public final class SyntheticModels {
         Mla mla = new Mla(256, 256, 64, 32, 64, true, new Indexer(16, 128, 24));
         return new Spec("wide-deepseek32", "deepseek32", GgmlType.F32, 17, 2, 512, 8, 8, 0, 1024, moe, mla,
                 10_000f, new Yarn(4f, 1024, 0.1f), 4096, 1e-6f, false);
+    }
+
+    /**
+     * GLM-5 in miniature: {@link #tinyDeepseek32()}'s blocks with an indexer keeping the top 10 positions, GLM's
+     * plain rope (no YaRN, base 1M) and rms eps, sigmoid routing with {@code exp_probs_b} and a shared expert, and
+     * the trailing NextN block. A context under 1M tokens, so every block runs its own indexer (llama.cpp shares
+     * them between blocks only for GLM-5.2's million-token files).
+     */
+    public static Spec tinyGlmDsa() {
+        Moe moe = new Moe(8, 2, 256, 1, 1, Gating.SIGMOID, true, 2.5f, 0, 0, true);
+        Mla mla = new Mla(128, 128, 64, 32, 64, true, new Indexer(8, 64, 10));
+        return new Spec("tiny-glm-dsa", "glm-dsa", GgmlType.F32, 19, 3, 256, 4, 4, 0, 512, moe, mla,
+                1_000_000f, null, 4096, 1e-5f, false);
+    }
+
+    /**
+     * {@link #tinyGlmDsa()} with GLM-5.2's shared indexers ({@code attention.indexer.types} 1, 0, 1): the middle block
+     * runs no indexer and attends what the first block's chose.
+     */
+    public static Spec tinyGlmDsaSharedIndexers() {
+        Spec own = tinyGlmDsa();
+        return own.withName("tiny-glm-dsa-shared-indexers").withMla(own.mla().withIndexer(own.mla().indexer().sharedBy(2)));
+    }
+
+    /** As {@link #wideDeepseek32()} for glm-dsa: an indexer of 16 heads of 128 (GLM-5's head size) keeping the top 20. */
+    public static Spec wideGlmDsa() {
+        Moe moe = new Moe(16, 4, 256, 1, 1, Gating.SIGMOID, true, 2.5f, 0, 0, true);
+        Mla mla = new Mla(256, 256, 64, 32, 64, true, new Indexer(16, 128, 20));
+        return new Spec("wide-glm-dsa", "glm-dsa", GgmlType.F32, 20, 2, 512, 8, 8, 0, 1024, moe, mla,
+                1_000_000f, null, 4096, 1e-5f, false);
     }
 
     /**
@@ -531,6 +577,9 @@ public final class SyntheticModels {
             case "widedeepseek2" -> wideDeepseek2();
             case "tinydeepseek32" -> tinyDeepseek32();
             case "widedeepseek32" -> wideDeepseek32();
+            case "tinyglmdsa" -> tinyGlmDsa();
+            case "wideglmdsa" -> wideGlmDsa();
+            case "tinyglmdsasharedindexers" -> tinyGlmDsaSharedIndexers();
             case "widellama" -> wideLlama();
             case "wideglm4moe" -> wideGlm4Moe();
             case "widegptoss" -> wideGptOss();
@@ -550,7 +599,7 @@ public final class SyntheticModels {
             case "wideminimaxm2" -> wideMinimaxM2();
             case "benchminimaxm2" -> benchMinimaxM2();
             default -> throw new IllegalArgumentException("unknown preset '" + name
-                    + "' (tinyLlama, tinyLlamaMoe, tinyQwen3, tinyQwen3Moe, tinyDeepseek2, tinyDeepseek32, wideDeepseek32, tinyGlm4Moe, tinyGptOss, wideQwen3Moe, wideDeepseek2, wideLlama, wideGlm4Moe, wideGptOss, benchQwen3Moe, benchQwen3MoeSkewed, benchQwen3MoeFlat, benchDeepseek32, tinyQwen35Moe, wideQwen35Moe, benchQwen35Moe, tinyQwen3Next, wideQwen3Next, benchQwen3Next, tinyMinimaxM2, wideMinimaxM2, benchMinimaxM2)");
+                    + "' (tinyLlama, tinyLlamaMoe, tinyQwen3, tinyQwen3Moe, tinyDeepseek2, tinyDeepseek32, wideDeepseek32, tinyGlmDsa, tinyGlmDsaSharedIndexers, wideGlmDsa, tinyGlm4Moe, tinyGptOss, wideQwen3Moe, wideDeepseek2, wideLlama, wideGlm4Moe, wideGptOss, benchQwen3Moe, benchQwen3MoeSkewed, benchQwen3MoeFlat, benchDeepseek32, tinyQwen35Moe, wideQwen35Moe, benchQwen35Moe, tinyQwen3Next, wideQwen3Next, benchQwen3Next, tinyMinimaxM2, wideMinimaxM2, benchMinimaxM2)");
         };
     }
 

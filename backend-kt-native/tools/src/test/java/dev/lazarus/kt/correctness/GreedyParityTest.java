@@ -84,7 +84,8 @@ class GreedyParityTest extends EngineParityFixture {
         return Stream.of(Arguments.of(ParityModels.LLAMA, Format.Q8_0), Arguments.of(ParityModels.QWEN3MOE, Format.Q8_0),
                         Arguments.of(ParityModels.DEEPSEEK2, Format.Q8_0), Arguments.of(ParityModels.DEEPSEEK2_KV_B, Format.Q8_0),
                         Arguments.of(ParityModels.DEEPSEEK32, Format.Q8_0),
-                        Arguments.of(ParityModels.WIDE_DEEPSEEK32, Format.Q8_0), Arguments.of(ParityModels.GLM4MOE, Format.Q8_0),
+                        Arguments.of(ParityModels.WIDE_DEEPSEEK32, Format.Q8_0), Arguments.of(ParityModels.GLM_DSA, Format.Q8_0),
+                        Arguments.of(ParityModels.WIDE_GLM_DSA, Format.Q8_0), Arguments.of(ParityModels.GLM4MOE, Format.Q8_0),
                         Arguments.of(ParityModels.GPT_OSS, Format.Q8_0), Arguments.of(ParityModels.QWEN35MOE, Format.Q8_0),
                         Arguments.of(ParityModels.QWEN3NEXT, Format.Q8_0),
                         Arguments.of(ParityModels.MINIMAX_M2, Format.Q8_0), Arguments.of(ParityModels.ODD_LLAMA, Format.F32))

@@ -34,6 +34,10 @@ enum ParityModels {
     DEEPSEEK2_KV_B("deepseek2", ParityModels::fusedKvBDeepseek2, List.of(Format.Q8_0)),
     /** Sparse attention from the 13th position on: the prompts and continuations are longer than its indexer's top-k. */
     DEEPSEEK32("deepseek32", SyntheticModels::tinyDeepseek32, Format.GREEDY),
+    /** deepseek32's sparse attention with GLM-5's indexer rope and routing; sparse from the 11th position on. */
+    GLM_DSA("glm-dsa", SyntheticModels::tinyGlmDsa, Format.GREEDY),
+    /** GLM-5.2's shared indexers ({@code attention.indexer.types}): the middle block attends what the first chose. */
+    GLM_DSA_SHARED_INDEXERS("glm-dsa", SyntheticModels::tinyGlmDsaSharedIndexers, List.of(Format.Q8_0)),
     GLM4MOE("glm4moe", SyntheticModels::tinyGlm4Moe, Format.GREEDY),
     GPT_OSS("gpt-oss", SyntheticModels::tinyGptOss, Format.GREEDY),
     /** Gated DeltaNet blocks (recurrent state per sequence) between output-gated full attention. */
@@ -62,6 +66,7 @@ enum ParityModels {
     WIDE_DEEPSEEK2("deepseek2", SyntheticModels::wideDeepseek2, Format.LOW_BIT),
     /** The operators' DeepSeek-V3.2 runs Q3_K_M; an indexer head of 128 as the real one. */
     WIDE_DEEPSEEK32("deepseek32", SyntheticModels::wideDeepseek32, List.of(Format.Q8_0, Format.Q4_K_M, Format.Q3_K_M)),
+    WIDE_GLM_DSA("glm-dsa", SyntheticModels::wideGlmDsa, List.of(Format.Q8_0, Format.Q4_K_M)),
     /** The real value head size (128), four value heads to a key head, a DeltaNet-to-attention interval of 4. */
     WIDE_QWEN35MOE("qwen35moe", SyntheticModels::wideQwen35Moe, List.of(Format.Q8_0, Format.Q4_K_M)),
     /** The real value head size (128), two value heads to each of two key heads, an interval of 4. */

@@ -27,7 +27,7 @@ import org.junit.jupiter.params.provider.EnumSource;
 class RamTierParityTest extends EngineParityFixture {
 
     @ParameterizedTest(name = "{0} Q4_K_M, every expert packed in RAM, Java kernels")
-    @EnumSource(names = {"QWEN3MOE", "DEEPSEEK2", "DEEPSEEK32", "GLM4MOE", "GPT_OSS", "QWEN35MOE", "QWEN3NEXT", "MINIMAX_M2"})
+    @EnumSource(names = {"QWEN3MOE", "DEEPSEEK2", "DEEPSEEK32", "GLM_DSA", "GLM4MOE", "GPT_OSS", "QWEN35MOE", "QWEN3NEXT", "MINIMAX_M2"})
     void everyExpertPackedInTheRamTierComputesLlamaServersNumbers(ParityModels arch) {
         String previous = System.setProperty(KernelConfig.KERNELS_PROPERTY, "java");
         try {
@@ -42,7 +42,7 @@ class RamTierParityTest extends EngineParityFixture {
      * 16-row layout ({@code Q4KNativePacked}, 148 bytes per super-block), else into the Java kernels' one.
      */
     @ParameterizedTest(name = "{0} Q4_K_M, every expert in RAM, default kernels")
-    @EnumSource(names = {"QWEN3MOE", "DEEPSEEK2", "DEEPSEEK32", "GLM4MOE", "GPT_OSS", "QWEN35MOE", "QWEN3NEXT", "MINIMAX_M2"})
+    @EnumSource(names = {"QWEN3MOE", "DEEPSEEK2", "DEEPSEEK32", "GLM_DSA", "GLM4MOE", "GPT_OSS", "QWEN35MOE", "QWEN3NEXT", "MINIMAX_M2"})
     void everyExpertInTheRamTierComputesLlamaServersNumbersWithTheDefaultKernels(ParityModels arch) {
         String previous = System.setProperty(KernelConfig.KERNELS_PROPERTY, "auto");
         try {
@@ -57,7 +57,7 @@ class RamTierParityTest extends EngineParityFixture {
      * read by the native kernels.
      */
     @ParameterizedTest(name = "{0} Q4_K_M, every expert in RAM, native kernels forced")
-    @EnumSource(names = {"QWEN3MOE", "DEEPSEEK2", "DEEPSEEK32", "GLM4MOE", "GPT_OSS", "QWEN35MOE", "QWEN3NEXT", "MINIMAX_M2"})
+    @EnumSource(names = {"QWEN3MOE", "DEEPSEEK2", "DEEPSEEK32", "GLM_DSA", "GLM4MOE", "GPT_OSS", "QWEN35MOE", "QWEN3NEXT", "MINIMAX_M2"})
     void everyExpertInTheRamTierComputesLlamaServersNumbersWithEveryNativeKernel(ParityModels arch) {
         if (NativeKernels.best().isEmpty()) {
             assertThat(System.getenv("CI")).as("CI builds the native kernels: " + NativeKernels.unavailableReason())

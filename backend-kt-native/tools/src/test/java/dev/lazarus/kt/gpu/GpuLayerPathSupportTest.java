@@ -72,11 +72,13 @@ class GpuLayerPathSupportTest {
     }
 
     @Test
-    void refusesDeepseek32WhoseIndexerHasNoDeviceKernels() {
+    void refusesDeepseek32AndGlmDsaWhoseIndexerHasNoDeviceKernels() {
         // deepseek2's Q8_0 latent attention runs there; the lightning indexer does not (its experts may still go to the
         // GPU tier, attention and the rest stay on the CPU)
         assertThat(unsupported(SyntheticModels.tinyDeepseek32().withWeightType(GgmlType.Q8_0)))
                 .isEqualTo("deepseek32's lightning indexer (sparse attention) has no GPU kernels");
+        assertThat(unsupported(SyntheticModels.tinyGlmDsa().withWeightType(GgmlType.Q8_0)))
+                .isEqualTo("glm-dsa's lightning indexer (sparse attention) has no GPU kernels");
     }
 
     @Test

@@ -12,13 +12,18 @@ import dev.lazarus.kt.synthetic.SyntheticModels.Indexer;
 import dev.lazarus.kt.synthetic.SyntheticModels.Spec;
 import java.nio.file.Path;
 import java.util.Arrays;
+import java.util.HashMap;
+import java.util.Map;
+import java.util.stream.Stream;
 import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
-import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Named;
 import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.MethodSource;
 
 /**
- * deepseek32's sparse attention in the engine: the indexer's selection takes effect at the lengths the parity suites
+ * deepseek32's sparse attention in the engine (and glm-dsa's with GLM-5.2's shared indexers, whose sharing blocks
+ * attend what the block before chose): the indexer's selection takes effect at the lengths the parity suites
  * use (so their bit-for-bit agreement with llama-server covers it), and its cache of indexer keys, kept in the block's
  * cache rows, stays consistent when a prompt prefix is reused and when a stream resumes from its text (the indexer
  * keys then come from one batched prompt pass instead of one decode step each).
@@ -30,18 +35,25 @@ class SparseAttentionTest {
 
     static final Parallel PARALLEL = Parallel.ofThreads(2);
     static final int CONTEXT = 256;
-    static GgufFile file;
-    static Model model;
+    static final Map<String, GgufFile> files = new HashMap<>();
+    static final Map<String, Model> models = new HashMap<>();
 
-    @BeforeAll
-    static void load() {
-        file = GgufFile.open(SyntheticModels.write(SyntheticModels.tinyDeepseek32(), dir.resolve("ds32.gguf")));
-        model = Model.load(file, PARALLEL);
+    static Stream<Named<Spec>> specs() {
+        return Stream.of(SyntheticModels.tinyDeepseek32(), SyntheticModels.tinyGlmDsaSharedIndexers())
+                .map(spec -> Named.of(spec.name(), spec));
+    }
+
+    static synchronized Model model(Spec spec) {
+        return models.computeIfAbsent(spec.name(), name -> {
+            GgufFile file = GgufFile.open(SyntheticModels.write(spec, dir.resolve(name + ".gguf")));
+            files.put(name, file);
+            return Model.load(file, PARALLEL);
+        });
     }
 
     @AfterAll
     static void close() {
-        file.close();
+        files.values().forEach(GgufFile::close);
         PARALLEL.close();
     }
 
@@ -68,14 +80,15 @@ class SparseAttentionTest {
         return m.forward(new ForwardBatch(tokens, positions, caches, want));
     }
 
-    @Test
-    void queriesPastTheIndexersTopKAttendOnlyTheSelectedPositions() {
-        Spec spec = SyntheticModels.tinyDeepseek32();
-        int topK = spec.mla().indexer().topK();
-        Spec dense = spec.withMla(spec.mla().withIndexer(new Indexer(spec.mla().indexer().heads(),
-                spec.mla().indexer().headDim(), 4096))).withName("dense-deepseek32");
+    @ParameterizedTest(name = "{0}")
+    @MethodSource("specs")
+    void queriesPastTheIndexersTopKAttendOnlyTheSelectedPositions(Spec spec) {
+        Indexer indexer = spec.mla().indexer();
+        int topK = indexer.topK();
+        Spec dense = spec.withMla(spec.mla().withIndexer(new Indexer(indexer.heads(), indexer.headDim(), 4096,
+                indexer.fullEvery()))).withName("dense-" + spec.name());
         int[] tokens = prompt(40, 3);
-        float[][] sparse = logits(model, tokens);
+        float[][] sparse = logits(model(spec), tokens);
         try (GgufFile denseFile = GgufFile.open(SyntheticModels.write(dense, dir.resolve("dense.gguf")))) {
             float[][] all = logits(Model.load(denseFile, PARALLEL), tokens);
             int first = 0;
@@ -88,7 +101,7 @@ class SparseAttentionTest {
     }
 
     /** The model driven one token per forward pass. */
-    static int[] greedyAlone(int[] prompt, int n) {
+    static int[] greedyAlone(Model model, int[] prompt, int n) {
         KvCache cache = model.newCache(CONTEXT);
         float[] logits = null;
         int pos = 0;
@@ -106,18 +119,20 @@ class SparseAttentionTest {
         return out;
     }
 
-    static InferenceEngine engine(int prefixEntries) {
+    static InferenceEngine engine(Model model, int prefixEntries) {
         return new InferenceEngine(model, new EngineOptions(CONTEXT, 4, 8, 64, prefixEntries), PARALLEL);
     }
 
-    @Test
-    void aReusedPromptPrefixGivesTheTokensOfAColdStart() throws Exception {
+    @ParameterizedTest(name = "{0}")
+    @MethodSource("specs")
+    void aReusedPromptPrefixGivesTheTokensOfAColdStart(Spec spec) throws Exception {
+        Model model = model(spec);
         int[] first = prompt(30, 5);
         int[] second = Arrays.copyOf(first, 34);
         for (int i = 24; i < second.length; i++) {
             second[i] = 90 + i;
         }
-        try (InferenceEngine engine = engine(4)) {
+        try (InferenceEngine engine = engine(model, 4)) {
             RecordingListener warm = new RecordingListener(4);
             engine.submit(first, warm);
             warm.awaitEnd();
@@ -125,17 +140,19 @@ class SparseAttentionTest {
             SequenceHandle handle = engine.submit(second, reuse);
             reuse.awaitEnd();
             assertThat(handle.reusedPromptTokens()).isEqualTo(24);
-            assertThat(reuse.tokenArray()).containsExactly(greedyAlone(second, 16));
+            assertThat(reuse.tokenArray()).containsExactly(greedyAlone(model, second, 16));
         }
     }
 
-    @Test
-    void aStreamResumedFromItsTextContinuesTokenForToken() throws Exception {
+    @ParameterizedTest(name = "{0}")
+    @MethodSource("specs")
+    void aStreamResumedFromItsTextContinuesTokenForToken(Spec spec) throws Exception {
+        Model model = model(spec);
         int[] prompt = prompt(20, 11);
-        int[] whole = greedyAlone(prompt, 24);
+        int[] whole = greedyAlone(model, prompt, 24);
         int[] resumed = Arrays.copyOf(prompt, prompt.length + 10);
         System.arraycopy(whole, 0, resumed, prompt.length, 10);
-        try (InferenceEngine engine = engine(0)) {
+        try (InferenceEngine engine = engine(model, 0)) {
             RecordingListener rest = new RecordingListener(14);
             engine.submit(resumed, rest);
             assertThat(rest.awaitEnd()).isEqualTo(EndReason.STOPPED);

@@ -52,6 +52,8 @@ class SyntheticModelsLlamaServerTest {
                 Arguments.of(deepseek.withName("tiny-deepseek2-no-q-lora").withMla(
                         new SyntheticModels.Mla(0, mla.kvLoraRank(), mla.qkNopeDim(), mla.qkRopeDim(), mla.vHeadDim(), true))),
                 Arguments.of(SyntheticModels.tinyDeepseek32().withWeightType(GgmlType.Q8_0)),
+                Arguments.of(SyntheticModels.tinyGlmDsa().withWeightType(GgmlType.Q8_0)),
+                Arguments.of(SyntheticModels.tinyGlmDsaSharedIndexers().withWeightType(GgmlType.Q8_0)),
                 Arguments.of(SyntheticModels.tinyGlm4Moe()),
                 Arguments.of(SyntheticModels.tinyGptOss().withWeightType(GgmlType.Q8_0)),
                 Arguments.of(SyntheticModels.tinyMinimaxM2().withWeightType(GgmlType.Q8_0)),

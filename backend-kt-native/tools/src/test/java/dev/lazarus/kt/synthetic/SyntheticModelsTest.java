@@ -76,6 +76,27 @@ class SyntheticModelsTest {
     }
 
     @Test
+    void glmDsaHasDeepseek32sIndexerGlmsRoutingAndANextnBlock() {
+        Spec spec = SyntheticModels.tinyGlmDsa();
+        try (GgufFile f = GgufFile.open(SyntheticModels.write(spec, dir.resolve("glm-dsa.gguf")))) {
+            assertThat(f.architecture()).isEqualTo("glm-dsa");
+            assertThat(f.integer("glm-dsa.attention.indexer.top_k")).isEqualTo(10);
+            assertThat(f.integer("glm-dsa.attention.indexer.key_length")).isEqualTo(64);
+            assertThat(f.integer("glm-dsa.expert_gating_func")).isEqualTo(2);
+            // under GLM-5.2's million tokens, so llama.cpp gives every block its own indexer
+            assertThat(f.integer("glm-dsa.context_length")).isLessThan(1 << 20);
+            assertThat(f.tensor("blk.0.indexer.attn_q_b.weight").shape()).containsExactly(128, 8 * 64);
+            assertThat(f.tensor("blk.2.indexer.proj.weight").shape()).containsExactly(256, 8);
+            assertThat(f.tensor("blk.1.exp_probs_b.bias").shape()).containsExactly(8);
+            assertThat(f.integer("glm-dsa.block_count")).isEqualTo(4);
+            assertThat(f.integer("glm-dsa.nextn_predict_layers")).isEqualTo(1);
+            assertThat(f.tensor("blk.3.nextn.eh_proj.weight").shape()).containsExactly(512, 256);
+            assertThat(f.tensors().stream().mapToLong(GgufTensorInfo::elements).sum()).isEqualTo(spec.parameterCount());
+        }
+        assertThatThrownBy(() -> spec.withMla(spec.mla().withIndexer(null))).hasMessageContaining("glm-dsa needs an indexer");
+    }
+
+    @Test
     void minimaxM2NormsTheWholeQueryAndKeyProjectionAndRoutesWithoutASharedExpert() {
         Spec spec = SyntheticModels.tinyMinimaxM2();
         try (GgufFile f = GgufFile.open(SyntheticModels.write(spec, dir.resolve("minimax.gguf")))) {
