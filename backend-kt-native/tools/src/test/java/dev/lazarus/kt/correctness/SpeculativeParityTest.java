@@ -97,6 +97,42 @@ class SpeculativeParityTest {
         }
     }
 
+    /**
+     * The baseline MTP drafting in kt-native is held to: llama-server's {@code draft-mtp} drafts with the NextN block
+     * the generator writes for glm4moe (three tokens a step, its default), and its greedy continuation is kt-native's
+     * plain one. Fails if the generated NextN block is not one llama.cpp's MTP graph runs, or if llama-server's
+     * MTP speculation (or our greedy glm4moe) changed the tokens.
+     */
+    @Test
+    void llamaServerDraftsWithTheGeneratedGlm4MoeNextNBlock() throws Exception {
+        Path glm = ParityModels.GLM4MOE.write(Format.F32, dir);
+        Tokenizer glmTokenizer;
+        try (GgufFile file = GgufFile.open(glm)) {
+            glmTokenizer = Tokenizers.fromMetadata(file.metadata());
+        }
+        KtNativeBackend plain = ((KtNativeBackend) new KtNativeBackendFactory().create(new BackendConfig("kt-glm",
+                "kt-native", Map.of("model", glm.toString(), "threads", 1, "context-size", 1024, "model-name", "m",
+                        "flash-attention", "off"))))
+                .awaitReady(Duration.ofMinutes(1));
+        try (plain; LlamaReference server = LlamaReference.start(glm, "--spec-type", "draft-mtp")) {
+            List<String> failures = new ArrayList<>();
+            for (String text : List.of("one two three four five, one two three four five, one two",
+                    "abc abc abc abc abc abc abc abc abc abc abc abc")) {
+                int[] ids = glmTokenizer.encode(text, true, false);
+                String ours = ours(plain, glmTokenizer, ids);
+                JsonNode response = theirs(server, ids);
+                String theirs = glmTokenizer.decode(response.path("tokens").valueStream().mapToInt(JsonNode::asInt)
+                        .toArray());
+                long drafted = response.path("timings").path("draft_n").asLong();
+                if (!ours.equals(theirs) || drafted == 0) {
+                    failures.add("%s:%n  engine       %s%n  llama-server %s (%s)".formatted(text,
+                            ours.replace("\n", "\\n"), theirs.replace("\n", "\\n"), response.path("timings")));
+                }
+            }
+            assertThat(failures).as("plain greedy against llama-server's draft-mtp (drafting every step)").isEmpty();
+        }
+    }
+
     /** Greedy continuations of repetitive prompts on both; the failures listed; returns the draft tokens accepted. */
     private static long compare(KtNativeBackend backend, LlamaReference llama) {
         List<String> prompts = List.of(
@@ -129,6 +165,10 @@ class SpeculativeParityTest {
 
     /** The backend's greedy continuation, end-of-generation tokens biased away (llama-server's {@code ignore_eos}). */
     private static String ours(KtNativeBackend backend, int[] prompt) {
+        return ours(backend, tokenizer, prompt);
+    }
+
+    private static String ours(KtNativeBackend backend, Tokenizer tokenizer, int[] prompt) {
         Map<String, Double> banned = new HashMap<>();
         for (int id = 0; id < tokenizer.vocabSize(); id++) {
             if (tokenizer.isEog(id)) {
