@@ -42,6 +42,7 @@ public final class Model {
     }
 
     private GgmlOrders kvOrders = GgmlOrders.forHost();
+    private MtpBlock mtp;
 
     Model(ModelConfig config, ModelTensors tensors, WeightMatrix embedding, List<TransformerBlock> blocks, float[] outputNorm,
           WeightMatrix output, Rope rope, RoutingStats routingStats, Parallel parallel, List<ExpertLayer> expertLayers,
@@ -109,6 +110,15 @@ public final class Model {
 
     public int vocabSize() {
         return output.rows();
+    }
+
+    void useMtp(MtpBlock block) {
+        this.mtp = block;
+    }
+
+    /** The file's first NextN (multi-token prediction) block, computed on the CPU; null where it has none. */
+    public MtpBlock mtp() {
+        return mtp;
     }
 
     /** The summation orders of the quantised KV cache rows' dots: those of the kernels the model was loaded with. */
