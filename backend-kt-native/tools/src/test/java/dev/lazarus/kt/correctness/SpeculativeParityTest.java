@@ -98,39 +98,54 @@ class SpeculativeParityTest {
     }
 
     /**
-     * The baseline MTP drafting in kt-native is held to: llama-server's {@code draft-mtp} drafts with the NextN block
-     * the generator writes for glm4moe (three tokens a step, its default), and its greedy continuation is kt-native's
-     * plain one. Fails if the generated NextN block is not one llama.cpp's MTP graph runs, or if llama-server's
-     * MTP speculation (or our greedy glm4moe) changed the tokens.
+     * MTP drafting ({@code draft-mtp}) with the NextN block the generator writes for glm4moe, three tokens a step (both
+     * defaults), against llama-server's: the same tokens, which are also kt-native's plain greedy ones, and the same
+     * draft tokens verified and accepted per request, which holds only if both compute the block alike, pair it with
+     * the same hidden states and cut the drafts alike.
      */
     @Test
-    void llamaServerDraftsWithTheGeneratedGlm4MoeNextNBlock() throws Exception {
+    void mtpSpeculationAnswersAsLlamaServerAndAsPlainGreedy() throws Exception {
         Path glm = ParityModels.GLM4MOE.write(Format.F32, dir);
         Tokenizer glmTokenizer;
         try (GgufFile file = GgufFile.open(glm)) {
             glmTokenizer = Tokenizers.fromMetadata(file.metadata());
         }
-        KtNativeBackend plain = ((KtNativeBackend) new KtNativeBackendFactory().create(new BackendConfig("kt-glm",
-                "kt-native", Map.of("model", glm.toString(), "threads", 1, "context-size", 1024, "model-name", "m",
-                        "flash-attention", "off"))))
-                .awaitReady(Duration.ofMinutes(1));
-        try (plain; LlamaReference server = LlamaReference.start(glm, "--spec-type", "draft-mtp")) {
+        KtNativeBackend plain = glmBackend(glm, "none");
+        KtNativeBackend mtp = glmBackend(glm, "draft-mtp");
+        try (plain; mtp; LlamaReference server = LlamaReference.start(glm, "--spec-type", "draft-mtp")) {
             List<String> failures = new ArrayList<>();
+            long drafts = 0;
             for (String text : List.of("one two three four five, one two three four five, one two",
                     "abc abc abc abc abc abc abc abc abc abc abc abc")) {
                 int[] ids = glmTokenizer.encode(text, true, false);
-                String ours = ours(plain, glmTokenizer, ids);
+                String greedy = ours(plain, glmTokenizer, ids);
+                Counts before = mtp.speculativeDecoding().orElseThrow();
+                String ours = ours(mtp, glmTokenizer, ids);
+                Counts after = mtp.speculativeDecoding().orElseThrow();
                 JsonNode response = theirs(server, ids);
                 String theirs = glmTokenizer.decode(response.path("tokens").valueStream().mapToInt(JsonNode::asInt)
                         .toArray());
-                long drafted = response.path("timings").path("draft_n").asLong();
-                if (!ours.equals(theirs) || drafted == 0) {
-                    failures.add("%s:%n  engine       %s%n  llama-server %s (%s)".formatted(text,
-                            ours.replace("\n", "\\n"), theirs.replace("\n", "\\n"), response.path("timings")));
+                long drafted = after.draftedTokens() - before.draftedTokens();
+                long taken = after.acceptedTokens() - before.acceptedTokens();
+                JsonNode timings = response.path("timings");
+                if (!ours.equals(theirs) || !ours.equals(greedy) || drafted != timings.path("draft_n").asLong()
+                        || taken != timings.path("draft_n_accepted").asLong()) {
+                    failures.add("%s:%n  plain        %s%n  engine       %s (drafted %d, accepted %d)%n  llama-server %s (%s)"
+                            .formatted(text, greedy.replace("\n", "\\n"), ours.replace("\n", "\\n"), drafted, taken,
+                                    theirs.replace("\n", "\\n"), timings));
                 }
+                drafts += drafted;
             }
-            assertThat(failures).as("plain greedy against llama-server's draft-mtp (drafting every step)").isEmpty();
+            assertThat(failures).as("MTP speculation against plain greedy and llama-server's draft-mtp").isEmpty();
+            assertThat(drafts).as("draft tokens verified").isPositive();
         }
+    }
+
+    private static KtNativeBackend glmBackend(Path model, String specType) throws Exception {
+        return ((KtNativeBackend) new KtNativeBackendFactory().create(new BackendConfig("kt-glm-" + specType,
+                "kt-native", Map.of("model", model.toString(), "threads", 1, "context-size", 1024, "model-name", "m",
+                        "flash-attention", "off", "spec-type", specType))))
+                .awaitReady(Duration.ofMinutes(1));
     }
 
     /** Greedy continuations of repetitive prompts on both; the failures listed; returns the draft tokens accepted. */
