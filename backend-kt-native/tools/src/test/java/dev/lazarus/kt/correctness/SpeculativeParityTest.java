@@ -141,6 +141,100 @@ class SpeculativeParityTest {
         }
     }
 
+    /**
+     * Acceptance where a NextN block can earn it: {@link #predictingNextN} makes the main model's choice a function
+     * of the current token and the NextN block that same function of the token it is given, so each draft should be
+     * what the model then chooses. Both engines should accept (nearly) every draft, and the same ones.
+     */
+    @Test
+    void aNextNBlockThatPredictsTheModelGetsItsDraftsAcceptedAsInLlamaServer() throws Exception {
+        Path glm = predictingNextN(ParityModels.GLM4MOE.write(Format.F32, dir), dir.resolve("glm4moe-mtp-predicting.gguf"));
+        Tokenizer glmTokenizer;
+        try (GgufFile file = GgufFile.open(glm)) {
+            glmTokenizer = Tokenizers.fromMetadata(file.metadata());
+        }
+        KtNativeBackend plain = glmBackend(glm, "none");
+        KtNativeBackend mtp = glmBackend(glm, "draft-mtp");
+        try (plain; mtp; LlamaReference server = LlamaReference.start(glm, "--spec-type", "draft-mtp")) {
+            int[] ids = glmTokenizer.encode("one two three four five", true, false);
+            String greedy = ours(plain, glmTokenizer, ids);
+            Counts before = mtp.speculativeDecoding().orElseThrow();
+            String ours = ours(mtp, glmTokenizer, ids);
+            Counts after = mtp.speculativeDecoding().orElseThrow();
+            JsonNode response = theirs(server, ids);
+            String theirs = glmTokenizer.decode(response.path("tokens").valueStream().mapToInt(JsonNode::asInt)
+                    .toArray());
+            long drafted = after.draftedTokens() - before.draftedTokens();
+            long taken = after.acceptedTokens() - before.acceptedTokens();
+            JsonNode timings = response.path("timings");
+            assertThat(ours).as("MTP-speculative tokens against plain greedy").isEqualTo(greedy);
+            assertThat(ours).as("against llama-server's (%s)", timings).isEqualTo(theirs);
+            assertThat(new long[] {drafted, taken}).as("drafted and accepted against llama-server's (%s)", timings)
+                    .containsExactly(timings.path("draft_n").asLong(), timings.path("draft_n_accepted").asLong());
+            assertThat(taken).as("accepted of %d drafted", drafted).isGreaterThan(drafted / 2);
+        }
+    }
+
+    /**
+     * A copy of the generated glm4moe whose blocks add nothing to the residual stream (attention outputs and FFN down
+     * projections zero), so the model chooses by the current token's embedding alone, and whose NextN block passes the
+     * normed token embedding through ({@code eh_proj} = [I | 0], {@code enorm} ones, the block adding nothing) to the
+     * output head behind the output norm's weights as {@code shared_head_norm}: it then predicts what the model
+     * chooses after the token it is given.
+     */
+    private static Path predictingNextN(Path source, Path target) throws Exception {
+        java.nio.file.Files.copy(source, target, java.nio.file.StandardCopyOption.REPLACE_EXISTING);
+        try (GgufFile file = GgufFile.open(source);
+             java.nio.channels.FileChannel out = java.nio.channels.FileChannel.open(target,
+                     java.nio.file.StandardOpenOption.WRITE)) {
+            byte[] all = java.nio.file.Files.readAllBytes(source);
+            dev.lazarus.kt.gguf.GgufTensorInfo first = file.tensors().getFirst();
+            byte[] head = file.data(first).asSlice(0, 64).toArray(java.lang.foreign.ValueLayout.JAVA_BYTE);
+            long dataStart = indexOf(all, head) - first.offset();
+            int nextn = (int) file.integer("glm4moe.block_count") - 1;
+            int dim = (int) file.integer("glm4moe.embedding_length");
+            for (dev.lazarus.kt.gguf.GgufTensorInfo t : file.tensors()) {
+                String name = t.name();
+                float[] values = null;
+                if (name.matches("blk\\.\\d+\\.(attn_output|ffn_down).*")) {
+                    values = new float[(int) t.elements()];
+                } else if (name.equals("blk." + nextn + ".nextn.eh_proj.weight")) {
+                    values = new float[2 * dim * dim];
+                    for (int r = 0; r < dim; r++) {
+                        values[r * 2 * dim + r] = 1; // output row r takes the normed embedding's r-th value
+                    }
+                } else if (name.equals("blk." + nextn + ".nextn.enorm.weight")) {
+                    values = new float[dim];
+                    Arrays.fill(values, 1);
+                } else if (name.equals("blk." + nextn + ".nextn.shared_head_norm.weight")) {
+                    values = file.data(file.tensor("output_norm.weight"))
+                            .toArray(java.lang.foreign.ValueLayout.JAVA_FLOAT_UNALIGNED);
+                }
+                if (values != null) {
+                    assertThat(t.type()).as(name).isEqualTo(dev.lazarus.kt.gguf.GgmlType.F32);
+                    java.nio.ByteBuffer bytes = java.nio.ByteBuffer.allocate(4 * values.length)
+                            .order(java.nio.ByteOrder.LITTLE_ENDIAN);
+                    bytes.asFloatBuffer().put(values);
+                    out.write(bytes, dataStart + t.offset());
+                }
+            }
+        }
+        return target;
+    }
+
+    private static long indexOf(byte[] haystack, byte[] needle) {
+        outer:
+        for (int i = 0; i + needle.length <= haystack.length; i++) {
+            for (int j = 0; j < needle.length; j++) {
+                if (haystack[i + j] != needle[j]) {
+                    continue outer;
+                }
+            }
+            return i;
+        }
+        throw new IllegalStateException("tensor data not found in the file");
+    }
+
     private static KtNativeBackend glmBackend(Path model, String specType) throws Exception {
         return ((KtNativeBackend) new KtNativeBackendFactory().create(new BackendConfig("kt-glm-" + specType,
                 "kt-native", Map.of("model", model.toString(), "threads", 1, "context-size", 1024, "model-name", "m",
