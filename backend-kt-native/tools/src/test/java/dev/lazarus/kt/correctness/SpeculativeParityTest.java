@@ -141,6 +141,33 @@ class SpeculativeParityTest {
         }
     }
 
+    /** Several sequences drafting with the NextN block in the same passes: each answers as it does alone, greedily. */
+    @Test
+    void mtpSpeculationWithSeveralSequencesInABatchAnswersAsPlainGreedy() throws Exception {
+        Path glm = ParityModels.GLM4MOE.write(Format.F32, dir);
+        Tokenizer glmTokenizer;
+        try (GgufFile file = GgufFile.open(glm)) {
+            glmTokenizer = Tokenizers.fromMetadata(file.metadata());
+        }
+        List<int[]> prompts = List.of("one two three four five, one two", "abc abc abc abc abc abc",
+                "The cat sat on the mat. The cat").stream().map(t -> glmTokenizer.encode(t, true, false)).toList();
+        KtNativeBackend plain = glmBackend(glm, "none");
+        KtNativeBackend mtp = glmBackend(glm, "draft-mtp");
+        try (plain; mtp; var pool = java.util.concurrent.Executors.newFixedThreadPool(prompts.size())) {
+            List<String> greedy = prompts.stream().map(ids -> ours(plain, glmTokenizer, ids)).toList();
+            Counts before = mtp.speculativeDecoding().orElseThrow();
+            List<java.util.concurrent.Future<String>> together = prompts.stream()
+                    .map(ids -> pool.submit(() -> ours(mtp, glmTokenizer, ids))).toList();
+            List<String> speculative = new ArrayList<>();
+            for (var f : together) {
+                speculative.add(f.get());
+            }
+            Counts after = mtp.speculativeDecoding().orElseThrow();
+            assertThat(speculative).as("concurrent MTP-speculative continuations").isEqualTo(greedy);
+            assertThat(after.draftedTokens() - before.draftedTokens()).as("draft tokens verified").isPositive();
+        }
+    }
+
     /**
      * Acceptance where a NextN block can earn it: {@link #predictingNextN} makes the main model's choice a function
      * of the current token and the NextN block that same function of the token it is given, so each draft should be
