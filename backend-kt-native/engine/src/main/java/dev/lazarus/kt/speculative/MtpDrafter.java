@@ -54,11 +54,19 @@ public final class MtpDrafter implements Drafter {
         return "draft-mtp";
     }
 
-    /** The block's view of one sequence: its cache and the main model's hidden state at each position. */
+    /** The block's view of one sequence: its cache and the main model's hidden states of the last pass. */
     private final class Follower implements Session {
 
         private final KvCache cache = block.newCache(contextSize);
-        private float[][] hidden = new float[64][];
+        /** The main model's hidden states of the positions it computed last, from {@link #lastFrom} on. */
+        private float[][] last = new float[0][];
+        private int lastFrom;
+
+        /** The main model's hidden state at {@code position} where its last pass computed it, else null. */
+        private float[] hiddenAt(int position) {
+            int i = position - lastFrom;
+            return i >= 0 && i < last.length ? last[i] : null;
+        }
 
         @Override
         public void computed(int[] tokens, int[] positions, float[][] states, int from, int to) {
@@ -67,28 +75,25 @@ public final class MtpDrafter implements Drafter {
             }
             int n = to - from;
             int first = positions[from];
-            if (hidden.length < first + n) {
-                hidden = Arrays.copyOf(hidden, Math.max(2 * hidden.length, first + n));
-            }
             float[][] paired = new float[n][];
             for (int i = 0; i < n; i++) {
                 // each token with the hidden state that predicted it; zeros where none (the first position)
-                paired[i] = i > 0 ? states[from + i - 1] : first > 0 ? hidden[first - 1] : null;
+                paired[i] = i > 0 ? states[from + i - 1] : hiddenAt(first - 1);
                 if (paired[i] == null) {
                     paired[i] = new float[states[from].length];
                 }
             }
-            for (int i = 0; i < n; i++) {
-                hidden[first + i] = states[from + i];
-            }
+            last = Arrays.copyOfRange(states, from, to);
+            lastFrom = first;
             block.step(Arrays.copyOfRange(tokens, from, to), paired, Arrays.copyOfRange(positions, from, to), cache,
                     new boolean[n]);
         }
 
         @Override
         public int[] propose(int[] tokens, int length, int max) {
+            // the chosen token, paired with the main model's hidden state of the last accepted position
             int position = length - 1;
-            float[] h = position > 0 && position - 1 < hidden.length ? hidden[position - 1] : null;
+            float[] h = hiddenAt(position - 1);
             if (h == null) {
                 return new int[0];
             }
