@@ -18,6 +18,7 @@ import dev.lazarus.kt.runtime.InferenceEngine;
 import dev.lazarus.kt.runtime.JitWarmup;
 import dev.lazarus.kt.speculative.Drafter;
 import dev.lazarus.kt.speculative.ModelDrafter;
+import dev.lazarus.kt.speculative.MtpDrafter;
 import dev.lazarus.kt.speculative.NgramDrafter;
 import dev.lazarus.kt.tokenizer.Tokenizer;
 import dev.lazarus.kt.tokenizer.Tokenizers;
@@ -99,7 +100,7 @@ final class ModelLoader {
             EngineOptions defaults = EngineOptions.defaults(context, settings.maxSequences());
             InferenceEngine engine = new InferenceEngine(model, new EngineOptions(context, settings.maxSequences(),
                     settings.maxQueued(), defaults.maxBatchTokens(), defaults.prefixCacheEntries(),
-                    settings.cacheTypes()), parallel, drafter(model, tokenizer, parallel, context));
+                    settings.cacheTypes()), parallel, drafter(model, tokenizer, parallel, context, layersOnGpu));
             warmUp(model, engine, placement);
             LOG.log(Level.INFO, "kt-native backend {0}: {1} ready ({2}, context {3}, {4} threads, {5})",
                     backendId, settings.modelName(), model.config().architecture().ggufName(), context,
@@ -123,10 +124,25 @@ final class ModelLoader {
     }
 
     /** The {@code spec-type}'s drafter, or null (none); a draft model is loaded here, on the main model's threads. */
-    private Drafter drafter(Model model, Tokenizer tokenizer, Parallel parallel, int context) {
+    private Drafter drafter(Model model, Tokenizer tokenizer, Parallel parallel, int context, boolean layersOnGpu) {
         SpeculativeSettings spec = settings.speculative();
         return switch (spec.type()) {
             case NONE -> null;
+            case DRAFT_MTP -> {
+                if (model.mtp() == null) {
+                    throw new BackendConfigException(backendId, "spec-type", "setting 'spec-type: draft-mtp' needs a "
+                            + "model with NextN (MTP) layers; this " + model.config().architecture().ggufName()
+                            + " GGUF has none");
+                }
+                if (layersOnGpu) {
+                    // the GPU layer path returns no hidden states, which the NextN block pairs every token with
+                    throw new BackendConfigException(backendId, "spec-type", "setting 'spec-type: draft-mtp' runs "
+                            + "with the layers on the CPU only (gpu-layers is on)");
+                }
+                LOG.log(Level.INFO, "kt-native backend {0}: the NextN block {1} drafts up to {2} tokens", backendId,
+                        model.mtp().index(), spec.draftMax());
+                yield new MtpDrafter(model.mtp(), context, spec.draftMax(), spec.draftMin());
+            }
             case NGRAM_SIMPLE -> new NgramDrafter(spec.ngramSizeN(), spec.ngramSizeM(), spec.draftMin());
             case DRAFT_SIMPLE -> {
                 GgufFile file = GgufFile.open(spec.draftModel());

@@ -28,7 +28,9 @@ public record SpeculativeSettings(Type type, int draftMax, int draftMin, int ngr
         /** Prompt lookup: the continuation of the last n-gram's previous occurrence ({@link NgramDrafter}). */
         NGRAM_SIMPLE("ngram-simple"),
         /** A small model of the same vocabulary ({@link ModelDrafter}). */
-        DRAFT_SIMPLE("draft-simple");
+        DRAFT_SIMPLE("draft-simple"),
+        /** The model's own NextN (multi-token prediction) block ({@link dev.lazarus.kt.speculative.MtpDrafter}). */
+        DRAFT_MTP("draft-mtp");
 
         private final String settingName;
 
@@ -48,7 +50,7 @@ public record SpeculativeSettings(Type type, int draftMax, int draftMin, int ngr
         String name = config.string("spec-type", "none").trim().toLowerCase(Locale.ROOT);
         Type type = Arrays.stream(Type.values()).filter(t -> t.settingName.equals(name)).findFirst()
                 .orElseThrow(() -> new BackendConfigException(config.id(), "spec-type", "setting 'spec-type' must be "
-                        + "none, ngram-simple or draft-simple, got '" + name + "'"));
+                        + "none, ngram-simple, draft-simple or draft-mtp, got '" + name + "'"));
         int max = atLeast(config, "spec-draft-n-max", ModelDrafter.DEFAULT_MAX_DRAFT, 1);
         int min = atLeast(config, "spec-draft-n-min", 0, 0);
         int n = atLeast(config, "spec-ngram-simple-size-n", NgramDrafter.DEFAULT_SIZE_N, 1);

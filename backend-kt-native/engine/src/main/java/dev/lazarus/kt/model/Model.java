@@ -42,6 +42,7 @@ public final class Model {
     }
 
     private GgmlOrders kvOrders = GgmlOrders.forHost();
+    private MtpBlock mtp;
 
     Model(ModelConfig config, ModelTensors tensors, WeightMatrix embedding, List<TransformerBlock> blocks, float[] outputNorm,
           WeightMatrix output, Rope rope, RoutingStats routingStats, Parallel parallel, List<ExpertLayer> expertLayers,
@@ -109,6 +110,15 @@ public final class Model {
 
     public int vocabSize() {
         return output.rows();
+    }
+
+    void useMtp(MtpBlock block) {
+        this.mtp = block;
+    }
+
+    /** The file's first NextN (multi-token prediction) block, computed on the CPU; null where it has none. */
+    public MtpBlock mtp() {
+        return mtp;
     }
 
     /** The summation orders of the quantised KV cache rows' dots: those of the kernels the model was loaded with. */
@@ -215,18 +225,44 @@ public final class Model {
         if (path != null) {
             return path.forward(batch);
         }
+        return forward(batch, null).logits();
+    }
+
+    /** A forward pass's logits and final hidden states (after the output norm), null where not wanted. */
+    public record Output(float[][] logits, float[][] hidden) {
+    }
+
+    /**
+     * As {@link #forward(ForwardBatch)}, also returning the final hidden state (after the output norm: what the NextN
+     * block pairs with the next token) of every token {@code wantHidden} marks (null: none). The last block then keeps
+     * those tokens too, as llama.cpp's graph does when MTP drafting asks for them. On the CPU blocks only: a GPU layer
+     * path returns no hidden states.
+     */
+    public Output forward(ForwardBatch batch, boolean[] wantHidden) {
         int n = batch.size();
-        int[] outputs = IntStream.range(0, n).filter(i -> batch.wantLogits()[i]).toArray();
-        Head head = new Head(true);
+        ForwardPath path = forwardPath;
+        if (path != null) {
+            return new Output(path.forward(batch), new float[n][]);
+        }
+        int[] outputs = IntStream.range(0, n)
+                .filter(i -> batch.wantLogits()[i] || (wantHidden != null && wantHidden[i])).toArray();
+        int[] logitRows = IntStream.range(0, outputs.length).filter(j -> batch.wantLogits()[outputs[j]]).toArray();
+        Head head = new Head(logitRows);
         pass(batch, outputs, head);
         float[][] logits = new float[n][];
-        if (outputs.length > 0) {
-            float[][] computed = head.logits.outputs()[0];
-            for (int j = 0; j < outputs.length; j++) {
-                logits[outputs[j]] = computed[j];
+        float[][] hidden = new float[n][];
+        for (int j = 0; j < outputs.length; j++) {
+            if (wantHidden != null && wantHidden[outputs[j]]) {
+                hidden[outputs[j]] = head.normed[j];
             }
         }
-        return logits;
+        if (logitRows.length > 0) {
+            float[][] computed = head.logits.outputs()[0];
+            for (int j = 0; j < logitRows.length; j++) {
+                logits[outputs[logitRows[j]]] = computed[j];
+            }
+        }
+        return new Output(logits, hidden);
     }
 
     /**
@@ -235,7 +271,7 @@ public final class Model {
      * {@code none}) instead of logits.
      */
     public float[][] hiddenStates(ForwardBatch batch) {
-        Head head = new Head(false);
+        Head head = new Head(new int[0]);
         pass(batch, IntStream.range(0, batch.size()).toArray(), head);
         return head.normed;
     }
@@ -270,13 +306,14 @@ public final class Model {
     /** The output norm of the last block's kept vectors, then (for logits) the output matrix's rows. */
     private final class Head implements PhasedBody {
 
-        private final boolean logitsWanted;
+        /** The kept rows whose logits are wanted. */
+        private final int[] logitRows;
         private TransformerBlock.Step last;
         private float[][] normed;
         private Projections logits;
 
-        Head(boolean logitsWanted) {
-            this.logitsWanted = logitsWanted;
+        Head(int[] logitRows) {
+            this.logitRows = logitRows;
         }
 
         @Override
@@ -286,10 +323,14 @@ public final class Model {
             for (int j = 0; j < kept.length; j++) {
                 Numerics.rmsNorm(kept[j], 0, kept[j].length, outputNorm, config.rmsEps(), normed[j], 0);
             }
-            if (!logitsWanted || kept.length == 0) {
+            if (logitRows.length == 0) {
                 return 0;
             }
-            logits = new Projections(parallel, new WeightMatrix[] {output}, normed);
+            float[][] rows = new float[logitRows.length][];
+            for (int j = 0; j < rows.length; j++) {
+                rows[j] = normed[logitRows[j]];
+            }
+            logits = new Projections(parallel, new WeightMatrix[] {output}, rows);
             return logits.rows();
         }
 

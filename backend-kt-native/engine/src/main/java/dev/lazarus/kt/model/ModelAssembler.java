@@ -48,17 +48,21 @@ final class ModelAssembler {
         List<BlockTensors> blocks = new ArrayList<>(config.blockCount());
         DeltaNetConfig deltaNet = DeltaNetConfig.fromMetadata(Metadata.of(file.metadata()));
         for (int b = 0; b < config.blockCount(); b++) {
-            blocks.add(new BlockTensors(b, file.tensor(block(b, "attn_norm")),
-                    deltaNet != null && deltaNet.isRecurrent(b) ? deltaNet(file, b)
-                            : config.mla() != null ? latentAttention(file, config, b) : groupedQueryAttention(file, b),
-                    ffnNorm(file, b),
-                    hasRoutedExperts(file, config, b) ? null : swiGlu(file, b, ""),
-                    hasRoutedExperts(file, config, b) ? experts(file, b) : null));
+            blocks.add(describeBlock(file, config, deltaNet, b));
         }
         GgufTensorInfo embedding = file.tensor("token_embd.weight");
         // Tied embeddings: llama.cpp uses token_embd as the output head when there is no output tensor.
         GgufTensorInfo output = file.findTensor("output.weight").orElse(embedding);
         return new ModelTensors(embedding, blocks, file.tensor("output_norm.weight"), output);
+    }
+
+    private static BlockTensors describeBlock(GgufFile file, ModelConfig config, DeltaNetConfig deltaNet, int b) {
+        return new BlockTensors(b, file.tensor(block(b, "attn_norm")),
+                deltaNet != null && deltaNet.isRecurrent(b) ? deltaNet(file, b)
+                        : config.mla() != null ? latentAttention(file, config, b) : groupedQueryAttention(file, b),
+                ffnNorm(file, b),
+                hasRoutedExperts(file, config, b) ? null : swiGlu(file, b, ""),
+                hasRoutedExperts(file, config, b) ? experts(file, b) : null);
     }
 
     /**
@@ -175,7 +179,40 @@ final class ModelAssembler {
         Model model = new Model(config, described, embedding, blocks, tensors.vector(described.outputNorm()), output,
                 rope, routing, parallel, expertLayers, expertDispatch);
         model.useKvOrders(kvOrders);
+        model.useMtp(nextn(embedding, output, tensors.vector(described.outputNorm())));
         return model;
+    }
+
+    /**
+     * The first NextN block after the model's own (the one llama.cpp's {@code draft-mtp} drafts with), with its own
+     * expert dispatch on the CPU; null where the file has none.
+     */
+    private MtpBlock nextn(WeightMatrix embedding, WeightMatrix output, float[] outputNorm) {
+        if (Metadata.of(file.metadata()).integer("nextn_predict_layers", 0) == 0) {
+            return null;
+        }
+        int b = config.blockCount();
+        BlockTensors t = describeBlock(file, config, deltaNet, b);
+        List<ExpertLayer> own = new ArrayList<>(1);
+        ExpertDispatch dispatch = new ExpertDispatch((layer, experts, inputs) -> {
+            throw new IllegalStateException("experts used before the NextN block was assembled");
+        });
+        FeedForward ffn = t.hasExperts()
+                ? experts(b, t.experts(), new RoutingStats(1, config.moe().expertCount()), own, dispatch)
+                : dense(t.dense());
+        dispatch.use(new CpuExperts(parallel, own));
+        TransformerBlock block = new TransformerBlock(tensors.vector(t.attnNorm()), attention(t),
+                tensors.vector(t.ffnNorm()), ffn, config.rmsEps(), parallel);
+        GgufTensorInfo ownEmbedding = optional(file, "blk." + b + ".nextn.embed_tokens.weight");
+        GgufTensorInfo ownHead = optional(file, "blk." + b + ".nextn.shared_head_head.weight");
+        GgufTensorInfo headNorm = optional(file, "blk." + b + ".nextn.shared_head_norm.weight");
+        return new MtpBlock(block, b, ownEmbedding != null ? tensors.embedding(ownEmbedding) : embedding,
+                tensors.vector(file.tensor("blk." + b + ".nextn.enorm.weight")),
+                tensors.vector(file.tensor("blk." + b + ".nextn.hnorm.weight")),
+                tensors.matrix(file.tensor("blk." + b + ".nextn.eh_proj.weight")),
+                headNorm != null ? tensors.vector(headNorm) : outputNorm,
+                ownHead != null ? tensors.matrix(ownHead) : output, rope, config.rmsEps(), config.embeddingLength(),
+                parallel, kvOrders);
     }
 
     private Attention attention(BlockTensors block) {
@@ -218,8 +255,13 @@ final class ModelAssembler {
     }
 
     private FeedForward experts(int b, BlockTensors.Experts t, RoutingStats routing) {
+        return experts(b, t, routing, expertLayers, expertDispatch);
+    }
+
+    private FeedForward experts(int b, BlockTensors.Experts t, RoutingStats routing, List<ExpertLayer> layers,
+                                ExpertDispatch dispatch) {
         MoeConfig moe = config.moe();
-        int slot = expertLayers.size();
+        int slot = layers.size();
         int n = moe.expertCount();
         ExpertMatrix[] gate = tensors.expertSlices(t.routed().gate(), n);
         ExpertMatrix[] up = tensors.expertSlices(t.routed().up(), n);
@@ -234,11 +276,11 @@ final class ModelAssembler {
                     : new Glu(kind, row(gateBias, e), row(upBias, e), row(downBias, e));
             experts.add(new ExpertWeights(gate[e], up[e], down[e], glu));
         }
-        expertLayers.add(new ExpertLayer(b, experts));
+        layers.add(new ExpertLayer(b, experts));
         FeedForward shared = t.shared() == null ? null : dense(t.shared());
         ExpertRouter router = new ExpertRouter(moe, tensors.vector(t.routerBias()), tensors.vector(t.selectionBias()));
         return new MoeFeedForward(tensors.matrix(t.router()), router, b, n,
-                expertDispatch, shared, tensors.vector(t.sharedGate()), parallel, routing, slot);
+                dispatch, shared, tensors.vector(t.sharedGate()), parallel, routing, slot);
     }
 
     /** A {@code [rows, experts]} bias tensor ({@code blk.N.ffn_up_exps.bias}, gpt-oss) split by expert; null if absent. */

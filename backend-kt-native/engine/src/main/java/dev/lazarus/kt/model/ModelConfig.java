@@ -10,7 +10,8 @@ import java.util.Map;
  * @param moe          null for dense models
  * @param mla          null unless deepseek2-style latent attention (with deepseek32's indexer sizes)
  * @param blockCount   the blocks the forward pass runs: glm4moe's trailing NextN (multi-token prediction) blocks,
- *                     counted in {@code block_count}, are left out as llama.cpp leaves them out
+ *                     counted in {@code block_count}, are left out as llama.cpp leaves them out (its
+ *                     {@code draft-mtp} runs them apart, as {@link MtpBlock} does)
  * @param slidingWindow positions a sliding-window block attends (its own included), 0 when no block slides
  */
 public record ModelConfig(

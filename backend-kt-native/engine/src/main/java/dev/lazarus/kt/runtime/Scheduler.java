@@ -78,7 +78,8 @@ final class Scheduler {
     void admit(Sequence seq) {
         KvCache cache = model.newCache(options.contextSize(), options.cacheTypes());
         int reused = 0;
-        PrefixCache.Hit hit = prefixCache.lookup(seq.prompt());
+        // an MTP drafter follows every position the main model computes: a reused prefix would leave it none
+        PrefixCache.Hit hit = drafter != null && drafter.wantsHiddenStates() ? null : prefixCache.lookup(seq.prompt());
         if (hit != null && hit.positions() > 0) {
             cache.copyPrefixFrom(hit.cache(), hit.positions());
             reused = hit.positions();
@@ -140,13 +141,26 @@ final class Scheduler {
             }
         }
         float[][] logits;
+        float[][] hidden = null;
         try {
-            logits = model.forward(new ForwardBatch(tokens, positions, caches, wantLogits));
+            ForwardBatch batch = new ForwardBatch(tokens, positions, caches, wantLogits);
+            if (drafter != null && drafter.wantsHiddenStates()) {
+                boolean[] wantHidden = new boolean[total];
+                Arrays.fill(wantHidden, true);
+                Model.Output out = model.forward(batch, wantHidden);
+                logits = out.logits();
+                hidden = out.hidden();
+            } else {
+                logits = model.forward(batch);
+            }
         } catch (RuntimeException | Error e) {
             for (Sequence seq : batchSeqs) {
                 fail(seq, e);
             }
             return;
+        }
+        if (hidden != null) {
+            follow(batchSeqs, counts, tokens, positions, hidden);
         }
         steps++;
         List<Sequence> sampling = new ArrayList<>();
@@ -242,6 +256,26 @@ final class Scheduler {
             return null;
         }
         return draft.length == 0 || draft.length < drafter.minDraft() ? null : Arrays.copyOf(draft, Math.min(draft.length, max));
+    }
+
+    /** Hands each sequence's computed tokens and hidden states to its drafter (the MTP block follows them). */
+    private void follow(List<Sequence> batchSeqs, List<Integer> counts, int[] tokens, int[] positions,
+                        float[][] hidden) {
+        int at = 0;
+        for (int s = 0; s < batchSeqs.size(); s++) {
+            Sequence seq = batchSeqs.get(s);
+            int count = counts.get(s);
+            if (seq.drafts() != null) {
+                try {
+                    seq.drafts().computed(tokens, positions, hidden, at, at + count);
+                } catch (RuntimeException e) {
+                    // the drafter's state is only ever a guess's input: its next proposals may be worse, never wrong
+                    LOG.log(System.Logger.Level.WARNING, "the " + drafter.type() + " drafter failed to follow a step",
+                            e);
+                }
+            }
+            at += count;
+        }
     }
 
     /** Prompt tokens to feed of {@code pending}: at most the budget, and never into the checkpoint tail with the rest. */

@@ -16,6 +16,13 @@ public interface Drafter extends AutoCloseable {
          */
         int[] propose(int[] tokens, int length, int max);
 
+        /**
+         * The main model computed {@code tokens[from, to)} at {@code positions[from, to)} of this sequence (verified
+         * or not), with their final hidden states; called only where {@link #wantsHiddenStates()}.
+         */
+        default void computed(int[] tokens, int[] positions, float[][] hidden, int from, int to) {
+        }
+
         /** Frees what the session holds (the sequence ended). */
         @Override
         default void close() {
@@ -31,6 +38,11 @@ public interface Drafter extends AutoCloseable {
     /** Proposals shorter than this are not verified (llama-server's {@code --spec-draft-n-min}). */
     default int minDraft() {
         return 0;
+    }
+
+    /** Whether sessions want the main model's hidden states of every computed token ({@link Session#computed}). */
+    default boolean wantsHiddenStates() {
+        return false;
     }
 
     /** The drafter's own name for {@code /v1/models}: llama-server's {@code --spec-type} value. */

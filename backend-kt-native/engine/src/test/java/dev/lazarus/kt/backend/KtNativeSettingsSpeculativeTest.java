@@ -44,7 +44,9 @@ class KtNativeSettingsSpeculativeTest {
 
     @Test
     void mistakesAreRefusedNamingTheSetting() {
-        assertThatThrownBy(() -> settings(Map.of("spec-type", "draft-mtp")))
+        assertThat(settings(Map.of("spec-type", "draft-mtp")).speculative().type())
+                .isEqualTo(SpeculativeSettings.Type.DRAFT_MTP);
+        assertThatThrownBy(() -> settings(Map.of("spec-type", "draft-eagle3")))
                 .isInstanceOf(BackendConfigException.class).hasMessageContaining("spec-type")
                 .hasMessageContaining("ngram-simple");
         assertThatThrownBy(() -> settings(Map.of("spec-type", "draft-simple")))

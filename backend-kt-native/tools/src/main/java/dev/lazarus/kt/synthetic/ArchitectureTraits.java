@@ -21,7 +21,7 @@ public enum ArchitectureTraits {
     /**
      * GLM-4.5: Q/K/V biases, QK-norm (the 355B model's; the Air has none), partial NeoX rope, leading dense layers,
      * sigmoid routing with {@code exp_probs_b} and a shared expert, the FFN norm named {@code post_attention_norm},
-     * and one NextN block after the model's layers (counted in {@code block_count}, run by neither engine).
+     * and one NextN block after the model's layers (counted in {@code block_count}, left out of the forward pass; MTP drafting runs it).
      */
     GLM4MOE("glm4moe", true, false, true, true, Feature.QKV_BIAS, Feature.POST_ATTENTION_NORM, Feature.NEXTN_BLOCK),
     /**

@@ -395,7 +395,7 @@ public final class SyntheticModels {
     /**
      * GLM-4.5 in miniature: one dense layer first, Q/K/V biases and QK-norm, NeoX rope over half of each head of
      * 128 (GLM-4.5's partial rotary factor), 8 experts with 2 used by sigmoid with {@code exp_probs_b}, weights
-     * renormalised and scaled by 2.5, a shared expert, and GLM-4.5's trailing NextN block (which no one runs).
+     * renormalised and scaled by 2.5, a shared expert, and GLM-4.5's trailing NextN block (which MTP drafting runs).
      */
     public static Spec tinyGlm4Moe() {
         Moe moe = new Moe(8, 2, 256, 1, 1, Gating.SIGMOID, true, 2.5f, 0, 0, true);

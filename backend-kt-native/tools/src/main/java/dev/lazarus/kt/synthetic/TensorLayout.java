@@ -91,8 +91,8 @@ final class TensorLayout {
 
     /**
      * A NextN (multi-token prediction) block after the model's own, as GLM-4.5's GGUFs carry it: an ordinary block
-     * plus the projection of [embedding; hidden state] and its norms. llama.cpp loads it and leaves it out of the
-     * forward pass, as the engine does; random values here, so a reader that ran it would be caught.
+     * plus the projection of [embedding; hidden state] and its norms. Left out of the forward pass; llama.cpp's
+     * {@code draft-mtp} and the engine's MTP block run it apart. Random values: a random head drafts what it drafts.
      */
     private void nextnBlock(int i) {
         block(i);

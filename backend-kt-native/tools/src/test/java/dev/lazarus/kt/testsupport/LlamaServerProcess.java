@@ -130,10 +130,10 @@ public final class LlamaServerProcess implements AutoCloseable {
         return "llama-server on ggml CPU variant " + variant.id() + ", host " + GgmlCpuVariant.hostSummary();
     }
 
-    /** Everything llama-server printed so far. */
+    /** Everything llama-server printed so far (token pieces it logs may be partial UTF-8: replaced, not thrown on). */
     public String log() {
         try {
-            return Files.readString(log);
+            return new String(Files.readAllBytes(log), java.nio.charset.StandardCharsets.UTF_8);
         } catch (IOException e) {
             throw new IllegalStateException("cannot read llama-server's log " + log, e);
         }
