@@ -16,6 +16,7 @@ import dev.lazarus.kt.placement.ExpertPlacement;
 import dev.lazarus.kt.runtime.EngineOptions;
 import dev.lazarus.kt.runtime.InferenceEngine;
 import dev.lazarus.kt.runtime.JitWarmup;
+import dev.lazarus.kt.speculative.DraftLength;
 import dev.lazarus.kt.speculative.Drafter;
 import dev.lazarus.kt.speculative.ModelDrafter;
 import dev.lazarus.kt.speculative.MtpDrafter;
@@ -141,7 +142,7 @@ final class ModelLoader {
                 }
                 LOG.log(Level.INFO, "kt-native backend {0}: the NextN block {1} drafts up to {2} tokens", backendId,
                         model.mtp().index(), spec.draftMax());
-                yield new MtpDrafter(model.mtp(), context, spec.draftMax(), spec.draftMin());
+                yield new MtpDrafter(model.mtp(), context, new DraftLength(spec.draftMax(), spec.draftMin()));
             }
             case NGRAM_SIMPLE -> new NgramDrafter(spec.ngramSizeN(), spec.ngramSizeM(), spec.draftMin());
             case DRAFT_SIMPLE -> {
@@ -152,7 +153,7 @@ final class ModelLoader {
                     LOG.log(Level.INFO, "kt-native backend {0}: draft model {1} ({2}) drafts up to {3} tokens",
                             backendId, spec.draftModel().getFileName(), draft.config().architecture().ggufName(),
                             spec.draftMax());
-                    yield new ModelDrafter(draft, context, settings.cacheTypes(), spec.draftMax(), spec.draftMin(),
+                    yield new ModelDrafter(draft, context, settings.cacheTypes(), new DraftLength(spec.draftMax(), spec.draftMin()),
                             file);
                 } catch (RuntimeException | Error e) {
                     file.close();

@@ -23,29 +23,23 @@ public final class ModelDrafter implements Drafter {
     private final Model draft;
     private final int contextSize;
     private final KvCacheTypes cacheTypes;
-    private final int maxDraft;
-    private final int minDraft;
+    private final DraftLength draftLength;
     private final AutoCloseable resources;
 
     /**
      * @param draft     the draft model; its vocabulary must be the main model's (the caller checks)
      * @param resources closed with the drafter (the draft model's file), or null
      */
-    public ModelDrafter(Model draft, int contextSize, KvCacheTypes cacheTypes, int maxDraft, int minDraft,
+    public ModelDrafter(Model draft, int contextSize, KvCacheTypes cacheTypes, DraftLength draftLength,
                         AutoCloseable resources) {
         if (draft.kvLayout().hasRecurrentState()) {
             throw new IllegalArgumentException("a draft model with recurrent state (" + draft.config().architecture()
                     .ggufName() + ") cannot roll its state back past rejected tokens");
         }
-        if (maxDraft < 1 || minDraft < 0) {
-            throw new IllegalArgumentException("the draft length must be at least 1 and its minimum at least 0, got max "
-                    + maxDraft + ", min " + minDraft);
-        }
         this.draft = draft;
         this.contextSize = contextSize;
         this.cacheTypes = cacheTypes;
-        this.maxDraft = maxDraft;
-        this.minDraft = minDraft;
+        this.draftLength = draftLength;
         this.resources = resources;
     }
 
@@ -56,12 +50,12 @@ public final class ModelDrafter implements Drafter {
 
     @Override
     public int maxDraft() {
-        return maxDraft;
+        return draftLength.max();
     }
 
     @Override
     public int minDraft() {
-        return minDraft;
+        return draftLength.min();
     }
 
     @Override

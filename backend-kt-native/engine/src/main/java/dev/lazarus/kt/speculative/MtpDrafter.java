@@ -15,18 +15,12 @@ public final class MtpDrafter implements Drafter {
 
     private final MtpBlock block;
     private final int contextSize;
-    private final int maxDraft;
-    private final int minDraft;
+    private final DraftLength draftLength;
 
-    public MtpDrafter(MtpBlock block, int contextSize, int maxDraft, int minDraft) {
-        if (maxDraft < 1 || minDraft < 0) {
-            throw new IllegalArgumentException("the draft length must be at least 1 and its minimum at least 0, got max "
-                    + maxDraft + ", min " + minDraft);
-        }
+    public MtpDrafter(MtpBlock block, int contextSize, DraftLength draftLength) {
         this.block = block;
         this.contextSize = contextSize;
-        this.maxDraft = maxDraft;
-        this.minDraft = minDraft;
+        this.draftLength = draftLength;
     }
 
     @Override
@@ -36,12 +30,12 @@ public final class MtpDrafter implements Drafter {
 
     @Override
     public int maxDraft() {
-        return maxDraft;
+        return draftLength.max();
     }
 
     @Override
     public int minDraft() {
-        return minDraft;
+        return draftLength.min();
     }
 
     @Override

@@ -7,6 +7,7 @@ import dev.lazarus.kt.model.KvCacheTypes;
 import dev.lazarus.kt.model.Model;
 import dev.lazarus.kt.model.TinyModels;
 import dev.lazarus.kt.parallel.Parallel;
+import dev.lazarus.kt.speculative.DraftLength;
 import dev.lazarus.kt.speculative.Drafter;
 import dev.lazarus.kt.speculative.ModelDrafter;
 import dev.lazarus.kt.speculative.NgramDrafter;
@@ -138,7 +139,7 @@ class SpeculativeDecodingTest {
     void theMainModelAsItsOwnDraftModelHasEveryDraftAccepted() throws Exception {
         int[][] prompts = {{1, 2, 3, 4, 5}, {9, 8}, REPETITIVE};
         Run plain = run(null, 25, prompts);
-        Run speculative = run(new ModelDrafter(model, TinyModels.CONTEXT, KvCacheTypes.F16, 3, 0, null), 25, prompts);
+        Run speculative = run(new ModelDrafter(model, TinyModels.CONTEXT, KvCacheTypes.F16, new DraftLength(3, 0), null), 25, prompts);
         assertSameTokens(plain, speculative);
         assertThat(speculative.stats().draftedTokens()).isPositive();
         assertThat(speculative.stats().acceptanceRate()).isEqualTo(1.0);
@@ -148,7 +149,7 @@ class SpeculativeDecodingTest {
     void anotherDraftModelHasDraftsRejectedAndTheOutputUnchanged() throws Exception {
         int[][] prompts = {{1, 2, 3, 4, 5}, {9, 8}, REPETITIVE};
         Run plain = run(null, 25, prompts);
-        Run speculative = run(new ModelDrafter(other, TinyModels.CONTEXT, KvCacheTypes.F16, 4, 0, null), 25, prompts);
+        Run speculative = run(new ModelDrafter(other, TinyModels.CONTEXT, KvCacheTypes.F16, new DraftLength(4, 0), null), 25, prompts);
         assertSameTokens(plain, speculative);
         assertThat(speculative.stats().draftedTokens()).isPositive();
         assertThat(speculative.stats().acceptedTokens()).isLessThan(speculative.stats().draftedTokens());
