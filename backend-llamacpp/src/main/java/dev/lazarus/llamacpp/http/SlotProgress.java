@@ -28,7 +28,8 @@ final class SlotProgress {
     private static final Duration LONGEST_PERIOD = Duration.ofSeconds(5);
     private static final Duration SHORTEST_PERIOD = Duration.ofMillis(100);
 
-    private final Function<String, Mono<LlamaServerClient.Answer>> get;
+    /** One look at the slots, shared for half a period by the streams that wait at once (one GET serves them all). */
+    private final Mono<LlamaServerClient.Answer> look;
     private final JsonMapper json;
     private final Duration period;
     private final Scheduler timer;
@@ -36,12 +37,12 @@ final class SlotProgress {
     /** @param firstToken the stream's first-token limit: looked at four times within it, at least every 5 s */
     SlotProgress(Function<String, Mono<LlamaServerClient.Answer>> get, JsonMapper json, Duration firstToken,
             Scheduler timer) {
-        this.get = get;
         this.json = json;
         Duration quarter = firstToken.dividedBy(4);
         this.period = quarter.compareTo(LONGEST_PERIOD) > 0 ? LONGEST_PERIOD
                 : quarter.compareTo(SHORTEST_PERIOD) < 0 ? SHORTEST_PERIOD : quarter;
         this.timer = timer;
+        this.look = Mono.defer(() -> get.apply("/slots")).cache(period.dividedBy(2), timer);
     }
 
     /** {@code reads} with an empty read for each look at the slots that found a prompt's reading moved, until the first read. */
@@ -50,7 +51,7 @@ final class SlotProgress {
             Sinks.One<Boolean> began = Sinks.one();
             long[] lastRead = {-1};
             Flux<List<SseDecoder.Event>> progress = Flux.interval(period, period, timer)
-                    .concatMap(tick -> get.apply("/slots").onErrorResume(e -> Mono.empty()))
+                    .concatMap(tick -> look.onErrorResume(e -> Mono.empty()))
                     .takeWhile(LlamaServerClient.Answer::ok)
                     .<List<SseDecoder.Event>>handle((answer, sink) -> {
                         long[] read = promptRead(answer.body());

@@ -3,6 +3,7 @@ package dev.lazarus.gateway.resilience;
 import dev.lazarus.backend.api.openai.ChatCompletionChunk;
 import dev.lazarus.backend.api.openai.ChatCompletionRequest;
 import dev.lazarus.gateway.routing.Endpoint;
+import dev.lazarus.gateway.routing.ReplaySeed;
 import dev.lazarus.gateway.routing.RouteTarget;
 import java.util.ArrayList;
 import java.util.List;
@@ -41,8 +42,7 @@ final class ExactReplay {
             Endpoint<?, ?> endpoint) {
         Optional<String> identity = failed.backend().tokenIdentity();
         boolean greedy = request.temperature() != null && request.temperature() == 0.0;
-        boolean seeded = request.seed() != null || request.extra().get("seed") instanceof Number;
-        boolean again = (greedy || seeded) && (request.n() == null || request.n() == 1);
+        boolean again = (greedy || ReplaySeed.seeded(request)) && (request.n() == null || request.n() == 1);
         if (!again || identity.isEmpty()) {
             return List.of();
         }

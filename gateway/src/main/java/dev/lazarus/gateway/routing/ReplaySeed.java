@@ -12,14 +12,19 @@ import java.util.concurrent.ThreadLocalRandom;
  * seed is random per request, as the server's own would be, and the same in the native request and its translation
  * onto chat. llama-server's Messages endpoint drops {@code seed}, so Messages streams get none.
  */
-final class ReplaySeed {
+public final class ReplaySeed {
 
     private ReplaySeed() {}
 
-    /** Whether {@code chat} samples (no zero temperature) with no seed of its own, in its fields or its extras. */
+    /** Whether {@code chat} samples (no zero temperature) with no seed of its own. */
     static boolean wanted(ChatCompletionRequest chat) {
         boolean sampled = chat.temperature() == null || chat.temperature() > 0;
-        return sampled && chat.seed() == null && !(chat.extra().get("seed") instanceof Number);
+        return sampled && !seeded(chat);
+    }
+
+    /** Whether {@code chat} carries a seed, in its field or its extras (a translated request's unknown fields). */
+    public static boolean seeded(ChatCompletionRequest chat) {
+        return chat.seed() != null || chat.extra().get("seed") instanceof Number;
     }
 
     /** A seed within llama-server's (32 bits, its "random" value left out). */
