@@ -16,6 +16,7 @@ import dev.lazarus.gateway.routing.Router;
 import dev.lazarus.gateway.routing.RoutingListener;
 import dev.lazarus.gateway.routing.StreamResumer;
 import java.util.HashMap;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import org.springframework.beans.factory.ObjectProvider;
@@ -59,7 +60,7 @@ public class GatewayConfiguration {
         if (pool <= 0 || settings.containsKey(POOL_KEY)) {
             return settings;
         }
-        Map<String, Object> with = new java.util.LinkedHashMap<>(settings);
+        Map<String, Object> with = new LinkedHashMap<>(settings);
         with.put(POOL_KEY, pool);
         return with;
     }

@@ -103,7 +103,7 @@ final class Scheduler {
         List<Integer> counts = new ArrayList<>();
         int budget = options.maxBatchTokens();
         // Decoding sequences first (one token each, and their drafts) so a long prompt never stalls running streams.
-        int decoding = (int) active.stream().filter(seq -> seq.pending() == 1).count();
+        int decoding = drafter == null ? 0 : (int) active.stream().filter(seq -> seq.pending() == 1).count();
         for (Sequence seq : active) {
             if (seq.pending() == 1) {
                 decoding--;
